@@ -1,0 +1,118 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { BorderdError } from '../domain/errors.js';
+import { authenticator } from './authenticate.js';
+import { buildOpenApi } from './openapi.js';
+import { sendProblem } from './problems.js';
+import { requestContext } from './request-context.js';
+import { ApiRegistry, mountRoute, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
+import { routeModules } from './routes/index.js';
+import { VERSION } from '../version.js';
+
+declare module 'http' {
+  interface IncomingMessage {
+    /** The exact bytes of a JSON request body, kept for routes that store or verify them. */
+    rawBody?: Buffer;
+  }
+}
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** 415 for a body that does not say it is JSON; bodies are JSON everywhere in this API. */
+function requireJson(req: Request, _res: Response, next: NextFunction): void {
+  if (['POST', 'PUT', 'PATCH'].includes(req.method) && hasBody(req) && !JSON_TYPE.test(req.headers['content-type'] ?? '')) {
+    next(new BorderdError(415, 'unsupported_media_type', 'request bodies must be JSON: send Content-Type: application/json'));
+    return;
+  }
+  next();
+}
+
+/** Maps body-parser's errors (which carry a `type`) to problems; anything unknown is a 500. */
+function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
+  if (err instanceof BorderdError) return err;
+  const type = (err as { type?: string }).type;
+  if (type === 'entity.too.large') return new BorderdError(413, 'body_too_large', `request body exceeds ${limit} bytes`);
+  if (type === 'entity.parse.failed') return new BorderdError(400, 'malformed_json', 'request body is not valid JSON');
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
+    return new BorderdError(415, 'unsupported_media_type', 'request body must be UTF-8 JSON');
+  }
+  if (type === 'request.aborted') return new BorderdError(400, 'request_aborted', 'the request body was not received in full');
+  return undefined;
+}
+
+export interface BuiltApp {
+  app: express.Express;
+  registry: ApiRegistry;
+}
+
+export function createApp(deps: ApiDeps, modules: RouteModule[] = routeModules): BuiltApp {
+  const { ctx } = deps;
+  const limit = ctx.config.server.bodyLimitBytes;
+  const registry = new ApiRegistry();
+  for (const register of modules) register(registry, deps);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.config.server.trustProxy);
+  app.set('etag', false);
+  app.use(requestContext(ctx.log));
+  app.use(requireJson);
+  app.use(
+    express.json({
+      limit,
+      type: (req) => JSON_TYPE.test(req.headers['content-type'] ?? ''),
+      verify: (req, _res, buf) => {
+        req.rawBody = buf;
+      },
+    }),
+  );
+
+  const router = express.Router();
+  const authenticate = authenticator(deps.tokens, deps.adminToken);
+  let openapi: unknown;
+  router.get('/openapi.json', (_req, res) => {
+    openapi ??= buildOpenApi(registry.routes, VERSION);
+    res.json(openapi);
+  });
+  for (const spec of registry.routes) mountRoute(router, spec, authenticate);
+
+  // A known path with a method it does not have is 405 with Allow; anything else falls to 404.
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const spec of registry.routes) {
+    const path = toExpressPath(spec.path);
+    if (!methodsByPath.has(path)) methodsByPath.set(path, new Set());
+    methodsByPath.get(path)!.add(spec.method.toUpperCase());
+    if (spec.method === 'get') methodsByPath.get(path)!.add('HEAD');
+  }
+  for (const [path, methods] of methodsByPath) {
+    router.all(path, (req, res) => {
+      res.setHeader('Allow', [...methods].join(', '));
+      sendProblem(res, new BorderdError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${[...methods].join(', ')}`));
+    });
+  }
+  app.use(router);
+
+  app.use((req: Request, res: Response) => {
+    sendProblem(res, new BorderdError(404, 'route_not_found', `no route ${req.method} ${req.path}`));
+  });
+  // Express recognises error handlers by their four parameters.
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const known = toBorderdError(err, limit);
+    if (known) {
+      if (known.status >= 500) ctx.log.error({ err, requestId: res.locals.requestId }, 'request failed');
+      sendProblem(res, known);
+      return;
+    }
+    ctx.log.error({ err, requestId: res.locals.requestId, method: req.method, path: req.path }, 'unexpected error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(res, new BorderdError(500, 'internal_error', `an unexpected error occurred; quote request id ${String(res.locals.requestId)} when reporting it`));
+  });
+  return { app, registry };
+}

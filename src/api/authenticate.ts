@@ -1,0 +1,35 @@
+import type { NextFunction, Request, Response } from 'express';
+import { unauthorized } from '../domain/errors.js';
+import { tokensEqual } from '../security/admin-token.js';
+import type { TokenService } from '../services/tokens.js';
+import type { AuthMode } from './route.js';
+
+function bearerToken(req: Request): string {
+  const header = req.headers.authorization;
+  if (!header) throw unauthorized('missing_token', 'the Authorization header is missing; send "Authorization: Bearer <accessToken>"');
+  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
+  if (!match) throw unauthorized('malformed_authorization', 'the Authorization header must have the form "Bearer <accessToken>"');
+  return match[1]!;
+}
+
+/**
+ * Per-route authentication. Bearer routes attach the verified AuthContext to res.locals.auth (the
+ * organization every later query is scoped by); admin routes check the operator token.
+ */
+export function authenticator(tokens: TokenService, adminToken: string) {
+  return (mode: AuthMode) =>
+    async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+      try {
+        if (mode === 'bearer') {
+          res.locals.auth = await tokens.verify(bearerToken(req));
+          res.locals.orgId = res.locals.auth.orgId;
+        } else if (mode === 'admin') {
+          if (!tokensEqual(bearerToken(req), adminToken)) throw unauthorized('invalid_admin_token', 'the admin token is not valid');
+          res.locals.admin = true;
+        }
+        next();
+      } catch (err) {
+        next(err);
+      }
+    };
+}

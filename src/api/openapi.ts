@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import type { AnyRouteSpec } from './route.js';
+
+/** Builds the OpenAPI 3.1 document from the route declarations (the same schemas that validate). */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
+  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+}
+
+function parameters(spec: AnyRouteSpec): unknown[] {
+  const out: unknown[] = [];
+  for (const [where, schema] of [['path', spec.params], ['query', spec.query]] as const) {
+    if (!schema) continue;
+    const js = jsonSchema(schema as z.ZodType, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+    for (const [name, prop] of Object.entries(js.properties ?? {})) {
+      out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: prop });
+    }
+  }
+  return out;
+}
+
+export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const spec of routes) {
+    const responses: Record<string, unknown> = {};
+    for (const [status, r] of Object.entries(spec.responses)) {
+      responses[status] = r.schema
+        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output') } } }
+        : { description: r.description };
+    }
+    responses.default = {
+      description: 'Problem details (RFC 9457)',
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+    const op: Record<string, unknown> = {
+      summary: spec.summary,
+      operationId: `${spec.method}${spec.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
+      tags: spec.tags ?? [],
+      parameters: parameters(spec),
+      responses,
+    };
+    if (spec.description) op.description = spec.description;
+    if (spec.deprecated) op.deprecated = true;
+    if (spec.auth === 'bearer') op.security = [{ bearer: [] }];
+    else if (spec.auth === 'admin') op.security = [{ admin: [] }];
+    else op.security = [];
+    if (spec.body) {
+      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } };
+    }
+    (paths[spec.path] ??= {})[spec.method] = op;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'borderd', version, description: 'Cross-border payments API with signed webhook delivery.' },
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /v1/auth/m2m/token' },
+        admin: { type: 'http', scheme: 'bearer', description: 'Operator token (admin.token) for /admin/v1' },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          required: ['type', 'title', 'status', 'detail', 'code'],
+          properties: {
+            type: { type: 'string' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            detail: { type: 'string' },
+            code: { type: 'string' },
+            instance: { type: 'string' },
+            requestId: { type: 'string' },
+            errors: { type: 'array', items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } } },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { Response } from 'express';
+import { BorderdError, type FieldError } from '../domain/errors.js';
+
+/**
+ * RFC 9457 problem details. `type` is a stable URN per error code (not dereferenced), `code`
+ * repeats it for clients that switch on a short string, and `requestId` ties the answer to a log line.
+ */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance?: string;
+  requestId?: string;
+  errors?: FieldError[];
+}
+
+const TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export const problemType = (code: string): string => `urn:borderd:problem:${code}`;
+
+export function toProblem(err: BorderdError, instance?: string, requestId?: string): Problem {
+  const problem: Problem = {
+    type: problemType(err.code),
+    title: err.extra.title ?? TITLES[err.status] ?? 'Error',
+    status: err.status,
+    detail: err.message,
+    code: err.code,
+  };
+  if (instance) problem.instance = instance;
+  if (requestId) problem.requestId = requestId;
+  if (err.extra.errors) problem.errors = err.extra.errors;
+  return problem;
+}
+
+export function sendProblem(res: Response, err: BorderdError): void {
+  for (const [k, v] of Object.entries(err.extra.headers ?? {})) res.setHeader(k, v);
+  const requestId = res.getHeader('x-request-id');
+  const problem = toProblem(err, res.req.originalUrl.split('?')[0], typeof requestId === 'string' ? requestId : undefined);
+  res.status(err.status).type('application/problem+json').send(JSON.stringify(problem));
+}
+
+export { BorderdError };

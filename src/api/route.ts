@@ -1,0 +1,139 @@
+import type { Request, Response, NextFunction, Router } from 'express';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { badRequest, type FieldError } from '../domain/errors.js';
+import type { AuthContext, TokenService } from '../services/tokens.js';
+
+/**
+ * One declaration per route: method, path, auth, the zod schemas of its input and output, and the
+ * handler. The same declaration validates requests and produces /openapi.json, so the document
+ * cannot drift from what the server accepts.
+ */
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type AuthMode = 'bearer' | 'admin' | 'none';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Defaults to application/json. */
+  contentType?: string;
+}
+
+export interface Deprecation {
+  /** ISO date the route was deprecated (Deprecation header, RFC 9745). */
+  since: string;
+  /** ISO date after which it may be removed (Sunset header, RFC 8594). */
+  sunset?: string;
+  /** The route to use instead (Link rel="successor-version"). */
+  successor?: string;
+}
+
+export interface Reply {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface HandlerInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  /** Set on bearer routes: the verified organization, client and piiAccess. */
+  auth: AuthContext;
+  req: Request;
+  res: Response;
+}
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteSpec<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> {
+  method: HttpMethod;
+  /** OpenAPI-style path: /v1/accounts/{id}. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  auth: AuthMode;
+  body?: B;
+  query?: Q;
+  params?: P;
+  responses: Record<number, ResponseSpec>;
+  deprecated?: Deprecation;
+  /** Return a Reply (sent as JSON), or undefined after writing the response yourself (streams). */
+  handler: (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => Promise<Reply | undefined> | Reply | undefined;
+}
+
+// Route specs are stored with their generics erased; `route()` keeps them checked at declaration.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRouteSpec = RouteSpec<any, any, any>;
+
+export interface ApiDeps {
+  ctx: AppContext;
+  tokens: TokenService;
+  adminToken: string;
+}
+
+/** A feature's routes: a function that declares them on the registry. */
+export type RouteModule = (api: ApiRegistry, deps: ApiDeps) => void;
+
+export class ApiRegistry {
+  readonly routes: AnyRouteSpec[] = [];
+  route<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined>(
+    spec: RouteSpec<B, Q, P>,
+  ): void {
+    this.routes.push(spec as AnyRouteSpec);
+  }
+}
+
+export const toExpressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+
+export function zodIssuesToFieldErrors(error: z.ZodError, location: string): FieldError[] {
+  return error.issues.map((issue) => {
+    const path = [location, ...issue.path.map(String)].join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return { path, message: `unknown field(s): ${issue.keys.join(', ')}` };
+    }
+    return { path, message: issue.message };
+  });
+}
+
+function parsePart(schema: z.ZodType | undefined, value: unknown, location: string, errors: FieldError[]): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  errors.push(...zodIssuesToFieldErrors(result.error, location));
+  return undefined;
+}
+
+function imfDate(iso: string): string {
+  return new Date(iso).toUTCString();
+}
+
+export function deprecationHeaders(d: Deprecation): Record<string, string> {
+  const headers: Record<string, string> = { Deprecation: `@${Math.floor(Date.parse(d.since) / 1000)}` };
+  if (d.sunset) headers.Sunset = imfDate(d.sunset);
+  if (d.successor) headers.Link = `<${d.successor}>; rel="successor-version"`;
+  return headers;
+}
+
+export function mountRoute(router: Router, spec: AnyRouteSpec, authenticate: (mode: AuthMode) => (req: Request, res: Response, next: NextFunction) => void): void {
+  const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      if (spec.deprecated) res.set(deprecationHeaders(spec.deprecated));
+      const errors: FieldError[] = [];
+      const params = parsePart(spec.params, req.params, 'params', errors);
+      const query = parsePart(spec.query, req.query, 'query', errors);
+      const body = parsePart(spec.body, req.body ?? {}, 'body', errors);
+      if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
+      const reply = await spec.handler({ body, query, params, auth: res.locals.auth as AuthContext, req, res });
+      if (reply === undefined) return;
+      if (reply.headers) res.set(reply.headers);
+      res.status(reply.status ?? 200);
+      if (reply.body === undefined) res.end();
+      else res.json(reply.body);
+    } catch (err) {
+      next(err);
+    }
+  };
+  router[spec.method](toExpressPath(spec.path), authenticate(spec.auth), handle);
+}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { RouteModule } from '../route.js';
+
+export const piiAccessSchema = z.enum(['all', 'redacted']);
+
+const tokenRequest = z.strictObject({
+  clientId: z.string().min(1).max(200),
+  clientSecret: z.string().min(1).max(500),
+  piiAccess: piiAccessSchema.optional(),
+});
+
+const tokenResponse = z.object({
+  accessToken: z.string(),
+  tokenType: z.literal('Bearer'),
+  expiresIn: z.number(),
+  piiAccess: piiAccessSchema,
+});
+
+/** Endpoint 1. 201 as the reference service answers; the token is an ES256 JWT with a kid. */
+export const authRoutes: RouteModule = (api, { tokens }) => {
+  api.route({
+    method: 'post',
+    path: '/v1/auth/m2m/token',
+    summary: 'Exchange client credentials for an access token',
+    description:
+      'piiAccess defaults to "all"; a client limited to "redacted" gets "redacted" when it asks for nothing and 403 when it asks for "all".',
+    tags: ['auth'],
+    auth: 'none',
+    body: tokenRequest,
+    responses: {
+      201: { description: 'token issued', schema: tokenResponse },
+      401: { description: 'unknown client, wrong secret or revoked client (indistinguishable)' },
+      403: { description: 'piiAccess "all" asked by a client limited to "redacted"' },
+    },
+    handler: async ({ body, res }) => {
+      res.setHeader('Cache-Control', 'no-store');
+      return { status: 201, body: await tokens.issue(body) };
+    },
+  });
+};

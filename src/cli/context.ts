@@ -1,0 +1,80 @@
+import type { Argv } from 'yargs';
+import { ConfigError, loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { createContext, type AppContext } from '../context.js';
+import { BorderdError } from '../domain/errors.js';
+import { createLogger } from '../logging/logger.js';
+
+/** Options every command takes, as serve does. */
+export interface CommonArgs {
+  config?: string | undefined;
+  db?: string | undefined;
+  json?: boolean | undefined;
+}
+
+export function withCommonOptions<T>(y: Argv<T>): Argv<T & CommonArgs> {
+  return y
+    .option('config', { type: 'string', describe: 'YAML config file (see config/)' })
+    .option('db', { type: 'string', describe: 'SQLite database path (database.path)' })
+    .option('json', { type: 'boolean', default: false, describe: 'print one JSON document for scripts' }) as Argv<T & CommonArgs>;
+}
+
+export function loadCliConfig(args: CommonArgs, flags: Record<string, unknown> = {}): Config {
+  return loadConfig({ file: args.config, flags: { 'database.path': args.db, ...flags } });
+}
+
+/** Exit codes: 0 ok, 1 the operation was refused or failed, 2 bad usage or bad config. */
+export class CliExit extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
+export function reportError(err: unknown, json: boolean | undefined): number {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`borderd: ${err.message}\n`);
+    return 2;
+  }
+  if (err instanceof CliExit) {
+    process.stderr.write(`borderd: ${err.message}\n`);
+    return err.code;
+  }
+  if (err instanceof BorderdError) {
+    if (json) process.stdout.write(JSON.stringify({ error: { code: err.code, status: err.status, detail: err.message, errors: err.extra.errors } }) + '\n');
+    else process.stderr.write(`borderd: ${err.message}${err.extra.errors ? '\n' + err.extra.errors.map((e) => `  ${e.path}: ${e.message}`).join('\n') : ''}\n`);
+    return 1;
+  }
+  process.stderr.write(`borderd: ${(err as Error)?.stack ?? String(err)}\n`);
+  return 1;
+}
+
+/**
+ * Runs one CLI command on its own context (the same SQLite file the daemon uses, shared through WAL
+ * and the busy timeout). Logs go to stderr at warn so stdout stays the command's output.
+ */
+export async function runWithContext<A extends CommonArgs>(args: A, fn: (ctx: AppContext) => Promise<void> | void): Promise<void> {
+  let ctx: AppContext | undefined;
+  try {
+    const config = loadCliConfig(args);
+    const log = createLogger({ level: process.env.BORDERD_CLI_LOG_LEVEL ?? 'warn', pretty: 'never', destination: process.stderr });
+    ctx = createContext(config, { log });
+    await fn(ctx);
+  } catch (err) {
+    process.exitCode = reportError(err, args.json);
+  } finally {
+    ctx?.db.close();
+  }
+}
+
+/** Prints the result: JSON for --json, else the human text. */
+export function output(args: CommonArgs, value: unknown, human: () => string): void {
+  process.stdout.write(args.json ? JSON.stringify(value) + '\n' : human() + '\n');
+}
+
+export function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '-' : String(r[c]))));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), ...cells.map(line)].join('\n');
+}

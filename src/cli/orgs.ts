@@ -1,0 +1,74 @@
+import type { CommandModule } from 'yargs';
+import { createApiClient, createOrganization, revokeClient } from '../services/organizations.js';
+import { listApiClients } from '../store/api-clients.js';
+import { listOrganizations } from '../store/organizations.js';
+import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+
+export const orgsCommand: CommandModule = {
+  command: 'orgs',
+  describe: 'Manage organizations (create, list)',
+  builder: (y) =>
+    withCommonOptions(y)
+      .command<CommonArgs & { name: string }>(
+        'create',
+        'Create an organization',
+        (c) => c.option('name', { type: 'string', demandOption: true, describe: 'display name' }),
+        (args) => runWithContext(args, (ctx) => {
+          const org = createOrganization(ctx, args.name);
+          output(args, org, () => `created organization ${org.id} (${org.name})`);
+        }),
+      )
+      .command<CommonArgs>('list', 'List organizations', (c) => c, (args) =>
+        runWithContext(args, (ctx) => {
+          const orgs = listOrganizations(ctx.db);
+          output(args, orgs, () => table(orgs as unknown as Record<string, unknown>[], ['id', 'name', 'createdAt']));
+        }),
+      )
+      .demandCommand(1),
+  handler: () => undefined,
+};
+
+export const clientsCommand: CommandModule = {
+  command: 'clients',
+  describe: 'Manage API clients (create, list, revoke)',
+  builder: (y) =>
+    withCommonOptions(y)
+      .command<CommonArgs & { org: string; pii?: 'all' | 'redacted'; name?: string }>(
+        'create',
+        'Create an API client; prints its secret once',
+        (c) =>
+          c
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
+            .option('pii', { choices: ['all', 'redacted'] as const, describe: 'the most PII this client may see (default all)' })
+            .option('name', { type: 'string' }),
+        (args) =>
+          runWithContext(args, async (ctx) => {
+            const client = await createApiClient(ctx, { orgId: args.org, piiAccess: args.pii, name: args.name });
+            output(args, client, () =>
+              [`created client ${client.id} for ${client.orgId} (piiAccess ${client.piiAccess})`, `clientSecret: ${client.clientSecret}`, 'The secret is shown only now; store it safely.'].join('\n'),
+            );
+          }),
+      )
+      .command<CommonArgs & { org?: string }>(
+        'list',
+        'List API clients',
+        (c) => c.option('org', { type: 'string', describe: 'only this organization' }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const clients = listApiClients(ctx.db, args.org);
+            output(args, clients, () => table(clients as unknown as Record<string, unknown>[], ['id', 'orgId', 'piiAccess', 'createdAt', 'revokedAt']));
+          }),
+      )
+      .command<CommonArgs & { id: string }>(
+        'revoke <id>',
+        'Revoke an API client: its tokens stop working at once',
+        (c) => c.positional('id', { type: 'string', demandOption: true }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const client = revokeClient(ctx, args.id);
+            output(args, client, () => `revoked client ${client.id}`);
+          }),
+      )
+      .demandCommand(1),
+  handler: () => undefined,
+};

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+
+/**
+ * The one description of borderd's configuration: its keys, types, limits and defaults.
+ * The defaults are the development profile (loopback, http allowed) so that `borderd serve`
+ * with no config file is a working local daemon; config/production.yaml shows the strict profile.
+ */
+
+const port = z.number().int().min(0).max(65535);
+const positiveMs = z.number().int().positive();
+
+export const serverSchema = z
+  .strictObject({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: port.default(8080),
+    /** How the outside world reaches this daemon; used in printed curl lines and docs links. */
+    publicBaseUrl: z.url().optional(),
+    bodyLimitBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    /** Trust X-Forwarded-For from a proxy in front (affects client IPs used by allowlists). */
+    trustProxy: z.boolean().default(false),
+    /** How long SIGTERM waits for in-flight requests and sends before closing anyway. */
+    shutdownGraceMs: positiveMs.default(10_000),
+  })
+  .prefault({});
+
+export const databaseSchema = z
+  .strictObject({
+    path: z.string().min(1).default('./data/borderd.db'),
+    busyTimeoutMs: z.number().int().min(0).default(5000),
+  })
+  .prefault({});
+
+export const logSchema = z
+  .strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** auto: pretty lines only when stdout is a terminal; JSON lines otherwise. */
+    pretty: z.enum(['auto', 'always', 'never']).default('auto'),
+  })
+  .prefault({});
+
+export const authSchema = z
+  .strictObject({
+    tokenTtlSeconds: z.number().int().min(60).max(86_400).default(3600),
+    issuer: z.string().min(1).default('borderd'),
+  })
+  .prefault({});
+
+export const securitySchema = z
+  .strictObject({
+    /** base64 of 32 bytes. When absent, a key file in the data directory is used (created once, mode 0600). */
+    masterKey: z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be base64 of exactly 32 bytes')
+      .optional(),
+    masterKeyFile: z.string().min(1).optional(),
+  })
+  .prefault({});
+
+export const adminSchema = z
+  .strictObject({
+    /** Bearer token of the operator API under /admin/v1. When absent, one is generated into the data directory. */
+    token: z.string().min(24, 'must be at least 24 characters').optional(),
+  })
+  .prefault({});
+
+export const webhooksSchema = z
+  .strictObject({
+    allowHttp: z.boolean().default(true),
+    allowPrivateNetworks: z.boolean().default(true),
+    maxUrlLength: z.number().int().min(64).max(8192).default(2048),
+  })
+  .prefault({});
+
+export const deliverySchema = z
+  .strictObject({
+    timeoutMs: positiveMs.default(10_000),
+    /** Delay before each attempt, in seconds; attempt 1 is the first entry. The last failed attempt disables the webhook. */
+    retryScheduleSeconds: z.array(z.number().min(0)).min(1).default([0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
+    jitter: z.number().min(0).max(0.5).default(0.2),
+    pollIntervalMs: positiveMs.default(500),
+    leaseMs: positiveMs.default(60_000),
+    concurrency: z.number().int().min(1).max(1024).default(32),
+    perEndpointConcurrency: z.number().int().min(1).max(256).default(4),
+  })
+  .prefault({});
+
+export const inboundSchema = z
+  .strictObject({
+    /** Path segment of the card-network endpoint: POST /v1/webhooks/<pathName>. */
+    pathName: z.string().regex(/^[a-z0-9-]+$/).default('card-network'),
+    /** CIDR ranges allowed to post; empty means no IP check. */
+    allowlist: z.array(z.string()).default([]),
+    /** Header set by a TLS terminator after verifying the client certificate, and the value it must hold. */
+    clientCertHeader: z.object({ name: z.string().min(1), value: z.string().min(1) }).optional(),
+    /** ica -> organization id. */
+    icaOrganizations: z.record(z.string(), z.string()).default({}),
+  })
+  .prefault({});
+
+export const accountsSchema = z
+  .strictObject({
+    /** Bring back the deprecated Account fields type, pfi and web3Provider (removed on 2026-09-01). */
+    legacyFields: z.boolean().default(false),
+  })
+  .prefault({});
+
+export const configSchema = z.object({
+  server: serverSchema,
+  database: databaseSchema,
+  log: logSchema,
+  auth: authSchema,
+  security: securitySchema,
+  admin: adminSchema,
+  webhooks: webhooksSchema,
+  delivery: deliverySchema,
+  inbound: inboundSchema,
+  accounts: accountsSchema,
+  /** Sections owned by features that read them with their own schema (integrations, network). */
+  integrations: z.record(z.string(), z.unknown()).default({}),
+  network: z.record(z.string(), z.unknown()).default({}),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;

@@ -1,0 +1,53 @@
+import { EventEmitter } from 'node:events';
+import { dirname, join } from 'node:path';
+import type { Config } from './config/schema.js';
+import type { Db } from './db/open.js';
+import { openDatabase } from './db/open.js';
+import { migrate } from './db/migrate.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { createLogger, type Logger } from './logging/logger.js';
+import { resolveMasterKey } from './security/master-key.js';
+import { SecretBox } from './security/secret-box.js';
+
+/**
+ * What every use case needs, built once per process (daemon or CLI command) and passed down.
+ * `signals` carries in-process wake-ups (e.g. 'outbox' after a commit that wrote deliveries) so
+ * workers react at once instead of waiting for their next poll.
+ */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  log: Logger;
+  secrets: SecretBox;
+  dataDir: string;
+  signals: EventEmitter;
+}
+
+export interface ContextOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Apply pending migrations while opening (serve and most CLI commands do). */
+  migrate?: boolean;
+}
+
+export function dataDirOf(config: Config): string {
+  return config.database.path === ':memory:' ? process.cwd() : dirname(config.database.path);
+}
+
+export function createContext(config: Config, opts: ContextOptions = {}): AppContext {
+  const log = opts.log ?? createLogger(config.log);
+  const dataDir = dataDirOf(config);
+  const db = openDatabase(config.database.path, { busyTimeoutMs: config.database.busyTimeoutMs });
+  if (opts.migrate !== false) {
+    for (const m of migrate(db)) log.info({ version: m.version, name: m.name }, 'migration applied');
+  }
+  const { key, created } = resolveMasterKey({
+    configured: config.security.masterKey,
+    file: config.security.masterKeyFile ?? join(dataDir, 'master.key'),
+  });
+  if (created) log.warn({ dataDir }, 'generated a new master key file (master.key, mode 0600); back it up with the database');
+  const signals = new EventEmitter();
+  signals.setMaxListeners(100);
+  return { config, db, clock: opts.clock ?? systemClock, log, secrets: new SecretBox(key), dataDir, signals };
+}

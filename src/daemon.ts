@@ -1,0 +1,65 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './api/app.js';
+import type { AppContext } from './context.js';
+import { resolveAdminToken } from './security/admin-token.js';
+import { TokenService } from './services/tokens.js';
+import { workerFactories, type Worker } from './workers.js';
+
+export interface Daemon {
+  url: string;
+  server: Server;
+  adminToken: string;
+  adminTokenFile?: string;
+  /** Stop accepting, let in-flight requests and sends finish (bounded by shutdownGraceMs), close the database. */
+  close(): Promise<void>;
+}
+
+/** Starts `borderd serve`: the HTTP API and every worker, on one context. */
+export async function startDaemon(ctx: AppContext): Promise<Daemon> {
+  const tokens = new TokenService(ctx);
+  await tokens.warmUp();
+  const admin = resolveAdminToken(ctx.config.admin.token, ctx.dataDir);
+  const { app } = createApp({ ctx, tokens, adminToken: admin.token });
+
+  const server = createServer({ keepAliveTimeout: 5000 }, app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(ctx.config.server.port, ctx.config.server.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  const url = `http://${host}:${port}`;
+
+  const workers: Worker[] = [];
+  for (const make of workerFactories) {
+    const worker = make(ctx);
+    if (!worker) continue;
+    await worker.start();
+    workers.push(worker);
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      const grace = ctx.config.server.shutdownGraceMs;
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), grace);
+      timer.unref();
+      for (const worker of [...workers].reverse()) {
+        try {
+          await worker.stop();
+        } catch (err) {
+          ctx.log.error({ err, worker: worker.name }, 'worker failed to stop cleanly');
+        }
+      }
+      await serverClosed;
+      clearTimeout(timer);
+      ctx.db.close();
+    })());
+
+  const daemon: Daemon = { url, server, adminToken: admin.token, close };
+  if (admin.file) daemon.adminTokenFile = admin.file;
+  return daemon;
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Prefixed, sortable ids (`evt_01j…`): a 48-bit millisecond time in 10 Crockford base32 characters,
+ * then 80 random bits in 16 more. Ids made later in the same process sort after earlier ones, even
+ * within one millisecond, so `startingAfter` can page by id and events sort by creation.
+ */
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export type IdPrefix =
+  | 'org' | 'cli' | 'key' | 'idn' | 'acc' | 'txn' | 'evt' | 'whk' | 'dlv' | 'att' | 'wsk'
+  | 'rfp' | 'int' | 'inb' | 'cnk' | 'imp' | 'cmp' | 'vac' | 'req';
+
+let lastMs = -1;
+let lastRandom: Uint8Array = new Uint8Array(10);
+
+function encodeTime(ms: number): string {
+  let out = '';
+  let rest = ms;
+  for (let i = 0; i < 10; i++) {
+    out = ALPHABET[rest % 32] + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+function encodeRandom(bytes: Uint8Array): string {
+  // 80 bits -> 16 characters of 5 bits each.
+  let out = '';
+  let acc = 0;
+  let bits = 0;
+  for (const byte of bytes) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(acc >> bits) & 31];
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+function increment(bytes: Uint8Array): Uint8Array {
+  const next = Uint8Array.from(bytes);
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i] !== 255) {
+      next[i] = (next[i] ?? 0) + 1;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return next;
+}
+
+export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
+  let random: Uint8Array;
+  if (nowMs <= lastMs) {
+    random = increment(lastRandom);
+    nowMs = lastMs;
+  } else {
+    random = randomBytes(10);
+    lastMs = nowMs;
+  }
+  lastRandom = random;
+  return `${prefix}_${encodeTime(nowMs)}${encodeRandom(random)}`;
+}
+
+export function hasPrefix(id: string, prefix: IdPrefix): boolean {
+  return id.startsWith(`${prefix}_`) && id.length === prefix.length + 27;
+}

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { hashSecret } from '../security/secret-hash.js';
+import { type ApiClient, insertApiClient, type PiiAccess, revokeApiClient, getApiClient } from '../store/api-clients.js';
+import { countOrganizations, getOrganization, insertOrganization, type Organization } from '../store/organizations.js';
+
+export function createOrganization(ctx: AppContext, name: string): Organization {
+  const trimmed = name.trim();
+  if (!trimmed || trimmed.length > 200) throw badRequest('invalid_name', 'name must be 1 to 200 characters');
+  const now = ctx.clock.now();
+  const org = { id: newId('org', now), name: trimmed, createdAt: isoAt(now) };
+  insertOrganization(ctx.db, org);
+  return org;
+}
+
+export interface CreatedClient extends ApiClient {
+  /** Shown once; only its scrypt hash is stored. */
+  clientSecret: string;
+}
+
+export async function createApiClient(
+  ctx: AppContext,
+  input: { orgId: string; piiAccess?: PiiAccess; name?: string | undefined },
+): Promise<CreatedClient> {
+  if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
+  const now = ctx.clock.now();
+  const clientSecret = `bsk_${randomBytes(32).toString('base64url')}`;
+  const client: ApiClient = {
+    id: newId('cli', now),
+    orgId: input.orgId,
+    name: input.name ?? null,
+    piiAccess: input.piiAccess ?? 'all',
+    createdAt: isoAt(now),
+    revokedAt: null,
+  };
+  insertApiClient(ctx.db, client, await hashSecret(clientSecret));
+  return { ...client, clientSecret };
+}
+
+export function revokeClient(ctx: AppContext, id: string): ApiClient {
+  if (!revokeApiClient(ctx.db, id, isoAt(ctx.clock.now()))) {
+    const existing = getApiClient(ctx.db, id);
+    if (!existing) throw notFound(`client ${id}`);
+    return existing; // already revoked: revoking again is harmless
+  }
+  return getApiClient(ctx.db, id)!;
+}
+
+/**
+ * First start on an empty database: a development organization and one client, so a new user can
+ * fetch a token right away. Returns undefined when the database already has organizations.
+ */
+export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Organization; client: CreatedClient } | undefined> {
+  if (countOrganizations(ctx.db) > 0) return undefined;
+  const org = createOrganization(ctx, 'Development');
+  const client = await createApiClient(ctx, { orgId: org.id, name: 'development' });
+  return { org, client };
+}

@@ -1,0 +1,140 @@
+import { exportJWK, generateKeyPair, importJWK, SignJWT, jwtVerify, decodeProtectedHeader, errors, type CryptoKey, type JWK } from 'jose';
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { forbidden, unauthorized } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { DUMMY_HASH, verifySecret } from '../security/secret-hash.js';
+import { getApiClient, getApiClientWithHash, type PiiAccess } from '../store/api-clients.js';
+import { getActiveTokenKey, getTokenKey, insertTokenKey } from '../store/token-keys.js';
+
+/** The one algorithm access tokens are signed with; anything else in a header is refused. */
+export const TOKEN_ALG = 'ES256';
+
+export interface AuthContext {
+  orgId: string;
+  clientId: string;
+  piiAccess: PiiAccess;
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  piiAccess: PiiAccess;
+}
+
+interface Claims {
+  org?: unknown;
+  pii?: unknown;
+}
+
+/**
+ * Issues and verifies M2M access tokens. The signing key is an ES256 pair made on first use, its
+ * private half sealed under the master key in token_keys; verification keys are cached by kid.
+ */
+export class TokenService {
+  #signing?: { kid: string; key: CryptoKey };
+  readonly #verifying = new Map<string, CryptoKey>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  async #signingKey(): Promise<{ kid: string; key: CryptoKey }> {
+    if (this.#signing) return this.#signing;
+    let row = getActiveTokenKey(this.ctx.db);
+    if (!row) {
+      const { publicKey, privateKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
+      const kid = newId('key', this.ctx.clock.now());
+      const candidate = {
+        kid,
+        alg: TOKEN_ALG,
+        public_jwk: JSON.stringify(await exportJWK(publicKey)),
+        private_enc: this.ctx.secrets.seal(JSON.stringify(await exportJWK(privateKey)), `token_keys.private:${kid}`),
+        created_at: isoAt(this.ctx.clock.now()),
+        retired_at: null,
+      };
+      // Another process may have created one meanwhile; keep whichever is active after our write.
+      this.ctx.db.transaction(() => {
+        if (!getActiveTokenKey(this.ctx.db)) insertTokenKey(this.ctx.db, candidate);
+      }).immediate();
+      row = getActiveTokenKey(this.ctx.db)!;
+    }
+    const jwk = JSON.parse(this.ctx.secrets.open(row.private_enc, `token_keys.private:${row.kid}`)) as JWK;
+    this.#signing = { kid: row.kid, key: (await importJWK(jwk, row.alg)) as CryptoKey };
+    return this.#signing;
+  }
+
+  async #verificationKey(kid: string): Promise<CryptoKey | undefined> {
+    const cached = this.#verifying.get(kid);
+    if (cached) return cached;
+    const row = getTokenKey(this.ctx.db, kid);
+    if (!row || row.retired_at) return undefined;
+    const key = (await importJWK(JSON.parse(row.public_jwk) as JWK, row.alg)) as CryptoKey;
+    this.#verifying.set(kid, key);
+    return key;
+  }
+
+  /** Makes sure a signing key exists (at start-up, so the first token request is not slower). */
+  async warmUp(): Promise<void> {
+    await this.#signingKey();
+  }
+
+  async issue(input: { clientId: string; clientSecret: string; piiAccess?: PiiAccess | undefined }): Promise<IssuedToken> {
+    const found = getApiClientWithHash(this.ctx.db, input.clientId);
+    // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
+    const ok = await verifySecret(input.clientSecret, found?.secretHash ?? DUMMY_HASH);
+    if (!found || !ok || found.client.revokedAt) {
+      throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
+    }
+    const client = found.client;
+    let piiAccess: PiiAccess = input.piiAccess ?? client.piiAccess;
+    if (client.piiAccess === 'redacted' && piiAccess === 'all') {
+      throw forbidden('pii_access_denied', 'this client may only request piiAccess "redacted"');
+    }
+    const { kid, key } = await this.#signingKey();
+    const ttl = this.ctx.config.auth.tokenTtlSeconds;
+    const nowSec = Math.floor(this.ctx.clock.now() / 1000);
+    const accessToken = await new SignJWT({ org: client.orgId, pii: piiAccess })
+      .setProtectedHeader({ alg: TOKEN_ALG, kid, typ: 'JWT' })
+      .setIssuer(this.ctx.config.auth.issuer)
+      .setSubject(client.id)
+      .setIssuedAt(nowSec)
+      .setExpirationTime(nowSec + ttl)
+      .setJti(newId('req', this.ctx.clock.now()))
+      .sign(key);
+    piiAccess = piiAccess === 'redacted' ? 'redacted' : 'all';
+    return { accessToken, tokenType: 'Bearer', expiresIn: ttl, piiAccess };
+  }
+
+  async verify(token: string): Promise<AuthContext> {
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw unauthorized('malformed_token', 'the bearer token is not a JWT');
+    }
+    if (header.alg !== TOKEN_ALG) {
+      throw unauthorized('unsupported_token_algorithm', `token algorithm ${String(header.alg)} is not accepted`);
+    }
+    const key = typeof header.kid === 'string' ? await this.#verificationKey(header.kid) : undefined;
+    if (!key) throw unauthorized('unknown_token_key', 'the token was not signed by a key of this service');
+    let payload: Claims & { sub?: string };
+    try {
+      ({ payload } = await jwtVerify(token, key, {
+        algorithms: [TOKEN_ALG],
+        issuer: this.ctx.config.auth.issuer,
+        currentDate: new Date(this.ctx.clock.now()),
+        requiredClaims: ['exp', 'sub'],
+      }));
+    } catch (err) {
+      if (err instanceof errors.JWTExpired) throw unauthorized('token_expired', 'the access token has expired');
+      if (err instanceof errors.JWSSignatureVerificationFailed) throw unauthorized('bad_token_signature', 'the token signature does not verify');
+      if (err instanceof errors.JWTClaimValidationFailed) throw unauthorized('invalid_token_claims', `token claim ${err.claim} is invalid`);
+      throw unauthorized('malformed_token', 'the bearer token could not be verified');
+    }
+    const client = payload.sub ? getApiClient(this.ctx.db, payload.sub) : undefined;
+    if (!client || client.orgId !== payload.org) throw unauthorized('unknown_client', 'the token names no known client');
+    if (client.revokedAt) throw unauthorized('client_revoked', 'the client of this token has been revoked');
+    const pii: PiiAccess = payload.pii === 'redacted' ? 'redacted' : 'all';
+    return { orgId: client.orgId, clientId: client.id, piiAccess: pii };
+  }
+}

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach } from 'vitest';
+import request from 'supertest';
+import { loadConfig } from '../../src/config/load.js';
+import type { ConfigInput } from '../../src/config/schema.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import { ManualClock } from '../../src/domain/clock.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { createApp } from '../../src/api/app.js';
+import { TokenService } from '../../src/services/tokens.js';
+import { createApiClient, createOrganization } from '../../src/services/organizations.js';
+import type { PiiAccess } from '../../src/store/api-clients.js';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+export function tempDir(prefix = 'borderd-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Log lines a test can read back (to check redaction, for example). */
+export class LogCapture extends Writable {
+  lines: Record<string, unknown>[] = [];
+  override _write(chunk: Buffer, _enc: string, cb: () => void): void {
+    for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+    cb();
+  }
+  text(): string {
+    return this.lines.map((l) => JSON.stringify(l)).join('\n');
+  }
+}
+
+export interface TestContext extends AppContext {
+  clock: ManualClock;
+  logs: LogCapture;
+}
+
+/** A fresh database in its own temp dir, a manual clock, and logs captured in memory. */
+export function makeContext(overrides: Record<string, unknown> = {}, clockStart?: string): TestContext {
+  const dir = tempDir();
+  const flags: Record<string, unknown> = { 'database.path': join(dir, 'borderd.db'), 'log.level': 'debug', ...overrides };
+  const config = loadConfig({ env: {}, flags });
+  const logs = new LogCapture();
+  const clock = new ManualClock(clockStart ? Date.parse(clockStart) : Date.now());
+  const ctx = createContext(config, { clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) });
+  cleanups.unshift(() => ctx.db.open && ctx.db.close());
+  return Object.assign(ctx, { clock, logs });
+}
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+export function makeApi(ctx: AppContext) {
+  const tokens = new TokenService(ctx);
+  const { app, registry } = createApp({ ctx, tokens, adminToken: ADMIN_TOKEN });
+  return { app, registry, tokens, http: request(app) };
+}
+
+/** An organization with one client and a valid access token for it. */
+export async function makeOrg(ctx: AppContext, tokens: TokenService, opts: { name?: string; piiAccess?: PiiAccess } = {}) {
+  const org = createOrganization(ctx, opts.name ?? 'Acme');
+  const client = await createApiClient(ctx, { orgId: org.id, piiAccess: opts.piiAccess ?? 'all' });
+  const issued = await tokens.issue({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: opts.piiAccess });
+  return { org, client, token: issued.accessToken, auth: `Bearer ${issued.accessToken}` };
+}
+
+export type { ConfigInput };

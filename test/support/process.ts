@@ -1,0 +1,76 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tempDir } from './context.js';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'borderd.js');
+
+export interface RunningBorderd {
+  url: string;
+  proc: ChildProcess;
+  dbPath: string;
+  dataDir: string;
+  output: () => string;
+  credentials?: { clientId: string; clientSecret: string };
+  /** Waits until the process has exited; resolves with its code and signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the real compiled `borderd serve` on 127.0.0.1 and a free port (needs `npm run build`). */
+export async function startBorderd(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string } = {}): Promise<RunningBorderd> {
+  const dataDir = opts.dataDir ?? tempDir('borderd-proc-');
+  const dbPath = join(dataDir, 'borderd.db');
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {
+    env: { ...process.env, BORDERD_LOG_LEVEL: 'warn', ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`borderd did not start:\n${out}`)), 20_000);
+    const check = () => {
+      const m = /borderd listening on (http:\/\/[^\s]+)/.exec(out);
+      // On a first start the credentials banner follows the listening line; wait for it too.
+      if (m && (!out.includes('first start') || out.includes('curl -s'))) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    };
+    proc.stdout!.on('data', check);
+    void exited.then(() => reject(new Error(`borderd exited early:\n${out}`)));
+  });
+  const running: RunningBorderd = {
+    url,
+    proc,
+    dbPath,
+    dataDir,
+    output: () => out,
+    exited,
+    stop: async (signal = 'SIGTERM') => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+  const id = /clientId:\s+(\S+)/.exec(out)?.[1];
+  const secret = /clientSecret:\s+(\S+)/.exec(out)?.[1];
+  if (id && secret) running.credentials = { clientId: id, clientSecret: secret };
+  return running;
+}
+
+/** Runs a CLI command to completion: `borderd <args>`. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    proc.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    pool: 'forks',
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Integration tests start real borderd processes; two at a time suits a 2-core machine.
+    maxWorkers: 2,
+    minWorkers: 1,
+  },
+});
