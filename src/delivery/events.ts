@@ -1,0 +1,30 @@
+import type { Db } from '../db/open.js';
+import { isoAt } from '../domain/clock.js';
+import { newId } from '../domain/ids.js';
+import { insertEvent } from '../store/events.js';
+import type { EventDataByType, EventType, WebhookEvent } from '../verify/events.js';
+
+export interface StoredEvent<T extends EventType = EventType> {
+  event: WebhookEvent<T>;
+  /** The serialized body: the exact bytes signed and sent, never re-serialized. */
+  body: string;
+}
+
+/**
+ * Writes one event row. Call it inside the SQLite transaction of the change that caused the event,
+ * so both or neither exist. Fan-out to webhooks (delivery rows) is the outbox's enqueue, which
+ * calls this; the event stream reads these rows directly.
+ */
+export function writeEvent<T extends EventType>(db: Db, nowMs: number, orgId: string, type: T, data: EventDataByType[T]): StoredEvent<T> {
+  const event: WebhookEvent<T> = {
+    id: newId('evt', nowMs),
+    type,
+    organizationId: orgId,
+    createdAt: isoAt(nowMs),
+    timestamp: nowMs,
+    data,
+  };
+  const body = JSON.stringify(event);
+  insertEvent(db, { id: event.id, org_id: orgId, type, body, created_at: event.createdAt });
+  return { event, body };
+}

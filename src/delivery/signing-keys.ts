@@ -1,0 +1,113 @@
+import { createPrivateKey, generateKeyPairSync, sign, createPublicKey, type KeyObject } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { newId } from '../domain/ids.js';
+
+/**
+ * The organization's RSA-SHA256 webhook signing keys. The private half is sealed under the master
+ * key; the newest unretired key signs. `x-signature` is base64 of RSASSA-PKCS1-v1_5 with SHA-256
+ * over the exact body bytes, which `openssl dgst -sha256 -verify pub.pem -signature sig.bin` checks.
+ */
+export const SIGNING_KEY_BITS = 2048;
+
+export interface PublicSigningKey {
+  keyId: string;
+  publicKey: string;
+  algorithm: 'RSA-SHA256';
+  createdAt: string;
+}
+
+interface KeyRow {
+  id: string;
+  org_id: string;
+  public_pem: string;
+  private_enc: string;
+  created_at: string;
+  retired_at: string | null;
+}
+
+const context = (id: string) => `webhook_keys.private:${id}`;
+
+function currentRow(ctx: AppContext, orgId: string): KeyRow | undefined {
+  return ctx.db
+    .prepare('SELECT * FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1')
+    .get(orgId) as KeyRow | undefined;
+}
+
+function toPublic(row: KeyRow): PublicSigningKey {
+  return { keyId: row.id, publicKey: row.public_pem, algorithm: 'RSA-SHA256', createdAt: row.created_at };
+}
+
+function insertNewKey(ctx: AppContext, orgId: string): KeyRow {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: SIGNING_KEY_BITS });
+  const now = ctx.clock.now();
+  const id = newId('wsk', now);
+  const row: KeyRow = {
+    id,
+    org_id: orgId,
+    public_pem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    private_enc: ctx.secrets.seal(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), context(id)),
+    created_at: isoAt(now),
+    retired_at: null,
+  };
+  ctx.db
+    .prepare('INSERT INTO webhook_keys (id, org_id, public_pem, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, NULL)')
+    .run(row.id, row.org_id, row.public_pem, row.private_enc, row.created_at);
+  return row;
+}
+
+/** The current key, created if the organization has none yet. Safe inside or outside a transaction. */
+export function ensureSigningKey(ctx: AppContext, orgId: string): PublicSigningKey {
+  const run = () => currentRow(ctx, orgId) ?? insertNewKey(ctx, orgId);
+  return toPublic(ctx.db.inTransaction ? run() : ctx.db.transaction(run).immediate());
+}
+
+export function currentSigningKey(ctx: AppContext, orgId: string): PublicSigningKey | undefined {
+  const row = currentRow(ctx, orgId);
+  return row && toPublic(row);
+}
+
+/** Replaces the pair: the old key is retired at once, so signatures made from now on verify only with the new one. */
+export function rotateSigningKey(ctx: AppContext, orgId: string): PublicSigningKey {
+  return toPublic(
+    ctx.db.transaction(() => {
+      ctx.db.prepare('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL').run(isoAt(ctx.clock.now()), orgId);
+      return insertNewKey(ctx, orgId);
+    }).immediate(),
+  );
+}
+
+/**
+ * Signs bodies with an organization's current key. Private keys are unsealed once per key id and
+ * kept in memory; `sign` re-reads which key is current, so a rotation made by another process is
+ * picked up on the next signature.
+ */
+export class Signer {
+  readonly #keys = new Map<string, KeyObject>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  #privateKey(row: KeyRow): KeyObject {
+    let key = this.#keys.get(row.id);
+    if (!key) {
+      key = createPrivateKey(this.ctx.secrets.open(row.private_enc, context(row.id)));
+      this.#keys.set(row.id, key);
+    }
+    return key;
+  }
+
+  /** The current key id of an organization, or undefined when it has none. */
+  currentKeyId(orgId: string): string | undefined {
+    return currentRow(this.ctx, orgId)?.id;
+  }
+
+  /** base64 RSA-SHA256 over the exact bytes, with the id of the key that made it. */
+  sign(orgId: string, body: string | Buffer): { signature: string; keyId: string } {
+    const row = currentRow(this.ctx, orgId) ?? (ensureSigningKey(this.ctx, orgId), currentRow(this.ctx, orgId)!);
+    const signature = sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, this.#privateKey(row)).toString('base64');
+    return { signature, keyId: row.id };
+  }
+}
+
+/** For tests and tools: the KeyObject of a PEM public key. */
+export const publicKeyObject = (pem: string): KeyObject => createPublicKey(pem);

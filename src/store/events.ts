@@ -1,0 +1,30 @@
+import type { Db } from '../db/open.js';
+
+export interface EventRow {
+  id: string;
+  org_id: string;
+  type: string;
+  body: string;
+  created_at: string;
+}
+
+export function insertEvent(db: Db, row: EventRow): void {
+  db.prepare('INSERT INTO events (id, org_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)').run(
+    row.id,
+    row.org_id,
+    row.type,
+    row.body,
+    row.created_at,
+  );
+}
+
+export function getEvent(db: Db, orgId: string, id: string): EventRow | undefined {
+  return db.prepare('SELECT * FROM events WHERE org_id = ? AND id = ?').get(orgId, id) as EventRow | undefined;
+}
+
+/** Events of one organization after an id (exclusive), oldest first: the event stream's resume query. */
+export function listEventsAfter(db: Db, orgId: string, afterId: string | null, limit: number): EventRow[] {
+  return db
+    .prepare('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?')
+    .all(orgId, afterId ?? '', limit) as EventRow[];
+}

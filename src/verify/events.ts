@@ -1,0 +1,97 @@
+/**
+ * The public shape of every event borderd delivers, shared by the daemon (which writes it) and the
+ * verification library (which hands it to integrators). Types only and one constant: no runtime deps.
+ */
+export const EVENT_TYPES = [
+  'Transaction_Created',
+  'Transaction_Updated',
+  'VirtualAccount_Created',
+  'VirtualAccount_CreationFailed',
+  'IdentityComplianceCheck_Updated',
+  'IdentityComplianceCheck_Completed',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const TRANSACTION_TYPES = ['Deposit', 'Withdrawal', 'Transfer', 'TransferToExternalWallet', 'Swap', 'Approval'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
+
+export const TRANSACTION_STATUSES = [
+  'Submitted',
+  'Verifying',
+  'Orchestrating',
+  'Pending',
+  'Processing',
+  'AwaitingDocuments',
+  'Completed',
+  'Failed',
+  'Cancelled',
+  'Refunded',
+] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+
+/** data of Transaction_Created and Transaction_Updated. */
+export interface TransactionEventData {
+  id: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  /** The status before this change; null on creation. */
+  previousStatus: TransactionStatus | null;
+  amount: string | null;
+  currency: string | null;
+  network: string | null;
+  source: Record<string, unknown> | null;
+  destination: Record<string, unknown> | null;
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** data of IdentityComplianceCheck_Updated and IdentityComplianceCheck_Completed. */
+export interface ComplianceCheckEventData {
+  id: string;
+  identityId: string;
+  status: string;
+  result: string | null;
+  reason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** data of VirtualAccount_Created and VirtualAccount_CreationFailed. */
+export interface VirtualAccountEventData {
+  id: string;
+  identityId: string | null;
+  accountId: string | null;
+  currency: string | null;
+  status: string;
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EventDataByType {
+  Transaction_Created: TransactionEventData;
+  Transaction_Updated: TransactionEventData;
+  VirtualAccount_Created: VirtualAccountEventData;
+  VirtualAccount_CreationFailed: VirtualAccountEventData;
+  IdentityComplianceCheck_Updated: ComplianceCheckEventData;
+  IdentityComplianceCheck_Completed: ComplianceCheckEventData;
+}
+
+/**
+ * The JSON body of every delivery. `id` is stable across retries and replays: receivers dedupe on it.
+ */
+export interface WebhookEvent<T extends EventType = EventType> {
+  id: string;
+  type: T;
+  organizationId: string;
+  /** ISO 8601 UTC with milliseconds. */
+  createdAt: string;
+  /** createdAt in milliseconds since the epoch. */
+  timestamp: number;
+  data: EventDataByType[T];
+}
+
+/** Any event, discriminated by `type`. */
+export type AnyWebhookEvent = { [T in EventType]: WebhookEvent<T> }[EventType];
