@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import request from 'supertest';
+import { makeContext, ADMIN_TOKEN } from '../support/context.js';
+import { createApp } from '../../src/api/app.js';
+import { TokenService } from '../../src/services/tokens.js';
+import type { RouteModule } from '../../src/api/route.js';
+
+const echo: RouteModule = (api) => {
+  api.route({
+    method: 'post',
+    path: '/v1/echo',
+    summary: 'echo',
+    auth: 'none',
+    body: z.strictObject({ text: z.string().max(10) }),
+    responses: { 200: { description: 'ok' } },
+    handler: ({ body }) => ({ body }),
+  });
+  api.route({
+    method: 'get',
+    path: '/v1/boom',
+    summary: 'fails',
+    auth: 'none',
+    responses: { 200: { description: 'never' } },
+    handler: () => {
+      throw new Error('secret internals at /var/lib/thing');
+    },
+  });
+  api.route({
+    method: 'get',
+    path: '/v1/old',
+    summary: 'deprecated',
+    auth: 'none',
+    deprecated: { since: '2026-01-01', sunset: '2026-09-01', successor: '/v1/new' },
+    responses: { 200: { description: 'ok' } },
+    handler: () => ({ body: [] }),
+  });
+};
+
+function setup(overrides: Record<string, unknown> = {}) {
+  const ctx = makeContext(overrides);
+  const { app } = createApp({ ctx, tokens: new TokenService(ctx), adminToken: ADMIN_TOKEN }, [echo]);
+  return { ctx, http: request(app) };
+}
+
+function expectProblem(res: request.Response, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.headers['x-request-id']).toMatch(/\S/);
+  expect(res.body).toMatchObject({ type: `urn:borderd:problem:${code}`, status, code });
+  expect(typeof res.body.title).toBe('string');
+  expect(typeof res.body.detail).toBe('string');
+  expect(res.body.requestId).toBe(res.headers['x-request-id']);
+}
+
+describe('problem responses', () => {
+  it('404 for an unknown route', async () => {
+    const { http } = setup();
+    expectProblem(await http.get('/v1/nope'), 404, 'route_not_found');
+  });
+
+  it('405 with Allow for a known path and another method', async () => {
+    const { http } = setup();
+    const res = await http.delete('/v1/echo');
+    expectProblem(res, 405, 'method_not_allowed');
+    expect(res.headers.allow).toBe('POST');
+  });
+
+  it('400 for malformed JSON', async () => {
+    const { http } = setup();
+    expectProblem(await http.post('/v1/echo').set('content-type', 'application/json').send('{"text":'), 400, 'malformed_json');
+  });
+
+  it('415 for a body that is not JSON', async () => {
+    const { http } = setup();
+    expectProblem(await http.post('/v1/echo').set('content-type', 'text/plain').send('text=hi'), 415, 'unsupported_media_type');
+    expectProblem(await http.post('/v1/echo').set('content-type', 'application/x-www-form-urlencoded').send('text=hi'), 415, 'unsupported_media_type');
+  });
+
+  it('413 for a body over the configured limit', async () => {
+    const { http } = setup({ 'server.bodyLimitBytes': 2048 });
+    const res = await http.post('/v1/echo').set('content-type', 'application/json').send(JSON.stringify({ text: 'x'.repeat(4096) }));
+    expectProblem(res, 413, 'body_too_large');
+    expect(res.body.detail).toContain('2048');
+  });
+
+  it('400 naming each invalid field', async () => {
+    const { http } = setup();
+    const res = await http.post('/v1/echo').send({ text: 'far too long here', other: 1 });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        { path: 'body.text', message: expect.stringContaining('10') },
+        { path: 'body', message: 'unknown field(s): other' },
+      ]),
+    );
+  });
+
+  it('500 without internals in the body, with the stack in the log', async () => {
+    const { http, ctx } = setup();
+    const res = await http.get('/v1/boom');
+    expectProblem(res, 500, 'internal_error');
+    expect(JSON.stringify(res.body)).not.toContain('/var/lib');
+    expect(res.body.detail).toContain(res.headers['x-request-id']);
+    const line = ctx.logs.lines.find((l) => l.msg === 'unexpected error');
+    expect(JSON.stringify(line)).toContain('secret internals');
+  });
+
+  it('keeps a sane caller request id and replaces an unsafe one', async () => {
+    const { http } = setup();
+    expect((await http.get('/v1/nope').set('x-request-id', 'abc-123')).headers['x-request-id']).toBe('abc-123');
+    expect((await http.get('/v1/nope').set('x-request-id', 'a b<script>')).headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('marks deprecated routes with Deprecation, Sunset and Link', async () => {
+    const { http } = setup();
+    const res = await http.get('/v1/old');
+    expect(res.status).toBe(200);
+    expect(res.headers.deprecation).toBe(`@${Date.parse('2026-01-01') / 1000}`);
+    expect(res.headers.sunset).toBe('Tue, 01 Sep 2026 00:00:00 GMT');
+    expect(res.headers.link).toBe('</v1/new>; rel="successor-version"');
+  });
+
+  it('describes every route in /openapi.json', async () => {
+    const { http } = setup();
+    const res = await http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old']);
+    expect(res.body.paths['/v1/old'].get.deprecated).toBe(true);
+    expect(res.body.paths['/v1/echo'].post.requestBody.content['application/json'].schema.properties.text.maxLength).toBe(10);
+  });
+});

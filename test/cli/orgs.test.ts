@@ -1,0 +1,51 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/process.js';
+import { tempDir } from '../support/context.js';
+
+describe('borderd orgs and clients', () => {
+  it('creates, lists and revokes with --json', async () => {
+    const db = join(tempDir(), 'cli.db');
+    const org = await runCli(['orgs', 'create', '--name', 'Acme Payments', '--db', db, '--json']);
+    expect(org.code).toBe(0);
+    const created = JSON.parse(org.stdout) as { id: string; name: string };
+    expect(created.id).toMatch(/^org_/);
+    expect(created.name).toBe('Acme Payments');
+
+    const client = await runCli(['clients', 'create', '--org', created.id, '--pii', 'redacted', '--db', db, '--json']);
+    expect(client.code).toBe(0);
+    const c = JSON.parse(client.stdout) as { id: string; clientSecret: string; piiAccess: string; orgId: string };
+    expect(c).toMatchObject({ orgId: created.id, piiAccess: 'redacted' });
+    expect(c.clientSecret).toMatch(/^bsk_/);
+
+    const list = JSON.parse((await runCli(['clients', 'list', '--db', db, '--json'])).stdout) as { id: string; revokedAt: string | null }[];
+    expect(list).toHaveLength(1);
+    expect(list[0]).not.toHaveProperty('clientSecret');
+    expect(list[0]!.revokedAt).toBeNull();
+
+    const revoked = JSON.parse((await runCli(['clients', 'revoke', c.id, '--db', db, '--json'])).stdout) as { revokedAt: string };
+    expect(revoked.revokedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+    const orgs = JSON.parse((await runCli(['orgs', 'list', '--db', db, '--json'])).stdout) as { id: string }[];
+    expect(orgs.map((o) => o.id)).toEqual([created.id]);
+  });
+
+  it('fails clearly for an unknown organization and a bad config', async () => {
+    const db = join(tempDir(), 'cli.db');
+    const missing = await runCli(['clients', 'create', '--org', 'org_nope', '--db', db]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('organization org_nope was not found');
+    const bad = await runCli(['orgs', 'list', '--db', db], { BORDERD_SERVER_PORT: 'x' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/invalid config: server\.port/);
+  });
+
+  it('migrates on demand, twice without harm', async () => {
+    const db = join(tempDir(), 'm.db');
+    const a = await runCli(['migrate', '--db', db, '--json']);
+    const b = await runCli(['migrate', '--db', db, '--json']);
+    expect(a.code).toBe(0);
+    expect(JSON.parse(b.stdout)).toMatchObject({ applied: 0 });
+    expect(JSON.parse(a.stdout).version).toBe(JSON.parse(b.stdout).version);
+  });
+});

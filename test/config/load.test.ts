@@ -1,0 +1,63 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { tempDir } from '../support/context.js';
+
+function file(text: string): string {
+  const path = join(tempDir(), 'borderd.yaml');
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('config layers', () => {
+  it('has development defaults', () => {
+    const c = loadConfig({ env: {} });
+    expect(c.server).toMatchObject({ host: '127.0.0.1', port: 8080, bodyLimitBytes: 1048576 });
+    expect(c.database.path).toBe('./data/borderd.db');
+    expect(c.auth.tokenTtlSeconds).toBe(3600);
+    expect(c.webhooks).toMatchObject({ allowHttp: true, allowPrivateNetworks: true });
+  });
+
+  it('applies defaults < file < env < flags', () => {
+    const path = file('server:\n  port: 9001\n  host: 0.0.0.0\nlog:\n  level: debug\nauth:\n  tokenTtlSeconds: 600\n');
+    const env = { BORDERD_SERVER_PORT: '9002', BORDERD_LOG_LEVEL: 'warn' };
+    const c = loadConfig({ file: path, env, flags: { 'server.port': 9003 } });
+    expect(c.server.port).toBe(9003); // flag beats env and file
+    expect(c.log.level).toBe('warn'); // env beats file
+    expect(c.server.host).toBe('0.0.0.0'); // file beats default
+    expect(c.auth.tokenTtlSeconds).toBe(600);
+    expect(c.database.path).toBe('./data/borderd.db'); // default where nobody says
+  });
+
+  it('reads every leaf from its BORDERD_ name, lists as JSON', () => {
+    const c = loadConfig({
+      env: { BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0, 1, 2]', BORDERD_WEBHOOKS_ALLOW_HTTP: 'false', BORDERD_DB: '/x/y.db' },
+    });
+    expect(c.delivery.retryScheduleSeconds).toEqual([0, 1, 2]);
+    expect(c.webhooks.allowHttp).toBe(false);
+    expect(c.database.path).toBe('/x/y.db');
+  });
+
+  it('ignores undefined flags', () => {
+    expect(loadConfig({ env: {}, flags: { 'server.port': undefined } }).server.port).toBe(8080);
+  });
+
+  it('stops on a bad value with one message naming the key and its source', () => {
+    expect(() => loadConfig({ env: { BORDERD_SERVER_PORT: '70000' } })).toThrow(
+      /invalid config: server\.port: .*65535.*environment variable BORDERD_SERVER_PORT/,
+    );
+    const path = file('log:\n  level: loud\n');
+    expect(() => loadConfig({ file: path, env: {} })).toThrow(/log\.level: .*config file/);
+  });
+
+  it('refuses unknown keys, so a typo is not silently ignored', () => {
+    const path = file('server:\n  prot: 1\n');
+    expect(() => loadConfig({ file: path, env: {} })).toThrow(/server: unknown key\(s\) prot/);
+  });
+
+  it('reports unreadable and non-YAML files as ConfigError', () => {
+    expect(() => loadConfig({ file: '/nonexistent/borderd.yaml', env: {} })).toThrow(ConfigError);
+    expect(() => loadConfig({ file: file('server: [unclosed'), env: {} })).toThrow(/not valid YAML/);
+  });
+});
