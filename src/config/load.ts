@@ -105,6 +105,16 @@ export function envLayer(env: NodeJS.ProcessEnv): { tree: Tree; sources: Map<str
   return { tree, sources };
 }
 
+/** A YAML key with nothing after it (a section whose keys are all commented out) means "not set". */
+function withoutNulls(tree: Tree): Tree {
+  const out: Tree = {};
+  for (const [k, v] of Object.entries(tree)) {
+    if (v === null) continue;
+    out[k] = isTree(v) ? withoutNulls(v) : v;
+  }
+  return out;
+}
+
 function readFileLayer(file: string): Tree {
   let text: string;
   try {
@@ -120,7 +130,7 @@ function readFileLayer(file: string): Tree {
   }
   if (parsed == null) return {};
   if (!isTree(parsed)) throw new ConfigError(`config file ${file} must hold a mapping of sections`);
-  return parsed;
+  return withoutNulls(parsed);
 }
 
 export function loadConfig(opts: LoadOptions = {}): Config {

@@ -61,3 +61,15 @@ describe('config layers', () => {
     expect(() => loadConfig({ file: file('server: [unclosed'), env: {} })).toThrow(/not valid YAML/);
   });
 });
+
+describe('example config files', () => {
+  const root = new URL('../../config/', import.meta.url).pathname;
+  it('development.yaml is the built-in defaults written out', () => {
+    expect(loadConfig({ file: join(root, 'development.yaml'), env: {} })).toEqual(loadConfig({ env: {} }));
+  });
+  it('production.yaml loads and is strict about callback URLs', () => {
+    const c = loadConfig({ file: join(root, 'production.yaml'), env: {} });
+    expect(c.webhooks).toMatchObject({ allowHttp: false, allowPrivateNetworks: false });
+    expect(c.server.trustProxy).toBe(true);
+  });
+});

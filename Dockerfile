@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# borderd: one image, the daemon and the CLI. Build: docker build -t borderd .
+# Run: docker run -p 8080:8080 -v borderd-data:/data borderd
+
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles from source when no prebuilt binary can be fetched.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json ./
+COPY scripts ./scripts
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production \
+    BORDERD_HOST=0.0.0.0 \
+    BORDERD_PORT=8080 \
+    BORDERD_DB=/data/borderd.db
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+COPY config ./config
+RUN mkdir -p /data && chown node:node /data && ln -s /app/bin/borderd.js /usr/local/bin/borderd
+USER node
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.BORDERD_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# exec form: borderd is PID 1's child-free main process and receives SIGTERM directly to drain.
+ENTRYPOINT ["node", "/app/bin/borderd.js"]
+CMD ["serve"]
