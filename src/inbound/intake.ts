@@ -1,0 +1,49 @@
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { newId } from '../domain/ids.js';
+import { getInboundEventByEventId, insertInboundEvent } from '../store/inbound-events.js';
+import { getOrganization } from '../store/organizations.js';
+import { INBOUND_SIGNAL, organizationForIca } from './ica-mapping.js';
+import type { InboundNotification } from './notification.js';
+
+export interface IntakeResult {
+  id: string;
+  eventId: string;
+  duplicate: boolean;
+  state: string;
+}
+
+/**
+ * Stores a validated notification with its exact bytes, once per eventId. The caller answers 200
+ * only after this returns, so an acknowledged notification is on disk; decryption happens later
+ * from the stored row. An ica that maps to no organization is kept as `unmatched`, never dropped.
+ */
+export function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): IntakeResult {
+  const now = ctx.clock.now();
+  const mapped = organizationForIca(ctx, n.ica);
+  const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
+  const id = newId('inb', now);
+  const stored = ctx.db
+    .transaction(() =>
+      insertInboundEvent(ctx.db, {
+        id,
+        eventId: n.eventId,
+        eventType: n.eventType,
+        eventCreatedDate: n.eventCreatedDate,
+        ica: n.ica,
+        orgId,
+        rawBody,
+        state: orgId ? 'received' : 'unmatched',
+        receivedAt: isoAt(now),
+      }),
+    )
+    .immediate();
+  if (!stored) {
+    const existing = getInboundEventByEventId(ctx.db, n.eventId)!;
+    ctx.log.info({ eventId: n.eventId, inboundId: existing.id }, 'duplicate card-network notification ignored');
+    return { id: existing.id, eventId: n.eventId, duplicate: true, state: existing.state };
+  }
+  if (orgId) ctx.signals.emit(INBOUND_SIGNAL);
+  else ctx.log.warn({ eventId: n.eventId, inboundId: id, ica: n.ica }, 'card-network notification for an unmapped ica stored as unmatched');
+  return { id, eventId: n.eventId, duplicate: false, state: orgId ? 'received' : 'unmatched' };
+}
