@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.js';
 
-export type InboundState = 'received' | 'decrypted' | 'failed' | 'unmatched';
-export const INBOUND_STATES: readonly InboundState[] = ['received', 'decrypted', 'failed', 'unmatched'];
+export const INBOUND_STATES = ['received', 'decrypted', 'failed', 'unmatched'] as const;
+export type InboundState = (typeof INBOUND_STATES)[number];
 
 export interface InboundEvent {
   id: string;

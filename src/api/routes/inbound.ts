@@ -4,6 +4,7 @@ import { receiveNotification } from '../../inbound/intake.js';
 import { inboundNotificationSchema } from '../../inbound/notification.js';
 import { senderChecker } from '../../inbound/sender-check.js';
 import { zodIssuesToFieldErrors, type RouteModule } from '../route.js';
+import { adminInboundRoutes } from './admin-inbound.js';
 
 const receivedResponse = z.object({
   received: z.literal(true),
@@ -16,7 +17,9 @@ const receivedResponse = z.object({
  * (IP allowlist, client-certificate header) runs before the body is validated, so a refused sender
  * learns nothing about what would be accepted; the body schema is therefore applied in the handler.
  */
-export const inboundRoutes: RouteModule = (api, { ctx }) => {
+export const inboundRoutes: RouteModule = (api, deps) => {
+  const { ctx } = deps;
+  adminInboundRoutes(api, deps);
   const checkSender = senderChecker(ctx.config.inbound);
   api.route({
     method: 'post',
