@@ -62,3 +62,18 @@ describe('admin inbound routes', () => {
     expect((await http.post('/admin/v1/inbound/events/zzz/retry').set('authorization', admin)).status).toBe(404);
   });
 });
+
+describe('openapi', () => {
+  it('describes the inbound and admin inbound routes', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const doc = (await http.get('/openapi.json')).body as { paths: Record<string, Record<string, { security: unknown[] }>> };
+    expect(doc.paths['/v1/webhooks/card-network']!.post!.security).toEqual([]);
+    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/admin/v1/inbound')).sort()).toEqual([
+      '/admin/v1/inbound/events',
+      '/admin/v1/inbound/events/{eventId}/retry',
+      '/admin/v1/inbound/icas',
+      '/admin/v1/inbound/icas/{ica}',
+    ]);
+  });
+});
