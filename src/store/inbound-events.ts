@@ -63,17 +63,9 @@ const toEvent = (r: Row): InboundEvent => ({
   updatedAt: r.updated_at,
 });
 
-export interface NewInboundEvent {
-  id: string;
-  eventId: string;
-  eventType: string;
-  eventCreatedDate: string;
-  ica: string;
-  orgId: string | null;
-  rawBody: string;
+export type NewInboundEvent = Pick<InboundEvent, 'id' | 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'orgId' | 'rawBody' | 'receivedAt'> & {
   state: 'received' | 'unmatched';
-  receivedAt: string;
-}
+};
 
 /** Inserts unless the eventId is already stored; true when this call stored it. */
 export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
