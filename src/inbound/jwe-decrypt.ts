@@ -35,6 +35,7 @@ export class JweDecryptError extends Error {
 export type ContentEncryption = 'A128GCM' | 'A192GCM' | 'A256GCM' | 'A128CBC-HS256';
 const CEK_BYTES: Record<ContentEncryption, number> = { A128GCM: 16, A192GCM: 24, A256GCM: 32, 'A128CBC-HS256': 32 };
 const STANDARD_IV_BYTES: Record<ContentEncryption, number> = { A128GCM: 12, A192GCM: 12, A256GCM: 12, 'A128CBC-HS256': 16 };
+const LIBRARY_GCM_IV_BYTES = 16;
 export const KEY_MANAGEMENT_ALGORITHMS = ['RSA-OAEP-256'] as const;
 export const CONTENT_ENCRYPTIONS = Object.keys(CEK_BYTES) as ContentEncryption[];
 
@@ -113,7 +114,8 @@ function decryptContent(p: Parsed, cek: Buffer): Buffer {
     const decipher = createDecipheriv('aes-128-cbc', cek.subarray(16), p.iv);
     return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
   }
-  if (p.iv.length < 12) throw new JweDecryptError('malformed_jwe', `the GCM IV has ${p.iv.length} bytes`, kid);
+  // 12 bytes is the standard; 16 is what the card network's library draws. Nothing else is taken.
+  if (p.iv.length !== 12 && p.iv.length !== LIBRARY_GCM_IV_BYTES) throw new JweDecryptError('malformed_jwe', `the GCM IV has ${p.iv.length} bytes; 12 (or 16 from the card network's library) are accepted`, kid);
   const decipher = createDecipheriv(`aes-${cek.length * 8}-gcm` as 'aes-256-gcm', cek, p.iv, { authTagLength: 16 });
   decipher.setAAD(aad);
   decipher.setAuthTag(p.tag);

@@ -84,3 +84,22 @@ describe('decryptJwe', () => {
     expect((await failure(decryptJwe('a.b.c', lookup))).code).toBe('malformed_jwe');
   });
 });
+
+describe('decryptJwe tolerance stays narrow', () => {
+  it('refuses a GCM IV of a length neither the standard nor the library uses', async () => {
+    const parts = (await joseToken({ a: 1 }, key)).split('.');
+    parts[2] = Buffer.alloc(20, 1).toString('base64url');
+    const err = await failure(decryptJwe(parts.join('.'), lookup));
+    expect(err.code).toBe('malformed_jwe');
+    expect(err.message).toMatch(/20 bytes/);
+  });
+
+  it('refuses a truncated GCM tag even on the tolerant path', async () => {
+    const cert = selfSignedCertificate(key, tempDir());
+    const parts = cardNetworkLibraryToken({ a: 1 }, cert).split('.');
+    parts[4] = Buffer.from(parts[4]!, 'base64').subarray(0, 12).toString('base64url');
+    const err = await failure(decryptJwe(parts.join('.'), lookup));
+    expect(err.code).toBe('decryption_failed');
+    expect(err.message).toMatch(/16 are required/);
+  });
+});
