@@ -1,9 +1,10 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
-import { getInboundEventByEventId, insertInboundEvent } from '../store/inbound-events.js';
+import { getInboundEventByEventId, insertInboundEvent, replaceFailedCopy } from '../store/inbound-events.js';
 import { getOrganization } from '../store/organizations.js';
 import { INBOUND_SIGNAL, organizationForIca } from './ica-mapping.js';
+import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
 
 export interface IntakeResult {
@@ -17,6 +18,8 @@ export interface IntakeResult {
  * Stores a validated notification with its exact bytes, once per eventId. The caller answers 200
  * only after this returns, so an acknowledged notification is on disk; decryption happens later
  * from the stored row. An ica that maps to no organization is kept as `unmatched`, never dropped.
+ * A second copy of an eventId is ignored, except when the stored copy failed for its content (an
+ * altered token): then the new copy replaces it, since that copy was never processed.
  */
 export function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): IntakeResult {
   const now = ctx.clock.now();
@@ -39,7 +42,15 @@ export function receiveNotification(ctx: AppContext, n: InboundNotification, raw
     )
     .immediate();
   if (!stored) {
+    const replaced = ctx.db
+      .transaction(() => replaceFailedCopy(ctx.db, { eventId: n.eventId, eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, ica: n.ica, rawBody }, CONTENT_FAILURES, isoAt(now)))
+      .immediate();
     const existing = getInboundEventByEventId(ctx.db, n.eventId)!;
+    if (replaced) {
+      ctx.log.warn({ eventId: n.eventId, inboundId: existing.id }, 'redelivered card-network notification replaces a copy that failed decryption');
+      ctx.signals.emit(INBOUND_SIGNAL);
+      return { id: existing.id, eventId: n.eventId, duplicate: true, state: existing.state };
+    }
     ctx.log.info({ eventId: n.eventId, inboundId: existing.id }, 'duplicate card-network notification ignored');
     return { id: existing.id, eventId: n.eventId, duplicate: true, state: existing.state };
   }

@@ -17,6 +17,9 @@ import { compactDecrypt, errors as joseErrors } from 'jose';
  */
 export type DecryptFailureCode = 'malformed_jwe' | 'unsupported_algorithm' | 'missing_kid' | 'unknown_kid' | 'key_mismatch' | 'decryption_failed';
 
+/** Failures caused by the token's bytes themselves: no key import cures them, only a new copy. */
+export const CONTENT_FAILURES: readonly DecryptFailureCode[] = ['malformed_jwe', 'unsupported_algorithm', 'missing_kid', 'decryption_failed'];
+
 export class JweDecryptError extends Error {
   override name = 'JweDecryptError';
   constructor(
@@ -28,7 +31,7 @@ export class JweDecryptError extends Error {
   }
   /** Failures that a key import can cure are retried; a malformed or tampered token never changes. */
   get retryable(): boolean {
-    return this.code === 'unknown_kid' || this.code === 'key_mismatch';
+    return !CONTENT_FAILURES.includes(this.code);
   }
 }
 

@@ -80,6 +80,24 @@ export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
   return result.changes === 1;
 }
 
+/**
+ * A redelivery of an eventId whose stored copy failed for its content (altered, malformed) takes
+ * the stored copy's place and is queued; true when it did. Rows that decrypted, wait for a key or
+ * came for another ica are left alone.
+ */
+export function replaceFailedCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'rawBody'>, contentFailures: readonly string[], nowIso: string): boolean {
+  return (
+    db
+      .prepare(
+        `UPDATE inbound_events SET raw_body = ?, event_type = ?, event_created_date = ?, state = 'received', attempts = 0,
+           next_attempt_at = ?, updated_at = ?
+         WHERE event_id = ? AND ica = ? AND state = 'failed' AND org_id IS NOT NULL
+           AND failure_code IN (SELECT value FROM json_each(?))`,
+      )
+      .run(e.rawBody, e.eventType, e.eventCreatedDate, nowIso, nowIso, e.eventId, e.ica, JSON.stringify(contentFailures)).changes === 1
+  );
+}
+
 export function getInboundEventByEventId(db: Db, eventId: string): InboundEvent | undefined {
   const row = db.prepare('SELECT * FROM inbound_events WHERE event_id = ?').get(eventId) as Row | undefined;
   return row && toEvent(row);

@@ -91,6 +91,30 @@ describe('inbound decryption', () => {
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
   });
 
+  it('a redelivered genuine copy replaces a copy that failed for its content, and decrypts', async () => {
+    const { ctx, org, post } = setup();
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const genuine = await joseToken({ ok: 'genuine' }, right);
+    const parts = genuine.split('.');
+    parts[3] = Buffer.from(parts[3]!, 'base64url').reverse().toString('base64url');
+    await post(notification(parts.join('.')));
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    const again = await post(notification(genuine));
+    expect(again.body).toEqual({ received: true, eventId: 'ev-1', duplicate: true });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 'genuine' });
+    expect(state(ctx, 'ev-1').rawBody).toBe(JSON.stringify(notification(genuine)));
+  });
+
+  it('a redelivery does not replace a copy that failed for want of a key', async () => {
+    const { ctx, post } = setup({ 'inbound.decryptRetrySeconds': [] });
+    const first = notification(await joseToken({ n: 1 }, right));
+    await post(first);
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    await post(notification(await joseToken({ n: 2 }, right)));
+    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
+  });
+
   it('an unmatched ica waits, then is decrypted once the ica is mapped', async () => {
     const { ctx, org, post } = setup();
     const key = generateCardNetworkKey(ctx, org.id);
