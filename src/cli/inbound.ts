@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { listMappings, mapIca, unmapIca } from '../inbound/ica-mapping.js';
-import { listInbound, retryInbound, showInbound } from '../inbound/inbound-events.js';
+import { listInbound, retryInbound, showInbound } from '../inbound/event-queue.js';
 import { INBOUND_STATES, type InboundState } from '../store/inbound-events.js';
 import { CliExit, output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
 

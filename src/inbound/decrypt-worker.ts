@@ -1,10 +1,8 @@
 import type { AppContext } from '../context.js';
 import type { Worker } from '../workers.js';
 import { decryptDue } from './decryption.js';
-import { INBOUND_SIGNAL, matchPendingIcas } from './ica-mapping.js';
-
-/** Emitted after each pass with its counts, so tests and tools can await the worker instead of sleeping. */
-export const INBOUND_PASS_SIGNAL = 'inbound:pass';
+import { matchPendingIcas } from './ica-mapping.js';
+import { INBOUND_PASS_SIGNAL, INBOUND_SIGNAL } from './signals.js';
 
 /**
  * Runs decryption in `borderd serve`: woken at once after an intake commit (ctx.signals), and on a

@@ -2,9 +2,8 @@ import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { getOrganization } from '../store/organizations.js';
+import { INBOUND_SIGNAL } from './signals.js';
 import { deleteIcaMapping, getIcaMapping, listIcaMappings, matchUnmatched, unmatchedIcas, upsertIcaMapping } from '../store/inbound-events.js';
-
-export const INBOUND_SIGNAL = 'inbound';
 
 export interface IcaMappingView {
   ica: string;

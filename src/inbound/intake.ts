@@ -3,7 +3,8 @@ import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { getInboundEventByEventId, insertInboundEvent, replaceFailedCopy } from '../store/inbound-events.js';
 import { getOrganization } from '../store/organizations.js';
-import { INBOUND_SIGNAL, organizationForIca } from './ica-mapping.js';
+import { organizationForIca } from './ica-mapping.js';
+import { INBOUND_SIGNAL } from './signals.js';
 import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listMappings, mapIca, unmapIca } from '../../inbound/ica-mapping.js';
-import { listInbound, retryInbound } from '../../inbound/inbound-events.js';
+import { listInbound, retryInbound } from '../../inbound/event-queue.js';
 import { INBOUND_STATES } from '../../store/inbound-events.js';
 import type { RouteModule } from '../route.js';
 

@@ -3,7 +3,7 @@ import { isoAt } from '../domain/clock.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { getInboundEventByEventId, listInboundEvents, requeueAllFailed, requeueInboundEvent, type InboundEvent, type InboundFilter } from '../store/inbound-events.js';
 import { payloadSealContext } from './decryption.js';
-import { INBOUND_SIGNAL } from './ica-mapping.js';
+import { INBOUND_SIGNAL } from './signals.js';
 
 /** What operators see of a stored notification: never the sealed payload or the raw JWE. */
 export interface InboundEventView {
