@@ -24,38 +24,30 @@ export interface IntakeResult {
  */
 export function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): IntakeResult {
   const now = ctx.clock.now();
-  const mapped = organizationForIca(ctx, n.ica);
-  const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
+  const at = isoAt(now);
   const id = newId('inb', now);
-  const stored = ctx.db
-    .transaction(() =>
-      insertInboundEvent(ctx.db, {
-        id,
-        eventId: n.eventId,
-        eventType: n.eventType,
-        eventCreatedDate: n.eventCreatedDate,
-        ica: n.ica,
-        orgId,
-        rawBody,
-        state: orgId ? 'received' : 'unmatched',
-        receivedAt: isoAt(now),
-      }),
-    )
+  // One transaction: the organization lookup, the insert, and on a duplicate the replacement check.
+  const { outcome, orgId } = ctx.db
+    .transaction(() => {
+      const mapped = organizationForIca(ctx, n.ica);
+      const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
+      const fields = { eventId: n.eventId, eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, ica: n.ica, rawBody };
+      if (insertInboundEvent(ctx.db, { ...fields, id, orgId, state: orgId ? 'received' : 'unmatched', receivedAt: at })) return { outcome: 'stored' as const, orgId };
+      return { outcome: replaceFailedCopy(ctx.db, fields, CONTENT_FAILURES, at) ? ('replaced' as const) : ('duplicate' as const), orgId };
+    })
     .immediate();
-  if (!stored) {
-    const replaced = ctx.db
-      .transaction(() => replaceFailedCopy(ctx.db, { eventId: n.eventId, eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, ica: n.ica, rawBody }, CONTENT_FAILURES, isoAt(now)))
-      .immediate();
-    const existing = getInboundEventByEventId(ctx.db, n.eventId)!;
-    if (replaced) {
-      ctx.log.warn({ eventId: n.eventId, inboundId: existing.id }, 'redelivered card-network notification replaces a copy that failed decryption');
-      ctx.signals.emit(INBOUND_SIGNAL);
-      return { id: existing.id, eventId: n.eventId, duplicate: true, state: existing.state };
-    }
-    ctx.log.info({ eventId: n.eventId, inboundId: existing.id }, 'duplicate card-network notification ignored');
-    return { id: existing.id, eventId: n.eventId, duplicate: true, state: existing.state };
+
+  if (outcome === 'stored') {
+    if (orgId) ctx.signals.emit(INBOUND_SIGNAL);
+    else ctx.log.warn({ eventId: n.eventId, inboundId: id, ica: n.ica }, 'card-network notification for an unmapped ica stored as unmatched');
+    return { id, eventId: n.eventId, duplicate: false, state: orgId ? 'received' : 'unmatched' };
   }
-  if (orgId) ctx.signals.emit(INBOUND_SIGNAL);
-  else ctx.log.warn({ eventId: n.eventId, inboundId: id, ica: n.ica }, 'card-network notification for an unmapped ica stored as unmatched');
-  return { id, eventId: n.eventId, duplicate: false, state: orgId ? 'received' : 'unmatched' };
+  const existing = getInboundEventByEventId(ctx.db, n.eventId)!;
+  if (outcome === 'replaced') {
+    ctx.log.warn({ eventId: n.eventId, inboundId: existing.id }, 'redelivered card-network notification replaces a copy that failed decryption');
+    ctx.signals.emit(INBOUND_SIGNAL);
+  } else {
+    ctx.log.info({ eventId: n.eventId, inboundId: existing.id }, 'duplicate card-network notification ignored');
+  }
+  return { id: existing.id, eventId: n.eventId, duplicate: true, state: existing.state };
 }
