@@ -74,6 +74,12 @@ describe('inbound notifications through the real daemon and CLI', () => {
       expect(await cli(['inbound', 'retry', '--failed'])).toEqual({ requeued: 1 });
       expect(await waitFor('p-3', 'decrypted')).toMatchObject({ payload: { n: 'late' }, failureCode: null });
 
+      // A burst: every acknowledged notification is on disk.
+      const burst = await Promise.all(Array.from({ length: 100 }, (_, i) => post(notification(toGenerated, { eventId: `b-${i}`, ica: 'burst' }))));
+      expect(burst.map((r) => r.status)).toEqual(Array(100).fill(200));
+      const unmatched = (await cli(['inbound', 'list', '--state', 'unmatched', '--limit', '1000'])) as { eventId: string }[];
+      expect(unmatched.map((e) => e.eventId).sort()).toEqual(Array.from({ length: 100 }, (_, i) => `b-${i}`).sort());
+
       expect(await cli(['keys', 'card-network', 'remove', generated.kid])).toMatchObject({ kid: generated.kid });
       const missing = await runCli(['keys', 'card-network', 'remove', generated.kid, ...db]);
       expect(missing.code).toBe(1);
