@@ -1,6 +1,8 @@
 import yargs, { type CommandModule } from 'yargs';
 import { VERSION } from '../version.js';
 import { reportError } from './context.js';
+import { inboundCommand } from './inbound.js';
+import { keysCommand } from './keys.js';
 import { clientsCommand, orgsCommand } from './orgs.js';
 import { migrateCommand, serveCommand } from './serve.js';
 
@@ -10,6 +12,8 @@ const commands: CommandModule<object, never>[] = [
   migrateCommand as CommandModule<object, never>,
   orgsCommand as CommandModule<object, never>,
   clientsCommand as CommandModule<object, never>,
+  keysCommand as CommandModule<object, never>,
+  inboundCommand as CommandModule<object, never>,
 ];
 
 export async function main(argv: string[]): Promise<void> {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -8,6 +9,13 @@ import { z } from 'zod';
 
 const port = z.number().int().min(0).max(65535);
 const positiveMs = z.number().int().positive();
+
+function isCidr(value: string): boolean {
+  const [address = '', prefix, ...rest] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
 
 export const serverSchema = z
   .strictObject({
@@ -88,12 +96,20 @@ export const inboundSchema = z
   .strictObject({
     /** Path segment of the card-network endpoint: POST /v1/webhooks/<pathName>. */
     pathName: z.string().regex(/^[a-z0-9-]+$/).default('card-network'),
-    /** CIDR ranges allowed to post; empty means no IP check. */
-    allowlist: z.array(z.string()).default([]),
+    /** CIDR ranges (IPv4 or IPv6) allowed to post; empty means no IP check. */
+    allowlist: z
+      .array(z.string().refine((v) => isCidr(v), 'must be an IPv4 or IPv6 address or CIDR range, e.g. 203.0.113.0/24'))
+      .default([]),
     /** Header set by a TLS terminator after verifying the client certificate, and the value it must hold. */
     clientCertHeader: z.object({ name: z.string().min(1), value: z.string().min(1) }).optional(),
     /** ica -> organization id. */
     icaOrganizations: z.record(z.string(), z.string()).default({}),
+    /** Delays in seconds before each decryption retry of a key-related failure; after the last, the event is failed (dead letter). */
+    decryptRetrySeconds: z.array(z.number().min(0)).default([10, 60, 300, 1800]),
+    /** How often the decryption worker looks for due rows written by other processes. */
+    pollIntervalMs: positiveMs.default(1000),
+    /** Rows decrypted per worker pass. */
+    batchSize: z.number().int().min(1).max(1000).default(50),
   })
   .prefault({});
 

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { badRequest } from '../../domain/errors.js';
+import { receiveNotification } from '../../inbound/intake.js';
+import { inboundNotificationSchema } from '../../inbound/notification.js';
+import { senderChecker } from '../../inbound/sender-check.js';
+import { zodIssuesToFieldErrors, type RouteModule } from '../route.js';
+import { adminInboundRoutes } from './admin-inbound.js';
+
+const receivedResponse = z.object({
+  received: z.literal(true),
+  eventId: z.string(),
+  duplicate: z.boolean(),
+});
+
+/**
+ * Endpoint 6: the card network posts notifications here, without a bearer token. The sender check
+ * (IP allowlist, client-certificate header) runs before the body is validated, so a refused sender
+ * learns nothing about what would be accepted; the body schema is therefore applied in the handler.
+ */
+export const inboundRoutes: RouteModule = (api, deps) => {
+  const { ctx } = deps;
+  adminInboundRoutes(api, deps);
+  const checkSender = senderChecker(ctx.config.inbound);
+  api.route({
+    method: 'post',
+    path: `/v1/webhooks/${ctx.config.inbound.pathName}`,
+    summary: 'Receive a card-network notification',
+    description:
+      'Body: eventId, eventType, eventCreatedDate, ica (strings, 1 to 255 characters) and data (the compact JWE string, or an object holding it in one member). ' +
+      'Stored as received before the 200; the same eventId again answers 200 without being processed twice. Decryption runs afterwards.',
+    tags: ['inbound'],
+    auth: 'none',
+    responses: {
+      200: { description: 'stored (or already stored)', schema: receivedResponse },
+      400: { description: 'a field is missing, too long, not a string, or data is not a JWE' },
+      403: { description: 'the sender is outside the allowlist or lacks the client-certificate header' },
+    },
+    handler: ({ req }) => {
+      checkSender({ ip: req.ip, header: (name) => req.get(name) });
+      const parsed = inboundNotificationSchema.safeParse(req.body ?? {});
+      if (!parsed.success) {
+        const errors = zodIssuesToFieldErrors(parsed.error, 'body');
+        throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
+      }
+      if (!req.rawBody) throw badRequest('validation_failed', 'the body must be a JSON object', [{ path: 'body', message: 'required' }]);
+      const result = receiveNotification(ctx, parsed.data, req.rawBody.toString('utf8'));
+      return { status: 200, body: { received: true, eventId: result.eventId, duplicate: result.duplicate } };
+    },
+  });
+};

@@ -1,0 +1,82 @@
+import type { CommandModule } from 'yargs';
+import { listMappings, mapIca, unmapIca } from '../inbound/ica-mapping.js';
+import { listInbound, retryInbound, showInbound } from '../inbound/event-queue.js';
+import { INBOUND_STATES, type InboundState } from '../store/inbound-events.js';
+import { CliExit, output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+
+export const inboundCommand: CommandModule = {
+  command: 'inbound',
+  describe: 'Card-network notifications received (list, show, retry) and ica mappings',
+  builder: (y) =>
+    withCommonOptions(y)
+      .command<CommonArgs & { state?: InboundState; eventType?: string; limit: number; startingAfter?: string }>(
+        'list',
+        'List received notifications, oldest first',
+        (c) =>
+          c
+            .option('state', { choices: INBOUND_STATES, describe: 'only this state' })
+            .option('event-type', { type: 'string', describe: 'only this eventType' })
+            .option('limit', { type: 'number', default: 100 })
+            .option('starting-after', { type: 'string', describe: 'id (inb_…) to page after' }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const rows = listInbound(ctx, { state: args.state, eventType: args.eventType, limit: args.limit, startingAfter: args.startingAfter });
+            output(args, rows, () =>
+              table(rows as unknown as Record<string, unknown>[], ['id', 'eventId', 'eventType', 'ica', 'organizationId', 'state', 'attempts', 'failureCode', 'receivedAt']),
+            );
+          }),
+      )
+      .command<CommonArgs & { eventId: string }>(
+        'show <eventId>',
+        'Show one notification with its decrypted payload',
+        (c) => c.positional('eventId', { type: 'string', demandOption: true }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const event = showInbound(ctx, args.eventId);
+            output(args, event, () => {
+              const { payload, ...meta } = event;
+              const lines = Object.entries(meta).map(([k, v]) => `${k}: ${v ?? '-'}`);
+              return [...lines, 'payload:', payload === null ? '(not decrypted)' : JSON.stringify(payload, null, 2)].join('\n');
+            });
+          }),
+      )
+      .command<CommonArgs & { eventId?: string; failed: boolean }>(
+        'retry [eventId]',
+        'Requeue a failed notification (or every failed one with --failed) for decryption',
+        (c) => c.positional('eventId', { type: 'string' }).option('failed', { type: 'boolean', default: false, describe: 'every notification in the failed state' }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            if (!args.eventId === !args.failed) throw new CliExit(2, 'name one EVENT_ID or pass --failed');
+            const result = retryInbound(ctx, args.eventId ? { eventId: args.eventId } : { allFailed: true });
+            output(args, result, () => `requeued ${result.requeued} notification(s); a running borderd serve decrypts them within inbound.pollIntervalMs`);
+          }),
+      )
+      .command<CommonArgs & { ica: string; org: string }>(
+        'map-ica <ica>',
+        'Map an ica to an organization; its unmatched notifications are queued',
+        (c) => c.positional('ica', { type: 'string', demandOption: true }).option('org', { type: 'string', demandOption: true, describe: 'organization id' }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const result = mapIca(ctx, args.ica, args.org);
+            output(args, result, () => `ica ${args.ica} -> ${result.mapping.organizationId} (${result.mapping.source}); ${result.requeued} waiting notification(s) queued`);
+          }),
+      )
+      .command<CommonArgs & { ica: string }>(
+        'unmap-ica <ica>',
+        'Remove a database ica mapping (config mappings live in the config file)',
+        (c) => c.positional('ica', { type: 'string', demandOption: true }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            unmapIca(ctx, args.ica);
+            output(args, { ica: args.ica, removed: true }, () => `removed mapping of ica ${args.ica}`);
+          }),
+      )
+      .command<CommonArgs>('icas', 'List ica mappings (config and database)', (c) => c, (args) =>
+        runWithContext(args, (ctx) => {
+          const rows = listMappings(ctx);
+          output(args, rows, () => table(rows as unknown as Record<string, unknown>[], ['ica', 'organizationId', 'source', 'createdAt']));
+        }),
+      )
+      .demandCommand(1),
+  handler: () => undefined,
+};

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import type { CommandModule } from 'yargs';
+import { generateCardNetworkKey, importCardNetworkKey, listKeys, removeCardNetworkKey } from '../inbound/keyring.js';
+import { CliExit, output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+
+const cardNetworkCommand: CommandModule = {
+  command: 'card-network',
+  describe: 'Card-network decryption keys of organizations (generate, import, list, remove)',
+  builder: (y) =>
+    withCommonOptions(y)
+      .command<CommonArgs & { org: string; bits: number; cn?: string }>(
+        'generate',
+        'Generate an RSA key pair; prints the public key and a CSR for the card network',
+        (c) =>
+          c
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
+            .option('bits', { type: 'number', default: 2048, describe: 'RSA modulus length (2048 or more)' })
+            .option('cn', { type: 'string', describe: 'common name of the CSR subject' }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const key = generateCardNetworkKey(ctx, args.org, { bits: args.bits, ...(args.cn ? { commonName: args.cn } : {}) });
+            output(args, key, () =>
+              [`generated card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})`, `kid: ${key.kid}`, '', key.publicKey.trimEnd(), '', key.csr.trimEnd()].join('\n'),
+            );
+          }),
+      )
+      .command<CommonArgs & { org: string; privateKey: string; kid?: string }>(
+        'import',
+        'Import a private key (PEM or DER, PKCS#8 or PKCS#1); kid defaults to its SHA-256 SPKI fingerprint',
+        (c) =>
+          c
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
+            .option('private-key', { type: 'string', demandOption: true, describe: 'file holding the private key' })
+            .option('kid', { type: 'string', describe: 'the kid the card network sends for this key, when it is not the SPKI fingerprint' }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            let bytes: Buffer;
+            try {
+              bytes = readFileSync(args.privateKey);
+            } catch (err) {
+              throw new CliExit(1, `cannot read ${args.privateKey}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+            }
+            const passphrase = process.env.BORDERD_KEY_PASSPHRASE;
+            const key = importCardNetworkKey(ctx, args.org, bytes, { ...(args.kid ? { kid: args.kid } : {}), ...(passphrase ? { passphrase } : {}) });
+            output(args, key, () => `imported card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})\nkid: ${key.kid}`);
+          }),
+      )
+      .command<CommonArgs & { org?: string }>(
+        'list',
+        'List card-network keys',
+        (c) => c.option('org', { type: 'string', describe: 'only this organization' }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const keys = listKeys(ctx, args.org);
+            output(args, keys, () => table(keys as unknown as Record<string, unknown>[], ['id', 'organizationId', 'kid', 'bits', 'source', 'createdAt']));
+          }),
+      )
+      .command<CommonArgs & { kid: string; org?: string }>(
+        'remove <kid>',
+        'Remove a key by kid (or key id cnk_…); notifications for that kid then fail until a key for it is back',
+        (c) => c.positional('kid', { type: 'string', demandOption: true }).option('org', { type: 'string', describe: 'organization id, when the kid exists in several' }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const key = removeCardNetworkKey(ctx, args.kid, args.org);
+            output(args, key, () => `removed card-network key ${key.id} (kid ${key.kid}) of ${key.organizationId}`);
+          }),
+      )
+      .demandCommand(1),
+  handler: () => undefined,
+};
+
+export const keysCommand: CommandModule = {
+  command: 'keys',
+  describe: 'Manage keys (card-network)',
+  builder: (y) => withCommonOptions(y).command(cardNetworkCommand).demandCommand(1),
+  handler: () => undefined,
+};

@@ -1,0 +1,59 @@
+import type { AppContext } from '../context.js';
+import type { Worker } from '../workers.js';
+import { decryptDue } from './decryption.js';
+import { matchPendingIcas } from './ica-mapping.js';
+import { INBOUND_PASS_SIGNAL, INBOUND_SIGNAL } from './signals.js';
+
+/**
+ * Runs decryption in `borderd serve`: woken at once after an intake commit (ctx.signals), and on a
+ * poll, because CLI commands in other processes (retry, key import, ica mapping) write the same file.
+ * One pass at a time; stop() waits for the pass in flight, so SIGTERM leaves no half-recorded attempt.
+ */
+export function createDecryptWorker(ctx: AppContext): Worker {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  const pass = async (): Promise<void> => {
+    do {
+      again = false;
+      try {
+        matchPendingIcas(ctx);
+        const counts = await decryptDue(ctx);
+        ctx.signals.emit(INBOUND_PASS_SIGNAL, counts);
+        // A full batch means more rows may be due right now.
+        if (counts.decrypted + counts.retry + counts.failed + counts.skipped >= ctx.config.inbound.batchSize) again = true;
+      } catch (err) {
+        ctx.log.error({ err }, 'inbound decryption pass failed');
+      }
+    } while (again && !stopped);
+  };
+
+  const wake = (): void => {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = pass().finally(() => {
+      running = undefined;
+    });
+  };
+
+  return {
+    name: 'inbound-decrypt',
+    start() {
+      ctx.signals.on(INBOUND_SIGNAL, wake);
+      timer = setInterval(wake, ctx.config.inbound.pollIntervalMs);
+      timer.unref();
+      wake();
+    },
+    async stop() {
+      stopped = true;
+      ctx.signals.off(INBOUND_SIGNAL, wake);
+      if (timer) clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { dueInboundEvents, recordAttempt, type InboundEvent } from '../store/inbound-events.js';
+import { decryptJwe, JweDecryptError } from './jwe-decrypt.js';
+import { privateKeyFor } from './keyring.js';
+import { compactJweOf, inboundNotificationSchema } from './notification.js';
+
+/**
+ * One decryption attempt per due row, from the stored raw body. Key-related failures (unknown kid,
+ * wrong key) are retried on inbound.decryptRetrySeconds, since the operator may be importing the key;
+ * a malformed or tampered token, or the last retry, ends in `failed` with its reason (the dead
+ * letter), from where `borderd inbound retry` requeues it.
+ */
+export const payloadSealContext = (id: string) => `inbound_events.payload:${id}`;
+
+export type AttemptOutcome = 'decrypted' | 'retry' | 'failed' | 'skipped';
+
+/** The delay before the retry that follows attempt number `attempt` (1-based), or undefined when none is left. */
+export function retryDelayMs(schedule: number[], attempt: number): number | undefined {
+  const seconds = schedule[attempt - 1];
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+async function attempt(ctx: AppContext, row: InboundEvent): Promise<AttemptOutcome> {
+  const now = ctx.clock.now();
+  const at = isoAt(now);
+  const orgId = row.orgId!;
+  try {
+    const parsed = inboundNotificationSchema.safeParse(JSON.parse(row.rawBody));
+    if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');
+    const out = await decryptJwe(compactJweOf(parsed.data.data), (kid) => privateKeyFor(ctx, orgId, kid));
+    const payloadEnc = ctx.secrets.seal(out.plaintext, payloadSealContext(row.id));
+    const done = recordAttempt(ctx.db, row.id, row.attempts, { state: 'decrypted', kid: out.kid, payloadEnc, at });
+    if (done) ctx.log.info({ inboundId: row.id, eventId: row.eventId, orgId, kid: out.kid, enc: out.enc, tolerated: out.tolerated }, 'card-network notification decrypted');
+    return done ? 'decrypted' : 'skipped';
+  } catch (err) {
+    const known = err instanceof JweDecryptError ? err : undefined;
+    const code = known?.code ?? 'internal_error';
+    const reason = known?.message ?? `unexpected error: ${(err as Error).message}`;
+    const attemptNo = row.attempts + 1;
+    const delay = known && !known.retryable ? undefined : retryDelayMs(ctx.config.inbound.decryptRetrySeconds, attemptNo);
+    const next = delay === undefined ? null : isoAt(now + delay);
+    const done = recordAttempt(ctx.db, row.id, row.attempts, {
+      state: next ? 'received' : 'failed',
+      kid: known?.kid ?? null,
+      failureCode: code,
+      failureReason: reason,
+      nextAttemptAt: next,
+      at,
+    });
+    const log = { inboundId: row.id, eventId: row.eventId, orgId, attempt: attemptNo, code, reason, nextAttemptAt: next };
+    if (next) ctx.log.warn(log, 'card-network notification decryption failed; will retry');
+    else ctx.log.error(log, 'card-network notification decryption failed; moved to the failed (dead-letter) state');
+    if (!done) return 'skipped';
+    return next ? 'retry' : 'failed';
+  }
+}
+
+/** Attempts every due row (up to batchSize); returns what happened to each. */
+export async function decryptDue(ctx: AppContext): Promise<Record<AttemptOutcome, number>> {
+  const counts: Record<AttemptOutcome, number> = { decrypted: 0, retry: 0, failed: 0, skipped: 0 };
+  for (const row of dueInboundEvents(ctx.db, isoAt(ctx.clock.now()), ctx.config.inbound.batchSize)) {
+    counts[await attempt(ctx, row)]++;
+  }
+  return counts;
+}

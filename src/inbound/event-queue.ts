@@ -1,0 +1,80 @@
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { conflict, notFound } from '../domain/errors.js';
+import { getInboundEventByEventId, listInboundEvents, requeueAllFailed, requeueInboundEvent, type InboundEvent, type InboundFilter } from '../store/inbound-events.js';
+import { payloadSealContext } from './decryption.js';
+import { INBOUND_SIGNAL } from './signals.js';
+
+/** What operators see of a stored notification: never the sealed payload or the raw JWE. */
+export interface InboundEventView {
+  id: string;
+  eventId: string;
+  eventType: string;
+  eventCreatedDate: string;
+  ica: string;
+  organizationId: string | null;
+  state: InboundEvent['state'];
+  attempts: number;
+  nextAttemptAt: string | null;
+  failureCode: string | null;
+  failureReason: string | null;
+  kid: string | null;
+  receivedAt: string;
+  decryptedAt: string | null;
+}
+
+export function toView(e: InboundEvent): InboundEventView {
+  return {
+    id: e.id,
+    eventId: e.eventId,
+    eventType: e.eventType,
+    eventCreatedDate: e.eventCreatedDate,
+    ica: e.ica,
+    organizationId: e.orgId,
+    state: e.state,
+    attempts: e.attempts,
+    nextAttemptAt: e.nextAttemptAt,
+    failureCode: e.failureCode,
+    failureReason: e.failureReason,
+    kid: e.kid,
+    receivedAt: e.receivedAt,
+    decryptedAt: e.decryptedAt,
+  };
+}
+
+export function listInbound(ctx: AppContext, filter: InboundFilter): InboundEventView[] {
+  return listInboundEvents(ctx.db, filter).map(toView);
+}
+
+/** One notification with its decrypted payload (parsed JSON when it is JSON). */
+export function showInbound(ctx: AppContext, eventId: string): InboundEventView & { payload: unknown } {
+  const row = getInboundEventByEventId(ctx.db, eventId);
+  if (!row) throw notFound(`inbound event ${eventId}`);
+  let payload: unknown = null;
+  if (row.payloadEnc) {
+    const text = ctx.secrets.open(row.payloadEnc, payloadSealContext(row.id));
+    try {
+      payload = JSON.parse(text);
+    } catch {
+      payload = text;
+    }
+  }
+  return { ...toView(row), payload };
+}
+
+/** Requeues one failed notification (or all of them) for decryption now. */
+export function retryInbound(ctx: AppContext, target: { eventId: string } | { allFailed: true }): { requeued: number } {
+  const nowIso = isoAt(ctx.clock.now());
+  let requeued: number;
+  if ('eventId' in target) {
+    const row = getInboundEventByEventId(ctx.db, target.eventId);
+    if (!row) throw notFound(`inbound event ${target.eventId}`);
+    if (row.state === 'decrypted') throw conflict('already_decrypted', `inbound event ${target.eventId} is already decrypted`);
+    if (row.state === 'unmatched') throw conflict('unmatched_ica', `inbound event ${target.eventId} has ica ${row.ica}, which maps to no organization; map it first`);
+    requeued = requeueInboundEvent(ctx.db, row.id, nowIso) ? 1 : 0;
+  } else {
+    requeued = requeueAllFailed(ctx.db, nowIso);
+  }
+  if (requeued > 0) ctx.signals.emit(INBOUND_SIGNAL);
+  return { requeued };
+}

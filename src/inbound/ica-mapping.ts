@@ -1,0 +1,56 @@
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { getOrganization } from '../store/organizations.js';
+import { INBOUND_SIGNAL } from './signals.js';
+import { deleteIcaMapping, getIcaMapping, listIcaMappings, matchUnmatched, unmatchedIcas, upsertIcaMapping } from '../store/inbound-events.js';
+
+export interface IcaMappingView {
+  ica: string;
+  organizationId: string;
+  source: 'config' | 'database';
+  createdAt: string | null;
+}
+
+/** Config (inbound.icaOrganizations) wins over the table, so a deployment file is the last word. */
+export function organizationForIca(ctx: AppContext, ica: string): string | undefined {
+  return ctx.config.inbound.icaOrganizations[ica] ?? getIcaMapping(ctx.db, ica)?.orgId;
+}
+
+export function listMappings(ctx: AppContext): IcaMappingView[] {
+  const fromConfig = Object.entries(ctx.config.inbound.icaOrganizations).map(([ica, organizationId]) => ({ ica, organizationId, source: 'config' as const, createdAt: null }));
+  const configured = new Set(fromConfig.map((m) => m.ica));
+  const fromDb = listIcaMappings(ctx.db)
+    .filter((m) => !configured.has(m.ica))
+    .map((m) => ({ ica: m.ica, organizationId: m.orgId, source: 'database' as const, createdAt: m.createdAt }));
+  return [...fromConfig, ...fromDb].sort((a, b) => a.ica.localeCompare(b.ica));
+}
+
+/** Maps an ica to an organization and queues the notifications that were waiting for it. */
+export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: IcaMappingView; requeued: number } {
+  if (!ica || ica.length > 255) throw badRequest('invalid_ica', 'ica must be 1 to 255 characters');
+  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  const now = ctx.clock.now();
+  const requeued = ctx.db.transaction(() => {
+    upsertIcaMapping(ctx.db, { ica, orgId, createdAt: isoAt(now) });
+    return matchUnmatched(ctx.db, ica, organizationForIca(ctx, ica)!, isoAt(now));
+  }).immediate();
+  if (requeued > 0) ctx.signals.emit(INBOUND_SIGNAL);
+  const mapping = listMappings(ctx).find((m) => m.ica === ica)!;
+  return { mapping, requeued };
+}
+
+export function unmapIca(ctx: AppContext, ica: string): void {
+  if (!deleteIcaMapping(ctx.db, ica)) throw notFound(`ica mapping ${ica}`);
+}
+
+/** Unmatched rows whose ica has since gained a mapping (e.g. added to the config file) are queued. */
+export function matchPendingIcas(ctx: AppContext): number {
+  const nowIso = isoAt(ctx.clock.now());
+  let total = 0;
+  for (const ica of unmatchedIcas(ctx.db)) {
+    const orgId = organizationForIca(ctx, ica);
+    if (orgId && getOrganization(ctx.db, orgId)) total += ctx.db.transaction(() => matchUnmatched(ctx.db, ica, orgId, nowIso)).immediate();
+  }
+  return total;
+}

@@ -1,0 +1,164 @@
+import { constants, createDecipheriv, createHmac, privateDecrypt, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { compactDecrypt, errors as joseErrors } from 'jose';
+
+/**
+ * Decrypts the `data` JWE of a card-network notification: RSA-OAEP-256 key wrapping with A256GCM
+ * (and the A128GCM, A192GCM and A128CBC-HS256 content encryptions the card network's client library
+ * knows), the key chosen by the `kid` header.
+ *
+ * Standards-conformant tokens go through jose. Tokens the card network's client library makes depart
+ * from RFC 7516/7518 in two ways jose (rightly) refuses, and only those are accepted by the narrow
+ * path below, built on node:crypto (docs/inbound.md lists them):
+ *  1. a 16-byte AES-GCM IV where JWA requires 96 bits;
+ *  2. segments encoded with "/" (and possibly "+" or "=" padding) left in: its base64url conversion
+ *     replaces "+" and strips "=" but never replaces "/".
+ * Everything else stays strict: the full 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that
+ * library's own decryptor skips), the header bytes as received as additional data.
+ */
+export type DecryptFailureCode = 'malformed_jwe' | 'unsupported_algorithm' | 'missing_kid' | 'unknown_kid' | 'key_mismatch' | 'decryption_failed';
+
+/** Failures caused by the token's bytes themselves: no key import cures them, only a new copy. */
+export const CONTENT_FAILURES: readonly DecryptFailureCode[] = ['malformed_jwe', 'unsupported_algorithm', 'missing_kid', 'decryption_failed'];
+
+export class JweDecryptError extends Error {
+  override name = 'JweDecryptError';
+  constructor(
+    readonly code: DecryptFailureCode,
+    message: string,
+    readonly kid: string | null = null,
+  ) {
+    super(message);
+  }
+  /** Failures that a key import can cure are retried; a malformed or tampered token never changes. */
+  get retryable(): boolean {
+    return !CONTENT_FAILURES.includes(this.code);
+  }
+}
+
+export type ContentEncryption = 'A128GCM' | 'A192GCM' | 'A256GCM' | 'A128CBC-HS256';
+const CEK_BYTES: Record<ContentEncryption, number> = { A128GCM: 16, A192GCM: 24, A256GCM: 32, 'A128CBC-HS256': 32 };
+const STANDARD_IV_BYTES: Record<ContentEncryption, number> = { A128GCM: 12, A192GCM: 12, A256GCM: 12, 'A128CBC-HS256': 16 };
+const LIBRARY_GCM_IV_BYTES = 16;
+export const KEY_MANAGEMENT_ALGORITHMS = ['RSA-OAEP-256'] as const;
+export const CONTENT_ENCRYPTIONS = Object.keys(CEK_BYTES) as ContentEncryption[];
+
+export type Tolerance = 'gcm-iv-length' | 'base64-alphabet';
+
+export interface DecryptedJwe {
+  plaintext: Buffer;
+  kid: string;
+  enc: ContentEncryption;
+  /** Departures from the standard this token needed; empty when jose decrypted it. */
+  tolerated: Tolerance[];
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+
+interface Parsed {
+  segments: [string, string, string, string, string];
+  header: { alg: string; enc: ContentEncryption; kid: string };
+  encryptedKey: Buffer;
+  iv: Buffer;
+  tag: Buffer;
+}
+
+function parse(token: string): Parsed {
+  const segments = token.split('.');
+  if (segments.length !== 5) throw new JweDecryptError('malformed_jwe', `a compact JWE has 5 segments; this one has ${segments.length}`);
+  let header: Record<string, unknown>;
+  try {
+    header = JSON.parse(Buffer.from(segments[0]!, 'base64').toString('utf8')) as Record<string, unknown>;
+    if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new Error('not an object');
+  } catch {
+    throw new JweDecryptError('malformed_jwe', 'the protected header is not a base64url JSON object');
+  }
+  const { alg, enc, kid } = header;
+  if (!KEY_MANAGEMENT_ALGORITHMS.includes(alg as 'RSA-OAEP-256')) throw new JweDecryptError('unsupported_algorithm', `alg ${String(alg)} is not accepted; expected RSA-OAEP-256`);
+  if (!CONTENT_ENCRYPTIONS.includes(enc as ContentEncryption)) throw new JweDecryptError('unsupported_algorithm', `enc ${String(enc)} is not accepted; expected one of ${CONTENT_ENCRYPTIONS.join(', ')}`);
+  if (header.zip !== undefined || header.crit !== undefined) throw new JweDecryptError('unsupported_algorithm', 'zip and crit headers are not accepted');
+  if (typeof kid !== 'string' || kid === '') throw new JweDecryptError('missing_kid', 'the protected header has no kid, so no key can be chosen');
+  const s = segments as Parsed['segments'];
+  return {
+    segments: s,
+    header: { alg: alg as string, enc: enc as ContentEncryption, kid },
+    encryptedKey: Buffer.from(s[1], 'base64'),
+    iv: Buffer.from(s[2], 'base64'),
+    tag: Buffer.from(s[4], 'base64'),
+  };
+}
+
+function unwrapKey(p: Parsed, key: KeyObject): Buffer {
+  let cek: Buffer;
+  try {
+    cek = privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, p.encryptedKey);
+  } catch {
+    throw new JweDecryptError('key_mismatch', `the content key does not unwrap with the private key of kid ${p.header.kid} (RSA-OAEP-256): the token was encrypted for another key`, p.header.kid);
+  }
+  if (cek.length !== CEK_BYTES[p.header.enc]) {
+    throw new JweDecryptError('decryption_failed', `the content key has ${cek.length} bytes; ${p.header.enc} needs ${CEK_BYTES[p.header.enc]}`, p.header.kid);
+  }
+  return cek;
+}
+
+const tagFailure = (kid: string) => new JweDecryptError('decryption_failed', 'the authentication tag does not match: the token was altered or corrupted', kid);
+
+/** AES-GCM or AES-CBC + HMAC-SHA-256 (RFC 7518 5.2) over the segments as received. */
+function decryptContent(p: Parsed, cek: Buffer): Buffer {
+  const aad = Buffer.from(p.segments[0], 'ascii');
+  const ciphertext = Buffer.from(p.segments[3], 'base64');
+  const { enc, kid } = p.header;
+  if (p.tag.length !== 16) throw new JweDecryptError('decryption_failed', `the authentication tag has ${p.tag.length} bytes; 16 are required`, kid);
+  if (enc === 'A128CBC-HS256') {
+    if (p.iv.length !== 16) throw new JweDecryptError('malformed_jwe', 'A128CBC-HS256 needs a 16-byte IV', kid);
+    const al = Buffer.alloc(8);
+    al.writeBigUInt64BE(BigInt(aad.length * 8));
+    const mac = createHmac('sha256', cek.subarray(0, 16)).update(Buffer.concat([aad, p.iv, ciphertext, al])).digest().subarray(0, 16);
+    if (!timingSafeEqual(mac, p.tag)) throw tagFailure(kid);
+    const decipher = createDecipheriv('aes-128-cbc', cek.subarray(16), p.iv);
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  }
+  // 12 bytes is the standard; 16 is what the card network's library draws. Nothing else is taken.
+  if (p.iv.length !== 12 && p.iv.length !== LIBRARY_GCM_IV_BYTES) throw new JweDecryptError('malformed_jwe', `the GCM IV has ${p.iv.length} bytes; 12 (or 16 from the card network's library) are accepted`, kid);
+  const decipher = createDecipheriv(`aes-${cek.length * 8}-gcm` as 'aes-256-gcm', cek, p.iv, { authTagLength: 16 });
+  decipher.setAAD(aad);
+  decipher.setAuthTag(p.tag);
+  try {
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  } catch {
+    throw tagFailure(kid);
+  }
+}
+
+function tolerancesOf(p: Parsed): Tolerance[] {
+  const out: Tolerance[] = [];
+  if (!p.segments.every((s) => BASE64URL.test(s))) out.push('base64-alphabet');
+  if (p.header.enc !== 'A128CBC-HS256' && p.iv.length !== STANDARD_IV_BYTES[p.header.enc]) out.push('gcm-iv-length');
+  return out;
+}
+
+/**
+ * Decrypts with the key `lookup` returns for the token's kid. Throws JweDecryptError with a code
+ * and a reason an operator can act on.
+ */
+export async function decryptJwe(token: string, lookup: (kid: string) => KeyObject | undefined): Promise<DecryptedJwe> {
+  const p = parse(token);
+  const { kid, enc } = p.header;
+  const key = lookup(kid);
+  if (!key) throw new JweDecryptError('unknown_kid', `no card-network key with kid ${kid} is held for this organization`, kid);
+  // Unwrapping first tells a wrong key apart from a tampered token. The answer reaches only the
+  // operator (the sender already has its 200), so this is no padding oracle.
+  const cek = unwrapKey(p, key);
+  const tolerated = tolerancesOf(p);
+  if (tolerated.length > 0) return { plaintext: decryptContent(p, cek), kid, enc, tolerated };
+  try {
+    const { plaintext } = await compactDecrypt(token, key, {
+      keyManagementAlgorithms: [...KEY_MANAGEMENT_ALGORITHMS],
+      contentEncryptionAlgorithms: CONTENT_ENCRYPTIONS,
+    });
+    return { plaintext: Buffer.from(plaintext), kid, enc, tolerated };
+  } catch (err) {
+    if (err instanceof joseErrors.JWEDecryptionFailed) throw tagFailure(kid);
+    if (err instanceof joseErrors.JOSEError) throw new JweDecryptError('malformed_jwe', `jose refused the token: ${err.message}`, kid);
+    throw err;
+  }
+}

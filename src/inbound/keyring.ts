@@ -1,0 +1,112 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { deleteCardNetworkKey, findCardNetworkKey, insertCardNetworkKey, keysWithKid, listCardNetworkKeys, type CardNetworkKey } from '../store/card-network-keys.js';
+import { getOrganization } from '../store/organizations.js';
+import { buildCsrPem } from './csr.js';
+import { normalizeKid, spkiFingerprint } from './key-fingerprint.js';
+
+/**
+ * The organizations' card-network decryption keys. An organization may hold several at once: a
+ * rotation imports (or generates) the new key, the card network switches its senders over, and the
+ * old key is removed afterwards, so no notification arrives for a kid borderd cannot open.
+ */
+export const MIN_KEY_BITS = 2048;
+
+export interface CardNetworkKeyView {
+  id: string;
+  organizationId: string;
+  kid: string;
+  bits: number;
+  source: 'generated' | 'imported';
+  publicKey: string;
+  createdAt: string;
+}
+
+const sealContext = (id: string) => `card_network_keys.private:${id}`;
+
+function bitsOf(key: KeyObject): number {
+  return key.asymmetricKeyDetails?.modulusLength ?? 0;
+}
+
+function toView(k: CardNetworkKey): CardNetworkKeyView {
+  return { id: k.id, organizationId: k.orgId, kid: k.kid, bits: bitsOf(createPublicKey(k.publicPem)), source: k.source, publicKey: k.publicPem, createdAt: k.createdAt };
+}
+
+function store(ctx: AppContext, orgId: string, privateKey: KeyObject, source: 'generated' | 'imported', explicitKid?: string): CardNetworkKeyView {
+  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  if (privateKey.asymmetricKeyType !== 'rsa') throw badRequest('unsupported_key', 'card-network keys are RSA keys');
+  if (bitsOf(privateKey) < MIN_KEY_BITS) throw badRequest('key_too_small', `card-network keys must have at least ${MIN_KEY_BITS} bits; this one has ${bitsOf(privateKey)}`);
+  const kid = explicitKid ? normalizeKid(explicitKid) : spkiFingerprint(privateKey);
+  if (kid.length > 255) throw badRequest('invalid_kid', 'kid must be at most 255 characters');
+  const now = ctx.clock.now();
+  const id = newId('cnk', now);
+  const row: CardNetworkKey = {
+    id,
+    orgId,
+    kid,
+    publicPem: createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString(),
+    privateEnc: ctx.secrets.seal(privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), sealContext(id)),
+    source,
+    createdAt: isoAt(now),
+  };
+  ctx.db.transaction(() => {
+    if (findCardNetworkKey(ctx.db, orgId, kid)) throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
+    insertCardNetworkKey(ctx.db, row);
+  }).immediate();
+  ctx.log.info({ orgId, kid, keyId: id, source }, 'card-network key added');
+  return toView(row);
+}
+
+export interface GeneratedKey extends CardNetworkKeyView {
+  /** PKCS#10 request for the card network's key-management portal. */
+  csr: string;
+}
+
+export function generateCardNetworkKey(ctx: AppContext, orgId: string, opts: { bits?: number; commonName?: string } = {}): GeneratedKey {
+  const bits = opts.bits ?? MIN_KEY_BITS;
+  if (!Number.isInteger(bits) || bits < MIN_KEY_BITS || bits > 8192) throw badRequest('invalid_bits', `bits must be an integer from ${MIN_KEY_BITS} to 8192`);
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
+  const view = store(ctx, orgId, privateKey, 'generated');
+  return { ...view, csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: getOrganization(ctx.db, orgId)!.name }) };
+}
+
+/** Imports a PEM or DER private key (PKCS#8 or PKCS#1). The kid defaults to the SPKI fingerprint. */
+export function importCardNetworkKey(ctx: AppContext, orgId: string, keyBytes: Buffer, opts: { kid?: string; passphrase?: string } = {}): CardNetworkKeyView {
+  let privateKey: KeyObject;
+  try {
+    const text = keyBytes.toString('utf8');
+    privateKey = text.includes('-----BEGIN')
+      ? createPrivateKey({ key: text, format: 'pem', ...(opts.passphrase ? { passphrase: opts.passphrase } : {}) })
+      : createPrivateKey({ key: keyBytes, format: 'der', type: 'pkcs8' });
+  } catch (err) {
+    throw badRequest('invalid_private_key', `the file does not hold a readable private key (${(err as Error).message.split('\n')[0]})`);
+  }
+  return store(ctx, orgId, privateKey, 'imported', opts.kid);
+}
+
+export function listKeys(ctx: AppContext, orgId?: string): CardNetworkKeyView[] {
+  return listCardNetworkKeys(ctx.db, orgId).map(toView);
+}
+
+/** Removes by kid (or by key id cnk_…); with the same kid in several organizations, --org picks one. */
+export function removeCardNetworkKey(ctx: AppContext, kidOrId: string, orgId?: string): CardNetworkKeyView {
+  const candidates = kidOrId.startsWith('cnk_')
+    ? listCardNetworkKeys(ctx.db).filter((k) => k.id === kidOrId)
+    : keysWithKid(ctx.db, normalizeKid(kidOrId));
+  const matches = orgId ? candidates.filter((k) => k.orgId === orgId) : candidates;
+  if (matches.length === 0) throw notFound(`card-network key ${kidOrId}`);
+  if (matches.length > 1) throw conflict('ambiguous_kid', `kid ${kidOrId} exists in ${matches.length} organizations; name one with --org`);
+  const key = matches[0]!;
+  deleteCardNetworkKey(ctx.db, key.id);
+  ctx.log.info({ orgId: key.orgId, kid: key.kid, keyId: key.id }, 'card-network key removed');
+  return toView(key);
+}
+
+/** The unsealed private key of an organization's kid, or undefined when it has no such key. */
+export function privateKeyFor(ctx: AppContext, orgId: string, kid: string): KeyObject | undefined {
+  const row = findCardNetworkKey(ctx.db, orgId, normalizeKid(kid));
+  return row && createPrivateKey(ctx.secrets.open(row.privateEnc, sealContext(row.id)));
+}

@@ -1,0 +1,61 @@
+import { BlockList, isIP } from 'node:net';
+import { forbidden } from '../domain/errors.js';
+import { tokensEqual } from '../security/admin-token.js';
+
+/**
+ * Who may post card-network notifications. The spec leaves the sender's authentication open; the
+ * card network's notification programmes offer two checks, both optional: the source IP within
+ * published CIDR ranges, and mutual TLS, which behind a TLS terminator arrives as a header the
+ * terminator sets after verifying the client certificate.
+ */
+export interface SenderPolicy {
+  allowlist: string[];
+  clientCertHeader?: { name: string; value: string } | undefined;
+}
+
+/** Parses "10.0.0.0/8", "2001:db8::/32" or a bare address; throws with the offending entry. */
+export function buildAllowlist(cidrs: string[]): BlockList | undefined {
+  if (cidrs.length === 0) return undefined;
+  const list = new BlockList();
+  for (const entry of cidrs) {
+    const [address = '', prefixText, ...rest] = entry.trim().split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const prefix = prefixText === undefined ? max : Number(prefixText);
+    if (family === 0 || rest.length > 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) {
+      throw new Error(`inbound.allowlist: "${entry}" is not an IPv4 or IPv6 CIDR range`);
+    }
+    list.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
+  }
+  return list;
+}
+
+/** "::ffff:10.1.2.3" (how a dual-stack socket reports IPv4 peers) is checked as 10.1.2.3. */
+export function normalizeClientIp(ip: string): { address: string; family: 'ipv4' | 'ipv6' } | undefined {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(ip);
+  const address = mapped ? mapped[1]! : ip;
+  const family = isIP(address);
+  if (family === 0) return undefined;
+  return { address, family: family === 4 ? 'ipv4' : 'ipv6' };
+}
+
+export function ipAllowed(list: BlockList | undefined, ip: string | undefined): boolean {
+  if (!list) return true;
+  const normalized = ip === undefined ? undefined : normalizeClientIp(ip);
+  return normalized !== undefined && list.check(normalized.address, normalized.family);
+}
+
+/** A checker made once per route from config; throws a 403 problem for a refused sender. */
+export function senderChecker(policy: SenderPolicy): (input: { ip: string | undefined; header: (name: string) => string | undefined }) => void {
+  const list = buildAllowlist(policy.allowlist);
+  const cert = policy.clientCertHeader;
+  return ({ ip, header }) => {
+    if (!ipAllowed(list, ip)) throw forbidden('sender_not_allowed', 'this source address may not post card-network notifications');
+    if (cert) {
+      const presented = header(cert.name);
+      if (presented === undefined || !tokensEqual(presented, cert.value)) {
+        throw forbidden('client_certificate_required', 'a verified client certificate is required to post card-network notifications');
+      }
+    }
+  };
+}

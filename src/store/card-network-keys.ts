@@ -1,0 +1,58 @@
+import type { Db } from '../db/open.js';
+
+export interface CardNetworkKey {
+  id: string;
+  orgId: string;
+  kid: string;
+  publicPem: string;
+  privateEnc: string;
+  source: 'generated' | 'imported';
+  createdAt: string;
+}
+
+interface Row {
+  id: string;
+  org_id: string;
+  kid: string;
+  public_pem: string;
+  private_enc: string;
+  source: 'generated' | 'imported';
+  created_at: string;
+}
+
+const toKey = (r: Row): CardNetworkKey => ({
+  id: r.id,
+  orgId: r.org_id,
+  kid: r.kid,
+  publicPem: r.public_pem,
+  privateEnc: r.private_enc,
+  source: r.source,
+  createdAt: r.created_at,
+});
+
+export function insertCardNetworkKey(db: Db, k: CardNetworkKey): void {
+  db.prepare(
+    'INSERT INTO card_network_keys (id, org_id, kid, public_pem, private_enc, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ).run(k.id, k.orgId, k.kid, k.publicPem, k.privateEnc, k.source, k.createdAt);
+}
+
+/** The organization's key with this kid; another organization's key is never returned. */
+export function findCardNetworkKey(db: Db, orgId: string, kid: string): CardNetworkKey | undefined {
+  const row = db.prepare('SELECT * FROM card_network_keys WHERE org_id = ? AND kid = ?').get(orgId, kid) as Row | undefined;
+  return row && toKey(row);
+}
+
+export function listCardNetworkKeys(db: Db, orgId?: string): CardNetworkKey[] {
+  const rows = orgId
+    ? db.prepare('SELECT * FROM card_network_keys WHERE org_id = ? ORDER BY id').all(orgId)
+    : db.prepare('SELECT * FROM card_network_keys ORDER BY org_id, id').all();
+  return (rows as Row[]).map(toKey);
+}
+
+export function keysWithKid(db: Db, kid: string): CardNetworkKey[] {
+  return (db.prepare('SELECT * FROM card_network_keys WHERE kid = ? ORDER BY id').all(kid) as Row[]).map(toKey);
+}
+
+export function deleteCardNetworkKey(db: Db, id: string): boolean {
+  return db.prepare('DELETE FROM card_network_keys WHERE id = ?').run(id).changes === 1;
+}

@@ -1,0 +1,239 @@
+import type { Db } from '../db/open.js';
+
+export const INBOUND_STATES = ['received', 'decrypted', 'failed', 'unmatched'] as const;
+export type InboundState = (typeof INBOUND_STATES)[number];
+
+export interface InboundEvent {
+  id: string;
+  eventId: string;
+  eventType: string;
+  eventCreatedDate: string;
+  ica: string;
+  orgId: string | null;
+  rawBody: string;
+  state: InboundState;
+  attempts: number;
+  nextAttemptAt: string | null;
+  failureCode: string | null;
+  failureReason: string | null;
+  kid: string | null;
+  payloadEnc: string | null;
+  receivedAt: string;
+  decryptedAt: string | null;
+  updatedAt: string;
+}
+
+interface Row {
+  id: string;
+  event_id: string;
+  event_type: string;
+  event_created_date: string;
+  ica: string;
+  org_id: string | null;
+  raw_body: string;
+  state: InboundState;
+  attempts: number;
+  next_attempt_at: string | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  kid: string | null;
+  payload_enc: string | null;
+  received_at: string;
+  decrypted_at: string | null;
+  updated_at: string;
+}
+
+const toEvent = (r: Row): InboundEvent => ({
+  id: r.id,
+  eventId: r.event_id,
+  eventType: r.event_type,
+  eventCreatedDate: r.event_created_date,
+  ica: r.ica,
+  orgId: r.org_id,
+  rawBody: r.raw_body,
+  state: r.state,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  failureCode: r.failure_code,
+  failureReason: r.failure_reason,
+  kid: r.kid,
+  payloadEnc: r.payload_enc,
+  receivedAt: r.received_at,
+  decryptedAt: r.decrypted_at,
+  updatedAt: r.updated_at,
+});
+
+export type NewInboundEvent = Pick<InboundEvent, 'id' | 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'orgId' | 'rawBody' | 'receivedAt'> & {
+  state: 'received' | 'unmatched';
+};
+
+/** Inserts unless the eventId is already stored; true when this call stored it. */
+export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
+  const result = db
+    .prepare(
+      `INSERT INTO inbound_events (id, event_id, event_type, event_created_date, ica, org_id, raw_body, state, attempts,
+         next_attempt_at, received_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
+       ON CONFLICT (event_id) DO NOTHING`,
+    )
+    .run(e.id, e.eventId, e.eventType, e.eventCreatedDate, e.ica, e.orgId, e.rawBody, e.state, e.state === 'received' ? e.receivedAt : null, e.receivedAt, e.receivedAt);
+  return result.changes === 1;
+}
+
+/**
+ * A redelivery of an eventId whose stored copy failed for its content (altered, malformed) takes
+ * the stored copy's place and is queued; true when it did. Rows that decrypted, wait for a key or
+ * came for another ica are left alone.
+ */
+export function replaceFailedCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'rawBody'>, contentFailures: readonly string[], nowIso: string): boolean {
+  return (
+    db
+      .prepare(
+        `UPDATE inbound_events SET raw_body = ?, event_type = ?, event_created_date = ?, state = 'received', attempts = 0,
+           next_attempt_at = ?, updated_at = ?
+         WHERE event_id = ? AND ica = ? AND state = 'failed' AND org_id IS NOT NULL
+           AND failure_code IN (SELECT value FROM json_each(?))`,
+      )
+      .run(e.rawBody, e.eventType, e.eventCreatedDate, nowIso, nowIso, e.eventId, e.ica, JSON.stringify(contentFailures)).changes === 1
+  );
+}
+
+export function getInboundEventByEventId(db: Db, eventId: string): InboundEvent | undefined {
+  const row = db.prepare('SELECT * FROM inbound_events WHERE event_id = ?').get(eventId) as Row | undefined;
+  return row && toEvent(row);
+}
+
+export function getInboundEvent(db: Db, id: string): InboundEvent | undefined {
+  const row = db.prepare('SELECT * FROM inbound_events WHERE id = ?').get(id) as Row | undefined;
+  return row && toEvent(row);
+}
+
+export interface InboundFilter {
+  state?: InboundState | undefined;
+  eventType?: string | undefined;
+  startingAfter?: string | undefined;
+  limit?: number | undefined;
+}
+
+export function listInboundEvents(db: Db, f: InboundFilter = {}): InboundEvent[] {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (f.state) (where.push('state = ?'), args.push(f.state));
+  if (f.eventType) (where.push('event_type = ?'), args.push(f.eventType));
+  if (f.startingAfter) (where.push('id > ?'), args.push(f.startingAfter));
+  const sql = `SELECT * FROM inbound_events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ?`;
+  return (db.prepare(sql).all(...args, f.limit ?? 1000) as Row[]).map(toEvent);
+}
+
+/** Rows due for a decryption attempt, oldest first. */
+export function dueInboundEvents(db: Db, nowIso: string, limit: number): InboundEvent[] {
+  return (
+    db
+      .prepare("SELECT * FROM inbound_events WHERE state = 'received' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?")
+      .all(nowIso, limit) as Row[]
+  ).map(toEvent);
+}
+
+/** The earliest next_attempt_at among queued rows, so the worker can sleep until then. */
+export function nextDueAt(db: Db): string | undefined {
+  const row = db.prepare("SELECT MIN(next_attempt_at) AS at FROM inbound_events WHERE state = 'received'").get() as { at: string | null };
+  return row.at ?? undefined;
+}
+
+/**
+ * The outcome of one attempt. Guarded by the attempt count the worker read, so a row requeued or
+ * finished by another process meanwhile is left alone (returns false).
+ */
+export function recordAttempt(
+  db: Db,
+  id: string,
+  seenAttempts: number,
+  outcome:
+    | { state: 'decrypted'; kid: string; payloadEnc: string; at: string }
+    | { state: 'received' | 'failed'; kid: string | null; failureCode: string; failureReason: string; nextAttemptAt: string | null; at: string },
+): boolean {
+  if (outcome.state === 'decrypted') {
+    return (
+      db
+        .prepare(
+          `UPDATE inbound_events SET state = 'decrypted', attempts = attempts + 1, kid = ?, payload_enc = ?, decrypted_at = ?,
+             next_attempt_at = NULL, failure_code = NULL, failure_reason = NULL, updated_at = ?
+           WHERE id = ? AND state = 'received' AND attempts = ?`,
+        )
+        .run(outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seenAttempts).changes === 1
+    );
+  }
+  return (
+    db
+      .prepare(
+        `UPDATE inbound_events SET state = ?, attempts = attempts + 1, kid = ?, failure_code = ?, failure_reason = ?,
+           next_attempt_at = ?, updated_at = ?
+         WHERE id = ? AND state = 'received' AND attempts = ?`,
+      )
+      .run(outcome.state, outcome.kid, outcome.failureCode, outcome.failureReason, outcome.nextAttemptAt, outcome.at, id, seenAttempts).changes === 1
+  );
+}
+
+/** Puts a failed (or queued) row back in the queue, due now, with a fresh attempt count. */
+export function requeueInboundEvent(db: Db, id: string, nowIso: string): boolean {
+  return (
+    db
+      .prepare(
+        `UPDATE inbound_events SET state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+         WHERE id = ? AND state IN ('failed', 'received') AND org_id IS NOT NULL`,
+      )
+      .run(nowIso, nowIso, id).changes === 1
+  );
+}
+
+export function requeueAllFailed(db: Db, nowIso: string): number {
+  return db
+    .prepare(
+      `UPDATE inbound_events SET state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+       WHERE state = 'failed' AND org_id IS NOT NULL`,
+    )
+    .run(nowIso, nowIso).changes;
+}
+
+/** Assigns the organization to unmatched rows of an ica and queues them; returns how many. */
+export function matchUnmatched(db: Db, ica: string, orgId: string, nowIso: string): number {
+  return db
+    .prepare(
+      `UPDATE inbound_events SET org_id = ?, state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+       WHERE ica = ? AND state = 'unmatched'`,
+    )
+    .run(orgId, nowIso, nowIso, ica).changes;
+}
+
+export function unmatchedIcas(db: Db): string[] {
+  return (db.prepare("SELECT DISTINCT ica FROM inbound_events WHERE state = 'unmatched'").all() as { ica: string }[]).map((r) => r.ica);
+}
+
+export interface IcaMapping {
+  ica: string;
+  orgId: string;
+  createdAt: string;
+}
+
+export function upsertIcaMapping(db: Db, m: IcaMapping): void {
+  db.prepare(
+    'INSERT INTO inbound_ica_organizations (ica, org_id, created_at) VALUES (?, ?, ?) ON CONFLICT (ica) DO UPDATE SET org_id = excluded.org_id',
+  ).run(m.ica, m.orgId, m.createdAt);
+}
+
+export function getIcaMapping(db: Db, ica: string): IcaMapping | undefined {
+  const row = db.prepare('SELECT ica, org_id, created_at FROM inbound_ica_organizations WHERE ica = ?').get(ica) as
+    | { ica: string; org_id: string; created_at: string }
+    | undefined;
+  return row && { ica: row.ica, orgId: row.org_id, createdAt: row.created_at };
+}
+
+export function listIcaMappings(db: Db): IcaMapping[] {
+  return (db.prepare('SELECT ica, org_id, created_at FROM inbound_ica_organizations ORDER BY ica').all() as { ica: string; org_id: string; created_at: string }[]).map(
+    (r) => ({ ica: r.ica, orgId: r.org_id, createdAt: r.created_at }),
+  );
+}
+
+export function deleteIcaMapping(db: Db, ica: string): boolean {
+  return db.prepare('DELETE FROM inbound_ica_organizations WHERE ica = ?').run(ica).changes === 1;
+}

@@ -1,0 +1,160 @@
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/services/organizations.js';
+import { decryptDue } from '../../src/inbound/decryption.js';
+import { createDecryptWorker } from '../../src/inbound/decrypt-worker.js';
+import { INBOUND_PASS_SIGNAL } from '../../src/inbound/signals.js';
+import { mapIca } from '../../src/inbound/ica-mapping.js';
+import { importCardNetworkKey, generateCardNetworkKey, removeCardNetworkKey } from '../../src/inbound/keyring.js';
+import { retryInbound, showInbound } from '../../src/inbound/event-queue.js';
+import { getInboundEventByEventId } from '../../src/store/inbound-events.js';
+import { makeApi, makeContext, tempDir, type TestContext } from '../support/context.js';
+import { cardNetworkLibraryToken, joseToken, makeKeyPair, notification, selfSignedCertificate } from './jwe-fixtures.js';
+
+const PATH = '/v1/webhooks/card-network';
+const right = makeKeyPair();
+const wrong = makeKeyPair();
+
+function setup(overrides: Record<string, unknown> = {}) {
+  const ctx = makeContext({ 'inbound.decryptRetrySeconds': [10, 60], ...overrides });
+  const org = createOrganization(ctx, 'Acme');
+  ctx.config.inbound.icaOrganizations = { '123456': org.id };
+  const { http } = makeApi(ctx);
+  const post = (body: unknown) => http.post(PATH).send(body as object);
+  return { ctx, org, http, post };
+}
+
+const state = (ctx: TestContext, eventId: string) => getInboundEventByEventId(ctx.db, eventId)!;
+
+describe('inbound decryption', () => {
+  it('decrypts a jose token and a card-network library token, and seals the payload at rest', async () => {
+    const { ctx, org, post } = setup();
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const cert = selfSignedCertificate(right, tempDir());
+    await post(notification(await joseToken({ from: 'jose', pan: '5555' }, right), { eventId: 'e-jose' }));
+    await post(notification({ encryptedValue: cardNetworkLibraryToken({ from: 'library', pan: '4444' }, cert) }, { eventId: 'e-lib' }));
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 2, failed: 0 });
+    expect(showInbound(ctx, 'e-jose')).toMatchObject({ state: 'decrypted', kid: right.kid, payload: { from: 'jose', pan: '5555' }, organizationId: org.id });
+    expect(showInbound(ctx, 'e-lib').payload).toEqual({ from: 'library', pan: '4444' });
+    const row = state(ctx, 'e-lib');
+    expect(row.payloadEnc).toMatch(/^v1\./);
+    expect(row.payloadEnc).not.toContain('library');
+    expect(ctx.logs.text()).not.toContain('4444');
+  });
+
+  it('unknown kid: retried on schedule, failed with its reason, decrypted after the key is imported and the event retried', async () => {
+    const { ctx, org, post } = setup();
+    await post(notification(await joseToken({ ok: 1 }, right)));
+    expect(await decryptDue(ctx)).toMatchObject({ retry: 1 });
+    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'received', attempts: 1, failureCode: 'unknown_kid', kid: right.kid });
+    expect(await decryptDue(ctx)).toMatchObject({ retry: 0, failed: 0 }); // not due yet
+    ctx.clock.advance(10_000);
+    expect(await decryptDue(ctx)).toMatchObject({ retry: 1 });
+    ctx.clock.advance(60_000);
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    const failed = state(ctx, 'ev-1');
+    expect(failed).toMatchObject({ state: 'failed', attempts: 3, failureCode: 'unknown_kid' });
+    expect(failed.failureReason).toContain(right.kid);
+
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    expect(retryInbound(ctx, { eventId: 'ev-1' })).toEqual({ requeued: 1 });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    expect(showInbound(ctx, 'ev-1')).toMatchObject({ state: 'decrypted', payload: { ok: 1 }, failureCode: null });
+  });
+
+  it('wrong key under the kid: failed as key_mismatch, decrypted once the right key replaces it', async () => {
+    const { ctx, org, post } = setup({ 'inbound.decryptRetrySeconds': [] });
+    // The sender names our kid but encrypted for another certificate (a stale one, say).
+    importCardNetworkKey(ctx, org.id, Buffer.from(wrong.privatePem), { kid: 'portal-key-1' });
+    await post(notification(await joseToken({ ok: 2 }, right, { kid: 'portal-key-1' })));
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'key_mismatch', kid: 'portal-key-1' });
+
+    removeCardNetworkKey(ctx, 'portal-key-1', org.id);
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem), { kid: 'portal-key-1' });
+    expect(retryInbound(ctx, { allFailed: true })).toEqual({ requeued: 1 });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 2 });
+  });
+
+  it('tampered tag: failed at once (no automatic retry), and a retry of the same bytes fails again', async () => {
+    const { ctx, org, post } = setup();
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const parts = (await joseToken({ ok: 3 }, right)).split('.');
+    const tag = Buffer.from(parts[4]!, 'base64url');
+    tag[3] = tag[3]! ^ 0x80;
+    parts[4] = tag.toString('base64url');
+    await post(notification(parts.join('.')));
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'decryption_failed', attempts: 1 });
+    expect(state(ctx, 'ev-1').failureReason).toMatch(/authentication tag/);
+    retryInbound(ctx, { eventId: 'ev-1' });
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+  });
+
+  it('a redelivered genuine copy replaces a copy that failed for its content, and decrypts', async () => {
+    const { ctx, org, post } = setup();
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const genuine = await joseToken({ ok: 'genuine' }, right);
+    const parts = genuine.split('.');
+    parts[3] = Buffer.from(parts[3]!, 'base64url').reverse().toString('base64url');
+    await post(notification(parts.join('.')));
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    const again = await post(notification(genuine));
+    expect(again.body).toEqual({ received: true, eventId: 'ev-1', duplicate: true });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 'genuine' });
+    expect(state(ctx, 'ev-1').rawBody).toBe(JSON.stringify(notification(genuine)));
+  });
+
+  it('a redelivery does not replace a copy that failed for want of a key', async () => {
+    const { ctx, post } = setup({ 'inbound.decryptRetrySeconds': [] });
+    const first = notification(await joseToken({ n: 1 }, right));
+    await post(first);
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    await post(notification(await joseToken({ n: 2 }, right)));
+    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
+  });
+
+  it('an unmatched ica waits, then is decrypted once the ica is mapped', async () => {
+    const { ctx, org, post } = setup();
+    const key = generateCardNetworkKey(ctx, org.id);
+    const publicOnly = { publicKey: (await import('node:crypto')).createPublicKey(key.publicKey), kid: key.kid };
+    await post(notification(await joseToken({ ok: 4 }, publicOnly), { ica: '999' }));
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0 });
+    expect(state(ctx, 'ev-1').state).toBe('unmatched');
+    expect(() => retryInbound(ctx, { eventId: 'ev-1' })).toThrow(/maps to no organization/);
+    expect(mapIca(ctx, '999', org.id).requeued).toBe(1);
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 4 });
+  });
+
+  it('a duplicate eventId is decrypted once', async () => {
+    const { ctx, org, post } = setup();
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const body = notification(await joseToken({ ok: 5 }, right));
+    await post(body);
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    const first = state(ctx, 'ev-1');
+    await post(body);
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0 });
+    expect(state(ctx, 'ev-1')).toEqual(first);
+  });
+
+  it('the worker decrypts as soon as intake commits', async () => {
+    const { ctx, org, post } = setup({ 'inbound.pollIntervalMs': 3_600_000 });
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const worker = createDecryptWorker(ctx);
+    worker.start();
+    try {
+      await once(ctx.signals, INBOUND_PASS_SIGNAL); // the start-up pass
+      const passed = once(ctx.signals, INBOUND_PASS_SIGNAL);
+      await post(notification(await joseToken({ ok: 6 }, right)));
+      const [counts] = await passed;
+      expect(counts).toMatchObject({ decrypted: 1 });
+      expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 6 });
+    } finally {
+      await worker.stop();
+    }
+  });
+});

@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { makeApi, makeContext } from '../support/context.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { getInboundEventByEventId, listInboundEvents } from '../../src/store/inbound-events.js';
+import { joseToken, makeKeyPair, notification } from './jwe-fixtures.js';
+
+const PATH = '/v1/webhooks/card-network';
+const key = makeKeyPair();
+
+describe('POST /v1/webhooks/card-network', () => {
+  it('stores the notification byte for byte before answering 200', async () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    ctx.config.inbound.icaOrganizations = { '123456': org.id };
+    const { http } = makeApi(ctx);
+    const raw = JSON.stringify(notification(await joseToken({ a: 1 }, key)), null, 1);
+    const res = await http.post(PATH).set('content-type', 'application/json').send(raw);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, eventId: 'ev-1', duplicate: false });
+    const row = getInboundEventByEventId(ctx.db, 'ev-1')!;
+    expect(row.rawBody).toBe(raw);
+    expect(row.state).toBe('received');
+    expect(row.orgId).toBe(org.id);
+    expect(row.eventType).toBe('TOKEN_STATUS_UPDATED');
+  });
+
+  it('answers a duplicate eventId with 200 and keeps one row, the first', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const first = notification(await joseToken({ n: 1 }, key));
+    const second = notification(await joseToken({ n: 2 }, key));
+    expect((await http.post(PATH).send(first)).body.duplicate).toBe(false);
+    const again = await http.post(PATH).send(second);
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ received: true, eventId: 'ev-1', duplicate: true });
+    const rows = listInboundEvents(ctx.db);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.rawBody).toBe(JSON.stringify(first));
+  });
+
+  it('keeps every notification of a burst', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const token = await joseToken({ n: 1 }, key);
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => http.post(PATH).send(notification(token, { eventId: `burst-${i}` }))));
+    expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
+    expect(listInboundEvents(ctx.db).map((r) => r.eventId).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `burst-${i}`).sort());
+  });
+
+  it('stores an unknown ica as unmatched', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const res = await http.post(PATH).send(notification(await joseToken({}, key), { ica: 'nobody' }));
+    expect(res.status).toBe(200);
+    const row = getInboundEventByEventId(ctx.db, 'ev-1')!;
+    expect(row.state).toBe('unmatched');
+    expect(row.orgId).toBeNull();
+  });
+
+  it('accepts data as an object holding the JWE in one member', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const res = await http.post(PATH).send(notification({ encryptedValue: await joseToken({}, key) }));
+    expect(res.status).toBe(200);
+  });
+
+  describe('400 for every bad field', async () => {
+    const token = await joseToken({}, key);
+    const long = 'x'.repeat(256);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['missing eventId', notification(token, { eventId: undefined }), 'body.eventId'],
+      ['missing eventType', notification(token, { eventType: undefined }), 'body.eventType'],
+      ['missing eventCreatedDate', notification(token, { eventCreatedDate: undefined }), 'body.eventCreatedDate'],
+      ['missing ica', notification(token, { ica: undefined }), 'body.ica'],
+      ['missing data', notification(undefined), 'body.data'],
+      ['over-long eventId', notification(token, { eventId: long }), 'body.eventId'],
+      ['over-long eventType', notification(token, { eventType: long }), 'body.eventType'],
+      ['over-long eventCreatedDate', notification(token, { eventCreatedDate: long }), 'body.eventCreatedDate'],
+      ['over-long ica', notification(token, { ica: long }), 'body.ica'],
+      ['numeric eventId', notification(token, { eventId: 42 }), 'body.eventId'],
+      ['numeric ica', notification(token, { ica: 123456 }), 'body.ica'],
+      ['empty eventType', notification(token, { eventType: '' }), 'body.eventType'],
+      ['data not a JWE', notification('hello'), 'body.data'],
+      ['data with four segments', notification(token.split('.').slice(0, 4).join('.')), 'body.data'],
+      ['data header not JSON', notification(['bm90IGpzb24', ...token.split('.').slice(1)].join('.')), 'body.data'],
+      ['data a number', notification(7), 'body.data'],
+      ['data an object of two members', notification({ a: token, b: token }), 'body.data'],
+    ];
+    for (const [name, body, path] of cases) {
+      it(name, async () => {
+        const ctx = makeContext();
+        const { http } = makeApi(ctx);
+        const res = await http.post(PATH).send(body);
+        expect(res.status).toBe(400);
+        expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+        expect((res.body.errors as { path: string }[]).map((e) => e.path)).toEqual([path]);
+        expect(listInboundEvents(ctx.db)).toHaveLength(0);
+      });
+    }
+  });
+
+  it('answers 413 past the body limit', async () => {
+    const ctx = makeContext({ 'server.bodyLimitBytes': 2048 });
+    const { http } = makeApi(ctx);
+    const res = await http.post(PATH).send(notification(await joseToken({ pad: 'x'.repeat(4096) }, key)));
+    expect(res.status).toBe(413);
+    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+  });
+
+  it('refuses a sender outside the allowlist with 403 and stores nothing', async () => {
+    const ctx = makeContext({ 'inbound.allowlist': ['10.0.0.0/8', '2001:db8::/32'] });
+    const { http } = makeApi(ctx);
+    const res = await http.post(PATH).send(notification(await joseToken({}, key)));
+    expect(res.status).toBe(403);
+    expect(res.body.code).toBe('sender_not_allowed');
+    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+  });
+
+  it('refuses before validating, so a refused sender learns nothing of the body rules', async () => {
+    const ctx = makeContext({ 'inbound.allowlist': ['10.0.0.0/8'] });
+    const { http } = makeApi(ctx);
+    expect((await http.post(PATH).send({})).status).toBe(403);
+  });
+
+  it('admits loopback when the allowlist holds it (IPv4-mapped IPv6 included)', async () => {
+    const ctx = makeContext({ 'inbound.allowlist': ['127.0.0.0/8', '::1/128'] });
+    const { http } = makeApi(ctx);
+    expect((await http.post(PATH).send(notification(await joseToken({}, key)))).status).toBe(200);
+  });
+
+  it('requires the client-certificate header when configured', async () => {
+    const ctx = makeContext({ 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' } });
+    const { http } = makeApi(ctx);
+    const body = notification(await joseToken({}, key));
+    const missing = await http.post(PATH).send(body);
+    expect(missing.status).toBe(403);
+    expect(missing.body.code).toBe('client_certificate_required');
+    const wrong = await http.post(PATH).set('x-client-verified', 'FAILED').send(body);
+    expect(wrong.status).toBe(403);
+    const right = await http.post(PATH).set('x-client-verified', 'SUCCESS:CN=card-network').send(body);
+    expect(right.status).toBe(200);
+  });
+
+  it('takes its path name from config', async () => {
+    const ctx = makeContext({ 'inbound.pathName': 'mastercard' });
+    const { http } = makeApi(ctx);
+    expect((await http.post('/v1/webhooks/mastercard').send(notification(await joseToken({}, key)))).status).toBe(200);
+    expect((await http.post(PATH).send(notification(await joseToken({}, key)))).status).toBe(404);
+  });
+});

@@ -1,0 +1,94 @@
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig, ConfigError } from '../../src/config/load.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { generateCardNetworkKey, importCardNetworkKey, listKeys, privateKeyFor, removeCardNetworkKey } from '../../src/inbound/keyring.js';
+import { makeContext, tempDir } from '../support/context.js';
+import { makeKeyPair, selfSignedCertificate } from './jwe-fixtures.js';
+
+const require = createRequire(import.meta.url);
+
+describe('card-network keyring', () => {
+  it("computes the kid exactly as the card network's library does", () => {
+    const pair = makeKeyPair();
+    const certFile = selfSignedCertificate(pair, tempDir());
+    const { EncryptionUtils } = require('mastercard-client-encryption') as {
+      EncryptionUtils: { readPublicCertificate(f: string): unknown; publicKeyFingerprint(cert: unknown): string };
+    };
+    const libraryKid = EncryptionUtils.publicKeyFingerprint(EncryptionUtils.readPublicCertificate(certFile));
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    expect(importCardNetworkKey(ctx, org.id, Buffer.from(pair.privatePem)).kid).toBe(libraryKid);
+  });
+
+  it('holds several keys per organization and scopes lookups by organization', () => {
+    const ctx = makeContext();
+    const a = createOrganization(ctx, 'A');
+    const b = createOrganization(ctx, 'B');
+    const k1 = generateCardNetworkKey(ctx, a.id);
+    const k2 = generateCardNetworkKey(ctx, a.id, { bits: 3072 });
+    expect(k2.bits).toBe(3072);
+    expect(listKeys(ctx, a.id).map((k) => k.kid).sort()).toEqual([k1.kid, k2.kid].sort());
+    expect(privateKeyFor(ctx, a.id, k1.kid)).toBeDefined();
+    expect(privateKeyFor(ctx, a.id, k1.kid.toUpperCase())).toBeDefined();
+    expect(privateKeyFor(ctx, b.id, k1.kid)).toBeUndefined();
+    const row = ctx.db.prepare('SELECT private_enc FROM card_network_keys WHERE kid = ?').get(k1.kid) as { private_enc: string };
+    expect(row.private_enc).toMatch(/^v1\./);
+    expect(row.private_enc).not.toContain('PRIVATE KEY');
+    removeCardNetworkKey(ctx, k1.kid);
+    expect(listKeys(ctx).map((k) => k.kid)).toEqual([k2.kid]);
+  });
+
+  it('imports PKCS#1 PEM and PKCS#8 DER; refuses junk, small keys, duplicates, unknown orgs', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const pair = makeKeyPair();
+    const pkcs1 = pair.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    expect(importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1)).kid).toBe(pair.kid);
+    const other = makeKeyPair();
+    expect(importCardNetworkKey(ctx, org.id, other.privateKey.export({ type: 'pkcs8', format: 'der' })).kid).toBe(other.kid);
+    const code = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return `${(err as { status: number }).status} ${(err as { code: string }).code}`;
+      }
+      return 'no error';
+    };
+    expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from('not a key')))).toBe('400 invalid_private_key');
+    const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from(small)))).toBe('400 key_too_small');
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from(ec)))).toBe('400 unsupported_key');
+    expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1)))).toBe('409 key_exists');
+    expect(code(() => importCardNetworkKey(ctx, 'org_nope', Buffer.from(pkcs1)))).toBe('404 not_found');
+    expect(code(() => generateCardNetworkKey(ctx, org.id, { bits: 1024 }))).toBe('400 invalid_bits');
+    expect(code(() => removeCardNetworkKey(ctx, 'f'.repeat(64)))).toBe('404 not_found');
+  });
+
+  it('makes a CSR that OpenSSL verifies', (t) => {
+    try {
+      execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    } catch {
+      t.skip();
+    }
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme Ltd');
+    const key = generateCardNetworkKey(ctx, org.id, { commonName: 'acme-notifications' });
+    const file = join(tempDir(), 'k.csr');
+    writeFileSync(file, key.csr);
+    const subject = execFileSync('openssl', ['req', '-in', file, '-noout', '-verify', '-subject', '-nameopt', 'RFC2253'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(subject.trim()).toBe('subject=O=Acme Ltd,CN=acme-notifications');
+    const pub = execFileSync('openssl', ['req', '-in', file, '-noout', '-pubkey'], { encoding: 'utf8' });
+    expect(pub.trim()).toBe(key.publicKey.trim());
+  });
+
+  it('config refuses a bad allowlist entry, naming it', () => {
+    expect(() => loadConfig({ env: {}, flags: { 'inbound.allowlist': ['10.0.0.0/8', '10.0.0.0/40'] } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: {}, flags: { 'inbound.allowlist': ['example.com'] } })).toThrow(/inbound\.allowlist\.0/);
+  });
+});
