@@ -1,9 +1,11 @@
 import type { RouteModule } from '../route.js';
 import { authRoutes } from './auth.js';
 import { healthRoutes } from './health.js';
+import { resourceRoutes } from './resources.js';
 
 /** Every feature's routes, in one list: app.ts mounts them and /openapi.json describes them. */
 export const routeModules: RouteModule[] = [
   healthRoutes,
   authRoutes,
+  resourceRoutes,
 ];
