@@ -3,6 +3,10 @@ import { VERSION } from '../version.js';
 import { reportError } from './context.js';
 import { clientsCommand, orgsCommand } from './orgs.js';
 import { migrateCommand, serveCommand } from './serve.js';
+import { accountsCommand } from './accounts.js';
+import { identitiesCommand } from './identities.js';
+import { importCommand } from './import.js';
+import { refundsCommand } from './refunds.js';
 
 /** Every command group, one line each. */
 const commands: CommandModule<object, never>[] = [
@@ -10,6 +14,10 @@ const commands: CommandModule<object, never>[] = [
   migrateCommand as CommandModule<object, never>,
   orgsCommand as CommandModule<object, never>,
   clientsCommand as CommandModule<object, never>,
+  identitiesCommand as CommandModule<object, never>,
+  accountsCommand as CommandModule<object, never>,
+  importCommand as CommandModule<object, never>,
+  refundsCommand as CommandModule<object, never>,
 ];
 
 export async function main(argv: string[]): Promise<void> {
