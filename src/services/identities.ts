@@ -2,13 +2,14 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
-import { badRequest, notFound, type FieldError } from '../domain/errors.js';
+import { notFound, type FieldError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { redactIdentityData } from '../domain/pii-redaction.js';
 import type { PiiAccess } from '../store/api-clients.js';
 import { getOrganization } from '../store/organizations.js';
 import { insertIdentity, listIdentities, type Identity, type IdentityFilter } from '../store/identities.js';
 import { zodIssuesToFieldErrors } from '../api/route.js';
+import { importRefused } from './import-errors.js';
 
 /**
  * Identities: created by operators (admin API, CLI import), listed by the organization's clients.
@@ -115,7 +116,7 @@ export function importIdentities(ctx: AppContext, orgId: string, lines: string[]
     if (r.success) parsed.push(r.data);
     else errors.push(...zodIssuesToFieldErrors(r.error, `line ${i + 1}`));
   });
-  if (errors.length) throw badRequest('import_failed', `${errors.length} error(s); nothing was imported`, errors);
+  if (errors.length) throw importRefused(errors);
   const now = ctx.clock.now();
   const ids = ctx.db.transaction(() =>
     parsed.map((p, i) => {

@@ -2,13 +2,14 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { NETWORK_IDS } from '../domain/crypto-address.js';
-import { badRequest, notFound, type FieldError } from '../domain/errors.js';
+import { notFound, type FieldError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { SAMPLE_CLASSES } from '../domain/benchmark-stats.js';
 import { importedTransactionExists, insertImportedTransaction, type ImportedTransaction } from '../store/imported-transactions.js';
 import { getOrganization } from '../store/organizations.js';
 import { TRANSACTION_STATUSES } from '../verify/events.js';
 import { zodIssuesToFieldErrors } from '../api/route.js';
+import { importRefused } from './import-errors.js';
 import { BENCHMARK_CLASSES, RECONCILIATION_RESULTS, REVIEW_STATES, SUMMARY_TYPES } from './benchmark-summary.js';
 import { parseCsv } from './csv.js';
 
@@ -89,7 +90,7 @@ export function importTransactions(ctx: AppContext, orgId: string, text: string,
     rows.push({ line: rec.line, row: r.data });
   }
   if (records.length === 0) errors.push({ path: 'file', message: 'holds no transactions' });
-  if (errors.length) throw badRequest('import_failed', `${errors.length} error(s); nothing was imported`, errors);
+  if (errors.length) throw importRefused(errors);
 
   const now = ctx.clock.now();
   const importId = newId('imp', now);

@@ -90,3 +90,28 @@ describe('refund configuration', () => {
     expect((await http.get('/v1/refunds/config').set('Authorization', other.auth)).text).toBe('null');
   });
 });
+
+describe('admin refund plans', () => {
+  it('lists plans and dispatches a Created one once', async () => {
+    const { ctx, http, acme } = await setup();
+    const { ADMIN_TOKEN } = await import('../support/context.js');
+    const admin = `Bearer ${ADMIN_TOKEN}`;
+    await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'Source', autoRefund: false });
+    const at = new Date(ctx.clock.now()).toISOString();
+    ctx.db.prepare(`INSERT INTO transactions (id, org_id, origin, type, status, created_at, updated_at) VALUES ('txn_a', ?, 'orchestrated', 'Deposit', 'Failed', ?, ?)`).run(acme.org.id, at, at);
+    const { transactionHooks } = await import('../../src/services/transaction-hooks.js');
+    for (const h of transactionHooks) h({ ctx, orgId: acme.org.id, transactionId: 'txn_a', from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
+    const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}&state=Created`).set('Authorization', admin);
+    expect(list.status).toBe(200);
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0]).toMatchObject({ transactionId: 'txn_a', state: 'Created', destination: { type: 'Source' } });
+    const id = list.body.data[0].id;
+    const first = await http.post(`/admin/v1/refund-plans/${id}/dispatch`).set('Authorization', admin);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ state: 'Dispatched', dispatchedAt: at });
+    const second = await http.post(`/admin/v1/refund-plans/${id}/dispatch`).set('Authorization', admin);
+    expect(second.status).toBe(409);
+    expect(second.body.code).toBe('refund_plan_not_dispatchable');
+    expect((await http.get('/admin/v1/refund-plans?state=Nope').set('Authorization', admin)).status).toBe(400);
+  });
+});
