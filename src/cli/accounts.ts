@@ -1,8 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { createAccount, newAccountSchema, presentAccount } from '../services/accounts.js';
-import { badRequest } from '../domain/errors.js';
-import { zodIssuesToFieldErrors } from '../api/route.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
+import { parseJsonRecord } from './import.js';
 
 export const accountsCommand: CommandModule = {
   command: 'accounts',
@@ -15,15 +14,8 @@ export const accountsCommand: CommandModule = {
         (c) => c.option('org', { type: 'string', demandOption: true }).option('record', { type: 'string', demandOption: true, describe: 'the account as JSON' }),
         (args) =>
           runWithContext(args, (ctx) => {
-            let value: unknown;
-            try {
-              value = JSON.parse(args.record);
-            } catch (err) {
-              throw badRequest('invalid_json', `--record is not JSON: ${(err as Error).message}`);
-            }
-            const parsed = newAccountSchema.safeParse(value);
-            if (!parsed.success) throw badRequest('validation_failed', 'the account is invalid', zodIssuesToFieldErrors(parsed.error, 'record'));
-            const account = presentAccount(createAccount(ctx, args.org, parsed.data), ctx.config.accounts.legacyFields);
+            const record = parseJsonRecord(newAccountSchema, args.record, 'account');
+            const account = presentAccount(createAccount(ctx, args.org, record), ctx.config.accounts.legacyFields);
             output(args, account, () => `created account ${account.id}`);
           }),
       )

@@ -1,9 +1,7 @@
 import type { CommandModule } from 'yargs';
 import { createIdentity, importIdentities, newIdentitySchema } from '../services/identities.js';
-import { badRequest } from '../domain/errors.js';
-import { zodIssuesToFieldErrors } from '../api/route.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
-import { progressReporter, readInputFile } from './import.js';
+import { parseJsonRecord, progressReporter, readInputFile } from './import.js';
 
 export const identitiesCommand: CommandModule = {
   command: 'identities',
@@ -33,15 +31,8 @@ export const identitiesCommand: CommandModule = {
         (c) => c.option('org', { type: 'string', demandOption: true }).option('record', { type: 'string', demandOption: true, describe: 'the identity as JSON' }),
         (args) =>
           runWithContext(args, (ctx) => {
-            let value: unknown;
-            try {
-              value = JSON.parse(args.record);
-            } catch (err) {
-              throw badRequest('invalid_json', `--record is not JSON: ${(err as Error).message}`);
-            }
-            const parsed = newIdentitySchema.safeParse(value);
-            if (!parsed.success) throw badRequest('validation_failed', 'the identity is invalid', zodIssuesToFieldErrors(parsed.error, 'record'));
-            const identity = createIdentity(ctx, args.org, parsed.data);
+            const record = parseJsonRecord(newIdentitySchema, args.record, 'identity');
+            const identity = createIdentity(ctx, args.org, record);
             output(args, identity, () => `created identity ${identity.id}`);
           }),
       )

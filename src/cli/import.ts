@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { CommandModule } from 'yargs';
+import type { z } from 'zod';
+import { zodIssuesToFieldErrors } from '../api/route.js';
+import { badRequest } from '../domain/errors.js';
 import { importTransactions, type ImportFormat } from '../services/transaction-import.js';
 import { CliExit, output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
 
@@ -28,6 +31,19 @@ export function readInputFile(file: string): string {
   } catch (err) {
     throw new CliExit(2, `cannot read ${file}: ${(err as Error).message}`);
   }
+}
+
+/** A record given as JSON on the command line (--record), validated by the same schema as the admin API. */
+export function parseJsonRecord<S extends z.ZodType>(schema: S, text: string, what: string): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw badRequest('invalid_json', `--record is not JSON: ${(err as Error).message}`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw badRequest('validation_failed', `the ${what} is invalid`, zodIssuesToFieldErrors(parsed.error, 'record'));
+  return parsed.data;
 }
 
 export const importCommand: CommandModule = {

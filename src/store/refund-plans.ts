@@ -1,16 +1,10 @@
 import type { Db } from '../db/open.js';
-import type { DestinationSource, PlannedDestination, RefundPlanKind, RefundPlanState } from '../domain/refund-plan.js';
+import type { DestinationSource, PlannedDestination, RefundPlanDecision, RefundPlanKind, RefundPlanState } from '../domain/refund-plan.js';
 
-export interface RefundPlan {
+export interface RefundPlan extends RefundPlanDecision {
   id: string;
   orgId: string;
   transactionId: string;
-  state: RefundPlanState;
-  kind: RefundPlanKind;
-  destinationFrom: DestinationSource;
-  destination: PlannedDestination | null;
-  autoRefund: boolean;
-  reason: string;
   createdAt: string;
   updatedAt: string;
   dispatchedAt: string | null;
