@@ -61,14 +61,41 @@ export interface IdentityFilter {
 // Every string that starts with p sorts in [p, p || U+10FFFF): an index range scan per column.
 const PREFIX_END = String.fromCodePoint(0x10ffff);
 
+/**
+ * Above this many name matches (counted on the indexes, overlaps counted twice) the list walks ids in
+ * order instead of collecting and sorting every match: with m matches among N rows the walk reads
+ * about (limit + 1) · N / m rows, the collection reads m. Measured by bench/identities-prefix.ts.
+ */
+export const DENSE_PREFIX_MATCHES = 1000;
+
+function countNamePrefix(db: Db, orgId: string, p: string): number {
+  const count = (col: string) => `(SELECT COUNT(*) FROM identities WHERE org_id = ? AND ${col} >= ? AND ${col} < ?)`;
+  const end = p + PREFIX_END;
+  return (
+    db.prepare(`SELECT ${count('first_name_lc')} + ${count('last_name_lc')} + ${count('full_name_lc')} AS n`).get(orgId, p, end, orgId, p, end, orgId, p, end) as { n: number }
+  ).n;
+}
+
 /** Up to limit + 1 rows ordered by id, so the caller knows exactly whether more exist. */
 export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Identity[] {
   const where = ['org_id = ?'];
   const params: unknown[] = [orgId];
+  let indexHint = '';
   if (f.name !== undefined) {
     const p = f.name.toLowerCase();
-    where.push('((first_name_lc >= ? AND first_name_lc < ?) OR (last_name_lc >= ? AND last_name_lc < ?) OR (full_name_lc >= ? AND full_name_lc < ?))');
-    params.push(p, p + PREFIX_END, p, p + PREFIX_END, p, p + PREFIX_END);
+    const range = (col: string) => `SELECT id FROM identities WHERE org_id = ? AND ${col} >= ? AND ${col} < ?`;
+    const orForm = f.email !== undefined || countNamePrefix(db, orgId, p) > DENSE_PREFIX_MATCHES;
+    if (orForm) {
+      // With an email prefix the planner drives from the email range; without one, a dense name
+      // prefix walks the (org_id, id) index in id order and meets limit + 1 matches early.
+      if (f.email === undefined) indexHint = 'INDEXED BY identities_org_id';
+      where.push('((first_name_lc >= ? AND first_name_lc < ?) OR (last_name_lc >= ? AND last_name_lc < ?) OR (full_name_lc >= ? AND full_name_lc < ?))');
+      params.push(p, p + PREFIX_END, p, p + PREFIX_END, p, p + PREFIX_END);
+    } else {
+      // Rare prefix: three index range scans, then only the matches are sorted by id.
+      where.push(`id IN (${range('first_name_lc')} UNION ${range('last_name_lc')} UNION ${range('full_name_lc')})`);
+      for (let i = 0; i < 3; i++) params.push(orgId, p, p + PREFIX_END);
+    }
   }
   if (f.email !== undefined) {
     const p = f.email.toLowerCase();
@@ -84,6 +111,6 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Identi
     params.push(f.startingAfter);
   }
   params.push(f.limit + 1);
-  const rows = db.prepare(`SELECT * FROM identities WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params) as Row[];
+  const rows = db.prepare(`SELECT * FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params) as Row[];
   return rows.map(toIdentity);
 }

@@ -131,3 +131,23 @@ describe('identity creation and import', () => {
     expect((ctx.db.prepare('SELECT COUNT(*) AS n FROM identities').get() as { n: number }).n).toBe(2);
   });
 });
+
+describe('name prefix over many identities', () => {
+  it('pages a dense prefix (more than DENSE_PREFIX_MATCHES matches) by id like a rare one', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    const lines = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: i % 2 ? `Zed${i}` : `Amy${i}`, lastName: i % 3 ? 'Stone' : 'Zorro' } }));
+    const { ids } = importIdentities(ctx, acme.org.id, lines);
+    const expected = ids.filter((_, i) => i % 2 === 1 || i % 3 === 0);
+    expect(expected.length).toBeGreaterThan(600);
+    const page = await http.get('/v1/identities?name=z&limit=100').set('Authorization', acme.auth);
+    expect(page.body.hasMore).toBe(true);
+    expect(page.body.data.map((i: { id: string }) => i.id)).toEqual(expected.slice(0, 100));
+    const last = await http.get(`/v1/identities?name=Z&limit=100&startingAfter=${expected[expected.length - 2]}`).set('Authorization', acme.auth);
+    expect(last.body).toMatchObject({ hasMore: false });
+    expect(last.body.data.map((i: { id: string }) => i.id)).toEqual([expected[expected.length - 1]]);
+    const rare = await http.get('/v1/identities?name=zed1199').set('Authorization', acme.auth);
+    expect(rare.body.data.map((i: { id: string }) => i.id)).toEqual([ids[1199]]);
+  });
+});
