@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.js';
 import { redactIdentityData } from '../domain/pii-redaction.js';
 import type { PiiAccess } from '../store/api-clients.js';
 import { getOrganization } from '../store/organizations.js';
-import { insertIdentity, listIdentities, type Identity, type IdentityFilter } from '../store/identities.js';
+import { getIdentity, insertIdentity, listIdentities, updateIdentityFlags, type Identity, type IdentityFilter } from '../store/identities.js';
 import { zodIssuesToFieldErrors } from '../api/route.js';
 import { importRefused } from './import-errors.js';
 
@@ -136,4 +136,14 @@ export function listIdentitiesPage(ctx: AppContext, orgId: string, filter: Ident
     hasMore: rows.length > filter.limit,
     data: piiAccess === 'redacted' ? data.map((i) => ({ ...i, data: redactIdentityData(i.data) })) : data,
   };
+}
+
+export const identityFlagsSchema = z
+  .strictObject({ deleted: z.boolean().optional(), hasComplianceChecks: z.boolean().optional() })
+  .refine((f) => f.deleted !== undefined || f.hasComplianceChecks !== undefined, 'name deleted and/or hasComplianceChecks');
+
+/** Operator change of an identity's flags (compliance checks done, identity deleted). */
+export function setIdentityFlags(ctx: AppContext, orgId: string, id: string, flags: z.output<typeof identityFlagsSchema>): Identity {
+  if (!updateIdentityFlags(ctx.db, orgId, id, flags)) throw notFound(`identity ${id}`);
+  return getIdentity(ctx.db, orgId, id)!;
 }

@@ -50,6 +50,14 @@ export function getIdentity(db: Db, orgId: string, id: string): Identity | undef
   return row && toIdentity(row);
 }
 
+/** Sets the flags given; answers false when the identity is not the organization's. */
+export function updateIdentityFlags(db: Db, orgId: string, id: string, flags: { deleted?: boolean | undefined; hasComplianceChecks?: boolean | undefined }): boolean {
+  const r = db
+    .prepare('UPDATE identities SET deleted = COALESCE(?, deleted), has_compliance_checks = COALESCE(?, has_compliance_checks) WHERE org_id = ? AND id = ?')
+    .run(flags.deleted === undefined ? null : Number(flags.deleted), flags.hasComplianceChecks === undefined ? null : Number(flags.hasComplianceChecks), orgId, id);
+  return r.changes === 1;
+}
+
 export interface IdentityFilter {
   name?: string | undefined;
   email?: string | undefined;

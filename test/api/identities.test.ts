@@ -151,3 +151,20 @@ describe('name prefix over many identities', () => {
     expect(rare.body.data.map((i: { id: string }) => i.id)).toEqual([ids[1199]]);
   });
 });
+
+describe('PATCH /admin/v1/organizations/{orgId}/identities/{id}', () => {
+  it('sets the compliance and deleted flags, scoped to the organization', async () => {
+    const { ctx, http, tokens, acme, ids } = await setup();
+    const res = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ hasComplianceChecks: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: ids[0], hasComplianceChecks: true, deleted: false });
+    const del = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ deleted: true });
+    expect(del.body).toMatchObject({ hasComplianceChecks: true, deleted: true });
+    const listed = await http.get('/v1/identities?limit=1').set('Authorization', acme.auth);
+    expect(listed.body.data[0]).toMatchObject({ id: ids[0], deleted: true, hasComplianceChecks: true });
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    expect((await http.patch(`/admin/v1/organizations/${other.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ deleted: false })).status).toBe(404);
+    const empty = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({});
+    expect(empty.status).toBe(400);
+  });
+});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { RouteModule } from '../route.js';
 import { createAccount, newAccountSchema, presentAccount } from '../../services/accounts.js';
-import { createIdentity, newIdentitySchema } from '../../services/identities.js';
+import { createIdentity, identityFlagsSchema, newIdentitySchema, setIdentityFlags } from '../../services/identities.js';
 import { dispatchRefundPlan } from '../../services/refunds.js';
 import { listRefundPlans } from '../../store/refund-plans.js';
 import { REFUND_PLAN_STATES } from '../../domain/refund-plan.js';
@@ -20,6 +20,18 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     body: newIdentitySchema,
     responses: { 201: { description: 'the identity' }, 404: { description: 'unknown organization' } },
     handler: ({ params, body }) => ({ status: 201, body: createIdentity(ctx, params.orgId, body) }),
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/admin/v1/organizations/{orgId}/identities/{id}',
+    summary: 'Set an identity\'s deleted and hasComplianceChecks flags',
+    tags: ['admin'],
+    auth: 'admin',
+    params: z.strictObject({ orgId: z.string().min(1).max(100), id: z.string().min(1).max(100) }),
+    body: identityFlagsSchema,
+    responses: { 200: { description: 'the identity' }, 404: { description: 'unknown organization or identity' } },
+    handler: ({ params, body }) => ({ body: setIdentityFlags(ctx, params.orgId, params.id, body) }),
   });
 
   api.route({
