@@ -168,3 +168,14 @@ describe('PATCH /admin/v1/organizations/{orgId}/identities/{id}', () => {
     expect(empty.status).toBe(400);
   });
 });
+
+describe('identity PII in logs', () => {
+  it('never writes names or emails (from filters or records) to a log line', async () => {
+    const { ctx, http, acme } = await setup();
+    await http.get('/v1/identities?name=Garc%C3%ADa&email=andres@corp').set('Authorization', acme.auth);
+    await http.post(`/admin/v1/organizations/${acme.org.id}/identities`).set('Authorization', admin).send({ type: 'Personal', data: { firstName: 'Wilhelmina', email: 'wil@secret.example' } });
+    const text = ctx.logs.text();
+    expect(ctx.logs.lines.length).toBeGreaterThan(4);
+    for (const pii of ['García', 'andres@corp', 'Wilhelmina', 'wil@secret.example', 'ana@example.com']) expect(text).not.toContain(pii);
+  });
+});
