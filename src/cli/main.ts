@@ -5,6 +5,10 @@ import { inboundCommand } from './inbound.js';
 import { keysCommand } from './keys.js';
 import { clientsCommand, orgsCommand } from './orgs.js';
 import { migrateCommand, serveCommand } from './serve.js';
+import { accountsCommand } from './accounts.js';
+import { identitiesCommand } from './identities.js';
+import { importCommand } from './import.js';
+import { refundsCommand } from './refunds.js';
 
 /** Every command group, one line each. */
 const commands: CommandModule<object, never>[] = [
@@ -14,6 +18,10 @@ const commands: CommandModule<object, never>[] = [
   clientsCommand as CommandModule<object, never>,
   keysCommand as CommandModule<object, never>,
   inboundCommand as CommandModule<object, never>,
+  identitiesCommand as CommandModule<object, never>,
+  accountsCommand as CommandModule<object, never>,
+  importCommand as CommandModule<object, never>,
+  refundsCommand as CommandModule<object, never>,
 ];
 
 export async function main(argv: string[]): Promise<void> {

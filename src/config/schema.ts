@@ -120,6 +120,54 @@ export const accountsSchema = z
   })
   .prefault({});
 
+export const integrationKinds = ['company-credentials', 'pfi-client-credentials', 'partner-key'] as const;
+
+const integrationProviderSchema = z.strictObject({
+  kind: z.enum(integrationKinds),
+  /** Adds Deprecation and Sunset headers to PUT /v1/organizations/integrations/<name>. */
+  deprecated: z.boolean().default(false),
+  deprecatedSince: z.iso.date().default('2026-01-01'),
+  sunset: z.iso.date().optional(),
+  /** Where the adapter calls the provider. Absent: credentials are stored without a provider call. */
+  baseUrl: z.url().optional(),
+});
+export type IntegrationProviderConfig = z.infer<typeof integrationProviderSchema>;
+
+export const integrationsSchema = z
+  .strictObject({
+    /** Provider path name (PUT /v1/organizations/integrations/<name>) -> its kind and flags. */
+    providers: z
+      .record(z.string().regex(/^[a-z0-9-]+$/, 'provider names are lowercase letters, digits and dashes'), integrationProviderSchema)
+      .default({
+        'provider-a': { kind: 'company-credentials', deprecated: true, deprecatedSince: '2026-01-01', sunset: '2027-01-01' },
+        'provider-b': { kind: 'pfi-client-credentials', deprecated: false, deprecatedSince: '2026-01-01' },
+        'provider-c': { kind: 'partner-key', deprecated: true, deprecatedSince: '2026-01-01', sunset: '2027-01-01' },
+      }),
+    timeoutMs: positiveMs.default(10_000),
+  })
+  .prefault({});
+
+export const networkIds = ['POLYGON', 'ETHEREUM', 'TRON', 'BASE', 'OPTIMISM', 'BITCOIN', 'SOLANA', 'CELO'] as const;
+
+export const networkSchema = z
+  .strictObject({
+    /** Two-letter codes of the countries where deposits are available. */
+    depositCountries: z.array(z.string().regex(/^[A-Z]{2}$/, 'a two-letter country code')).default(['BR', 'CO', 'MX', 'US']),
+    /** Networks the organization can use and the assets on each. */
+    networks: z
+      .array(z.strictObject({ network: z.enum(networkIds), assets: z.array(z.string().regex(/^[A-Z0-9]{2,12}$/)).min(1) }))
+      .default([
+        { network: 'ETHEREUM', assets: ['USDC', 'USDT'] },
+        { network: 'POLYGON', assets: ['USDC', 'USDT'] },
+        { network: 'SOLANA', assets: ['USDC'] },
+        { network: 'TRON', assets: ['USDT'] },
+      ]),
+    /** Deprecation of GET /v1/deposits/countries. */
+    countriesDeprecatedSince: z.iso.date().default('2026-01-01'),
+    countriesSunset: z.iso.date().default('2027-01-01'),
+  })
+  .prefault({});
+
 export const configSchema = z.object({
   server: serverSchema,
   database: databaseSchema,
@@ -131,9 +179,8 @@ export const configSchema = z.object({
   delivery: deliverySchema,
   inbound: inboundSchema,
   accounts: accountsSchema,
-  /** Sections owned by features that read them with their own schema (integrations, network). */
-  integrations: z.record(z.string(), z.unknown()).default({}),
-  network: z.record(z.string(), z.unknown()).default({}),
+  integrations: integrationsSchema,
+  network: networkSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -32,6 +32,13 @@ export const REDACT_PATHS = [
   '*.idNumber',
   '*.firstName',
   '*.lastName',
+  '*.credentials',
+  'credentials',
+  '*.companyId',
+  '*.street1',
+  '*.street2',
+  '*.postalCode',
+  '*.nameInLocalScript',
 ];
 
 export interface LogOptions {

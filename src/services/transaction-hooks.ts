@@ -1,5 +1,6 @@
 import type { AppContext } from '../context.js';
 import type { TransactionStatus } from '../verify/events.js';
+import { recordRefundPlanOnFailure } from './refunds.js';
 
 /**
  * Reactions to a transaction's status change that must commit or roll back with it (a refund plan
@@ -18,4 +19,6 @@ export interface TransactionStatusChange {
 export type TransactionHook = (change: TransactionStatusChange) => void;
 
 /** Every feature's hooks, in the order they run. */
-export const transactionHooks: TransactionHook[] = [];
+export const transactionHooks: TransactionHook[] = [
+  recordRefundPlanOnFailure,
+];

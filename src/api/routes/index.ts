@@ -2,10 +2,12 @@ import type { RouteModule } from '../route.js';
 import { authRoutes } from './auth.js';
 import { healthRoutes } from './health.js';
 import { inboundRoutes } from './inbound.js';
+import { resourceRoutes } from './resources.js';
 
 /** Every feature's routes, in one list: app.ts mounts them and /openapi.json describes them. */
 export const routeModules: RouteModule[] = [
   healthRoutes,
   authRoutes,
   inboundRoutes,
+  resourceRoutes,
 ];

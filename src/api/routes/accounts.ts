@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { deprecationHeaders, type RouteModule } from '../route.js';
+import { findAccount } from '../../services/accounts.js';
+
+export const accountSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  type: z.enum(['wallet', 'institution']).nullable().optional().describe('deprecated; only with accounts.legacyFields'),
+  pfi: z.string().nullable().optional().describe('deprecated; only with accounts.legacyFields'),
+  web3Provider: z.string().nullable().optional().describe('deprecated; only with accounts.legacyFields'),
+  name: z.string(),
+  assets: z.array(z.object({ id: z.string(), asset: z.string(), address: z.string() })),
+  fiats: z.array(z.object({ id: z.string(), fiat: z.string() })),
+  identityId: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+/** The deprecated Account fields were removed on this date; the legacy flag brings them back. */
+export const ACCOUNT_FIELDS_SUNSET = '2026-09-01';
+export const ACCOUNT_FIELDS_DEPRECATED = '2026-01-01';
+
+/** Endpoint 9. */
+export const accountRoutes: RouteModule = (api, { ctx }) => {
+  api.route({
+    method: 'get',
+    path: '/v1/accounts/{id}',
+    summary: 'Get an account',
+    description: 'The deprecated fields type, pfi and web3Provider appear only when accounts.legacyFields is on, with a Deprecation header.',
+    tags: ['accounts'],
+    auth: 'bearer',
+    params: z.strictObject({ id: z.string().min(1).max(100) }),
+    responses: { 200: { description: 'the account', schema: accountSchema }, 404: { description: 'unknown id or another organization\'s' } },
+    handler: ({ params, auth }) => {
+      const body = findAccount(ctx, auth.orgId, params.id);
+      const headers = ctx.config.accounts.legacyFields ? deprecationHeaders({ since: ACCOUNT_FIELDS_DEPRECATED, sunset: ACCOUNT_FIELDS_SUNSET }) : {};
+      return { body, headers };
+    },
+  });
+};

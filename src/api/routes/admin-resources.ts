@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { RouteModule } from '../route.js';
+import { createAccount, newAccountSchema, presentAccount } from '../../services/accounts.js';
+import { createIdentity, identityFlagsSchema, newIdentitySchema, setIdentityFlags } from '../../services/identities.js';
+import { dispatchRefundPlan } from '../../services/refunds.js';
+import { listRefundPlans } from '../../store/refund-plans.js';
+import { REFUND_PLAN_STATES } from '../../domain/refund-plan.js';
+
+const orgParams = z.strictObject({ orgId: z.string().min(1).max(100) });
+
+/** Operator routes: create identities and accounts for an organization, see and dispatch refund plans. */
+export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
+  api.route({
+    method: 'post',
+    path: '/admin/v1/organizations/{orgId}/identities',
+    summary: 'Create an identity',
+    tags: ['admin'],
+    auth: 'admin',
+    params: orgParams,
+    body: newIdentitySchema,
+    responses: { 201: { description: 'the identity' }, 404: { description: 'unknown organization' } },
+    handler: ({ params, body }) => ({ status: 201, body: createIdentity(ctx, params.orgId, body) }),
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/admin/v1/organizations/{orgId}/identities/{id}',
+    summary: 'Set an identity\'s deleted and hasComplianceChecks flags',
+    tags: ['admin'],
+    auth: 'admin',
+    params: z.strictObject({ orgId: z.string().min(1).max(100), id: z.string().min(1).max(100) }),
+    body: identityFlagsSchema,
+    responses: { 200: { description: 'the identity' }, 404: { description: 'unknown organization or identity' } },
+    handler: ({ params, body }) => ({ body: setIdentityFlags(ctx, params.orgId, params.id, body) }),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/admin/v1/organizations/{orgId}/accounts',
+    summary: 'Create an account',
+    tags: ['admin'],
+    auth: 'admin',
+    params: orgParams,
+    body: newAccountSchema,
+    responses: { 201: { description: 'the account (deprecated fields as the legacy flag says)' }, 404: { description: 'unknown organization or identity' } },
+    handler: ({ params, body }) => ({ status: 201, body: presentAccount(createAccount(ctx, params.orgId, body), ctx.config.accounts.legacyFields) }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/admin/v1/refund-plans',
+    summary: 'List refund plans',
+    tags: ['admin'],
+    auth: 'admin',
+    query: z.strictObject({ orgId: z.string().min(1).max(100).optional(), state: z.enum(REFUND_PLAN_STATES).optional() }),
+    responses: { 200: { description: 'refund plans ordered by id' } },
+    handler: ({ query }) => ({ body: { data: listRefundPlans(ctx.db, query) } }),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/admin/v1/refund-plans/{id}/dispatch',
+    summary: 'Dispatch a refund plan in state Created or Paused',
+    tags: ['admin'],
+    auth: 'admin',
+    params: z.strictObject({ id: z.string().min(1).max(100) }),
+    responses: { 200: { description: 'the dispatched plan' }, 404: { description: 'unknown plan' }, 409: { description: 'plan is not Created or Paused' } },
+    handler: ({ params }) => ({ body: dispatchRefundPlan(ctx, params.id) }),
+  });
+};

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import type { RouteModule } from '../route.js';
+import { identityDataSchema, identityTypeSchema, listIdentitiesPage } from '../../services/identities.js';
+
+const prefix = z.string().min(1, 'must not be empty').max(200);
+
+export const identitiesQuery = z.strictObject({
+  name: prefix.optional().describe('case-insensitive prefix of firstName, lastName or "firstName lastName"'),
+  email: prefix.optional().describe('case-insensitive prefix of email'),
+  type: identityTypeSchema.optional(),
+  startingAfter: z.string().min(1).max(100).optional().describe('an identity id: results after it'),
+  // Strict: "5.5", "0" or "101" is a 400, never clamped.
+  limit: z
+    .string()
+    .regex(/^\d+$/, 'must be an integer from 1 to 100')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be an integer from 1 to 100').max(100, 'must be an integer from 1 to 100'))
+    .default(10),
+});
+
+export const identitySchema = z.object({
+  id: z.string(),
+  type: identityTypeSchema,
+  deleted: z.boolean(),
+  hasComplianceChecks: z.boolean(),
+  data: identityDataSchema,
+});
+
+/** Endpoint 7. Identity data is masked for redacted tokens (see docs/resources.md). */
+export const identityRoutes: RouteModule = (api, { ctx }) => {
+  api.route({
+    method: 'get',
+    path: '/v1/identities',
+    summary: 'List identities',
+    description: 'Ordered by id; hasMore is exact. Tokens with piiAccess "redacted" get masked personal data.',
+    tags: ['identities'],
+    auth: 'bearer',
+    query: identitiesQuery,
+    responses: { 200: { description: 'a page of identities', schema: z.object({ hasMore: z.boolean(), data: z.array(identitySchema) }) } },
+    handler: ({ query, auth }) => ({ body: listIdentitiesPage(ctx, auth.orgId, query, auth.piiAccess) }),
+  });
+};

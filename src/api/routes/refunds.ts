@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import type { RouteModule } from '../route.js';
+import { orgRefundDestinationSchema, readRefundConfig, reconfirmRefundConfig, setRefundConfig } from '../../services/refunds.js';
+
+const refundConfigSchema = z
+  .object({
+    destination: orgRefundDestinationSchema,
+    verifiedAt: z.string(),
+    isStaleWarning: z.boolean(),
+    isStaleReject: z.boolean(),
+  })
+  .nullable();
+
+/** Endpoint 2, and how the default is set and re-confirmed (as the reference service does). */
+export const refundRoutes: RouteModule = (api, { ctx }) => {
+  api.route({
+    method: 'get',
+    path: '/v1/refunds/config',
+    summary: 'Get the default refund destination',
+    description: 'null when none is set. isStaleWarning after 30 days, isStaleReject after 90 days since verifiedAt.',
+    tags: ['refunds'],
+    auth: 'bearer',
+    responses: { 200: { description: 'RefundConfig or null', schema: refundConfigSchema } },
+    handler: ({ auth }) => ({ body: readRefundConfig(ctx, auth.orgId) }),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/refunds/config',
+    summary: 'Set the default refund destination',
+    description: 'Replaces the default and sets verifiedAt to now.',
+    tags: ['refunds'],
+    auth: 'bearer',
+    body: orgRefundDestinationSchema,
+    responses: { 200: { description: 'the new RefundConfig', schema: refundConfigSchema }, 400: { description: 'invalid destination (field named)' } },
+    handler: ({ body, auth }) => ({ body: setRefundConfig(ctx, auth.orgId, body) }),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/v1/refunds/config/reconfirm',
+    summary: 'Re-confirm the default refund destination',
+    description: 'Sets verifiedAt to now; refund plans paused because the default was stale are dispatched.',
+    tags: ['refunds'],
+    auth: 'bearer',
+    responses: { 200: { description: 'the RefundConfig', schema: refundConfigSchema }, 404: { description: 'no default is set' } },
+    handler: ({ auth }) => {
+      const { dispatchedPlans: _plans, ...config } = reconfirmRefundConfig(ctx, auth.orgId);
+      return { body: config };
+    },
+  });
+};

@@ -1,0 +1,34 @@
+import type { CommandModule } from 'yargs';
+import { REFUND_PLAN_STATES, type RefundPlanState } from '../domain/refund-plan.js';
+import { dispatchRefundPlan } from '../services/refunds.js';
+import { listRefundPlans } from '../store/refund-plans.js';
+import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+
+export const refundsCommand: CommandModule = {
+  command: 'refunds',
+  describe: 'Refund plans (list, dispatch)',
+  builder: (y) =>
+    withCommonOptions(y)
+      .command<CommonArgs & { org?: string; state?: RefundPlanState }>(
+        'list',
+        'List refund plans',
+        (c) => c.option('org', { type: 'string' }).option('state', { choices: REFUND_PLAN_STATES }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const plans = listRefundPlans(ctx.db, { orgId: args.org, state: args.state });
+            output(args, plans, () => table(plans as unknown as Record<string, unknown>[], ['id', 'orgId', 'transactionId', 'state', 'kind', 'destinationFrom', 'createdAt']));
+          }),
+      )
+      .command<CommonArgs & { id: string }>(
+        'dispatch <id>',
+        'Dispatch a refund plan in state Created or Paused',
+        (c) => c.positional('id', { type: 'string', demandOption: true }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const plan = dispatchRefundPlan(ctx, args.id);
+            output(args, plan, () => `dispatched refund plan ${plan.id} (transaction ${plan.transactionId})`);
+          }),
+      )
+      .demandCommand(1),
+  handler: () => undefined,
+};

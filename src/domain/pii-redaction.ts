@@ -1,0 +1,51 @@
+/**
+ * Masking of identity PII for tokens with piiAccess "redacted". The record keeps its shape and
+ * types (every field present stays present and a string stays a string of the same length), so
+ * clients parse both forms with one schema:
+ * - names (firstName, lastName, secondLastName, middleName, nameInLocalScript) and street lines:
+ *   first character kept, the rest replaced by "*";
+ * - taxId, phone, document idNumber: all but the last two characters replaced by "*";
+ * - email: the local part masked like a name, the domain kept ("j***@example.com");
+ * - dateOfBirth: "****-**-**"; postalCode: every character replaced by "*".
+ */
+const chars = (s: string): string[] => Array.from(s);
+
+export const maskKeepFirst = (s: string): string => chars(s).map((c, i) => (i === 0 ? c : '*')).join('');
+export const maskKeepLast2 = (s: string): string => {
+  const cs = chars(s);
+  return cs.map((c, i) => (i >= cs.length - 2 ? c : '*')).join('');
+};
+export const maskAll = (s: string): string => '*'.repeat(chars(s).length);
+export function maskEmail(s: string): string {
+  const at = s.lastIndexOf('@');
+  return at < 0 ? maskKeepFirst(s) : maskKeepFirst(s.slice(0, at)) + s.slice(at);
+}
+
+type Masker = (s: string) => string;
+const TOP_LEVEL: Record<string, Masker> = {
+  firstName: maskKeepFirst,
+  lastName: maskKeepFirst,
+  secondLastName: maskKeepFirst,
+  middleName: maskKeepFirst,
+  nameInLocalScript: maskKeepFirst,
+  taxId: maskKeepLast2,
+  phone: maskKeepLast2,
+  email: maskEmail,
+  dateOfBirth: () => '****-**-**',
+};
+const ADDRESS: Record<string, Masker> = { street1: maskKeepFirst, street2: maskKeepFirst, postalCode: maskAll };
+
+const applyTo = <T extends Record<string, unknown>>(obj: T, maskers: Record<string, Masker>): T => {
+  const out: Record<string, unknown> = { ...obj };
+  for (const [key, mask] of Object.entries(maskers)) if (typeof out[key] === 'string') out[key] = mask(out[key]);
+  return out as T;
+};
+
+export function redactIdentityData<T extends Record<string, unknown>>(data: T): T {
+  const out: Record<string, unknown> = applyTo(data, TOP_LEVEL);
+  if (out.address && typeof out.address === 'object') out.address = applyTo(out.address as Record<string, unknown>, ADDRESS);
+  if (Array.isArray(out.documents)) {
+    out.documents = out.documents.map((d: unknown) => (d && typeof d === 'object' ? applyTo(d as Record<string, unknown>, { idNumber: maskKeepLast2 }) : d));
+  }
+  return out as T;
+}

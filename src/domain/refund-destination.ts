@@ -1,0 +1,43 @@
+import { addressProblem, type NetworkId } from './crypto-address.js';
+import type { FieldError } from './errors.js';
+
+export const REFUND_DESTINATION_TYPES = ['Address', 'Source', 'ProviderBalance'] as const;
+export type RefundDestinationType = (typeof REFUND_DESTINATION_TYPES)[number];
+
+export interface OrgRefundAddress {
+  network: NetworkId;
+  address: string;
+}
+
+/** The stored default, with autoRefund and autoFiatReturn always present (defaults applied). */
+export interface OrgRefundDestination {
+  type: RefundDestinationType;
+  addresses?: OrgRefundAddress[];
+  autoRefund: boolean;
+  autoFiatReturn: boolean;
+}
+
+/**
+ * The rules beyond field types: Address needs 1+ addresses with at most one per network, the other
+ * types take none, and every address must be valid for its network. Paths are relative to the body.
+ */
+export function refundDestinationProblems(d: { type: RefundDestinationType; addresses?: OrgRefundAddress[] | undefined }): FieldError[] {
+  const errors: FieldError[] = [];
+  if (d.type !== 'Address') {
+    if (d.addresses !== undefined) errors.push({ path: 'addresses', message: `addresses is only allowed when type is Address (type is ${d.type})` });
+    return errors;
+  }
+  if (!d.addresses || d.addresses.length === 0) {
+    errors.push({ path: 'addresses', message: 'type Address needs at least one address' });
+    return errors;
+  }
+  const seen = new Map<NetworkId, number>();
+  d.addresses.forEach((a, i) => {
+    const first = seen.get(a.network);
+    if (first !== undefined) errors.push({ path: `addresses.${i}.network`, message: `a second address for ${a.network} (first at addresses.${first}); one refund address per network` });
+    else seen.set(a.network, i);
+    const problem = addressProblem(a.network, a.address);
+    if (problem) errors.push({ path: `addresses.${i}.address`, message: `not a valid ${a.network} address: ${problem}` });
+  });
+  return errors;
+}

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { getIdentity } from '../store/identities.js';
+import { getOrganization } from '../store/organizations.js';
+import { getAccount, insertAccount, type AccountRecord } from '../store/accounts.js';
+
+const code = z.string().regex(/^[A-Z0-9]{2,12}$/, 'must be an upper-case asset or currency code');
+
+export const newAccountSchema = z.strictObject({
+  provider: z.string().min(1).max(100),
+  name: z.string().min(1).max(200),
+  identityId: z.string().min(1).max(100).optional(),
+  assets: z.array(z.strictObject({ asset: code, address: z.string().min(1).max(200) })).max(100).default([]),
+  fiats: z.array(z.strictObject({ fiat: code })).max(100).default([]),
+  /** The deprecated fields, accepted so that the legacy flag can still show them. */
+  type: z.enum(['wallet', 'institution']).optional(),
+  pfi: z.string().min(1).max(100).optional(),
+  web3Provider: z.string().min(1).max(100).optional(),
+});
+export type NewAccount = z.output<typeof newAccountSchema>;
+
+export interface Account {
+  id: string;
+  provider: string;
+  type?: string | null;
+  pfi?: string | null;
+  web3Provider?: string | null;
+  name: string;
+  assets: AccountRecord['assets'];
+  fiats: AccountRecord['fiats'];
+  identityId: string | null;
+  createdAt: string;
+}
+
+export function createAccount(ctx: AppContext, orgId: string, input: NewAccount): AccountRecord {
+  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  if (input.identityId && !getIdentity(ctx.db, orgId, input.identityId)) throw notFound(`identity ${input.identityId}`);
+  const now = ctx.clock.now();
+  const account: AccountRecord = {
+    id: newId('acc', now),
+    orgId,
+    provider: input.provider,
+    name: input.name,
+    assets: input.assets.map((a) => ({ id: newId('ast', now), ...a })),
+    fiats: input.fiats.map((f) => ({ id: newId('fia', now), ...f })),
+    identityId: input.identityId ?? null,
+    legacy: { type: input.type ?? null, pfi: input.pfi ?? null, web3Provider: input.web3Provider ?? null },
+    createdAt: isoAt(now),
+  };
+  insertAccount(ctx.db, account);
+  return account;
+}
+
+/** The Account as the API shows it: the deprecated fields only when accounts.legacyFields is on. */
+export function presentAccount(a: AccountRecord, legacyFields: boolean): Account {
+  const legacy = legacyFields ? { type: a.legacy.type, pfi: a.legacy.pfi, web3Provider: a.legacy.web3Provider } : {};
+  return { id: a.id, provider: a.provider, ...legacy, name: a.name, assets: a.assets, fiats: a.fiats, identityId: a.identityId, createdAt: a.createdAt };
+}
+
+export function findAccount(ctx: AppContext, orgId: string, id: string): Account {
+  const a = getAccount(ctx.db, orgId, id);
+  if (!a) throw notFound(`account ${id}`);
+  return presentAccount(a, ctx.config.accounts.legacyFields);
+}

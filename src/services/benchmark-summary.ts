@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { DAY_MS, isoAt } from '../domain/clock.js';
+import { isCalendarDate } from '../domain/calendar-date.js';
+import { summarizeBenchmark, type BenchmarkSummary } from '../domain/benchmark-stats.js';
+import { selectBenchmarkSample } from '../store/imported-transactions.js';
+import { TRANSACTION_STATUSES } from '../verify/events.js';
+
+export const BENCHMARK_CLASSES = ['Competitive', 'InLine', 'OffMarket', 'Calibrating', 'Syncing', 'Stale'] as const;
+export const REVIEW_STATES = ['AllClear', 'NeedReview', 'ReconciliationIssues'] as const;
+export const RECONCILIATION_RESULTS = ['Matched', 'Mismatched', 'Missing', 'PfiError'] as const;
+export const SUMMARY_TYPES = ['Deposit', 'Withdrawal', 'Exchange'] as const;
+
+const date = z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
+
+/** Every filter of the spec; the unnamed ones are named in camelCase. */
+export const summaryQuerySchema = z
+  .strictObject({
+    origin: z.enum(['all', 'orchestrated', 'imported']).default('all'),
+    status: z.enum(TRANSACTION_STATUSES).optional(),
+    type: z.enum(SUMMARY_TYPES).optional(),
+    provider: z.string().min(1).max(100).optional(),
+    fromDate: date.optional(),
+    toDate: date.optional(),
+    fromUpdatedDate: date.optional(),
+    toUpdatedDate: date.optional(),
+    benchmark: z.enum(BENCHMARK_CLASSES).optional(),
+    reviewState: z.enum(REVIEW_STATES).optional(),
+    reconciliation: z.enum(RECONCILIATION_RESULTS).optional(),
+    country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code (ZZ allowed)').optional(),
+    currency: z.string().regex(/^[A-Z0-9]{2,12}$/, 'must be an upper-case currency or asset code').optional(),
+    providerTransactionId: z.string().min(1).max(200).optional(),
+  })
+  .superRefine((q, zctx) => {
+    const created = q.fromDate !== undefined || q.toDate !== undefined;
+    const updated = q.fromUpdatedDate !== undefined || q.toUpdatedDate !== undefined;
+    if (created && updated) {
+      for (const key of ['fromUpdatedDate', 'toUpdatedDate'] as const) {
+        if (q[key] !== undefined) zctx.addIssue({ code: 'custom', path: [key], message: `cannot be combined with a createdAt date filter (fromDate/toDate)` });
+      }
+    }
+    if (q.fromDate && q.toDate && q.fromDate > q.toDate) zctx.addIssue({ code: 'custom', path: ['toDate'], message: 'must not be before fromDate' });
+    if (q.fromUpdatedDate && q.toUpdatedDate && q.fromUpdatedDate > q.toUpdatedDate) zctx.addIssue({ code: 'custom', path: ['toUpdatedDate'], message: 'must not be before fromUpdatedDate' });
+  });
+export type SummaryQuery = z.output<typeof summaryQuerySchema>;
+
+const startOf = (d: string | undefined): string | undefined => (d === undefined ? undefined : `${d}T00:00:00.000Z`);
+/** Date filters are inclusive whole UTC days: toDate covers up to the end of that day. */
+const endOf = (d: string | undefined): string | undefined => (d === undefined ? undefined : isoAt(Date.parse(`${d}T00:00:00.000Z`) + DAY_MS));
+
+export function benchmarkSummary(ctx: AppContext, orgId: string, q: SummaryQuery): BenchmarkSummary {
+  const sample = selectBenchmarkSample(ctx.db, orgId, {
+    ...q,
+    createdFrom: startOf(q.fromDate),
+    createdBefore: endOf(q.toDate),
+    updatedFrom: startOf(q.fromUpdatedDate),
+    updatedBefore: endOf(q.toUpdatedDate),
+  });
+  return summarizeBenchmark(sample);
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { isCalendarDate } from '../domain/calendar-date.js';
+import { notFound, type FieldError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { redactIdentityData } from '../domain/pii-redaction.js';
+import type { PiiAccess } from '../store/api-clients.js';
+import { getOrganization } from '../store/organizations.js';
+import { getIdentity, insertIdentity, listIdentities, updateIdentityFlags, type Identity, type IdentityFilter } from '../store/identities.js';
+import { zodIssuesToFieldErrors } from '../api/route.js';
+import { importRefused } from './import-errors.js';
+
+/**
+ * Identities: created by operators (admin API, CLI import), listed by the organization's clients.
+ * The spec shows one value per enumeration; those fields accept any PascalCase word so that values
+ * not shown in the spec are not refused.
+ */
+const text = z.string().max(500);
+const date = z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
+const country = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code');
+const enumWord = z.string().regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'must be an enumeration value such as the spec shows (PascalCase word)');
+
+export const identityDataSchema = z.strictObject({
+  firstName: text.optional(),
+  lastName: text.optional(),
+  secondLastName: text.optional(),
+  middleName: text.optional(),
+  taxId: text.optional(),
+  dateOfBirth: date.optional(),
+  email: z.email().max(320).optional(),
+  phone: z.string().regex(/^\+?[0-9 ()-]{4,32}$/, 'must be a phone number').optional(),
+  activity: text.optional(),
+  sex: enumWord.optional(),
+  address: z
+    .strictObject({
+      id: text.optional(),
+      street1: text.optional(),
+      street2: text.optional(),
+      city: text.optional(),
+      state: text.optional(),
+      country: country.optional(),
+      postalCode: text.optional(),
+    })
+    .optional(),
+  documents: z
+    .array(
+      z.strictObject({
+        id: text.optional(),
+        issuingCountry: country.optional(),
+        type: enumWord.optional(),
+        subType: enumWord.optional(),
+        idNumber: text.optional(),
+        issuedDate: date.optional(),
+        expiryDate: date.optional(),
+      }),
+    )
+    .max(50)
+    .optional(),
+  occupationCode: z.string().regex(/^\d{1,12}$/, 'must be a string of digits').optional(),
+  employmentStatus: enumWord.optional(),
+  sourceOfFunds: enumWord.optional(),
+  nameInLocalScript: text.optional(),
+  employerName: text.optional(),
+  sourceOfWealth: enumWord.optional(),
+  accountPurpose: enumWord.optional(),
+  accountPurposeOther: text.optional(),
+  monthlyAmounts: enumWord.optional(),
+  actingAsIntermediary: z.boolean().optional(),
+  citizenship: country.optional(),
+  nationalities: z.array(country).max(20).optional(),
+  placeOfBirthCountry: country.optional(),
+  placeOfBirthCity: text.optional(),
+  hasForeignTaxRegistration: z.boolean().optional(),
+});
+
+export const identityTypeSchema = z.enum(['Personal', 'Business']);
+
+export const newIdentitySchema = z.strictObject({
+  type: identityTypeSchema,
+  deleted: z.boolean().default(false),
+  hasComplianceChecks: z.boolean().default(false),
+  data: identityDataSchema.default({}),
+});
+export type NewIdentity = z.output<typeof newIdentitySchema>;
+
+function insertOne(ctx: AppContext, orgId: string, input: NewIdentity, nowMs: number): Identity {
+  const identity: Identity = { id: newId('idn', nowMs), type: input.type, deleted: input.deleted, hasComplianceChecks: input.hasComplianceChecks, data: input.data };
+  insertIdentity(ctx.db, { ...identity, orgId, createdAt: isoAt(nowMs) });
+  return identity;
+}
+
+export function createIdentity(ctx: AppContext, orgId: string, input: NewIdentity): Identity {
+  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  return insertOne(ctx, orgId, input, ctx.clock.now());
+}
+
+/**
+ * Parses JSON lines (one identity per line, blank lines skipped) and inserts them in ONE transaction:
+ * any bad line refuses the whole file with one error per bad line, paths prefixed `line N`.
+ */
+export function importIdentities(ctx: AppContext, orgId: string, lines: string[], onProgress?: (done: number) => void): { imported: number; ids: string[] } {
+  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  const errors: FieldError[] = [];
+  const parsed: NewIdentity[] = [];
+  lines.forEach((line, i) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      errors.push({ path: `line ${i + 1}`, message: `not JSON: ${(err as Error).message}` });
+      return;
+    }
+    const r = newIdentitySchema.safeParse(value);
+    if (r.success) parsed.push(r.data);
+    else errors.push(...zodIssuesToFieldErrors(r.error, `line ${i + 1}`));
+  });
+  if (errors.length) throw importRefused(errors);
+  const now = ctx.clock.now();
+  const ids = ctx.db.transaction(() =>
+    parsed.map((p, i) => {
+      const id = insertOne(ctx, orgId, p, now).id;
+      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1);
+      return id;
+    }),
+  ).immediate();
+  onProgress?.(ids.length);
+  return { imported: ids.length, ids };
+}
+
+export function listIdentitiesPage(ctx: AppContext, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): { hasMore: boolean; data: Identity[] } {
+  const rows = listIdentities(ctx.db, orgId, filter);
+  const data = rows.slice(0, filter.limit);
+  return {
+    hasMore: rows.length > filter.limit,
+    data: piiAccess === 'redacted' ? data.map((i) => ({ ...i, data: redactIdentityData(i.data) })) : data,
+  };
+}
+
+export const identityFlagsSchema = z
+  .strictObject({ deleted: z.boolean().optional(), hasComplianceChecks: z.boolean().optional() })
+  .refine((f) => f.deleted !== undefined || f.hasComplianceChecks !== undefined, 'name deleted and/or hasComplianceChecks');
+
+/** Operator change of an identity's flags (compliance checks done, identity deleted). */
+export function setIdentityFlags(ctx: AppContext, orgId: string, id: string, flags: z.output<typeof identityFlagsSchema>): Identity {
+  if (!updateIdentityFlags(ctx.db, orgId, id, flags)) throw notFound(`identity ${id}`);
+  return getIdentity(ctx.db, orgId, id)!;
+}

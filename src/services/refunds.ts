@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { NETWORK_IDS, type NetworkId } from '../domain/crypto-address.js';
+import { conflict, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { REFUND_DESTINATION_TYPES, refundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
+import { refundFreshness } from '../domain/refund-freshness.js';
+import { canDispatch, decideRefundPlan, type TransactionRefundDestination } from '../domain/refund-plan.js';
+import { getRefundConfig, markRefundConfigVerified, upsertRefundConfig } from '../store/refund-configs.js';
+import { getRefundPlan, getRefundPlanForTransaction, getTransactionRefundFacts, insertRefundPlan, listRefundPlans, setRefundPlanState, type RefundPlan } from '../store/refund-plans.js';
+import type { TransactionStatusChange } from './transaction-hooks.js';
+
+export const orgRefundAddressSchema = z.strictObject({
+  network: z.enum(NETWORK_IDS),
+  address: z.string().min(1).max(128),
+});
+
+export const orgRefundDestinationSchema = z
+  .strictObject({
+    type: z.enum(REFUND_DESTINATION_TYPES),
+    addresses: z.array(orgRefundAddressSchema).max(NETWORK_IDS.length * 2).optional(),
+    autoRefund: z.boolean().default(true),
+    autoFiatReturn: z.boolean().default(false),
+  })
+  .superRefine((d, zctx) => {
+    for (const e of refundDestinationProblems(d)) zctx.addIssue({ code: 'custom', path: e.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), message: e.message });
+  });
+
+export interface RefundConfig {
+  destination: OrgRefundDestination;
+  verifiedAt: string;
+  isStaleWarning: boolean;
+  isStaleReject: boolean;
+}
+
+export function readRefundConfig(ctx: AppContext, orgId: string): RefundConfig | null {
+  const c = getRefundConfig(ctx.db, orgId);
+  if (!c) return null;
+  return { destination: c.destination, verifiedAt: c.verifiedAt, ...refundFreshness(Date.parse(c.verifiedAt), ctx.clock.now()) };
+}
+
+/** Sets the default (and verifiedAt); plans paused on a stale default are not touched: they name the old one. */
+export function setRefundConfig(ctx: AppContext, orgId: string, destination: OrgRefundDestination): RefundConfig {
+  const at = isoAt(ctx.clock.now());
+  upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
+  return readRefundConfig(ctx, orgId)!;
+}
+
+/** Re-confirms the default as it is: verifiedAt moves to now and plans paused on staleness are dispatched. */
+export function reconfirmRefundConfig(ctx: AppContext, orgId: string): RefundConfig & { dispatchedPlans: string[] } {
+  const at = isoAt(ctx.clock.now());
+  const dispatched = ctx.db.transaction(() => {
+    if (!getRefundConfig(ctx.db, orgId)) throw notFound('refund configuration');
+    markRefundConfigVerified(ctx.db, orgId, at);
+    const paused = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter((p) => p.destinationFrom === 'default' && p.autoRefund);
+    for (const p of paused) setRefundPlanState(ctx.db, p.id, 'Dispatched', 'dispatched after the default was re-confirmed', at, at);
+    return paused.map((p) => p.id);
+  }).immediate();
+  return { ...readRefundConfig(ctx, orgId)!, dispatchedPlans: dispatched };
+}
+
+const transactionDestinationSchema = z.object({
+  type: z.enum(REFUND_DESTINATION_TYPES).default('Address'),
+  network: z.enum(NETWORK_IDS).optional(),
+  address: z.string().min(1).optional(),
+  autoRefund: z.boolean().optional(),
+});
+
+/** The per-transaction destination column, or null when it is absent or unusable (the reason is logged). */
+function parseTransactionDestination(ctx: AppContext, transactionId: string, raw: string | null, network: NetworkId | null): TransactionRefundDestination | null {
+  if (!raw) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  const r = transactionDestinationSchema.safeParse(parsed);
+  if (!r.success || (r.data.type === 'Address' && !r.data.address)) {
+    ctx.log.warn({ transactionId }, 'per-transaction refund destination is unusable; falling back to the default');
+    return null;
+  }
+  const d = r.data;
+  return { type: d.type, ...(d.address ? { address: d.address, network: d.network ?? network ?? undefined } : {}), ...(d.autoRefund !== undefined ? { autoRefund: d.autoRefund } : {}) } as TransactionRefundDestination;
+}
+
+/**
+ * The transaction hook: when a transaction moves to Failed, record its refund plan inside the same
+ * SQLite transaction. A second failure of the same transaction keeps the first plan.
+ */
+export function recordRefundPlanOnFailure(change: TransactionStatusChange): void {
+  if (change.to !== 'Failed') return;
+  const { ctx, orgId, transactionId, nowMs } = change;
+  const facts = getTransactionRefundFacts(ctx.db, orgId, transactionId);
+  if (!facts) throw notFound(`transaction ${transactionId}`);
+  if (getRefundPlanForTransaction(ctx.db, transactionId)) return;
+  const network = (NETWORK_IDS as readonly string[]).includes(facts.network ?? '') ? (facts.network as NetworkId) : null;
+  const config = getRefundConfig(ctx.db, orgId);
+  const decision = decideRefundPlan({
+    network,
+    isFiatPayout: facts.type === 'Withdrawal' && network === null,
+    transactionDestination: parseTransactionDestination(ctx, transactionId, facts.refundDestination, network),
+    orgDefault: config ? { destination: config.destination, isStaleReject: refundFreshness(Date.parse(config.verifiedAt), nowMs).isStaleReject } : null,
+  });
+  const at = isoAt(nowMs);
+  insertRefundPlan(ctx.db, {
+    id: newId('rfp', nowMs),
+    orgId,
+    transactionId,
+    ...decision,
+    createdAt: at,
+    updatedAt: at,
+    dispatchedAt: decision.state === 'Dispatched' ? at : null,
+  });
+  ctx.log.info({ transactionId, state: decision.state, kind: decision.kind }, 'refund plan recorded');
+}
+
+/** Operator dispatch (CLI or admin API) of a plan in Created or Paused. */
+export function dispatchRefundPlan(ctx: AppContext, planId: string): RefundPlan {
+  return ctx.db.transaction(() => {
+    const plan = getRefundPlan(ctx.db, planId);
+    if (!plan) throw notFound(`refund plan ${planId}`);
+    if (!canDispatch(plan.state)) throw conflict('refund_plan_not_dispatchable', `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`);
+    const at = isoAt(ctx.clock.now());
+    setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
+    return getRefundPlan(ctx.db, planId)!;
+  }).immediate();
+}

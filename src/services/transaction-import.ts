@@ -1,0 +1,127 @@
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { NETWORK_IDS } from '../domain/crypto-address.js';
+import { notFound, type FieldError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { SAMPLE_CLASSES } from '../domain/benchmark-stats.js';
+import { importedTransactionExists, insertImportedTransaction, type ImportedTransaction } from '../store/imported-transactions.js';
+import { getOrganization } from '../store/organizations.js';
+import { TRANSACTION_STATUSES } from '../verify/events.js';
+import { zodIssuesToFieldErrors } from '../api/route.js';
+import { importRefused } from './import-errors.js';
+import { BENCHMARK_CLASSES, RECONCILIATION_RESULTS, REVIEW_STATES, SUMMARY_TYPES } from './benchmark-summary.js';
+import { parseCsv } from './csv.js';
+
+/**
+ * Imported transactions (origin 'imported'), one per CSV row or JSON line, with the fields the
+ * benchmark summary needs. The whole file is validated first and written in ONE transaction: any bad
+ * line refuses the file, each error naming its line. A (provider, providerTransactionId) already
+ * imported for the organization, or repeated in the file, is refused so a re-import cannot double count.
+ */
+const decimal = z.string().regex(/^-?\d{1,18}(\.\d{1,18})?$/, 'must be a decimal string such as 1234.56');
+const empty = (v: unknown) => (v === '' || v === null ? undefined : v);
+const opt = <T extends z.ZodType>(s: T) => z.preprocess(empty, s.optional());
+
+export const importRowSchema = z
+  .strictObject({
+    type: z.enum(SUMMARY_TYPES),
+    status: z.enum(TRANSACTION_STATUSES),
+    provider: opt(z.string().min(1).max(100)),
+    providerTransactionId: opt(z.string().min(1).max(200)),
+    amount: opt(decimal),
+    currency: opt(z.string().regex(/^[A-Z0-9]{2,12}$/, 'must be an upper-case currency or asset code')),
+    network: opt(z.enum(NETWORK_IDS)),
+    country: opt(z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code (ZZ allowed)')),
+    corridor: opt(z.string().regex(/^[A-Z]{2}-[A-Z]{2}$/, 'must be two country codes joined by a dash, e.g. US-MX')),
+    benchmark: opt(z.enum(BENCHMARK_CLASSES)),
+    reviewState: opt(z.enum(REVIEW_STATES)),
+    reconciliation: opt(z.enum(RECONCILIATION_RESULTS)),
+    amountUsd: decimal.refine((v) => !v.startsWith('-'), 'must not be negative'),
+    costVsMarketUsd: opt(decimal),
+    createdAt: z.iso.datetime({ offset: true }),
+    updatedAt: opt(z.iso.datetime({ offset: true })),
+  })
+  .superRefine((r, zctx) => {
+    if (r.benchmark && (SAMPLE_CLASSES as readonly string[]).includes(r.benchmark) && r.costVsMarketUsd === undefined) {
+      zctx.addIssue({ code: 'custom', path: ['costVsMarketUsd'], message: `is required when benchmark is ${r.benchmark}` });
+    }
+  });
+export type ImportRow = z.output<typeof importRowSchema>;
+
+export type ImportFormat = 'csv' | 'jsonl';
+
+/** Records of the file with their 1-based line numbers; CSV keys come from the header row. */
+export function readRecords(text: string, format: ImportFormat): { line: number; value: unknown; error?: string }[] {
+  if (format === 'csv') return parseCsv(text);
+  return text.split(/\r?\n/).flatMap((raw, i) => {
+    if (!raw.trim()) return [];
+    try {
+      return [{ line: i + 1, value: JSON.parse(raw) as unknown }];
+    } catch (err) {
+      return [{ line: i + 1, value: undefined, error: `not JSON: ${(err as Error).message}` }];
+    }
+  });
+}
+
+export function importTransactions(ctx: AppContext, orgId: string, text: string, format: ImportFormat, onProgress?: (done: number, total: number) => void): { imported: number; importId: string } {
+  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  const records = readRecords(text, format);
+  const errors: FieldError[] = [];
+  const rows: { line: number; row: ImportRow }[] = [];
+  const seen = new Map<string, number>();
+  for (const rec of records) {
+    if (rec.error) {
+      errors.push({ path: `line ${rec.line}`, message: rec.error });
+      continue;
+    }
+    const r = importRowSchema.safeParse(rec.value);
+    if (!r.success) {
+      errors.push(...zodIssuesToFieldErrors(r.error, `line ${rec.line}`));
+      continue;
+    }
+    if (r.data.providerTransactionId) {
+      const key = `${r.data.provider ?? ''}\u0000${r.data.providerTransactionId}`;
+      const first = seen.get(key);
+      if (first !== undefined) errors.push({ path: `line ${rec.line}.providerTransactionId`, message: `repeats line ${first}` });
+      else if (importedTransactionExists(ctx.db, orgId, r.data.provider ?? null, r.data.providerTransactionId)) errors.push({ path: `line ${rec.line}.providerTransactionId`, message: 'already imported' });
+      seen.set(key, first ?? rec.line);
+    }
+    rows.push({ line: rec.line, row: r.data });
+  }
+  if (records.length === 0) errors.push({ path: 'file', message: 'holds no transactions' });
+  if (errors.length) throw importRefused(errors);
+
+  const now = ctx.clock.now();
+  const importId = newId('imp', now);
+  ctx.db.transaction(() => {
+    rows.forEach(({ row }, i) => {
+      const createdAt = isoAt(Date.parse(row.createdAt));
+      const t: ImportedTransaction = {
+        id: newId('txn', now),
+        orgId,
+        importId,
+        type: row.type,
+        status: row.status,
+        amount: row.amount ?? null,
+        currency: row.currency ?? null,
+        network: row.network ?? null,
+        provider: row.provider ?? null,
+        providerTransactionId: row.providerTransactionId ?? null,
+        country: row.country ?? null,
+        corridor: row.corridor ?? null,
+        benchmark: row.benchmark ?? null,
+        reviewState: row.reviewState ?? null,
+        reconciliation: row.reconciliation ?? null,
+        amountUsd: row.amountUsd,
+        costVsMarketUsd: row.costVsMarketUsd ?? null,
+        createdAt,
+        updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
+      };
+      insertImportedTransaction(ctx.db, t);
+      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
+    });
+  }).immediate();
+  onProgress?.(rows.length, rows.length);
+  return { imported: rows.length, importId };
+}

@@ -1,0 +1,90 @@
+import type { Db } from '../db/open.js';
+import { SAMPLE_CLASSES, type SampleItem } from '../domain/benchmark-stats.js';
+
+export interface ImportedTransaction {
+  id: string;
+  orgId: string;
+  importId: string;
+  type: string;
+  status: string;
+  amount: string | null;
+  currency: string | null;
+  network: string | null;
+  provider: string | null;
+  providerTransactionId: string | null;
+  country: string | null;
+  corridor: string | null;
+  benchmark: string | null;
+  reviewState: string | null;
+  reconciliation: string | null;
+  amountUsd: string;
+  costVsMarketUsd: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function insertImportedTransaction(db: Db, t: ImportedTransaction): void {
+  db.prepare(
+    `INSERT INTO transactions (id, org_id, origin, type, status, amount, currency, network, provider, provider_transaction_id, country, corridor,
+       benchmark, review_state, reconciliation, amount_usd, cost_vs_market_usd, import_id, created_at, updated_at)
+     VALUES (?, ?, 'imported', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(t.id, t.orgId, t.type, t.status, t.amount, t.currency, t.network, t.provider, t.providerTransactionId, t.country, t.corridor, t.benchmark, t.reviewState, t.reconciliation, t.amountUsd, t.costVsMarketUsd, t.importId, t.createdAt, t.updatedAt);
+}
+
+/** Whether the organization already holds an imported transaction with this provider id (re-imports are refused). */
+export function importedTransactionExists(db: Db, orgId: string, provider: string | null, providerTransactionId: string): boolean {
+  return (
+    db
+      .prepare(`SELECT 1 FROM transactions WHERE org_id = ? AND origin = 'imported' AND provider_transaction_id = ? AND provider IS ?`)
+      .get(orgId, providerTransactionId, provider) !== undefined
+  );
+}
+
+export interface SummaryFilter {
+  origin: 'all' | 'orchestrated' | 'imported';
+  status?: string | undefined;
+  type?: string | undefined;
+  provider?: string | undefined;
+  createdFrom?: string | undefined;
+  createdBefore?: string | undefined;
+  updatedFrom?: string | undefined;
+  updatedBefore?: string | undefined;
+  benchmark?: string | undefined;
+  reviewState?: string | undefined;
+  reconciliation?: string | undefined;
+  country?: string | undefined;
+  currency?: string | undefined;
+  providerTransactionId?: string | undefined;
+}
+
+/** The sample of the summary: the organization's Competitive, InLine and OffMarket transactions matching the filter. */
+export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): SampleItem[] {
+  const where = ['org_id = ?', `benchmark IN (${SAMPLE_CLASSES.map(() => '?').join(', ')})`];
+  const params: string[] = [orgId, ...SAMPLE_CLASSES];
+  const eq = (column: string, value: string | undefined) => {
+    if (value !== undefined) (where.push(`${column} = ?`), params.push(value));
+  };
+  if (f.origin !== 'all') eq('origin', f.origin);
+  eq('status', f.status);
+  eq('type', f.type);
+  eq('provider', f.provider);
+  eq('benchmark', f.benchmark);
+  eq('review_state', f.reviewState);
+  eq('reconciliation', f.reconciliation);
+  eq('country', f.country);
+  eq('currency', f.currency);
+  eq('provider_transaction_id', f.providerTransactionId);
+  const range = (column: string, op: string, value: string | undefined) => {
+    if (value !== undefined) (where.push(`${column} ${op} ?`), params.push(value));
+  };
+  range('created_at', '>=', f.createdFrom);
+  range('created_at', '<', f.createdBefore);
+  range('updated_at', '>=', f.updatedFrom);
+  range('updated_at', '<', f.updatedBefore);
+  return db
+    .prepare(
+      `SELECT id, benchmark, COALESCE(amount_usd, '0') AS amountUsd, COALESCE(cost_vs_market_usd, '0') AS costVsMarketUsd, provider, corridor
+       FROM transactions WHERE ${where.join(' AND ')} ORDER BY id`,
+    )
+    .all(...params) as SampleItem[];
+}

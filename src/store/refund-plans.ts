@@ -1,0 +1,84 @@
+import type { Db } from '../db/open.js';
+import type { DestinationSource, PlannedDestination, RefundPlanDecision, RefundPlanKind, RefundPlanState } from '../domain/refund-plan.js';
+
+export interface RefundPlan extends RefundPlanDecision {
+  id: string;
+  orgId: string;
+  transactionId: string;
+  createdAt: string;
+  updatedAt: string;
+  dispatchedAt: string | null;
+}
+
+interface Row {
+  id: string;
+  org_id: string;
+  transaction_id: string;
+  state: RefundPlanState;
+  kind: RefundPlanKind;
+  destination_from: DestinationSource;
+  destination: string | null;
+  auto_refund: number;
+  reason: string;
+  created_at: string;
+  updated_at: string;
+  dispatched_at: string | null;
+}
+
+const toPlan = (r: Row): RefundPlan => ({
+  id: r.id,
+  orgId: r.org_id,
+  transactionId: r.transaction_id,
+  state: r.state,
+  kind: r.kind,
+  destinationFrom: r.destination_from,
+  destination: r.destination ? (JSON.parse(r.destination) as PlannedDestination) : null,
+  autoRefund: r.auto_refund === 1,
+  reason: r.reason,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  dispatchedAt: r.dispatched_at,
+});
+
+export function insertRefundPlan(db: Db, p: RefundPlan): void {
+  db.prepare(
+    `INSERT INTO refund_plans (id, org_id, transaction_id, state, kind, destination_from, destination, auto_refund, reason, created_at, updated_at, dispatched_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(p.id, p.orgId, p.transactionId, p.state, p.kind, p.destinationFrom, p.destination ? JSON.stringify(p.destination) : null, p.autoRefund ? 1 : 0, p.reason, p.createdAt, p.updatedAt, p.dispatchedAt);
+}
+
+export function getRefundPlan(db: Db, id: string): RefundPlan | undefined {
+  const r = db.prepare('SELECT * FROM refund_plans WHERE id = ?').get(id) as Row | undefined;
+  return r && toPlan(r);
+}
+
+export function getRefundPlanForTransaction(db: Db, transactionId: string): RefundPlan | undefined {
+  const r = db.prepare('SELECT * FROM refund_plans WHERE transaction_id = ?').get(transactionId) as Row | undefined;
+  return r && toPlan(r);
+}
+
+export function listRefundPlans(db: Db, f: { orgId?: string | undefined; state?: RefundPlanState | undefined }): RefundPlan[] {
+  const where: string[] = [];
+  const params: string[] = [];
+  if (f.orgId) (where.push('org_id = ?'), params.push(f.orgId));
+  if (f.state) (where.push('state = ?'), params.push(f.state));
+  const sql = `SELECT * FROM refund_plans ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id`;
+  return (db.prepare(sql).all(...params) as Row[]).map(toPlan);
+}
+
+export function setRefundPlanState(db: Db, id: string, state: RefundPlanState, reason: string, at: string, dispatchedAt: string | null): void {
+  db.prepare('UPDATE refund_plans SET state = ?, reason = ?, updated_at = ?, dispatched_at = COALESCE(?, dispatched_at) WHERE id = ?').run(state, reason, at, dispatchedAt, id);
+}
+
+/** What the plan needs from the failed transaction (scoped to its organization). */
+export interface TransactionRefundFacts {
+  type: string;
+  network: string | null;
+  refundDestination: string | null;
+}
+
+export function getTransactionRefundFacts(db: Db, orgId: string, transactionId: string): TransactionRefundFacts | undefined {
+  return db
+    .prepare('SELECT type, network, refund_destination AS refundDestination FROM transactions WHERE org_id = ? AND id = ?')
+    .get(orgId, transactionId) as TransactionRefundFacts | undefined;
+}

@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { importTransactions } from '../../src/services/transaction-import.js';
+import { makeApi, makeContext, makeOrg } from '../support/context.js';
+
+const CSV = [
+  'type,status,provider,providerTransactionId,currency,country,corridor,benchmark,reviewState,reconciliation,amountUsd,costVsMarketUsd,createdAt,updatedAt',
+  'Deposit,Completed,PfiOne,p-1,USDC,MX,US-MX,Competitive,AllClear,Matched,1000,-5,2026-01-10T10:00:00Z,2026-02-01T00:00:00Z',
+  'Withdrawal,Completed,PfiTwo,p-2,MXN,MX,US-MX,InLine,NeedReview,Mismatched,2000,1.5,2026-01-31T23:59:59.999Z,2026-01-31T23:59:59.999Z',
+  'Exchange,Failed,PfiTwo,p-3,BRL,BR,US-BR,OffMarket,ReconciliationIssues,PfiError,500,10.25,2026-02-01T00:00:00Z,',
+  'Deposit,Completed,PfiThree,p-4,USDC,ZZ,US-CO,Competitive,AllClear,Matched,1500,-2,2026-02-15T12:00:00+02:00,',
+  '"Deposit",Pending,PfiOne,"p-5, quoted",USDC,MX,US-MX,Calibrating,AllClear,Missing,9999,,2026-02-20T00:00:00Z,',
+].join('\n');
+
+async function setup() {
+  const ctx = makeContext();
+  const api = makeApi(ctx);
+  const acme = await makeOrg(ctx, api.tokens);
+  expect(importTransactions(ctx, acme.org.id, CSV, 'csv').imported).toBe(5);
+  const get = async (q = '') => api.http.get(`/v1/transactions/import-benchmark-summary${q}`).set('Authorization', acme.auth);
+  return { ctx, ...api, acme, get };
+}
+
+describe('GET /v1/transactions/import-benchmark-summary', () => {
+  it('summarizes only Competitive, InLine and OffMarket transactions', async () => {
+    const { get } = await setup();
+    const res = await get();
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      hasSignal: false,
+      sampleSize: 4,
+      totalVolumeUsd: '5000',
+      pointUsd: '4.75',
+      lowUsd: '4.75',
+      highUsd: '4.75',
+      competitiveCount: 2,
+      inLineCount: 1,
+      offMarketCount: 1,
+      concentrationDisclosure: true,
+      divergenceDisclosure: true,
+      nearZero: false,
+    });
+  });
+
+  it.each([
+    ['?origin=imported', 4, '5000'],
+    ['?origin=orchestrated', 0, '0'],
+    ['?status=Failed', 1, '500'],
+    ['?type=Deposit', 2, '2500'],
+    ['?provider=PfiTwo', 2, '2500'],
+    ['?benchmark=Competitive', 2, '2500'],
+    ['?benchmark=Calibrating', 0, '0'],
+    ['?reviewState=AllClear', 2, '2500'],
+    ['?reconciliation=PfiError', 1, '500'],
+    ['?country=ZZ', 1, '1500'],
+    ['?currency=USDC', 2, '2500'],
+    ['?providerTransactionId=p-2', 1, '2000'],
+    ['?fromDate=2026-02-01', 2, '2000'], // p-3 at 00:00 and p-4 (10:00 UTC)
+    ['?toDate=2026-01-31', 2, '3000'], // toDate covers the whole day
+    ['?fromDate=2026-01-31&toDate=2026-02-01', 2, '2500'],
+    ['?fromUpdatedDate=2026-02-01', 3, '3000'],
+    ['?toUpdatedDate=2026-01-31', 1, '2000'],
+  ])('filters %s', async (q, size, volume) => {
+    const { get } = await setup();
+    const res = await get(q);
+    expect(res.status).toBe(200);
+    expect(res.body.sampleSize).toBe(size);
+    expect(res.body.totalVolumeUsd).toBe(volume);
+  });
+
+  it.each([
+    ['?fromDate=2026-01-01&fromUpdatedDate=2026-01-01', 'query.fromUpdatedDate'],
+    ['?toDate=2026-01-01&toUpdatedDate=2026-01-01', 'query.toUpdatedDate'],
+    ['?fromDate=2026-01-01&toUpdatedDate=2026-03-01', 'query.toUpdatedDate'],
+    ['?fromDate=2026-02-30', 'query.fromDate'],
+    ['?toUpdatedDate=2026-1-5', 'query.toUpdatedDate'],
+    ['?fromDate=2026-03-01&toDate=2026-02-01', 'query.toDate'],
+    ['?origin=both', 'query.origin'],
+    ['?status=Done', 'query.status'],
+    ['?type=Swap', 'query.type'],
+    ['?benchmark=Good', 'query.benchmark'],
+    ['?reviewState=Ok', 'query.reviewState'],
+    ['?reconciliation=Ok', 'query.reconciliation'],
+    ['?country=MEX', 'query.country'],
+    ['?currency=us%20d', 'query.currency'],
+    ['?nope=1', 'query'],
+  ])('refuses %s naming %s', async (q, path) => {
+    const { get } = await setup();
+    const res = await get(q);
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+
+  it('is scoped to the token\'s organization', async () => {
+    const { ctx, http, tokens } = await setup();
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    const res = await http.get('/v1/transactions/import-benchmark-summary').set('Authorization', other.auth);
+    expect(res.body.sampleSize).toBe(0);
+  });
+});
+
+describe('transaction import', () => {
+  it('refuses the whole file with one error per bad line', async () => {
+    const { ctx, acme } = await setup();
+    const jsonl = [
+      JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '10', createdAt: '2026-01-01T00:00:00Z' }),
+      '{nope',
+      JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '-1', createdAt: '2026-01-01T00:00:00Z' }),
+      JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '1', benchmark: 'OffMarket', createdAt: 'yesterday' }),
+      JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '1', provider: 'PfiOne', providerTransactionId: 'p-1', createdAt: '2026-01-01T00:00:00Z' }),
+    ].join('\n');
+    let paths: string[] = [];
+    try {
+      importTransactions(ctx, acme.org.id, jsonl, 'jsonl');
+    } catch (err) {
+      paths = (err as { extra: { errors: { path: string }[] } }).extra.errors.map((e) => e.path);
+    }
+    expect(paths).toEqual(['line 2', 'line 3.amountUsd', 'line 4.createdAt', 'line 4.costVsMarketUsd', 'line 5.providerTransactionId']);
+    expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM transactions WHERE origin = 'imported'").get()).toEqual({ n: 5 });
+  });
+
+  it('reports a CSV row with the wrong number of fields on its line', () => {
+    const ctx = makeContext();
+    ctx.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'A', '2026-01-01T00:00:00.000Z')").run();
+    expect(() => importTransactions(ctx, 'org_1', 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(/1 error/);
+    expect(importTransactions(ctx, 'org_1', 'type,status,amountUsd,createdAt\r\nDeposit,Completed,"1.50",2026-01-01T00:00:00Z\r\n', 'csv').imported).toBe(1);
+  });
+});

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
+import { createIdentity, importIdentities } from '../../src/services/identities.js';
+
+const admin = `Bearer ${ADMIN_TOKEN}`;
+
+async function setup() {
+  const ctx = makeContext();
+  const api = makeApi(ctx);
+  const acme = await makeOrg(ctx, api.tokens);
+  const people = [
+    { type: 'Personal', data: { firstName: 'Ana', lastName: 'García', email: 'ana@example.com' } },
+    { type: 'Personal', data: { firstName: 'Andrés', lastName: 'Smith', email: 'andres@corp.io' } },
+    { type: 'Business', data: { firstName: 'Bob', lastName: 'Anders', email: 'BOB@Example.com' } },
+    { type: 'Personal', data: { firstName: 'Carla', lastName: 'Diaz', email: 'carla@example.com' } },
+  ] as const;
+  const ids: string[] = [];
+  for (const p of people) {
+    const res = await api.http.post(`/admin/v1/organizations/${acme.org.id}/identities`).set('Authorization', admin).send(p);
+    expect(res.status).toBe(201);
+    ids.push(res.body.id);
+  }
+  return { ctx, ...api, acme, ids };
+}
+
+describe('GET /v1/identities', () => {
+  it('lists by id with default limit and exact hasMore', async () => {
+    const { http, acme, ids } = await setup();
+    const all = await http.get('/v1/identities').set('Authorization', acme.auth);
+    expect(all.status).toBe(200);
+    expect(all.body.hasMore).toBe(false);
+    expect(all.body.data.map((i: { id: string }) => i.id)).toEqual(ids);
+    expect(all.body.data[0]).toEqual({ id: ids[0], type: 'Personal', deleted: false, hasComplianceChecks: false, data: { firstName: 'Ana', lastName: 'García', email: 'ana@example.com' } });
+
+    const page1 = await http.get('/v1/identities?limit=2').set('Authorization', acme.auth);
+    expect(page1.body).toMatchObject({ hasMore: true });
+    expect(page1.body.data.map((i: { id: string }) => i.id)).toEqual(ids.slice(0, 2));
+    const page2 = await http.get(`/v1/identities?limit=2&startingAfter=${ids[1]}`).set('Authorization', acme.auth);
+    expect(page2.body.hasMore).toBe(false);
+    expect(page2.body.data.map((i: { id: string }) => i.id)).toEqual(ids.slice(2));
+  });
+
+  it('filters by name prefix on first, last or full name, case-insensitively', async () => {
+    const { http, acme, ids } = await setup();
+    const q = async (s: string) => (await http.get(`/v1/identities?${s}`).set('Authorization', acme.auth)).body.data.map((i: { id: string }) => i.id);
+    expect(await q('name=an')).toEqual([ids[0], ids[1], ids[2]]); // Ana, Andrés, Anders (last name)
+    expect(await q('name=ANA%20G')).toEqual([ids[0]]);
+    expect(await q('name=andr%C3%A9s%20s')).toEqual([ids[1]]);
+    expect(await q('email=bob@ex')).toEqual([ids[2]]);
+    expect(await q('email=ana')).toEqual([ids[0]]);
+    expect(await q('type=Business')).toEqual([ids[2]]);
+    expect(await q('name=an&type=Personal')).toEqual([ids[0], ids[1]]);
+    expect(await q('name=zz')).toEqual([]);
+  });
+
+  it.each(['0', '101', '5.5', 'ten', '-1', ''])('refuses limit=%s with a 400 naming the field', async (limit) => {
+    const { http, acme } = await setup();
+    const res = await http.get(`/v1/identities?limit=${limit}`).set('Authorization', acme.auth);
+    expect(res.status).toBe(400);
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toContain('query.limit');
+  });
+
+  it('accepts limit 1 and 100 and refuses a bad type', async () => {
+    const { http, acme } = await setup();
+    expect((await http.get('/v1/identities?limit=1').set('Authorization', acme.auth)).body.data).toHaveLength(1);
+    expect((await http.get('/v1/identities?limit=100').set('Authorization', acme.auth)).body.data).toHaveLength(4);
+    const bad = await http.get('/v1/identities?type=Robot').set('Authorization', acme.auth);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].path).toBe('query.type');
+  });
+
+  it('never shows another organization\'s identities', async () => {
+    const { ctx, http, tokens } = await setup();
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    const res = await http.get('/v1/identities').set('Authorization', other.auth);
+    expect(res.body).toEqual({ hasMore: false, data: [] });
+  });
+
+  it('masks PII for a redacted token and keeps shape and types', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
+    createIdentity(ctx, org.org.id, {
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: true,
+      data: {
+        firstName: 'Ana', lastName: 'García', middleName: 'Lu', taxId: 'ABC12345', dateOfBirth: '1990-02-03', email: 'ana.g@example.com', phone: '+5215512345678',
+        nameInLocalScript: 'アナ', city: undefined, address: { street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', country: 'MX', postalCode: '06700' },
+        documents: [{ type: 'Passport', idNumber: 'P1234567', issuingCountry: 'MX', expiryDate: '2030-01-01' }], actingAsIntermediary: false, citizenship: 'MX',
+      } as Record<string, unknown>,
+    });
+    const res = await http.get('/v1/identities').set('Authorization', org.auth);
+    expect(res.body.data[0].data).toEqual({
+      firstName: 'A**', lastName: 'G*****', middleName: 'L*', taxId: '******45', dateOfBirth: '****-**-**', email: 'a****@example.com', phone: '************78',
+      nameInLocalScript: 'ア*', address: { street1: 'C******', street2: 'I****', city: 'CDMX', country: 'MX', postalCode: '*****' },
+      documents: [{ type: 'Passport', idNumber: '******67', issuingCountry: 'MX', expiryDate: '2030-01-01' }], actingAsIntermediary: false, citizenship: 'MX',
+    });
+    expect(res.body.data[0].hasComplianceChecks).toBe(true);
+  });
+});
+
+describe('identity creation and import', () => {
+  it('refuses bad identity data naming the field', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { org } = await makeOrg(ctx, tokens);
+    const res = await http
+      .post(`/admin/v1/organizations/${org.id}/identities`)
+      .set('Authorization', admin)
+      .send({ type: 'Personal', data: { dateOfBirth: '1990-02-30', citizenship: 'mex', nope: 1 } });
+    expect(res.status).toBe(400);
+    const paths = res.body.errors.map((e: { path: string }) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(['body.data.dateOfBirth', 'body.data.citizenship', 'body.data']));
+  });
+
+  it('imports all lines or none, naming each bad line', () => {
+    const ctx = makeContext();
+    const org = { id: '' };
+    org.id = (ctx.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_x', 'X', '2026-01-01T00:00:00.000Z') RETURNING id").get() as { id: string }).id;
+    const good = JSON.stringify({ type: 'Personal', data: { firstName: 'A' } });
+    expect(() => importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })])).toThrow(/2 error/);
+    try {
+      importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })]);
+    } catch (err) {
+      const paths = (err as { extra: { errors: { path: string }[] } }).extra.errors.map((e) => e.path);
+      expect(paths).toEqual(['line 2', 'line 4.type']);
+    }
+    expect((ctx.db.prepare('SELECT COUNT(*) AS n FROM identities').get() as { n: number }).n).toBe(0);
+    expect(importIdentities(ctx, org.id, [good, '', good]).imported).toBe(2);
+    expect((ctx.db.prepare('SELECT COUNT(*) AS n FROM identities').get() as { n: number }).n).toBe(2);
+  });
+});
+
+describe('name prefix over many identities', () => {
+  it('pages a dense prefix (more than DENSE_PREFIX_MATCHES matches) by id like a rare one', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    const lines = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: i % 2 ? `Zed${i}` : `Amy${i}`, lastName: i % 3 ? 'Stone' : 'Zorro' } }));
+    const { ids } = importIdentities(ctx, acme.org.id, lines);
+    const expected = ids.filter((_, i) => i % 2 === 1 || i % 3 === 0);
+    expect(expected.length).toBeGreaterThan(600);
+    const page = await http.get('/v1/identities?name=z&limit=100').set('Authorization', acme.auth);
+    expect(page.body.hasMore).toBe(true);
+    expect(page.body.data.map((i: { id: string }) => i.id)).toEqual(expected.slice(0, 100));
+    const last = await http.get(`/v1/identities?name=Z&limit=100&startingAfter=${expected[expected.length - 2]}`).set('Authorization', acme.auth);
+    expect(last.body).toMatchObject({ hasMore: false });
+    expect(last.body.data.map((i: { id: string }) => i.id)).toEqual([expected[expected.length - 1]]);
+    const rare = await http.get('/v1/identities?name=zed1199').set('Authorization', acme.auth);
+    expect(rare.body.data.map((i: { id: string }) => i.id)).toEqual([ids[1199]]);
+  });
+});
+
+describe('PATCH /admin/v1/organizations/{orgId}/identities/{id}', () => {
+  it('sets the compliance and deleted flags, scoped to the organization', async () => {
+    const { ctx, http, tokens, acme, ids } = await setup();
+    const res = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ hasComplianceChecks: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: ids[0], hasComplianceChecks: true, deleted: false });
+    const del = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ deleted: true });
+    expect(del.body).toMatchObject({ hasComplianceChecks: true, deleted: true });
+    const listed = await http.get('/v1/identities?limit=1').set('Authorization', acme.auth);
+    expect(listed.body.data[0]).toMatchObject({ id: ids[0], deleted: true, hasComplianceChecks: true });
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    expect((await http.patch(`/admin/v1/organizations/${other.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ deleted: false })).status).toBe(404);
+    const empty = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({});
+    expect(empty.status).toBe(400);
+  });
+});
+
+describe('identity PII in logs', () => {
+  it('never writes names or emails (from filters or records) to a log line', async () => {
+    const { ctx, http, acme } = await setup();
+    await http.get('/v1/identities?name=Garc%C3%ADa&email=andres@corp').set('Authorization', acme.auth);
+    await http.post(`/admin/v1/organizations/${acme.org.id}/identities`).set('Authorization', admin).send({ type: 'Personal', data: { firstName: 'Wilhelmina', email: 'wil@secret.example' } });
+    const text = ctx.logs.text();
+    expect(ctx.logs.lines.length).toBeGreaterThan(4);
+    for (const pii of ['García', 'andres@corp', 'Wilhelmina', 'wil@secret.example', 'ana@example.com']) expect(text).not.toContain(pii);
+  });
+});

@@ -1,0 +1,142 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { credentialsContext } from '../../src/services/integrations.js';
+import { makeApi, makeContext, makeOrg } from '../support/context.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** A fake provider on 127.0.0.1: records requests and answers what the test says. */
+async function fakeProvider(answer: (req: Seen) => { status: number; body?: unknown }) {
+  const seen: Seen[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      const s = { method: req.method!, url: req.url!, headers: req.headers, body };
+      seen.push(s);
+      const a = answer(s);
+      res.writeHead(a.status, { 'content-type': 'application/json' });
+      res.end(a.body === undefined ? '' : JSON.stringify(a.body));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  servers.push(server);
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`, seen };
+}
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+async function setup(providers: Record<string, unknown>) {
+  const ctx = makeContext({ 'integrations.providers': providers });
+  const api = makeApi(ctx);
+  const acme = await makeOrg(ctx, api.tokens);
+  return { ctx, ...api, acme };
+}
+
+describe('PUT /v1/organizations/integrations/{provider}', () => {
+  it('company credentials: calls the provider, returns its addresses, seals the credentials, logs no secret', async () => {
+    const fake = await fakeProvider(() => ({ status: 200, body: { integrationNetworkAddresses: [{ network: 'POLYGON', address: '0xabc', extra: 1 }] } }));
+    const { ctx, http, acme } = await setup({ acme: { kind: 'company-credentials', deprecated: true, sunset: '2027-01-01', baseUrl: fake.url } });
+    const res = await http.put('/v1/organizations/integrations/acme').set('Authorization', acme.auth).send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId: 'co 42' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ provider: 'acme', integrationNetworkAddresses: [{ network: 'POLYGON', address: '0xabc' }] });
+    expect(res.headers.deprecation).toMatch(/^@\d+$/);
+    expect(res.headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
+    expect(fake.seen).toHaveLength(1);
+    expect(fake.seen[0]).toMatchObject({ method: 'POST', url: '/api/companies/co%2042/integration' });
+    expect(fake.seen[0]!.headers['x-api-key']).toBe('key-123456');
+    const row = ctx.db.prepare('SELECT * FROM integrations').get() as { credentials_enc: string; kind: string };
+    expect(row.kind).toBe('company-credentials');
+    expect(row.credentials_enc).not.toContain('secret-ABCDEFG');
+    expect(JSON.parse(ctx.secrets.open(row.credentials_enc, credentialsContext(acme.org.id, 'acme')))).toEqual({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId: 'co 42' });
+    expect(() => ctx.secrets.open(row.credentials_enc, credentialsContext('org_other', 'acme'))).toThrow();
+    expect(ctx.logs.text()).not.toContain('secret-ABCDEFG');
+    expect(ctx.logs.text()).not.toContain('key-123456');
+  });
+
+  it('PFI client credentials: 10 to 64 characters each, verified at the provider', async () => {
+    const fake = await fakeProvider((req) => ({ status: req.headers.authorization === `Basic ${Buffer.from('client-0001:secret-0001').toString('base64')}` ? 200 : 401, body: {} }));
+    const { http, acme } = await setup({ pfi: { kind: 'pfi-client-credentials', baseUrl: fake.url } });
+    const ok = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: 'client-0001', clientSecret: 'secret-0001' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ clientId: 'client-0001', clientSecret: 'secret-0001' });
+    expect(ok.headers.deprecation).toBeUndefined();
+    expect(fake.seen[0]).toMatchObject({ url: '/api/oauth/token', body: 'grant_type=client_credentials' });
+    const refused = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: 'client-0002', clientSecret: 'secret-0002' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('provider_rejected_credentials');
+    const short = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: '123456789', clientSecret: 'x'.repeat(65) });
+    expect(short.status).toBe(400);
+    expect(short.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.clientId', 'body.clientSecret']);
+    expect(fake.seen).toHaveLength(2);
+  });
+
+  it('partner key: 202, and a provider error is a 502 with nothing stored', async () => {
+    let status = 500;
+    const fake = await fakeProvider(() => ({ status }));
+    const { ctx, http, acme } = await setup({ partner: { kind: 'partner-key', deprecated: true, baseUrl: fake.url } });
+    const failed = await http.put('/v1/organizations/integrations/partner').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
+    expect(failed.status).toBe(502);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
+    status = 201;
+    const res = await http.put('/v1/organizations/integrations/partner').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ provider: 'partner', kind: 'partner-key', id: expect.stringMatching(/^int_/) });
+    expect(JSON.parse(fake.seen[1]!.body)).toEqual({ apiKey: 'k', apiSecret: 's' });
+  });
+
+  it('stores without a call when no baseUrl is configured; unknown providers are 404', async () => {
+    const { ctx, http, acme } = await setup({ 'provider-a': { kind: 'company-credentials' } });
+    const res = await http.put('/v1/organizations/integrations/provider-a').set('Authorization', acme.auth).send({ apiKey: 'a', apiSecret: 'b', companyId: 'c' });
+    expect(res.body).toEqual({ provider: 'provider-a', integrationNetworkAddresses: [] });
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 1 });
+    expect((await http.put('/v1/organizations/integrations/provider-z').set('Authorization', acme.auth).send({})).status).toBe(404);
+    const unknownField = await http.put('/v1/organizations/integrations/provider-a').set('Authorization', acme.auth).send({ apiKey: 'a', apiSecret: 'b' });
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.body.errors[0].path).toBe('body.companyId');
+  });
+
+  it('answers 502 when the provider is unreachable', async () => {
+    const fake = await fakeProvider(() => ({ status: 200 }));
+    await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+    const { http, acme } = await setup({ p: { kind: 'partner-key', baseUrl: fake.url } });
+    const res = await http.put('/v1/organizations/integrations/p').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
+    expect(res.status).toBe(502);
+    expect(res.body.code).toBe('provider_unreachable');
+  });
+});
+
+describe('network and deposit countries', () => {
+  it('serves the network from config and the deprecated countries list', async () => {
+    const ctx = makeContext({ 'network.depositCountries': ['MX', 'BR'], 'network.networks': [{ network: 'TRON', assets: ['USDT'] }, { network: 'BASE', assets: ['USDC', 'USDT'] }] });
+    const { http, tokens } = makeApi(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    const net = await http.get('/v1/organizations/network').set('Authorization', acme.auth);
+    expect(net.body).toEqual({ countries: ['BR', 'MX'], networks: [{ network: 'TRON', assets: ['USDT'] }, { network: 'BASE', assets: ['USDC', 'USDT'] }], assets: ['USDC', 'USDT'] });
+    expect(net.headers.deprecation).toBeUndefined();
+    const countries = await http.get('/v1/deposits/countries').set('Authorization', acme.auth);
+    expect(countries.body).toEqual(['BR', 'MX']);
+    expect(countries.headers.deprecation).toBe('@1767225600');
+    expect(countries.headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
+    expect(countries.headers.link).toBe('</v1/organizations/network>; rel="successor-version"');
+    expect((await http.get('/v1/deposits/countries')).status).toBe(401);
+  });
+
+  it('describes every provider route in /openapi.json', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const doc = (await http.get('/openapi.json')).body;
+    for (const p of ['/v1/organizations/integrations/provider-a', '/v1/organizations/integrations/provider-b', '/v1/organizations/integrations/provider-c']) expect(doc.paths[p].put).toBeDefined();
+    expect(doc.paths['/v1/organizations/integrations/provider-a'].put.deprecated).toBe(true);
+    expect(doc.paths['/v1/organizations/integrations/provider-b'].put.deprecated).toBeFalsy();
+    expect(doc.paths['/v1/identities'].get).toBeDefined();
+  });
+});

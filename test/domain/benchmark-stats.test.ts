@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { summarizeBenchmark, type SampleItem } from '../../src/domain/benchmark-stats.js';
+
+let seq = 0;
+const item = (over: Partial<SampleItem>): SampleItem => ({
+  id: `txn_${String(++seq).padStart(4, '0')}`,
+  benchmark: 'InLine',
+  amountUsd: '100',
+  costVsMarketUsd: '0',
+  provider: null,
+  corridor: null,
+  ...over,
+});
+const many = (n: number, over: Partial<SampleItem>) => Array.from({ length: n }, () => item(over));
+
+describe('summarizeBenchmark', () => {
+  it('computes a small sample by hand', () => {
+    const s = summarizeBenchmark([
+      item({ benchmark: 'Competitive', amountUsd: '1000', costVsMarketUsd: '-5', provider: 'P1', corridor: 'US-MX' }),
+      item({ benchmark: 'InLine', amountUsd: '2000', costVsMarketUsd: '1.5', provider: 'P2', corridor: 'US-MX' }),
+      item({ benchmark: 'OffMarket', amountUsd: '500', costVsMarketUsd: '10.25', provider: 'P2', corridor: 'US-BR' }),
+      item({ benchmark: 'Competitive', amountUsd: '1500', costVsMarketUsd: '-2', provider: 'P3', corridor: 'US-CO' }),
+    ]);
+    expect(s).toEqual({
+      hasSignal: false,
+      sampleSize: 4,
+      totalVolumeUsd: '5000',
+      pointUsd: '4.75',
+      lowUsd: '4.75',
+      highUsd: '4.75',
+      competitiveCount: 2,
+      inLineCount: 1,
+      offMarketCount: 1,
+      concentrationDisclosure: true, // one transaction is 40% of the volume
+      divergenceDisclosure: true, // more Competitive than OffMarket, yet a positive cost
+      nearZero: false,
+    });
+  });
+
+  it('sums exactly, without binary floating point', () => {
+    const s = summarizeBenchmark([item({ amountUsd: '0.1', costVsMarketUsd: '0.1' }), item({ amountUsd: '0.2', costVsMarketUsd: '0.2' }), item({ amountUsd: '123456789012345678.123456789012345678', costVsMarketUsd: '-0.000000000000000001' })]);
+    expect(s.totalVolumeUsd).toBe('123456789012345678.423456789012345678');
+    expect(s.pointUsd).toBe('0.299999999999999999');
+  });
+
+  it('answers an empty sample with zeros and no signal', () => {
+    expect(summarizeBenchmark([])).toMatchObject({ hasSignal: false, sampleSize: 0, totalVolumeUsd: '0', pointUsd: '0', lowUsd: '0.00', highUsd: '0.00', concentrationDisclosure: false, divergenceDisclosure: false, nearZero: false });
+  });
+
+  it('gates the signal at 30 transactions and gives the 95% interval of the total', () => {
+    const costs = (n: number) => [...many(Math.ceil(n / 2), { costVsMarketUsd: '1' }), ...many(Math.floor(n / 2), { costVsMarketUsd: '3' })];
+    expect(summarizeBenchmark(costs(29)).hasSignal).toBe(false);
+    const s = summarizeBenchmark(costs(30));
+    // mean 2, s² = 30/29, half width = 1.96 · √(30/29) · √30 = 58.8 / √29 = 10.91888588…
+    expect(s).toMatchObject({ hasSignal: true, sampleSize: 30, pointUsd: '60', lowUsd: '49.08', highUsd: '70.92', nearZero: false });
+  });
+
+  it('flags nearZero and suppresses the range when the interval contains zero', () => {
+    const straddle = summarizeBenchmark([...many(15, { costVsMarketUsd: '1' }), ...many(15, { costVsMarketUsd: '-1.2' })]);
+    expect(straddle).toMatchObject({ hasSignal: true, pointUsd: '-3', nearZero: true, lowUsd: '-3.00', highUsd: '-3.00' });
+    // A zero-width interval at exactly 0 contains zero; at 0.30 it does not.
+    expect(summarizeBenchmark(many(30, { costVsMarketUsd: '0' })).nearZero).toBe(true);
+    expect(summarizeBenchmark(many(30, { costVsMarketUsd: '0.01' }))).toMatchObject({ nearZero: false, lowUsd: '0.30', highUsd: '0.30' });
+  });
+
+  it('discloses concentration strictly above 20% for one transaction and 50% for a provider or corridor', () => {
+    expect(summarizeBenchmark(many(5, {})).concentrationDisclosure).toBe(false); // 20% each
+    expect(summarizeBenchmark([...many(4, {}), item({ amountUsd: '100.0001' })]).concentrationDisclosure).toBe(true);
+    const tenWith = (k: number, key: 'provider' | 'corridor') => [...many(k, { amountUsd: '10', [key]: 'X' }), ...Array.from({ length: 10 - k }, (_, i) => item({ amountUsd: '10', [key]: `Y${i}` }))];
+    expect(summarizeBenchmark(tenWith(5, 'provider')).concentrationDisclosure).toBe(false);
+    expect(summarizeBenchmark(tenWith(6, 'provider')).concentrationDisclosure).toBe(true);
+    expect(summarizeBenchmark(tenWith(5, 'corridor')).concentrationDisclosure).toBe(false);
+    expect(summarizeBenchmark(tenWith(6, 'corridor')).concentrationDisclosure).toBe(true);
+  });
+
+  it('discloses divergence only when counts and dollars point opposite ways', () => {
+    const d = (c: number, o: number, cost: string) => summarizeBenchmark([...many(c, { benchmark: 'Competitive', costVsMarketUsd: '0' }), ...many(o, { benchmark: 'OffMarket', costVsMarketUsd: '0' }), item({ costVsMarketUsd: cost })]).divergenceDisclosure;
+    expect(d(3, 1, '5')).toBe(true);
+    expect(d(1, 3, '-5')).toBe(true);
+    expect(d(1, 3, '5')).toBe(false);
+    expect(d(2, 2, '5')).toBe(false);
+    expect(d(3, 1, '0')).toBe(false);
+  });
+});

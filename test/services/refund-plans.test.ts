@@ -1,0 +1,102 @@
+import { describe, expect, it } from 'vitest';
+import { DAY_MS, isoAt } from '../../src/domain/clock.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { dispatchRefundPlan, reconfirmRefundConfig, recordRefundPlanOnFailure, setRefundConfig } from '../../src/services/refunds.js';
+import { transactionHooks, type TransactionStatusChange } from '../../src/services/transaction-hooks.js';
+import { getRefundPlanForTransaction } from '../../src/store/refund-plans.js';
+import { makeContext, type TestContext } from '../support/context.js';
+
+const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
+
+function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: { type?: string; network?: string | null; refundDestination?: unknown }): void {
+  const at = isoAt(ctx.clock.now());
+  ctx.db
+    .prepare(`INSERT INTO transactions (id, org_id, origin, type, status, network, refund_destination, created_at, updated_at) VALUES (?, ?, 'orchestrated', ?, 'Processing', ?, ?, ?, ?)`)
+    .run(id, orgId, fields.type ?? 'Deposit', fields.network === undefined ? 'POLYGON' : fields.network, fields.refundDestination ? JSON.stringify(fields.refundDestination) : null, at, at);
+}
+
+function fail(ctx: TestContext, orgId: string, transactionId: string, hooks = [recordRefundPlanOnFailure]): void {
+  const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
+  ctx.db.transaction(() => {
+    ctx.db.prepare("UPDATE transactions SET status = 'Failed' WHERE id = ?").run(transactionId);
+    for (const h of hooks) h(change);
+  }).immediate();
+}
+
+describe('refund plan hook', () => {
+  it('is registered in transactionHooks and records a plan only on Failed', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    insertTransaction(ctx, org.id, 'txn_1', {});
+    const change: TransactionStatusChange = { ctx, orgId: org.id, transactionId: 'txn_1', from: 'Pending', to: 'Processing', nowMs: ctx.clock.now() };
+    for (const h of transactionHooks) h(change);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_1')).toBeUndefined();
+    fail(ctx, org.id, 'txn_1', transactionHooks);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_1')).toMatchObject({
+      orgId: org.id,
+      state: 'Dispatched',
+      destinationFrom: 'default',
+      destination: { type: 'Address', network: 'POLYGON', address: EVM },
+      dispatchedAt: isoAt(ctx.clock.now()),
+    });
+    // A second failure keeps the first plan.
+    fail(ctx, org.id, 'txn_1', transactionHooks);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get()).toEqual({ n: 1 });
+  });
+
+  it('uses the per-transaction destination first', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
+    insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: '0xdef', network: 'ETHEREUM' } });
+    fail(ctx, org.id, 'txn_2');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({ destinationFrom: 'transaction', destination: { type: 'Address', address: '0xdef', network: 'ETHEREUM' } });
+  });
+
+  it('keeps autoRefund false in Created until dispatched, and refuses a second dispatch', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: false, autoFiatReturn: false });
+    insertTransaction(ctx, org.id, 'txn_3', {});
+    fail(ctx, org.id, 'txn_3');
+    const plan = getRefundPlanForTransaction(ctx.db, 'txn_3')!;
+    expect(plan).toMatchObject({ state: 'Created', dispatchedAt: null });
+    expect(dispatchRefundPlan(ctx, plan.id)).toMatchObject({ state: 'Dispatched', dispatchedAt: isoAt(ctx.clock.now()) });
+    expect(() => dispatchRefundPlan(ctx, plan.id)).toThrow(/only Created or Paused/);
+    expect(() => dispatchRefundPlan(ctx, 'rfp_nope')).toThrow(/not found/);
+  });
+
+  it('pauses on a stale default and dispatches when it is re-confirmed', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    ctx.clock.advance(90 * DAY_MS + 1);
+    insertTransaction(ctx, org.id, 'txn_4', {});
+    fail(ctx, org.id, 'txn_4');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_4')!.state).toBe('Paused');
+    const re = reconfirmRefundConfig(ctx, org.id);
+    expect(re.dispatchedPlans).toHaveLength(1);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_4')!.state).toBe('Dispatched');
+  });
+
+  it('marks a failed fiat payout for manual handling unless autoFiatReturn', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
+    insertTransaction(ctx, org.id, 'txn_5', { type: 'Withdrawal', network: null });
+    fail(ctx, org.id, 'txn_5');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_5')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat' });
+    setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: true });
+    insertTransaction(ctx, org.id, 'txn_6', { type: 'Withdrawal', network: null });
+    fail(ctx, org.id, 'txn_6');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({ state: 'Dispatched', kind: 'FiatReturnAsCrypto', destination: { type: 'Source' } });
+  });
+
+  it('rolls back with the status change when the hook throws (unknown transaction)', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    expect(() => fail(ctx, org.id, 'txn_missing')).toThrow(/not found/);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get()).toEqual({ n: 0 });
+  });
+});
