@@ -2,6 +2,7 @@ import type { Request, Response, NextFunction, Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { badRequest, type FieldError } from '../domain/errors.js';
+import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import type { AuthContext, TokenService } from '../services/tokens.js';
 
 /**
@@ -86,16 +87,6 @@ export class ApiRegistry {
 }
 
 export const toExpressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
-
-export function zodIssuesToFieldErrors(error: z.ZodError, location: string): FieldError[] {
-  return error.issues.map((issue) => {
-    const path = [location, ...issue.path.map(String)].join('.');
-    if (issue.code === 'unrecognized_keys') {
-      return { path, message: `unknown field(s): ${issue.keys.join(', ')}` };
-    }
-    return { path, message: issue.message };
-  });
-}
 
 function parsePart(schema: z.ZodType | undefined, value: unknown, location: string, errors: FieldError[]): unknown {
   if (!schema) return undefined;

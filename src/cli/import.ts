@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { CommandModule } from 'yargs';
 import type { z } from 'zod';
-import { zodIssuesToFieldErrors } from '../api/route.js';
+import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { badRequest } from '../domain/errors.js';
 import { importTransactions, type ImportFormat } from '../services/transaction-import.js';
 import { CliExit, output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';

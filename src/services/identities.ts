@@ -8,7 +8,7 @@ import { redactIdentityData } from '../domain/pii-redaction.js';
 import type { PiiAccess } from '../store/api-clients.js';
 import { getOrganization } from '../store/organizations.js';
 import { getIdentity, insertIdentity, listIdentities, updateIdentityFlags, type Identity, type IdentityFilter } from '../store/identities.js';
-import { zodIssuesToFieldErrors } from '../api/route.js';
+import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
 
 /**

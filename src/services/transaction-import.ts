@@ -8,7 +8,7 @@ import { SAMPLE_CLASSES } from '../domain/benchmark-stats.js';
 import { importedTransactionExists, insertImportedTransaction, type ImportedTransaction } from '../store/imported-transactions.js';
 import { getOrganization } from '../store/organizations.js';
 import { TRANSACTION_STATUSES } from '../verify/events.js';
-import { zodIssuesToFieldErrors } from '../api/route.js';
+import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
 import { BENCHMARK_CLASSES, RECONCILIATION_RESULTS, REVIEW_STATES, SUMMARY_TYPES } from './benchmark-summary.js';
 import { parseCsv } from './csv.js';

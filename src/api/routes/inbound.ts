@@ -3,7 +3,8 @@ import { badRequest } from '../../domain/errors.js';
 import { receiveNotification } from '../../inbound/intake.js';
 import { inboundNotificationSchema } from '../../inbound/notification.js';
 import { senderChecker } from '../../inbound/sender-check.js';
-import { zodIssuesToFieldErrors, type RouteModule } from '../route.js';
+import { zodIssuesToFieldErrors } from '../../domain/field-errors.js';
+import type { RouteModule } from '../route.js';
 import { adminInboundRoutes } from './admin-inbound.js';
 
 const receivedResponse = z.object({
