@@ -40,11 +40,6 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       ctx = createContext(config);
       const dev = await bootstrapDevelopment(ctx);
       const daemon = await startDaemon(ctx);
-      const baseUrl = config.server.publicBaseUrl ?? daemon.url;
-      ctx.log.info({ url: daemon.url, db: config.database.path, adminTokenFile: daemon.adminTokenFile }, 'borderd listening');
-      // A line for scripts and tests that start borderd on port 0.
-      process.stdout.write(`borderd listening on ${daemon.url}\n`);
-      if (dev) process.stdout.write(firstStartBanner(baseUrl, dev.client.id, dev.client.clientSecret) + '\n');
       const log = ctx.log;
       let stopping = false;
       const stop = (signal: string) => {
@@ -63,8 +58,14 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           },
         );
       };
+      // Handlers first: a supervisor may signal the moment it reads the listening line below.
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));
+      const baseUrl = config.server.publicBaseUrl ?? daemon.url;
+      ctx.log.info({ url: daemon.url, db: config.database.path, adminTokenFile: daemon.adminTokenFile }, 'borderd listening');
+      if (dev) process.stdout.write(firstStartBanner(baseUrl, dev.client.id, dev.client.clientSecret) + '\n');
+      // Last, so a script that waits for this line (borderd on port 0) has the banner too.
+      process.stdout.write(`borderd listening on ${daemon.url}\n`);
     } catch (err) {
       ctx?.db.close();
       process.exitCode = reportError(err, args.json);

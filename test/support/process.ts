@@ -36,8 +36,8 @@ export async function startBorderd(opts: { args?: string[]; env?: Record<string,
     const timer = setTimeout(() => reject(new Error(`borderd did not start:\n${out}`)), 20_000);
     const check = () => {
       const m = /borderd listening on (http:\/\/[^\s]+)/.exec(out);
-      // On a first start the credentials banner follows the listening line; wait for it too.
-      if (m && (!out.includes('first start') || out.includes('curl -s'))) {
+      // The listening line comes last (after the first-start banner, when there is one).
+      if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
       }
