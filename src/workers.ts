@@ -1,3 +1,4 @@
+import { eventStreamCloser } from './api/routes/event-stream.js';
 import type { AppContext } from './context.js';
 
 /**
@@ -14,4 +15,6 @@ export interface Worker {
 export type WorkerFactory = (ctx: AppContext) => Worker | undefined;
 
 /** Every feature's workers, in start order (stopped in reverse). */
-export const workerFactories: WorkerFactory[] = [];
+export const workerFactories: WorkerFactory[] = [
+  eventStreamCloser,
+];

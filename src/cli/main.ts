@@ -2,6 +2,7 @@ import yargs, { type CommandModule } from 'yargs';
 import { VERSION } from '../version.js';
 import { reportError } from './context.js';
 import { clientsCommand, orgsCommand } from './orgs.js';
+import { receiveCommand } from './receive.js';
 import { migrateCommand, serveCommand } from './serve.js';
 
 /** Every command group, one line each. */
@@ -10,6 +11,7 @@ const commands: CommandModule<object, never>[] = [
   migrateCommand as CommandModule<object, never>,
   orgsCommand as CommandModule<object, never>,
   clientsCommand as CommandModule<object, never>,
+  receiveCommand as CommandModule<object, never>,
 ];
 
 export async function main(argv: string[]): Promise<void> {

@@ -104,6 +104,17 @@ export const accountsSchema = z
   })
   .prefault({});
 
+export const eventStreamSchema = z
+  .strictObject({
+    /** A `: heartbeat` comment this often keeps proxies from closing an idle stream and lets clients detect a dead one. */
+    heartbeatMs: positiveMs.default(15_000),
+    /** How often an open stream looks for events written by other processes (in-process writes wake it at once). */
+    pollIntervalMs: positiveMs.default(400),
+    /** Events sent per query while catching up. */
+    batchSize: z.number().int().min(1).max(1000).default(100),
+  })
+  .prefault({});
+
 export const configSchema = z.object({
   server: serverSchema,
   database: databaseSchema,
@@ -115,6 +126,7 @@ export const configSchema = z.object({
   delivery: deliverySchema,
   inbound: inboundSchema,
   accounts: accountsSchema,
+  eventStream: eventStreamSchema,
   /** Sections owned by features that read them with their own schema (integrations, network). */
   integrations: z.record(z.string(), z.unknown()).default({}),
   network: z.record(z.string(), z.unknown()).default({}),

@@ -1,9 +1,11 @@
 import type { RouteModule } from '../route.js';
 import { authRoutes } from './auth.js';
+import { eventStreamRoutes } from './event-stream.js';
 import { healthRoutes } from './health.js';
 
 /** Every feature's routes, in one list: app.ts mounts them and /openapi.json describes them. */
 export const routeModules: RouteModule[] = [
   healthRoutes,
   authRoutes,
+  eventStreamRoutes,
 ];
