@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { Signer } from '../../delivery/signing-keys.js';
+import { ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
 import { badRequest } from '../../domain/errors.js';
 import { listEventsAfter, type EventRow } from '../../store/events.js';
 import type { Worker } from '../../workers.js';
@@ -147,6 +147,8 @@ function follow(ctx: AppContext, signatures: SignatureCache, signer: Signer, org
 
   const loop = async () => {
     try {
+      // The key comes first even before any event, so a client can verify from the first message.
+      ensureSigningKey(ctx, orgId);
       announceKey();
       while (!closed) {
         pending = false;
