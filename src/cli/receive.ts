@@ -5,7 +5,7 @@ import { createReporter } from '../receiver/console-report.js';
 import { Forwarder, parseHeaderOptions } from '../receiver/forwarder.js';
 import { startListener, type Verifier } from '../receiver/listen.js';
 import { Relay } from '../receiver/relay.js';
-import { TunnelClient } from '../receiver/tunnel.js';
+import { StreamError, TunnelClient } from '../receiver/tunnel.js';
 import { EVENT_TYPES } from '../verify/events.js';
 import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js';
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
@@ -115,7 +115,9 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
         publicKeys: keys,
         heartbeatTimeoutMs: args['heartbeat-timeout'],
       });
-      const done = tunnel.start();
+      const done = tunnel.start().catch((err: unknown) => {
+        throw err instanceof StreamError ? new CliExit(1, err.message) : err;
+      });
       await Promise.race([done, untilSignal()]);
       await tunnel.stop();
       await done;

@@ -44,7 +44,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
-class StreamError extends Error {
+/** fatal: retrying cannot help (refused credentials, no such route); the tunnel stops with it. */
+export class StreamError extends Error {
   constructor(
     message: string,
     readonly fatal = false,

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createTcpServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
-import { BIN } from '../support/process.js';
+import { BIN, type RunningBorderd } from '../support/process.js';
 
 /** Helpers for receiver tests: a local app that records what it gets, a real `borderd receive`, a cuttable proxy. */
 const stoppers: (() => Promise<unknown>)[] = [];
@@ -149,4 +149,23 @@ export async function startProxy(targetUrl: string): Promise<CuttableProxy> {
   proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   stoppers.push(() => new Promise<void>((r) => (proxy.cut(), server.close(() => r()))));
   return proxy;
+}
+
+/**
+ * The first-start credentials of a daemon from startBorderd. The banner may arrive in a later
+ * chunk than the listening line, so wait for it on stdout rather than read it once.
+ */
+export async function daemonCredentials(daemon: RunningBorderd): Promise<{ clientId: string; clientSecret: string }> {
+  await new Promise<void>((resolve) => {
+    const check = () => {
+      if (/curl -s/.test(daemon.output())) {
+        daemon.proc.stdout!.off('data', check);
+        resolve();
+      }
+    };
+    daemon.proc.stdout!.on('data', check);
+    check();
+  });
+  const out = daemon.output();
+  return { clientId: /clientId:\s+(\S+)/.exec(out)![1]!, clientSecret: /clientSecret:\s+(\S+)/.exec(out)![1]! };
 }
