@@ -68,8 +68,12 @@ export interface ReceiveProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startReceive(args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<ReceiveProcess> {
-  const proc = spawn(process.execPath, [BIN, 'receive', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export const startReceive = (args: string[], ready: RegExp, env: Record<string, string> = {}): Promise<ReceiveProcess> =>
+  startNodeProcess([BIN, 'receive', ...args], ready, env);
+
+/** Runs `node <argv>` (the CLI or an example) until the test ends; the first group of `ready` becomes url. */
+export async function startNodeProcess(argv: string[], ready: RegExp, env: Record<string, string> = {}): Promise<ReceiveProcess> {
+  const proc = spawn(process.execPath, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
@@ -90,7 +94,7 @@ export async function startReceive(args: string[], ready: RegExp, env: Record<st
       };
       listeners.add(check);
       void exited.then(() => {
-        if (listeners.has(check)) reject(new Error(`borderd receive exited before ${re}:\n${out}`));
+        if (listeners.has(check)) reject(new Error(`${argv[1] ?? argv[0]} exited before ${re}:\n${out}`));
       });
       check();
     });
