@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -72,6 +72,8 @@ export class CaptureLog {
     this.#db.pragma('journal_mode = WAL');
     this.#db.pragma('busy_timeout = 5000');
     this.#db.exec(SCHEMA);
+    // Bodies may hold personal data: keep the file to its owner.
+    if (path !== ':memory:') chmodSync(path, 0o600);
   }
 
   get(eventId: string): CapturedEvent | undefined {

@@ -22,9 +22,9 @@ const streamQuery = z.strictObject({
 });
 
 /** Open streams per context, so the daemon's shutdown can end them instead of waiting out its grace. */
-const openStreams = new WeakMap<AppContext, Set<() => void>>();
+const openStreams = new WeakMap<AppContext, Set<(shutdown?: boolean) => void>>();
 
-function streamsOf(ctx: AppContext): Set<() => void> {
+function streamsOf(ctx: AppContext): Set<(shutdown?: boolean) => void> {
   let set = openStreams.get(ctx);
   if (!set) openStreams.set(ctx, (set = new Set()));
   return set;
@@ -36,7 +36,7 @@ export function eventStreamCloser(ctx: AppContext): Worker {
     name: 'event-stream',
     start: () => undefined,
     stop: async () => {
-      for (const end of [...streamsOf(ctx)]) end();
+      for (const end of [...streamsOf(ctx)]) end(true);
     },
   };
 }
@@ -110,7 +110,7 @@ function follow(ctx: AppContext, signatures: SignatureCache, signer: Signer, org
 
   const onSignal = () => wake?.();
   const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
-  const end = () => {
+  const end = (shutdown = false) => {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
@@ -119,11 +119,13 @@ function follow(ctx: AppContext, signatures: SignatureCache, signer: Signer, org
     streamsOf(ctx).delete(end);
     wake?.();
     res.end();
+    // At shutdown the keep-alive socket would otherwise hold server.close() for the whole grace period.
+    if (shutdown) res.socket?.end();
   };
   ctx.signals.on('events', onSignal);
   ctx.signals.on('outbox', onSignal);
   streamsOf(ctx).add(end);
-  res.on('close', end);
+  res.on('close', () => end());
 
   const announceKey = () => {
     const keyId = signer.currentKeyId(orgId);
