@@ -32,9 +32,23 @@ export interface RelayOutcome {
 }
 
 export class Relay {
+  /** Deliveries of the same event in flight: a second one waits for the first, then dedupes against it. */
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+
   constructor(private readonly opts: RelayOptions) {}
 
   async handle(d: VerifiedDelivery): Promise<RelayOutcome> {
+    while (this.#inFlight.has(d.eventId)) await this.#inFlight.get(d.eventId)!.catch(() => undefined);
+    const run = this.#handle(d);
+    this.#inFlight.set(d.eventId, run);
+    try {
+      return await run;
+    } finally {
+      this.#inFlight.delete(d.eventId);
+    }
+  }
+
+  async #handle(d: VerifiedDelivery): Promise<RelayOutcome> {
     const { forwarder, capture, reporter } = this.opts;
     const now = () => (this.opts.now?.() ?? new Date()).toISOString();
     const base = { eventId: d.eventId, eventType: d.eventType, target: forwarder.target };

@@ -33,8 +33,8 @@ export interface FetchPublicKeyOptions {
   /** Injected for tests; defaults to the global fetch. */
   fetch?: typeof fetch;
   /**
-   * Least time between two refreshes caused by failed signatures (default 10 s), so a stream of
-   * forged deliveries cannot turn into a stream of key fetches.
+   * Least time between two refreshes caused by failed signatures (default 10 s; the first one is
+   * never held back), so a stream of forged deliveries cannot turn into a stream of key fetches.
    */
   minRefreshIntervalMs?: number;
 }
@@ -59,7 +59,7 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
   const f = opts.fetch ?? fetch;
   let cached: OrgPublicKey | undefined;
   let inFlight: Promise<OrgPublicKey> | undefined;
-  let fetchedAt = 0;
+  let forcedAt = Number.NEGATIVE_INFINITY;
   const minInterval = opts.minRefreshIntervalMs ?? 10_000;
 
   const load = async (): Promise<OrgPublicKey> => {
@@ -75,10 +75,7 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
 
   const refresh = (): Promise<OrgPublicKey> => {
     inFlight ??= load()
-      .then((key) => {
-        fetchedAt = Date.now();
-        return (cached = key);
-      })
+      .then((key) => (cached = key))
       .finally(() => (inFlight = undefined));
     return inFlight;
   };
@@ -94,7 +91,8 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
         return verifyWebhook<E>(rawBody, headers, key.publicKey);
       } catch (err) {
         if (!(err instanceof WebhookVerificationError) || err.code !== 'no_key_matches') throw err;
-        if (Date.now() - fetchedAt < minInterval) throw err;
+        if (Date.now() - forcedAt < minInterval) throw err;
+        forcedAt = Date.now();
         const fresh = await refresh();
         if (fresh.publicKey === key.publicKey) throw err;
         return verifyWebhook<E>(rawBody, headers, fresh.publicKey);

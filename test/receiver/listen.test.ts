@@ -1,4 +1,6 @@
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/context.js';
@@ -125,6 +127,36 @@ describe('borderd receive (listen mode)', () => {
     const missing = await runCli(['receive', 'replay', 'evt_nope', '--capture-db', captureDb]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/evt_nope is not in/);
+  });
+
+  it('fetches the key from --public-key-url and heals after a rotation', async () => {
+    // A stand-in for endpoints 1 and 17 of a borderd whose key rotates.
+    const rotated = createTestSigner();
+    const keys = { current: signer.publicKey, fetches: 0 };
+    const keyServer = createServer((req, res) => {
+      if (req.url === '/v1/auth/m2m/token') return res.writeHead(201, { 'content-type': 'application/json' }).end('{"accessToken":"tok","tokenType":"Bearer","expiresIn":60}');
+      keys.fetches++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keyId: 'wsk_1', publicKey: keys.current, algorithm: 'RSA-SHA256', createdAt: '2026-01-01T00:00:00.000Z' }));
+    });
+    await new Promise<void>((r) => keyServer.listen(0, '127.0.0.1', r));
+    try {
+      const app = await startLocalApp();
+      const base = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}`;
+      const rx = await startReceive(
+        ['--forward-to', app.url, '--port', '0', '--public-key-url', base, '--capture-db', join(tempDir(), 'c.db')],
+        /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+        { BORDERD_CLIENT_ID: 'cli_1', BORDERD_CLIENT_SECRET: 'secret' },
+      );
+      const first = signer.signEvent('Transaction_Created', data);
+      expect((await fetch(rx.url!, { method: 'POST', body: first.body, headers: first.headers })).status).toBe(200);
+      keys.current = rotated.publicKey;
+      const second = rotated.signEvent('Transaction_Created', data);
+      expect((await fetch(rx.url!, { method: 'POST', body: second.body, headers: second.headers })).status).toBe(200);
+      expect(keys.fetches).toBe(2);
+      expect(app.received.map((r) => r.body)).toEqual([first.body, second.body]);
+    } finally {
+      keyServer.close();
+    }
   });
 
   it('refuses bad usage with exit code 2', async () => {
