@@ -4,6 +4,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeEvent } from '../../src/delivery/events.js';
 import { rotateSigningKey } from '../../src/delivery/signing-keys.js';
+import { revokeClient } from '../../src/services/organizations.js';
 import { verifySignature } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 import { makeApi, makeContext, makeOrg, type TestContext } from '../support/context.js';
@@ -37,6 +38,8 @@ async function open(url: string, auth: string, headers: Record<string, string> =
   const messages: EventSourceMessage[] = [];
   const comments: string[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
+  let ended!: () => void;
+  const endedPromise = new Promise<void>((r) => (ended = r));
   const parser = createParser({
     onEvent: (m) => {
       messages.push(m);
@@ -51,6 +54,7 @@ async function open(url: string, auth: string, headers: Record<string, string> =
     } catch {
       // aborted at the end of the test
     }
+    ended();
   })();
   return {
     res,
@@ -58,6 +62,8 @@ async function open(url: string, auth: string, headers: Record<string, string> =
     comments,
     next: (n: number) => new Promise<EventSourceMessage[]>((resolve) => (messages.length >= n ? resolve(messages) : waiters.push({ n, resolve: () => resolve(messages) }))),
     close: () => abort.abort(),
+    /** Resolves when the server ended the stream. */
+    ended: endedPromise,
   };
 }
 
@@ -136,6 +142,18 @@ describe('GET /v1/notifications/events/stream', () => {
       const check = setInterval(() => stream.comments.length >= 2 && (clearInterval(check), resolve()), 20);
     });
     expect(stream.comments[0]).toBe('heartbeat');
+  });
+
+  it('ends the stream of a revoked client at the next heartbeat', async () => {
+    const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
+    const { tokens, url } = await serve(ctx);
+    const { client, auth } = await makeOrg(ctx, tokens);
+    const stream = await open(url, auth);
+    await stream.next(1);
+    revokeClient(ctx, client.id);
+    await stream.ended;
+    const again = await fetch(url, { headers: { authorization: auth } });
+    expect(again.status).toBe(401);
   });
 
   it('refuses a bad Last-Event-ID and a missing token', async () => {

@@ -1,8 +1,10 @@
 import type { Response } from 'express';
+import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
 import { badRequest } from '../../domain/errors.js';
+import { getApiClient } from '../../store/api-clients.js';
 import { listEventsAfter, type EventRow } from '../../store/events.js';
 import type { Worker } from '../../workers.js';
 import type { RouteModule } from '../route.js';
@@ -89,13 +91,26 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       if (header && !EVENT_ID.test(header)) {
         throw badRequest('validation_failed', 'Last-Event-ID must be an event id', [{ path: 'headers.last-event-id', message: 'must be an event id (evt_…)' }]);
       }
-      follow(ctx, signatures, signer, auth.orgId, header || query.after || null, res);
+      // The token was verified for this request; its exp bounds how long the stream may stay open.
+      const exp = decodeJwt(req.get('authorization')!.replace(/^Bearer\s+/i, '')).exp;
+      follow(ctx, signatures, signer, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, header || query.after || null, res);
       return undefined;
     },
   });
 };
 
-function follow(ctx: AppContext, signatures: SignatureCache, signer: Signer, orgId: string, after: string | null, res: Response): void {
+interface StreamAuth {
+  orgId: string;
+  clientId: string;
+  expiresAtMs: number | undefined;
+}
+
+/**
+ * A stream outlives its request's authentication check, so it re-checks: it ends when the token
+ * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh token.
+ */
+function follow(ctx: AppContext, signatures: SignatureCache, signer: Signer, auth: StreamAuth, after: string | null, res: Response): void {
+  const { orgId } = auth;
   const { heartbeatMs, pollIntervalMs, batchSize } = ctx.config.eventStream;
   res.status(200);
   res.set({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', connection: 'keep-alive' });
@@ -109,11 +124,16 @@ function follow(ctx: AppContext, signatures: SignatureCache, signer: Signer, org
   let wake: (() => void) | undefined;
 
   const onSignal = () => wake?.();
-  const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
+  const heartbeat = setInterval(() => {
+    if (getApiClient(ctx.db, auth.clientId)?.revokedAt) return end();
+    res.write(': heartbeat\n\n');
+  }, heartbeatMs);
+  const expiry = auth.expiresAtMs === undefined ? undefined : setTimeout(() => end(), Math.min(2 ** 31 - 1, Math.max(0, auth.expiresAtMs - ctx.clock.now())));
   const end = (shutdown = false) => {
     if (closed) return;
     closed = true;
     clearInterval(heartbeat);
+    clearTimeout(expiry);
     ctx.signals.off('events', onSignal);
     ctx.signals.off('outbox', onSignal);
     streamsOf(ctx).delete(end);
