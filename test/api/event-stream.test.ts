@@ -162,7 +162,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const { auth } = await makeOrg(ctx, tokens);
     const bad = await fetch(url, { headers: { authorization: auth, 'last-event-id': 'nope' } });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).errors[0].path).toBe('headers.last-event-id');
+    expect(((await bad.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('headers.last-event-id');
     const badQuery = await fetch(`${url}?after=x`, { headers: { authorization: auth } });
     expect(badQuery.status).toBe(400);
     expect((await fetch(url)).status).toBe(401);

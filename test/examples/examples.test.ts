@@ -1,15 +1,11 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { createContext } from '../../src/context.js';
-import { writeEvent } from '../../src/delivery/events.js';
 import { ensureSigningKey } from '../../src/delivery/signing-keys.js';
-import { createLogger } from '../../src/logging/logger.js';
 import { createTestSigner, type TransactionEventData } from '../../src/verify/index.js';
 import { tempDir } from '../support/context.js';
 import { ROOT, startBorderd } from '../support/process.js';
-import { daemonCredentials, startNodeProcess, startReceive } from '../receiver/support.js';
+import { daemonCredentials, openDaemonDb, startNodeProcess, startReceive } from '../receiver/support.js';
 
 const data: TransactionEventData = {
   id: 'txn_7', type: 'Deposit', status: 'Completed', previousStatus: 'Processing', amount: '250.00', currency: 'USDC',
@@ -33,12 +29,12 @@ describe('examples', () => {
     const d = signer.signEvent('Transaction_Updated', data);
     const ok = await fetch(app.url!, { method: 'POST', body: d.body, headers: d.headers });
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({ received: d.event.id, type: 'Transaction_Updated' });
+    expect((await ok.json()) as Record<string, unknown>).toEqual({ received: d.event.id, type: 'Transaction_Updated' });
     await app.waitForOutput(new RegExp(`Transaction_Updated ${d.event.id}: transaction txn_7 is Completed`));
     const forged = createTestSigner().signEvent('Transaction_Updated', data);
     const bad = await fetch(app.url!, { method: 'POST', body: forged.body, headers: forged.headers });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).code).toBe('no_key_matches');
+    expect(((await bad.json()) as Record<string, unknown>).code).toBe('no_key_matches');
   });
 
   it('plain-node-verify answers 200 for a signed event and 400 with the code for a tampered one', async () => {
@@ -46,20 +42,19 @@ describe('examples', () => {
     const app = await startNodeProcess([example('plain-node-verify', 'server.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(signer.publicKey), PORT: '0' });
     const d = signer.signEvent('Transaction_Created', data);
     const ok = await fetch(app.url!, { method: 'POST', body: d.body, headers: d.headers });
-    expect(await ok.json()).toEqual({ received: d.event.id });
+    expect((await ok.json()) as Record<string, unknown>).toEqual({ received: d.event.id });
     const bad = await fetch(app.url!, { method: 'POST', body: d.body.replace('250.00', '950.00'), headers: d.headers });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: 'no_key_matches' });
+    expect((await bad.json()) as Record<string, unknown>).toEqual({ error: 'no_key_matches' });
   });
 
   it('tunnel: a real borderd, borderd receive --tunnel and the example app', async () => {
     const daemon = await startBorderd();
     const creds = await daemonCredentials(daemon);
-    const ctx = createContext(loadConfig({ env: {}, flags: { 'database.path': daemon.dbPath } }), { log: createLogger({ level: 'silent', pretty: 'never' }) });
+    const db = openDaemonDb(daemon, creds.clientId);
     try {
-      const orgId = ctx.db.prepare('SELECT org_id FROM api_clients WHERE id = ?').pluck().get(creds.clientId) as string;
-      const pem = ensureSigningKey(ctx, orgId).publicKey;
-      const { event } = writeEvent(ctx.db, Date.now(), orgId, 'Transaction_Created', data);
+      const pem = ensureSigningKey(db.ctx, db.orgId).publicKey;
+      const event = db.emit('Transaction_Created', data);
       const app = await startNodeProcess([example('tunnel', 'app.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(pem), PORT: '0' });
       await startReceive(
         ['--tunnel', daemon.url, '--forward-to', app.url!, '--capture-db', join(tempDir(), 'capture.db')],
@@ -68,7 +63,6 @@ describe('examples', () => {
       );
       await app.waitForOutput(new RegExp(`received Transaction_Created ${event.id} \\(attempt 1\\)`));
     } finally {
-      ctx.db.close();
       await daemon.stop();
     }
   });

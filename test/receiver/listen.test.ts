@@ -4,9 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/context.js';
-import { runCli } from '../support/process.js';
+import { runCli, startBorderd } from '../support/process.js';
+import { ensureSigningKey, Signer } from '../../src/delivery/signing-keys.js';
 import { createTestSigner, type TransactionEventData } from '../../src/verify/index.js';
-import { startLocalApp, startReceive } from './support.js';
+import { daemonCredentials, openDaemonDb, startLocalApp, startReceive } from './support.js';
 
 const signer = createTestSigner();
 const data: TransactionEventData = {
@@ -45,7 +46,7 @@ describe('borderd receive (listen mode)', () => {
     const d = signer.signBody(`{"id":"evt_a1","type":"Transaction_Updated",  "organizationId":"org_1","createdAt":"2026-01-01T00:00:00.000Z","timestamp":1767225600000,"data":{"amount":"12.50"}}`);
     const res = await post(d.body, d.headers);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ eventId: 'evt_a1', outcome: 'forwarded' });
+    expect((await res.json()) as Record<string, unknown>).toMatchObject({ eventId: 'evt_a1', outcome: 'forwarded' });
     const [got] = await app.waitFor(1);
     expect(got!.body).toBe(d.body);
     expect(got!.headers['x-signature']).toBe(d.headers['x-signature']);
@@ -59,7 +60,7 @@ describe('borderd receive (listen mode)', () => {
     const d = signer.signEvent('Transaction_Updated', data);
     const res = await post(d.body.replace('12.50', '99.50'), d.headers);
     expect(res.status).toBe(401);
-    expect((await res.json()).code).toBe('no_key_matches');
+    expect(((await res.json()) as Record<string, unknown>).code).toBe('no_key_matches');
     const unsigned = await post(d.body, { 'content-type': 'application/json' });
     expect(unsigned.status).toBe(401);
     await rx.waitForOutput(/\[401\] rejected/);
@@ -74,7 +75,7 @@ describe('borderd receive (listen mode)', () => {
     await app.close();
     const down = await post(d.body, d.headers);
     expect(down.status).toBe(502);
-    expect((await down.json()).outcome).toBe('failed');
+    expect(((await down.json()) as Record<string, unknown>).outcome).toBe('failed');
     expect(app.received).toHaveLength(1);
   });
 
@@ -87,7 +88,7 @@ describe('borderd receive (listen mode)', () => {
     expect((await post(d.body, d.headers)).status).toBe(200);
     const dup = await post(d.body, d.headers);
     expect(dup.status).toBe(200);
-    expect((await dup.json()).outcome).toBe('duplicate');
+    expect(((await dup.json()) as Record<string, unknown>).outcome).toBe('duplicate');
     expect(app.received).toHaveLength(2);
   });
 
@@ -99,7 +100,7 @@ describe('borderd receive (listen mode)', () => {
     await post(d.body, d.headers);
     const skipped = await post(other.body, other.headers);
     expect(skipped.status).toBe(200);
-    expect((await skipped.json()).outcome).toBe('skipped');
+    expect(((await skipped.json()) as Record<string, unknown>).outcome).toBe('skipped');
     expect(app.received.map((r) => r.headers['x-event-id'])).toEqual([d.event.id, d.event.id]);
     await rx.waitForOutput(/"outcome":"skipped"/);
     const lines = rx
@@ -156,6 +157,25 @@ describe('borderd receive (listen mode)', () => {
       expect(app.received.map((r) => r.body)).toEqual([first.body, second.body]);
     } finally {
       keyServer.close();
+    }
+  });
+
+  it("verifies a delivery signed with a real borderd's organization key", async () => {
+    const daemon = await startBorderd();
+    try {
+      const db = openDaemonDb(daemon, (await daemonCredentials(daemon)).clientId);
+      const dir = tempDir();
+      writeFileSync(join(dir, 'org.pem'), ensureSigningKey(db.ctx, db.orgId).publicKey);
+      const app = await startLocalApp();
+      const rx = await startReceive(['--forward-to', app.url, '--port', '0', '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')], /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const event = db.emit('Transaction_Created', data);
+      // The headers the outbox sends, signed by the daemon's own Signer.
+      const { signature, keyId } = new Signer(db.ctx).sign(db.orgId, event.body);
+      const headers = { 'content-type': 'application/json', 'x-signature': signature, 'x-signature-key-id': keyId, 'x-event-id': event.id, 'x-event-type': 'Transaction_Created', 'x-delivery-attempt': '1' };
+      expect((await fetch(rx.url!, { method: 'POST', body: event.body, headers })).status).toBe(200);
+      expect((await app.waitFor(1))[0]!.body).toBe(event.body);
+    } finally {
+      await daemon.stop();
     }
   });
 

@@ -3,6 +3,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createTcpServer, connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
+import { loadConfig } from '../../src/config/load.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import { writeEvent } from '../../src/delivery/events.js';
+import { createLogger } from '../../src/logging/logger.js';
+import type { EventDataByType, EventType } from '../../src/verify/events.js';
 import { BIN, type RunningBorderd } from '../support/process.js';
 
 /** Helpers for receiver tests: a local app that records what it gets, a real `borderd receive`, a cuttable proxy. */
@@ -172,4 +177,27 @@ export async function daemonCredentials(daemon: RunningBorderd): Promise<{ clien
   });
   const out = daemon.output();
   return { clientId: /clientId:\s+(\S+)/.exec(out)![1]!, clientSecret: /clientSecret:\s+(\S+)/.exec(out)![1]! };
+}
+
+export interface DaemonDb {
+  ctx: AppContext;
+  orgId: string;
+  /** Writes an event row as the daemon's own code would; the stream's poll picks it up. */
+  emit<T extends EventType>(type: T, data: EventDataByType[T]): { id: string; body: string };
+}
+
+/** A second connection to a running daemon's SQLite file (WAL), as the organization of clientId. Closed after the test. */
+export function openDaemonDb(daemon: RunningBorderd, clientId: string): DaemonDb {
+  const config = loadConfig({ env: {}, flags: { 'database.path': daemon.dbPath } });
+  const ctx = createContext(config, { log: createLogger({ level: 'silent', pretty: 'never' }) });
+  stoppers.unshift(async () => ctx.db.open && ctx.db.close());
+  const orgId = ctx.db.prepare('SELECT org_id FROM api_clients WHERE id = ?').pluck().get(clientId) as string;
+  return {
+    ctx,
+    orgId,
+    emit: (type, data) => {
+      const { event, body } = writeEvent(ctx.db, Date.now(), orgId, type, data);
+      return { id: event.id, body };
+    },
+  };
 }

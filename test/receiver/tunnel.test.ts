@@ -1,36 +1,17 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.js';
-import { createContext, type AppContext } from '../../src/context.js';
-import { writeEvent } from '../../src/delivery/events.js';
 import { ensureSigningKey } from '../../src/delivery/signing-keys.js';
-import { createLogger } from '../../src/logging/logger.js';
 import { verifyWebhook } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 import { tempDir } from '../support/context.js';
-import { startBorderd, type RunningBorderd } from '../support/process.js';
-import { daemonCredentials, startLocalApp, startProxy, startReceive } from './support.js';
+import { startBorderd } from '../support/process.js';
+import { daemonCredentials, openDaemonDb, startLocalApp, startProxy, startReceive } from './support.js';
 
 const data: TransactionEventData = {
   id: 'txn_9', type: 'Transfer', status: 'Pending', previousStatus: null, amount: '1.00', currency: 'USDC',
   network: 'SOLANA', source: null, destination: null, failureReason: null,
   createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
 };
-
-/** A second connection to the daemon's SQLite file (WAL) that writes events as the daemon's own code would. */
-function openDaemonDb(daemon: RunningBorderd, clientId: string): { ctx: AppContext; orgId: string; emit: () => { id: string; body: string } } {
-  const config = loadConfig({ env: {}, flags: { 'database.path': daemon.dbPath } });
-  const ctx = createContext(config, { log: createLogger({ level: 'silent', pretty: 'never' }) });
-  const orgId = ctx.db.prepare('SELECT org_id FROM api_clients WHERE id = ?').pluck().get(clientId) as string;
-  return {
-    ctx,
-    orgId,
-    emit: () => {
-      const { event, body } = writeEvent(ctx.db, Date.now(), orgId, 'Transaction_Created', data);
-      return { id: event.id, body };
-    },
-  };
-}
 
 describe('borderd receive --tunnel', () => {
   it('forwards streamed events byte-exact, resumes after the stream is cut, and after a restart', async () => {
@@ -43,7 +24,7 @@ describe('borderd receive --tunnel', () => {
       const captureDb = join(tempDir('borderd-tunnel-'), 'capture.db');
       const args = ['--tunnel', proxy.url, '--forward-to', app.url, '--capture-db', captureDb, '--heartbeat-timeout', '3000'];
       const env = { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret };
-      const before = db.emit();
+      const before = db.emit('Transaction_Created', data);
       const rx = await startReceive(args, /tunnel connected to (\S+)/, env);
 
       const [first] = await app.waitFor(1);
@@ -54,7 +35,7 @@ describe('borderd receive --tunnel', () => {
       // Cut the stream; events written while it is down arrive after the reconnect, each once.
       proxy.cut();
       await rx.waitForOutput(/tunnel disconnected/);
-      const during = [db.emit(), db.emit()];
+      const during = [db.emit('Transaction_Created', data), db.emit('Transaction_Created', data)];
       proxy.restore();
       await rx.waitForOutput(new RegExp(`tunnel reconnected to \\S+, resumed after ${before.id}`));
       const received = await app.waitFor(3);
@@ -62,14 +43,13 @@ describe('borderd receive --tunnel', () => {
 
       // A new receiver process on the same capture log resumes from its saved cursor.
       await rx.stop();
-      const after = db.emit();
+      const after = db.emit('Transaction_Created', data);
       const rx2 = await startReceive(args, /tunnel connected to (\S+)/, env);
       expect(rx2.output()).toContain(`resumed after ${during[1]!.id}`);
       const all = await app.waitFor(4);
       expect(all[3]!.body).toBe(after.body);
       expect(all).toHaveLength(4);
     } finally {
-      db.ctx.db.close();
       await daemon.stop();
     }
   });
