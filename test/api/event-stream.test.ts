@@ -156,6 +156,13 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(again.status).toBe(401);
   });
 
+  it('is described in /openapi.json as text/event-stream', async () => {
+    const { http } = makeApi(makeContext());
+    const doc = (await http.get('/openapi.json')).body as { paths: Record<string, { get: { responses: Record<string, { content?: object }> } }> };
+    const op = doc.paths['/v1/notifications/events/stream']!.get;
+    expect(Object.keys(op.responses['200']!.content!)).toEqual(['text/event-stream']);
+  });
+
   it('refuses a bad Last-Event-ID and a missing token', async () => {
     const ctx = makeContext();
     const { tokens, url } = await serve(ctx);

@@ -54,7 +54,7 @@ describe('borderd receive --tunnel', () => {
     }
   });
 
-  it('reconnects when heartbeats stop (watchdog)', async () => {
+  it('reconnects when heartbeats stop (watchdog) and sees the stream end at daemon shutdown', async () => {
     const daemon = await startBorderd({ env: { BORDERD_EVENT_STREAM_HEARTBEAT_MS: '60000' } });
     try {
       const creds = await daemonCredentials(daemon);
@@ -67,6 +67,9 @@ describe('borderd receive --tunnel', () => {
       );
       await rx.waitForOutput(/no data or heartbeat for 500ms/);
       await rx.waitForOutput(/"message":"tunnel reconnected to/);
+      // SIGTERM ends the open stream cleanly (not by dropping the socket after the grace period).
+      expect((await daemon.stop()).code).toBe(0);
+      await rx.waitForOutput(/tunnel disconnected: stream ended by the server/);
     } finally {
       await daemon.stop();
     }

@@ -82,7 +82,11 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     query: streamQuery,
     responses: {
-      200: { description: 'the stream', contentType: 'text/event-stream' },
+      200: {
+        description: 'the stream',
+        contentType: 'text/event-stream',
+        schema: z.string().describe('SSE messages: signing-key, then one per event (data {body, signature, keyId}), and heartbeat comments'),
+      },
       400: { description: 'Last-Event-ID or after is not an event id' },
       401: { description: 'missing or invalid token' },
     },
