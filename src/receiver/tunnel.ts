@@ -117,7 +117,6 @@ export class TunnelClient {
   /** One connection, followed until it breaks (throws) or the client is stopped (returns). */
   async #connectOnce(): Promise<void> {
     const { reporter } = this.opts;
-    const token = await this.#token_();
     const abort = new AbortController();
     const onStop = () => abort.abort();
     this.#stop.signal.addEventListener('abort', onStop, { once: true });
@@ -128,13 +127,19 @@ export class TunnelClient {
       watchdog = setTimeout(() => abort.abort(new StreamError(`no data or heartbeat for ${timeoutMs}ms`)), timeoutMs);
     };
     try {
-      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
-      if (this.#cursor) headers['last-event-id'] = this.#cursor;
+      const open = async () => {
+        const headers: Record<string, string> = { authorization: `Bearer ${await this.#token_()}`, accept: 'text/event-stream' };
+        if (this.#cursor) headers['last-event-id'] = this.#cursor;
+        return fetch(this.#source + STREAM_PATH, { headers, signal: abort.signal });
+      };
       feedWatchdog();
-      const res = await fetch(this.#source + STREAM_PATH, { headers, signal: abort.signal });
+      let res = await open();
       if (res.status === 401) {
+        // The cached token expired (streams end at expiry) or its key rotated: one retry with a new one.
+        await res.body?.cancel();
         this.#token = undefined;
-        throw new StreamError('token refused (401); getting a new one');
+        res = await open();
+        if (res.status === 401) throw new StreamError('the stream refused a fresh token (401)', true);
       }
       if (!res.ok || !res.body) throw new StreamError(`stream answered ${res.status}`, res.status === 403 || res.status === 404);
       this.#connections++;
