@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
+import { currentSigningKey, ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
 import { badRequest } from '../../domain/errors.js';
 import { getApiClient } from '../../store/api-clients.js';
 import { listEventsAfter, type EventRow } from '../../store/events.js';
@@ -67,8 +67,7 @@ const sseMessage = (event: string, data: unknown, id?: string): string =>
   `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
-  const signer = new Signer(ctx);
-  const signatures = new SignatureCache(signer);
+  const signatures = new SignatureCache(new Signer(ctx));
 
   api.route({
     method: 'get',
@@ -97,7 +96,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       }
       // The token was verified for this request; its exp bounds how long the stream may stay open.
       const exp = decodeJwt(req.get('authorization')!.replace(/^Bearer\s+/i, '')).exp;
-      follow(ctx, signatures, signer, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, header || query.after || null, res);
+      follow(ctx, signatures, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, header || query.after || null, res);
       return undefined;
     },
   });
@@ -113,7 +112,7 @@ interface StreamAuth {
  * A stream outlives its request's authentication check, so it re-checks: it ends when the token
  * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh token.
  */
-function follow(ctx: AppContext, signatures: SignatureCache, signer: Signer, auth: StreamAuth, after: string | null, res: Response): void {
+function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, after: string | null, res: Response): void {
   const { orgId } = auth;
   const { heartbeatMs, pollIntervalMs, batchSize } = ctx.config.eventStream;
   res.status(200);
@@ -151,21 +150,23 @@ function follow(ctx: AppContext, signatures: SignatureCache, signer: Signer, aut
   streamsOf(ctx).add(end);
   res.on('close', () => end());
 
-  const announceKey = () => {
-    const keyId = signer.currentKeyId(orgId);
-    if (!keyId || keyId === announcedKey) return;
-    const key = ctx.db.prepare('SELECT public_pem FROM webhook_keys WHERE id = ?').pluck().get(keyId) as string | undefined;
-    if (!key) return;
-    announcedKey = keyId;
-    res.write(sseMessage('signing-key', { keyId, publicKey: key, algorithm: 'RSA-SHA256' }));
+  /** Announces the current key unless already announced; returns its id. */
+  const announceKey = (): string | undefined => {
+    const key = currentSigningKey(ctx, orgId);
+    if (key && key.keyId !== announcedKey) {
+      announcedKey = key.keyId;
+      res.write(sseMessage('signing-key', { keyId: key.keyId, publicKey: key.publicKey, algorithm: key.algorithm }));
+    }
+    return key?.keyId;
   };
 
   const sendBatch = (): number => {
     const rows = listEventsAfter(ctx.db, orgId, cursor, batchSize);
     for (const row of rows) {
-      const { signature, keyId } = signatures.sign(row);
-      if (keyId !== announcedKey) announceKey();
-      res.write(sseMessage(row.type, { body: row.body, signature, keyId }, row.id));
+      let signed = signatures.sign(row);
+      // A rotation between signing and announcing: sign again with the key just announced.
+      if (signed.keyId !== announcedKey && announceKey() !== signed.keyId) signed = signatures.sign(row);
+      res.write(sseMessage(row.type, { body: row.body, signature: signed.signature, keyId: signed.keyId }, row.id));
       cursor = row.id;
     }
     return rows.length;
