@@ -74,7 +74,7 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): (req: R
       let raw: Buffer;
       // A body parser that ran before us may have left the bytes; a parsed object is useless.
       if (Buffer.isBuffer(req.body)) raw = req.body;
-      else if (req.readableEnded || req.complete) {
+      else if (req.readableEnded) {
         return problem(res, 500, 'body_not_raw', 'the body was consumed by another parser before createWebhookMiddleware; mount it before express.json()');
       } else {
         try {

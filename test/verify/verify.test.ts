@@ -107,6 +107,22 @@ describe('createWebhookMiddleware', () => {
   });
 });
 
+describe('createWebhookMiddleware with other body parsers', () => {
+  it('uses the Buffer of express.raw and explains a body consumed by express.json', async () => {
+    const raw = express();
+    raw.post('/hook', express.raw({ type: 'application/json' }), createWebhookMiddleware({ publicKey: signer.publicKey }), (req, res) => {
+      res.json({ got: req.webhookEvent?.id });
+    });
+    const d = signer.signEvent('Transaction_Created', txData);
+    expect((await request(raw).post('/hook').set(d.headers).send(d.body)).body).toEqual({ got: d.event.id });
+    const parsed = express();
+    parsed.post('/hook', express.json(), createWebhookMiddleware({ publicKey: signer.publicKey }), (_req, res) => res.json({}));
+    const res = await request(parsed).post('/hook').set(d.headers).send(d.body);
+    expect(res.status).toBe(500);
+    expect(res.body.code).toBe('body_not_raw');
+  });
+});
+
 describe('fetchPublicKey', () => {
   let server: Server | undefined;
   afterEach(() => server?.close());
