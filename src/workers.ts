@@ -1,4 +1,5 @@
 import type { AppContext } from './context.js';
+import { dispatcherWorker } from './delivery/dispatcher.js';
 
 /**
  * Background work that lives as long as `borderd serve`: the delivery dispatcher, inbound
@@ -14,4 +15,6 @@ export interface Worker {
 export type WorkerFactory = (ctx: AppContext) => Worker | undefined;
 
 /** Every feature's workers, in start order (stopped in reverse). */
-export const workerFactories: WorkerFactory[] = [];
+export const workerFactories: WorkerFactory[] = [
+  dispatcherWorker,
+];
