@@ -62,6 +62,8 @@ export class Dispatcher implements Worker {
   #passRunning = false;
   #passAgain = false;
   #stopped = false;
+  /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
+  #started = false;
   readonly #wake = () => this.#kick();
 
   constructor(ctx: AppContext, opts: DispatcherOptions = {}) {
@@ -75,6 +77,7 @@ export class Dispatcher implements Worker {
   }
 
   start(): void {
+    this.#started = true;
     this.#ctx.signals.on(OUTBOX_SIGNAL, this.#wake);
     this.#timer = setInterval(this.#wake, this.#ctx.config.delivery.pollIntervalMs);
     this.#timer.unref();
@@ -141,7 +144,7 @@ export class Dispatcher implements Worker {
           if (n <= 0) this.#perWebhook.delete(due.webhookId);
           else this.#perWebhook.set(due.webhookId, n);
           // A slot is free: look for more work now rather than at the next poll.
-          if (!this.#stopped) setImmediate(this.#wake);
+          if (this.#started && !this.#stopped) setImmediate(this.#wake);
         });
       this.#inflight.add(p);
       started.push(p);
