@@ -3,6 +3,10 @@ import { VERSION } from '../version.js';
 import { reportError } from './context.js';
 import { clientsCommand, orgsCommand } from './orgs.js';
 import { migrateCommand, serveCommand } from './serve.js';
+import { eventsCommand } from './events.js';
+import { outboxCommand } from './outbox.js';
+import { txCommand } from './tx.js';
+import { webhooksCommand } from './webhooks.js';
 
 /** Every command group, one line each. */
 const commands: CommandModule<object, never>[] = [
@@ -10,6 +14,7 @@ const commands: CommandModule<object, never>[] = [
   migrateCommand as CommandModule<object, never>,
   orgsCommand as CommandModule<object, never>,
   clientsCommand as CommandModule<object, never>,
+  ...[txCommand, eventsCommand, webhooksCommand, outboxCommand].map((c) => c as CommandModule<object, never>),
 ];
 
 export async function main(argv: string[]): Promise<void> {
