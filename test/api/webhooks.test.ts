@@ -95,3 +95,15 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.get(BASE).set('authorization', `Bearer ${ADMIN_TOKEN}`)).status).toBe(401);
   });
 });
+
+describe('OpenAPI', () => {
+  it('describes the webhook and admin routes', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const res = await http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([BASE, `${BASE}/{id}`, `${BASE}/public-key`, '/admin/v1/transactions', '/admin/v1/transactions/{id}/status', '/admin/v1/events']),
+    );
+  });
+});

@@ -261,3 +261,46 @@ describe('delivery', () => {
     void ADMIN_TOKEN;
   });
 });
+
+describe('address checks at send time', () => {
+  it('resolves names and connects only to an address the policy allows (no DNS rebinding to loopback)', async () => {
+    const dev = await setup();
+    // Registered while private targets were allowed, by name.
+    const url = dev.receiver.url.replace('127.0.0.1', 'localhost');
+    await dev.http.patch(`/v1/notifications/webhooks/settings/${dev.webhookId}`).set('authorization', dev.org.auth).send({ url });
+    newTx(dev.ctx, dev.org.org.id);
+    const strict = makeContext({ 'database.path': dev.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
+    await new Dispatcher(strict, { random: () => 0.5 }).runOnce();
+    expect(dev.receiver.received).toHaveLength(0);
+    expect(listDeliveries(strict.db, { limit: 1 })[0]!.lastError).toMatch(/ERR_WEBHOOK_ADDRESS_REFUSED/);
+    // The development policy lets the same name through.
+    strict.clock.advance(10_000);
+    dev.ctx.clock.set(strict.clock.now());
+    expect(await dev.dispatcher.runOnce()).toBe(1);
+    expect(dev.receiver.received).toHaveLength(1);
+  });
+});
+
+describe('worker lifecycle', () => {
+  it('is woken by a commit, and stop() finishes the send in flight and leaves no lease behind', async () => {
+    // A poll interval far beyond the test: only the in-process signal can start the send.
+    const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    const worker = new Dispatcher(ctx, { random: () => 0.5 });
+    worker.start();
+    newTx(ctx, org.org.id); // commit + signal: no poll needed
+    await receiver.waitFor(1);
+    let stopped = false;
+    const stopping = worker.stop().then(() => (stopped = true));
+    await new Promise((r) => setImmediate(r));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    expect(d!.state).toBe('delivered');
+    const leased = ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL').get() as { n: number };
+    expect(leased.n).toBe(0);
+  });
+});
