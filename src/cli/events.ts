@@ -1,24 +1,10 @@
 import type { CommandModule } from 'yargs';
-import { badRequest } from '../domain/errors.js';
 import { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, createComplianceCheck, updateComplianceCheckStatus, type ComplianceResult, type ComplianceStatus } from '../services/compliance-checks.js';
 import { emitEvent } from '../services/outbox.js';
 import { recordVirtualAccount } from '../services/virtual-accounts.js';
 import { EVENT_TYPES, type EventType } from '../verify/events.js';
+import { parseJsonOption } from './tx.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
-
-function parseData(value: string | undefined): Record<string, unknown> | undefined {
-  if (value === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw badRequest('invalid_json', '--data must be a JSON object', [{ path: 'data', message: 'must be a JSON object' }]);
-  }
-  return parsed as Record<string, unknown>;
-}
 
 /** `borderd events`: emit events through the outbox (synthetic ones, compliance checks, virtual accounts). */
 export const eventsCommand: CommandModule = {
@@ -36,7 +22,7 @@ export const eventsCommand: CommandModule = {
             .option('data', { type: 'string', describe: 'JSON object merged into the sample data' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
-            const { event } = emitEvent(ctx, args.org, args.type, parseData(args.data));
+            const { event } = emitEvent(ctx, args.org, args.type, parseJsonOption(args.data, 'data'));
             output(args, event, () => `emitted ${event.id} ${event.type} for ${event.organizationId}`);
           }),
       )

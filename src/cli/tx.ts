@@ -19,13 +19,19 @@ interface CreateArgs extends CommonArgs {
   accountId?: string;
 }
 
-function parseJsonOption(value: string | undefined, name: string): unknown {
+/** A JSON-object option (--source, --data, ...); a clear refusal naming the option otherwise. */
+export function parseJsonOption(value: string | undefined, name: string): Record<string, unknown> | undefined {
   if (value === undefined) return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(value);
+    parsed = JSON.parse(value);
   } catch {
+    parsed = undefined;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw badRequest('invalid_json', `--${name} must be a JSON object`, [{ path: name, message: 'must be a JSON object' }]);
   }
+  return parsed as Record<string, unknown>;
 }
 
 const summary = (t: { id: string; type: string; status: string; orgId: string }) => `${t.id}  ${t.type}  ${t.status}  (${t.orgId})`;

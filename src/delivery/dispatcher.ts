@@ -125,7 +125,9 @@ export class Dispatcher implements Worker {
   }
 
   #claimAndSend(): Promise<void>[] {
-    const { concurrency, perEndpointConcurrency, leaseMs } = this.#ctx.config.delivery;
+    const { concurrency, perEndpointConcurrency, timeoutMs } = this.#ctx.config.delivery;
+    // A lease shorter than a send could let another process send the same attempt: never allow it.
+    const leaseMs = Math.max(this.#ctx.config.delivery.leaseMs, timeoutMs + 5_000);
     const free = concurrency - this.#inflight.size;
     if (free <= 0) return [];
     const now = this.#ctx.clock.now();

@@ -1,14 +1,9 @@
 import type { Db } from '../db/open.js';
+import type { ComplianceCheckEventData } from '../verify/events.js';
 
-export interface ComplianceCheck {
-  id: string;
+/** The stored check: the event's data plus its organization. */
+export interface ComplianceCheck extends ComplianceCheckEventData {
   orgId: string;
-  identityId: string;
-  status: string;
-  result: string | null;
-  reason: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 interface Row {
