@@ -1,7 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { changeTransactionStatus, createTransaction, getTransaction } from '../services/transactions.js';
+import { changeTransactionStatus, createTransaction, createTransactionBody, getTransaction } from '../services/transactions.js';
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionStatus, type TransactionType } from '../verify/events.js';
-import { createTransactionBody } from '../api/routes/admin-transactions.js';
 import { badRequest } from '../domain/errors.js';
 import { zodIssuesToFieldErrors } from '../api/route.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';

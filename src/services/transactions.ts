@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { conflict, notFound } from '../domain/errors.js';
@@ -11,8 +12,28 @@ import {
   updateTransactionStatus,
   type Transaction,
 } from '../store/transactions.js';
-import type { TransactionEventData, TransactionStatus, TransactionType } from '../verify/events.js';
+import { TRANSACTION_TYPES, type TransactionEventData, type TransactionStatus, type TransactionType } from '../verify/events.js';
 import { transactionHooks } from './transaction-hooks.js';
+
+/** Decimal string: digits, optional fraction, no exponent. Stored and sent exactly as given (no float ever touches it). */
+export const decimalString = z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, 'must be a non-negative decimal string like "125.50"');
+const jsonObject = z.record(z.string(), z.unknown());
+const optText = z.string().min(1).max(200).optional();
+
+/** The create input as the admin API and the CLI accept it (one schema for both). */
+export const createTransactionBody = z.strictObject({
+  orgId: z.string().min(1),
+  type: z.enum(TRANSACTION_TYPES),
+  amount: decimalString.optional(),
+  currency: z.string().min(2).max(20).optional(),
+  network: z.string().min(1).max(50).optional(),
+  source: jsonObject.optional(),
+  destination: jsonObject.optional(),
+  refundDestination: jsonObject.optional(),
+  identityId: z.string().min(1).max(200).optional(),
+  accountId: z.string().min(1).max(200).optional(),
+});
+
 
 export interface CreateTransactionInput {
   orgId: string;

@@ -75,6 +75,13 @@ describe('delivery', () => {
     expect(verifiesWithNode(tampered, pem)).toBe(false);
     const dlv = listDeliveries(ctx.db, { state: 'delivered', limit: 10 });
     expect(dlv).toHaveLength(2);
+    // One log line per attempt, with ids; never the url, the signature or the body.
+    const lines = ctx.logs.lines.filter((l) => l.msg === 'delivery attempt');
+    expect(lines.map((l) => l.deliveryId).sort()).toEqual(dlv.map((d) => d.id).sort());
+    expect(lines[0]).toMatchObject({ attempt: 1, statusCode: 200, outcome: 'delivered', orgId: org.org.id });
+    expect(ctx.logs.text()).not.toContain(receiver.url);
+    expect(ctx.logs.text()).not.toContain(String(receiver.received[0]!.headers['x-signature']));
+    expect(ctx.logs.text()).not.toContain('125.50');
   });
 
   it('retries on the persisted schedule, records every attempt, and disables the webhook after the last', async () => {

@@ -1,34 +1,17 @@
 import { z } from 'zod';
 import { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, createComplianceCheck, updateComplianceCheckStatus } from '../../services/compliance-checks.js';
 import { emitEvent } from '../../services/outbox.js';
-import { changeTransactionStatus, createTransaction, getTransaction } from '../../services/transactions.js';
+import { changeTransactionStatus, createTransaction, createTransactionBody, getTransaction } from '../../services/transactions.js';
 import { recordVirtualAccount } from '../../services/virtual-accounts.js';
-import { EVENT_TYPES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../../verify/events.js';
+import { EVENT_TYPES, TRANSACTION_STATUSES } from '../../verify/events.js';
 import type { RouteModule } from '../route.js';
-
-/** Decimal string: digits, optional fraction, no exponent (parsed with decimal.js downstream). */
-export const decimalString = z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, 'must be a non-negative decimal string like "125.50"');
-const jsonObject = z.record(z.string(), z.unknown());
-const optText = z.string().min(1).max(200).optional();
-
-export const createTransactionBody = z.strictObject({
-  orgId: z.string().min(1),
-  type: z.enum(TRANSACTION_TYPES),
-  amount: decimalString.optional(),
-  currency: z.string().min(2).max(20).optional(),
-  network: z.string().min(1).max(50).optional(),
-  source: jsonObject.optional(),
-  destination: jsonObject.optional(),
-  refundDestination: jsonObject.optional(),
-  identityId: optText,
-  accountId: optText,
-});
 
 export const statusBody = z.strictObject({
   status: z.enum(TRANSACTION_STATUSES),
   failureReason: z.string().min(1).max(500).optional(),
 });
 
+const optText = z.string().min(1).max(200).optional();
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const any = z.record(z.string(), z.unknown());
 
