@@ -132,7 +132,9 @@ export class Dispatcher implements Worker {
     if (free <= 0) return [];
     const now = this.#ctx.clock.now();
     const started: Promise<void>[] = [];
-    for (const due of findDue(this.#ctx.db, now, perEndpointConcurrency, free * 2)) {
+    // Webhooks with every slot taken are left out of the query; partly busy ones may return rows we skip, hence the wider limit.
+    const full = [...this.#perWebhook].filter(([, n]) => n >= perEndpointConcurrency).map(([id]) => id);
+    for (const due of findDue(this.#ctx.db, now, perEndpointConcurrency, free * 2 + perEndpointConcurrency * this.#perWebhook.size, full)) {
       if (started.length >= free) break;
       const busy = this.#perWebhook.get(due.webhookId) ?? 0;
       if (busy >= perEndpointConcurrency) continue;

@@ -102,17 +102,19 @@ export interface DueDelivery {
 }
 
 /**
- * Due, unleased rows of enabled webhooks, at most `perWebhook` per webhook (oldest first), so one
- * endpoint with a deep backlog cannot fill every slot.
+ * Due, unleased rows of enabled webhooks, at most `perWebhook` per webhook (oldest first), leaving
+ * out webhooks whose slots are all taken (`busyWebhookIds`), so one endpoint with a deep backlog
+ * or slow answers cannot fill every slot.
  */
-export function findDue(db: Db, nowMs: number, perWebhook: number, limit: number): DueDelivery[] {
+export function findDue(db: Db, nowMs: number, perWebhook: number, limit: number, busyWebhookIds: string[] = []): DueDelivery[] {
   return db
     .prepare(
       `SELECT d.id, d.event_id AS eventId, d.webhook_id AS webhookId, d.org_id AS orgId, w.url, d.attempts, d.step,
               e.type AS eventType, e.body
        FROM (SELECT id, webhook_id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rn
              FROM deliveries
-             WHERE state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)) c
+             WHERE state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
+               AND webhook_id NOT IN (SELECT value FROM json_each(@busy))) c
        JOIN deliveries d ON d.id = c.id
        JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1 AND w.deleted_at IS NULL
        JOIN events e ON e.id = d.event_id
@@ -120,7 +122,7 @@ export function findDue(db: Db, nowMs: number, perWebhook: number, limit: number
        ORDER BY d.next_attempt_at, d.id
        LIMIT @limit`,
     )
-    .all({ now: nowMs, perWebhook, limit }) as DueDelivery[];
+    .all({ now: nowMs, perWebhook, limit, busy: JSON.stringify(busyWebhookIds) }) as DueDelivery[];
 }
 
 /** Takes the lease if nobody holds it; false when another dispatcher won. */

@@ -311,3 +311,26 @@ describe('worker lifecycle', () => {
     expect(leased.n).toBe(0);
   });
 });
+
+describe('bounded concurrency', () => {
+  it('caps each endpoint, so a stalled endpoint does not hold back the others', async () => {
+    const { ctx, http, org, receiver: stalled } = await setup({ 'delivery.concurrency': 6, 'delivery.perEndpointConcurrency': 4 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    stalled.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    const fast = await startReceiver();
+    await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: fast.url });
+    const worker = new Dispatcher(ctx, { random: () => 0.5 });
+    worker.start();
+    try {
+      for (let i = 0; i < 10; i++) newTx(ctx, org.org.id);
+      await fast.waitFor(10);
+      await stalled.waitFor(4);
+      expect(stalled.received).toHaveLength(4); // its per-endpoint cap, while the other got all ten
+      expect(new Set(fast.received.map((r) => r.headers['x-event-id'])).size).toBe(10);
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+});
