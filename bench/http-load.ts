@@ -1,0 +1,50 @@
+import autocannon from 'autocannon';
+
+/** What one autocannon run measured, in the units the tables print. */
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  headers?: Record<string, string>;
+  method?: 'GET' | 'POST';
+  /** For POST: a fresh body per request (unique ids). */
+  body?: () => string;
+  connections?: number;
+  durationSeconds?: number;
+  /** Stop after this many requests instead of after a duration. */
+  amount?: number;
+  /** Requests/s offered in total (open-ish loop); unset = as fast as the server answers. */
+  overallRate?: number;
+}
+
+/** Drives one URL with autocannon from this process (127.0.0.1 only) and returns its figures. */
+export async function load(opts: LoadOptions): Promise<LoadResult> {
+  const body = opts.body;
+  const result = await autocannon({
+    url: opts.url,
+    method: opts.method ?? 'GET',
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    connections: opts.connections ?? 10,
+    ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: opts.durationSeconds ?? 5 }),
+    ...(opts.overallRate !== undefined ? { overallRate: opts.overallRate } : {}),
+    ...(body ? { requests: [{ method: 'POST' as const, setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }] } : {}),
+  });
+  // autocannon's requests.average is per-second samples; for an amount-bounded run that may last
+  // under a second, completed requests over elapsed time is the honest rate.
+  const completed = result['2xx'] + result.non2xx;
+  return {
+    requestsPerSecond: result.duration > 0 ? completed / result.duration : 0,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: completed,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * `npm run bench [-- --quick] [-- --soak] [-- --only outbox,api] [-- --out FILE]`: runs the
+ * benchmarks against real processes on 127.0.0.1, prints a table per benchmark and writes every
+ * figure to bench/results.json. Numbers come from here, never from timed assertions in tests.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { apiBenchmark } from './api.js';
+import type { Benchmark, BenchOutcome } from './bench-types.js';
+import { ROOT } from './daemon-process.js';
+import { inboundBenchmark } from './inbound.js';
+import { printTable } from './report-table.js';
+import { signingBenchmark } from './signing-limit.js';
+
+/** In run order; `--only` picks by name. */
+const BENCHMARKS: Benchmark[] = [signingBenchmark, apiBenchmark, inboundBenchmark];
+
+interface Args {
+  quick: boolean;
+  soak: boolean;
+  only?: string[];
+  out: string;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { quick: false, soak: false, out: join(ROOT, 'bench', 'results.json') };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = () => inline ?? argv[++i] ?? usage(`${flag} needs a value`);
+    if (flag === '--quick') args.quick = true;
+    else if (flag === '--soak') args.soak = true;
+    else if (flag === '--only') args.only = value().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (flag === '--out') args.out = value();
+    else usage(`unknown option ${a}`);
+  }
+  const names = BENCHMARKS.map((b) => b.name);
+  for (const n of args.only ?? []) if (!names.includes(n)) usage(`unknown benchmark ${n}; one of ${names.join(', ')}`);
+  return args;
+}
+
+function usage(message: string): never {
+  process.stderr.write(`bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE]\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const selected = BENCHMARKS.filter((b) => (args.only ? args.only.includes(b.name) : b.name !== 'soak' || args.soak));
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const results: Record<string, BenchOutcome['metrics'] & { durationSeconds: number }> = {};
+  let failed = false;
+  for (const b of selected) {
+    const t0 = Date.now();
+    log(`bench: ${b.name} …`);
+    try {
+      const outcome = await b.run({ quick: args.quick, soak: args.soak, log });
+      printTable(`${b.name}: ${b.title}`, outcome.rows);
+      results[b.name] = { ...outcome.metrics, durationSeconds: (Date.now() - t0) / 1000 };
+    } catch (err) {
+      failed = true;
+      log(`bench: ${b.name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      results[b.name] = { error: err instanceof Error ? err.message : String(err), durationSeconds: (Date.now() - t0) / 1000 };
+    }
+  }
+  const document = {
+    generatedAt: new Date().toISOString(),
+    mode: args.soak ? 'soak' : args.quick ? 'quick' : 'full',
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
+    benchmarks: results,
+  };
+  writeFileSync(args.out, JSON.stringify(document, null, 2) + '\n');
+  log(`bench: wrote ${args.out}`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+await main();
