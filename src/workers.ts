@@ -1,3 +1,4 @@
+import { eventStreamCloser } from './api/routes/event-stream.js';
 import type { AppContext } from './context.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';
 
@@ -17,4 +18,5 @@ export type WorkerFactory = (ctx: AppContext) => Worker | undefined;
 /** Every feature's workers, in start order (stopped in reverse). */
 export const workerFactories: WorkerFactory[] = [
   createDecryptWorker,
+  eventStreamCloser,
 ];

@@ -4,6 +4,7 @@ import { reportError } from './context.js';
 import { inboundCommand } from './inbound.js';
 import { keysCommand } from './keys.js';
 import { clientsCommand, orgsCommand } from './orgs.js';
+import { receiveCommand } from './receive.js';
 import { migrateCommand, serveCommand } from './serve.js';
 import { accountsCommand } from './accounts.js';
 import { identitiesCommand } from './identities.js';
@@ -22,6 +23,7 @@ const commands: CommandModule<object, never>[] = [
   accountsCommand as CommandModule<object, never>,
   importCommand as CommandModule<object, never>,
   refundsCommand as CommandModule<object, never>,
+  receiveCommand as CommandModule<object, never>,
 ];
 
 export async function main(argv: string[]): Promise<void> {

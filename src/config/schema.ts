@@ -168,6 +168,17 @@ export const networkSchema = z
   })
   .prefault({});
 
+export const eventStreamSchema = z
+  .strictObject({
+    /** A `: heartbeat` comment this often keeps proxies from closing an idle stream and lets clients detect a dead one. */
+    heartbeatMs: positiveMs.default(15_000),
+    /** How often an open stream looks for events written by other processes (in-process writes wake it at once). */
+    pollIntervalMs: positiveMs.default(400),
+    /** Events sent per query while catching up. */
+    batchSize: z.number().int().min(1).max(1000).default(100),
+  })
+  .prefault({});
+
 export const configSchema = z.object({
   server: serverSchema,
   database: databaseSchema,
@@ -181,6 +192,7 @@ export const configSchema = z.object({
   accounts: accountsSchema,
   integrations: integrationsSchema,
   network: networkSchema,
+  eventStream: eventStreamSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;

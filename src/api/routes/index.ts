@@ -1,5 +1,6 @@
 import type { RouteModule } from '../route.js';
 import { authRoutes } from './auth.js';
+import { eventStreamRoutes } from './event-stream.js';
 import { healthRoutes } from './health.js';
 import { inboundRoutes } from './inbound.js';
 import { resourceRoutes } from './resources.js';
@@ -10,4 +11,5 @@ export const routeModules: RouteModule[] = [
   authRoutes,
   inboundRoutes,
   resourceRoutes,
+  eventStreamRoutes,
 ];

@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import type { Argv, CommandModule } from 'yargs';
+import { CaptureLog } from '../receiver/capture-log.js';
+import { createReporter } from '../receiver/console-report.js';
+import { Forwarder, parseHeaderOptions } from '../receiver/forwarder.js';
+import { startListener, type Verifier } from '../receiver/listen.js';
+import { Relay } from '../receiver/relay.js';
+import { StreamError, TunnelClient } from '../receiver/tunnel.js';
+import { EVENT_TYPES } from '../verify/events.js';
+import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js';
+import { toKeyList, verifyWebhook } from '../verify/signature.js';
+import { CliExit, reportError } from './context.js';
+
+/**
+ * `borderd receive`: a sidecar that verifies deliveries and forwards them to a local app (listen
+ * mode), or pulls them from a remote borderd's event stream (tunnel mode); `receive replay`
+ * resends a captured event. It never opens the daemon's database: its state is the capture log.
+ */
+interface ReceiveArgs {
+  'forward-to'?: string;
+  tunnel?: string;
+  port: number;
+  host: string;
+  'public-key'?: string;
+  'public-key-url'?: string;
+  'client-id'?: string;
+  'client-secret'?: string;
+  header: string[];
+  events?: string;
+  dedupe: boolean;
+  'capture-db': string;
+  'heartbeat-timeout': number;
+  'forward-timeout': number;
+  json: boolean;
+}
+
+interface ReplayArgs {
+  eventId: string;
+  'capture-db': string;
+  'forward-to'?: string;
+  header: string[];
+  'forward-timeout': number;
+  json: boolean;
+}
+
+const DEFAULT_CAPTURE_DB = './borderd-receive.db';
+
+function sharedOptions<T>(y: Argv<T>) {
+  return y
+    .option('capture-db', { type: 'string', default: DEFAULT_CAPTURE_DB, describe: 'SQLite file of captured events (dedupe, replay, tunnel cursor)' })
+    .option('header', { alias: 'H', type: 'string', array: true, default: [] as string[], describe: 'extra header for the local app, "Name: value" (repeatable)' })
+    .option('forward-timeout', { type: 'number', default: 30_000, describe: 'ms to wait for the local app' })
+    .option('json', { type: 'boolean', default: false, describe: 'one JSON object per line' });
+}
+
+function parseEvents(raw: string | undefined): string[] {
+  if (!raw) return [];
+  const types = raw.split(',').map((t) => t.trim()).filter(Boolean);
+  const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown.length) throw new CliExit(2, `--events: unknown event type(s) ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`);
+  return types;
+}
+
+function credentialsOf(args: ReceiveArgs, flag: string): ClientCredentials {
+  // Env vars keep the secret out of `ps` output; flags win when both are given.
+  const clientId = args['client-id'] ?? process.env.BORDERD_CLIENT_ID;
+  const clientSecret = args['client-secret'] ?? process.env.BORDERD_CLIENT_SECRET;
+  if (!clientId || !clientSecret) throw new CliExit(2, `${flag} needs --client-id and --client-secret (or BORDERD_CLIENT_ID / BORDERD_CLIENT_SECRET)`);
+  return { clientId, clientSecret };
+}
+
+function headersOf(values: readonly string[]): Record<string, string> {
+  try {
+    return parseHeaderOptions(values);
+  } catch (err) {
+    throw new CliExit(2, (err as Error).message);
+  }
+}
+
+function staticKeys(file: string | undefined) {
+  if (!file) return undefined;
+  try {
+    return toKeyList(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new CliExit(2, `--public-key ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Resolves on SIGINT/SIGTERM. */
+const untilSignal = () =>
+  new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+
+async function runReceive(args: ReceiveArgs): Promise<void> {
+  const target = args['forward-to'];
+  if (!target) throw new CliExit(2, 'receive needs --forward-to URL (the local app)');
+  if (!/^https?:\/\//.test(target)) throw new CliExit(2, '--forward-to must be an http(s) URL');
+  const eventTypes = parseEvents(args.events);
+  const extraHeaders = headersOf(args.header);
+  const reporter = createReporter(args.json);
+  const capture = new CaptureLog(args['capture-db']);
+  const forwarder = new Forwarder(target, extraHeaders, args['forward-timeout']);
+  const relay = new Relay({ forwarder, capture, reporter, dedupe: args.dedupe, eventTypes });
+  const keys = staticKeys(args['public-key']);
+  try {
+    if (args.tunnel) {
+      const tunnel = new TunnelClient({
+        baseUrl: args.tunnel,
+        credentials: credentialsOf(args, '--tunnel'),
+        relay,
+        capture,
+        reporter,
+        publicKeys: keys,
+        heartbeatTimeoutMs: args['heartbeat-timeout'],
+      });
+      const done = tunnel.start().catch((err: unknown) => {
+        throw err instanceof StreamError ? new CliExit(1, err.message) : err;
+      });
+      await Promise.race([done, untilSignal()]);
+      await tunnel.stop();
+      await done;
+      return;
+    }
+    let verify: Verifier;
+    if (keys) verify = (raw, headers) => verifyWebhook(raw, headers, keys);
+    else if (args['public-key-url']) {
+      const source = fetchPublicKey(args['public-key-url'], credentialsOf(args, '--public-key-url'));
+      verify = (raw, headers) => source.verify(raw, headers);
+    } else throw new CliExit(2, 'listen mode needs --public-key FILE or --public-key-url BASE_URL (with --client-id/--client-secret)');
+    const listener = await startListener({
+      host: args.host,
+      port: args.port,
+      verify,
+      relay,
+      onRejected: (reason, eventId) =>
+        reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status: 401, target: null, latencyMs: null, detail: reason }),
+    });
+    reporter.note(`listening on ${listener.url}, forwarding to ${target}`, { url: listener.url, forwardTo: target });
+    await untilSignal();
+    await listener.close();
+  } finally {
+    await forwarder.close();
+    capture.close();
+  }
+}
+
+async function runReplay(args: ReplayArgs): Promise<void> {
+  const capture = new CaptureLog(args['capture-db']);
+  try {
+    const captured = capture.get(args.eventId);
+    if (!captured) throw new CliExit(1, `event ${args.eventId} is not in ${args['capture-db']}`);
+    const target = args['forward-to'] ?? captured.target;
+    if (!target) throw new CliExit(2, `event ${args.eventId} was never forwarded; give --forward-to URL`);
+    const forwarder = new Forwarder(target, headersOf(args.header), args['forward-timeout']);
+    try {
+      const result = await forwarder.forward(captured.body, { ...captured.headers, 'x-borderd-replay': 'true' });
+      const at = new Date().toISOString();
+      capture.recordForward(captured.eventId, target, result.status, at);
+      createReporter(args.json).event({
+        time: at,
+        eventId: captured.eventId,
+        eventType: captured.eventType,
+        outcome: 'replayed',
+        status: result.status,
+        target,
+        latencyMs: result.latencyMs,
+        ...(result.error ? { detail: result.error } : {}),
+      });
+      if (result.status < 200 || result.status >= 300) process.exitCode = 1;
+    } finally {
+      await forwarder.close();
+    }
+  } finally {
+    capture.close();
+  }
+}
+
+const guarded =
+  <A extends { json: boolean }>(fn: (args: A) => Promise<void>) =>
+  async (args: A): Promise<void> => {
+    try {
+      await fn(args);
+    } catch (err) {
+      process.exitCode = reportError(err, args.json);
+    }
+  };
+
+export const receiveCommand: CommandModule<object, ReceiveArgs> = {
+  command: 'receive',
+  describe: 'Verify webhook deliveries and forward them to a local app (listen or --tunnel); replay captured events',
+  builder: (y) =>
+    sharedOptions(y)
+      .command<ReplayArgs>(
+        'replay <eventId>',
+        'Resend a captured event to its target (or --forward-to)',
+        (c) => c.positional('eventId', { type: 'string', demandOption: true }).option('forward-to', { type: 'string', describe: 'another target URL' }),
+        guarded(runReplay),
+      )
+      .option('forward-to', { type: 'string', describe: 'URL of the local app' })
+      .option('tunnel', { type: 'string', describe: 'base URL of a remote borderd: follow its event stream instead of listening' })
+      .option('port', { type: 'number', default: 4242, describe: 'listen port (0 picks a free one)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'listen address' })
+      .option('public-key', { type: 'string', describe: 'PEM file of the organization public key' })
+      .option('public-key-url', { type: 'string', describe: 'base URL of borderd to fetch the public key from (endpoint 17)' })
+      .option('client-id', { type: 'string', describe: 'API client id (or BORDERD_CLIENT_ID)' })
+      .option('client-secret', { type: 'string', describe: 'API client secret (or BORDERD_CLIENT_SECRET)' })
+      .option('events', { type: 'string', describe: 'forward only these types, comma-separated' })
+      .option('dedupe', { type: 'boolean', default: true, describe: 'answer a repeated event 200 without forwarding it again (--no-dedupe)' })
+      .option('heartbeat-timeout', { type: 'number', default: 45_000, describe: 'tunnel: reconnect after this many ms without data' }) as unknown as Argv<ReceiveArgs>,
+  handler: guarded(runReceive),
+};

@@ -1,0 +1,122 @@
+import Database from 'better-sqlite3';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * The receiver's own small SQLite file: every delivery it accepted (body and signed headers, so a
+ * replay sends the same bytes), what the local app answered, and the tunnel's resume cursor.
+ * Dedupe rule: an event whose forward got a 2xx is not forwarded again; a failed one is.
+ */
+export interface CapturedEvent {
+  eventId: string;
+  eventType: string;
+  body: string;
+  headers: Record<string, string>;
+  receivedAt: string;
+  target: string | null;
+  forwardStatus: number | null;
+  forwardedAt: string | null;
+  attempts: number;
+}
+
+interface Row {
+  event_id: string;
+  event_type: string;
+  body: string;
+  headers: string;
+  received_at: string;
+  target: string | null;
+  forward_status: number | null;
+  forwarded_at: string | null;
+  attempts: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS captured_events (
+  event_id TEXT PRIMARY KEY,
+  event_type TEXT NOT NULL,
+  body TEXT NOT NULL,
+  headers TEXT NOT NULL,
+  received_at TEXT NOT NULL,
+  target TEXT,
+  forward_status INTEGER,
+  forwarded_at TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS tunnel_cursors (
+  source TEXT PRIMARY KEY,
+  last_event_id TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);`;
+
+const toCaptured = (r: Row): CapturedEvent => ({
+  eventId: r.event_id,
+  eventType: r.event_type,
+  body: r.body,
+  headers: JSON.parse(r.headers) as Record<string, string>,
+  receivedAt: r.received_at,
+  target: r.target,
+  forwardStatus: r.forward_status,
+  forwardedAt: r.forwarded_at,
+  attempts: r.attempts,
+});
+
+export const isSuccess = (status: number | null | undefined): boolean => status !== null && status !== undefined && status >= 200 && status < 300;
+
+export class CaptureLog {
+  readonly #db: Database.Database;
+
+  constructor(path: string) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.#db = new Database(path);
+    this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('busy_timeout = 5000');
+    this.#db.exec(SCHEMA);
+    // Bodies may hold personal data: keep the file to its owner.
+    if (path !== ':memory:') chmodSync(path, 0o600);
+  }
+
+  get(eventId: string): CapturedEvent | undefined {
+    const row = this.#db.prepare('SELECT * FROM captured_events WHERE event_id = ?').get(eventId) as Row | undefined;
+    return row && toCaptured(row);
+  }
+
+  /** True when the event was already forwarded with a 2xx: the dedupe check. */
+  alreadyDelivered(eventId: string): boolean {
+    return isSuccess(this.get(eventId)?.forwardStatus);
+  }
+
+  /** Stores (or refreshes) a received delivery before it is forwarded. */
+  capture(e: { eventId: string; eventType: string; body: string; headers: Record<string, string>; receivedAt: string }): void {
+    this.#db
+      .prepare(
+        `INSERT INTO captured_events (event_id, event_type, body, headers, received_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(event_id) DO UPDATE SET headers = excluded.headers, received_at = excluded.received_at`,
+      )
+      .run(e.eventId, e.eventType, e.body, JSON.stringify(e.headers), e.receivedAt);
+  }
+
+  recordForward(eventId: string, target: string, status: number, at: string): void {
+    this.#db
+      .prepare('UPDATE captured_events SET target = ?, forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?')
+      .run(target, status, at, eventId);
+  }
+
+  recent(limit: number): CapturedEvent[] {
+    return (this.#db.prepare('SELECT * FROM captured_events ORDER BY received_at DESC, event_id DESC LIMIT ?').all(limit) as Row[]).map(toCaptured);
+  }
+
+  cursor(source: string): string | undefined {
+    return this.#db.prepare('SELECT last_event_id FROM tunnel_cursors WHERE source = ?').pluck().get(source) as string | undefined;
+  }
+
+  saveCursor(source: string, eventId: string, at: string): void {
+    this.#db
+      .prepare('INSERT INTO tunnel_cursors (source, last_event_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET last_event_id = excluded.last_event_id, updated_at = excluded.updated_at')
+      .run(source, eventId, at);
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+}

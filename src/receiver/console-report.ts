@@ -1,0 +1,36 @@
+/**
+ * One line per event on the console: time, type and id, [status], target, latency. --json prints
+ * the same facts as one JSON object per line. Never the body: it may hold PII.
+ */
+export interface EventReport {
+  time: string;
+  eventId: string;
+  eventType: string;
+  /** forwarded | duplicate | skipped | rejected | replayed | failed */
+  outcome: string;
+  status: number;
+  target: string | null;
+  latencyMs: number | null;
+  detail?: string;
+}
+
+export type Reporter = {
+  event(report: EventReport): void;
+  /** Lifecycle notes: listening, connected, reconnecting, resumed. */
+  note(message: string, fields?: Record<string, unknown>): void;
+};
+
+export function createReporter(json: boolean, write: (line: string) => void = (l) => process.stdout.write(l + '\n')): Reporter {
+  return {
+    event(r) {
+      if (json) return write(JSON.stringify({ kind: 'event', ...r }));
+      const latency = r.latencyMs === null ? '' : ` ${r.latencyMs}ms`;
+      const target = r.target ? ` -> ${r.target}` : '';
+      const detail = r.detail ? ` (${r.detail})` : '';
+      write(`${r.time}  ${r.eventType} ${r.eventId}  [${r.status}] ${r.outcome}${target}${latency}${detail}`);
+    },
+    note(message, fields = {}) {
+      write(json ? JSON.stringify({ kind: 'note', time: new Date().toISOString(), message, ...fields }) : message);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebhookVerificationError } from '../verify/errors.js';
+import type { AnyWebhookEvent } from '../verify/events.js';
+import type { HeaderBag } from '../verify/signature.js';
+import { forwardableHeaders } from './forwarder.js';
+import type { Relay } from './relay.js';
+
+/**
+ * Listen mode: an HTTP server that takes borderd's deliveries, verifies each and relays it. The
+ * answer waits for the forward, so a 5xx from (or no answer by) the local app reaches the sender,
+ * whose retry schedule then covers it. A bad signature is 401 and never forwarded.
+ */
+export type Verifier = (rawBody: Buffer, headers: HeaderBag) => Promise<AnyWebhookEvent> | AnyWebhookEvent;
+
+export interface ListenOptions {
+  host: string;
+  port: number;
+  verify: Verifier;
+  relay: Relay;
+  limitBytes?: number;
+  onRejected?: (reason: string, eventId: string | undefined) => void;
+}
+
+export interface Listener {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+function reply(res: ServerResponse, status: number, body: Record<string, unknown>, problem = false): void {
+  res.writeHead(status, { 'content-type': problem ? 'application/problem+json' : 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= limit) chunks.push(c);
+    });
+    req.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export async function startListener(opts: ListenOptions): Promise<Listener> {
+  const limit = opts.limitBytes ?? 1024 * 1024;
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') return reply(res, 405, { status: 405, title: 'method not allowed', detail: 'POST webhook deliveries here' }, true);
+    const raw = await readBody(req, limit);
+    if (!raw) return reply(res, 413, { status: 413, title: 'payload too large', detail: `body larger than ${limit} bytes` }, true);
+    let event: AnyWebhookEvent;
+    try {
+      event = await opts.verify(raw, req.headers);
+    } catch (err) {
+      if (!(err instanceof WebhookVerificationError)) throw err;
+      const claimed = req.headers['x-event-id'];
+      opts.onRejected?.(err.code, typeof claimed === 'string' ? claimed : undefined);
+      return reply(res, 401, { status: 401, title: 'signature verification failed', code: err.code, detail: err.message }, true);
+    }
+    if (typeof event?.id !== 'string' || typeof event.type !== 'string') {
+      return reply(res, 400, { status: 400, title: 'not an event', detail: 'the signed body has no id or type' }, true);
+    }
+    const outcome = await opts.relay.handle({ eventId: event.id, eventType: event.type, body: raw.toString('utf8'), headers: forwardableHeaders(req.headers) });
+    reply(res, outcome.status, { eventId: event.id, outcome: outcome.outcome, status: outcome.status });
+  };
+  const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+    handle(req, res).catch((err: Error) => {
+      if (!res.headersSent) reply(res, 500, { status: 500, title: 'receiver error', detail: err.message }, true);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    server,
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

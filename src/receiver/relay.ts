@@ -1,0 +1,70 @@
+import type { CaptureLog } from './capture-log.js';
+import type { Reporter } from './console-report.js';
+import type { Forwarder } from './forwarder.js';
+
+/**
+ * What both modes do with a verified delivery: filter by type, capture, dedupe, forward, report.
+ * The status returned is what the sender should see: the local app's own status, so the service's
+ * retries cover a local app that is down.
+ */
+export interface VerifiedDelivery {
+  eventId: string;
+  eventType: string;
+  /** The exact bytes that were signed. */
+  body: string;
+  /** Headers to forward (hop-by-hop already removed). */
+  headers: Record<string, string>;
+}
+
+export interface RelayOptions {
+  forwarder: Forwarder;
+  capture: CaptureLog;
+  reporter: Reporter;
+  dedupe: boolean;
+  /** Only these types are forwarded; others are answered 200 and skipped. Empty means all. */
+  eventTypes: readonly string[];
+  now?: () => Date;
+}
+
+export interface RelayOutcome {
+  status: number;
+  outcome: 'forwarded' | 'failed' | 'duplicate' | 'skipped';
+}
+
+export class Relay {
+  /** Deliveries of the same event in flight: a second one waits for the first, then dedupes against it. */
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly opts: RelayOptions) {}
+
+  async handle(d: VerifiedDelivery): Promise<RelayOutcome> {
+    while (this.#inFlight.has(d.eventId)) await this.#inFlight.get(d.eventId)!.catch(() => undefined);
+    const run = this.#handle(d);
+    this.#inFlight.set(d.eventId, run);
+    try {
+      return await run;
+    } finally {
+      this.#inFlight.delete(d.eventId);
+    }
+  }
+
+  async #handle(d: VerifiedDelivery): Promise<RelayOutcome> {
+    const { forwarder, capture, reporter } = this.opts;
+    const now = () => (this.opts.now?.() ?? new Date()).toISOString();
+    const base = { eventId: d.eventId, eventType: d.eventType, target: forwarder.target };
+    if (this.opts.eventTypes.length > 0 && !this.opts.eventTypes.includes(d.eventType)) {
+      reporter.event({ ...base, time: now(), outcome: 'skipped', status: 200, latencyMs: null, target: null, detail: 'not in --events' });
+      return { status: 200, outcome: 'skipped' };
+    }
+    if (this.opts.dedupe && capture.alreadyDelivered(d.eventId)) {
+      reporter.event({ ...base, time: now(), outcome: 'duplicate', status: 200, latencyMs: null, target: null, detail: 'already forwarded' });
+      return { status: 200, outcome: 'duplicate' };
+    }
+    capture.capture({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt: now() });
+    const result = await forwarder.forward(d.body, d.headers);
+    capture.recordForward(d.eventId, forwarder.target, result.status, now());
+    const ok = result.status >= 200 && result.status < 300;
+    reporter.event({ ...base, time: now(), outcome: ok ? 'forwarded' : 'failed', status: result.status, latencyMs: result.latencyMs, ...(result.error ? { detail: result.error } : {}) });
+    return { status: result.status, outcome: ok ? 'forwarded' : 'failed' };
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * borderd/verify: check that a webhook delivery was signed by borderd and get its typed event.
+ * Runtime dependencies: node:crypto only (and the global fetch for fetchPublicKey).
+ */
+export * from './events.js';
+export { WebhookVerificationError, isWebhookVerificationError, type WebhookVerificationCode } from './errors.js';
+export {
+  verifySignature,
+  verifyWebhook,
+  headerValue,
+  SIGNATURE_HEADER,
+  KEY_ID_HEADER,
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  type PublicKeyInput,
+  type RawBody,
+  type HeaderBag,
+} from './signature.js';
+export {
+  fetchPublicKey,
+  fetchAccessToken,
+  PUBLIC_KEY_PATH,
+  TOKEN_PATH,
+  type OrgPublicKey,
+  type ClientCredentials,
+  type PublicKeySource,
+  type FetchPublicKeyOptions,
+} from './public-key.js';
+export { createWebhookMiddleware, type WebhookMiddlewareOptions, type WebhookRequest } from './middleware.js';
+export { createTestSigner, type TestSigner, type SignedDelivery } from './test-signer.js';

@@ -1,0 +1,102 @@
+import { WebhookVerificationError } from './errors.js';
+import { verifyWebhook, type HeaderBag, type RawBody } from './signature.js';
+import type { AnyWebhookEvent } from './events.js';
+
+/** The answer of GET /v1/notifications/webhooks/settings/public-key. */
+export interface OrgPublicKey {
+  keyId: string;
+  publicKey: string;
+  algorithm: 'RSA-SHA256';
+  createdAt: string;
+}
+
+export interface ClientCredentials {
+  clientId: string;
+  clientSecret: string;
+}
+
+export const PUBLIC_KEY_PATH = '/v1/notifications/webhooks/settings/public-key';
+export const TOKEN_PATH = '/v1/auth/m2m/token';
+
+/**
+ * The org's public key, fetched once and cached. `verify` refreshes once when a signature does not
+ * verify with the cached key, so a key rotation heals by itself; a second failure is an error.
+ */
+export interface PublicKeySource {
+  get(): Promise<OrgPublicKey>;
+  /** Drops the cache and fetches again (at most one fetch in flight). */
+  refresh(): Promise<OrgPublicKey>;
+  verify<E = AnyWebhookEvent>(rawBody: RawBody, headers: HeaderBag): Promise<E>;
+}
+
+export interface FetchPublicKeyOptions {
+  /** Injected for tests; defaults to the global fetch. */
+  fetch?: typeof fetch;
+  /**
+   * Least time between two refreshes caused by failed signatures (default 10 s; the first one is
+   * never held back), so a stream of forged deliveries cannot turn into a stream of key fetches.
+   */
+  minRefreshIntervalMs?: number;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+/** Exchanges client credentials for a bearer token (endpoint 1). */
+export async function fetchAccessToken(baseUrl: string, credentials: ClientCredentials, opts: FetchPublicKeyOptions = {}): Promise<string> {
+  const f = opts.fetch ?? fetch;
+  const res = await f(trimSlash(baseUrl) + TOKEN_PATH, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }),
+  });
+  if (!res.ok) throw new WebhookVerificationError('no_public_key', `token request failed with ${res.status}`);
+  const body = (await res.json()) as { accessToken?: unknown };
+  if (typeof body.accessToken !== 'string') throw new WebhookVerificationError('no_public_key', 'token response has no accessToken');
+  return body.accessToken;
+}
+
+export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, opts: FetchPublicKeyOptions = {}): PublicKeySource {
+  const f = opts.fetch ?? fetch;
+  let cached: OrgPublicKey | undefined;
+  let inFlight: Promise<OrgPublicKey> | undefined;
+  let forcedAt = Number.NEGATIVE_INFINITY;
+  const minInterval = opts.minRefreshIntervalMs ?? 10_000;
+
+  const load = async (): Promise<OrgPublicKey> => {
+    const token = await fetchAccessToken(baseUrl, credentials, { fetch: f });
+    const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+    if (!res.ok) throw new WebhookVerificationError('no_public_key', `public key request failed with ${res.status}`);
+    const body = (await res.json()) as Partial<OrgPublicKey>;
+    if (typeof body.publicKey !== 'string' || typeof body.keyId !== 'string') {
+      throw new WebhookVerificationError('no_public_key', 'public key response lacks keyId or publicKey');
+    }
+    return { keyId: body.keyId, publicKey: body.publicKey, algorithm: 'RSA-SHA256', createdAt: String(body.createdAt ?? '') };
+  };
+
+  const refresh = (): Promise<OrgPublicKey> => {
+    inFlight ??= load()
+      .then((key) => (cached = key))
+      .finally(() => (inFlight = undefined));
+    return inFlight;
+  };
+
+  const get = async (): Promise<OrgPublicKey> => cached ?? refresh();
+
+  return {
+    get,
+    refresh,
+    async verify<E = AnyWebhookEvent>(rawBody: RawBody, headers: HeaderBag): Promise<E> {
+      const key = await get();
+      try {
+        return verifyWebhook<E>(rawBody, headers, key.publicKey);
+      } catch (err) {
+        if (!(err instanceof WebhookVerificationError) || err.code !== 'no_key_matches') throw err;
+        if (Date.now() - forcedAt < minInterval) throw err;
+        forcedAt = Date.now();
+        const fresh = await refresh();
+        if (fresh.publicKey === key.publicKey) throw err;
+        return verifyWebhook<E>(rawBody, headers, fresh.publicKey);
+      }
+    },
+  };
+}

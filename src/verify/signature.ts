@@ -1,0 +1,92 @@
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { WebhookVerificationError } from './errors.js';
+import type { AnyWebhookEvent } from './events.js';
+
+/**
+ * The signature contract: `x-signature` is base64 of RSASSA-PKCS1-v1_5 with SHA-256 over the exact
+ * body bytes, made with the organization's current key (`x-signature-key-id`). Only node:crypto is
+ * used so the library runs anywhere Node does.
+ */
+export const SIGNATURE_HEADER = 'x-signature';
+export const KEY_ID_HEADER = 'x-signature-key-id';
+export const EVENT_ID_HEADER = 'x-event-id';
+export const EVENT_TYPE_HEADER = 'x-event-type';
+
+/** A PEM string, a KeyObject, or several of them (during a rotation, old and new). */
+export type PublicKeyInput = string | KeyObject | readonly (string | KeyObject)[];
+export type RawBody = string | Buffer | Uint8Array;
+export type HeaderBag = Record<string, string | string[] | undefined> | Headers | Map<string, string>;
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const keyCache = new Map<string, KeyObject>();
+
+function toKeyObject(key: string | KeyObject): KeyObject {
+  if (typeof key !== 'string') return key;
+  let obj = keyCache.get(key);
+  if (!obj) {
+    obj = createPublicKey(key);
+    if (keyCache.size > 64) keyCache.clear();
+    keyCache.set(key, obj);
+  }
+  return obj;
+}
+
+export function toKeyList(keys: PublicKeyInput): KeyObject[] {
+  const list = Array.isArray(keys) ? (keys as readonly (string | KeyObject)[]) : [keys as string | KeyObject];
+  return list.map(toKeyObject);
+}
+
+/** Refuses parsed bodies: a signature covers bytes, and JSON.stringify of a parsed object is not them. */
+export function rawBytes(body: unknown): Buffer {
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  if (Buffer.isBuffer(body)) return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  throw new WebhookVerificationError(
+    'body_not_raw',
+    'the body must be the raw request bytes (string or Buffer), not a parsed object: ' +
+      "in express mount express.raw({ type: 'application/json' }) on the webhook route instead of express.json(), " +
+      'or use createWebhookMiddleware, which reads the body itself',
+  );
+}
+
+/** Case-insensitive header lookup over plain objects (node), Headers (fetch) and Maps. */
+export function headerValue(headers: HeaderBag, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (typeof (headers as Headers).get === 'function' && !(headers instanceof Map)) return (headers as Headers).get(lower) ?? undefined;
+  const entries = headers instanceof Map ? headers.entries() : Object.entries(headers);
+  for (const [k, v] of entries) {
+    if (k.toLowerCase() === lower) return Array.isArray(v) ? v[0] : (v ?? undefined);
+  }
+  return undefined;
+}
+
+/**
+ * True when one of the keys verifies the signature over the body. Throws for a malformed signature
+ * or a body that is not raw; a well-formed signature that no key matches is `false`.
+ */
+export function verifySignature(rawBody: RawBody, signature: string, publicKey: PublicKeyInput): boolean {
+  const bytes = rawBytes(rawBody);
+  const sig = signature.trim();
+  if (!sig || !BASE64.test(sig)) throw new WebhookVerificationError('malformed_signature', `${SIGNATURE_HEADER} is not base64`);
+  const sigBytes = Buffer.from(sig, 'base64');
+  return toKeyList(publicKey).some((key) => verify('sha256', bytes, key, sigBytes));
+}
+
+/**
+ * Verifies a delivery and returns its event. Throws WebhookVerificationError with code
+ * missing_header, malformed_signature, no_key_matches, body_not_raw or invalid_json.
+ */
+export function verifyWebhook<E = AnyWebhookEvent>(rawBody: RawBody, headers: HeaderBag, publicKey: PublicKeyInput): E {
+  const bytes = rawBytes(rawBody);
+  const signature = headerValue(headers, SIGNATURE_HEADER);
+  if (!signature) throw new WebhookVerificationError('missing_header', `the ${SIGNATURE_HEADER} header is missing`);
+  if (!verifySignature(bytes, signature, publicKey)) {
+    const keyId = headerValue(headers, KEY_ID_HEADER);
+    throw new WebhookVerificationError('no_key_matches', `no public key verifies the signature${keyId ? ` (signed with ${keyId})` : ''}`);
+  }
+  try {
+    return JSON.parse(bytes.toString('utf8')) as E;
+  } catch {
+    throw new WebhookVerificationError('invalid_json', 'the signed body is not JSON');
+  }
+}

@@ -1,0 +1,177 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeEvent } from '../../src/delivery/events.js';
+import { rotateSigningKey } from '../../src/delivery/signing-keys.js';
+import { revokeClient } from '../../src/services/organizations.js';
+import { verifySignature } from '../../src/verify/signature.js';
+import type { TransactionEventData } from '../../src/verify/events.js';
+import { makeApi, makeContext, makeOrg, type TestContext } from '../support/context.js';
+
+const data: TransactionEventData = {
+  id: 'txn_1', type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '5.00', currency: 'USDC',
+  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
+let server: Server | undefined;
+const aborts: AbortController[] = [];
+afterEach(async () => {
+  for (const a of aborts.splice(0)) a.abort();
+  await new Promise<void>((r) => (server ? (server.closeAllConnections(), server.close(() => r())) : r()));
+  server = undefined;
+});
+
+async function serve(ctx: TestContext) {
+  const api = makeApi(ctx);
+  server = createServer(api.app);
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  return { ...api, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/notifications/events/stream` };
+}
+
+/** Opens the stream and collects messages; next(n) resolves once n messages arrived. */
+async function open(url: string, auth: string, headers: Record<string, string> = {}) {
+  const abort = new AbortController();
+  aborts.push(abort);
+  const res = await fetch(url, { headers: { authorization: auth, ...headers }, signal: abort.signal });
+  const messages: EventSourceMessage[] = [];
+  const comments: string[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  let ended!: () => void;
+  const endedPromise = new Promise<void>((r) => (ended = r));
+  const parser = createParser({
+    onEvent: (m) => {
+      messages.push(m);
+      for (const w of waiters.filter((w) => messages.length >= w.n)) waiters.splice(waiters.indexOf(w), 1), w.resolve();
+    },
+    onComment: (c) => comments.push(c),
+  });
+  void (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body!) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    } catch {
+      // aborted at the end of the test
+    }
+    ended();
+  })();
+  return {
+    res,
+    messages,
+    comments,
+    next: (n: number) => new Promise<EventSourceMessage[]>((resolve) => (messages.length >= n ? resolve(messages) : waiters.push({ n, resolve: () => resolve(messages) }))),
+    close: () => abort.abort(),
+    /** Resolves when the server ended the stream. */
+    ended: endedPromise,
+  };
+}
+
+function emit(ctx: TestContext, orgId: string) {
+  const stored = writeEvent(ctx.db, ctx.clock.now(), orgId, 'Transaction_Updated', data);
+  ctx.signals.emit('events');
+  return stored;
+}
+
+describe('GET /v1/notifications/events/stream', () => {
+  it('announces the key, then sends each event with its exact body and a valid signature', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const first = emit(ctx, org.id);
+    const stream = await open(url, auth);
+    expect(stream.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const [key, ev] = await stream.next(2);
+    expect(key!.event).toBe('signing-key');
+    const { publicKey, keyId } = JSON.parse(key!.data) as { publicKey: string; keyId: string };
+    expect(ev).toMatchObject({ id: first.event.id, event: 'Transaction_Updated' });
+    const payload = JSON.parse(ev!.data) as { body: string; signature: string; keyId: string };
+    expect(payload.body).toBe(first.body);
+    expect(payload.keyId).toBe(keyId);
+    expect(verifySignature(payload.body, payload.signature, publicKey)).toBe(true);
+    // A new event wakes the stream.
+    const second = emit(ctx, org.id);
+    const all = await stream.next(3);
+    expect(all[2]!.id).toBe(second.event.id);
+  });
+
+  it('resumes after Last-Event-ID or ?after= and never shows another organization', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    const a1 = emit(ctx, acme.org.id);
+    emit(ctx, other.org.id);
+    const a2 = emit(ctx, acme.org.id);
+    const a3 = emit(ctx, acme.org.id);
+    const byHeader = await open(url, acme.auth, { 'last-event-id': a1.event.id });
+    const got = await byHeader.next(3);
+    expect(got.slice(1).map((m) => m.id)).toEqual([a2.event.id, a3.event.id]);
+    const byQuery = await open(`${url}?after=${a2.event.id}`, acme.auth);
+    expect((await byQuery.next(2))[1]!.id).toBe(a3.event.id);
+    const otherStream = await open(url, other.auth);
+    const otherMessages = await otherStream.next(2);
+    expect(otherMessages.filter((m) => m.event !== 'signing-key').every((m) => JSON.parse(m.data).body.includes(other.org.id))).toBe(true);
+    expect(otherMessages.map((m) => m.id)).not.toContain(a1.event.id);
+  });
+
+  it('announces a rotated key before the first event signed with it', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    emit(ctx, org.id);
+    const stream = await open(url, auth);
+    await stream.next(2);
+    const rotated = rotateSigningKey(ctx, org.id);
+    emit(ctx, org.id);
+    const [, , key, ev] = await stream.next(4);
+    expect(key!.event).toBe('signing-key');
+    expect(JSON.parse(key!.data).keyId).toBe(rotated.keyId);
+    const payload = JSON.parse(ev!.data) as { body: string; signature: string; keyId: string };
+    expect(payload.keyId).toBe(rotated.keyId);
+    expect(verifySignature(payload.body, payload.signature, rotated.publicKey)).toBe(true);
+  });
+
+  it('sends heartbeats', async () => {
+    const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
+    const { tokens, url } = await serve(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const stream = await open(url, auth);
+    await stream.next(1);
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => stream.comments.length >= 2 && (clearInterval(check), resolve()), 20);
+    });
+    expect(stream.comments[0]).toBe('heartbeat');
+  });
+
+  it('ends the stream of a revoked client at the next heartbeat', async () => {
+    const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
+    const { tokens, url } = await serve(ctx);
+    const { client, auth } = await makeOrg(ctx, tokens);
+    const stream = await open(url, auth);
+    await stream.next(1);
+    revokeClient(ctx, client.id);
+    await stream.ended;
+    const again = await fetch(url, { headers: { authorization: auth } });
+    expect(again.status).toBe(401);
+  });
+
+  it('is described in /openapi.json as text/event-stream', async () => {
+    const { http } = makeApi(makeContext());
+    const doc = (await http.get('/openapi.json')).body as { paths: Record<string, { get: { responses: Record<string, { content?: object }> } }> };
+    const op = doc.paths['/v1/notifications/events/stream']!.get;
+    expect(Object.keys(op.responses['200']!.content!)).toEqual(['text/event-stream']);
+  });
+
+  it('refuses a bad Last-Event-ID and a missing token', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const bad = await fetch(url, { headers: { authorization: auth, 'last-event-id': 'nope' } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('headers.last-event-id');
+    const badQuery = await fetch(`${url}?after=x`, { headers: { authorization: auth } });
+    expect(badQuery.status).toBe(400);
+    expect((await fetch(url)).status).toBe(401);
+  });
+});

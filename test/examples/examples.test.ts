@@ -1,0 +1,83 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ensureSigningKey } from '../../src/delivery/signing-keys.js';
+import { createTestSigner, type TransactionEventData } from '../../src/verify/index.js';
+import { tempDir } from '../support/context.js';
+import { ROOT, startBorderd } from '../support/process.js';
+import { daemonCredentials, openDaemonDb, startNodeProcess, startReceive } from '../receiver/support.js';
+
+const data: TransactionEventData = {
+  id: 'txn_7', type: 'Deposit', status: 'Completed', previousStatus: 'Processing', amount: '250.00', currency: 'USDC',
+  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
+const example = (name: string, file: string) => join(ROOT, 'examples', name, file);
+const READY = /listening on (http:\/\/127\.0\.0\.1:\d+\S*)/;
+
+function keyFile(pem: string): string {
+  const file = join(tempDir('borderd-example-'), 'public.pem');
+  writeFileSync(file, pem);
+  return file;
+}
+
+describe('examples', () => {
+  it('express-receiver verifies with createWebhookMiddleware and refuses a forgery', async () => {
+    const signer = createTestSigner();
+    const app = await startNodeProcess([example('express-receiver', 'server.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(signer.publicKey), PORT: '0' });
+    const d = signer.signEvent('Transaction_Updated', data);
+    const ok = await fetch(app.url!, { method: 'POST', body: d.body, headers: d.headers });
+    expect(ok.status).toBe(200);
+    expect((await ok.json()) as Record<string, unknown>).toEqual({ received: d.event.id, type: 'Transaction_Updated' });
+    await app.waitForOutput(new RegExp(`Transaction_Updated ${d.event.id}: transaction txn_7 is Completed`));
+    const forged = createTestSigner().signEvent('Transaction_Updated', data);
+    const bad = await fetch(app.url!, { method: 'POST', body: forged.body, headers: forged.headers });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Record<string, unknown>).code).toBe('no_key_matches');
+  });
+
+  it('plain-node-verify answers 200 for a signed event and 400 with the code for a tampered one', async () => {
+    const signer = createTestSigner();
+    const app = await startNodeProcess([example('plain-node-verify', 'server.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(signer.publicKey), PORT: '0' });
+    const d = signer.signEvent('Transaction_Created', data);
+    const ok = await fetch(app.url!, { method: 'POST', body: d.body, headers: d.headers });
+    expect((await ok.json()) as Record<string, unknown>).toEqual({ received: d.event.id });
+    const bad = await fetch(app.url!, { method: 'POST', body: d.body.replace('250.00', '950.00'), headers: d.headers });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()) as Record<string, unknown>).toEqual({ error: 'no_key_matches' });
+  });
+
+  it('tunnel: a real borderd, borderd receive --tunnel and the example app', async () => {
+    const daemon = await startBorderd();
+    const creds = await daemonCredentials(daemon);
+    const db = openDaemonDb(daemon, creds.clientId);
+    try {
+      const pem = ensureSigningKey(db.ctx, db.orgId).publicKey;
+      const event = db.emit('Transaction_Created', data);
+      const app = await startNodeProcess([example('tunnel', 'app.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(pem), PORT: '0' });
+      await startReceive(
+        ['--tunnel', daemon.url, '--forward-to', app.url!, '--capture-db', join(tempDir(), 'capture.db')],
+        /tunnel connected to (\S+)/,
+        { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret },
+      );
+      await app.waitForOutput(new RegExp(`received Transaction_Created ${event.id} \\(attempt 1\\)`));
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('each example has a README line to run it', () => {
+    for (const name of readdirSync(join(ROOT, 'examples'))) {
+      expect(readFileSync(join(ROOT, 'examples', name, 'README.md'), 'utf8')).toMatch(/node examples\//);
+    }
+  });
+
+  it('borderd/verify loads nothing but node built-ins at run time', () => {
+    const dir = join(ROOT, 'dist', 'src', 'verify');
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+      const imports = [...readFileSync(join(dir, file), 'utf8').matchAll(/^import\s.*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
+      for (const spec of imports) expect(spec, `${file} imports ${spec}`).toMatch(/^(node:|\.\/)/);
+    }
+  });
+});

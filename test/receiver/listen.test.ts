@@ -1,0 +1,190 @@
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/context.js';
+import { runCli, startBorderd } from '../support/process.js';
+import { ensureSigningKey, Signer } from '../../src/delivery/signing-keys.js';
+import { createTestSigner, type TransactionEventData } from '../../src/verify/index.js';
+import { daemonCredentials, openDaemonDb, startLocalApp, startReceive } from './support.js';
+
+const signer = createTestSigner();
+const data: TransactionEventData = {
+  id: 'txn_1',
+  type: 'Withdrawal',
+  status: 'Processing',
+  previousStatus: 'Pending',
+  amount: '12.50',
+  currency: 'USDC',
+  network: 'POLYGON',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
+async function setup(extra: string[] = []) {
+  const dir = tempDir('borderd-receive-');
+  const keyFile = join(dir, 'public.pem');
+  writeFileSync(keyFile, signer.publicKey);
+  const app = await startLocalApp();
+  const captureDb = join(dir, 'capture.db');
+  const rx = await startReceive(
+    ['--forward-to', app.url, '--port', '0', '--public-key', keyFile, '--capture-db', captureDb, '-H', 'X-Local-Auth: abc', ...extra],
+    /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+  );
+  const post = (body: string, headers: Record<string, string>) => fetch(rx.url!, { method: 'POST', body, headers });
+  return { app, rx, post, captureDb };
+}
+
+describe('borderd receive (listen mode)', () => {
+  it('forwards a signed event byte-exact with its headers and answers with the app status', async () => {
+    const { app, rx, post } = await setup();
+    // Odd spacing proves the bytes are not re-serialized on the way.
+    const d = signer.signBody(`{"id":"evt_a1","type":"Transaction_Updated",  "organizationId":"org_1","createdAt":"2026-01-01T00:00:00.000Z","timestamp":1767225600000,"data":{"amount":"12.50"}}`);
+    const res = await post(d.body, d.headers);
+    expect(res.status).toBe(200);
+    expect((await res.json()) as Record<string, unknown>).toMatchObject({ eventId: 'evt_a1', outcome: 'forwarded' });
+    const [got] = await app.waitFor(1);
+    expect(got!.body).toBe(d.body);
+    expect(got!.headers['x-signature']).toBe(d.headers['x-signature']);
+    expect(got!.headers['x-event-id']).toBe('evt_a1');
+    expect(got!.headers['x-local-auth']).toBe('abc');
+    await rx.waitForOutput(/Transaction_Updated evt_a1 +\[200\] forwarded -> http:\/\/127\.0\.0\.1:\d+\/hooks \d+ms/);
+  });
+
+  it('refuses a tampered body with 401 and forwards nothing', async () => {
+    const { app, post, rx } = await setup();
+    const d = signer.signEvent('Transaction_Updated', data);
+    const res = await post(d.body.replace('12.50', '99.50'), d.headers);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as Record<string, unknown>).code).toBe('no_key_matches');
+    const unsigned = await post(d.body, { 'content-type': 'application/json' });
+    expect(unsigned.status).toBe(401);
+    await rx.waitForOutput(/\[401\] rejected/);
+    expect(app.received).toHaveLength(0);
+  });
+
+  it('answers the sender non-2xx when the local app fails or is down, so the service retries', async () => {
+    const { app, post } = await setup();
+    const d = signer.signEvent('Transaction_Created', data);
+    app.status = 503;
+    expect((await post(d.body, d.headers)).status).toBe(503);
+    await app.close();
+    const down = await post(d.body, d.headers);
+    expect(down.status).toBe(502);
+    expect(((await down.json()) as Record<string, unknown>).outcome).toBe('failed');
+    expect(app.received).toHaveLength(1);
+  });
+
+  it('forwards a failed event again on retry, then dedupes it', async () => {
+    const { app, post } = await setup();
+    const d = signer.signEvent('Transaction_Created', data);
+    app.status = 500;
+    expect((await post(d.body, d.headers)).status).toBe(500);
+    app.status = 200;
+    expect((await post(d.body, d.headers)).status).toBe(200);
+    const dup = await post(d.body, d.headers);
+    expect(dup.status).toBe(200);
+    expect(((await dup.json()) as Record<string, unknown>).outcome).toBe('duplicate');
+    expect(app.received).toHaveLength(2);
+  });
+
+  it('forwards repeats with --no-dedupe and filters types with --events, printing JSON lines', async () => {
+    const { app, post, rx } = await setup(['--no-dedupe', '--events', 'Transaction_Created', '--json']);
+    const d = signer.signEvent('Transaction_Created', data);
+    const other = signer.signEvent('Transaction_Updated', data);
+    await post(d.body, d.headers);
+    await post(d.body, d.headers);
+    const skipped = await post(other.body, other.headers);
+    expect(skipped.status).toBe(200);
+    expect(((await skipped.json()) as Record<string, unknown>).outcome).toBe('skipped');
+    expect(app.received.map((r) => r.headers['x-event-id'])).toEqual([d.event.id, d.event.id]);
+    await rx.waitForOutput(/"outcome":"skipped"/);
+    const lines = rx
+      .output()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const events = lines.filter((l) => l.kind === 'event');
+    expect(events.map((e) => e.outcome)).toEqual(['forwarded', 'forwarded', 'skipped']);
+    expect(events[0]).toMatchObject({ eventId: d.event.id, eventType: 'Transaction_Created', status: 200 });
+    expect(typeof events[0]!.latencyMs).toBe('number');
+  });
+
+  it('replays a captured event byte-exact', async () => {
+    const { app, post, captureDb } = await setup();
+    const d = signer.signEvent('Transaction_Created', data);
+    await post(d.body, d.headers);
+    const res = await runCli(['receive', 'replay', d.event.id, '--capture-db', captureDb, '--json']);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ eventId: d.event.id, outcome: 'replayed', status: 200 });
+    const received = await app.waitFor(2);
+    expect(received[1]!.body).toBe(d.body);
+    expect(received[1]!.headers['x-signature']).toBe(d.headers['x-signature']);
+    expect(received[1]!.headers['x-borderd-replay']).toBe('true');
+    const missing = await runCli(['receive', 'replay', 'evt_nope', '--capture-db', captureDb]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/evt_nope is not in/);
+  });
+
+  it('fetches the key from --public-key-url and heals after a rotation', async () => {
+    // A stand-in for endpoints 1 and 17 of a borderd whose key rotates.
+    const rotated = createTestSigner();
+    const keys = { current: signer.publicKey, fetches: 0 };
+    const keyServer = createServer((req, res) => {
+      if (req.url === '/v1/auth/m2m/token') return res.writeHead(201, { 'content-type': 'application/json' }).end('{"accessToken":"tok","tokenType":"Bearer","expiresIn":60}');
+      keys.fetches++;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keyId: 'wsk_1', publicKey: keys.current, algorithm: 'RSA-SHA256', createdAt: '2026-01-01T00:00:00.000Z' }));
+    });
+    await new Promise<void>((r) => keyServer.listen(0, '127.0.0.1', r));
+    try {
+      const app = await startLocalApp();
+      const base = `http://127.0.0.1:${(keyServer.address() as AddressInfo).port}`;
+      const rx = await startReceive(
+        ['--forward-to', app.url, '--port', '0', '--public-key-url', base, '--capture-db', join(tempDir(), 'c.db')],
+        /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+        { BORDERD_CLIENT_ID: 'cli_1', BORDERD_CLIENT_SECRET: 'secret' },
+      );
+      const first = signer.signEvent('Transaction_Created', data);
+      expect((await fetch(rx.url!, { method: 'POST', body: first.body, headers: first.headers })).status).toBe(200);
+      keys.current = rotated.publicKey;
+      const second = rotated.signEvent('Transaction_Created', data);
+      expect((await fetch(rx.url!, { method: 'POST', body: second.body, headers: second.headers })).status).toBe(200);
+      expect(keys.fetches).toBe(2);
+      expect(app.received.map((r) => r.body)).toEqual([first.body, second.body]);
+    } finally {
+      keyServer.close();
+    }
+  });
+
+  it("verifies a delivery signed with a real borderd's organization key", async () => {
+    const daemon = await startBorderd();
+    try {
+      const db = openDaemonDb(daemon, (await daemonCredentials(daemon)).clientId);
+      const dir = tempDir();
+      writeFileSync(join(dir, 'org.pem'), ensureSigningKey(db.ctx, db.orgId).publicKey);
+      const app = await startLocalApp();
+      const rx = await startReceive(['--forward-to', app.url, '--port', '0', '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')], /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const event = db.emit('Transaction_Created', data);
+      // The headers the outbox sends, signed by the daemon's own Signer.
+      const { signature, keyId } = new Signer(db.ctx).sign(db.orgId, event.body);
+      const headers = { 'content-type': 'application/json', 'x-signature': signature, 'x-signature-key-id': keyId, 'x-event-id': event.id, 'x-event-type': 'Transaction_Created', 'x-delivery-attempt': '1' };
+      expect((await fetch(rx.url!, { method: 'POST', body: event.body, headers })).status).toBe(200);
+      expect((await app.waitFor(1))[0]!.body).toBe(event.body);
+    } finally {
+      await daemon.stop();
+    }
+  });
+
+  it('refuses bad usage with exit code 2', async () => {
+    const noKey = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x']);
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/--public-key/);
+    const badType = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--public-key', 'x', '--events', 'Nope']);
+    expect(badType.code).toBe(2);
+    expect(badType.stderr).toMatch(/unknown event type\(s\) Nope/);
+  });
+});

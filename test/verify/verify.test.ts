@@ -1,0 +1,187 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createTestSigner,
+  createWebhookMiddleware,
+  fetchPublicKey,
+  verifySignature,
+  verifyWebhook,
+  WebhookVerificationError,
+  type TransactionEventData,
+} from '../../src/verify/index.js';
+
+const txData: TransactionEventData = {
+  id: 'txn_1',
+  type: 'Deposit',
+  status: 'Completed',
+  previousStatus: 'Pending',
+  amount: '100.25',
+  currency: 'USDC',
+  network: 'ETHEREUM',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:01.000Z',
+};
+
+const signer = createTestSigner();
+const other = createTestSigner();
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof WebhookVerificationError) return err.code;
+    throw err;
+  }
+  return 'none';
+}
+
+describe('verifyWebhook', () => {
+  it('returns the parsed event for a string or Buffer body and case-insensitive headers', () => {
+    const d = signer.signEvent('Transaction_Updated', txData);
+    const upper = Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k.toUpperCase(), v]));
+    const fromString = verifyWebhook(d.body, upper, signer.publicKey);
+    const fromBuffer = verifyWebhook(Buffer.from(d.body), new Headers(d.headers), signer.publicKey);
+    expect(fromString).toEqual(d.event);
+    expect(fromBuffer).toEqual(d.event);
+    if (fromString.type === 'Transaction_Updated') expect(fromString.data.amount).toBe('100.25');
+  });
+
+  it('accepts any of several keys (rotation)', () => {
+    const d = signer.signEvent('Transaction_Created', txData);
+    expect(verifyWebhook(d.body, d.headers, [other.publicKey, signer.publicKey])).toEqual(d.event);
+  });
+
+  it('gives a stable code for each failure', () => {
+    const d = signer.signEvent('Transaction_Created', txData);
+    const { 'x-signature': _sig, ...noSig } = d.headers;
+    expect(codeOf(() => verifyWebhook(d.body, noSig, signer.publicKey))).toBe('missing_header');
+    expect(codeOf(() => verifyWebhook(d.body, { ...d.headers, 'x-signature': 'not base64!' }, signer.publicKey))).toBe('malformed_signature');
+    expect(codeOf(() => verifyWebhook(d.body, d.headers, other.publicKey))).toBe('no_key_matches');
+    expect(codeOf(() => verifyWebhook(d.body.replace('100.25', '900.25'), d.headers, signer.publicKey))).toBe('no_key_matches');
+    expect(codeOf(() => verifyWebhook(JSON.parse(d.body) as never, d.headers, signer.publicKey))).toBe('body_not_raw');
+  });
+
+  it('explains express.raw() when handed a parsed object', () => {
+    const d = signer.signEvent('Transaction_Created', txData);
+    expect(() => verifyWebhook({ id: 'x' } as never, d.headers, signer.publicKey)).toThrow(/express\.raw\(/);
+  });
+
+  it('verifySignature is true only for the exact bytes', () => {
+    const body = '{"a":1}';
+    const sig = signer.sign(body);
+    expect(verifySignature(body, sig, signer.publicKey)).toBe(true);
+    expect(verifySignature('{"a": 1}', sig, signer.publicKey)).toBe(false);
+  });
+});
+
+describe('createWebhookMiddleware', () => {
+  const app = express();
+  app.post('/hook', createWebhookMiddleware({ publicKey: signer.publicKey }), (req, res) => {
+    res.json({ got: req.webhookEvent?.id, type: req.webhookEvent?.type });
+  });
+
+  it('calls next with the verified event', async () => {
+    const d = signer.signEvent('Transaction_Created', txData);
+    const res = await request(app).post('/hook').set(d.headers).send(d.body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ got: d.event.id, type: 'Transaction_Created' });
+  });
+
+  it('answers 400 on a bad signature and 415 on a non-JSON body', async () => {
+    const d = signer.signEvent('Transaction_Created', txData);
+    const tampered = await request(app).post('/hook').set(d.headers).send(d.body.replace('txn_1', 'txn_2'));
+    expect(tampered.status).toBe(400);
+    expect(tampered.body.code).toBe('no_key_matches');
+    const text = signer.signBody('hello', { 'content-type': 'text/plain' });
+    const notJson = await request(app).post('/hook').set(text.headers).send(text.body);
+    expect(notJson.status).toBe(415);
+    const signedGarbage = signer.signBody('not json');
+    const garbage = await request(app).post('/hook').set(signedGarbage.headers).send(signedGarbage.body);
+    expect(garbage.status).toBe(415);
+  });
+});
+
+describe('createWebhookMiddleware with other body parsers', () => {
+  it('uses the Buffer of express.raw and explains a body consumed by express.json', async () => {
+    const raw = express();
+    raw.post('/hook', express.raw({ type: 'application/json' }), createWebhookMiddleware({ publicKey: signer.publicKey }), (req, res) => {
+      res.json({ got: req.webhookEvent?.id });
+    });
+    const d = signer.signEvent('Transaction_Created', txData);
+    expect((await request(raw).post('/hook').set(d.headers).send(d.body)).body).toEqual({ got: d.event.id });
+    const parsed = express();
+    parsed.post('/hook', express.json(), createWebhookMiddleware({ publicKey: signer.publicKey }), (_req, res) => res.json({}));
+    const res = await request(parsed).post('/hook').set(d.headers).send(d.body);
+    expect(res.status).toBe(500);
+    expect(res.body.code).toBe('body_not_raw');
+  });
+});
+
+describe('fetchPublicKey', () => {
+  let server: Server | undefined;
+  afterEach(() => server?.close());
+
+  /** A stand-in for endpoints 1 and 17 whose key can be swapped (a rotation). */
+  async function keyServer(initial: string) {
+    const state = { key: initial, keyFetches: 0 };
+    server = createServer((req, res) => {
+      if (req.method === 'POST' && req.url === '/v1/auth/m2m/token') {
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ accessToken: 'tok', tokenType: 'Bearer', expiresIn: 60 }));
+      } else if (req.url === '/v1/notifications/webhooks/settings/public-key' && req.headers.authorization === 'Bearer tok') {
+        state.keyFetches++;
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ keyId: 'wsk_x', publicKey: state.key, algorithm: 'RSA-SHA256', createdAt: '2026-01-01T00:00:00.000Z' }));
+      } else res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    return { state, url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}` };
+  }
+
+  it('caches the key and refreshes once after a rotation', async () => {
+    const { state, url } = await keyServer(signer.publicKey);
+    const source = fetchPublicKey(url, { clientId: 'cli_1', clientSecret: 's' }, { minRefreshIntervalMs: 0 });
+    const first = signer.signEvent('Transaction_Created', txData);
+    expect(await source.verify(first.body, first.headers)).toEqual(first.event);
+    expect(await source.verify(first.body, first.headers)).toEqual(first.event);
+    expect(state.keyFetches).toBe(1);
+    state.key = other.publicKey;
+    const rotated = other.signEvent('Transaction_Created', txData);
+    expect(await source.verify(rotated.body, rotated.headers)).toEqual(rotated.event);
+    expect(state.keyFetches).toBe(2);
+    // A forged signature triggers one refresh, and still fails.
+    await expect(source.verify(first.body, first.headers)).rejects.toMatchObject({ code: 'no_key_matches' });
+    expect(state.keyFetches).toBe(3);
+  });
+
+  it('does not refresh again within the minimum interval', async () => {
+    const { state, url } = await keyServer(signer.publicKey);
+    const source = fetchPublicKey(url, { clientId: 'cli_1', clientSecret: 's' }, { minRefreshIntervalMs: 60_000 });
+    await source.get();
+    const forged = other.signEvent('Transaction_Created', txData);
+    await expect(source.verify(forged.body, forged.headers)).rejects.toMatchObject({ code: 'no_key_matches' });
+    expect(state.keyFetches).toBe(2);
+    await expect(source.verify(forged.body, forged.headers)).rejects.toMatchObject({ code: 'no_key_matches' });
+    expect(state.keyFetches).toBe(2);
+  });
+
+  it('serves the middleware from the URL', async () => {
+    const { url } = await keyServer(signer.publicKey);
+    const app = express();
+    app.post('/hook', createWebhookMiddleware({ publicKeyUrl: url, credentials: { clientId: 'c', clientSecret: 's' } }), (req, res) => {
+      res.json({ got: req.webhookEvent?.id });
+    });
+    const d = signer.signEvent('VirtualAccount_Created', {
+      id: 'vac_1', identityId: null, accountId: null, currency: 'USD', status: 'Active', failureReason: null,
+      createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+    });
+    const res = await request(app).post('/hook').set(d.headers).send(d.body);
+    expect(res.body.got).toBe(d.event.id);
+  });
+});
