@@ -10,11 +10,12 @@ import { apiBenchmark } from './api.js';
 import type { Benchmark, BenchOutcome } from './bench-types.js';
 import { ROOT } from './daemon-process.js';
 import { inboundBenchmark } from './inbound.js';
+import { receiverBenchmark } from './receiver.js';
 import { printTable } from './report-table.js';
 import { signingBenchmark } from './signing-limit.js';
 
 /** In run order; `--only` picks by name. */
-const BENCHMARKS: Benchmark[] = [signingBenchmark, apiBenchmark, inboundBenchmark];
+const BENCHMARKS: Benchmark[] = [signingBenchmark, apiBenchmark, receiverBenchmark, inboundBenchmark];
 
 interface Args {
   quick: boolean;
