@@ -1,6 +1,7 @@
 import { eventStreamCloser } from './api/routes/event-stream.js';
 import type { AppContext } from './context.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';
+import { dispatcherWorker } from './delivery/dispatcher.js';
 
 /**
  * Background work that lives as long as `borderd serve`: the delivery dispatcher, inbound
@@ -17,6 +18,7 @@ export type WorkerFactory = (ctx: AppContext) => Worker | undefined;
 
 /** Every feature's workers, in start order (stopped in reverse). */
 export const workerFactories: WorkerFactory[] = [
+  dispatcherWorker,
   createDecryptWorker,
   eventStreamCloser,
 ];

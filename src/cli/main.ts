@@ -10,21 +10,29 @@ import { accountsCommand } from './accounts.js';
 import { identitiesCommand } from './identities.js';
 import { importCommand } from './import.js';
 import { refundsCommand } from './refunds.js';
+import { eventsCommand } from './events.js';
+import { outboxCommand } from './outbox.js';
+import { txCommand } from './tx.js';
+import { webhooksCommand } from './webhooks.js';
 
 /** Every command group, one line each. */
-const commands: CommandModule<object, never>[] = [
-  serveCommand as CommandModule<object, never>,
-  migrateCommand as CommandModule<object, never>,
-  orgsCommand as CommandModule<object, never>,
-  clientsCommand as CommandModule<object, never>,
-  keysCommand as CommandModule<object, never>,
-  inboundCommand as CommandModule<object, never>,
-  identitiesCommand as CommandModule<object, never>,
-  accountsCommand as CommandModule<object, never>,
-  importCommand as CommandModule<object, never>,
-  refundsCommand as CommandModule<object, never>,
-  receiveCommand as CommandModule<object, never>,
-];
+const commands = [
+  serveCommand,
+  migrateCommand,
+  orgsCommand,
+  clientsCommand,
+  txCommand,
+  eventsCommand,
+  webhooksCommand,
+  outboxCommand,
+  identitiesCommand,
+  accountsCommand,
+  importCommand,
+  refundsCommand,
+  keysCommand,
+  inboundCommand,
+  receiveCommand,
+] as CommandModule<object, never>[];
 
 export async function main(argv: string[]): Promise<void> {
   let cli = yargs(argv).scriptName('borderd').version(VERSION).strict().demandCommand(1, 'name a command; see borderd --help');

@@ -1,9 +1,11 @@
 import type { RouteModule } from '../route.js';
+import { adminTransactionRoutes } from './admin-transactions.js';
 import { authRoutes } from './auth.js';
 import { eventStreamRoutes } from './event-stream.js';
 import { healthRoutes } from './health.js';
 import { inboundRoutes } from './inbound.js';
 import { resourceRoutes } from './resources.js';
+import { webhookRoutes } from './webhooks.js';
 
 /** Every feature's routes, in one list: app.ts mounts them and /openapi.json describes them. */
 export const routeModules: RouteModule[] = [
@@ -12,4 +14,6 @@ export const routeModules: RouteModule[] = [
   inboundRoutes,
   resourceRoutes,
   eventStreamRoutes,
+  webhookRoutes,
+  adminTransactionRoutes,
 ];

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, createComplianceCheck, updateComplianceCheckStatus } from '../../services/compliance-checks.js';
+import { emitEvent } from '../../services/outbox.js';
+import { changeTransactionStatus, createTransaction, createTransactionBody, getTransaction } from '../../services/transactions.js';
+import { recordVirtualAccount } from '../../services/virtual-accounts.js';
+import { EVENT_TYPES, TRANSACTION_STATUSES } from '../../verify/events.js';
+import type { RouteModule } from '../route.js';
+
+export const statusBody = z.strictObject({
+  status: z.enum(TRANSACTION_STATUSES),
+  failureReason: z.string().min(1).max(500).optional(),
+});
+
+const optText = z.string().min(1).max(200).optional();
+const idParams = z.object({ id: z.string().min(1).max(100) });
+const any = z.record(z.string(), z.unknown());
+
+/**
+ * The operator surface that produces events: orchestrated transactions and their status machine,
+ * identity compliance checks, virtual accounts, and synthetic events. Admin token only.
+ */
+export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
+  api.route({
+    method: 'post',
+    path: '/admin/v1/transactions',
+    summary: 'Create an orchestrated transaction (status Submitted; emits Transaction_Created)',
+    tags: ['admin'],
+    auth: 'admin',
+    body: createTransactionBody,
+    responses: { 201: { description: 'created', schema: any }, 404: { description: 'unknown organization' } },
+    handler: ({ body }) => ({ status: 201, body: createTransaction(ctx, body) }),
+  });
+  api.route({
+    method: 'get',
+    path: '/admin/v1/transactions/{id}',
+    summary: 'One orchestrated transaction',
+    tags: ['admin'],
+    auth: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'the transaction', schema: any }, 404: { description: 'unknown id' } },
+    handler: ({ params }) => ({ body: getTransaction(ctx, params.id) }),
+  });
+  api.route({
+    method: 'post',
+    path: '/admin/v1/transactions/{id}/status',
+    summary: 'Move a transaction along the status machine (emits Transaction_Updated; 409 for an illegal move)',
+    tags: ['admin'],
+    auth: 'admin',
+    params: idParams,
+    body: statusBody,
+    responses: { 200: { description: 'moved', schema: any }, 404: { description: 'unknown id' }, 409: { description: 'illegal move' } },
+    handler: ({ params, body }) => ({ body: changeTransactionStatus(ctx, params.id, body.status, body.failureReason) }),
+  });
+  api.route({
+    method: 'post',
+    path: '/admin/v1/compliance-checks',
+    summary: 'Start an identity compliance check (status Pending; emits IdentityComplianceCheck_Updated)',
+    tags: ['admin'],
+    auth: 'admin',
+    body: z.strictObject({ orgId: z.string().min(1), identityId: z.string().min(1).max(200) }),
+    responses: { 201: { description: 'created', schema: any } },
+    handler: ({ body }) => ({ status: 201, body: createComplianceCheck(ctx, body) }),
+  });
+  api.route({
+    method: 'post',
+    path: '/admin/v1/compliance-checks/{id}/status',
+    summary: 'Move a compliance check (Completed emits IdentityComplianceCheck_Completed)',
+    tags: ['admin'],
+    auth: 'admin',
+    params: idParams,
+    body: z.strictObject({ status: z.enum(COMPLIANCE_STATUSES), result: z.enum(COMPLIANCE_RESULTS).optional(), reason: z.string().min(1).max(500).optional() }),
+    responses: { 200: { description: 'moved', schema: any }, 409: { description: 'already Completed' } },
+    handler: ({ params, body }) => ({ body: updateComplianceCheckStatus(ctx, params.id, body) }),
+  });
+  api.route({
+    method: 'post',
+    path: '/admin/v1/virtual-accounts',
+    summary: 'Record a virtual account outcome (emits VirtualAccount_Created or VirtualAccount_CreationFailed)',
+    tags: ['admin'],
+    auth: 'admin',
+    body: z.strictObject({
+      orgId: z.string().min(1),
+      status: z.enum(['Created', 'CreationFailed']),
+      identityId: optText,
+      accountId: optText,
+      currency: z.string().min(2).max(20).optional(),
+      failureReason: z.string().min(1).max(500).optional(),
+    }),
+    responses: { 201: { description: 'recorded', schema: any } },
+    handler: ({ body }) => ({ status: 201, body: recordVirtualAccount(ctx, body) }),
+  });
+  api.route({
+    method: 'post',
+    path: '/admin/v1/events',
+    summary: 'Emit a synthetic event of any type through the outbox (for testing receivers)',
+    tags: ['admin'],
+    auth: 'admin',
+    body: z.strictObject({ orgId: z.string().min(1), type: z.enum(EVENT_TYPES), data: any.optional() }),
+    responses: { 201: { description: 'the event as it is sent', schema: any } },
+    handler: ({ body }) => ({ status: 201, body: emitEvent(ctx, body.orgId, body.type, body.data).event }),
+  });
+};

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { createWebhook, deleteWebhook, getPublicKey, getWebhookSettings, listWebhookSettings, rotatePublicKey, updateWebhookSettings } from '../../services/webhooks.js';
+import { toSettings } from '../../store/webhooks.js';
+import type { RouteModule } from '../route.js';
+
+const settings = z.object({
+  id: z.string(),
+  url: z.string(),
+  enabled: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const publicKey = z.object({
+  keyId: z.string(),
+  publicKey: z.string().describe('SPKI PEM of the RSA public key'),
+  algorithm: z.literal('RSA-SHA256'),
+  createdAt: z.string(),
+});
+
+// URL rules beyond "a string" (scheme, credentials, private targets) are checked by the service,
+// which names body.url in the 400 problem.
+const writeBody = z.strictObject({
+  url: z.string().min(1).max(8192),
+  enabled: z.boolean().optional(),
+});
+
+const idParams = z.object({ id: z.string().min(1).max(100) });
+const BASE = '/v1/notifications/webhooks/settings';
+
+/** Endpoints 11 to 17: an organization's webhook settings and its signing key. */
+export const webhookRoutes: RouteModule = (api, { ctx }) => {
+  // The public-key routes come first so that "public-key" is never taken for a webhook id.
+  api.route({
+    method: 'get',
+    path: `${BASE}/public-key`,
+    summary: "The organization's current public key for x-signature",
+    tags: ['webhooks'],
+    auth: 'bearer',
+    responses: { 200: { description: 'the current key', schema: publicKey }, 404: { description: 'no key yet: register a webhook first' } },
+    handler: ({ auth }) => ({ body: getPublicKey(ctx, auth.orgId) }),
+  });
+  api.route({
+    method: 'post',
+    path: `${BASE}/public-key`,
+    summary: "Regenerate the organization's key pair",
+    description: 'Signatures made after this call verify only with the returned key.',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    responses: { 201: { description: 'the new key', schema: publicKey } },
+    handler: ({ auth }) => ({ status: 201, body: rotatePublicKey(ctx, auth.orgId) }),
+  });
+  api.route({
+    method: 'post',
+    path: BASE,
+    summary: 'Register a webhook URL',
+    description: "The organization's signing key pair is generated with its first webhook.",
+    tags: ['webhooks'],
+    auth: 'bearer',
+    body: writeBody,
+    responses: { 201: { description: 'registered', schema: settings }, 400: { description: 'url refused (names body.url)' } },
+    handler: ({ auth, body }) => ({ status: 201, body: toSettings(createWebhook(ctx, auth.orgId, body)) }),
+  });
+  api.route({
+    method: 'get',
+    path: BASE,
+    summary: 'All webhooks of the organization',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    responses: { 200: { description: 'the list', schema: z.array(settings) } },
+    handler: ({ auth }) => ({ body: listWebhookSettings(ctx, auth.orgId).map(toSettings) }),
+  });
+  api.route({
+    method: 'get',
+    path: `${BASE}/{id}`,
+    summary: 'One webhook',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    params: idParams,
+    responses: { 200: { description: 'the webhook', schema: settings }, 404: { description: 'unknown id or another organization\'s' } },
+    handler: ({ auth, params }) => ({ body: toSettings(getWebhookSettings(ctx, auth.orgId, params.id)) }),
+  });
+  api.route({
+    method: 'patch',
+    path: `${BASE}/{id}`,
+    summary: 'Update a webhook (url required; enabled defaults to true, which re-enables a disabled one)',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    params: idParams,
+    body: writeBody,
+    responses: { 200: { description: 'updated', schema: settings }, 404: { description: 'unknown id or another organization\'s' } },
+    handler: ({ auth, params, body }) => ({ body: toSettings(updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
+  });
+  api.route({
+    method: 'delete',
+    path: `${BASE}/{id}`,
+    summary: 'Delete a webhook; its pending deliveries are cancelled (kept, not sent)',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    params: idParams,
+    responses: { 204: { description: 'deleted' }, 404: { description: 'unknown id or another organization\'s' } },
+    handler: ({ auth, params }) => {
+      deleteWebhook(ctx, auth.orgId, params.id);
+      return { status: 204 };
+    },
+  });
+};

@@ -1,0 +1,76 @@
+import cliProgress from 'cli-progress';
+import type { CommandModule } from 'yargs';
+import { deliveryAttempts, listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
+import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
+import { CliExit, output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+
+/** `borderd outbox`: what waits, what failed, every attempt, and replays. */
+export const outboxCommand: CommandModule = {
+  command: 'outbox',
+  describe: 'Inspect deliveries and their attempts; replay events',
+  builder: (y) =>
+    withCommonOptions(y)
+      .command<CommonArgs>('status', 'Delivery counts by state', (c) => c, (args) =>
+        runWithContext(args, (ctx) => {
+          const counts = outboxStatus(ctx);
+          output(args, counts, () => table(Object.entries(counts).map(([state, count]) => ({ state, count })), ['state', 'count']));
+        }),
+      )
+      .command<CommonArgs & { state?: DeliveryState; webhook?: string; limit: number }>(
+        'list',
+        'List deliveries',
+        (c) =>
+          c
+            .option('state', { choices: DELIVERY_STATES })
+            .option('webhook', { type: 'string' })
+            .option('limit', { type: 'number', default: 100 }) as never,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const rows = listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });
+            output(args, rows, () =>
+              table(rows as unknown as Record<string, unknown>[], ['id', 'eventId', 'webhookId', 'state', 'attempts', 'nextAttemptAt', 'lastStatus', 'lastError']),
+            );
+          }),
+      )
+      .command<CommonArgs & { id: string }>(
+        'attempts <id>',
+        'Every attempt of one delivery',
+        (c) => c.positional('id', { type: 'string', demandOption: true }) as never,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const result = deliveryAttempts(ctx, args.id);
+            output(args, result, () =>
+              `${result.delivery.id} ${result.delivery.state}\n` +
+              table(result.attempts as unknown as Record<string, unknown>[], ['attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'responseBody']),
+            );
+          }),
+      )
+      .command<CommonArgs & { webhook?: string; since?: string; event?: string }>(
+        'replay',
+        'Requeue events: --webhook ID --since TIME, or --event ID (same event ids and bodies)',
+        (c) =>
+          c
+            .option('webhook', { type: 'string' })
+            .option('since', { type: 'string', describe: 'ISO 8601 time' })
+            .option('event', { type: 'string' }) as never,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            if (args.event && !args.webhook && !args.since) {
+              const result = replayEvent(ctx, args.event);
+              output(args, result, () => `requeued ${result.requeued} deliveries of event ${args.event}`);
+              return;
+            }
+            if (!args.webhook || !args.since || args.event) throw new CliExit(2, 'use either --webhook ID --since TIME, or --event ID');
+            const bar = !args.json && process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+            const result = replayWebhookSince(ctx, args.webhook, args.since, (done, total) => {
+              if (!bar) return;
+              if (done <= 500) bar.start(total, 0);
+              bar.update(done);
+            });
+            bar?.stop();
+            output(args, result, () => `requeued ${result.requeued} deliveries of ${result.events} events`);
+          }),
+      )
+      .demandCommand(1),
+  handler: () => undefined,
+};

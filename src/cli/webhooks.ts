@@ -1,0 +1,52 @@
+import type { CommandModule } from 'yargs';
+import { parseInstant } from '../services/outbox.js';
+import { disableWebhook, enableWebhook, listWebhooksWithHealth } from '../services/webhooks.js';
+import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+
+/** `borderd webhooks`: operator view of every organization's webhooks and their health. */
+export const webhooksCommand: CommandModule = {
+  command: 'webhooks',
+  describe: 'List webhooks with their health; enable (with replay) or disable them',
+  builder: (y) =>
+    withCommonOptions(y)
+      .command<CommonArgs & { org?: string }>(
+        'list',
+        'List webhooks with last success, failures in a row and pending count',
+        (c) => c.option('org', { type: 'string', describe: 'only this organization' }) as never,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const rows = listWebhooksWithHealth(ctx, args.org);
+            output(args, rows, () =>
+              table(rows as unknown as Record<string, unknown>[], ['id', 'orgId', 'url', 'enabled', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledReason']),
+            );
+          }),
+      )
+      .command<CommonArgs & { id: string; replaySince?: string }>(
+        'enable <id>',
+        'Re-enable a webhook; --replay-since also requeues its events since then (skipped ones included)',
+        (c) =>
+          c
+            .positional('id', { type: 'string', demandOption: true })
+            .option('replay-since', { type: 'string', describe: 'ISO 8601 time' }) as never,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const since = args.replaySince === undefined ? undefined : parseInstant(args.replaySince, 'replay-since');
+            const result = enableWebhook(ctx, args.id, since);
+            output(args, result, () =>
+              `enabled ${result.webhook.id}${result.replay ? `; requeued ${result.replay.requeued} deliveries of ${result.replay.events} events` : ''}`,
+            );
+          }),
+      )
+      .command<CommonArgs & { id: string }>(
+        'disable <id>',
+        'Disable a webhook; its pending deliveries are kept as skipped',
+        (c) => c.positional('id', { type: 'string', demandOption: true }) as never,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const webhook = disableWebhook(ctx, args.id);
+            output(args, webhook, () => `disabled ${webhook.id}`);
+          }),
+      )
+      .demandCommand(1),
+  handler: () => undefined,
+};

@@ -1,0 +1,47 @@
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { newId } from '../domain/ids.js';
+import { insertDelivery } from '../store/deliveries.js';
+import { listWebhooks } from '../store/webhooks.js';
+import type { EventDataByType, EventType } from '../verify/events.js';
+import { writeEvent, type StoredEvent } from './events.js';
+
+/** The signal name the dispatcher listens to. */
+export const OUTBOX_SIGNAL = 'outbox';
+
+/**
+ * Writes an event and its deliveries: one row per live webhook of the organization, pending when
+ * the webhook is enabled now and skipped when it is disabled (kept for a later replay). Must run
+ * inside the caller's SQLite transaction so the change, the event and its deliveries commit
+ * together; call wakeDispatcher(ctx) after the commit.
+ */
+export function enqueueEvent<T extends EventType>(ctx: AppContext, orgId: string, type: T, data: EventDataByType[T]): StoredEvent<T> {
+  if (!ctx.db.inTransaction) throw new Error('enqueueEvent must run inside a SQLite transaction (use inOutboxTransaction)');
+  const now = ctx.clock.now();
+  const stored = writeEvent(ctx.db, now, orgId, type, data);
+  const at = isoAt(now);
+  for (const webhook of listWebhooks(ctx.db, orgId)) {
+    insertDelivery(ctx.db, {
+      id: newId('dlv', now),
+      eventId: stored.event.id,
+      webhookId: webhook.id,
+      orgId,
+      state: webhook.enabled ? 'pending' : 'skipped',
+      nextAttemptAt: now,
+      at,
+    });
+  }
+  return stored;
+}
+
+/** Tells this process's dispatcher that committed deliveries are waiting. */
+export function wakeDispatcher(ctx: AppContext): void {
+  ctx.signals.emit(OUTBOX_SIGNAL);
+}
+
+/** Runs `fn` in one immediate SQLite transaction, then wakes the dispatcher once it has committed. */
+export function inOutboxTransaction<R>(ctx: AppContext, fn: () => R): R {
+  const result = ctx.db.transaction(fn).immediate();
+  wakeDispatcher(ctx);
+  return result;
+}

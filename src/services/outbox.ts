@@ -1,0 +1,105 @@
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { enqueueEvent, inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
+import type { StoredEvent } from '../delivery/events.js';
+import { getOrganization } from '../store/organizations.js';
+import type { EventDataByType, EventType } from '../verify/events.js';
+import {
+  countByState,
+  eventIdsSince,
+  getDelivery,
+  listAttempts,
+  listDeliveries,
+  requeueDelivery,
+  type AttemptRecord,
+  type Delivery,
+  type DeliveryState,
+} from '../store/deliveries.js';
+import { getWebhookById, listWebhooks } from '../store/webhooks.js';
+
+export interface ReplayResult {
+  /** Events considered. */
+  events: number;
+  /** Deliveries put back in the queue (new rows or rows reset to pending). */
+  requeued: number;
+}
+
+/** Rows per SQLite transaction during a large replay, so the daemon's dispatcher is not blocked for long. */
+const REPLAY_BATCH = 500;
+
+export function parseInstant(value: string, field: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw badRequest('invalid_time', `${field} must be an ISO 8601 time`, [{ path: field, message: 'must be an ISO 8601 time' }]);
+  return isoAt(ms);
+}
+
+/**
+ * Requeues every event of the webhook's organization created at or after `since` for that webhook:
+ * skipped, failed, cancelled and delivered rows start a fresh retry cycle; missing rows are created.
+ * The bodies are the stored ones, byte for byte, with the same event ids.
+ */
+export function replayWebhookSince(ctx: AppContext, webhookId: string, since: string, onProgress?: (done: number, total: number) => void): ReplayResult {
+  const webhook = getWebhookById(ctx.db, webhookId);
+  if (!webhook) throw notFound(`webhook ${webhookId}`);
+  if (!webhook.enabled) throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (borderd webhooks enable ${webhookId})`);
+  const ids = eventIdsSince(ctx.db, webhook.orgId, parseInstant(since, 'since'));
+  let requeued = 0;
+  for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
+    const batch = ids.slice(i, i + REPLAY_BATCH);
+    requeued += ctx.db
+      .transaction(() => {
+        const now = ctx.clock.now();
+        let n = 0;
+        for (const eventId of batch) {
+          if (requeueDelivery(ctx.db, { id: newId('dlv', now), eventId, webhookId, orgId: webhook.orgId, nowMs: now, at: isoAt(now) })) n++;
+        }
+        return n;
+      })
+      .immediate();
+    onProgress?.(Math.min(i + REPLAY_BATCH, ids.length), ids.length);
+  }
+  wakeDispatcher(ctx);
+  return { events: ids.length, requeued };
+}
+
+/** Requeues one event for every enabled webhook of its organization. */
+export function replayEvent(ctx: AppContext, eventId: string): ReplayResult {
+  const event = ctx.db.prepare('SELECT org_id AS orgId FROM events WHERE id = ?').get(eventId) as { orgId: string } | undefined;
+  if (!event) throw notFound(`event ${eventId}`);
+  const requeued = ctx.db
+    .transaction(() => {
+      const now = ctx.clock.now();
+      let n = 0;
+      for (const w of listWebhooks(ctx.db, event.orgId)) {
+        if (w.enabled && requeueDelivery(ctx.db, { id: newId('dlv', now), eventId, webhookId: w.id, orgId: event.orgId, nowMs: now, at: isoAt(now) })) n++;
+      }
+      return n;
+    })
+    .immediate();
+  wakeDispatcher(ctx);
+  return { events: 1, requeued };
+}
+
+export const outboxStatus = (ctx: AppContext): Record<DeliveryState, number> => countByState(ctx.db);
+
+export const listOutbox = (ctx: AppContext, filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; limit?: number | undefined }): Delivery[] =>
+  listDeliveries(ctx.db, { ...filter, limit: filter.limit ?? 100 });
+
+export function deliveryAttempts(ctx: AppContext, deliveryId: string): { delivery: Delivery; attempts: AttemptRecord[] } {
+  const delivery = getDelivery(ctx.db, deliveryId);
+  if (!delivery) throw notFound(`delivery ${deliveryId}`);
+  return { delivery, attempts: listAttempts(ctx.db, deliveryId) };
+}
+
+/** A synthetic event of any type, through the same enqueue as real ones (for testing receivers). */
+export function emitEvent(ctx: AppContext, orgId: string, type: EventType, data?: Record<string, unknown>): StoredEvent {
+  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  return inOutboxTransaction(ctx, () => {
+    const at = isoAt(ctx.clock.now());
+    const sample = { id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()), createdAt: at, updatedAt: at, synthetic: true };
+    // The operator vouches for the shape of a synthetic event's data; it is sent as given.
+    return enqueueEvent(ctx, orgId, type, { ...sample, ...data } as unknown as EventDataByType[typeof type]);
+  });
+}

@@ -1,0 +1,128 @@
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { badRequest, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { checkWebhookUrl } from '../domain/webhook-url.js';
+import { ensureSigningKey, currentSigningKey, rotateSigningKey, type PublicSigningKey } from '../delivery/signing-keys.js';
+import { setPendingState, webhookHealth, type WebhookHealth } from '../store/deliveries.js';
+import {
+  countWebhooks,
+  getWebhook,
+  getWebhookById,
+  insertWebhook,
+  listWebhooks,
+  markWebhookDeleted,
+  updateWebhook,
+  type WebhookRecord,
+} from '../store/webhooks.js';
+import { replayWebhookSince, type ReplayResult } from './outbox.js';
+
+function assertUrl(ctx: AppContext, url: string): void {
+  const errors = checkWebhookUrl(url, ctx.config.webhooks);
+  if (errors.length) throw badRequest('invalid_webhook_url', `url ${errors[0]!.message}`, errors);
+}
+
+/** Endpoint 11. The organization's signing key pair is made with its first webhook, in the same transaction. */
+export function createWebhook(ctx: AppContext, orgId: string, input: { url: string; enabled?: boolean | undefined }): WebhookRecord {
+  assertUrl(ctx, input.url);
+  const now = isoAt(ctx.clock.now());
+  const webhook: WebhookRecord = {
+    id: newId('whk', ctx.clock.now()),
+    orgId,
+    url: input.url,
+    enabled: input.enabled ?? true,
+    disabledReason: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  ctx.db
+    .transaction(() => {
+      insertWebhook(ctx.db, webhook);
+      ensureSigningKey(ctx, orgId);
+    })
+    .immediate();
+  return webhook;
+}
+
+function mustGet(ctx: AppContext, orgId: string, id: string): WebhookRecord {
+  const webhook = getWebhook(ctx.db, orgId, id);
+  if (!webhook) throw notFound(`webhook ${id}`);
+  return webhook;
+}
+
+export const getWebhookSettings = mustGet;
+export const listWebhookSettings = (ctx: AppContext, orgId: string): WebhookRecord[] => listWebhooks(ctx.db, orgId);
+
+/**
+ * Endpoint 12. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
+ * disabled webhook re-enables it. Disabling keeps its pending deliveries as skipped.
+ */
+export function updateWebhookSettings(ctx: AppContext, orgId: string, id: string, input: { url: string; enabled?: boolean | undefined }): WebhookRecord {
+  assertUrl(ctx, input.url);
+  return ctx.db
+    .transaction(() => {
+      mustGet(ctx, orgId, id);
+      return setEnabled(ctx, id, input.enabled ?? true, input.url);
+    })
+    .immediate();
+}
+
+/** Inside a transaction: the one place a webhook's enabled flag moves. */
+function setEnabled(ctx: AppContext, id: string, enabled: boolean, url?: string): WebhookRecord {
+  const webhook = getWebhookById(ctx.db, id)!;
+  const at = isoAt(ctx.clock.now());
+  updateWebhook(ctx.db, id, url ?? webhook.url, enabled, null, at);
+  if (!enabled) setPendingState(ctx.db, id, 'skipped', at);
+  return getWebhookById(ctx.db, id)!;
+}
+
+/** Endpoint 15. The row is kept (marked deleted) so its history stays; its pending deliveries are cancelled, not sent. */
+export function deleteWebhook(ctx: AppContext, orgId: string, id: string): void {
+  ctx.db
+    .transaction(() => {
+      mustGet(ctx, orgId, id);
+      const at = isoAt(ctx.clock.now());
+      setPendingState(ctx.db, id, 'cancelled', at);
+      markWebhookDeleted(ctx.db, id, at);
+    })
+    .immediate();
+}
+
+/** Endpoint 17: 404 while the organization has no key (no webhook registered yet). */
+export function getPublicKey(ctx: AppContext, orgId: string): PublicSigningKey {
+  const key = currentSigningKey(ctx, orgId);
+  if (!key) throw notFound('public key (register a webhook first)');
+  return key;
+}
+
+/** Endpoint 16: a new pair; signatures made from now on verify only with it. */
+export const rotatePublicKey = (ctx: AppContext, orgId: string): PublicSigningKey => rotateSigningKey(ctx, orgId);
+
+export const organizationHasWebhooks = (ctx: AppContext, orgId: string): boolean => countWebhooks(ctx.db, orgId) > 0;
+
+// ---- operator tooling (CLI): across organizations, by webhook id ----
+
+export interface WebhookWithHealth extends WebhookRecord, WebhookHealth {}
+
+export function listWebhooksWithHealth(ctx: AppContext, orgId?: string): WebhookWithHealth[] {
+  return listWebhooks(ctx.db, orgId).map((w) => ({ ...w, ...webhookHealth(ctx.db, w.id) }));
+}
+
+function mustGetAny(ctx: AppContext, id: string): WebhookRecord {
+  const webhook = getWebhookById(ctx.db, id);
+  if (!webhook) throw notFound(`webhook ${id}`);
+  return webhook;
+}
+
+/** Re-enables a webhook; with `replaySince`, also requeues its events since then (skipped ones included). */
+export function enableWebhook(ctx: AppContext, id: string, replaySince?: string): { webhook: WebhookRecord; replay?: ReplayResult } {
+  mustGetAny(ctx, id);
+  const webhook = ctx.db.transaction(() => setEnabled(ctx, id, true)).immediate();
+  if (replaySince === undefined) return { webhook };
+  return { webhook, replay: replayWebhookSince(ctx, id, replaySince) };
+}
+
+export function disableWebhook(ctx: AppContext, id: string): WebhookRecord {
+  mustGetAny(ctx, id);
+  return ctx.db.transaction(() => setEnabled(ctx, id, false)).immediate();
+}

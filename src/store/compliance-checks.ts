@@ -1,0 +1,46 @@
+import type { Db } from '../db/open.js';
+import type { ComplianceCheckEventData } from '../verify/events.js';
+
+/** The stored check: the event's data plus its organization. */
+export interface ComplianceCheck extends ComplianceCheckEventData {
+  orgId: string;
+}
+
+interface Row {
+  id: string;
+  org_id: string;
+  identity_id: string;
+  status: string;
+  result: string | null;
+  reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toCheck = (r: Row): ComplianceCheck => ({
+  id: r.id,
+  orgId: r.org_id,
+  identityId: r.identity_id,
+  status: r.status,
+  result: r.result,
+  reason: r.reason,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export function insertComplianceCheck(db: Db, c: ComplianceCheck): void {
+  db.prepare(
+    'INSERT INTO compliance_checks (id, org_id, identity_id, status, result, reason, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  ).run(c.id, c.orgId, c.identityId, c.status, c.result, c.reason, c.createdAt, c.updatedAt);
+}
+
+export function getComplianceCheck(db: Db, id: string): ComplianceCheck | undefined {
+  const row = db.prepare('SELECT * FROM compliance_checks WHERE id = ?').get(id) as Row | undefined;
+  return row && toCheck(row);
+}
+
+export function updateComplianceCheck(db: Db, c: ComplianceCheck): void {
+  db.prepare('UPDATE compliance_checks SET status = ?, result = ?, reason = ?, updated_at = ? WHERE id = ?').run(
+    c.status, c.result, c.reason, c.updatedAt, c.id,
+  );
+}

@@ -1,0 +1,88 @@
+import type { Db } from '../db/open.js';
+import type { TransactionStatus, TransactionType } from '../verify/events.js';
+
+/** An orchestrated transaction as the operator API shows it. JSON columns are parsed objects here. */
+export interface Transaction {
+  id: string;
+  orgId: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  amount: string | null;
+  currency: string | null;
+  network: string | null;
+  source: Record<string, unknown> | null;
+  destination: Record<string, unknown> | null;
+  refundDestination: Record<string, unknown> | null;
+  failureReason: string | null;
+  identityId: string | null;
+  accountId: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Row {
+  id: string;
+  org_id: string;
+  type: TransactionType;
+  status: TransactionStatus;
+  amount: string | null;
+  currency: string | null;
+  network: string | null;
+  source: string | null;
+  destination: string | null;
+  refund_destination: string | null;
+  failure_reason: string | null;
+  identity_id: string | null;
+  account_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const json = (v: string | null): Record<string, unknown> | null => (v === null ? null : (JSON.parse(v) as Record<string, unknown>));
+const text = (v: Record<string, unknown> | null): string | null => (v === null ? null : JSON.stringify(v));
+
+const toTransaction = (r: Row): Transaction => ({
+  id: r.id,
+  orgId: r.org_id,
+  type: r.type,
+  status: r.status,
+  amount: r.amount,
+  currency: r.currency,
+  network: r.network,
+  source: json(r.source),
+  destination: json(r.destination),
+  refundDestination: json(r.refund_destination),
+  failureReason: r.failure_reason,
+  identityId: r.identity_id,
+  accountId: r.account_id,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export function insertOrchestratedTransaction(db: Db, t: Transaction): void {
+  db.prepare(
+    `INSERT INTO transactions (id, org_id, origin, type, status, amount, currency, network, source, destination, refund_destination,
+       failure_reason, identity_id, account_id, created_at, updated_at)
+     VALUES (?, ?, 'orchestrated', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    t.id, t.orgId, t.type, t.status, t.amount, t.currency, t.network, text(t.source), text(t.destination), text(t.refundDestination),
+    t.failureReason, t.identityId, t.accountId, t.createdAt, t.updatedAt,
+  );
+}
+
+/** An orchestrated transaction by id; with orgId, only that organization's. */
+export function getOrchestratedTransaction(db: Db, id: string, orgId?: string): Transaction | undefined {
+  const row = (orgId
+    ? db.prepare("SELECT * FROM transactions WHERE id = ? AND org_id = ? AND origin = 'orchestrated'").get(id, orgId)
+    : db.prepare("SELECT * FROM transactions WHERE id = ? AND origin = 'orchestrated'").get(id)) as Row | undefined;
+  return row && toTransaction(row);
+}
+
+/** Moves the status only if it is still `from` (a concurrent change loses instead of overwriting). */
+export function updateTransactionStatus(db: Db, id: string, from: TransactionStatus, to: TransactionStatus, failureReason: string | null, at: string): boolean {
+  return (
+    db
+      .prepare('UPDATE transactions SET status = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?')
+      .run(to, failureReason, at, id, from).changes > 0
+  );
+}

@@ -1,0 +1,20 @@
+import type { Db } from '../db/open.js';
+
+export interface VirtualAccount {
+  id: string;
+  orgId: string;
+  identityId: string | null;
+  accountId: string | null;
+  currency: string | null;
+  status: 'Created' | 'CreationFailed';
+  failureReason: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function insertVirtualAccount(db: Db, v: VirtualAccount): void {
+  db.prepare(
+    `INSERT INTO virtual_accounts (id, org_id, identity_id, account_id, currency, status, failure_reason, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(v.id, v.orgId, v.identityId, v.accountId, v.currency, v.status, v.failureReason, v.createdAt, v.updatedAt);
+}

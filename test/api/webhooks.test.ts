@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
+
+const BASE = '/v1/notifications/webhooks/settings';
+const PROD = { 'webhooks.allowHttp': false, 'webhooks.allowPrivateNetworks': false };
+
+describe('webhook settings (endpoints 11-17)', () => {
+  it('creates, reads, lists, patches and deletes, in the spec shape', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const created = await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/hook' });
+    expect(created.status).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'enabled', 'id', 'updatedAt', 'url']);
+    expect(created.body).toMatchObject({ url: 'http://127.0.0.1:9/hook', enabled: true });
+    expect(created.body.id).toMatch(/^whk_/);
+    const id = created.body.id as string;
+    expect((await http.get(`${BASE}/${id}`).set('authorization', auth)).body).toEqual(created.body);
+    const off = await http.patch(`${BASE}/${id}`).set('authorization', auth).send({ url: 'http://127.0.0.1:9/hook', enabled: false });
+    expect(off.body.enabled).toBe(false);
+    ctx.clock.advance(1000);
+    const on = await http.patch(`${BASE}/${id}`).set('authorization', auth).send({ url: 'http://127.0.0.1:9/other' });
+    expect(on.body).toMatchObject({ enabled: true, url: 'http://127.0.0.1:9/other' });
+    expect(on.body.updatedAt > created.body.updatedAt).toBe(true);
+    const list = await http.get(BASE).set('authorization', auth);
+    expect(list.body.map((w: { id: string }) => w.id)).toEqual([id]);
+    expect((await http.delete(`${BASE}/${id}`).set('authorization', auth)).status).toBe(204);
+    expect((await http.get(BASE).set('authorization', auth)).body).toEqual([]);
+    expect((await http.delete(`${BASE}/${id}`).set('authorization', auth)).status).toBe(404);
+  });
+
+  it('answers another organization\'s webhook id with 404 on every route', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const a = await makeOrg(ctx, tokens, { name: 'A' });
+    const b = await makeOrg(ctx, tokens, { name: 'B' });
+    const id = (await http.post(BASE).set('authorization', a.auth).send({ url: 'http://127.0.0.1:9/a' })).body.id as string;
+    expect((await http.get(`${BASE}/${id}`).set('authorization', b.auth)).status).toBe(404);
+    expect((await http.patch(`${BASE}/${id}`).set('authorization', b.auth).send({ url: 'http://127.0.0.1:9/b' })).status).toBe(404);
+    expect((await http.delete(`${BASE}/${id}`).set('authorization', b.auth)).status).toBe(404);
+    expect((await http.get(BASE).set('authorization', b.auth)).body).toEqual([]);
+    expect((await http.get(`${BASE}/${id}`).set('authorization', a.auth)).status).toBe(200);
+  });
+
+  it('refuses bad urls with a 400 naming body.url; production rules refuse http and private targets', async () => {
+    const ctx = makeContext(PROD);
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const bad = [
+      'not a url',
+      'ftp://example.com/x',
+      'http://example.com/hook',
+      'https://user:pw@example.com/hook',
+      'https://127.0.0.1/hook',
+      'https://10.1.2.3/hook',
+      'https://169.254.169.254/latest',
+      'https://[::1]/hook',
+      'https://localhost/hook',
+      `https://example.com/${'a'.repeat(2100)}`,
+    ];
+    for (const url of bad) {
+      const res = await http.post(BASE).set('authorization', auth).send({ url });
+      expect(res.status, url).toBe(400);
+      expect(res.body.errors[0].path).toBe('body.url');
+    }
+    const ok = await http.post(BASE).set('authorization', auth).send({ url: 'https://hooks.example.com/borderd' });
+    expect(ok.status).toBe(201);
+    const missing = await http.post(BASE).set('authorization', auth).send({ enabled: true, extra: 1 });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['body', 'body.url']);
+  });
+
+  it('makes the key pair with the first webhook; GET returns it, POST replaces it', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).status).toBe(404);
+    await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
+    const key = await http.get(`${BASE}/public-key`).set('authorization', auth);
+    expect(key.status).toBe(200);
+    expect(key.body).toMatchObject({ algorithm: 'RSA-SHA256' });
+    expect(key.body.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+    await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/b' });
+    expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).body.keyId).toBe(key.body.keyId);
+    const rotated = await http.post(`${BASE}/public-key`).set('authorization', auth);
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.keyId).not.toBe(key.body.keyId);
+    expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).body.publicKey).toBe(rotated.body.publicKey);
+  });
+
+  it('requires a bearer token', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    expect((await http.get(BASE)).status).toBe(401);
+    expect((await http.get(BASE).set('authorization', `Bearer ${ADMIN_TOKEN}`)).status).toBe(401);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('describes the webhook and admin routes', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const res = await http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([BASE, `${BASE}/{id}`, `${BASE}/public-key`, '/admin/v1/transactions', '/admin/v1/transactions/{id}/status', '/admin/v1/events']),
+    );
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { createWebhook } from '../../src/services/webhooks.js';
+import { makeContext } from '../support/context.js';
+import { runCli } from '../support/process.js';
+import { startReceiver } from '../delivery/receiver.js';
+
+// Needs the compiled CLI (npm run build).
+describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
+  it('shows health, re-enables with replay, lists attempts, replays by event', async () => {
+    const ctx = makeContext({ 'delivery.retryScheduleSeconds': [0, 5], 'delivery.jitter': 0 });
+    const db = ['--db', ctx.config.database.path, '--json'];
+    const cli = async (...args: string[]) => {
+      const r = await runCli([...args, ...db]);
+      return { ...r, json: r.stdout.trim() ? JSON.parse(r.stdout) : undefined };
+    };
+    const receiver = await startReceiver((_r, res) => {
+      res.statusCode = 500;
+      res.end('down');
+    });
+    const org = createOrganization(ctx, 'Acme');
+    const webhook = createWebhook(ctx, org.id, { url: receiver.url });
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+
+    const tx = await cli('tx', 'create', '--org', org.id, '--type', 'Withdrawal', '--amount', '10.25', '--currency', 'USD', '--destination', '{"iban":"DE00"}');
+    expect(tx.code).toBe(0);
+    expect(tx.json).toMatchObject({ type: 'Withdrawal', status: 'Submitted', amount: '10.25', destination: { iban: 'DE00' } });
+    const illegal = await cli('tx', 'status', tx.json.id, 'Refunded');
+    expect(illegal.code).toBe(1);
+    expect(illegal.json.error).toMatchObject({ status: 409, code: 'illegal_status_change' });
+
+    // The CLI wrote its rows with the system clock; bring the manual clock up to it.
+    ctx.clock.set(Date.now());
+    expect(await dispatcher.runOnce()).toBe(1);
+    ctx.clock.advance(5000);
+    await dispatcher.runOnce();
+    const emitted = await cli('events', 'emit', '--org', org.id, '--type', 'IdentityComplianceCheck_Completed', '--data', '{"result":"Approved"}');
+    expect(emitted.json).toMatchObject({ type: 'IdentityComplianceCheck_Completed', data: { result: 'Approved' } });
+
+    const list = await cli('webhooks', 'list');
+    expect(list.json).toHaveLength(1);
+    expect(list.json[0]).toMatchObject({ id: webhook.id, enabled: false, failuresInARow: 2, pending: 0, lastSuccessAt: null });
+    const status = await cli('outbox', 'status');
+    expect(status.json).toMatchObject({ failed: 1, skipped: 1, pending: 0, delivered: 0 });
+    const failed = await cli('outbox', 'list', '--state', 'failed');
+    expect(failed.json).toHaveLength(1);
+    const attempts = await cli('outbox', 'attempts', failed.json[0].id);
+    expect(attempts.json.attempts.map((a: { statusCode: number; responseBody: string }) => [a.statusCode, a.responseBody])).toEqual([[500, 'down'], [500, 'down']]);
+    const refused = await cli('outbox', 'replay', '--webhook', webhook.id, '--since', '2000-01-01T00:00:00Z');
+    expect(refused.code).toBe(1);
+    expect(refused.json.error.code).toBe('webhook_disabled');
+
+    receiver.setResponder((_r, res) => res.end('ok'));
+    const enabled = await cli('webhooks', 'enable', webhook.id, '--replay-since', '2000-01-01T00:00:00Z');
+    expect(enabled.json).toMatchObject({ webhook: { enabled: true }, replay: { events: 2, requeued: 2 } });
+    ctx.clock.set(Date.now() + 10_000);
+    expect(await dispatcher.runOnce()).toBe(2);
+    expect((await cli('outbox', 'status')).json).toMatchObject({ delivered: 2, failed: 0, skipped: 0 });
+
+    const again = await cli('outbox', 'replay', '--event', emitted.json.id);
+    expect(again.json).toEqual({ events: 1, requeued: 1 });
+    ctx.clock.set(Date.now() + 10_000);
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect(receiver.received.filter((r) => r.headers['x-event-id'] === emitted.json.id && r.headers['x-delivery-attempt'] === '2')).toHaveLength(1);
+
+    const disabled = await cli('webhooks', 'disable', webhook.id);
+    expect(disabled.json.enabled).toBe(false);
+    const health = (await cli('webhooks', 'list')).json[0];
+    expect(health.lastSuccessAt).not.toBeNull();
+    expect(health.failuresInARow).toBe(0);
+    const usage = await runCli(['outbox', 'replay', '--webhook', webhook.id, '--db', ctx.config.database.path]);
+    expect(usage.code).toBe(2);
+  }, 60_000);
+});

@@ -1,0 +1,82 @@
+import { EventEmitter, once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { startBorderd } from '../support/process.js';
+import { startReceiver } from './receiver.js';
+
+const ADMIN = 'crash-test-admin-token-0123456789';
+const EVENTS = 1000;
+const env = {
+  BORDERD_ADMIN_TOKEN: ADMIN,
+  // A short lease so the restarted process reclaims the dead one's rows quickly.
+  BORDERD_DELIVERY_LEASE_MS: '1500',
+  BORDERD_DELIVERY_POLL_INTERVAL_MS: '100',
+  BORDERD_DELIVERY_PER_ENDPOINT_CONCURRENCY: '8',
+};
+
+async function post(url: string, auth: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, { method: 'POST', headers: { ...(auth ? { authorization: auth } : {}), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+// Needs the compiled daemon (npm run build).
+describe('crash safety of the outbox', () => {
+  it('delivers every one of 1,000 events at least once across a kill -9 during delivery', async () => {
+    // The receiver holds its answers until every event exists, so the kill lands mid-delivery.
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const ids = new Set<string>();
+    const arrivals = new EventEmitter();
+    const receiver = await startReceiver((r, res) => {
+      void gate.then(() => {
+        ids.add(String(r.headers['x-event-id']));
+        res.end('ok');
+        arrivals.emit('id');
+      });
+    });
+
+    const first = await startBorderd({ env });
+    // The first-start banner (with the credentials) may arrive after the listening line.
+    while (!first.output().includes('curl -s')) await once(first.proc.stdout!, 'data');
+    const credentials = {
+      clientId: /clientId:\s+(\S+)/.exec(first.output())![1],
+      clientSecret: /clientSecret:\s+(\S+)/.exec(first.output())![1],
+    };
+    const token = await post(`${first.url}/v1/auth/m2m/token`, '', credentials);
+    expect(token.status, JSON.stringify(token.body)).toBe(201);
+    const auth = `Bearer ${String(token.body.accessToken)}`;
+    const orgId = String(decodeJwt(String(token.body.accessToken)).org);
+    expect((await post(`${first.url}/v1/notifications/webhooks/settings`, auth, { url: receiver.url })).status).toBe(201);
+
+    const created: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < EVENTS) {
+          next++;
+          const res = await post(`${first.url}/admin/v1/events`, `Bearer ${ADMIN}`, { orgId, type: 'Transaction_Created', data: { status: 'Submitted' } });
+          expect(res.status).toBe(201);
+          created.push(String(res.body.id));
+        }
+      }),
+    );
+    expect(new Set(created).size).toBe(EVENTS);
+
+    open();
+    while (ids.size < 150) await once(arrivals, 'id');
+    const killed = await first.stop('SIGKILL');
+    expect(killed.signal).toBe('SIGKILL');
+    const beforeRestart = ids.size;
+    expect(beforeRestart).toBeLessThan(EVENTS);
+
+    const second = await startBorderd({ env, dataDir: first.dataDir });
+    try {
+      while (!created.every((id) => ids.has(id))) await once(arrivals, 'id');
+    } finally {
+      // SIGTERM drains and exits cleanly.
+      expect((await second.stop('SIGTERM')).code).toBe(0);
+    }
+    expect(created.filter((id) => !ids.has(id))).toEqual([]);
+    expect(ids.size).toBe(EVENTS);
+  }, 60_000);
+});

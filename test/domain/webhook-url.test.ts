@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { checkWebhookUrl, isPrivateAddress } from '../../src/domain/webhook-url.js';
+
+const strict = { allowHttp: false, allowPrivateNetworks: false, maxUrlLength: 2048 };
+const dev = { allowHttp: true, allowPrivateNetworks: true, maxUrlLength: 2048 };
+
+describe('webhook url policy', () => {
+  it('classifies private, loopback, link-local and mapped addresses', () => {
+    for (const a of ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) {
+      expect(isPrivateAddress(a), a).toBe(true);
+    }
+    for (const a of ['8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:1.1.1.1']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+
+  it('accepts public https and refuses the rest under production rules', () => {
+    expect(checkWebhookUrl('https://hooks.example.com/x?y=1', strict)).toEqual([]);
+    expect(checkWebhookUrl('http://hooks.example.com/x', strict)[0]!.message).toMatch(/https/);
+    expect(checkWebhookUrl('https://a:b@hooks.example.com/', strict)[0]!.message).toMatch(/credentials/);
+    expect(checkWebhookUrl('https://192.168.0.10/', strict)[0]!.message).toMatch(/private/);
+    expect(checkWebhookUrl('https://intranet/', strict)[0]!.message).toMatch(/private/);
+    expect(checkWebhookUrl('/relative', strict)[0]!.path).toBe('body.url');
+  });
+
+  it('lets the development profile use http and loopback', () => {
+    expect(checkWebhookUrl('http://127.0.0.1:8081/hook', dev)).toEqual([]);
+    expect(checkWebhookUrl('http://localhost:8081/hook', dev)).toEqual([]);
+    expect(checkWebhookUrl('ftp://127.0.0.1/', dev)).toHaveLength(1);
+  });
+});
