@@ -36,11 +36,12 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     ...(opts.overallRate !== undefined ? { overallRate: opts.overallRate } : {}),
     ...(body ? { requests: [{ method: 'POST' as const, setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }] } : {}),
   });
-  // autocannon's requests.average is per-second samples; for an amount-bounded run that may last
-  // under a second, completed requests over elapsed time is the honest rate.
+  // autocannon's requests.average is per-second samples and its duration is whole seconds; for a run
+  // that lasts a second or two, completed requests over the elapsed milliseconds is the honest rate.
   const completed = result['2xx'] + result.non2xx;
+  const seconds = (result.finish.getTime() - result.start.getTime()) / 1000;
   return {
-    requestsPerSecond: result.duration > 0 ? completed / result.duration : 0,
+    requestsPerSecond: seconds > 0 ? completed / seconds : 0,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requests: completed,

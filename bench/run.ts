@@ -9,13 +9,14 @@ import { join } from 'node:path';
 import { apiBenchmark } from './api.js';
 import type { Benchmark, BenchOutcome } from './bench-types.js';
 import { ROOT } from './daemon-process.js';
+import { growthBenchmark } from './growth.js';
 import { inboundBenchmark } from './inbound.js';
+import { outboxBenchmark } from './outbox.js';
 import { receiverBenchmark } from './receiver.js';
 import { printTable } from './report-table.js';
-import { signingBenchmark } from './signing-limit.js';
 
 /** In run order; `--only` picks by name. */
-const BENCHMARKS: Benchmark[] = [signingBenchmark, apiBenchmark, receiverBenchmark, inboundBenchmark];
+const BENCHMARKS: Benchmark[] = [outboxBenchmark, apiBenchmark, receiverBenchmark, inboundBenchmark, growthBenchmark];
 
 interface Args {
   quick: boolean;

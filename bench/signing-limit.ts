@@ -1,8 +1,6 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { SIGNING_KEY_BITS } from '../src/delivery/signing-keys.js';
-import type { Benchmark } from './bench-types.js';
-import { round } from './percentiles.js';
 
 /** A body the size of a real transaction event (the signature cost hardly depends on it). */
 export const SAMPLE_EVENT_BODY = JSON.stringify({
@@ -39,22 +37,3 @@ export function measureSigningRate(key: KeyObject, seconds: number, body: string
 export function makeSigningKey(): KeyObject {
   return generateKeyPairSync('rsa', { modulusLength: SIGNING_KEY_BITS }).privateKey;
 }
-
-/**
- * The ceiling of benchmark 1: how many webhook signatures this machine makes per second with a key
- * of the size borderd's signing keys have. The outbox benchmark prints deliveries/s against it.
- */
-export const signingBenchmark: Benchmark = {
-  name: 'signing',
-  title: `signing limit: RSA-SHA256 (${SIGNING_KEY_BITS}-bit) with node:crypto on one core`,
-  async run({ quick }) {
-    const r = measureSigningRate(makeSigningKey(), quick ? 0.5 : 5);
-    return {
-      rows: [
-        { metric: 'signatures/s (one core)', value: round(r.perSecond, 0), unit: '/s', note: `${r.signatures} signatures, ${SAMPLE_EVENT_BODY.length}-byte body` },
-        { metric: 'time per signature', value: round(1000 / r.perSecond, 3), unit: 'ms' },
-      ],
-      metrics: { keyBits: SIGNING_KEY_BITS, signaturesPerSecond: round(r.perSecond), signatures: r.signatures },
-    };
-  },
-};

@@ -2,7 +2,8 @@
  * The benchmarks' local webhook receiver: plain node:http, answers 200 to every POST. With
  * `--public-key FILE` it verifies every signature with borderd/verify (a failure is answered 400
  * and counted) and records, per event, the time from the event's createdAt to its first receipt.
- * `GET /stats` answers the counts and those latencies; `POST /reset` clears them.
+ * `GET /stats` answers the counts and the first and last receipt times (`?latencies=1` adds the
+ * latencies); `POST /reset` clears them; `PUT /public-key` sets the key to verify with.
  * Run as a child process: node dist/bench/webhook-receiver-server.js [--public-key FILE]
  */
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ let publicKeys: KeyObject[] = keyArg > 0 ? [createPublicKey(readFileSync(process
 
 let deliveries = 0;
 let failures = 0;
+let firstAt = 0;
+let lastAt = 0;
 const firstReceipt = new Map<string, number>();
 let latenciesMs: number[] = [];
 
@@ -25,14 +28,17 @@ const server = createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     const now = performance.timeOrigin + performance.now();
-    if (req.method === 'GET' && req.url === '/stats') {
+    if (req.method === 'GET' && req.url?.startsWith('/stats')) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ deliveries, failures, distinctEvents: firstReceipt.size, latenciesMs }));
+      const withLatencies = req.url.includes('latencies=1');
+      res.end(JSON.stringify({ deliveries, failures, distinctEvents: firstReceipt.size, firstAt, lastAt, ...(withLatencies ? { latenciesMs } : {}) }));
       return;
     }
     if (req.method === 'POST' && req.url === '/reset') {
       deliveries = 0;
       failures = 0;
+      firstAt = 0;
+      lastAt = 0;
       firstReceipt.clear();
       latenciesMs = [];
       res.writeHead(204).end();
@@ -45,6 +51,8 @@ const server = createServer((req, res) => {
       return;
     }
     deliveries++;
+    if (firstAt === 0) firstAt = now;
+    lastAt = now;
     const body = Buffer.concat(chunks);
     if (publicKeys.length > 0) {
       try {
