@@ -70,9 +70,25 @@ describe('npm run bench -- --quick', () => {
     for (const name of ['outbox', 'api', 'receiver', 'inbound', 'growth']) expect(run.output).toContain(`\n${name}: `);
   });
 
+  it('--soak --quick runs only the soak, and nothing is dropped under its mixed load', { timeout: 120_000 }, async () => {
+    const out = join(tempDir('borderd-bench-test-'), 'results.json');
+    const run = await runBench(['--soak', '--quick', '--out', out]);
+    expect(run.code, run.output).toBe(0);
+    const results = JSON.parse(readFileSync(out, 'utf8')) as Results;
+    expect(results.mode).toBe('soak');
+    expect(Object.keys(results.benchmarks)).toEqual(['soak']);
+    const soak = results.benchmarks.soak!;
+    expect(soak.error).toBeUndefined();
+    expect(soak.eventsDelivered).toBe(soak.events);
+    expect(soak.events as number).toBeGreaterThan(0);
+    expect(soak.notifications as number).toBeGreaterThan(0);
+    expect(soak.rssSamples as number).toBeGreaterThan(4);
+    positive(soak, ['rssEarlyMb', 'rssLateMb', 'daemonPeakRssMb']);
+  });
+
   it('refuses an unknown benchmark name with exit code 2', async () => {
     const run = await runBench(['--only', 'nope']);
     expect(run.code).toBe(2);
-    expect(run.output).toMatch(/unknown benchmark nope; one of outbox, api, receiver, inbound, growth/);
+    expect(run.output).toMatch(/unknown benchmark nope; one of outbox, api, receiver, inbound, growth, soak/);
   });
 });
