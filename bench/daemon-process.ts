@@ -10,6 +10,9 @@ export const BIN = join(ROOT, 'bin', 'borderd.js');
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789abcdef';
 
+/** Extra node flags for every daemon the benchmarks start (`--cpu-prof DIR` sets them). */
+export const daemonNodeArgs: string[] = [];
+
 export interface BenchDaemon {
   url: string;
   pid: number;
@@ -46,7 +49,7 @@ export function procStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 export async function startDaemon(opts: { env?: Record<string, string>; args?: string[]; nodeArgs?: string[] } = {}): Promise<BenchDaemon> {
   const dataDir = tempDir('borderd-bench-');
   const dbPath = join(dataDir, 'borderd.db');
-  const proc: ChildProcess = spawn(process.execPath, [...(opts.nodeArgs ?? []), BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {
+  const proc: ChildProcess = spawn(process.execPath, [...daemonNodeArgs, ...(opts.nodeArgs ?? []), BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {
     env: { ...process.env, BORDERD_LOG_LEVEL: 'error', BORDERD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: dataDir,

@@ -23,6 +23,8 @@ export interface LoadOptions {
   amount?: number;
   /** Requests/s offered in total (open-ish loop); unset = as fast as the server answers. */
   overallRate?: number;
+  /** Per request; autocannon's default is 10 s. */
+  timeoutSeconds?: number;
 }
 
 /** Drives one URL with autocannon from this process (127.0.0.1 only) and returns its figures. */
@@ -37,6 +39,7 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     connections: opts.connections ?? 10,
     ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: opts.durationSeconds ?? 5 }),
     ...(opts.overallRate !== undefined ? { overallRate: opts.overallRate } : {}),
+    ...(opts.timeoutSeconds !== undefined ? { timeout: opts.timeoutSeconds } : {}),
     ...(body ? { requests: [{ method: 'POST' as const, setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }] } : {}),
   };
   const result = await new Promise<autocannon.Result>((resolve, reject) => {

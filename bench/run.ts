@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --soak] [-- --only outbox,api] [-- --out FILE]`: runs the
+ * `npm run bench [-- --quick] [-- --soak] [-- --only outbox,api] [-- --out FILE] [-- --cpu-prof DIR]`: runs the
  * benchmarks against real processes on 127.0.0.1, prints a table per benchmark and writes every
  * figure to bench/results.json. Numbers come from here, never from timed assertions in tests.
  */
@@ -8,7 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { apiBenchmark } from './api.js';
 import type { Benchmark, BenchOutcome } from './bench-types.js';
-import { ROOT } from './daemon-process.js';
+import { daemonNodeArgs, ROOT } from './daemon-process.js';
 import { growthBenchmark } from './growth.js';
 import { inboundBenchmark } from './inbound.js';
 import { outboxBenchmark } from './outbox.js';
@@ -24,6 +24,7 @@ interface Args {
   soak: boolean;
   only?: string[];
   out: string;
+  cpuProfDir?: string;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -36,6 +37,7 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--soak') args.soak = true;
     else if (flag === '--only') args.only = value().split(',').map((s) => s.trim()).filter(Boolean);
     else if (flag === '--out') args.out = value();
+    else if (flag === '--cpu-prof') args.cpuProfDir = value();
     else usage(`unknown option ${a}`);
   }
   const names = BENCHMARKS.map((b) => b.name);
@@ -44,12 +46,15 @@ function parseArgs(argv: string[]): Args {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE]\n`);
+  process.stderr.write(`bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE] [--cpu-prof DIR]\n`);
   process.exit(2);
 }
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  // Profiles of every daemon started (one .cpuprofile each, written when it stops); read them with
+  // node dist/bench/cpu-profile-summary.js FILE. Profiling slows the daemon: figures of such a run are not comparable.
+  if (args.cpuProfDir) daemonNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${args.cpuProfDir}`);
   // --soak runs the soak alone (it takes ten minutes); otherwise every benchmark but the soak.
   const selected = BENCHMARKS.filter((b) => (args.only ? args.only.includes(b.name) : args.soak ? b.name === 'soak' : b.name !== 'soak'));
   const log = (line: string) => process.stderr.write(`${line}\n`);
