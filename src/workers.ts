@@ -1,5 +1,6 @@
 import { eventStreamCloser } from './api/routes/event-stream.js';
 import type { AppContext } from './context.js';
+import { retentionWorker } from './jobs/retention.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';
 import { dispatcherWorker } from './delivery/dispatcher.js';
 
@@ -21,4 +22,5 @@ export const workerFactories: WorkerFactory[] = [
   dispatcherWorker,
   createDecryptWorker,
   eventStreamCloser,
+  retentionWorker,
 ];

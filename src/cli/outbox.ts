@@ -2,6 +2,7 @@ import cliProgress from 'cli-progress';
 import type { CommandModule } from 'yargs';
 import { deliveryAttempts, listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
 import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
+import { pruneOutbox } from '../jobs/retention.js';
 import { CliExit, output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
 
 /** `borderd outbox`: what waits, what failed, every attempt, and replays. */
@@ -10,6 +11,14 @@ export const outboxCommand: CommandModule = {
   describe: 'Inspect deliveries and their attempts; replay events',
   builder: (y) =>
     withCommonOptions(y)
+      .command<CommonArgs>('prune', 'Run the retention job once (retention.deliveredDays, retention.eventDays)', (c) => c, (args) =>
+        runWithContext(args, (ctx) => {
+          const result = pruneOutbox(ctx);
+          output(args, result, () =>
+            `deleted ${result.deliveriesDeleted} delivered deliveries (before ${result.deliveredBefore}) and ${result.eventsDeleted} events (before ${result.eventsBefore})`,
+          );
+        }),
+      )
       .command<CommonArgs>('status', 'Delivery counts by state', (c) => c, (args) =>
         runWithContext(args, (ctx) => {
           const counts = outboxStatus(ctx);

@@ -56,7 +56,7 @@ const toEnvName = (path: string): string =>
   'BORDERD_' + path.split('.').map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_');
 
 /** Leaf paths of the schema's shape, so env names exist for keys that have no default. */
-function leafPaths(shape: Record<string, unknown>, prefix = ''): string[] {
+export function leafPaths(shape: Record<string, unknown>, prefix = ''): string[] {
   const out: string[] = [];
   for (const [key, schema] of Object.entries(shape)) {
     const path = prefix ? `${prefix}.${key}` : key;

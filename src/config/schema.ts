@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
 
 /**
@@ -179,6 +180,19 @@ export const eventStreamSchema = z
   })
   .prefault({});
 
+export const retentionSchema = z
+  .strictObject({
+    /** When the retention job runs (cron, local time of the host); it also runs with `borderd outbox prune`. */
+    schedule: z.string().refine((v) => isCronExpression(v), 'must be a cron expression, e.g. "17 3 * * *"').default('17 3 * * *'),
+    /** Delivered deliveries (and their attempts) older than this are deleted. */
+    deliveredDays: z.number().int().min(1).default(30),
+    /** Events older than this, with nothing pending, are deleted with everything that refers to them. */
+    eventDays: z.number().int().min(1).default(90),
+    /** Rows deleted per transaction, so the job never holds the write lock for long. */
+    batchSize: z.number().int().min(100).max(100_000).default(5000),
+  })
+  .prefault({});
+
 export const configSchema = z.object({
   server: serverSchema,
   database: databaseSchema,
@@ -193,6 +207,7 @@ export const configSchema = z.object({
   integrations: integrationsSchema,
   network: networkSchema,
   eventStream: eventStreamSchema,
+  retention: retentionSchema,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
@@ -71,5 +71,23 @@ describe('example config files', () => {
     const c = loadConfig({ file: join(root, 'production.yaml'), env: {} });
     expect(c.webhooks).toMatchObject({ allowHttp: false, allowPrivateNetworks: false });
     expect(c.server.trustProxy).toBe(true);
+  });
+});
+
+describe('development.yaml documents every key', () => {
+  it('names each leaf of the schema in its section', async () => {
+    const { configSchema } = await import('../../src/config/schema.js');
+    const { leafPaths } = await import('../../src/config/load.js');
+    const text = readFileSync(new URL('../../config/development.yaml', import.meta.url), 'utf8');
+    const missing = leafPaths(configSchema.shape).filter((path) => {
+      const [section, ...rest] = path.split('.');
+      const start = text.search(new RegExp(`^${section}:`, 'm'));
+      if (start < 0) return true;
+      const rest0 = text.slice(start + 1);
+      const nextSection = rest0.search(/\n\w+:/);
+      const block = nextSection < 0 ? rest0 : rest0.slice(0, nextSection);
+      return !new RegExp(`^\\s*#?\\s*${rest[0]}:`, 'm').test(block);
+    });
+    expect(missing).toEqual([]);
   });
 });

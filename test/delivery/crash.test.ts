@@ -36,12 +36,8 @@ describe('crash safety of the outbox', () => {
     });
 
     const first = await startBorderd({ env });
-    // The first-start banner (with the credentials) may arrive after the listening line.
-    while (!first.output().includes('curl -s')) await once(first.proc.stdout!, 'data');
-    const credentials = {
-      clientId: /clientId:\s+(\S+)/.exec(first.output())![1],
-      clientSecret: /clientSecret:\s+(\S+)/.exec(first.output())![1],
-    };
+    const credentials = first.credentials!;
+    expect(credentials).toBeDefined();
     const token = await post(`${first.url}/v1/auth/m2m/token`, '', credentials);
     expect(token.status, JSON.stringify(token.body)).toBe(201);
     const auth = `Bearer ${String(token.body.accessToken)}`;

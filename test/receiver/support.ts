@@ -160,23 +160,10 @@ export async function startProxy(targetUrl: string): Promise<CuttableProxy> {
   return proxy;
 }
 
-/**
- * The first-start credentials of a daemon from startBorderd. The banner may arrive in a later
- * chunk than the listening line, so wait for it on stdout rather than read it once.
- */
+/** The first-start credentials of a daemon from startBorderd (printed before its listening line). */
 export async function daemonCredentials(daemon: RunningBorderd): Promise<{ clientId: string; clientSecret: string }> {
-  await new Promise<void>((resolve) => {
-    const check = () => {
-      if (/curl -s/.test(daemon.output())) {
-        daemon.proc.stdout!.off('data', check);
-        resolve();
-      }
-    };
-    daemon.proc.stdout!.on('data', check);
-    check();
-  });
-  const out = daemon.output();
-  return { clientId: /clientId:\s+(\S+)/.exec(out)![1]!, clientSecret: /clientSecret:\s+(\S+)/.exec(out)![1]! };
+  if (!daemon.credentials) throw new Error(`no first-start credentials in the daemon output:\n${daemon.output()}`);
+  return daemon.credentials;
 }
 
 export interface DaemonDb {

@@ -1,7 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 import { tempDir } from './context.js';
+
+/** Daemons a test started and did not stop (a failed assertion skips its stop): killed after each test. */
+const started = new Set<ChildProcess>();
+afterEach(() => {
+  for (const proc of started) if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  started.clear();
+});
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN = join(ROOT, 'bin', 'borderd.js');
@@ -26,6 +34,7 @@ export async function startBorderd(opts: { args?: string[]; env?: Record<string,
     env: { ...process.env, BORDERD_LOG_LEVEL: 'warn', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.add(proc);
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));

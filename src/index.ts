@@ -1,0 +1,9 @@
+/**
+ * Embedding borderd in another Node program: load a config, open a context, start the daemon.
+ * Integrators who only receive webhooks want `borderd/verify` instead.
+ */
+export { loadConfig, ConfigError } from './config/load.js';
+export type { Config } from './config/schema.js';
+export { createContext, type AppContext } from './context.js';
+export { startDaemon, type Daemon } from './daemon.js';
+export type { AnyWebhookEvent, EventType, WebhookEvent } from './verify/events.js';

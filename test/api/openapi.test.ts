@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { makeApi, makeContext } from '../support/context.js';
+
+describe('/openapi.json', () => {
+  it('describes every route the daemon mounts, with its auth', async () => {
+    const ctx = makeContext();
+    const { http, registry } = makeApi(ctx);
+    const res = await http.get('/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    const documented = new Set<string>();
+    for (const [path, ops] of Object.entries(res.body.paths as Record<string, Record<string, { security: unknown[] }>>)) {
+      for (const method of Object.keys(ops)) documented.add(`${method} ${path}`);
+    }
+    const mounted = registry.routes.map((r) => `${r.method} ${r.path}`);
+    expect(new Set(mounted)).toEqual(documented);
+    // The spec's endpoints are all there.
+    for (const route of [
+      'post /v1/auth/m2m/token',
+      'get /v1/refunds/config',
+      'put /v1/organizations/integrations/provider-a',
+      'put /v1/organizations/integrations/provider-b',
+      'put /v1/organizations/integrations/provider-c',
+      'post /v1/webhooks/card-network',
+      'get /v1/identities',
+      'get /v1/transactions/import-benchmark-summary',
+      'get /v1/accounts/{id}',
+      'get /v1/deposits/countries',
+      'post /v1/notifications/webhooks/settings',
+      'patch /v1/notifications/webhooks/settings/{id}',
+      'get /v1/notifications/webhooks/settings/{id}',
+      'get /v1/notifications/webhooks/settings',
+      'delete /v1/notifications/webhooks/settings/{id}',
+      'post /v1/notifications/webhooks/settings/public-key',
+      'get /v1/notifications/webhooks/settings/public-key',
+    ]) {
+      expect(documented, route).toContain(route);
+    }
+    expect(res.body.paths['/v1/identities'].get.security).toEqual([{ bearer: [] }]);
+    expect(res.body.paths['/v1/auth/m2m/token'].post.security).toEqual([]);
+    expect(res.body.paths['/v1/deposits/countries'].get.deprecated).toBe(true);
+  });
+});

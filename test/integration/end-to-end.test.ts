@@ -1,0 +1,92 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { startBorderd } from '../support/process.js';
+import { tempDir } from '../support/context.js';
+import { startLocalApp, startReceive } from '../receiver/support.js';
+
+const ADMIN = 'e2e-admin-token-0123456789abcdefgh';
+
+/**
+ * The features together, every piece a real process: borderd's outbox delivers a failed
+ * transaction's events to a real `borderd receive` (which fetches the key from endpoint 17),
+ * which verifies and forwards them byte-exact to a local app; the failure records a refund plan
+ * to the organization's default address.
+ */
+describe('end to end: transaction → outbox → borderd receive → app, and the refund plan', () => {
+  it('delivers signed events byte-exact and records the refund plan', async () => {
+    const daemon = await startBorderd({ env: { BORDERD_ADMIN_TOKEN: ADMIN } });
+    const creds = daemon.credentials!;
+    const token = (await (await fetch(`${daemon.url}/v1/auth/m2m/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(creds),
+    })).json()) as { accessToken: string };
+    const orgId = decodeJwt(token.accessToken).org as string;
+    const bearer = { authorization: `Bearer ${token.accessToken}`, 'content-type': 'application/json' };
+    const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+
+    const app = await startLocalApp();
+    const receive = await startReceive(
+      ['--forward-to', app.url, '--port', '0', '--public-key-url', daemon.url, '--client-id', creds.clientId, '--client-secret', creds.clientSecret, '--capture-db', join(tempDir(), 'capture.db')],
+      /listening on (http:\/\/[0-9.:]+)/,
+    );
+
+    const hook = await fetch(`${daemon.url}/v1/notifications/webhooks/settings`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ url: `${receive.url}/webhooks` }),
+    });
+    expect(hook.status, await hook.clone().text()).toBeLessThan(300);
+    expect(await hook.json()).toMatchObject({ enabled: true });
+
+    const address = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'; // EIP-55 checksummed
+    const config = await fetch(`${daemon.url}/v1/refunds/config`, {
+      method: 'POST',
+      headers: bearer,
+      body: JSON.stringify({ type: 'Address', addresses: [{ network: 'ETHEREUM', address }] }),
+    });
+    expect(config.status, await config.clone().text()).toBeLessThan(300);
+
+    const created = await fetch(`${daemon.url}/admin/v1/transactions`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ orgId, type: 'Withdrawal', amount: '250.10', currency: 'USDC', network: 'ETHEREUM' }),
+    });
+    expect(created.status).toBe(201);
+    const txn = (await created.json()) as { id: string };
+    const failed = await fetch(`${daemon.url}/admin/v1/transactions/${txn.id}/status`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ status: 'Failed', failureReason: 'beneficiary bank rejected' }),
+    });
+    expect(failed.status).toBe(200);
+
+    const received = await app.waitFor(2);
+    const events = received.map((r) => JSON.parse(r.body) as { id: string; type: string; data: { id: string; status: string } });
+    expect(events.map((e) => [e.type, e.data.status])).toEqual([
+      ['Transaction_Created', 'Submitted'],
+      ['Transaction_Updated', 'Failed'],
+    ]);
+    expect(events.every((e) => e.data.id === txn.id)).toBe(true);
+
+    // Byte-exact and verifiable by anyone holding the public key of endpoint 17.
+    const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: bearer })).json()) as { publicKey: string };
+    for (const r of received) {
+      expect(r.headers['x-event-id']).toBe((JSON.parse(r.body) as { id: string }).id);
+      const ok = verify('sha256', Buffer.from(r.body), createPublicKey(key.publicKey), Buffer.from(String(r.headers['x-signature']), 'base64'));
+      expect(ok).toBe(true);
+    }
+
+    const plans = (await (await fetch(`${daemon.url}/admin/v1/refund-plans?orgId=${orgId}`, { headers: admin })).json()) as {
+      data: { transactionId: string; state: string; destination: { address?: string } | null }[];
+    };
+    expect(plans.data).toHaveLength(1);
+    expect(plans.data[0]).toMatchObject({ transactionId: txn.id, state: 'Dispatched' });
+    expect(JSON.stringify(plans.data[0]!.destination)).toContain(address);
+
+    await receive.stop();
+    expect((await daemon.stop()).code).toBe(0);
+  });
+});
