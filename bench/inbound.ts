@@ -1,10 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CompactEncrypt, compactDecrypt } from 'jose';
-import { spkiFingerprint } from '../src/inbound/key-fingerprint.js';
+import { compactDecrypt } from 'jose';
 import type { Benchmark } from './bench-types.js';
+import { importCardNetworkKey } from './card-network-key.js';
 import { DaemonDatabase, waitUntil } from './daemon-database.js';
 import { cli, startDaemon } from './daemon-process.js';
 import { load } from './http-load.js';
@@ -29,20 +26,13 @@ export const inboundBenchmark: Benchmark = {
     const db = new DaemonDatabase(daemon.dbPath);
     try {
       const [org] = await cli<{ id: string }[]>(['orgs', 'list', '--db', daemon.dbPath]);
-      const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-      const kid = spkiFingerprint(publicKey);
-      const keyFile = join(daemon.dataDir, 'card-network.pem');
-      writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), { mode: 0o600 });
-      await cli(['keys', 'card-network', 'import', '--org', org!.id, '--private-key', keyFile, '--db', daemon.dbPath]);
+      const key = await importCardNetworkKey(daemon, org!.id);
+      const privateKey = key.privateKey;
 
       const tokens: string[] = [];
       for (let i = 0; i < distinctTokens; i++) {
         const payload = { tokenUniqueReference: `DWSPMC0000000000000000000000000000${String(i).padStart(6, '0')}`, status: 'ACTIVE', panSuffix: String(1000 + i), reason: 'bench' };
-        tokens.push(
-          await new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
-            .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid, cty: 'application/json' })
-            .encrypt(publicKey),
-        );
+        tokens.push(await key.encrypt(payload));
       }
 
       let seq = 0;

@@ -102,14 +102,17 @@ export class OutboxScenario {
     await fetch(`${this.receiver.url}/reset`, { method: 'POST' });
   }
 
-  /** Waits until the receiver has seen `deliveries` verified deliveries; throws on a signature failure. */
-  async waitForDeliveries(deliveries: number, timeoutMs: number): Promise<ReceiverStats> {
+  /**
+   * Waits until the receiver has seen `deliveries` verified deliveries (or, with `count:
+   * 'distinctEvents'`, that many different events); throws on a signature failure.
+   */
+  async waitForDeliveries(deliveries: number, timeoutMs: number, count: 'deliveries' | 'distinctEvents' = 'deliveries'): Promise<ReceiverStats> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const s = await this.stats();
       if (s.failures > 0) throw new Error(`${s.failures} deliveries failed signature verification`);
-      if (s.deliveries >= deliveries) return s;
-      if (Date.now() > until) throw new Error(`timed out waiting for ${deliveries} deliveries (seen ${s.deliveries})`);
+      if (s[count] >= deliveries) return s;
+      if (Date.now() > until) throw new Error(`timed out waiting for ${deliveries} ${count} (seen ${s[count]})`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }
