@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { apiBenchmark } from './api.js';
 import type { Benchmark, BenchOutcome } from './bench-types.js';
 import { daemonNodeArgs, ROOT } from './daemon-process.js';
@@ -54,7 +54,8 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   // Profiles of every daemon started (one .cpuprofile each, written when it stops); read them with
   // node dist/bench/cpu-profile-summary.js FILE. Profiling slows the daemon: figures of such a run are not comparable.
-  if (args.cpuProfDir) daemonNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${args.cpuProfDir}`);
+  // Absolute: each daemon runs in its own temporary data directory, removed when it stops.
+  if (args.cpuProfDir) daemonNodeArgs.push('--cpu-prof', `--cpu-prof-dir=${resolve(args.cpuProfDir)}`);
   // --soak runs the soak alone (it takes ten minutes); otherwise every benchmark but the soak.
   const selected = BENCHMARKS.filter((b) => (args.only ? args.only.includes(b.name) : args.soak ? b.name === 'soak' : b.name !== 'soak'));
   const log = (line: string) => process.stderr.write(`${line}\n`);
