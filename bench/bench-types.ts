@@ -1,0 +1,19 @@
+import type { Row } from './report-table.js';
+
+export interface BenchOptions {
+  quick: boolean;
+  soak: boolean;
+  log: (line: string) => void;
+}
+
+/** A benchmark's figures: printed rows and the flat metrics written to results.json. */
+export interface BenchOutcome {
+  rows: Row[];
+  metrics: Record<string, number | string | boolean>;
+}
+
+export interface Benchmark {
+  name: string;
+  title: string;
+  run(opts: BenchOptions): Promise<BenchOutcome>;
+}

@@ -1,0 +1,41 @@
+import Database from 'better-sqlite3';
+
+/**
+ * A read-only window on a running daemon's database, for counting what it has durably stored
+ * (an acknowledged notification, a delivered row) without adding HTTP load to the figures.
+ */
+export class DaemonDatabase {
+  readonly #db: Database.Database;
+
+  constructor(path: string) {
+    this.#db = new Database(path, { readonly: true, fileMustExist: true });
+    this.#db.pragma('busy_timeout = 5000');
+  }
+
+  /** Counts of rows of `table` by `column` value. Table and column are bench constants, never input. */
+  countBy(table: string, column: string): Record<string, number> {
+    const rows = this.#db.prepare(`SELECT ${column} AS k, count(*) AS n FROM ${table} GROUP BY ${column}`).all() as { k: string; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.k, r.n]));
+  }
+
+  get<T>(sql: string, ...params: unknown[]): T | undefined {
+    return this.#db.prepare(sql).get(...params) as T | undefined;
+  }
+
+  all<T>(sql: string, ...params: unknown[]): T[] {
+    return this.#db.prepare(sql).all(...params) as T[];
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/** Polls `check` every `everyMs` until it returns true or `timeoutMs` passes (then throws `what`). */
+export async function waitUntil(check: () => boolean, what: string, timeoutMs: number, everyMs = 20): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

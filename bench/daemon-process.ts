@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package root: this file runs from dist/bench/. */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN = join(ROOT, 'bin', 'borderd.js');
+
+export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789abcdef';
+
+/** Extra node flags for every daemon the benchmarks start (`--cpu-prof DIR` sets them). */
+export const daemonNodeArgs: string[] = [];
+
+export interface BenchDaemon {
+  url: string;
+  pid: number;
+  dataDir: string;
+  dbPath: string;
+  adminToken: string;
+  /** The first-start client, printed once by `borderd serve` on an empty database. */
+  credentials: { clientId: string; clientSecret: string };
+  /** VmRSS now, in bytes. */
+  rss(): number;
+  /** VmHWM (peak resident set) so far, in bytes. */
+  peakRss(): number;
+  stop(): Promise<number | null>;
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Reads a `Vm…: N kB` line of /proc/<pid>/status; 0 where /proc is absent (not Linux). */
+export function procStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Starts the compiled `borderd serve` on 127.0.0.1 and a free port, in a fresh data directory,
+ * and waits for its listening line. The data directory is removed on stop.
+ */
+export async function startDaemon(opts: { env?: Record<string, string>; args?: string[]; nodeArgs?: string[] } = {}): Promise<BenchDaemon> {
+  const dataDir = tempDir('borderd-bench-');
+  const dbPath = join(dataDir, 'borderd.db');
+  const proc: ChildProcess = spawn(process.execPath, [...daemonNodeArgs, ...(opts.nodeArgs ?? []), BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {
+    env: { ...process.env, BORDERD_LOG_LEVEL: 'error', BORDERD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: dataDir,
+  });
+  let out = '';
+  const keep = (d: Buffer) => {
+    // Keep only the head (banner) and a tail for error messages; a long run must not grow memory.
+    out = out.length < 8192 ? out + d.toString() : out.slice(0, 4096) + out.slice(-4096) + d.toString();
+  };
+  proc.stdout!.on('data', keep);
+  proc.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`borderd did not start:\n${out}`)), 30_000);
+    proc.stdout!.on('data', () => {
+      const m = /borderd listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`borderd exited early:\n${out}`));
+    });
+  });
+  const clientId = /clientId:\s+(\S+)/.exec(out)?.[1];
+  const clientSecret = /clientSecret:\s+(\S+)/.exec(out)?.[1];
+  if (!clientId || !clientSecret) throw new Error(`borderd printed no first-start credentials:\n${out}`);
+  const pid = proc.pid!;
+  return {
+    url,
+    pid,
+    dataDir,
+    dbPath,
+    adminToken: BENCH_ADMIN_TOKEN,
+    credentials: { clientId, clientSecret },
+    rss: () => procStatusBytes(pid, 'VmRSS'),
+    peakRss: () => procStatusBytes(pid, 'VmHWM'),
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      const code = await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
+
+/** Runs `borderd <args> --json` to completion and parses its stdout; throws on a non-zero exit. */
+export function cli<T>(args: string[], env: Record<string, string> = {}): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [BIN, ...args, '--json'], { env: { ...process.env, BORDERD_LOG_LEVEL: 'error', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    proc.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`borderd ${args.join(' ')} exited ${code}: ${stderr}${stdout}`));
+      else resolve(JSON.parse(stdout) as T);
+    });
+  });
+}
+
+/** A bearer token for the daemon's first-start client. */
+export async function bearerToken(d: BenchDaemon): Promise<string> {
+  const res = await fetch(`${d.url}/v1/auth/m2m/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(d.credentials) });
+  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { accessToken: string }).accessToken;
+}
+
+/** Samples a process's RSS every `everyMs`; returns the samples (bytes) when stopped. */
+export function sampleRss(read: () => number, everyMs: number): { stop(): number[] } {
+  const samples: number[] = [read()];
+  const timer = setInterval(() => samples.push(read()), everyMs);
+  timer.unref();
+  return {
+    stop: () => {
+      clearInterval(timer);
+      samples.push(read());
+      return samples;
+    },
+  };
+}

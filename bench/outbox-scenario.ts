@@ -1,0 +1,123 @@
+import type { ChildServer } from './child-server.js';
+import { startChildServer } from './child-server.js';
+import { openDatabase } from '../src/db/open.js';
+import { bearerToken, cli, type BenchDaemon } from './daemon-process.js';
+import { load, type LoadResult } from './http-load.js';
+
+export interface ReceiverStats {
+  deliveries: number;
+  failures: number;
+  distinctEvents: number;
+  firstAt: number;
+  lastAt: number;
+  latenciesMs?: number[];
+}
+
+/**
+ * One organization of a running daemon, its webhooks pointing at one verifying local receiver,
+ * and the admin API that writes events. Shared by the outbox and growth benchmarks.
+ */
+export class OutboxScenario {
+  private constructor(
+    readonly daemon: BenchDaemon,
+    readonly receiver: ChildServer,
+    readonly orgId: string,
+    private readonly token: string,
+    readonly webhookIds: string[] = [],
+  ) {}
+
+  static async start(daemon: BenchDaemon): Promise<OutboxScenario> {
+    const [org] = await cli<{ id: string }[]>(['orgs', 'list', '--db', daemon.dbPath]);
+    const receiver = await startChildServer('webhook-receiver-server');
+    return new OutboxScenario(daemon, receiver, org!.id, await bearerToken(daemon));
+  }
+
+  async #api(method: string, path: string, body?: unknown): Promise<unknown> {
+    const res = await fetch(this.daemon.url + path, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.status === 204 ? undefined : res.json();
+  }
+
+  /** Adds webhooks (to the one receiver, told apart by path) and hands the org's public key to the receiver. */
+  async addWebhooks(count: number, enabled: boolean): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const created = (await this.#api('POST', '/v1/notifications/webhooks/settings', { url: `${this.receiver.url}/hook/${this.webhookIds.length}`, enabled })) as { id: string };
+      this.webhookIds.push(created.id);
+    }
+    const key = (await this.#api('GET', '/v1/notifications/webhooks/settings/public-key')) as { publicKey: string };
+    const put = await fetch(`${this.receiver.url}/public-key`, { method: 'PUT', body: key.publicKey });
+    if (put.status !== 204) throw new Error(`receiver refused the public key: ${put.status}`);
+  }
+
+  async setEnabled(enabled: boolean): Promise<void> {
+    for (const [i, id] of this.webhookIds.entries()) {
+      await this.#api('PATCH', `/v1/notifications/webhooks/settings/${id}`, { url: `${this.receiver.url}/hook/${i}`, enabled });
+    }
+  }
+
+  /** Writes events through the admin API with autocannon: as fast as possible, or at a fixed offered rate. */
+  async writeEvents(opts: { amount?: number; durationSeconds?: number; overallRate?: number; connections?: number }): Promise<LoadResult> {
+    const body = JSON.stringify({ orgId: this.orgId, type: 'Transaction_Updated' });
+    const r = await load({
+      url: `${this.daemon.url}/admin/v1/events`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${this.daemon.adminToken}` },
+      body: () => body,
+      connections: opts.connections ?? 10,
+      ...opts,
+    });
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`writing events: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+    return r;
+  }
+
+  /**
+   * Enables every webhook and makes every skipped delivery (written while its webhook was disabled)
+   * due now, in one transaction on a second connection: what `borderd webhooks enable --replay-since`
+   * does per webhook, done at once for all of them so the backlog starts as one. The daemon sees the
+   * rows at its next poll (delivery.pollIntervalMs).
+   */
+  releaseBacklog(): void {
+    const db = openDatabase(this.daemon.dbPath);
+    try {
+      const now = Date.now();
+      const at = new Date(now).toISOString();
+      db.transaction(() => {
+        db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, updated_at = ? WHERE org_id = ?').run(at, this.orgId);
+        db.prepare("UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'").run(now, at, this.orgId);
+      }).immediate();
+    } finally {
+      db.close();
+    }
+  }
+
+  async stats(withLatencies = false): Promise<ReceiverStats> {
+    return (await (await fetch(`${this.receiver.url}/stats${withLatencies ? '?latencies=1' : ''}`)).json()) as ReceiverStats;
+  }
+
+  async resetReceiver(): Promise<void> {
+    await fetch(`${this.receiver.url}/reset`, { method: 'POST' });
+  }
+
+  /**
+   * Waits until the receiver has seen `deliveries` verified deliveries (or, with `count:
+   * 'distinctEvents'`, that many different events); throws on a signature failure.
+   */
+  async waitForDeliveries(deliveries: number, timeoutMs: number, count: 'deliveries' | 'distinctEvents' = 'deliveries'): Promise<ReceiverStats> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const s = await this.stats();
+      if (s.failures > 0) throw new Error(`${s.failures} deliveries failed signature verification`);
+      if (s[count] >= deliveries) return s;
+      if (Date.now() > until) throw new Error(`timed out waiting for ${deliveries} ${count} (seen ${s[count]})`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.receiver.stop();
+  }
+}

@@ -1,0 +1,115 @@
+import type { Benchmark } from './bench-types.js';
+import { DaemonDatabase } from './daemon-database.js';
+import { sampleRss, startDaemon } from './daemon-process.js';
+import { OutboxScenario } from './outbox-scenario.js';
+import { mb, round, summarize } from './percentiles.js';
+import type { Row } from './report-table.js';
+import { makeSigningKey, measureSigningRate } from './signing-limit.js';
+
+/** Receipts per second between the first and the last delivery the receiver saw. */
+const receiptRate = (s: { deliveries: number; firstAt: number; lastAt: number }): number =>
+  s.deliveries > 1 && s.lastAt > s.firstAt ? ((s.deliveries - 1) * 1000) / (s.lastAt - s.firstAt) : 0;
+
+export const OUTBOX_ENV = { BORDERD_DELIVERY_POLL_INTERVAL_MS: '100' };
+
+/**
+ * Benchmark 1: the outbox of a real `borderd serve` delivering to one verifying local receiver.
+ * - events written/s: admin API event writes (event row + delivery rows, one transaction each);
+ * - deliveries/s: a backlog written while the webhook was disabled, then released at once, so the
+ *   dispatcher alone is timed (first to last receipt), against the one-core signing limit;
+ * - commit-to-receipt latency at a fixed offered rate (event createdAt to first receipt);
+ * - fan-out: the same with 10 webhooks; one signature per event and key, reused by every endpoint.
+ */
+export const outboxBenchmark: Benchmark = {
+  name: 'outbox',
+  title: 'Outbox delivery: events written/s, deliveries/s vs the signing limit, commit-to-receipt latency, fan-out',
+  async run({ quick, log }) {
+    const backlog = quick ? 200 : 5_000;
+    const fanoutEvents = quick ? 50 : 2_000;
+    const rate = quick ? 100 : 500;
+    const latencySeconds = quick ? 1 : 20;
+    const signing = measureSigningRate(makeSigningKey(), quick ? 0.3 : 3);
+    const daemon = await startDaemon({ env: OUTBOX_ENV });
+    const rss = sampleRss(() => daemon.rss(), 500);
+    const db = new DaemonDatabase(daemon.dbPath);
+    const scenario = await OutboxScenario.start(daemon);
+    try {
+      // 1. One endpoint: write a backlog while it is disabled, then deliver it.
+      await scenario.addWebhooks(1, false);
+      log(`outbox: writing ${backlog} events`);
+      const written = await scenario.writeEvents({ amount: backlog });
+      await scenario.resetReceiver();
+      scenario.releaseBacklog();
+      const single = await scenario.waitForDeliveries(backlog, quick ? 30_000 : 300_000);
+      const singleRate = receiptRate(single);
+      log(`outbox: ${round(singleRate, 0)} deliveries/s to one endpoint`);
+
+      // 2. Latency at a fixed offered rate, the webhook enabled.
+      await scenario.resetReceiver();
+      const offered = await scenario.writeEvents({ overallRate: rate, durationSeconds: latencySeconds });
+      const timed = await scenario.waitForDeliveries(offered.requests, 60_000);
+      const latency = summarize((await scenario.stats(true)).latenciesMs ?? []);
+      log(`outbox: p99 commit-to-receipt ${round(latency.p99, 2)} ms at ${rate} events/s`);
+
+      // 3. Fan-out to 10 webhooks.
+      await scenario.setEnabled(false);
+      await scenario.addWebhooks(9, false);
+      const since3 = new Date().toISOString();
+      await scenario.writeEvents({ amount: fanoutEvents });
+      await scenario.resetReceiver();
+      scenario.releaseBacklog();
+      const fan = await scenario.waitForDeliveries(fanoutEvents * 10, quick ? 30_000 : 300_000);
+      const fanRate = receiptRate(fan);
+      log(`outbox: ${round(fanRate, 0)} deliveries/s fanned out to 10 endpoints`);
+
+      // One signature per event and key: the fan-out events were sent 10 times each.
+      const events = db.get<{ n: number }>('SELECT count(*) AS n FROM events WHERE created_at >= ?', since3)!.n;
+      const signatures = db.get<{ n: number }>('SELECT count(*) AS n FROM event_signatures s JOIN events e ON e.id = s.event_id WHERE e.created_at >= ?', since3)!.n;
+      const delivered = db.get<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE state = 'delivered'")!.n;
+      const samples = rss.stop();
+      const peak = daemon.peakRss();
+      const rows: Row[] = [
+        { metric: 'signing limit (node:crypto, one core)', value: round(signing.perSecond, 0), unit: 'sig/s', note: 'RSA-2048 SHA-256' },
+        { metric: 'events written/s (admin API)', value: round(written.requestsPerSecond, 0), unit: '/s', note: `${written.requests} events, 10 connections, p99 ${written.p99Ms} ms` },
+        { metric: 'deliveries/s, 1 endpoint', value: round(singleRate, 0), unit: '/s', note: `${single.deliveries} verified deliveries` },
+        { metric: 'deliveries/s ÷ signing limit', value: round((singleRate / signing.perSecond) * 100, 1), unit: '%', note: 'target ≥ 80%' },
+        { metric: `commit→receipt p50 at ${rate}/s`, value: round(latency.p50, 2), unit: 'ms', note: `${timed.distinctEvents} events over ${latencySeconds} s` },
+        { metric: `commit→receipt p95 at ${rate}/s`, value: round(latency.p95, 2), unit: 'ms' },
+        { metric: `commit→receipt p99 at ${rate}/s`, value: round(latency.p99, 2), unit: 'ms', note: 'target < 50 ms' },
+        { metric: 'deliveries/s, 10 endpoints', value: round(fanRate, 0), unit: '/s', note: `${fan.deliveries} verified deliveries of ${fanoutEvents} events` },
+        { metric: 'fan-out ÷ signing limit', value: round((fanRate / signing.perSecond) * 100, 1), unit: '%', note: '> 100% means the signature is reused' },
+        { metric: 'fan-out: signatures made / events', value: `${signatures} / ${events}`, note: 'one per event and key, reused by 10 endpoints' },
+        { metric: 'daemon peak RSS', value: mb(peak), unit: 'MB', note: `target < 200 MB; last sample ${mb(samples.at(-1) ?? 0)} MB` },
+      ];
+      return {
+        rows,
+        metrics: {
+          signaturesPerSecond: round(signing.perSecond),
+          eventsWritten: written.requests,
+          eventsWrittenPerSecond: round(written.requestsPerSecond),
+          deliveriesSingle: single.deliveries,
+          deliveriesPerSecondSingle: round(singleRate),
+          singleVsSigningRatio: round(singleRate / signing.perSecond, 3),
+          offeredRate: rate,
+          latencyEvents: timed.distinctEvents,
+          commitToReceiptP50Ms: round(latency.p50),
+          commitToReceiptP95Ms: round(latency.p95),
+          commitToReceiptP99Ms: round(latency.p99),
+          deliveriesFanout: fan.deliveries,
+          deliveriesPerSecondFanout: round(fanRate),
+          fanoutVsSigningRatio: round(fanRate / signing.perSecond, 3),
+          fanoutEventsStored: events,
+          fanoutEventSignatures: signatures,
+          delivered,
+          verificationFailures: single.failures + fan.failures + timed.failures,
+          daemonPeakRssMb: mb(peak),
+        },
+      };
+    } finally {
+      rss.stop();
+      await scenario.stop();
+      db.close();
+      await daemon.stop();
+    }
+  },
+};

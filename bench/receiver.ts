@@ -1,0 +1,113 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { createTestSigner, type SignedDelivery } from '../src/verify/test-signer.js';
+import type { Benchmark } from './bench-types.js';
+import { startChildServer, startListening } from './child-server.js';
+import { BIN, tempDir } from './daemon-process.js';
+import { round, summarize, type LatencySummary } from './percentiles.js';
+
+/** Sends each delivery once, one after another on a keep-alive pool, and times each round trip. */
+async function sendSequentially(url: string, deliveries: readonly SignedDelivery<unknown>[]): Promise<number[]> {
+  const target = new URL(url);
+  const pool = new Pool(target.origin, { connections: 1 });
+  const times: number[] = [];
+  try {
+    for (const d of deliveries) {
+      const t0 = performance.now();
+      const res = await pool.request({ method: 'POST', path: target.pathname, headers: d.headers, body: d.body });
+      await res.body.text();
+      times.push(performance.now() - t0);
+      if (res.statusCode !== 200) throw new Error(`POST ${url}: ${res.statusCode}`);
+    }
+  } finally {
+    await pool.close();
+  }
+  return times;
+}
+
+/**
+ * Benchmark 3: what `borderd receive` (listen mode: verify, dedupe, capture, forward) adds between
+ * a sender and the local app. The same signed deliveries go straight to the app and through the
+ * receiver, one at a time, in the same run; the difference of the percentiles is the added latency.
+ */
+export const receiverBenchmark: Benchmark = {
+  name: 'receiver',
+  title: 'Receiver: latency borderd receive adds between a sender and the local app',
+  async run({ quick, log }) {
+    const n = quick ? 200 : 5_000;
+    const warmup = quick ? 50 : 500;
+    const dir = tempDir('borderd-bench-receive-');
+    const signer = createTestSigner();
+    const keyFile = join(dir, 'public.pem');
+    writeFileSync(keyFile, signer.publicKey);
+    const app = await startChildServer('webhook-receiver-server');
+    const receive = await startListening(
+      [BIN, 'receive', '--forward-to', `${app.url}/webhooks`, '--port', '0', '--public-key', keyFile, '--capture-db', join(dir, 'capture.db')],
+      'borderd receive',
+    );
+    try {
+      const make = (count: number) =>
+        Array.from({ length: count }, (_, i) =>
+          signer.signEvent('Transaction_Updated', {
+            id: `txn_bench${i}`,
+            type: 'Deposit',
+            status: 'Completed',
+            previousStatus: 'Submitted',
+            amount: '1234.56',
+            currency: 'USDC',
+            network: 'Ethereum',
+            source: null,
+            destination: null,
+            failureReason: null,
+            createdAt: '2026-01-01T00:00:00.000Z',
+            updatedAt: '2026-01-01T00:00:00.000Z',
+          }),
+        );
+      log(`receiver: ${n} deliveries direct and through borderd receive`);
+      await sendSequentially(`${app.url}/webhooks`, make(warmup));
+      await sendSequentially(receive.url, make(warmup));
+      // Alternate in blocks so machine noise hits both paths alike.
+      const direct: number[] = [];
+      const through: number[] = [];
+      const block = quick ? 50 : 500;
+      for (let done = 0; done < n; done += block) {
+        direct.push(...(await sendSequentially(`${app.url}/webhooks`, make(block))));
+        through.push(...(await sendSequentially(receive.url, make(block))));
+      }
+      const d: LatencySummary = summarize(direct);
+      const r: LatencySummary = summarize(through);
+      const stats = (await (await fetch(`${app.url}/stats`)).json()) as { deliveries: number };
+      const expected = 2 * (warmup + Math.ceil(n / block) * block);
+      if (stats.deliveries !== expected) throw new Error(`the app saw ${stats.deliveries} deliveries, expected ${expected}`);
+      const receiverPeak = receive.peakRss();
+      return {
+        rows: [
+          { metric: 'deliveries each way', value: direct.length, note: 'sequential, keep-alive, RSA-2048 signatures verified by the receiver' },
+          { metric: 'direct POST p50', value: round(d.p50, 3), unit: 'ms' },
+          { metric: 'direct POST p99', value: round(d.p99, 3), unit: 'ms' },
+          { metric: 'through borderd receive p50', value: round(r.p50, 3), unit: 'ms' },
+          { metric: 'through borderd receive p99', value: round(r.p99, 3), unit: 'ms' },
+          { metric: 'added p50', value: round(r.p50 - d.p50, 3), unit: 'ms' },
+          { metric: 'added p99', value: round(r.p99 - d.p99, 3), unit: 'ms', note: 'target < 2 ms' },
+          { metric: 'receiver peak RSS', value: round(receiverPeak / 2 ** 20, 1), unit: 'MB' },
+        ],
+        metrics: {
+          deliveries: direct.length,
+          directP50Ms: round(d.p50, 3),
+          directP99Ms: round(d.p99, 3),
+          receiverP50Ms: round(r.p50, 3),
+          receiverP99Ms: round(r.p99, 3),
+          addedP50Ms: round(r.p50 - d.p50, 3),
+          addedP99Ms: round(r.p99 - d.p99, 3),
+          receiverPeakRssMb: round(receiverPeak / 2 ** 20, 1),
+        },
+      };
+    } finally {
+      await receive.stop();
+      await app.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/context.js';
+import { ROOT } from '../support/process.js';
+
+type Metrics = Record<string, number | string | boolean>;
+interface Results {
+  mode: string;
+  machine: { cpus: number; node: string };
+  benchmarks: Record<string, Metrics>;
+}
+
+function runBench(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, [join(ROOT, 'dist', 'bench', 'run.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    proc.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    proc.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+const positive = (m: Metrics, keys: string[]) => {
+  for (const k of keys) {
+    expect(typeof m[k], k).toBe('number');
+    expect(m[k] as number, k).toBeGreaterThan(0);
+  }
+};
+
+// The benchmark scripts must not rot: run every one of them briefly, as a real process, and check
+// the results file holds each with sane figures. No timing thresholds: those belong to the docs.
+describe('npm run bench -- --quick', () => {
+  it('runs every benchmark and writes every figure', { timeout: 180_000 }, async () => {
+    const out = join(tempDir('borderd-bench-test-'), 'results.json');
+    const run = await runBench(['--quick', '--out', out]);
+    expect(run.code, run.output).toBe(0);
+    const results = JSON.parse(readFileSync(out, 'utf8')) as Results;
+    expect(results.mode).toBe('quick');
+    expect(results.machine.cpus).toBeGreaterThan(0);
+    expect(Object.keys(results.benchmarks).sort()).toEqual(['api', 'growth', 'inbound', 'outbox', 'receiver']);
+    for (const [name, m] of Object.entries(results.benchmarks)) expect(m.error, `${name} failed`).toBeUndefined();
+
+    const { outbox, api, receiver, inbound, growth } = results.benchmarks as Record<string, Metrics>;
+    positive(outbox!, ['signaturesPerSecond', 'eventsWrittenPerSecond', 'deliveriesPerSecondSingle', 'commitToReceiptP99Ms', 'deliveriesPerSecondFanout', 'daemonPeakRssMb']);
+    expect(outbox!.eventsWritten).toBe(200);
+    expect(outbox!.deliveriesSingle).toBeGreaterThanOrEqual(200);
+    expect(outbox!.deliveriesFanout).toBeGreaterThanOrEqual(500);
+    expect(outbox!.verificationFailures).toBe(0);
+    // The signature is made once per event and key, whatever the number of endpoints.
+    expect(outbox!.fanoutEventSignatures).toBe(outbox!.fanoutEventsStored);
+
+    positive(api!, ['identitiesPrefixRps', 'identitiesRarePrefixRps', 'accountByIdRps', 'benchmarkSummaryRps', 'bareExpressRps', 'identitiesPrefixVsBareRatio', 'daemonPeakRssMb']);
+    expect(api!.identities).toBe(2000);
+    expect(api!.transactions).toBe(2000);
+
+    positive(receiver!, ['directP50Ms', 'receiverP50Ms', 'receiverP99Ms', 'receiverPeakRssMb']);
+    expect(receiver!.deliveries).toBe(200);
+    expect(typeof receiver!.addedP99Ms).toBe('number');
+
+    positive(inbound!, ['acceptedPerSecond', 'decryptionsPerSecond', 'joseDecryptionsPerSecond', 'decryptionVsJoseRatio', 'daemonPeakRssMb']);
+    expect(inbound!.notifications).toBe(300);
+    expect(inbound!.decrypted).toBe(300);
+
+    positive(growth!, ['smallDeliveriesPerSecond', 'largeDeliveriesPerSecond', 'smallDueQueryP50Ms', 'largeDueQueryP50Ms']);
+    expect(growth!.largeDelivered as number).toBeGreaterThan(growth!.smallDelivered as number);
+
+    // Every benchmark printed its table.
+    for (const name of ['outbox', 'api', 'receiver', 'inbound', 'growth']) expect(run.output).toContain(`\n${name}: `);
+  });
+
+  it('--soak --quick runs only the soak, and nothing is dropped under its mixed load', { timeout: 120_000 }, async () => {
+    const out = join(tempDir('borderd-bench-test-'), 'results.json');
+    const run = await runBench(['--soak', '--quick', '--out', out]);
+    expect(run.code, run.output).toBe(0);
+    const results = JSON.parse(readFileSync(out, 'utf8')) as Results;
+    expect(results.mode).toBe('soak');
+    expect(Object.keys(results.benchmarks)).toEqual(['soak']);
+    const soak = results.benchmarks.soak!;
+    expect(soak.error).toBeUndefined();
+    expect(soak.eventsDelivered).toBe(soak.events);
+    expect(soak.events as number).toBeGreaterThan(0);
+    expect(soak.notifications as number).toBeGreaterThan(0);
+    expect(soak.rssSamples as number).toBeGreaterThan(4);
+    positive(soak, ['rssEarlyMb', 'rssLateMb', 'daemonPeakRssMb']);
+  });
+
+  it('refuses an unknown benchmark name with exit code 2', async () => {
+    const run = await runBench(['--only', 'nope']);
+    expect(run.code).toBe(2);
+    expect(run.output).toMatch(/unknown benchmark nope; one of outbox, api, receiver, inbound, growth, soak/);
+  });
+});
