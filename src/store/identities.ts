@@ -72,7 +72,7 @@ const PREFIX_END = String.fromCodePoint(0x10ffff);
 /**
  * Above this many name matches (counted on the indexes, overlaps counted twice) the list walks ids in
  * order instead of collecting and sorting every match: with m matches among N rows the walk reads
- * about (limit + 1) · N / m rows, the collection reads m. Measured by bench/identities-prefix.ts.
+ * about (limit + 1) · N / m rows, the collection reads m. Measured by the API benchmark (npm run bench -- --only api).
  */
 export const DENSE_PREFIX_MATCHES = 1000;
 
