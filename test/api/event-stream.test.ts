@@ -156,6 +156,17 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(again.status).toBe(401);
   });
 
+  it('ends the stream, and throws nothing out of its timer, when the heartbeat check fails', async () => {
+    const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
+    const { tokens, url } = await serve(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const stream = await open(url, auth);
+    await stream.next(1);
+    ctx.db.close(); // the revocation check at the next heartbeat now throws
+    await stream.ended;
+    expect(ctx.logs.lines.some((l) => l.msg === 'event stream heartbeat failed')).toBe(true);
+  });
+
   it('is described in /openapi.json as text/event-stream', async () => {
     const { http } = makeApi(makeContext());
     const doc = (await http.get('/openapi.json')).body as { paths: Record<string, { get: { responses: Record<string, { content?: object }> } }> };

@@ -127,9 +127,15 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, a
   let wake: (() => void) | undefined;
 
   const onSignal = () => wake?.();
+  // A throw inside a timer would take the whole daemon down: a check that fails ends this stream only.
   const heartbeat = setInterval(() => {
-    if (getApiClient(ctx.db, auth.clientId)?.revokedAt) return end();
-    res.write(': heartbeat\n\n');
+    try {
+      if (getApiClient(ctx.db, auth.clientId)?.revokedAt) return end();
+      res.write(': heartbeat\n\n');
+    } catch (err) {
+      ctx.log.error({ err, orgId }, 'event stream heartbeat failed');
+      end();
+    }
   }, heartbeatMs);
   const expiry = auth.expiresAtMs === undefined ? undefined : setTimeout(() => end(), Math.min(2 ** 31 - 1, Math.max(0, auth.expiresAtMs - ctx.clock.now())));
   const end = (shutdown = false) => {
