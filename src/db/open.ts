@@ -24,5 +24,39 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
     db.pragma('synchronous = NORMAL');
   }
   db.pragma('foreign_keys = ON');
+  cacheStatements(db);
   return db;
+}
+
+/** Distinct SQL texts kept prepared per connection; the store's queries are a few hundred at most. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Makes `db.prepare(sql)` return the statement already compiled for that exact SQL text. Stores
+ * write `db.prepare(sql).run(...)` at the point of use, which reads well; compiling the SQL on every
+ * call cost 4 to 7% of the daemon's CPU under load (docs/performance.md). Cached statements are
+ * shared, so a hit resets the modes (pluck, expand, raw, safeIntegers) a previous caller may have
+ * switched on, and a statement still busy in an unfinished `iterate()` is not handed out twice: that
+ * caller gets a fresh one. The rule for stores: use what `prepare` returns at once, pass parameters
+ * per call, never `.bind()` (binding is permanent on a shared statement). The cache is bounded (least
+ * recently used out) because a few queries build their SQL from optional filters.
+ */
+export function cacheStatements(db: Db, size = STATEMENT_CACHE_SIZE): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, Database.Statement>();
+  const cached = (sql: string): Database.Statement => {
+    let stmt = cache.get(sql);
+    if (stmt?.busy) return prepare(sql);
+    if (stmt) {
+      cache.delete(sql);
+      stmt.safeIntegers(false);
+      if (stmt.reader) stmt.pluck(false).expand(false).raw(false);
+    } else {
+      stmt = prepare(sql);
+      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+    }
+    cache.set(sql, stmt);
+    return stmt;
+  };
+  db.prepare = cached as Db['prepare'];
 }
