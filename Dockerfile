@@ -17,7 +17,8 @@ FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     BORDERD_HOST=0.0.0.0 \
     BORDERD_PORT=8080 \
-    BORDERD_DB=/data/borderd.db
+    BORDERD_DB=/data/borderd.db \
+    BORDERD_LOG_PRETTY=never
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

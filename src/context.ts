@@ -6,7 +6,7 @@ import { openDatabase } from './db/open.js';
 import { migrate } from './db/migrate.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createLogger, type Logger } from './logging/logger.js';
-import { resolveMasterKey } from './security/master-key.js';
+import { checkMasterKey, readMasterKeyCheck, resolveMasterKey } from './security/master-key.js';
 import { SecretBox } from './security/secret-box.js';
 
 /**
@@ -42,12 +42,18 @@ export function createContext(config: Config, opts: ContextOptions = {}): AppCon
   if (opts.migrate !== false) {
     for (const m of migrate(db)) log.info({ version: m.version, name: m.name }, 'migration applied');
   }
-  const { key, created } = resolveMasterKey({
-    configured: config.security.masterKey,
-    file: config.security.masterKeyFile ?? join(dataDir, 'master.key'),
-  });
-  if (created) log.warn({ dataDir }, 'generated a new master key file (master.key, mode 0600); back it up with the database');
+  const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
+  let secrets: SecretBox;
+  try {
+    const { key, created } = resolveMasterKey({ configured: config.security.masterKey, file: keyFile, mayCreate: readMasterKeyCheck(db) === undefined });
+    if (created) log.warn({ dataDir }, 'generated a new master key file (master.key, mode 0600); back it up with the database');
+    secrets = new SecretBox(key);
+    checkMasterKey(db, secrets, config.security.masterKey ? 'security.masterKey (BORDERD_MASTER_KEY)' : keyFile);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const signals = new EventEmitter();
   signals.setMaxListeners(100);
-  return { config, db, clock: opts.clock ?? systemClock, log, secrets: new SecretBox(key), dataDir, signals };
+  return { config, db, clock: opts.clock ?? systemClock, log, secrets, dataDir, signals };
 }

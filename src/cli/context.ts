@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import { createContext, type AppContext } from '../context.js';
 import { BorderdError } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
+import { MasterKeyError } from '../security/master-key.js';
 
 /** Options every command takes, as serve does. */
 export interface CommonArgs {
@@ -31,7 +32,7 @@ export class CliExit extends Error {
 }
 
 export function reportError(err: unknown, json: boolean | undefined): number {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof MasterKeyError) {
     process.stderr.write(`borderd: ${err.message}\n`);
     return 2;
   }
@@ -44,6 +45,12 @@ export function reportError(err: unknown, json: boolean | undefined): number {
     else process.stderr.write(`borderd: ${err.message}${err.extra.errors ? '\n' + err.extra.errors.map((e) => `  ${e.path}: ${e.message}`).join('\n') : ''}\n`);
     return 1;
   }
+  const sys = err as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (sys?.syscall === 'listen' && sys.code) {
+    const why = sys.code === 'EADDRINUSE' ? 'the address is already in use' : sys.code === 'EACCES' ? 'permission denied' : sys.code;
+    process.stderr.write(`borderd: cannot listen on ${sys.address ?? ''}:${sys.port ?? ''}: ${why} (server.host, server.port)\n`);
+    return 2;
+  }
   process.stderr.write(`borderd: ${(err as Error)?.stack ?? String(err)}\n`);
   return 1;
 }
@@ -52,12 +59,16 @@ export function reportError(err: unknown, json: boolean | undefined): number {
  * Runs one CLI command on its own context (the same SQLite file the daemon uses, shared through WAL
  * and the busy timeout). Logs go to stderr at warn so stdout stays the command's output.
  */
-export async function runWithContext<A extends CommonArgs>(args: A, fn: (ctx: AppContext) => Promise<void> | void): Promise<void> {
+export async function runWithContext<A extends CommonArgs>(
+  args: A,
+  fn: (ctx: AppContext) => Promise<void> | void,
+  opts: { migrate?: boolean } = {},
+): Promise<void> {
   let ctx: AppContext | undefined;
   try {
     const config = loadCliConfig(args);
     const log = createLogger({ level: process.env.BORDERD_CLI_LOG_LEVEL ?? 'warn', pretty: 'never', destination: process.stderr });
-    ctx = createContext(config, { log });
+    ctx = createContext(config, { log, ...opts });
     await fn(ctx);
   } catch (err) {
     process.exitCode = reportError(err, args.json);

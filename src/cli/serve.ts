@@ -35,18 +35,21 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('log-level', { type: 'string', describe: 'log.level' }) as never,
   handler: async (args) => {
     let ctx: AppContext | undefined;
+    let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
     try {
       const config = loadCliConfig(args, { 'server.host': args.host, 'server.port': args.port, 'log.level': args.logLevel });
       ctx = createContext(config);
+      daemon = await startDaemon(ctx);
+      const running = daemon;
+      // After the port is bound: a start that fails to listen must not create (and so never show) credentials.
       const dev = await bootstrapDevelopment(ctx);
-      const daemon = await startDaemon(ctx);
       const log = ctx.log;
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
         log.info({ signal }, 'shutting down: draining requests and deliveries');
-        daemon.close().then(
+        running.close().then(
           () => {
             log.info('stopped');
             log.flush?.();
@@ -61,13 +64,15 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       // Handlers first: a supervisor may signal the moment it reads the listening line below.
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));
-      const baseUrl = config.server.publicBaseUrl ?? daemon.url;
+      // Bound to every interface (a container), the printed curl line still needs an address to call.
+      const baseUrl = config.server.publicBaseUrl ?? daemon.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
       ctx.log.info({ url: daemon.url, db: config.database.path, adminTokenFile: daemon.adminTokenFile }, 'borderd listening');
       if (dev) process.stdout.write(firstStartBanner(baseUrl, dev.client.id, dev.client.clientSecret) + '\n');
       // Last, so a script that waits for this line (borderd on port 0) has the banner too.
       process.stdout.write(`borderd listening on ${daemon.url}\n`);
     } catch (err) {
-      ctx?.db.close();
+      if (daemon) await daemon.close().catch(() => undefined);
+      else if (ctx?.db.open) ctx.db.close();
       process.exitCode = reportError(err, args.json);
     }
   },
@@ -78,10 +83,17 @@ export const migrateCommand: CommandModule<object, CommonArgs> = {
   describe: 'Apply pending database migrations (serve does this on start too)',
   builder: (y) => withCommonOptions(y) as never,
   handler: (args) =>
-    runWithContext(args, (ctx) => {
-      // createContext already migrated; report what the schema is at now.
-      const again = migrate(ctx.db);
-      const row = ctx.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number };
-      output(args, { version: row.v, applied: again.length }, () => `database ${ctx.config.database.path} is at schema version ${row.v}`);
-    }),
+    runWithContext(
+      args,
+      (ctx) => {
+        const applied = migrate(ctx.db);
+        const row = ctx.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number };
+        output(
+          args,
+          { version: row.v, applied: applied.map((m) => ({ version: m.version, name: m.name })) },
+          () => `database ${ctx.config.database.path} is at schema version ${row.v} (${applied.length} migration(s) applied now)`,
+        );
+      },
+      { migrate: false },
+    ),
 };

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
@@ -55,10 +56,28 @@ export function createLogger(opts: LogOptions): Logger {
     base: { service: 'borderd' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  const pretty = opts.pretty === 'always' || (opts.pretty === 'auto' && process.stdout.isTTY === true);
+  const pretty = usePretty(opts.pretty, process.stdout.isTTY === true, prettyInstalled);
   if (opts.destination) return pino(base, opts.destination as pino.DestinationStream);
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } });
   }
   return pino(base);
+}
+
+/**
+ * pino-pretty is a development dependency: an installation without it (the Docker image,
+ * npm install --omit=dev) writes JSON lines on a terminal under `auto` instead of failing to start.
+ */
+export function usePretty(mode: LogOptions['pretty'], isTTY: boolean, installed: () => boolean): boolean {
+  if (mode === 'always') return true;
+  return mode === 'auto' && isTTY && installed();
+}
+
+function prettyInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('pino-pretty');
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,18 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Db } from '../db/open.js';
+import type { SecretBox } from './secret-box.js';
+
+/** A master key that cannot be used: start-up stops with this one line (exit code 2). */
+export class MasterKeyError extends Error {}
 
 /**
  * The master key encrypts private keys and provider credentials at rest. It comes from config
  * (or BORDERD_MASTER_KEY), else from a key file beside the database, created once with mode 0600.
- * Losing the key file makes the encrypted columns unreadable, so it is never regenerated silently.
+ * Losing the key file makes the encrypted columns unreadable, so a new one is created only while
+ * the database holds nothing sealed (`mayCreate`); otherwise start-up stops and says what to restore.
  */
-export function resolveMasterKey(opts: { configured?: string | undefined; file: string }): { key: Buffer; created: boolean } {
-  if (opts.configured) return { key: Buffer.from(opts.configured, 'base64'), created: false };
+export function resolveMasterKey(opts: { configured?: string | undefined; file: string; mayCreate?: boolean }): { key: Buffer; created: boolean } {
+  if (opts.configured) {
+    const key = Buffer.from(opts.configured, 'base64');
+    if (key.length !== 32) throw new MasterKeyError('security.masterKey (BORDERD_MASTER_KEY) must be base64 of 32 bytes');
+    return { key, created: false };
+  }
   if (existsSync(opts.file)) {
     const key = Buffer.from(readFileSync(opts.file, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new Error(`master key file ${opts.file} does not hold base64 of 32 bytes`);
+    if (key.length !== 32) throw new MasterKeyError(`master key file ${opts.file} does not hold base64 of 32 bytes`);
     return { key, created: false };
+  }
+  if (opts.mayCreate === false) {
+    throw new MasterKeyError(
+      `master key file ${opts.file} is missing, and this database holds secrets sealed under a master key: ` +
+        'restore the file from your backup, or set BORDERD_MASTER_KEY (security.masterKey) to the key it held',
+    );
   }
   mkdirSync(dirname(opts.file), { recursive: true });
   const key = randomBytes(32);
@@ -25,4 +41,34 @@ export function resolveMasterKey(opts: { configured?: string | undefined; file: 
     throw err;
   }
   return { key, created: true };
+}
+
+const CHECK_KEY = 'master_key_check';
+const CHECK_CONTEXT = 'service_meta.master_key_check';
+
+const hasMetaTable = (db: Db): boolean => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'service_meta'").get() !== undefined;
+
+/** The sealed canary, or undefined on a database that has none yet (or predates the table). */
+export function readMasterKeyCheck(db: Db): string | undefined {
+  if (!hasMetaTable(db)) return undefined;
+  return (db.prepare('SELECT value FROM service_meta WHERE key = ?').get(CHECK_KEY) as { value: string } | undefined)?.value;
+}
+
+/**
+ * Proves the key opens this database's secrets before anything else reads one: a wrong key stops
+ * start-up with a sentence instead of an AES error deep inside the first token request. The first
+ * start records the canary (INSERT OR IGNORE: two processes starting together agree on the first).
+ */
+export function checkMasterKey(db: Db, box: SecretBox, source: string): void {
+  let sealed = readMasterKeyCheck(db);
+  if (sealed === undefined && hasMetaTable(db)) {
+    db.prepare('INSERT OR IGNORE INTO service_meta (key, value) VALUES (?, ?)').run(CHECK_KEY, box.seal('borderd', CHECK_CONTEXT));
+    sealed = readMasterKeyCheck(db);
+  }
+  if (sealed === undefined) return;
+  try {
+    box.open(sealed, CHECK_CONTEXT);
+  } catch {
+    throw new MasterKeyError(`the master key from ${source} is not the one this database's secrets are sealed with: use the key it was created with`);
+  }
 }

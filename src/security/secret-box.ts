@@ -26,9 +26,12 @@ export class SecretBox {
     if (version !== 'v1' || iv === undefined || tag === undefined || ct === undefined) {
       throw new Error('sealed value has an unknown format');
     }
-    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'));
+    const tagBytes = Buffer.from(tag, 'base64url');
+    // GCM accepts truncated tags unless told the length: a 4-byte tag would be far easier to forge.
+    if (tagBytes.length !== 16) throw new Error('sealed value has a truncated authentication tag');
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64url'), { authTagLength: 16 });
     decipher.setAAD(Buffer.from(context, 'utf8'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    decipher.setAuthTag(tagBytes);
     return Buffer.concat([decipher.update(Buffer.from(ct, 'base64url')), decipher.final()]);
   }
 

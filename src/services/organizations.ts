@@ -26,6 +26,16 @@ export async function createApiClient(
   input: { orgId: string; piiAccess?: PiiAccess; name?: string | undefined },
 ): Promise<CreatedClient> {
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
+  const { client, clientSecret, secretHash } = await newClient(ctx, input);
+  insertApiClient(ctx.db, client, secretHash);
+  return { ...client, clientSecret };
+}
+
+/** A client's row, its secret (shown once) and the secret's scrypt hash (the only thing stored). */
+async function newClient(
+  ctx: AppContext,
+  input: { orgId: string; piiAccess?: PiiAccess; name?: string | undefined },
+): Promise<{ client: ApiClient; clientSecret: string; secretHash: string }> {
   const now = ctx.clock.now();
   const clientSecret = `bsk_${randomBytes(32).toString('base64url')}`;
   const client: ApiClient = {
@@ -36,8 +46,7 @@ export async function createApiClient(
     createdAt: isoAt(now),
     revokedAt: null,
   };
-  insertApiClient(ctx.db, client, await hashSecret(clientSecret));
-  return { ...client, clientSecret };
+  return { client, clientSecret, secretHash: await hashSecret(clientSecret) };
 }
 
 export function revokeClient(ctx: AppContext, id: string): ApiClient {
@@ -51,11 +60,23 @@ export function revokeClient(ctx: AppContext, id: string): ApiClient {
 
 /**
  * First start on an empty database: a development organization and one client, so a new user can
- * fetch a token right away. Returns undefined when the database already has organizations.
+ * fetch a token right away. Returns undefined when the database already has organizations. The
+ * organization and its client are written in one IMMEDIATE transaction that checks the database is
+ * still empty, so two daemons starting at once create one pair, and a failure leaves neither.
  */
 export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Organization; client: CreatedClient } | undefined> {
   if (countOrganizations(ctx.db) > 0) return undefined;
-  const org = createOrganization(ctx, 'Development');
-  const client = await createApiClient(ctx, { orgId: org.id, name: 'development' });
-  return { org, client };
+  const now = ctx.clock.now();
+  const org: Organization = { id: newId('org', now), name: 'Development', createdAt: isoAt(now) };
+  // scrypt is asynchronous, so the hash is made before the transaction opens.
+  const { client, clientSecret, secretHash } = await newClient(ctx, { orgId: org.id, name: 'development' });
+  const created = ctx.db
+    .transaction(() => {
+      if (countOrganizations(ctx.db) > 0) return false;
+      insertOrganization(ctx.db, org);
+      insertApiClient(ctx.db, client, secretHash);
+      return true;
+    })
+    .immediate();
+  return created ? { org, client: { ...client, clientSecret } } : undefined;
 }

@@ -1,4 +1,6 @@
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { listMigrations } from '../../src/db/migrate.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/context.js';
@@ -17,6 +19,12 @@ describe('borderd orgs and clients', () => {
     const c = JSON.parse(client.stdout) as { id: string; clientSecret: string; piiAccess: string; orgId: string };
     expect(c).toMatchObject({ orgId: created.id, piiAccess: 'redacted' });
     expect(c.clientSecret).toMatch(/^bsk_/);
+    // At rest only the scrypt hash: no column of the row holds the secret.
+    const sqlite = new Database(db, { readonly: true });
+    const row = sqlite.prepare('SELECT * FROM api_clients WHERE id = ?').get(c.id) as Record<string, unknown>;
+    sqlite.close();
+    expect(row.secret_hash).toMatch(/^scrypt\$/);
+    expect(JSON.stringify(row)).not.toContain(c.clientSecret.slice(4));
 
     const list = JSON.parse((await runCli(['clients', 'list', '--db', db, '--json'])).stdout) as { id: string; revokedAt: string | null }[];
     expect(list).toHaveLength(1);
@@ -45,7 +53,8 @@ describe('borderd orgs and clients', () => {
     const a = await runCli(['migrate', '--db', db, '--json']);
     const b = await runCli(['migrate', '--db', db, '--json']);
     expect(a.code).toBe(0);
-    expect(JSON.parse(b.stdout)).toMatchObject({ applied: 0 });
-    expect(JSON.parse(a.stdout).version).toBe(JSON.parse(b.stdout).version);
+    const all = listMigrations().map((m) => ({ version: m.version, name: m.name }));
+    expect(JSON.parse(a.stdout)).toEqual({ version: all.at(-1)!.version, applied: all });
+    expect(JSON.parse(b.stdout)).toEqual({ version: all.at(-1)!.version, applied: [] });
   });
 });

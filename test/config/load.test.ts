@@ -90,4 +90,16 @@ describe('development.yaml documents every key', () => {
     });
     expect(missing).toEqual([]);
   });
+
+  it('gives every key with a value a comment, on its line or the line above, in both example files', () => {
+    for (const file of ['development.yaml', 'production.yaml']) {
+      const lines = readFileSync(new URL(`../../config/${file}`, import.meta.url), 'utf8').split('\n');
+      const bare = lines.filter((line, i) => {
+        // A key with a value; a section or parent map (key: and nothing) is described by its children.
+        if (!/^\s*[A-Za-z][\w-]*:\s*\S/.test(line) || line.includes('#')) return false;
+        return !/^\s*#/.test(lines[i - 1] ?? '');
+      });
+      expect(bare, file).toEqual([]);
+    }
+  });
 });

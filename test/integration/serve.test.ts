@@ -1,9 +1,15 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startBorderd } from '../support/process.js';
+import { tempDir } from '../support/context.js';
+import { runCli, startBorderd } from '../support/process.js';
 
 describe('borderd serve (real process)', () => {
   it('first start prints credentials that work; SIGTERM exits 0', async () => {
-    const daemon = await startBorderd();
+    // debug: every log line the daemon can write is there to be searched for the secret below.
+    const daemon = await startBorderd({ env: { BORDERD_LOG_LEVEL: 'debug' } });
     try {
       expect(daemon.credentials?.clientId).toMatch(/^cli_/);
       expect(daemon.output()).toContain(`curl -s -X POST ${daemon.url}/v1/auth/m2m/token`);
@@ -49,5 +55,54 @@ describe('borderd serve (real process)', () => {
 
   it('refuses to start on a bad config with one clear line', async () => {
     await expect(startBorderd({ env: { BORDERD_DELIVERY_JITTER: '2' } })).rejects.toThrow(/invalid config: delivery\.jitter/);
+  });
+
+  it('a first start that cannot listen creates no credentials; the next start shows them', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as { port: number }).port;
+    const dataDir = tempDir('borderd-busy-');
+    const db = join(dataDir, 'borderd.db');
+    try {
+      const refused = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port), '--db', db]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim()).toBe(`borderd: cannot listen on 127.0.0.1:${port}: the address is already in use (server.host, server.port)`);
+      expect(refused.stdout).not.toContain('clientSecret');
+    } finally {
+      busy.close();
+    }
+    const orgs = await runCli(['orgs', 'list', '--json', '--db', db]);
+    expect(JSON.parse(orgs.stdout)).toEqual([]);
+    const next = await startBorderd({ dataDir });
+    try {
+      expect(next.credentials?.clientSecret).toMatch(/^bsk_/);
+    } finally {
+      await next.stop();
+    }
+  });
+
+  it('refuses to start without the master key its secrets were sealed with, and never makes a new one', async () => {
+    const first = await startBorderd();
+    await first.stop();
+    const keyFile = join(first.dataDir, 'master.key');
+    const original = readFileSync(keyFile, 'utf8');
+    renameSync(keyFile, `${keyFile}.bak`);
+    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--db', first.dbPath];
+
+    const missing = await runCli(args);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/^borderd: master key file .*master\.key is missing, and this database holds secrets sealed under a master key/);
+    expect(missing.stderr.trim().split('\n')).toHaveLength(1);
+    expect(existsSync(keyFile)).toBe(false);
+
+    const wrong = await runCli(args, { BORDERD_MASTER_KEY: randomBytes(32).toString('base64') });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr.trim()).toBe("borderd: the master key from security.masterKey (BORDERD_MASTER_KEY) is not the one this database's secrets are sealed with: use the key it was created with");
+
+    const right = await startBorderd({ dataDir: first.dataDir, env: { BORDERD_MASTER_KEY: original.trim() } });
+    await right.stop();
+    renameSync(`${keyFile}.bak`, keyFile);
+    const restored = await startBorderd({ dataDir: first.dataDir });
+    expect(await restored.stop()).toEqual({ code: 0, signal: null });
   });
 });

@@ -17,6 +17,13 @@ describe('secrets at rest', () => {
     expect(() => new SecretBox(randomBytes(32)).open(sealed, 'webhook_keys.private:wsk_1')).toThrow();
   });
 
+  it('refuses a sealed value whose authentication tag was truncated', () => {
+    const box = new SecretBox(randomBytes(32));
+    const [v, iv, tag, ct] = box.seal('secret', 'ctx').split('.');
+    const short = [v, iv, Buffer.from(tag!, 'base64url').subarray(0, 4).toString('base64url'), ct].join('.');
+    expect(() => box.open(short, 'ctx')).toThrow(/truncated authentication tag/);
+  });
+
   it('hashes client secrets with scrypt and verifies only the right one', async () => {
     const hash = await hashSecret('bsk_right');
     expect(hash).toMatch(/^scrypt\$16384\$8\$1\$/);
