@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { makeApi, makeContext } from '../support/context.js';
+
+describe('/healthz and /readyz', () => {
+  it('is ready only while the database answers and has every migration', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    expect((await http.get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await http.get('/readyz')).body).toEqual({ status: 'ready' });
+
+    ctx.db.prepare('DELETE FROM schema_migrations WHERE version = (SELECT MAX(version) FROM schema_migrations)').run();
+    const behind = await http.get('/readyz');
+    expect(behind.status).toBe(503);
+    expect(behind.body).toEqual({ status: 'not ready' });
+
+    ctx.db.close();
+    expect((await http.get('/readyz')).status).toBe(503);
+    expect((await http.get('/healthz')).status).toBe(200); // alive, just not ready
+  });
+});
