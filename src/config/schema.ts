@@ -63,6 +63,12 @@ export const databaseSchema = z
   .strictObject({
     path: z.string().min(1).default('./data/borderd.db'),
     busyTimeoutMs: z.number().int().min(0).default(5000),
+    /**
+     * Commit durability (SQLite synchronous under WAL). full: every commit is fsynced before it returns,
+     * so nothing acknowledged (a card-network 200, an API write) is lost to a power cut or OS crash.
+     * normal: fewer fsyncs, faster writes, but those crashes can roll back the last commits.
+     */
+    synchronous: z.enum(['full', 'normal']).default('full'),
   })
   .prefault({});
 
