@@ -85,6 +85,8 @@ describe('POST /v1/webhooks/card-network', () => {
       ['data header not JSON', notification(['bm90IGpzb24', ...token.split('.').slice(1)].join('.')), 'body.data'],
       ['data a number', notification(7), 'body.data'],
       ['data an object of two members', notification({ a: token, b: token }), 'body.data'],
+      ['data with "+" in a segment', notification(token.replace(/[-_]/, '+')), 'body.data'],
+      ['data with "=" padding', notification(token.split('.').map((p, i) => (i === 2 ? `${p}==` : p)).join('.')), 'body.data'],
     ];
     for (const [name, body, path] of cases) {
       it(name, async () => {
