@@ -1,6 +1,7 @@
 import { constants, createDecipheriv, createHmac, privateDecrypt, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { compactDecrypt, errors as joseErrors } from 'jose';
 import { decodeSegment, segmentAlphabet, type SegmentAlphabet } from './jwe-segments.js';
+import { normalizeKid, spkiFingerprint } from './key-fingerprint.js';
 
 /**
  * Decrypts the `data` JWE of a card-network notification: RSA-OAEP-256 key wrapping with A256GCM
@@ -95,12 +96,25 @@ function parse(token: string): Parsed {
   };
 }
 
+/**
+ * RSA-OAEP-256 unwrap of the content key. When it fails, the kid decides what it means. A kid that is
+ * the held key's own SPKI fingerprint names exactly that key, so the key is right and the token is
+ * not: its encrypted-key segment was altered or corrupted, or the sender encrypted for another key
+ * while naming this one. Either way no key import cures it, and a redelivered genuine copy must be
+ * able to replace it: `decryption_failed`. A kid the operator assigned at import (`--kid`) proves
+ * nothing about the key behind it, so there a wrong key is the likelier cause: `key_mismatch`,
+ * retried (the operator may be swapping the key).
+ */
 function unwrapKey(p: Parsed, key: KeyObject): Buffer {
   let cek: Buffer;
   try {
     cek = privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, p.encryptedKey);
   } catch {
-    throw new JweDecryptError('key_mismatch', `the content key does not unwrap with the private key of kid ${p.header.kid} (RSA-OAEP-256): the token was encrypted for another key`, p.header.kid);
+    const { kid } = p.header;
+    if (spkiFingerprint(key) === normalizeKid(kid)) {
+      throw new JweDecryptError('decryption_failed', `the content key does not unwrap (RSA-OAEP-256) with the key whose fingerprint is kid ${kid}: the encrypted key was altered or corrupted, or the sender encrypted for another key while naming this one`, kid);
+    }
+    throw new JweDecryptError('key_mismatch', `the content key does not unwrap with the private key imported under kid ${kid} (RSA-OAEP-256): the token was encrypted for another key`, kid);
   }
   if (cek.length !== CEK_BYTES[p.header.enc]) {
     throw new JweDecryptError('decryption_failed', `the content key has ${cek.length} bytes; ${p.header.enc} needs ${CEK_BYTES[p.header.enc]}`, p.header.kid);

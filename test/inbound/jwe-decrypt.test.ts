@@ -56,10 +56,30 @@ describe('decryptJwe', () => {
     expect(err.retryable).toBe(true);
   });
 
-  it('names a wrong key (token for another key under a known kid)', async () => {
-    const err = await failure(decryptJwe(await joseToken({}, other, { kid: key.kid }), lookup));
+  it('names a wrong key under a kid the operator assigned (import --kid)', async () => {
+    const assigned = (kid: string) => (kid === 'portal-key-1' ? key.privateKey : undefined);
+    const err = await failure(decryptJwe(await joseToken({}, other, { kid: 'portal-key-1' }), assigned));
     expect(err.code).toBe('key_mismatch');
     expect(err.retryable).toBe(true);
+  });
+
+  it('an unwrap failure under the key\'s own fingerprint kid is the token\'s fault: decryption_failed, not retried', async () => {
+    // Encrypted for another key while naming ours.
+    const misnamed = await failure(decryptJwe(await joseToken({}, other, { kid: key.kid }), lookup));
+    expect(misnamed.code).toBe('decryption_failed');
+    expect(misnamed.retryable).toBe(false);
+    // The encrypted-key segment altered in transit (jose and library tokens).
+    const cert = selfSignedCertificate(key, tempDir());
+    for (const token of [await joseToken({ a: 1 }, key), cardNetworkLibraryToken({ a: 1 }, cert)]) {
+      const parts = token.split('.');
+      const wrapped = Buffer.from(parts[1]!.replace(/\//g, '_'), 'base64url');
+      wrapped[100] = wrapped[100]! ^ 0x01;
+      parts[1] = sameAlphabet(token, wrapped);
+      const err = await failure(decryptJwe(parts.join('.'), lookup));
+      expect(err.code).toBe('decryption_failed');
+      expect(err.message).toMatch(/encrypted key was altered/);
+      expect(err.kid).toBe(key.kid);
+    }
   });
 
   it('names a tampered tag, for jose and library tokens alike', async () => {
