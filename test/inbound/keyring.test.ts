@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config/load.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, privateKeyFor, removeCardNetworkKey } from '../../src/inbound/keyring.js';
+import { createContext } from '../../src/context.js';
 import { makeContext, tempDir } from '../support/context.js';
 import { makeKeyPair, selfSignedCertificate } from './jwe-fixtures.js';
 
@@ -68,6 +69,54 @@ describe('card-network keyring', () => {
     expect(code(() => importCardNetworkKey(ctx, 'org_nope', Buffer.from(pkcs1)))).toBe('404 not_found');
     expect(code(() => generateCardNetworkKey(ctx, org.id, { bits: 1024 }))).toBe('400 invalid_bits');
     expect(code(() => removeCardNetworkKey(ctx, 'f'.repeat(64)))).toBe('404 not_found');
+  });
+
+  it('caches the unsealed KeyObject per (org, kid) and drops it on remove and re-import', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    let unseals = 0;
+    const open = ctx.secrets.open.bind(ctx.secrets);
+    ctx.secrets.open = (...args: Parameters<typeof open>) => {
+      unseals++;
+      return open(...args);
+    };
+    const first = makeKeyPair();
+    importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
+    const a = privateKeyFor(ctx, org.id, 'portal-key-1')!;
+    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
+    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
+    expect(unseals).toBe(1);
+    expect(a.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
+
+    removeCardNetworkKey(ctx, 'portal-key-1', org.id);
+    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
+    const second = makeKeyPair();
+    importCardNetworkKey(ctx, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
+    const b = privateKeyFor(ctx, org.id, 'portal-key-1')!;
+    expect(b.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
+    expect(unseals).toBe(2);
+  });
+
+  it('does not use a cached key another process removed or replaced', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const first = makeKeyPair();
+    importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
+    expect(privateKeyFor(ctx, org.id, 'portal-key-1')!.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
+    // A CLI command is another process with its own connection (and so its own cache).
+    const cli = createContext(ctx.config, { log: ctx.log, clock: ctx.clock });
+    try {
+      // Replaced while this process still holds the old key in its cache.
+      removeCardNetworkKey(cli, 'portal-key-1', org.id);
+      const second = makeKeyPair();
+      importCardNetworkKey(cli, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
+      expect(privateKeyFor(ctx, org.id, 'portal-key-1')!.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
+      // Removed.
+      removeCardNetworkKey(cli, 'portal-key-1', org.id);
+      expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
+    } finally {
+      cli.db.close();
+    }
   });
 
   it('makes a CSR that OpenSSL verifies', (t) => {
