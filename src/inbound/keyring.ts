@@ -8,6 +8,7 @@ import { deleteCardNetworkKey, findCardNetworkKey, insertCardNetworkKey, keysWit
 import { getOrganization } from '../store/organizations.js';
 import { buildCsrPem } from './csr.js';
 import { normalizeKid, spkiFingerprint } from './key-fingerprint.js';
+import { isPkcs12, privateKeyFromPkcs12 } from './pkcs12.js';
 
 /**
  * The organizations' card-network decryption keys. An organization may hold several at once: a
@@ -75,14 +76,38 @@ export function generateCardNetworkKey(ctx: AppContext, orgId: string, opts: { b
   return { ...view, csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: getOrganization(ctx.db, orgId)!.name }) };
 }
 
-/** Imports a PEM or DER private key (PKCS#8 or PKCS#1). The kid defaults to the SPKI fingerprint. */
+/**
+ * Reads a private key: PEM (PKCS#1 "RSA PRIVATE KEY", PKCS#8, encrypted PKCS#8 or legacy encrypted
+ * PEM with the passphrase), DER (PKCS#8, encrypted PKCS#8, or PKCS#1), or a PKCS#12 keystore
+ * (.p12/.pfx, pkcs12.ts) with its password.
+ */
+export function readPrivateKey(keyBytes: Buffer, passphrase?: string): KeyObject {
+  const withPass = passphrase === undefined ? {} : { passphrase };
+  const text = keyBytes.toString('latin1');
+  if (text.includes('-----BEGIN')) {
+    if (/-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY)-----/.test(text) && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) {
+      throw new Error('the PEM holds no private key (a certificate or public key only)');
+    }
+    return createPrivateKey({ key: keyBytes.toString('utf8'), format: 'pem', ...withPass });
+  }
+  if (isPkcs12(keyBytes)) return privateKeyFromPkcs12(keyBytes, passphrase);
+  // DER: PKCS#8 (plain, or encrypted with the passphrase) first, then PKCS#1.
+  let first: unknown;
+  for (const type of ['pkcs8', 'pkcs1'] as const) {
+    try {
+      return createPrivateKey({ key: keyBytes, format: 'der', type, ...(type === 'pkcs8' ? withPass : {}) });
+    } catch (err) {
+      first ??= err;
+    }
+  }
+  throw first;
+}
+
+/** Imports a private key (see readPrivateKey for the formats). The kid defaults to the SPKI fingerprint. */
 export function importCardNetworkKey(ctx: AppContext, orgId: string, keyBytes: Buffer, opts: { kid?: string; passphrase?: string } = {}): CardNetworkKeyView {
   let privateKey: KeyObject;
   try {
-    const text = keyBytes.toString('utf8');
-    privateKey = text.includes('-----BEGIN')
-      ? createPrivateKey({ key: text, format: 'pem', ...(opts.passphrase ? { passphrase: opts.passphrase } : {}) })
-      : createPrivateKey({ key: keyBytes, format: 'der', type: 'pkcs8' });
+    privateKey = readPrivateKey(keyBytes, opts.passphrase);
   } catch (err) {
     throw badRequest('invalid_private_key', `the file does not hold a readable private key (${(err as Error).message.split('\n')[0]})`);
   }
