@@ -124,6 +124,29 @@ describe('POST /v1/webhooks/card-network', () => {
     expect((await http.post(PATH).send({})).status).toBe(403);
   });
 
+  it('refuses before reading the body: a refused sender never sees 400, 413 or 415', async () => {
+    const ctx = makeContext({ 'inbound.allowlist': ['10.0.0.0/8'], 'server.bodyLimitBytes': 2048 });
+    const { http } = makeApi(ctx);
+    const notJson = await http.post(PATH).set('content-type', 'text/plain').send('hello');
+    expect([notJson.status, notJson.body.code]).toEqual([403, 'sender_not_allowed']);
+    const tooLarge = await http.post(PATH).send(notification('x'.repeat(8192)));
+    expect([tooLarge.status, tooLarge.body.code]).toEqual([403, 'sender_not_allowed']);
+    const malformed = await http.post(PATH).set('content-type', 'application/json').send('{"eventId":');
+    expect([malformed.status, malformed.body.code]).toEqual([403, 'sender_not_allowed']);
+    // Also for the path as Express matches it (trailing slash, other case).
+    expect((await http.post(`${PATH}/`).set('content-type', 'text/plain').send('x')).status).toBe(403);
+    expect((await http.post(PATH.toUpperCase()).set('content-type', 'text/plain').send('x')).status).toBe(403);
+    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+  });
+
+  it('an admitted sender still gets the body rules (415, 413, 400)', async () => {
+    const ctx = makeContext({ 'inbound.allowlist': ['127.0.0.0/8', '::1/128'], 'server.bodyLimitBytes': 2048 });
+    const { http } = makeApi(ctx);
+    expect((await http.post(PATH).set('content-type', 'text/plain').send('hello')).status).toBe(415);
+    expect((await http.post(PATH).send(notification('x'.repeat(8192)))).status).toBe(413);
+    expect((await http.post(PATH).set('content-type', 'application/json').send('{"eventId":')).status).toBe(400);
+  });
+
   it('admits loopback when the allowlist holds it (IPv4-mapped IPv6 included)', async () => {
     const ctx = makeContext({ 'inbound.allowlist': ['127.0.0.0/8', '::1/128'] });
     const { http } = makeApi(ctx);
