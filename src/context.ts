@@ -38,7 +38,7 @@ export function dataDirOf(config: Config): string {
 export function createContext(config: Config, opts: ContextOptions = {}): AppContext {
   const log = opts.log ?? createLogger(config.log);
   const dataDir = dataDirOf(config);
-  const db = openDatabase(config.database.path, { busyTimeoutMs: config.database.busyTimeoutMs });
+  const db = openDatabase(config.database.path, { busyTimeoutMs: config.database.busyTimeoutMs, synchronous: config.database.synchronous });
   if (opts.migrate !== false) {
     for (const m of migrate(db)) log.info({ version: m.version, name: m.name }, 'migration applied');
   }

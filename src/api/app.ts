@@ -6,6 +6,7 @@ import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
 import { ApiRegistry, mountRoute, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
+import { inboundSenderGate } from './routes/inbound.js';
 import { VERSION } from '../version.js';
 
 declare module 'http' {
@@ -60,6 +61,7 @@ export function createApp(deps: ApiDeps, modules: RouteModule[] = routeModules):
   app.set('trust proxy', ctx.config.server.trustProxy);
   app.set('etag', false);
   app.use(requestContext(ctx.log));
+  app.use(inboundSenderGate(ctx)); // card-network sender check before any body handling (docs/inbound.md)
   app.use(requireJson);
   app.use(
     express.json({

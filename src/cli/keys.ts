@@ -24,13 +24,19 @@ const cardNetworkCommand: CommandModule = {
             );
           }),
       )
-      .command<CommonArgs & { org: string; privateKey: string; kid?: string }>(
+      .command<CommonArgs & { org: string; privateKey: string; kid?: string; keystorePassword?: string }>(
         'import',
-        'Import a private key (PEM or DER, PKCS#8 or PKCS#1); kid defaults to its SHA-256 SPKI fingerprint',
+        'Import a private key: PEM or DER, PKCS#8 (also encrypted) or PKCS#1, or a PKCS#12 keystore (.p12/.pfx); kid defaults to its SHA-256 SPKI fingerprint',
         (c) =>
           c
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
-            .option('private-key', { type: 'string', demandOption: true, describe: 'file holding the private key' })
+            .option('private-key', { type: 'string', demandOption: true, describe: 'file holding the private key, or a .p12/.pfx keystore' })
+            .option('keystore-password', {
+              type: 'string',
+              describe:
+                'password of a .p12/.pfx keystore or an encrypted key (default: BORDERD_KEY_PASSPHRASE, which stays out of the process list). ' +
+                'A keystore whose key is only inside encrypted safe contents: openssl pkcs12 -in k.p12 -nocerts -nodes -out key.pem, then import key.pem',
+            })
             .option('kid', { type: 'string', describe: 'the kid the card network sends for this key, when it is not the SPKI fingerprint' }),
         (args) =>
           runWithContext(args, (ctx) => {
@@ -40,8 +46,8 @@ const cardNetworkCommand: CommandModule = {
             } catch (err) {
               throw new CliExit(1, `cannot read ${args.privateKey}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
             }
-            const passphrase = process.env.BORDERD_KEY_PASSPHRASE;
-            const key = importCardNetworkKey(ctx, args.org, bytes, { ...(args.kid ? { kid: args.kid } : {}), ...(passphrase ? { passphrase } : {}) });
+            const passphrase = args.keystorePassword ?? process.env.BORDERD_KEY_PASSPHRASE;
+            const key = importCardNetworkKey(ctx, args.org, bytes, { ...(args.kid ? { kid: args.kid } : {}), ...(passphrase !== undefined ? { passphrase } : {}) });
             output(args, key, () => `imported card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})\nkid: ${key.kid}`);
           }),
       )

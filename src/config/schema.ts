@@ -18,6 +18,27 @@ function isCidr(value: string): boolean {
   return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
+const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
+const TRUST_PROXY_HELP =
+  'use a hop count (the number of proxies in front, e.g. 1) or the proxies\' addresses / CIDR ranges (e.g. ["10.0.0.0/8"]); false when nothing is in front';
+
+/** false | hop count | proxy addresses. A comma-separated string (an environment variable) is a list. */
+export const trustProxySchema = z.preprocess(
+  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
+  z.union([
+    z.literal(false),
+    z.number().int().min(0).max(16),
+    z
+      .array(z.string().refine((v) => PROXY_PRESETS.includes(v) || isCidr(v), `must be an IP address, a CIDR range or one of ${PROXY_PRESETS.join(', ')}`))
+      .min(1),
+  ], {
+    error: (issue) =>
+      issue.input === true
+        ? `true is refused: it trusts the left-most X-Forwarded-For entry, which the client writes, so any sender could pass inbound.allowlist; ${TRUST_PROXY_HELP}`
+        : `must be false, a hop count or a list of proxy addresses; ${TRUST_PROXY_HELP}`,
+  }),
+);
+
 export const serverSchema = z
   .strictObject({
     host: z.string().min(1).default('127.0.0.1'),
@@ -25,8 +46,14 @@ export const serverSchema = z
     /** How the outside world reaches this daemon; used in printed curl lines and docs links. */
     publicBaseUrl: z.url().optional(),
     bodyLimitBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
-    /** Trust X-Forwarded-For from a proxy in front (affects client IPs used by allowlists). */
-    trustProxy: z.boolean().default(false),
+    /**
+     * Which X-Forwarded-For entries to believe (the client IP used by inbound.allowlist): false (none,
+     * the socket peer is the client), a hop count (the number of proxies in front; the entry they
+     * appended is used), or the proxies' addresses / CIDR ranges (express "trust proxy" names
+     * loopback, linklocal, uniquelocal too). `true` is refused: it takes the left-most entry, which the
+     * client writes, so any sender could pass the allowlist.
+     */
+    trustProxy: trustProxySchema.default(false),
     /** How long SIGTERM waits for in-flight requests and sends before closing anyway. */
     shutdownGraceMs: positiveMs.default(10_000),
   })
@@ -36,6 +63,12 @@ export const databaseSchema = z
   .strictObject({
     path: z.string().min(1).default('./data/borderd.db'),
     busyTimeoutMs: z.number().int().min(0).default(5000),
+    /**
+     * Commit durability (SQLite synchronous under WAL). full: every commit is fsynced before it returns,
+     * so nothing acknowledged (a card-network 200, an API write) is lost to a power cut or OS crash.
+     * normal: fewer fsyncs, faster writes, but those crashes can roll back the last commits.
+     */
+    synchronous: z.enum(['full', 'normal']).default('full'),
   })
   .prefault({});
 

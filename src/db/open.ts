@@ -4,16 +4,24 @@ import { dirname } from 'node:path';
 
 export type Db = Database.Database;
 
+export type SynchronousLevel = 'full' | 'normal';
+
 export interface OpenOptions {
   busyTimeoutMs?: number;
   readonly?: boolean;
+  /** database.synchronous; FULL unless told otherwise. */
+  synchronous?: SynchronousLevel;
 }
 
 /**
  * Opens the SQLite file with the pragmas borderd relies on: WAL so the daemon and CLI commands can
  * read while one writes, foreign keys enforced, a busy timeout so a CLI write waits for the daemon's
- * transaction instead of failing, and synchronous=NORMAL (safe under WAL: a power cut can lose the
- * last commits but never corrupts; process crashes lose nothing).
+ * transaction instead of failing, and the durability of commits (database.synchronous):
+ * - FULL (default): the WAL is fsynced at every commit, so a commit that returned survives a power
+ *   loss or OS crash. borderd answers the card network's 200 (and API writes) after the commit, and
+ *   the card network does not redeliver an acknowledged notification, so this is the default.
+ * - NORMAL: fsync only at checkpoints; never corrupts, a process crash loses nothing, but a power
+ *   loss or OS crash can roll back the last commits, acknowledged ones included. Faster writes.
  */
 export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -21,7 +29,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
   if (!opts.readonly) {
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    db.pragma(`synchronous = ${opts.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   }
   db.pragma('foreign_keys = ON');
   cacheStatements(db);

@@ -5,15 +5,21 @@ import { matchPendingIcas } from './ica-mapping.js';
 import { INBOUND_PASS_SIGNAL, INBOUND_SIGNAL } from './signals.js';
 
 /**
- * Runs decryption in `borderd serve`: woken at once after an intake commit (ctx.signals), and on a
- * poll, because CLI commands in other processes (retry, key import, ica mapping) write the same file.
+ * Runs decryption in `borderd serve`: woken after an intake commit (ctx.signals), and on a poll,
+ * because CLI commands in other processes (retry, key import, ica mapping) write the same file.
  * One pass at a time; stop() waits for the pass in flight, so SIGTERM leaves no half-recorded attempt.
+ *
+ * EventEmitter.emit calls listeners synchronously, inside the emitter's own call stack: the intake
+ * emits from the request handler, before the 200 is written. The signal therefore only schedules a
+ * pass (setImmediate, after the response has been written in this turn of the event loop), so the
+ * answer to the card network never waits on an RSA unwrap.
  */
 export function createDecryptWorker(ctx: AppContext): Worker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
+  let scheduled: NodeJS.Immediate | undefined;
 
   const pass = async (): Promise<void> => {
     do {
@@ -41,18 +47,28 @@ export function createDecryptWorker(ctx: AppContext): Worker {
     });
   };
 
+  /** The signal's listener: never runs a pass inside the emitter's call stack. */
+  const wakeSoon = (): void => {
+    if (stopped || scheduled) return;
+    scheduled = setImmediate(() => {
+      scheduled = undefined;
+      wake();
+    });
+  };
+
   return {
     name: 'inbound-decrypt',
     start() {
-      ctx.signals.on(INBOUND_SIGNAL, wake);
+      ctx.signals.on(INBOUND_SIGNAL, wakeSoon);
       timer = setInterval(wake, ctx.config.inbound.pollIntervalMs);
       timer.unref();
       wake();
     },
     async stop() {
       stopped = true;
-      ctx.signals.off(INBOUND_SIGNAL, wake);
+      ctx.signals.off(INBOUND_SIGNAL, wakeSoon);
       if (timer) clearInterval(timer);
+      if (scheduled) clearImmediate(scheduled);
       await running;
     },
   };

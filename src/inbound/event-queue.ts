@@ -1,7 +1,16 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { conflict, notFound } from '../domain/errors.js';
-import { getInboundEventByEventId, listInboundEvents, requeueAllFailed, requeueInboundEvent, type InboundEvent, type InboundFilter } from '../store/inbound-events.js';
+import {
+  getInboundEventByEventId,
+  listInboundEvents,
+  listReplacedCopies,
+  requeueAllFailed,
+  requeueInboundEvent,
+  type InboundEvent,
+  type InboundFilter,
+  type ReplacedCopy,
+} from '../store/inbound-events.js';
 import { payloadSealContext } from './decryption.js';
 import { INBOUND_SIGNAL } from './signals.js';
 
@@ -46,8 +55,11 @@ export function listInbound(ctx: AppContext, filter: InboundFilter): InboundEven
   return listInboundEvents(ctx.db, filter).map(toView);
 }
 
-/** One notification with its decrypted payload (parsed JSON when it is JSON). */
-export function showInbound(ctx: AppContext, eventId: string): InboundEventView & { payload: unknown } {
+/** A copy replaced by a redelivery: its failure, not its bytes (those stay in the database). */
+export type ReplacedCopyView = Omit<ReplacedCopy, 'rawBody'>;
+
+/** One notification with its decrypted payload (parsed JSON when it is JSON) and the copies it replaced. */
+export function showInbound(ctx: AppContext, eventId: string): InboundEventView & { payload: unknown; replacedCopies: ReplacedCopyView[] } {
   const row = getInboundEventByEventId(ctx.db, eventId);
   if (!row) throw notFound(`inbound event ${eventId}`);
   let payload: unknown = null;
@@ -59,7 +71,8 @@ export function showInbound(ctx: AppContext, eventId: string): InboundEventView 
       payload = text;
     }
   }
-  return { ...toView(row), payload };
+  const replacedCopies = listReplacedCopies(ctx.db, row.id).map(({ rawBody: _raw, ...copy }) => copy);
+  return { ...toView(row), payload, replacedCopies };
 }
 
 /** Requeues one failed notification (or all of them) for decryption now. */

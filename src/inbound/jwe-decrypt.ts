@@ -1,5 +1,7 @@
 import { constants, createDecipheriv, createHmac, privateDecrypt, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { compactDecrypt, errors as joseErrors } from 'jose';
+import { decodeSegment, segmentAlphabet, type SegmentAlphabet } from './jwe-segments.js';
+import { normalizeKid, spkiFingerprint } from './key-fingerprint.js';
 
 /**
  * Decrypts the `data` JWE of a card-network notification: RSA-OAEP-256 key wrapping with A256GCM
@@ -10,10 +12,13 @@ import { compactDecrypt, errors as joseErrors } from 'jose';
  * from RFC 7516/7518 in two ways jose (rightly) refuses, and only those are accepted by the narrow
  * path below, built on node:crypto (docs/inbound.md lists them):
  *  1. a 16-byte AES-GCM IV where JWA requires 96 bits;
- *  2. segments encoded with "/" (and possibly "+" or "=" padding) left in: its base64url conversion
- *     replaces "+" and strips "=" but never replaces "/".
- * Everything else stays strict: the full 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that
- * library's own decryptor skips), the header bytes as received as additional data.
+ *  2. "/" left in segments: its base64url conversion replaces "+" with "-" and strips "=", but
+ *     replaces a backslash (instead of "/") with "_", so "/" stays and "_" never appears. It never
+ *     emits "+" or "=", and neither is accepted (jwe-segments.ts).
+ * That library only encrypts RSA-OAEP-256 + A256GCM; A128GCM, A192GCM and A128CBC-HS256 come from
+ * standard JWE producers and are accepted on either path. Everything else stays strict: the full
+ * 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that library's own decryptor skips), the header
+ * bytes as received as additional data.
  */
 export type DecryptFailureCode = 'malformed_jwe' | 'unsupported_algorithm' | 'missing_kid' | 'unknown_kid' | 'key_mismatch' | 'decryption_failed';
 
@@ -52,10 +57,9 @@ export interface DecryptedJwe {
   tolerated: Tolerance[];
 }
 
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
-
 interface Parsed {
   segments: [string, string, string, string, string];
+  alphabet: SegmentAlphabet;
   header: { alg: string; enc: ContentEncryption; kid: string };
   encryptedKey: Buffer;
   iv: Buffer;
@@ -65,9 +69,13 @@ interface Parsed {
 function parse(token: string): Parsed {
   const segments = token.split('.');
   if (segments.length !== 5) throw new JweDecryptError('malformed_jwe', `a compact JWE has 5 segments; this one has ${segments.length}`);
+  const alphabet = segmentAlphabet(segments);
+  if (!alphabet) {
+    throw new JweDecryptError('malformed_jwe', 'the segments are not base64url (characters A-Z a-z 0-9 - _, no padding; "/" instead of "_" is tolerated, as the card network\'s library writes it)');
+  }
   let header: Record<string, unknown>;
   try {
-    header = JSON.parse(Buffer.from(segments[0]!, 'base64').toString('utf8')) as Record<string, unknown>;
+    header = JSON.parse(decodeSegment(segments[0]!).toString('utf8')) as Record<string, unknown>;
     if (typeof header !== 'object' || header === null || Array.isArray(header)) throw new Error('not an object');
   } catch {
     throw new JweDecryptError('malformed_jwe', 'the protected header is not a base64url JSON object');
@@ -80,19 +88,33 @@ function parse(token: string): Parsed {
   const s = segments as Parsed['segments'];
   return {
     segments: s,
+    alphabet,
     header: { alg: alg as string, enc: enc as ContentEncryption, kid },
-    encryptedKey: Buffer.from(s[1], 'base64'),
-    iv: Buffer.from(s[2], 'base64'),
-    tag: Buffer.from(s[4], 'base64'),
+    encryptedKey: decodeSegment(s[1]),
+    iv: decodeSegment(s[2]),
+    tag: decodeSegment(s[4]),
   };
 }
 
+/**
+ * RSA-OAEP-256 unwrap of the content key. When it fails, the kid decides what it means. A kid that is
+ * the held key's own SPKI fingerprint names exactly that key, so the key is right and the token is
+ * not: its encrypted-key segment was altered or corrupted, or the sender encrypted for another key
+ * while naming this one. Either way no key import cures it, and a redelivered genuine copy must be
+ * able to replace it: `decryption_failed`. A kid the operator assigned at import (`--kid`) proves
+ * nothing about the key behind it, so there a wrong key is the likelier cause: `key_mismatch`,
+ * retried (the operator may be swapping the key).
+ */
 function unwrapKey(p: Parsed, key: KeyObject): Buffer {
   let cek: Buffer;
   try {
     cek = privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, p.encryptedKey);
   } catch {
-    throw new JweDecryptError('key_mismatch', `the content key does not unwrap with the private key of kid ${p.header.kid} (RSA-OAEP-256): the token was encrypted for another key`, p.header.kid);
+    const { kid } = p.header;
+    if (spkiFingerprint(key) === normalizeKid(kid)) {
+      throw new JweDecryptError('decryption_failed', `the content key does not unwrap (RSA-OAEP-256) with the key whose fingerprint is kid ${kid}: the encrypted key was altered or corrupted, or the sender encrypted for another key while naming this one`, kid);
+    }
+    throw new JweDecryptError('key_mismatch', `the content key does not unwrap with the private key imported under kid ${kid} (RSA-OAEP-256): the token was encrypted for another key`, kid);
   }
   if (cek.length !== CEK_BYTES[p.header.enc]) {
     throw new JweDecryptError('decryption_failed', `the content key has ${cek.length} bytes; ${p.header.enc} needs ${CEK_BYTES[p.header.enc]}`, p.header.kid);
@@ -105,7 +127,7 @@ const tagFailure = (kid: string) => new JweDecryptError('decryption_failed', 'th
 /** AES-GCM or AES-CBC + HMAC-SHA-256 (RFC 7518 5.2) over the segments as received. */
 function decryptContent(p: Parsed, cek: Buffer): Buffer {
   const aad = Buffer.from(p.segments[0], 'ascii');
-  const ciphertext = Buffer.from(p.segments[3], 'base64');
+  const ciphertext = decodeSegment(p.segments[3]);
   const { enc, kid } = p.header;
   if (p.tag.length !== 16) throw new JweDecryptError('decryption_failed', `the authentication tag has ${p.tag.length} bytes; 16 are required`, kid);
   if (enc === 'A128CBC-HS256') {
@@ -131,7 +153,7 @@ function decryptContent(p: Parsed, cek: Buffer): Buffer {
 
 function tolerancesOf(p: Parsed): Tolerance[] {
   const out: Tolerance[] = [];
-  if (!p.segments.every((s) => BASE64URL.test(s))) out.push('base64-alphabet');
+  if (p.alphabet === 'library') out.push('base64-alphabet');
   if (p.header.enc !== 'A128CBC-HS256' && p.iv.length !== STANDARD_IV_BYTES[p.header.enc]) out.push('gcm-iv-length');
   return out;
 }

@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/open.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -7,6 +8,7 @@ import { deleteCardNetworkKey, findCardNetworkKey, insertCardNetworkKey, keysWit
 import { getOrganization } from '../store/organizations.js';
 import { buildCsrPem } from './csr.js';
 import { normalizeKid, spkiFingerprint } from './key-fingerprint.js';
+import { isPkcs12, privateKeyFromPkcs12 } from './pkcs12.js';
 
 /**
  * The organizations' card-network decryption keys. An organization may hold several at once: a
@@ -56,6 +58,7 @@ function store(ctx: AppContext, orgId: string, privateKey: KeyObject, source: 'g
     if (findCardNetworkKey(ctx.db, orgId, kid)) throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
     insertCardNetworkKey(ctx.db, row);
   }).immediate();
+  forgetKey(ctx, orgId, kid);
   ctx.log.info({ orgId, kid, keyId: id, source }, 'card-network key added');
   return toView(row);
 }
@@ -73,14 +76,38 @@ export function generateCardNetworkKey(ctx: AppContext, orgId: string, opts: { b
   return { ...view, csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: getOrganization(ctx.db, orgId)!.name }) };
 }
 
-/** Imports a PEM or DER private key (PKCS#8 or PKCS#1). The kid defaults to the SPKI fingerprint. */
+/**
+ * Reads a private key: PEM (PKCS#1 "RSA PRIVATE KEY", PKCS#8, encrypted PKCS#8 or legacy encrypted
+ * PEM with the passphrase), DER (PKCS#8, encrypted PKCS#8, or PKCS#1), or a PKCS#12 keystore
+ * (.p12/.pfx, pkcs12.ts) with its password.
+ */
+export function readPrivateKey(keyBytes: Buffer, passphrase?: string): KeyObject {
+  const withPass = passphrase === undefined ? {} : { passphrase };
+  const text = keyBytes.toString('latin1');
+  if (text.includes('-----BEGIN')) {
+    if (/-----BEGIN (?:CERTIFICATE|PUBLIC KEY|RSA PUBLIC KEY)-----/.test(text) && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text)) {
+      throw new Error('the PEM holds no private key (a certificate or public key only)');
+    }
+    return createPrivateKey({ key: keyBytes.toString('utf8'), format: 'pem', ...withPass });
+  }
+  if (isPkcs12(keyBytes)) return privateKeyFromPkcs12(keyBytes, passphrase);
+  // DER: PKCS#8 (plain, or encrypted with the passphrase) first, then PKCS#1.
+  let first: unknown;
+  for (const type of ['pkcs8', 'pkcs1'] as const) {
+    try {
+      return createPrivateKey({ key: keyBytes, format: 'der', type, ...(type === 'pkcs8' ? withPass : {}) });
+    } catch (err) {
+      first ??= err;
+    }
+  }
+  throw first;
+}
+
+/** Imports a private key (see readPrivateKey for the formats). The kid defaults to the SPKI fingerprint. */
 export function importCardNetworkKey(ctx: AppContext, orgId: string, keyBytes: Buffer, opts: { kid?: string; passphrase?: string } = {}): CardNetworkKeyView {
   let privateKey: KeyObject;
   try {
-    const text = keyBytes.toString('utf8');
-    privateKey = text.includes('-----BEGIN')
-      ? createPrivateKey({ key: text, format: 'pem', ...(opts.passphrase ? { passphrase: opts.passphrase } : {}) })
-      : createPrivateKey({ key: keyBytes, format: 'der', type: 'pkcs8' });
+    privateKey = readPrivateKey(keyBytes, opts.passphrase);
   } catch (err) {
     throw badRequest('invalid_private_key', `the file does not hold a readable private key (${(err as Error).message.split('\n')[0]})`);
   }
@@ -101,12 +128,43 @@ export function removeCardNetworkKey(ctx: AppContext, kidOrId: string, orgId?: s
   if (matches.length > 1) throw conflict('ambiguous_kid', `kid ${kidOrId} exists in ${matches.length} organizations; name one with --org`);
   const key = matches[0]!;
   deleteCardNetworkKey(ctx.db, key.id);
+  forgetKey(ctx, key.orgId, key.kid);
   ctx.log.info({ orgId: key.orgId, kid: key.kid, keyId: key.id }, 'card-network key removed');
   return toView(key);
+}
+
+/**
+ * Unsealed private keys per (organization, kid), per database connection. Unsealing and parsing the
+ * PEM into a KeyObject cost more than the lookup, and every notification needs its key. An entry is
+ * dropped when this process imports or removes a key under that (org, kid), and it is only used
+ * while the stored row still has the same key id (cnk_…): the lookup reads the row each time, so a
+ * key removed or replaced by a CLI command in another process is not used from a stale cache.
+ */
+const keyCache = new WeakMap<Db, Map<string, { keyId: string; key: KeyObject }>>();
+const cacheKey = (orgId: string, kid: string) => `${orgId}\u0000${normalizeKid(kid)}`;
+
+function cacheOf(ctx: AppContext): Map<string, { keyId: string; key: KeyObject }> {
+  let cache = keyCache.get(ctx.db);
+  if (!cache) keyCache.set(ctx.db, (cache = new Map()));
+  return cache;
+}
+
+function forgetKey(ctx: AppContext, orgId: string, kid: string): void {
+  cacheOf(ctx).delete(cacheKey(orgId, kid));
 }
 
 /** The unsealed private key of an organization's kid, or undefined when it has no such key. */
 export function privateKeyFor(ctx: AppContext, orgId: string, kid: string): KeyObject | undefined {
   const row = findCardNetworkKey(ctx.db, orgId, normalizeKid(kid));
-  return row && createPrivateKey(ctx.secrets.open(row.privateEnc, sealContext(row.id)));
+  const cache = cacheOf(ctx);
+  const entry = cacheKey(orgId, kid);
+  if (!row) {
+    cache.delete(entry);
+    return undefined;
+  }
+  const hit = cache.get(entry);
+  if (hit?.keyId === row.id) return hit.key;
+  const key = createPrivateKey(ctx.secrets.open(row.privateEnc, sealContext(row.id)));
+  cache.set(entry, { keyId: row.id, key });
+  return key;
 }

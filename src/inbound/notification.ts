@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decodeSegment, segmentAlphabet } from './jwe-segments.js';
 
 /**
  * The inbound card-network notification body (spec: "Inbound card-network notification body").
@@ -9,16 +10,17 @@ import { z } from 'zod';
  */
 const MAX = 255;
 
-const B64_SEGMENT = /^[A-Za-z0-9_\-+/]*={0,2}$/;
-
-/** True for five dot-separated base64(url) segments whose first decodes to a JSON object with alg and enc. */
+/**
+ * True for five dot-separated segments in base64url (or the card network library's variant with "/",
+ * jwe-segments.ts) whose first decodes to a JSON object with alg and enc.
+ */
 export function looksLikeCompactJwe(value: string): boolean {
   const parts = value.split('.');
-  if (parts.length !== 5 || !parts.every((p) => B64_SEGMENT.test(p))) return false;
+  if (parts.length !== 5 || !segmentAlphabet(parts)) return false;
   const [header, key, iv, , tag] = parts as [string, string, string, string, string];
   if (!header || !key || !iv || !tag) return false;
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
+    const parsed: unknown = JSON.parse(decodeSegment(header).toString('utf8'));
     return typeof parsed === 'object' && parsed !== null && typeof (parsed as { alg?: unknown }).alg === 'string' && typeof (parsed as { enc?: unknown }).enc === 'string';
   } catch {
     return false;

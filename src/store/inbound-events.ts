@@ -82,20 +82,78 @@ export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
 
 /**
  * A redelivery of an eventId whose stored copy failed for its content (altered, malformed) takes
- * the stored copy's place and is queued; true when it did. Rows that decrypted, wait for a key or
- * came for another ica are left alone.
+ * the stored copy's place and is queued; true when it did. The replaced copy's bytes and failure
+ * move to inbound_event_replaced_copies (kept for forensics). Rows that decrypted, wait for a key or
+ * came for another ica are left alone. Call inside a transaction.
  */
 export function replaceFailedCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'rawBody'>, contentFailures: readonly string[], nowIso: string): boolean {
-  return (
-    db
-      .prepare(
-        `UPDATE inbound_events SET raw_body = ?, event_type = ?, event_created_date = ?, state = 'received', attempts = 0,
-           next_attempt_at = ?, updated_at = ?
-         WHERE event_id = ? AND ica = ? AND state = 'failed' AND org_id IS NOT NULL
-           AND failure_code IN (SELECT value FROM json_each(?))`,
-      )
-      .run(e.rawBody, e.eventType, e.eventCreatedDate, nowIso, nowIso, e.eventId, e.ica, JSON.stringify(contentFailures)).changes === 1
-  );
+  const row = db
+    .prepare(
+      `SELECT id FROM inbound_events
+       WHERE event_id = ? AND ica = ? AND state = 'failed' AND org_id IS NOT NULL AND failure_code IN (SELECT value FROM json_each(?))`,
+    )
+    .get(e.eventId, e.ica, JSON.stringify(contentFailures)) as { id: string } | undefined;
+  if (!row) return false;
+  db.prepare(
+    `INSERT INTO inbound_event_replaced_copies (inbound_id, seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid,
+       attempts, received_at, replaced_at)
+     SELECT e.id, COALESCE((SELECT MAX(seq) FROM inbound_event_replaced_copies WHERE inbound_id = e.id), 0) + 1, e.raw_body, e.event_type,
+       e.event_created_date, e.failure_code, e.failure_reason, e.kid, e.attempts,
+       COALESCE((SELECT MAX(replaced_at) FROM inbound_event_replaced_copies WHERE inbound_id = e.id), e.received_at), ?
+     FROM inbound_events e WHERE e.id = ?`,
+  ).run(nowIso, row.id);
+  db.prepare(
+    `UPDATE inbound_events SET raw_body = ?, event_type = ?, event_created_date = ?, state = 'received', attempts = 0,
+       next_attempt_at = ?, failure_code = NULL, failure_reason = NULL, kid = NULL, updated_at = ?
+     WHERE id = ?`,
+  ).run(e.rawBody, e.eventType, e.eventCreatedDate, nowIso, nowIso, row.id);
+  return true;
+}
+
+export interface ReplacedCopy {
+  seq: number;
+  rawBody: string;
+  eventType: string;
+  eventCreatedDate: string;
+  failureCode: string;
+  failureReason: string | null;
+  kid: string | null;
+  attempts: number;
+  receivedAt: string;
+  replacedAt: string;
+}
+
+/** The copies a redelivery replaced, oldest first. */
+export function listReplacedCopies(db: Db, inboundId: string): ReplacedCopy[] {
+  const rows = db
+    .prepare(
+      `SELECT seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid, attempts, received_at, replaced_at
+       FROM inbound_event_replaced_copies WHERE inbound_id = ? ORDER BY seq`,
+    )
+    .all(inboundId) as {
+    seq: number;
+    raw_body: string;
+    event_type: string;
+    event_created_date: string;
+    failure_code: string;
+    failure_reason: string | null;
+    kid: string | null;
+    attempts: number;
+    received_at: string;
+    replaced_at: string;
+  }[];
+  return rows.map((r) => ({
+    seq: r.seq,
+    rawBody: r.raw_body,
+    eventType: r.event_type,
+    eventCreatedDate: r.event_created_date,
+    failureCode: r.failure_code,
+    failureReason: r.failure_reason,
+    kid: r.kid,
+    attempts: r.attempts,
+    receivedAt: r.received_at,
+    replacedAt: r.replaced_at,
+  }));
 }
 
 export function getInboundEventByEventId(db: Db, eventId: string): InboundEvent | undefined {

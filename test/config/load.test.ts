@@ -70,7 +70,32 @@ describe('example config files', () => {
   it('production.yaml loads and is strict about callback URLs', () => {
     const c = loadConfig({ file: join(root, 'production.yaml'), env: {} });
     expect(c.webhooks).toMatchObject({ allowHttp: false, allowPrivateNetworks: false });
-    expect(c.server.trustProxy).toBe(true);
+    expect(c.server.trustProxy).toEqual(['10.0.0.0/8']);
+  });
+});
+
+describe('server.trustProxy', () => {
+  const trust = (v: unknown) => loadConfig({ env: {}, flags: { 'server.trustProxy': v } }).server.trustProxy;
+  it('is false by default', () => {
+    expect(loadConfig({ env: {} }).server.trustProxy).toBe(false);
+  });
+  it('takes a hop count or proxy addresses / CIDR ranges', () => {
+    expect(trust(1)).toBe(1);
+    expect(trust(['10.0.0.0/8', '::1', 'loopback'])).toEqual(['10.0.0.0/8', '::1', 'loopback']);
+    expect(loadConfig({ env: { BORDERD_SERVER_TRUST_PROXY: '10.0.0.0/8, 192.0.2.1' } }).server.trustProxy).toEqual(['10.0.0.0/8', '192.0.2.1']);
+    expect(loadConfig({ env: { BORDERD_SERVER_TRUST_PROXY: '2' } }).server.trustProxy).toBe(2);
+  });
+  it('refuses true, naming the key and what to use instead', () => {
+    expect(() => trust(true)).toThrow(ConfigError);
+    expect(() => trust(true)).toThrow(/server\.trustProxy: true is refused: .*left-most X-Forwarded-For.*hop count.*CIDR/);
+    const path = file('server:\n  trustProxy: true\n');
+    expect(() => loadConfig({ file: path, env: {} })).toThrow(/server\.trustProxy: true is refused.*config file/);
+    expect(() => loadConfig({ env: { BORDERD_SERVER_TRUST_PROXY: 'true' } })).toThrow(/server\.trustProxy/);
+  });
+  it('refuses a bad entry or a negative hop count', () => {
+    expect(() => trust(['proxy.example.com'])).toThrow(/server\.trustProxy\.0: must be an IP address, a CIDR range/);
+    expect(() => trust(['10.0.0.0/33'])).toThrow(/server\.trustProxy\.0/);
+    expect(() => trust(-1)).toThrow(/server\.trustProxy/);
   });
 });
 

@@ -7,7 +7,7 @@ import { INBOUND_PASS_SIGNAL } from '../../src/inbound/signals.js';
 import { mapIca } from '../../src/inbound/ica-mapping.js';
 import { importCardNetworkKey, generateCardNetworkKey, removeCardNetworkKey } from '../../src/inbound/keyring.js';
 import { retryInbound, showInbound } from '../../src/inbound/event-queue.js';
-import { getInboundEventByEventId } from '../../src/store/inbound-events.js';
+import { getInboundEventByEventId, listReplacedCopies } from '../../src/store/inbound-events.js';
 import { makeApi, makeContext, tempDir, type TestContext } from '../support/context.js';
 import { cardNetworkLibraryToken, joseToken, makeKeyPair, notification, selfSignedCertificate } from './jwe-fixtures.js';
 
@@ -105,6 +105,60 @@ describe('inbound decryption', () => {
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 'genuine' });
     expect(state(ctx, 'ev-1').rawBody).toBe(JSON.stringify(notification(genuine)));
+  });
+
+  it('a tampered encrypted key fails at once as decryption_failed; the genuine redelivery replaces it and the bad bytes are kept', async () => {
+    const { ctx, org, post } = setup();
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const genuine = await joseToken({ ok: 'genuine-key' }, right);
+    const parts = genuine.split('.');
+    const wrapped = Buffer.from(parts[1]!, 'base64url');
+    wrapped[7] = wrapped[7]! ^ 0x40;
+    parts[1] = wrapped.toString('base64url');
+    const tampered = notification(parts.join('.'), { eventType: 'FIRST_COPY' });
+    await post(tampered);
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1, retry: 0 });
+    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'decryption_failed', attempts: 1, kid: right.kid });
+    const failedAt = state(ctx, 'ev-1');
+
+    ctx.clock.advance(5_000);
+    expect((await post(notification(genuine))).body).toEqual({ received: true, eventId: 'ev-1', duplicate: true });
+    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'received', attempts: 0, failureCode: null, eventType: 'TOKEN_STATUS_UPDATED' });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    const shown = showInbound(ctx, 'ev-1');
+    expect(shown).toMatchObject({ state: 'decrypted', payload: { ok: 'genuine-key' }, failureCode: null });
+    expect(shown.replacedCopies).toEqual([
+      expect.objectContaining({ seq: 1, eventType: 'FIRST_COPY', failureCode: 'decryption_failed', attempts: 1, kid: right.kid, receivedAt: failedAt.receivedAt }),
+    ]);
+    expect(shown.replacedCopies[0]).not.toHaveProperty('rawBody');
+    expect(listReplacedCopies(ctx.db, failedAt.id)[0]!.rawBody).toBe(JSON.stringify(tampered));
+  });
+
+  it('keeps every replaced copy in order when a redelivery fails again', async () => {
+    const { ctx, org, post } = setup();
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const genuine = await joseToken({ ok: 'third' }, right);
+    const broken = (n: number) => {
+      const parts = genuine.split('.');
+      const tag = Buffer.from(parts[4]!, 'base64url');
+      tag[n] = tag[n]! ^ 0x01;
+      parts[4] = tag.toString('base64url');
+      return notification(parts.join('.'));
+    };
+    await post(broken(0));
+    await decryptDue(ctx);
+    ctx.clock.advance(1_000);
+    await post(broken(1));
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    ctx.clock.advance(1_000);
+    await post(notification(genuine));
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    const copies = listReplacedCopies(ctx.db, state(ctx, 'ev-1').id);
+    expect(copies.map((c) => [c.seq, c.rawBody])).toEqual([
+      [1, JSON.stringify(broken(0))],
+      [2, JSON.stringify(broken(1))],
+    ]);
+    expect(copies[1]!.receivedAt).toBe(copies[0]!.replacedAt);
   });
 
   it('a redelivery does not replace a copy that failed for want of a key', async () => {

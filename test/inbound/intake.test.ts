@@ -85,6 +85,16 @@ describe('POST /v1/webhooks/card-network', () => {
       ['data header not JSON', notification(['bm90IGpzb24', ...token.split('.').slice(1)].join('.')), 'body.data'],
       ['data a number', notification(7), 'body.data'],
       ['data an object of two members', notification({ a: token, b: token }), 'body.data'],
+      ['numeric eventType', notification(token, { eventType: 7 }), 'body.eventType'],
+      ['object eventType', notification(token, { eventType: { name: 'x' } }), 'body.eventType'],
+      ['boolean eventCreatedDate', notification(token, { eventCreatedDate: true }), 'body.eventCreatedDate'],
+      ['numeric eventCreatedDate', notification(token, { eventCreatedDate: 1767225600000 }), 'body.eventCreatedDate'],
+      ['data a one-member object whose value is not a JWE', notification({ encryptedValue: 'hello' }), 'body.data'],
+      ['data a one-member object whose value is not a string', notification({ encryptedValue: 42 }), 'body.data'],
+      ['data a one-member object holding a four-segment token', notification({ encryptedValue: token.split('.').slice(0, 4).join('.') }), 'body.data'],
+      ['data an empty object', notification({}), 'body.data'],
+      ['data with "+" in a segment', notification(token.replace(/[-_]/, '+')), 'body.data'],
+      ['data with "=" padding', notification(token.split('.').map((p, i) => (i === 2 ? `${p}==` : p)).join('.')), 'body.data'],
     ];
     for (const [name, body, path] of cases) {
       it(name, async () => {
@@ -97,6 +107,32 @@ describe('POST /v1/webhooks/card-network', () => {
         expect(listInboundEvents(ctx.db)).toHaveLength(0);
       });
     }
+  });
+
+  it('answers 400 for a body that is not an object (array, JSON string, number) and stores nothing', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const token = await joseToken({}, key);
+    for (const raw of [JSON.stringify([notification(token)]), '[]', '"hello"', '42', 'null']) {
+      const res = await http.post(PATH).set('content-type', 'application/json').send(raw);
+      expect(res.status, raw).toBe(400);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    }
+    // An array is parsed, then refused by the schema as a whole: the error names the body itself.
+    const array = await http.post(PATH).set('content-type', 'application/json').send('[]');
+    expect((array.body.errors as { path: string }[]).map((e) => e.path)).toEqual(['body']);
+    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+  });
+
+  it('accepts every string field at exactly 255 characters', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const at = (c: string) => c.repeat(255);
+    const body = notification(await joseToken({}, key), { eventId: at('e'), eventType: at('t'), eventCreatedDate: at('d'), ica: at('i') });
+    const res = await http.post(PATH).send(body);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ received: true, eventId: at('e'), duplicate: false });
+    expect(getInboundEventByEventId(ctx.db, at('e'))).toMatchObject({ eventType: at('t'), eventCreatedDate: at('d'), ica: at('i') });
   });
 
   it('answers 413 past the body limit', async () => {
@@ -120,6 +156,29 @@ describe('POST /v1/webhooks/card-network', () => {
     const ctx = makeContext({ 'inbound.allowlist': ['10.0.0.0/8'] });
     const { http } = makeApi(ctx);
     expect((await http.post(PATH).send({})).status).toBe(403);
+  });
+
+  it('refuses before reading the body: a refused sender never sees 400, 413 or 415', async () => {
+    const ctx = makeContext({ 'inbound.allowlist': ['10.0.0.0/8'], 'server.bodyLimitBytes': 2048 });
+    const { http } = makeApi(ctx);
+    const notJson = await http.post(PATH).set('content-type', 'text/plain').send('hello');
+    expect([notJson.status, notJson.body.code]).toEqual([403, 'sender_not_allowed']);
+    const tooLarge = await http.post(PATH).send(notification('x'.repeat(8192)));
+    expect([tooLarge.status, tooLarge.body.code]).toEqual([403, 'sender_not_allowed']);
+    const malformed = await http.post(PATH).set('content-type', 'application/json').send('{"eventId":');
+    expect([malformed.status, malformed.body.code]).toEqual([403, 'sender_not_allowed']);
+    // Also for the path as Express matches it (trailing slash, other case).
+    expect((await http.post(`${PATH}/`).set('content-type', 'text/plain').send('x')).status).toBe(403);
+    expect((await http.post(PATH.toUpperCase()).set('content-type', 'text/plain').send('x')).status).toBe(403);
+    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+  });
+
+  it('an admitted sender still gets the body rules (415, 413, 400)', async () => {
+    const ctx = makeContext({ 'inbound.allowlist': ['127.0.0.0/8', '::1/128'], 'server.bodyLimitBytes': 2048 });
+    const { http } = makeApi(ctx);
+    expect((await http.post(PATH).set('content-type', 'text/plain').send('hello')).status).toBe(415);
+    expect((await http.post(PATH).send(notification('x'.repeat(8192)))).status).toBe(413);
+    expect((await http.post(PATH).set('content-type', 'application/json').send('{"eventId":')).status).toBe(400);
   });
 
   it('admits loopback when the allowlist holds it (IPv4-mapped IPv6 included)', async () => {

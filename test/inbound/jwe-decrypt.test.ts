@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { compactDecrypt, decodeProtectedHeader } from 'jose';
 import { decryptJwe, JweDecryptError } from '../../src/inbound/jwe-decrypt.js';
 import { tempDir } from '../support/context.js';
-import { cardNetworkLibraryToken, joseToken, makeKeyPair, selfSignedCertificate } from './jwe-fixtures.js';
+import { cardNetworkLibraryToken, gcm16ByteIvToken, joseToken, makeKeyPair, selfSignedCertificate, slashAlphabetToken } from './jwe-fixtures.js';
 
 const key = makeKeyPair();
 const other = makeKeyPair();
 const lookup = (kid: string) => (kid === key.kid ? key.privateKey : undefined);
+
+/** Encodes bytes as a segment of `token` would be: base64url, or with "/" for a library token. */
+const sameAlphabet = (token: string, bytes: Buffer) => (token.includes('/') ? bytes.toString('base64url').replace(/_/g, '/') : bytes.toString('base64url'));
 
 async function failure(p: Promise<unknown>): Promise<JweDecryptError> {
   try {
@@ -53,18 +56,38 @@ describe('decryptJwe', () => {
     expect(err.retryable).toBe(true);
   });
 
-  it('names a wrong key (token for another key under a known kid)', async () => {
-    const err = await failure(decryptJwe(await joseToken({}, other, { kid: key.kid }), lookup));
+  it('names a wrong key under a kid the operator assigned (import --kid)', async () => {
+    const assigned = (kid: string) => (kid === 'portal-key-1' ? key.privateKey : undefined);
+    const err = await failure(decryptJwe(await joseToken({}, other, { kid: 'portal-key-1' }), assigned));
     expect(err.code).toBe('key_mismatch');
     expect(err.retryable).toBe(true);
+  });
+
+  it('an unwrap failure under the key\'s own fingerprint kid is the token\'s fault: decryption_failed, not retried', async () => {
+    // Encrypted for another key while naming ours.
+    const misnamed = await failure(decryptJwe(await joseToken({}, other, { kid: key.kid }), lookup));
+    expect(misnamed.code).toBe('decryption_failed');
+    expect(misnamed.retryable).toBe(false);
+    // The encrypted-key segment altered in transit (jose and library tokens).
+    const cert = selfSignedCertificate(key, tempDir());
+    for (const token of [await joseToken({ a: 1 }, key), cardNetworkLibraryToken({ a: 1 }, cert)]) {
+      const parts = token.split('.');
+      const wrapped = Buffer.from(parts[1]!.replace(/\//g, '_'), 'base64url');
+      wrapped[100] = wrapped[100]! ^ 0x01;
+      parts[1] = sameAlphabet(token, wrapped);
+      const err = await failure(decryptJwe(parts.join('.'), lookup));
+      expect(err.code).toBe('decryption_failed');
+      expect(err.message).toMatch(/encrypted key was altered/);
+      expect(err.kid).toBe(key.kid);
+    }
   });
 
   it('names a tampered tag, for jose and library tokens alike', async () => {
     const flipLast = (t: string) => {
       const parts = t.split('.');
-      const tag = Buffer.from(parts[4]!, 'base64');
+      const tag = Buffer.from(parts[4]!.replace(/\//g, '_'), 'base64url');
       tag[0] = tag[0]! ^ 1;
-      parts[4] = tag.toString('base64url');
+      parts[4] = sameAlphabet(t, tag);
       return parts.join('.');
     };
     const cert = selfSignedCertificate(key, tempDir());
@@ -97,9 +120,67 @@ describe('decryptJwe tolerance stays narrow', () => {
   it('refuses a truncated GCM tag even on the tolerant path', async () => {
     const cert = selfSignedCertificate(key, tempDir());
     const parts = cardNetworkLibraryToken({ a: 1 }, cert).split('.');
-    parts[4] = Buffer.from(parts[4]!, 'base64').subarray(0, 12).toString('base64url');
+    parts[4] = sameAlphabet(parts.join('.'), Buffer.from(parts[4]!.replace(/\//g, '_'), 'base64url').subarray(0, 12));
     const err = await failure(decryptJwe(parts.join('.'), lookup));
     expect(err.code).toBe('decryption_failed');
     expect(err.message).toMatch(/16 are required/);
+  });
+});
+
+describe('decryptJwe tolerant path, per content encryption', () => {
+  // The library itself only makes A256GCM; the other encs come from standard producers, and the
+  // tolerant path (node:crypto, not jose) must read each of them when a token needs it.
+  for (const enc of ['A128GCM', 'A192GCM', 'A256GCM', 'A128CBC-HS256'] as const) {
+    it(`reads ${enc} with "/" left in its segments`, async () => {
+      const token = await slashAlphabetToken({ enc, slash: true }, key, enc);
+      await expect(compactDecrypt(token, key.privateKey)).rejects.toThrow();
+      const out = await decryptJwe(token, lookup);
+      expect(JSON.parse(out.plaintext.toString('utf8'))).toEqual({ enc, slash: true });
+      expect(out).toMatchObject({ enc, tolerated: ['base64-alphabet'] });
+    });
+  }
+  for (const enc of ['A128GCM', 'A192GCM', 'A256GCM'] as const) {
+    it(`reads ${enc} with a 16-byte IV`, async () => {
+      const token = gcm16ByteIvToken({ enc, iv: 16 }, key, enc);
+      await expect(compactDecrypt(token, key.privateKey)).rejects.toThrow();
+      const out = await decryptJwe(token, lookup);
+      expect(JSON.parse(out.plaintext.toString('utf8'))).toEqual({ enc, iv: 16 });
+      expect(out).toMatchObject({ enc, tolerated: ['gcm-iv-length'] });
+    });
+  }
+  it('still verifies the A128CBC-HS256 HMAC on the tolerant path', async () => {
+    const parts = (await slashAlphabetToken({ a: 1 }, key, 'A128CBC-HS256')).split('.');
+    parts[4] = parts[4]!.startsWith('A') ? `B${parts[4]!.slice(1)}` : `A${parts[4]!.slice(1)}`;
+    const err = await failure(decryptJwe(parts.join('.'), lookup));
+    expect(err.code).toBe('decryption_failed');
+  });
+});
+
+describe('decryptJwe alphabet: only what the library really writes', () => {
+  const withSegment = async (i: number, edit: (s: string) => string) => {
+    const parts = (await joseToken({ a: 1 }, key)).split('.');
+    parts[i] = edit(parts[i]!);
+    return parts.join('.');
+  };
+  it('refuses "+", which the library replaces with "-"', async () => {
+    const token = await withSegment(3, (s) => `+${s.slice(1)}`);
+    const err = await failure(decryptJwe(token, lookup));
+    expect(err.code).toBe('malformed_jwe');
+    expect(err.message).toMatch(/not base64url/);
+  });
+  it('refuses "=" padding, which the library strips', async () => {
+    const token = await withSegment(2, (s) => `${s.slice(0, -2)}==`);
+    expect((await failure(decryptJwe(token, lookup))).code).toBe('malformed_jwe');
+  });
+  it('refuses "_" and "/" mixed in one token (no producer writes both)', async () => {
+    const token = (await slashAlphabetToken({ a: 1 }, key, 'A256GCM')).split('.');
+    // A "/" in the encrypted key, a "_" in the ciphertext.
+    token[1] = `/${token[1]!.slice(1)}`;
+    token[3] = `_${token[3]!.slice(1)}`;
+    expect((await failure(decryptJwe(token.join('.'), lookup))).code).toBe('malformed_jwe');
+  });
+  it('refuses a segment length no base64 has', async () => {
+    const token = await withSegment(3, (s) => (s.length % 4 === 0 ? `${s}A` : s.length % 4 === 2 ? `${s.slice(0, -1)}` : `${s}AA`));
+    expect((await failure(decryptJwe(token, lookup))).code).toBe('malformed_jwe');
   });
 });

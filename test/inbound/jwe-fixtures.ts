@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { constants, createCipheriv, generateKeyPairSync, publicEncrypt, randomBytes, type KeyObject } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -88,4 +88,36 @@ export function cardNetworkLibraryToken(payload: Record<string, unknown>, certif
   });
   const { body } = jwe.encrypt('/notifications', {}, structuredClone(payload));
   return body.encryptedValue as string;
+}
+
+/**
+ * A jose token rewritten in the card network library's alphabet: "/" where base64url has "_" (the
+ * library never replaces "/"). Tokens are drawn until one holds a "_", so the result differs.
+ */
+export async function slashAlphabetToken(
+  payload: unknown,
+  key: { publicKey: KeyObject; kid: string },
+  enc: 'A128GCM' | 'A192GCM' | 'A256GCM' | 'A128CBC-HS256',
+): Promise<string> {
+  for (let i = 0; i < 50; i++) {
+    const token = await joseToken(payload, key, { enc });
+    if (token.includes('_')) return token.replace(/_/g, '/');
+  }
+  throw new Error('no token with "_" in 50 draws');
+}
+
+/**
+ * An AES-GCM compact JWE with a 16-byte IV, the way the card network's library draws it, but for any
+ * GCM enc and in strict base64url, built with node:crypto (jose refuses to make or read these).
+ */
+export function gcm16ByteIvToken(payload: unknown, key: { publicKey: KeyObject; kid: string }, enc: 'A128GCM' | 'A192GCM' | 'A256GCM'): string {
+  const bytes = { A128GCM: 16, A192GCM: 24, A256GCM: 32 }[enc];
+  const header = Buffer.from(JSON.stringify({ alg: 'RSA-OAEP-256', enc, kid: key.kid })).toString('base64url');
+  const cek = randomBytes(bytes);
+  const iv = randomBytes(16);
+  const wrapped = publicEncrypt({ key: key.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, cek);
+  const cipher = createCipheriv(`aes-${bytes * 8}-gcm` as 'aes-256-gcm', cek, iv);
+  cipher.setAAD(Buffer.from(header, 'ascii'));
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
+  return [header, wrapped.toString('base64url'), iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
 }

@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config/load.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, privateKeyFor, removeCardNetworkKey } from '../../src/inbound/keyring.js';
+import { createContext } from '../../src/context.js';
 import { makeContext, tempDir } from '../support/context.js';
 import { makeKeyPair, selfSignedCertificate } from './jwe-fixtures.js';
 
@@ -68,6 +69,135 @@ describe('card-network keyring', () => {
     expect(code(() => importCardNetworkKey(ctx, 'org_nope', Buffer.from(pkcs1)))).toBe('404 not_found');
     expect(code(() => generateCardNetworkKey(ctx, org.id, { bits: 1024 }))).toBe('400 invalid_bits');
     expect(code(() => removeCardNetworkKey(ctx, 'f'.repeat(64)))).toBe('404 not_found');
+  });
+
+  it('caches the unsealed KeyObject per (org, kid) and drops it on remove and re-import', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    let unseals = 0;
+    const open = ctx.secrets.open.bind(ctx.secrets);
+    ctx.secrets.open = (...args: Parameters<typeof open>) => {
+      unseals++;
+      return open(...args);
+    };
+    const first = makeKeyPair();
+    importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
+    const a = privateKeyFor(ctx, org.id, 'portal-key-1')!;
+    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
+    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
+    expect(unseals).toBe(1);
+    expect(a.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
+
+    removeCardNetworkKey(ctx, 'portal-key-1', org.id);
+    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
+    const second = makeKeyPair();
+    importCardNetworkKey(ctx, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
+    const b = privateKeyFor(ctx, org.id, 'portal-key-1')!;
+    expect(b.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
+    expect(unseals).toBe(2);
+  });
+
+  it('does not use a cached key another process removed or replaced', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const first = makeKeyPair();
+    importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
+    expect(privateKeyFor(ctx, org.id, 'portal-key-1')!.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
+    // A CLI command is another process with its own connection (and so its own cache).
+    const cli = createContext(ctx.config, { log: ctx.log, clock: ctx.clock });
+    try {
+      // Replaced while this process still holds the old key in its cache.
+      removeCardNetworkKey(cli, 'portal-key-1', org.id);
+      const second = makeKeyPair();
+      importCardNetworkKey(cli, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
+      expect(privateKeyFor(ctx, org.id, 'portal-key-1')!.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
+      // Removed.
+      removeCardNetworkKey(cli, 'portal-key-1', org.id);
+      expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
+    } finally {
+      cli.db.close();
+    }
+  });
+
+  describe('import formats', () => {
+    const pair = makeKeyPair();
+    const exportAs = (type: 'pkcs1' | 'pkcs8', format: 'pem' | 'der', cipher?: string) =>
+      Buffer.from(pair.privateKey.export({ type, format, ...(cipher ? { cipher, passphrase: 'correct horse' } : {}) } as never) as Buffer | string);
+    const imported = (bytes: Buffer, passphrase?: string) => {
+      const ctx = makeContext();
+      const org = createOrganization(ctx, 'Acme');
+      const view = importCardNetworkKey(ctx, org.id, bytes, passphrase === undefined ? {} : { passphrase });
+      expect(view.kid).toBe(pair.kid);
+      // The stored key is the same key: it decrypts for its kid.
+      expect(privateKeyFor(ctx, org.id, pair.kid)!.export({ type: 'pkcs8', format: 'pem' })).toBe(pair.privatePem);
+      return view;
+    };
+    const refused = (bytes: Buffer, passphrase?: string) => {
+      const ctx = makeContext();
+      const org = createOrganization(ctx, 'Acme');
+      try {
+        importCardNetworkKey(ctx, org.id, bytes, passphrase === undefined ? {} : { passphrase });
+      } catch (err) {
+        expect((err as { code: string }).code).toBe('invalid_private_key');
+        return (err as Error).message;
+      }
+      throw new Error('expected the import to be refused');
+    };
+
+    it('PEM PKCS#1, PEM PKCS#8, encrypted PEM PKCS#8', () => {
+      imported(exportAs('pkcs1', 'pem'));
+      imported(exportAs('pkcs8', 'pem'));
+      imported(exportAs('pkcs8', 'pem', 'aes-256-cbc'), 'correct horse');
+      expect(refused(exportAs('pkcs8', 'pem', 'aes-256-cbc'), 'wrong')).toMatch(/readable private key/);
+    });
+
+    it('DER PKCS#1, DER PKCS#8, encrypted DER PKCS#8', () => {
+      imported(exportAs('pkcs1', 'der'));
+      imported(exportAs('pkcs8', 'der'));
+      imported(exportAs('pkcs8', 'der', 'aes-256-cbc'), 'correct horse');
+    });
+
+    it('a PEM certificate or public key alone is refused with the reason', () => {
+      expect(refused(Buffer.from(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string))).toMatch(/no private key/);
+    });
+
+    const forgeP12 = (algorithm: '3des' | 'aes256' | 'aes128', password: string | null) => {
+      const forge = require('node-forge') as {
+        pki: { privateKeyFromPem(pem: string): unknown };
+        pkcs12: { toPkcs12Asn1(key: unknown, certs: null, password: string | null, opts: { algorithm: string }): unknown };
+        asn1: { toDer(asn1: unknown): { getBytes(): string } };
+      };
+      const p12 = forge.pkcs12.toPkcs12Asn1(forge.pki.privateKeyFromPem(pair.privatePem), null, password, { algorithm });
+      return Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');
+    };
+
+    for (const algorithm of ['3des', 'aes256', 'aes128'] as const) {
+      it(`PKCS#12 from node-forge (${algorithm}), with its password`, () => {
+        imported(forgeP12(algorithm, 'keystore-pw'), 'keystore-pw');
+        expect(refused(forgeP12(algorithm, 'keystore-pw'), 'not-it')).toMatch(/does not decrypt with this password/);
+        expect(refused(forgeP12(algorithm, 'keystore-pw'))).toMatch(/give its password \(--keystore-password/);
+      });
+    }
+
+    it('PKCS#12 from OpenSSL (default, -legacy, unencrypted key bag); a keystore without a key names the conversion', (t) => {
+      try {
+        execFileSync('openssl', ['version'], { stdio: 'ignore' });
+      } catch {
+        t.skip();
+      }
+      const dir = tempDir();
+      writeFileSync(join(dir, 'k.pem'), pair.privatePem);
+      execFileSync('openssl', ['req', '-new', '-x509', '-key', join(dir, 'k.pem'), '-subj', '/CN=card-network', '-days', '1', '-out', join(dir, 'c.pem')], { stdio: 'ignore' });
+      const p12 = (...extra: string[]) => {
+        execFileSync('openssl', ['pkcs12', '-export', '-inkey', join(dir, 'k.pem'), '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'k.p12'), ...extra], { stdio: 'ignore' });
+        return readFileSync(join(dir, 'k.p12'));
+      };
+      imported(p12(), 'keystore-pw');
+      imported(p12('-legacy'), 'keystore-pw');
+      imported(p12('-keypbe', 'NONE', '-certpbe', 'NONE'));
+      execFileSync('openssl', ['pkcs12', '-export', '-nokeys', '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'cert.p12')], { stdio: 'ignore' });
+      expect(refused(readFileSync(join(dir, 'cert.p12')), 'keystore-pw')).toMatch(/openssl pkcs12 -in keystore\.p12 -nocerts -nodes/);
+    });
   });
 
   it('makes a CSR that OpenSSL verifies', (t) => {

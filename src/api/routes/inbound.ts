@@ -1,4 +1,6 @@
+import express, { type Router } from 'express';
 import { z } from 'zod';
+import type { AppContext } from '../../context.js';
 import { badRequest } from '../../domain/errors.js';
 import { receiveNotification } from '../../inbound/intake.js';
 import { inboundNotificationSchema } from '../../inbound/notification.js';
@@ -14,9 +16,30 @@ const receivedResponse = z.object({
 });
 
 /**
+ * The sender check (IP allowlist, client-certificate header) of endpoint 6 as a middleware that
+ * app.ts mounts ahead of the JSON body parser: a refused sender gets 403 before its body is read,
+ * never a 400, 413 or 415 that would tell it something about the body rules. It matches the route
+ * the same way the API router does (Express defaults: case-insensitive, optional trailing slash).
+ */
+export function inboundSenderGate(ctx: AppContext): Router {
+  const checkSender = senderChecker(ctx.config.inbound);
+  const gate = express.Router();
+  gate.post(`/v1/webhooks/${ctx.config.inbound.pathName}`, (req, _res, next) => {
+    try {
+      checkSender({ ip: req.ip, header: (name) => req.get(name) });
+      next();
+    } catch (err) {
+      next(err);
+    }
+  });
+  return gate;
+}
+
+/**
  * Endpoint 6: the card network posts notifications here, without a bearer token. The sender check
- * (IP allowlist, client-certificate header) runs before the body is validated, so a refused sender
- * learns nothing about what would be accepted; the body schema is therefore applied in the handler.
+ * runs before the body is parsed (inboundSenderGate, mounted in app.ts) and again in the handler, so
+ * a refused sender learns nothing about what would be accepted; the body schema is therefore
+ * applied in the handler.
  */
 export const inboundRoutes: RouteModule = (api, deps) => {
   const { ctx } = deps;

@@ -1,0 +1,111 @@
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/services/organizations.js';
+import { decryptDue } from '../../src/inbound/decryption.js';
+import { receiveNotification } from '../../src/inbound/intake.js';
+import { inboundNotificationSchema } from '../../src/inbound/notification.js';
+import { importCardNetworkKey } from '../../src/inbound/keyring.js';
+import { getInboundEventByEventId } from '../../src/store/inbound-events.js';
+import { makeContext } from '../support/context.js';
+import { runCli } from '../support/process.js';
+import { joseToken, makeKeyPair, notification } from './jwe-fixtures.js';
+
+/** The real compiled CLI (needs `npm run build`) against a database this test fills in-process. */
+const key = makeKeyPair();
+const stranger = makeKeyPair();
+
+async function fixture() {
+  const ctx = makeContext({ 'inbound.decryptRetrySeconds': [] });
+  const org = createOrganization(ctx, 'Acme');
+  ctx.config.inbound.icaOrganizations = { '5000': org.id };
+  importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
+  const receive = async (eventId: string, eventType: string, to = key) => {
+    const body = notification(await joseToken({ eventId }, to), { eventId, eventType, ica: '5000' });
+    receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
+  };
+  await receive('a-1', 'TOKEN_STATUS_UPDATED');
+  await receive('b-1', 'TOKEN_DELETED');
+  await receive('a-2', 'TOKEN_STATUS_UPDATED');
+  await receive('x-1', 'TOKEN_STATUS_UPDATED', stranger); // unknown kid, no retries: failed
+  await decryptDue(ctx);
+  // The CLI must find the database as a command line names it, with the config file's ica mapping.
+  const cli = (args: string[]) => runCli([...args, '--db', ctx.config.database.path, '--json']);
+  return { ctx, org, cli };
+}
+
+describe('borderd inbound (CLI)', () => {
+  it('list --event-type shows only that eventType, oldest first', async () => {
+    const { cli } = await fixture();
+    const r = await cli(['inbound', 'list', '--event-type', 'TOKEN_STATUS_UPDATED']);
+    expect(r.code, r.stderr).toBe(0);
+    const rows = JSON.parse(r.stdout) as { eventId: string; eventType: string }[];
+    expect(rows.map((e) => e.eventId)).toEqual(['a-1', 'a-2', 'x-1']);
+    expect(new Set(rows.map((e) => e.eventType))).toEqual(new Set(['TOKEN_STATUS_UPDATED']));
+    const other = await cli(['inbound', 'list', '--event-type', 'TOKEN_DELETED', '--state', 'decrypted']);
+    expect((JSON.parse(other.stdout) as { eventId: string }[]).map((e) => e.eventId)).toEqual(['b-1']);
+  });
+
+  it('retry EVENT_ID requeues that one failed notification with a fresh attempt count', async () => {
+    const { ctx, cli } = await fixture();
+    expect(getInboundEventByEventId(ctx.db, 'x-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', attempts: 1 });
+    const r = await cli(['inbound', 'retry', 'x-1']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ requeued: 1 });
+    expect(getInboundEventByEventId(ctx.db, 'x-1')).toMatchObject({ state: 'received', attempts: 0 });
+    expect(getInboundEventByEventId(ctx.db, 'a-1')!.state).toBe('decrypted');
+
+    const decrypted = await cli(['inbound', 'retry', 'a-1']);
+    expect(decrypted.code).toBe(1);
+    expect(JSON.parse(decrypted.stdout).error).toMatchObject({ status: 409 });
+    const unknown = await cli(['inbound', 'retry', 'nope']);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout).error).toMatchObject({ status: 404 });
+    const neither = await cli(['inbound', 'retry']);
+    expect(neither.code).toBe(2);
+  });
+});
+
+describe('borderd keys card-network import (CLI)', () => {
+  const require = createRequire(import.meta.url);
+  const forge = require('node-forge') as {
+    pki: { privateKeyFromPem(pem: string): unknown };
+    pkcs12: { toPkcs12Asn1(key: unknown, certs: null, password: string, opts: { algorithm: string }): unknown };
+    asn1: { toDer(asn1: unknown): { getBytes(): string } };
+  };
+
+  it('imports a DER PKCS#1 key and a .p12 keystore with --keystore-password or BORDERD_KEY_PASSPHRASE', async () => {
+    const { ctx, org } = await fixture();
+    const dir = dirname(ctx.config.database.path);
+    const db = ['--db', ctx.config.database.path, '--json'];
+    const run = async (file: string, extra: string[] = [], env: Record<string, string> = {}) => runCli(['keys', 'card-network', 'import', '--org', org.id, '--private-key', file, ...extra, ...db], env);
+
+    const der = makeKeyPair();
+    writeFileSync(join(dir, 'key.der'), der.privateKey.export({ type: 'pkcs1', format: 'der' }));
+    const fromDer = await run(join(dir, 'key.der'));
+    expect(fromDer.code, fromDer.stdout + fromDer.stderr).toBe(0);
+    expect(JSON.parse(fromDer.stdout)).toMatchObject({ kid: der.kid, source: 'imported' });
+
+    const p12 = (pair: typeof der) => Buffer.from(forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(forge.pki.privateKeyFromPem(pair.privatePem), null, 'keystore-pw', { algorithm: 'aes256' })).getBytes(), 'binary');
+    const viaFlag = makeKeyPair();
+    writeFileSync(join(dir, 'flag.p12'), p12(viaFlag));
+    const noPassword = await run(join(dir, 'flag.p12'));
+    expect(noPassword.code).toBe(1);
+    expect(JSON.parse(noPassword.stdout).error).toMatchObject({ status: 400, code: 'invalid_private_key', detail: expect.stringMatching(/--keystore-password/) });
+    const withFlag = await run(join(dir, 'flag.p12'), ['--keystore-password', 'keystore-pw']);
+    expect(withFlag.code, withFlag.stdout + withFlag.stderr).toBe(0);
+    expect(JSON.parse(withFlag.stdout)).toMatchObject({ kid: viaFlag.kid });
+
+    const viaEnv = makeKeyPair();
+    writeFileSync(join(dir, 'env.pfx'), p12(viaEnv));
+    const withEnv = await run(join(dir, 'env.pfx'), [], { BORDERD_KEY_PASSPHRASE: 'keystore-pw' });
+    expect(withEnv.code, withEnv.stdout + withEnv.stderr).toBe(0);
+    expect(JSON.parse(withEnv.stdout)).toMatchObject({ kid: viaEnv.kid });
+
+    const help = execFileSync(process.execPath, [join(dirname(require.resolve('../../package.json')), 'bin', 'borderd.js'), 'keys', 'card-network', 'import', '--help'], { encoding: 'utf8' });
+    expect(help).toMatch(/--keystore-password/);
+    expect(help).toMatch(/openssl pkcs12 .*-nocerts -nodes/);
+  });
+});

@@ -1,0 +1,62 @@
+import { createServer, type ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/services/organizations.js';
+import { createDecryptWorker } from '../../src/inbound/decrypt-worker.js';
+import { importCardNetworkKey } from '../../src/inbound/keyring.js';
+import { INBOUND_PASS_SIGNAL } from '../../src/inbound/signals.js';
+import { getInboundEventByEventId } from '../../src/store/inbound-events.js';
+import { makeApi, makeContext, tempDir } from '../support/context.js';
+import { cardNetworkLibraryToken, joseToken, makeKeyPair, notification, selfSignedCertificate } from './jwe-fixtures.js';
+
+const PATH = '/v1/webhooks/card-network';
+const key = makeKeyPair();
+
+/**
+ * The 200 must never wait on decryption (an RSA unwrap is milliseconds of CPU). The snapshot is
+ * taken inside res.end, in the same tick the response is written: at that moment the row must
+ * still be `received` and the worker must not yet have unsealed a key.
+ */
+describe('intake does not decrypt inside the request', () => {
+  for (const kind of ['library', 'jose'] as const) {
+    it(`answers while the row is still received (${kind} token), then the worker decrypts it`, async () => {
+      const ctx = makeContext({ 'inbound.pollIntervalMs': 3_600_000 });
+      const org = createOrganization(ctx, 'Acme');
+      ctx.config.inbound.icaOrganizations = { '123456': org.id };
+      importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
+      let unseals = 0;
+      const open = ctx.secrets.open.bind(ctx.secrets);
+      ctx.secrets.open = (...args: Parameters<typeof open>) => {
+        unseals++;
+        return open(...args);
+      };
+      const { app } = makeApi(ctx);
+      const atResponse: { state?: string; unseals?: number }[] = [];
+      const server = createServer((req, res) => {
+        const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
+        res.end = ((...a: unknown[]) => {
+          atResponse.push({ state: getInboundEventByEventId(ctx.db, 'ev-1')?.state, unseals });
+          return end(...a);
+        }) as ServerResponse['end'];
+        app(req, res);
+      });
+      const worker = createDecryptWorker(ctx);
+      worker.start();
+      try {
+        await once(ctx.signals, INBOUND_PASS_SIGNAL); // the start-up pass, nothing due
+        const token = kind === 'library' ? cardNetworkLibraryToken({ ok: kind }, selfSignedCertificate(key, tempDir())) : await joseToken({ ok: kind }, key);
+        const passed = once(ctx.signals, INBOUND_PASS_SIGNAL);
+        const res = await request(server).post(PATH).send(notification(token));
+        expect(res.status).toBe(200);
+        expect(atResponse).toEqual([{ state: 'received', unseals: 0 }]);
+        const [counts] = await passed;
+        expect(counts).toMatchObject({ decrypted: 1 });
+        expect(getInboundEventByEventId(ctx.db, 'ev-1')!.state).toBe('decrypted');
+        expect(unseals).toBe(1);
+      } finally {
+        await worker.stop();
+      }
+    });
+  }
+});
