@@ -85,6 +85,19 @@ function parseTransactionDestination(ctx: AppContext, transactionId: string, raw
   return { type: d.type, ...(d.address ? { address: d.address, network: d.network ?? network ?? undefined } : {}), ...(d.autoRefund !== undefined ? { autoRefund: d.autoRefund } : {}) } as TransactionRefundDestination;
 }
 
+const asNetwork = (v: unknown): NetworkId | null => (typeof v === 'string' && (NETWORK_IDS as readonly string[]).includes(v) ? (v as NetworkId) : null);
+
+/** `source.network` of the transaction's source JSON when it names a known network, else null. */
+function sourceNetworkOf(raw: string | null): NetworkId | null {
+  if (!raw) return null;
+  try {
+    const source = JSON.parse(raw) as unknown;
+    return source && typeof source === 'object' ? asNetwork((source as { network?: unknown }).network) : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The transaction hook: when a transaction moves to Failed, record its refund plan inside the same
  * SQLite transaction. A second failure of the same transaction keeps the first plan.
@@ -95,10 +108,11 @@ export function recordRefundPlanOnFailure(change: TransactionStatusChange): void
   const facts = getTransactionRefundFacts(ctx.db, orgId, transactionId);
   if (!facts) throw notFound(`transaction ${transactionId}`);
   if (getRefundPlanForTransaction(ctx.db, transactionId)) return;
-  const network = (NETWORK_IDS as readonly string[]).includes(facts.network ?? '') ? (facts.network as NetworkId) : null;
+  const network = asNetwork(facts.network);
   const config = getRefundConfig(ctx.db, orgId);
   const decision = decideRefundPlan({
     network,
+    sourceNetwork: sourceNetworkOf(facts.source),
     isFiatPayout: facts.type === 'Withdrawal' && network === null,
     transactionDestination: parseTransactionDestination(ctx, transactionId, facts.refundDestination, network),
     orgDefault: config ? { destination: config.destination, isStaleReject: refundFreshness(Date.parse(config.verifiedAt), nowMs).isStaleReject } : null,

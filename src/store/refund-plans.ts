@@ -74,11 +74,13 @@ export function setRefundPlanState(db: Db, id: string, state: RefundPlanState, r
 export interface TransactionRefundFacts {
   type: string;
   network: string | null;
+  /** The transaction's `source` JSON (a failed fiat payout's crypto return reads `source.network`). */
+  source: string | null;
   refundDestination: string | null;
 }
 
 export function getTransactionRefundFacts(db: Db, orgId: string, transactionId: string): TransactionRefundFacts | undefined {
   return db
-    .prepare('SELECT type, network, refund_destination AS refundDestination FROM transactions WHERE org_id = ? AND id = ?')
+    .prepare('SELECT type, network, source, refund_destination AS refundDestination FROM transactions WHERE org_id = ? AND id = ?')
     .get(orgId, transactionId) as TransactionRefundFacts | undefined;
 }

@@ -8,11 +8,14 @@ import { makeContext, type TestContext } from '../support/context.js';
 
 const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
 
-function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: { type?: string; network?: string | null; refundDestination?: unknown }): void {
+function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: { type?: string; network?: string | null; refundDestination?: unknown; source?: unknown }): void {
   const at = isoAt(ctx.clock.now());
   ctx.db
-    .prepare(`INSERT INTO transactions (id, org_id, origin, type, status, network, refund_destination, created_at, updated_at) VALUES (?, ?, 'orchestrated', ?, 'Processing', ?, ?, ?, ?)`)
-    .run(id, orgId, fields.type ?? 'Deposit', fields.network === undefined ? 'POLYGON' : fields.network, fields.refundDestination ? JSON.stringify(fields.refundDestination) : null, at, at);
+    .prepare(`INSERT INTO transactions (id, org_id, origin, type, status, network, source, refund_destination, created_at, updated_at) VALUES (?, ?, 'orchestrated', ?, 'Processing', ?, ?, ?, ?, ?)`)
+    .run(
+      id, orgId, fields.type ?? 'Deposit', fields.network === undefined ? 'POLYGON' : fields.network,
+      fields.source ? JSON.stringify(fields.source) : null, fields.refundDestination ? JSON.stringify(fields.refundDestination) : null, at, at,
+    );
 }
 
 function fail(ctx: TestContext, orgId: string, transactionId: string, hooks = [recordRefundPlanOnFailure]): void {
@@ -91,6 +94,20 @@ describe('refund plan hook', () => {
     insertTransaction(ctx, org.id, 'txn_6', { type: 'Withdrawal', network: null });
     fail(ctx, org.id, 'txn_6');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({ state: 'Dispatched', kind: 'FiatReturnAsCrypto', destination: { type: 'Source' } });
+  });
+
+  it('returns a failed fiat payout as crypto to the Address default of its source network (autoFiatReturn true)', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'TRON', address: TRON }, { network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: true });
+    insertTransaction(ctx, org.id, 'txn_7', { type: 'Withdrawal', network: null, source: { network: 'POLYGON', accountId: 'acc_1' } });
+    fail(ctx, org.id, 'txn_7');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_7')).toMatchObject({ state: 'Dispatched', kind: 'FiatReturnAsCrypto', destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: EVM } });
+    // No source network and two addresses: nothing to choose by, an operator handles it.
+    insertTransaction(ctx, org.id, 'txn_8', { type: 'Withdrawal', network: null, source: { iban: 'DE00' } });
+    fail(ctx, org.id, 'txn_8');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_8')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat', destination: null });
   });
 
   it('rolls back with the status change when the hook throws (unknown transaction)', () => {
