@@ -83,6 +83,48 @@ describe('refund plan hook', () => {
     expect(getRefundPlanForTransaction(ctx.db, 'txn_4')!.state).toBe('Dispatched');
   });
 
+  it('re-plans plans paused on a replaced default against the new one; re-confirming never sends them to the old address', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const NEW = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }, { network: 'ETHEREUM', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    ctx.clock.advance(90 * DAY_MS + 1);
+    insertTransaction(ctx, org.id, 'txn_a', { network: 'POLYGON' });
+    insertTransaction(ctx, org.id, 'txn_b', { network: 'ETHEREUM' });
+    fail(ctx, org.id, 'txn_a');
+    fail(ctx, org.id, 'txn_b');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_a')).toMatchObject({ state: 'Paused', defaultVersion: 1, destination: { address: EVM } });
+
+    // The new default has a POLYGON address only: txn_a goes to it, txn_b has no destination any more.
+    const set = setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: NEW }], autoRefund: true, autoFiatReturn: false });
+    expect(set.replannedPlans).toHaveLength(2);
+    const a = getRefundPlanForTransaction(ctx.db, 'txn_a')!;
+    expect(a).toMatchObject({ state: 'Dispatched', destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: NEW }, defaultVersion: 2, dispatchedAt: isoAt(ctx.clock.now()) });
+    expect(a.reason).toMatch(/re-planned/);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_b')).toMatchObject({ state: 'NoDestination', destination: null, defaultVersion: null });
+
+    // Re-confirming the new default dispatches nothing (and nothing to the old address).
+    expect(reconfirmRefundConfig(ctx, org.id).dispatchedPlans).toEqual([]);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_b')!.state).toBe('NoDestination');
+  });
+
+  it('re-confirming releases only the plans paused on the same default version', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    ctx.clock.advance(90 * DAY_MS + 1);
+    insertTransaction(ctx, org.id, 'txn_c', {});
+    insertTransaction(ctx, org.id, 'txn_d', {});
+    fail(ctx, org.id, 'txn_c');
+    fail(ctx, org.id, 'txn_d');
+    // txn_d's plan was made from another default (e.g. recorded before versions existed and not attributable).
+    ctx.db.prepare("UPDATE refund_plans SET default_version = NULL WHERE transaction_id = 'txn_d'").run();
+    const re = reconfirmRefundConfig(ctx, org.id);
+    expect(re.dispatchedPlans).toEqual([getRefundPlanForTransaction(ctx.db, 'txn_c')!.id]);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_c')!.state).toBe('Dispatched');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_d')!.state).toBe('Paused');
+  });
+
   it('marks a failed fiat payout for manual handling unless autoFiatReturn', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
