@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { dispatchRefundPlan, reconfirmRefundConfig, recordRefundPlanOnFailure, setRefundConfig } from '../../src/services/refunds.js';
+import { changeTransactionStatus, createTransaction, getTransaction } from '../../src/services/transactions.js';
 import { transactionHooks, type TransactionStatusChange } from '../../src/services/transaction-hooks.js';
 import { getRefundPlanForTransaction } from '../../src/store/refund-plans.js';
 import { makeContext, type TestContext } from '../support/context.js';
@@ -152,7 +153,42 @@ describe('refund plan hook', () => {
     expect(getRefundPlanForTransaction(ctx.db, 'txn_8')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat', destination: null });
   });
 
-  it('rolls back with the status change when the hook throws (unknown transaction)', () => {
+  it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    const t = createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
+    const planRows = () => ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get();
+    const eventTypes = () => (ctx.db.prepare('SELECT type FROM events WHERE org_id = ? ORDER BY id').all(org.id) as { type: string }[]).map((e) => e.type);
+    expect(eventTypes()).toEqual(['Transaction_Created']);
+
+    // The failure is injected at the last step of recording the plan (its log line), after the
+    // plan row is inserted: only the enclosing SQLite transaction can take that row back.
+    const info = ctx.log.info.bind(ctx.log);
+    let insertedBeforeFailure: unknown;
+    const spy = vi.spyOn(ctx.log, 'info').mockImplementation(((obj: unknown, msg?: string) => {
+      if (msg === 'refund plan recorded') {
+        insertedBeforeFailure = planRows();
+        throw new Error('injected failure while recording the refund plan');
+      }
+      return info(obj as object, msg);
+    }) as typeof ctx.log.info);
+    expect(() => changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout')).toThrow(/injected failure/);
+    spy.mockRestore();
+
+    expect(insertedBeforeFailure).toEqual({ n: 1 });
+    expect(planRows()).toEqual({ n: 0 });
+    expect(getTransaction(ctx, t.id)).toMatchObject({ status: 'Submitted', failureReason: null });
+    expect(eventTypes()).toEqual(['Transaction_Created']);
+
+    // The same change succeeds once nothing fails, with its event and its plan.
+    changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout');
+    expect(getTransaction(ctx, t.id).status).toBe('Failed');
+    expect(eventTypes()).toEqual(['Transaction_Created', 'Transaction_Updated']);
+    expect(getRefundPlanForTransaction(ctx.db, t.id)).toMatchObject({ state: 'Dispatched' });
+  });
+
+  it('refuses to record a plan for an unknown transaction', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     expect(() => fail(ctx, org.id, 'txn_missing')).toThrow(/not found/);
