@@ -4,7 +4,7 @@ import { isoAt } from '../domain/clock.js';
 import { NETWORK_IDS, type NetworkId } from '../domain/crypto-address.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { REFUND_DESTINATION_TYPES, refundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
+import { REFUND_DESTINATION_TYPES, refundDestinationProblems, transactionRefundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
 import { refundFreshness } from '../domain/refund-freshness.js';
 import { canDispatch, decideRefundPlan, type RefundPlanDecision, type TransactionRefundDestination } from '../domain/refund-plan.js';
 import { getRefundConfig, markRefundConfigVerified, upsertRefundConfig } from '../store/refund-configs.js';
@@ -81,10 +81,11 @@ export function reconfirmRefundConfig(ctx: AppContext, orgId: string): RefundCon
   return { ...readRefundConfig(ctx, orgId)!, dispatchedPlans: dispatched };
 }
 
-const transactionDestinationSchema = z.object({
+/** The per-transaction refund destination (createTransaction validates it with the same rules). */
+export const transactionDestinationSchema = z.object({
   type: z.enum(REFUND_DESTINATION_TYPES).default('Address'),
   network: z.enum(NETWORK_IDS).optional(),
-  address: z.string().min(1).optional(),
+  address: z.string().min(1).max(128).optional(),
   autoRefund: z.boolean().optional(),
 });
 
@@ -98,7 +99,8 @@ function parseTransactionDestination(ctx: AppContext, transactionId: string, raw
     parsed = undefined;
   }
   const r = transactionDestinationSchema.safeParse(parsed);
-  if (!r.success || (r.data.type === 'Address' && !r.data.address)) {
+  // Stored before addresses were checked at creation, or written around the API: checked again here.
+  if (!r.success || transactionRefundDestinationProblems(r.data, network).length > 0) {
     ctx.log.warn({ transactionId }, 'per-transaction refund destination is unusable; falling back to the default');
     return null;
   }

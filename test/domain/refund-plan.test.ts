@@ -5,6 +5,7 @@ import { refundFreshness } from '../../src/domain/refund-freshness.js';
 import { DAY_MS } from '../../src/domain/clock.js';
 
 const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
+const OTHER = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
 const addressDefault = (over: Partial<{ autoRefund: boolean; autoFiatReturn: boolean }> = {}) => ({
   destination: { type: 'Address' as const, addresses: [{ network: 'POLYGON' as const, address: EVM }], autoRefund: true, autoFiatReturn: false, ...over },
   isStaleReject: false,
@@ -13,8 +14,8 @@ const base: RefundPlanInput = { network: 'POLYGON', isFiatPayout: false, transac
 
 describe('decideRefundPlan', () => {
   it('prefers the per-transaction destination', () => {
-    const d = decideRefundPlan({ ...base, transactionDestination: { type: 'Address', network: 'POLYGON', address: '0xabc' }, orgDefault: addressDefault() });
-    expect(d).toMatchObject({ state: 'Dispatched', kind: 'CryptoRefund', destinationFrom: 'transaction', destination: { type: 'Address', network: 'POLYGON', address: '0xabc' } });
+    const d = decideRefundPlan({ ...base, transactionDestination: { type: 'Address', network: 'POLYGON', address: OTHER }, orgDefault: addressDefault() });
+    expect(d).toMatchObject({ state: 'Dispatched', kind: 'CryptoRefund', destinationFrom: 'transaction', destination: { type: 'Address', network: 'POLYGON', address: OTHER } });
   });
 
   it('falls back to the default address for the transaction network, else none', () => {

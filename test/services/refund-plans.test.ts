@@ -8,6 +8,7 @@ import { getRefundPlanForTransaction } from '../../src/store/refund-plans.js';
 import { makeContext, type TestContext } from '../support/context.js';
 
 const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
+const OTHER = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
 
 function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: { type?: string; network?: string | null; refundDestination?: unknown; source?: unknown }): void {
   const at = isoAt(ctx.clock.now());
@@ -53,9 +54,20 @@ describe('refund plan hook', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
-    insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: '0xdef', network: 'ETHEREUM' } });
+    insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: OTHER, network: 'ETHEREUM' } });
     fail(ctx, org.id, 'txn_2');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({ destinationFrom: 'transaction', destination: { type: 'Address', address: '0xdef', network: 'ETHEREUM' } });
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({ destinationFrom: 'transaction', destination: { type: 'Address', address: OTHER, network: 'ETHEREUM' } });
+  });
+
+  it('ignores a stored per-transaction address that is not valid for its network and uses the default (logged without the address)', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    insertTransaction(ctx, org.id, 'txn_9', { refundDestination: { address: '0xdef' } });
+    fail(ctx, org.id, 'txn_9');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({ destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: EVM } });
+    expect(ctx.logs.lines.some((l) => l.transactionId === 'txn_9' && /unusable/.test(String(l.msg)))).toBe(true);
+    expect(ctx.logs.text()).not.toContain('0xdef');
   });
 
   it('keeps autoRefund false in Created until dispatched, and refuses a second dispatch', () => {
