@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
-import { notFound, type FieldError } from '../domain/errors.js';
+import { BorderdError, notFound, type FieldError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { redactIdentityData } from '../domain/pii-redaction.js';
 import type { PiiAccess } from '../store/api-clients.js';
@@ -129,7 +129,19 @@ export function importIdentities(ctx: AppContext, orgId: string, lines: string[]
   return { imported: ids.length, ids };
 }
 
+/** Filters that match on personal data: a redacted token could rebuild a value from them one character at a time. */
+export const PII_FILTERS = ['name', 'email'] as const;
+
 export function listIdentitiesPage(ctx: AppContext, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): { hasMore: boolean; data: Identity[] } {
+  if (piiAccess === 'redacted') {
+    const used = PII_FILTERS.filter((f) => filter[f] !== undefined);
+    if (used.length) {
+      const names = used.join(' and ');
+      throw new BorderdError(403, 'pii_filter_forbidden', `the ${names} filter${used.length > 1 ? 's need' : ' needs'} a token with piiAccess "all"; this token has piiAccess "redacted" (a prefix filter would reveal the masked values)`, {
+        errors: used.map((f) => ({ path: `query.${f}`, message: 'needs piiAccess "all"' })),
+      });
+    }
+  }
   const rows = listIdentities(ctx.db, orgId, filter);
   const data = rows.slice(0, filter.limit);
   return {
