@@ -98,8 +98,9 @@ export function createIdentity(ctx: AppContext, orgId: string, input: NewIdentit
 /**
  * Parses JSON lines (one identity per line, blank lines skipped) and inserts them in ONE transaction:
  * any bad line refuses the whole file with one error per bad line, paths prefixed `line N`.
+ * onProgress gets (written, identities in the file) every 500 and once at the end.
  */
-export function importIdentities(ctx: AppContext, orgId: string, lines: string[], onProgress?: (done: number) => void): { imported: number; ids: string[] } {
+export function importIdentities(ctx: AppContext, orgId: string, lines: string[], onProgress?: (done: number, total: number) => void): { imported: number; ids: string[] } {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const errors: FieldError[] = [];
   const parsed: NewIdentity[] = [];
@@ -121,11 +122,12 @@ export function importIdentities(ctx: AppContext, orgId: string, lines: string[]
   const ids = ctx.db.transaction(() =>
     parsed.map((p, i) => {
       const id = insertOne(ctx, orgId, p, now).id;
-      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1);
+      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
       return id;
     }),
   ).immediate();
-  onProgress?.(ids.length);
+  // The total is the identities of the file (blank lines are not counted), so the bar ends at 100%.
+  onProgress?.(ids.length, parsed.length);
   return { imported: ids.length, ids };
 }
 

@@ -17,3 +17,12 @@ UPDATE refund_plans SET default_version = 1
              OR EXISTS (SELECT 1 FROM json_each(c.destination, '$.addresses') a
                          WHERE json_extract(a.value, '$.network') = json_extract(refund_plans.destination, '$.network')
                            AND json_extract(a.value, '$.address') = json_extract(refund_plans.destination, '$.address'))));
+
+-- Imported transactions are deduplicated on (organization, provider, providerTransactionId): the
+-- import checks inside its write transaction, and this index makes a second copy impossible even
+-- for a writer that skips the check. A missing provider counts as '' (NULLs would never collide).
+-- If two concurrent imports already double-counted, this fails; find the pairs with
+--   SELECT org_id, provider, provider_transaction_id, COUNT(*) FROM transactions
+--    WHERE origin = 'imported' AND provider_transaction_id IS NOT NULL GROUP BY 1, 2, 3 HAVING COUNT(*) > 1;
+CREATE UNIQUE INDEX transactions_imported_provider_txn ON transactions(org_id, COALESCE(provider, ''), provider_transaction_id)
+  WHERE origin = 'imported' AND provider_transaction_id IS NOT NULL;
