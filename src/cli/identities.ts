@@ -17,7 +17,7 @@ export const identitiesCommand: CommandModule = {
             const lines = readInputFile(args.file).split(/\r?\n/);
             const progress = progressReporter('identities');
             try {
-              const result = importIdentities(ctx, args.org, lines, (done) => progress.update(done, lines.length));
+              const result = importIdentities(ctx, args.org, lines, progress.update);
               progress.stop();
               output(args, result, () => `imported ${result.imported} identit${result.imported === 1 ? 'y' : 'ies'} into ${args.org}`);
             } finally {

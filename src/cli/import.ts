@@ -8,10 +8,13 @@ import { badRequest } from '../domain/errors.js';
 import { importTransactions, type ImportFormat } from '../services/transaction-import.js';
 import { CliExit, output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
 
-/** Progress on stderr: a bar when stderr is a terminal, nothing otherwise (stdout stays the result). */
-export function progressReporter(label: string): { update: (done: number, total: number) => void; stop: () => void } {
-  if (!process.stderr.isTTY) return { update: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar({ stream: process.stderr, format: `${label} [{bar}] {value}/{total}` }, cliProgress.Presets.shades_classic);
+/**
+ * Progress on stderr: a bar when stderr is a terminal, nothing otherwise (stdout stays the result).
+ * `total` is the records of the file (blank lines are not counted), so the bar ends at 100%.
+ */
+export function progressReporter(label: string, stream: NodeJS.WriteStream = process.stderr): { update: (done: number, total: number) => void; stop: () => void } {
+  if (!stream.isTTY) return { update: () => undefined, stop: () => undefined };
+  const bar = new cliProgress.SingleBar({ stream, format: `${label} [{bar}] {percentage}% {value}/{total}` }, cliProgress.Presets.shades_classic);
   let started = false;
   return {
     update: (done, total) => {

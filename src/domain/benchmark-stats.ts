@@ -9,8 +9,9 @@ import { Decimal } from 'decimal.js';
  * - pointUsd = Σ c_i (exact).
  * - The interval is Σ c_i ± Z · s · √n, where s is the sample standard deviation of c_i (n − 1 in
  *   the denominator): the normal-approximation 95% interval of a total of n draws.
- * - hasSignal needs n ≥ MIN_SAMPLE; nearZero is an interval that contains zero; without signal or
- *   with nearZero the range is suppressed (lowUsd = highUsd = pointUsd rounded to cents).
+ * - hasSignal needs n ≥ MIN_SAMPLE; nearZero is a printed interval (bounds rounded outward to cents)
+ *   that contains zero; without signal or with nearZero the range is suppressed (lowUsd = highUsd =
+ *   pointUsd rounded to cents). No amount is ever printed as "-0.00".
  */
 export const SAMPLE_CLASSES = ['Competitive', 'InLine', 'OffMarket'] as const;
 export type SampleClass = (typeof SAMPLE_CLASSES)[number];
@@ -20,6 +21,8 @@ export const Z_95 = '1.96';
 export const GROUP_SHARE_LIMIT = '0.5';
 /** One transaction holding more than this share of the volume is a concentration. */
 export const SINGLE_SHARE_LIMIT = '0.2';
+/** Fewer transactions than this always disclose concentration (with volume, one of them holds more than 20%). */
+export const SMALL_SAMPLE = 5;
 
 // 60 significant digits: sums of amounts with up to 18+18 digits over millions of rows stay exact.
 const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });
@@ -50,6 +53,9 @@ export interface BenchmarkSummary {
 }
 
 const exact = (d: Dec): string => (d.isZero() ? '0' : d.toFixed());
+const cents = (d: Dec, rounding: Decimal.Rounding): Dec => d.toDecimalPlaces(2, rounding);
+/** Two decimals, and never "-0.00": a value that rounds to zero prints "0.00". */
+const printCents = (d: Dec): string => (d.isZero() ? '0.00' : d.toFixed(2));
 
 function largestShareOver(volumes: Map<string, Dec>, total: Dec, limit: string): boolean {
   for (const v of volumes.values()) if (v.gt(total.mul(limit))) return true;
@@ -57,7 +63,10 @@ function largestShareOver(volumes: Map<string, Dec>, total: Dec, limit: string):
 }
 
 function concentration(items: SampleItem[], total: Dec): boolean {
-  if (items.length === 0 || total.lte(0)) return false;
+  if (items.length === 0) return false;
+  // A handful of transactions is always concentrated, whatever their volume (even all zero).
+  if (items.length < SMALL_SAMPLE) return true;
+  if (total.lte(0)) return false;
   const byProvider = new Map<string, Dec>();
   const byCorridor = new Map<string, Dec>();
   for (const it of items) {
@@ -86,25 +95,27 @@ export function summarizeBenchmark(items: SampleItem[]): BenchmarkSummary {
   const offMarketCount = count('OffMarket');
   const hasSignal = n >= MIN_SAMPLE;
 
-  let low = point;
-  let high = point;
-  let nearZero = false;
+  // The printed range: rounded outward to cents. nearZero is decided on these printed values, so an
+  // answer never shows a bound of "0.00" while claiming the range is away from zero.
+  let low = cents(point, Decimal.ROUND_FLOOR);
+  let high = cents(point, Decimal.ROUND_CEIL);
   if (n >= 2) {
     const mean = point.div(n);
     const variance = costs.reduce((acc, c) => acc.add(c.sub(mean).pow(2)), new D(0)).div(n - 1);
     const halfWidth = new D(Z_95).mul(variance.sqrt()).mul(new D(n).sqrt());
-    low = point.sub(halfWidth);
-    high = point.add(halfWidth);
-    nearZero = hasSignal && low.lte(0) && high.gte(0);
+    low = cents(point.sub(halfWidth), Decimal.ROUND_FLOOR);
+    high = cents(point.add(halfWidth), Decimal.ROUND_CEIL);
   }
+  const nearZero = hasSignal && low.lte(0) && high.gte(0);
   const showRange = hasSignal && !nearZero;
+  const suppressed = printCents(cents(point, Decimal.ROUND_HALF_EVEN));
   return {
     hasSignal,
     sampleSize: n,
     totalVolumeUsd: exact(total),
     pointUsd: exact(point),
-    lowUsd: showRange ? low.toFixed(2, Decimal.ROUND_FLOOR) : point.toFixed(2, Decimal.ROUND_HALF_EVEN),
-    highUsd: showRange ? high.toFixed(2, Decimal.ROUND_CEIL) : point.toFixed(2, Decimal.ROUND_HALF_EVEN),
+    lowUsd: showRange ? printCents(low) : suppressed,
+    highUsd: showRange ? printCents(high) : suppressed,
     competitiveCount,
     inLineCount: count('InLine'),
     offMarketCount,

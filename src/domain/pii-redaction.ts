@@ -1,20 +1,28 @@
 /**
  * Masking of identity PII for tokens with piiAccess "redacted". The record keeps its shape and
- * types (every field present stays present and a string stays a string of the same length), so
- * clients parse both forms with one schema:
+ * types (every field present stays present and a string stays a string of the same length, counted
+ * in code points), so clients parse both forms with one schema:
  * - names (firstName, lastName, secondLastName, middleName, nameInLocalScript) and street lines:
  *   first character kept, the rest replaced by "*";
  * - taxId, phone, document idNumber: all but the last two characters replaced by "*";
  * - email: the local part masked like a name, the domain kept ("j***@example.com");
  * - dateOfBirth: "****-**-**"; postalCode: every character replaced by "*".
+ * A value keeps its visible characters only when at least two others stay masked; a shorter one is
+ * masked entirely ("A" → "*", "Al" → "**", taxId "12" → "**", "123" → "***", "a@x.com" → "*@x.com"),
+ * since showing one of two characters, or the whole value, is no masking.
  */
 const chars = (s: string): string[] => Array.from(s);
+/** Fewest characters that must stay masked for any to be shown. */
+export const MIN_MASKED = 2;
 
-export const maskKeepFirst = (s: string): string => chars(s).map((c, i) => (i === 0 ? c : '*')).join('');
-export const maskKeepLast2 = (s: string): string => {
+const keepVisible = (s: string, visible: (i: number, length: number) => boolean, count: number): string => {
   const cs = chars(s);
-  return cs.map((c, i) => (i >= cs.length - 2 ? c : '*')).join('');
+  if (cs.length - count < MIN_MASKED) return '*'.repeat(cs.length);
+  return cs.map((c, i) => (visible(i, cs.length) ? c : '*')).join('');
 };
+
+export const maskKeepFirst = (s: string): string => keepVisible(s, (i) => i === 0, 1);
+export const maskKeepLast2 = (s: string): string => keepVisible(s, (i, n) => i >= n - 2, 2);
 export const maskAll = (s: string): string => '*'.repeat(chars(s).length);
 export function maskEmail(s: string): string {
   const at = s.lastIndexOf('@');

@@ -1,4 +1,4 @@
-import { addressProblem, type NetworkId } from './crypto-address.js';
+import { addressProblem, NETWORK_IDS, type NetworkId } from './crypto-address.js';
 import type { FieldError } from './errors.js';
 
 export const REFUND_DESTINATION_TYPES = ['Address', 'Source', 'ProviderBalance'] as const;
@@ -40,4 +40,25 @@ export function refundDestinationProblems(d: { type: RefundDestinationType; addr
     if (problem) errors.push({ path: `addresses.${i}.address`, message: `not a valid ${a.network} address: ${problem}` });
   });
   return errors;
+}
+
+/** A transaction's own refund destination as given ({ type?, network?, address?, autoRefund? }). */
+export interface TransactionRefundDestinationInput {
+  type?: RefundDestinationType | undefined;
+  network?: NetworkId | undefined;
+  address?: string | undefined;
+}
+
+/**
+ * The per-transaction destination's rules, with the default's address rules: type Address (the
+ * default type) needs an address, and the address must be valid for its network, which is
+ * `network` or else the transaction's own. Paths are relative to the destination object.
+ */
+export function transactionRefundDestinationProblems(d: TransactionRefundDestinationInput, transactionNetwork: string | null | undefined): FieldError[] {
+  const type = d.type ?? 'Address';
+  if (d.address === undefined) return type === 'Address' ? [{ path: 'address', message: 'type Address needs an address' }] : [];
+  const network = d.network ?? ((NETWORK_IDS as readonly string[]).includes(transactionNetwork ?? '') ? (transactionNetwork as NetworkId) : undefined);
+  if (!network) return [{ path: 'network', message: 'needed to check the address: the transaction has no crypto network, name one of ' + NETWORK_IDS.join(', ') }];
+  const problem = addressProblem(network, d.address);
+  return problem ? [{ path: 'address', message: `not a valid ${network} address: ${problem}` }] : [];
 }

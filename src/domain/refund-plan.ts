@@ -9,7 +9,8 @@ import type { OrgRefundDestination, RefundDestinationType } from './refund-desti
  * - Paused: autoRefund true but the default destination is older than 90 days (isStaleReject);
  *   re-confirming the default dispatches it, an operator may dispatch it too.
  * - Dispatched: handed over for execution (automatically, or by an operator).
- * - ManualHandling: a failed fiat payout with autoFiatReturn false; operations handle it outside borderd.
+ * - ManualHandling: a failed fiat payout with autoFiatReturn false, or with autoFiatReturn true and an
+ *   Address default whose address cannot be chosen (see fiatReturnAddress); handled outside borderd.
  * - NoDestination: neither the transaction nor the default names a destination for its network.
  */
 export const REFUND_PLAN_STATES = ['Created', 'Paused', 'Dispatched', 'ManualHandling', 'NoDestination'] as const;
@@ -30,6 +31,11 @@ export interface TransactionRefundDestination extends PlannedDestination {
 
 export interface RefundPlanInput {
   network: NetworkId | null;
+  /**
+   * The network the funds came in on, when the transaction's `source` names one. A failed fiat
+   * payout has no network of its own; its crypto return goes back on this network when it can.
+   */
+  sourceNetwork?: NetworkId | null;
   /** A fiat payout (a Withdrawal with no crypto network) that failed. */
   isFiatPayout: boolean;
   transactionDestination: TransactionRefundDestination | null;
@@ -45,7 +51,25 @@ export interface RefundPlanDecision {
   reason: string;
 }
 
-function resolveDestination(input: RefundPlanInput): { from: DestinationSource; destination: PlannedDestination | null } {
+type Resolved = { from: DestinationSource; destination: PlannedDestination | null; why?: string };
+
+/**
+ * The network a crypto return of a failed fiat payout uses with an Address default (the payout has no
+ * network of its own): the source network when the default has an address for it, else the default's
+ * only address, else none (several addresses and nothing to choose by: an operator decides).
+ */
+function fiatReturnAddress(input: RefundPlanInput, d: OrgRefundDestination): Resolved {
+  const addresses = d.addresses ?? [];
+  const bySource = input.sourceNetwork ? addresses.find((a) => a.network === input.sourceNetwork) : undefined;
+  const pick = bySource ?? (addresses.length === 1 ? addresses[0] : undefined);
+  if (pick) return { from: 'default', destination: { type: 'Address', network: pick.network, address: pick.address } };
+  const why = input.sourceNetwork
+    ? `the default has no address for the source network ${input.sourceNetwork} and ${addresses.length} addresses to choose from`
+    : `the transaction names no source network and the default has ${addresses.length} addresses to choose from`;
+  return { from: 'none', destination: null, why };
+}
+
+function resolveDestination(input: RefundPlanInput): Resolved {
   if (input.transactionDestination) {
     const { autoRefund: _ignored, ...destination } = input.transactionDestination;
     return { from: 'transaction', destination };
@@ -53,6 +77,7 @@ function resolveDestination(input: RefundPlanInput): { from: DestinationSource; 
   const d = input.orgDefault?.destination;
   if (!d) return { from: 'none', destination: null };
   if (d.type !== 'Address') return { from: 'default', destination: { type: d.type } };
+  if (input.isFiatPayout && input.network === null) return fiatReturnAddress(input, d);
   const match = input.network ? d.addresses?.find((a) => a.network === input.network) : undefined;
   return match ? { from: 'default', destination: { type: 'Address', network: match.network, address: match.address } } : { from: 'none', destination: null };
 }
@@ -63,7 +88,11 @@ export function decideRefundPlan(input: RefundPlanInput): RefundPlanDecision {
     return { state: 'ManualHandling', kind: 'ManualFiat', destinationFrom: 'none', destination: null, autoRefund, reason: 'failed fiat payout and autoFiatReturn is false' };
   }
   const kind: RefundPlanKind = input.isFiatPayout ? 'FiatReturnAsCrypto' : 'CryptoRefund';
-  const { from, destination } = resolveDestination(input);
+  const { from, destination, why } = resolveDestination(input);
+  if (!destination && why) {
+    // A fiat return with an Address default that names several networks and none to choose by.
+    return { state: 'ManualHandling', kind: 'ManualFiat', destinationFrom: 'none', destination: null, autoRefund, reason: `failed fiat payout with autoFiatReturn: ${why}` };
+  }
   if (!destination) {
     return { state: 'NoDestination', kind: 'None', destinationFrom: 'none', destination: null, autoRefund, reason: `no per-transaction destination and no default for network ${input.network ?? '(none)'}` };
   }

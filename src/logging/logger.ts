@@ -3,9 +3,28 @@ import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
 
+/** Identity data fields that are personal (the same fields the API masks for redacted tokens). */
+const IDENTITY_PII_FIELDS = ['firstName', 'lastName', 'middleName', 'secondLastName', 'nameInLocalScript', 'taxId', 'dateOfBirth', 'email', 'phone'];
+/** Nested inside an identity's data: address lines and postal code, document numbers. */
+const IDENTITY_NESTED_PII_FIELDS = ['street1', 'street2', 'postalCode', 'idNumber'];
+
+/**
+ * Every nesting level from the top down to `depth` wildcards: `f`, `*.f`, `*.*.f`, … pino's redact
+ * wildcard matches one level (an object key or an array index), so each depth is its own path.
+ */
+const atAnyDepth = (fields: string[], depth: number): string[] => fields.flatMap((f) => Array.from({ length: depth + 1 }, (_, d) => '*.'.repeat(d) + f));
+
 /**
  * Paths pino removes before a line is written. Secrets and personal data never reach a log line;
  * a new field that carries either is added here, the one list.
+ *
+ * Identity PII is covered where an identity can sit in a log object, up to four levels down: top
+ * level (`firstName`), a record (`record.firstName`), an identity's data (`identity.data.firstName`),
+ * a request body or a list (`req.body.data.firstName`, `identities.0.data.firstName`), a logged page
+ * (`page.data.0.data.firstName`); address lines and document numbers sit one level deeper
+ * (`page.data.0.data.address.street1`), so they go to five, and document numbers to six
+ * (`page.data.0.data.documents.0.idNumber`). Deeper than that is not covered: log ids.
+ * Each path costs time on every line (pino walks each wildcard), so the depth is kept to this.
  */
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -26,20 +45,13 @@ export const REDACT_PATHS = [
   'accessToken',
   'privateKey',
   'secret',
-  '*.taxId',
-  '*.dateOfBirth',
-  '*.email',
-  '*.phone',
-  '*.idNumber',
-  '*.firstName',
-  '*.lastName',
   '*.credentials',
   'credentials',
   '*.companyId',
-  '*.street1',
-  '*.street2',
-  '*.postalCode',
-  '*.nameInLocalScript',
+  ...atAnyDepth(IDENTITY_PII_FIELDS, 4),
+  ...atAnyDepth(IDENTITY_NESTED_PII_FIELDS, 5),
+  // A document number inside a logged page: page.data.0.data.documents.0.idNumber.
+  '*.*.*.*.*.*.idNumber',
 ];
 
 export interface LogOptions {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
-import { notFound, type FieldError } from '../domain/errors.js';
+import { BorderdError, notFound, type FieldError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { redactIdentityData } from '../domain/pii-redaction.js';
 import type { PiiAccess } from '../store/api-clients.js';
@@ -98,8 +98,9 @@ export function createIdentity(ctx: AppContext, orgId: string, input: NewIdentit
 /**
  * Parses JSON lines (one identity per line, blank lines skipped) and inserts them in ONE transaction:
  * any bad line refuses the whole file with one error per bad line, paths prefixed `line N`.
+ * onProgress gets (written, identities in the file) every 500 and once at the end.
  */
-export function importIdentities(ctx: AppContext, orgId: string, lines: string[], onProgress?: (done: number) => void): { imported: number; ids: string[] } {
+export function importIdentities(ctx: AppContext, orgId: string, lines: string[], onProgress?: (done: number, total: number) => void): { imported: number; ids: string[] } {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const errors: FieldError[] = [];
   const parsed: NewIdentity[] = [];
@@ -121,15 +122,28 @@ export function importIdentities(ctx: AppContext, orgId: string, lines: string[]
   const ids = ctx.db.transaction(() =>
     parsed.map((p, i) => {
       const id = insertOne(ctx, orgId, p, now).id;
-      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1);
+      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
       return id;
     }),
   ).immediate();
-  onProgress?.(ids.length);
+  // The total is the identities of the file (blank lines are not counted), so the bar ends at 100%.
+  onProgress?.(ids.length, parsed.length);
   return { imported: ids.length, ids };
 }
 
+/** Filters that match on personal data: a redacted token could rebuild a value from them one character at a time. */
+export const PII_FILTERS = ['name', 'email'] as const;
+
 export function listIdentitiesPage(ctx: AppContext, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): { hasMore: boolean; data: Identity[] } {
+  if (piiAccess === 'redacted') {
+    const used = PII_FILTERS.filter((f) => filter[f] !== undefined);
+    if (used.length) {
+      const names = used.join(' and ');
+      throw new BorderdError(403, 'pii_filter_forbidden', `the ${names} filter${used.length > 1 ? 's need' : ' needs'} a token with piiAccess "all"; this token has piiAccess "redacted" (a prefix filter would reveal the masked values)`, {
+        errors: used.map((f) => ({ path: `query.${f}`, message: 'needs piiAccess "all"' })),
+      });
+    }
+  }
   const rows = listIdentities(ctx.db, orgId, filter);
   const data = rows.slice(0, filter.limit);
   return {

@@ -4,11 +4,11 @@ import { isoAt } from '../domain/clock.js';
 import { NETWORK_IDS, type NetworkId } from '../domain/crypto-address.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { REFUND_DESTINATION_TYPES, refundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
+import { REFUND_DESTINATION_TYPES, refundDestinationProblems, transactionRefundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
 import { refundFreshness } from '../domain/refund-freshness.js';
-import { canDispatch, decideRefundPlan, type TransactionRefundDestination } from '../domain/refund-plan.js';
+import { canDispatch, decideRefundPlan, type RefundPlanDecision, type TransactionRefundDestination } from '../domain/refund-plan.js';
 import { getRefundConfig, markRefundConfigVerified, upsertRefundConfig } from '../store/refund-configs.js';
-import { getRefundPlan, getRefundPlanForTransaction, getTransactionRefundFacts, insertRefundPlan, listRefundPlans, setRefundPlanState, type RefundPlan } from '../store/refund-plans.js';
+import { getRefundPlan, getRefundPlanForTransaction, getTransactionRefundFacts, insertRefundPlan, listRefundPlans, replaceRefundPlanDecision, setRefundPlanState, type RefundPlan } from '../store/refund-plans.js';
 import type { TransactionStatusChange } from './transaction-hooks.js';
 
 export const orgRefundAddressSchema = z.strictObject({
@@ -40,30 +40,52 @@ export function readRefundConfig(ctx: AppContext, orgId: string): RefundConfig |
   return { destination: c.destination, verifiedAt: c.verifiedAt, ...refundFreshness(Date.parse(c.verifiedAt), ctx.clock.now()) };
 }
 
-/** Sets the default (and verifiedAt); plans paused on a stale default are not touched: they name the old one. */
-export function setRefundConfig(ctx: AppContext, orgId: string, destination: OrgRefundDestination): RefundConfig {
-  const at = isoAt(ctx.clock.now());
-  upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
-  return readRefundConfig(ctx, orgId)!;
+/**
+ * Sets the default (and verifiedAt). When it replaces a default, the plans Paused on the old one
+ * (stale, never re-confirmed) are planned again against the new default in the same transaction: the
+ * organization has just said where refunds go now, so nothing is ever sent to the replaced address.
+ * Plans in other states keep their decision.
+ */
+export function setRefundConfig(ctx: AppContext, orgId: string, destination: OrgRefundDestination): RefundConfig & { replannedPlans: string[] } {
+  const nowMs = ctx.clock.now();
+  const at = isoAt(nowMs);
+  const replanned = ctx.db.transaction(() => {
+    const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
+    const stale = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter((p) => p.destinationFrom === 'default' && p.defaultVersion !== version);
+    for (const p of stale) {
+      const planned = planFor(ctx, orgId, p.transactionId, nowMs);
+      if (!planned) continue;
+      const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
+      replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
+    }
+    return stale.map((p) => p.id);
+  }).immediate();
+  if (replanned.length) ctx.log.info({ orgId, plans: replanned }, 'paused refund plans re-planned against the new default');
+  return { ...readRefundConfig(ctx, orgId)!, replannedPlans: replanned };
 }
 
-/** Re-confirms the default as it is: verifiedAt moves to now and plans paused on staleness are dispatched. */
+/**
+ * Re-confirms the default as it is: verifiedAt moves to now and the plans paused on staleness of THIS
+ * default (same version) are dispatched. Plans made from a default it replaced are not touched.
+ */
 export function reconfirmRefundConfig(ctx: AppContext, orgId: string): RefundConfig & { dispatchedPlans: string[] } {
   const at = isoAt(ctx.clock.now());
   const dispatched = ctx.db.transaction(() => {
-    if (!getRefundConfig(ctx.db, orgId)) throw notFound('refund configuration');
+    const config = getRefundConfig(ctx.db, orgId);
+    if (!config) throw notFound('refund configuration');
     markRefundConfigVerified(ctx.db, orgId, at);
-    const paused = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter((p) => p.destinationFrom === 'default' && p.autoRefund);
+    const paused = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter((p) => p.destinationFrom === 'default' && p.defaultVersion === config.version && p.autoRefund);
     for (const p of paused) setRefundPlanState(ctx.db, p.id, 'Dispatched', 'dispatched after the default was re-confirmed', at, at);
     return paused.map((p) => p.id);
   }).immediate();
   return { ...readRefundConfig(ctx, orgId)!, dispatchedPlans: dispatched };
 }
 
-const transactionDestinationSchema = z.object({
+/** The per-transaction refund destination (createTransaction validates it with the same rules). */
+export const transactionDestinationSchema = z.object({
   type: z.enum(REFUND_DESTINATION_TYPES).default('Address'),
   network: z.enum(NETWORK_IDS).optional(),
-  address: z.string().min(1).optional(),
+  address: z.string().min(1).max(128).optional(),
   autoRefund: z.boolean().optional(),
 });
 
@@ -77,12 +99,26 @@ function parseTransactionDestination(ctx: AppContext, transactionId: string, raw
     parsed = undefined;
   }
   const r = transactionDestinationSchema.safeParse(parsed);
-  if (!r.success || (r.data.type === 'Address' && !r.data.address)) {
+  // Stored before addresses were checked at creation, or written around the API: checked again here.
+  if (!r.success || transactionRefundDestinationProblems(r.data, network).length > 0) {
     ctx.log.warn({ transactionId }, 'per-transaction refund destination is unusable; falling back to the default');
     return null;
   }
   const d = r.data;
   return { type: d.type, ...(d.address ? { address: d.address, network: d.network ?? network ?? undefined } : {}), ...(d.autoRefund !== undefined ? { autoRefund: d.autoRefund } : {}) } as TransactionRefundDestination;
+}
+
+const asNetwork = (v: unknown): NetworkId | null => (typeof v === 'string' && (NETWORK_IDS as readonly string[]).includes(v) ? (v as NetworkId) : null);
+
+/** `source.network` of the transaction's source JSON when it names a known network, else null. */
+function sourceNetworkOf(raw: string | null): NetworkId | null {
+  if (!raw) return null;
+  try {
+    const source = JSON.parse(raw) as unknown;
+    return source && typeof source === 'object' ? asNetwork((source as { network?: unknown }).network) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -92,17 +128,10 @@ function parseTransactionDestination(ctx: AppContext, transactionId: string, raw
 export function recordRefundPlanOnFailure(change: TransactionStatusChange): void {
   if (change.to !== 'Failed') return;
   const { ctx, orgId, transactionId, nowMs } = change;
-  const facts = getTransactionRefundFacts(ctx.db, orgId, transactionId);
-  if (!facts) throw notFound(`transaction ${transactionId}`);
   if (getRefundPlanForTransaction(ctx.db, transactionId)) return;
-  const network = (NETWORK_IDS as readonly string[]).includes(facts.network ?? '') ? (facts.network as NetworkId) : null;
-  const config = getRefundConfig(ctx.db, orgId);
-  const decision = decideRefundPlan({
-    network,
-    isFiatPayout: facts.type === 'Withdrawal' && network === null,
-    transactionDestination: parseTransactionDestination(ctx, transactionId, facts.refundDestination, network),
-    orgDefault: config ? { destination: config.destination, isStaleReject: refundFreshness(Date.parse(config.verifiedAt), nowMs).isStaleReject } : null,
-  });
+  const planned = planFor(ctx, orgId, transactionId, nowMs);
+  if (!planned) throw notFound(`transaction ${transactionId}`);
+  const { decision, defaultVersion } = planned;
   const at = isoAt(nowMs);
   insertRefundPlan(ctx.db, {
     id: newId('rfp', nowMs),
@@ -112,8 +141,25 @@ export function recordRefundPlanOnFailure(change: TransactionStatusChange): void
     createdAt: at,
     updatedAt: at,
     dispatchedAt: decision.state === 'Dispatched' ? at : null,
+    defaultVersion,
   });
   ctx.log.info({ transactionId, state: decision.state, kind: decision.kind }, 'refund plan recorded');
+}
+
+/** The decision for a failed transaction against the current default, and that default's version when the destination came from it. */
+function planFor(ctx: AppContext, orgId: string, transactionId: string, nowMs: number): { decision: RefundPlanDecision; defaultVersion: number | null } | undefined {
+  const facts = getTransactionRefundFacts(ctx.db, orgId, transactionId);
+  if (!facts) return undefined;
+  const network = asNetwork(facts.network);
+  const config = getRefundConfig(ctx.db, orgId);
+  const decision = decideRefundPlan({
+    network,
+    sourceNetwork: sourceNetworkOf(facts.source),
+    isFiatPayout: facts.type === 'Withdrawal' && network === null,
+    transactionDestination: parseTransactionDestination(ctx, transactionId, facts.refundDestination, network),
+    orgDefault: config ? { destination: config.destination, isStaleReject: refundFreshness(Date.parse(config.verifiedAt), nowMs).isStaleReject } : null,
+  });
+  return { decision, defaultVersion: decision.destinationFrom === 'default' && config ? config.version : null };
 }
 
 /** Operator dispatch (CLI or admin API) of a plan in Created or Paused. */

@@ -64,6 +64,20 @@ export function readRecords(text: string, format: ImportFormat): { line: number;
   });
 }
 
+/** The lines whose (provider, providerTransactionId) the organization already holds. */
+function alreadyImported(ctx: AppContext, orgId: string, rows: { line: number; row: ImportRow }[]): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const { line, row } of rows) {
+    if (row.providerTransactionId && importedTransactionExists(ctx.db, orgId, row.provider ?? null, row.providerTransactionId)) {
+      errors.push({ path: `line ${line}.providerTransactionId`, message: 'already imported' });
+    }
+  }
+  return errors;
+}
+
+const lineOf = (e: FieldError): number => Number(/^line (\d+)/.exec(e.path)?.[1] ?? 0);
+const byLine = (a: FieldError, b: FieldError): number => lineOf(a) - lineOf(b);
+
 export function importTransactions(ctx: AppContext, orgId: string, text: string, format: ImportFormat, onProgress?: (done: number, total: number) => void): { imported: number; importId: string } {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const records = readRecords(text, format);
@@ -84,17 +98,22 @@ export function importTransactions(ctx: AppContext, orgId: string, text: string,
       const key = `${r.data.provider ?? ''}\u0000${r.data.providerTransactionId}`;
       const first = seen.get(key);
       if (first !== undefined) errors.push({ path: `line ${rec.line}.providerTransactionId`, message: `repeats line ${first}` });
-      else if (importedTransactionExists(ctx.db, orgId, r.data.provider ?? null, r.data.providerTransactionId)) errors.push({ path: `line ${rec.line}.providerTransactionId`, message: 'already imported' });
       seen.set(key, first ?? rec.line);
     }
     rows.push({ line: rec.line, row: r.data });
   }
   if (records.length === 0) errors.push({ path: 'file', message: 'holds no transactions' });
-  if (errors.length) throw importRefused(errors);
+  // A refused file still lists its already-imported lines (read only, for the report).
+  if (errors.length) throw importRefused([...errors, ...alreadyImported(ctx, orgId, rows)].sort(byLine));
 
   const now = ctx.clock.now();
   const importId = newId('imp', now);
+  // The duplicate check and the inserts share one IMMEDIATE transaction (the write lock is taken
+  // first), so two imports of the same file cannot both pass the check; the UNIQUE index of
+  // migration 007 backs it up.
   ctx.db.transaction(() => {
+    const duplicates = alreadyImported(ctx, orgId, rows);
+    if (duplicates.length) throw importRefused(duplicates);
     rows.forEach(({ row }, i) => {
       const createdAt = isoAt(Date.parse(row.createdAt));
       const t: ImportedTransaction = {

@@ -13,6 +13,8 @@ import {
   type Transaction,
 } from '../store/transactions.js';
 import { TRANSACTION_TYPES, type TransactionEventData, type TransactionStatus, type TransactionType } from '../verify/events.js';
+import { transactionRefundDestinationProblems } from '../domain/refund-destination.js';
+import { transactionDestinationSchema } from './refunds.js';
 import { transactionHooks } from './transaction-hooks.js';
 
 /** Decimal string: digits, optional fraction, no exponent. Stored and sent exactly as given (no float ever touches it). */
@@ -32,6 +34,16 @@ export const createTransactionBody = z.strictObject({
   refundDestination: jsonObject.optional(),
   identityId: z.string().min(1).max(200).optional(),
   accountId: z.string().min(1).max(200).optional(),
+}).superRefine((b, zctx) => {
+  // The refund destination is checked when it is given (a 400 naming the field), with the rules of
+  // the default's addresses; the refund-plan hook would otherwise find out only when the transaction fails.
+  if (b.refundDestination === undefined) return;
+  const r = transactionDestinationSchema.safeParse(b.refundDestination);
+  if (!r.success) {
+    for (const issue of r.error.issues) zctx.addIssue({ code: 'custom', path: ['refundDestination', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], message: issue.message });
+    return;
+  }
+  for (const e of transactionRefundDestinationProblems(r.data, b.network)) zctx.addIssue({ code: 'custom', path: ['refundDestination', e.path], message: e.message });
 });
 
 

@@ -6,6 +6,8 @@ export interface StoredRefundConfig {
   destination: OrgRefundDestination;
   verifiedAt: string;
   updatedAt: string;
+  /** Counts the defaults the organization has set: 1 for the first, +1 for each replacement (not for a re-confirmation). */
+  version: number;
 }
 
 interface Row {
@@ -13,18 +15,25 @@ interface Row {
   destination: string;
   verified_at: string;
   updated_at: string;
+  version: number;
 }
 
 export function getRefundConfig(db: Db, orgId: string): StoredRefundConfig | undefined {
   const r = db.prepare('SELECT * FROM refund_configs WHERE org_id = ?').get(orgId) as Row | undefined;
-  return r && { orgId: r.org_id, destination: JSON.parse(r.destination) as OrgRefundDestination, verifiedAt: r.verified_at, updatedAt: r.updated_at };
+  return r && { orgId: r.org_id, destination: JSON.parse(r.destination) as OrgRefundDestination, verifiedAt: r.verified_at, updatedAt: r.updated_at, version: r.version };
 }
 
-export function upsertRefundConfig(db: Db, c: StoredRefundConfig): void {
-  db.prepare(
-    `INSERT INTO refund_configs (org_id, destination, verified_at, updated_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (org_id) DO UPDATE SET destination = excluded.destination, verified_at = excluded.verified_at, updated_at = excluded.updated_at`,
-  ).run(c.orgId, JSON.stringify(c.destination), c.verifiedAt, c.updatedAt);
+/** Sets the default; replacing one moves its version on by one. Answers the stored version. */
+export function upsertRefundConfig(db: Db, c: Omit<StoredRefundConfig, 'version'>): number {
+  const r = db
+    .prepare(
+      `INSERT INTO refund_configs (org_id, destination, verified_at, updated_at, version) VALUES (?, ?, ?, ?, 1)
+       ON CONFLICT (org_id) DO UPDATE SET destination = excluded.destination, verified_at = excluded.verified_at, updated_at = excluded.updated_at,
+         version = refund_configs.version + 1
+       RETURNING version`,
+    )
+    .get(c.orgId, JSON.stringify(c.destination), c.verifiedAt, c.updatedAt) as { version: number };
+  return r.version;
 }
 
 export function markRefundConfigVerified(db: Db, orgId: string, at: string): void {

@@ -8,6 +8,8 @@ export interface RefundPlan extends RefundPlanDecision {
   createdAt: string;
   updatedAt: string;
   dispatchedAt: string | null;
+  /** The version of the default the destination came from (destinationFrom 'default'), else null. */
+  defaultVersion: number | null;
 }
 
 interface Row {
@@ -23,6 +25,7 @@ interface Row {
   created_at: string;
   updated_at: string;
   dispatched_at: string | null;
+  default_version: number | null;
 }
 
 const toPlan = (r: Row): RefundPlan => ({
@@ -38,13 +41,14 @@ const toPlan = (r: Row): RefundPlan => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   dispatchedAt: r.dispatched_at,
+  defaultVersion: r.default_version,
 });
 
 export function insertRefundPlan(db: Db, p: RefundPlan): void {
   db.prepare(
-    `INSERT INTO refund_plans (id, org_id, transaction_id, state, kind, destination_from, destination, auto_refund, reason, created_at, updated_at, dispatched_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(p.id, p.orgId, p.transactionId, p.state, p.kind, p.destinationFrom, p.destination ? JSON.stringify(p.destination) : null, p.autoRefund ? 1 : 0, p.reason, p.createdAt, p.updatedAt, p.dispatchedAt);
+    `INSERT INTO refund_plans (id, org_id, transaction_id, state, kind, destination_from, destination, auto_refund, reason, created_at, updated_at, dispatched_at, default_version)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(p.id, p.orgId, p.transactionId, p.state, p.kind, p.destinationFrom, p.destination ? JSON.stringify(p.destination) : null, p.autoRefund ? 1 : 0, p.reason, p.createdAt, p.updatedAt, p.dispatchedAt, p.defaultVersion);
 }
 
 export function getRefundPlan(db: Db, id: string): RefundPlan | undefined {
@@ -70,15 +74,26 @@ export function setRefundPlanState(db: Db, id: string, state: RefundPlanState, r
   db.prepare('UPDATE refund_plans SET state = ?, reason = ?, updated_at = ?, dispatched_at = COALESCE(?, dispatched_at) WHERE id = ?').run(state, reason, at, dispatchedAt, id);
 }
 
+/** Replaces a plan's decision (a Paused plan re-planned against a new default). */
+export function replaceRefundPlanDecision(db: Db, id: string, d: RefundPlanDecision, defaultVersion: number | null, at: string): void {
+  db.prepare(
+    `UPDATE refund_plans SET state = ?, kind = ?, destination_from = ?, destination = ?, auto_refund = ?, reason = ?, default_version = ?, updated_at = ?,
+       dispatched_at = CASE WHEN ? = 'Dispatched' THEN ? ELSE dispatched_at END
+     WHERE id = ?`,
+  ).run(d.state, d.kind, d.destinationFrom, d.destination ? JSON.stringify(d.destination) : null, d.autoRefund ? 1 : 0, d.reason, defaultVersion, at, d.state, at, id);
+}
+
 /** What the plan needs from the failed transaction (scoped to its organization). */
 export interface TransactionRefundFacts {
   type: string;
   network: string | null;
+  /** The transaction's `source` JSON (a failed fiat payout's crypto return reads `source.network`). */
+  source: string | null;
   refundDestination: string | null;
 }
 
 export function getTransactionRefundFacts(db: Db, orgId: string, transactionId: string): TransactionRefundFacts | undefined {
   return db
-    .prepare('SELECT type, network, refund_destination AS refundDestination FROM transactions WHERE org_id = ? AND id = ?')
+    .prepare('SELECT type, network, source, refund_destination AS refundDestination FROM transactions WHERE org_id = ? AND id = ?')
     .get(orgId, transactionId) as TransactionRefundFacts | undefined;
 }

@@ -18,10 +18,10 @@ describe('admin transactions and event producers', () => {
   it('creates a transaction and moves it, writing one event and one delivery per change', async () => {
     const { ctx, http, org, events } = await setup();
     const created = await http.post('/admin/v1/transactions').set('authorization', admin).send({
-      orgId: org.org.id, type: 'Transfer', amount: '99.99', currency: 'EUR', source: { accountId: 'acc_1' }, destination: { iban: 'DE00' }, refundDestination: { address: '0xabc' },
+      orgId: org.org.id, type: 'Transfer', amount: '99.99', currency: 'EUR', source: { accountId: 'acc_1' }, destination: { iban: 'DE00' }, refundDestination: { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' },
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'Submitted', type: 'Transfer', amount: '99.99', refundDestination: { address: '0xabc' } });
+    expect(created.body).toMatchObject({ status: 'Submitted', type: 'Transfer', amount: '99.99', refundDestination: { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } });
     const id = created.body.id as string;
     const moved = await http.post(`/admin/v1/transactions/${id}/status`).set('authorization', admin).send({ status: 'Failed', failureReason: 'insufficient funds' });
     expect(moved.status).toBe(200);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { createIdentity, importIdentities } from '../../src/services/identities.js';
+import { createApiClient } from '../../src/services/organizations.js';
 
 const admin = `Bearer ${ADMIN_TOKEN}`;
 
@@ -92,11 +93,48 @@ describe('GET /v1/identities', () => {
     });
     const res = await http.get('/v1/identities').set('Authorization', org.auth);
     expect(res.body.data[0].data).toEqual({
-      firstName: 'A**', lastName: 'G*****', middleName: 'L*', taxId: '******45', dateOfBirth: '****-**-**', email: 'a****@example.com', phone: '************78',
-      nameInLocalScript: 'ア*', address: { street1: 'C******', street2: 'I****', city: 'CDMX', country: 'MX', postalCode: '*****' },
+      firstName: 'A**', lastName: 'G*****', middleName: '**', taxId: '******45', dateOfBirth: '****-**-**', email: 'a****@example.com', phone: '************78',
+      nameInLocalScript: '**', address: { street1: 'C******', street2: 'I****', city: 'CDMX', country: 'MX', postalCode: '*****' },
       documents: [{ type: 'Passport', idNumber: '******67', issuingCountry: 'MX', expiryDate: '2030-01-01' }], actingAsIntermediary: false, citizenship: 'MX',
     });
     expect(res.body.data[0].hasComplianceChecks).toBe(true);
+  });
+
+  it('masks values of one or two characters entirely, keeping their length', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
+    createIdentity(ctx, org.org.id, {
+      type: 'Personal', deleted: false, hasComplianceChecks: false,
+      data: { firstName: 'A', lastName: 'Li', secondLastName: 'Ng', taxId: '12', email: 'a@x.com', address: { street1: 'K', postalCode: '1' }, documents: [{ idNumber: '123' }] },
+    });
+    const res = await http.get('/v1/identities').set('Authorization', org.auth);
+    expect(res.body.data[0].data).toEqual({
+      firstName: '*', lastName: '**', secondLastName: '**', taxId: '**', email: '*@x.com', address: { street1: '*', postalCode: '*' }, documents: [{ idNumber: '***' }],
+    });
+  });
+
+  it.each([
+    ['name=a', ['name']],
+    ['email=a', ['email']],
+    ['name=an&email=ana&type=Personal', ['name', 'email']],
+  ])('refuses the PII prefix filters (%s) to a redacted token with a 403 naming the parameter', async (q, params) => {
+    const { ctx, http, acme } = await setup();
+    const client = await createApiClient(ctx, { orgId: acme.org.id, piiAccess: 'redacted' });
+    const issued = await makeApi(ctx).tokens.issue({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' });
+    const res = await http.get(`/v1/identities?${q}`).set('Authorization', `Bearer ${issued.accessToken}`);
+    expect(res.status).toBe(403);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 403, type: 'urn:borderd:problem:pii_filter_forbidden' });
+    for (const p of params) expect(res.body.detail).toContain(p);
+    expect(res.body.detail).toContain('piiAccess "all"');
+    expect(res.body.errors.map((e: { path: string }) => e.path)).toEqual(params.map((p) => `query.${p}`));
+    expect(JSON.stringify(res.body)).not.toMatch(/Ana|García|ana@example/);
+    // Without those filters the same token lists (masked), and an all token may filter.
+    const typed = await http.get('/v1/identities?type=Business').set('Authorization', `Bearer ${issued.accessToken}`);
+    expect(typed.status).toBe(200);
+    expect(typed.body.data).toHaveLength(1);
+    expect((await http.get(`/v1/identities?${q}`).set('Authorization', acme.auth)).status).toBe(200);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/domain/clock.js';
-import { makeApi, makeContext, makeOrg } from '../support/context.js';
+import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 
 const EVM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
@@ -88,6 +88,39 @@ describe('refund configuration', () => {
     await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'ProviderBalance', autoRefund: false });
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
     expect((await http.get('/v1/refunds/config').set('Authorization', other.auth)).text).toBe('null');
+  });
+});
+
+describe('per-transaction refund destination', () => {
+  const admin = `Bearer ${ADMIN_TOKEN}`;
+  it.each([
+    ['an address invalid for its network', { network: 'ETHEREUM', address: '0xabc' }, undefined, 'body.refundDestination.address', /not a valid ETHEREUM address/],
+    ['a bad EIP-55 checksum', { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' }, undefined, 'body.refundDestination.address', /EIP-55/],
+    ['an address checked against the transaction network', { address: EVM }, 'TRON', 'body.refundDestination.address', /not a valid TRON address/],
+    ['an address without any network', { address: EVM }, undefined, 'body.refundDestination.network', /no crypto network/],
+    ['type Address without an address', { type: 'Address', network: 'TRON' }, undefined, 'body.refundDestination.address', /needs an address/],
+    ['an unknown network', { network: 'DOGE', address: EVM }, undefined, 'body.refundDestination.network', /./],
+  ])('refuses %s with a 400 naming the field', async (_what, refundDestination, network, path, message) => {
+    const { ctx, http, acme } = await setup();
+    const res = await http.post('/admin/v1/transactions').set('Authorization', admin).send({ orgId: acme.org.id, type: 'Deposit', ...(network ? { network } : {}), refundDestination });
+    expect(res.status).toBe(400);
+    const error = (res.body.errors as { path: string; message: string }[]).find((e) => e.path === path);
+    expect(error?.message).toMatch(message);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM transactions').get()).toEqual({ n: 0 });
+  });
+
+  it('accepts valid addresses for the named or the transaction network, and other types without one', async () => {
+    const { http, acme } = await setup();
+    for (const [network, refundDestination] of [
+      [undefined, { network: 'ETHEREUM', address: EVM }],
+      ['TRON', { address: TRON }],
+      [undefined, { type: 'Source' }],
+      [undefined, { type: 'ProviderBalance', autoRefund: false }],
+    ] as const) {
+      const res = await http.post('/admin/v1/transactions').set('Authorization', admin).send({ orgId: acme.org.id, type: 'Deposit', ...(network ? { network } : {}), refundDestination });
+      expect(res.status).toBe(201);
+      expect(res.body.refundDestination).toEqual(refundDestination);
+    }
   });
 });
 

@@ -63,6 +63,36 @@ describe('summarizeBenchmark', () => {
     expect(summarizeBenchmark(many(30, { costVsMarketUsd: '0.01' }))).toMatchObject({ nearZero: false, lowUsd: '0.30', highUsd: '0.30' });
   });
 
+  it('decides nearZero on the printed (outward-rounded) bounds: a bound printed as 0.00 is near zero', () => {
+    // Costs m ± 1 (15 each): half width = 1.96 · √(30/29) · √30 = 10.91888588…
+    const pair = (a: string, b: string) => summarizeBenchmark([...many(15, { costVsMarketUsd: a }), ...many(15, { costVsMarketUsd: b })]);
+    // point 10.92: low = +0.00111… (prints 0.00), high = 21.83888…: touches zero with a non-zero width.
+    expect(pair('-0.636', '1.364')).toMatchObject({ hasSignal: true, pointUsd: '10.92', nearZero: true, lowUsd: '10.92', highUsd: '10.92' });
+    // point 10.95: low = +0.0311… prints 0.03, away from zero.
+    expect(pair('-0.635', '1.365')).toMatchObject({ pointUsd: '10.95', nearZero: false, lowUsd: '0.03', highUsd: '21.87' });
+    // The mirror: high = −0.00111… rounds up to zero; never printed as "-0.00".
+    const mirror = pair('0.636', '-1.364');
+    expect(mirror).toMatchObject({ pointUsd: '-10.92', nearZero: true, lowUsd: '-10.92', highUsd: '-10.92' });
+    expect(pair('0.635', '-1.365')).toMatchObject({ pointUsd: '-10.95', nearZero: false, lowUsd: '-21.87', highUsd: '-0.03' });
+  });
+
+  it('never prints negative zero', () => {
+    for (const cost of ['-0.005', '-0.004', '-0.0000001']) {
+      const s = summarizeBenchmark([item({ costVsMarketUsd: cost }), item({}), item({})]);
+      expect(s).toMatchObject({ pointUsd: cost, lowUsd: '0.00', highUsd: '0.00' });
+    }
+    expect(summarizeBenchmark([item({ costVsMarketUsd: '-0.006' })])).toMatchObject({ lowUsd: '-0.01', highUsd: '-0.01' });
+    const zeros = summarizeBenchmark([...many(30, { costVsMarketUsd: '-0.00' })]);
+    expect(zeros).toMatchObject({ pointUsd: '0', lowUsd: '0.00', highUsd: '0.00', nearZero: true });
+    expect(JSON.stringify(zeros)).not.toContain('-0');
+  });
+
+  it('always discloses concentration below five transactions, even with no volume', () => {
+    for (let n = 1; n <= 4; n++) expect(summarizeBenchmark(many(n, { amountUsd: '0' })).concentrationDisclosure).toBe(true);
+    expect(summarizeBenchmark(many(4, { amountUsd: '100' })).concentrationDisclosure).toBe(true);
+    expect(summarizeBenchmark(many(5, { amountUsd: '0' })).concentrationDisclosure).toBe(false);
+  });
+
   it('discloses concentration strictly above 20% for one transaction and 50% for a provider or corridor', () => {
     expect(summarizeBenchmark(many(5, {})).concentrationDisclosure).toBe(false); // 20% each
     expect(summarizeBenchmark([...many(4, {}), item({ amountUsd: '100.0001' })]).concentrationDisclosure).toBe(true);

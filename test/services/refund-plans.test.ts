@@ -1,18 +1,23 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { dispatchRefundPlan, reconfirmRefundConfig, recordRefundPlanOnFailure, setRefundConfig } from '../../src/services/refunds.js';
+import { changeTransactionStatus, createTransaction, getTransaction } from '../../src/services/transactions.js';
 import { transactionHooks, type TransactionStatusChange } from '../../src/services/transaction-hooks.js';
 import { getRefundPlanForTransaction } from '../../src/store/refund-plans.js';
 import { makeContext, type TestContext } from '../support/context.js';
 
 const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
+const OTHER = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
 
-function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: { type?: string; network?: string | null; refundDestination?: unknown }): void {
+function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: { type?: string; network?: string | null; refundDestination?: unknown; source?: unknown }): void {
   const at = isoAt(ctx.clock.now());
   ctx.db
-    .prepare(`INSERT INTO transactions (id, org_id, origin, type, status, network, refund_destination, created_at, updated_at) VALUES (?, ?, 'orchestrated', ?, 'Processing', ?, ?, ?, ?)`)
-    .run(id, orgId, fields.type ?? 'Deposit', fields.network === undefined ? 'POLYGON' : fields.network, fields.refundDestination ? JSON.stringify(fields.refundDestination) : null, at, at);
+    .prepare(`INSERT INTO transactions (id, org_id, origin, type, status, network, source, refund_destination, created_at, updated_at) VALUES (?, ?, 'orchestrated', ?, 'Processing', ?, ?, ?, ?, ?)`)
+    .run(
+      id, orgId, fields.type ?? 'Deposit', fields.network === undefined ? 'POLYGON' : fields.network,
+      fields.source ? JSON.stringify(fields.source) : null, fields.refundDestination ? JSON.stringify(fields.refundDestination) : null, at, at,
+    );
 }
 
 function fail(ctx: TestContext, orgId: string, transactionId: string, hooks = [recordRefundPlanOnFailure]): void {
@@ -49,9 +54,20 @@ describe('refund plan hook', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
-    insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: '0xdef', network: 'ETHEREUM' } });
+    insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: OTHER, network: 'ETHEREUM' } });
     fail(ctx, org.id, 'txn_2');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({ destinationFrom: 'transaction', destination: { type: 'Address', address: '0xdef', network: 'ETHEREUM' } });
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({ destinationFrom: 'transaction', destination: { type: 'Address', address: OTHER, network: 'ETHEREUM' } });
+  });
+
+  it('ignores a stored per-transaction address that is not valid for its network and uses the default (logged without the address)', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    insertTransaction(ctx, org.id, 'txn_9', { refundDestination: { address: '0xdef' } });
+    fail(ctx, org.id, 'txn_9');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({ destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: EVM } });
+    expect(ctx.logs.lines.some((l) => l.transactionId === 'txn_9' && /unusable/.test(String(l.msg)))).toBe(true);
+    expect(ctx.logs.text()).not.toContain('0xdef');
   });
 
   it('keeps autoRefund false in Created until dispatched, and refuses a second dispatch', () => {
@@ -80,6 +96,48 @@ describe('refund plan hook', () => {
     expect(getRefundPlanForTransaction(ctx.db, 'txn_4')!.state).toBe('Dispatched');
   });
 
+  it('re-plans plans paused on a replaced default against the new one; re-confirming never sends them to the old address', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const NEW = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }, { network: 'ETHEREUM', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    ctx.clock.advance(90 * DAY_MS + 1);
+    insertTransaction(ctx, org.id, 'txn_a', { network: 'POLYGON' });
+    insertTransaction(ctx, org.id, 'txn_b', { network: 'ETHEREUM' });
+    fail(ctx, org.id, 'txn_a');
+    fail(ctx, org.id, 'txn_b');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_a')).toMatchObject({ state: 'Paused', defaultVersion: 1, destination: { address: EVM } });
+
+    // The new default has a POLYGON address only: txn_a goes to it, txn_b has no destination any more.
+    const set = setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: NEW }], autoRefund: true, autoFiatReturn: false });
+    expect(set.replannedPlans).toHaveLength(2);
+    const a = getRefundPlanForTransaction(ctx.db, 'txn_a')!;
+    expect(a).toMatchObject({ state: 'Dispatched', destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: NEW }, defaultVersion: 2, dispatchedAt: isoAt(ctx.clock.now()) });
+    expect(a.reason).toMatch(/re-planned/);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_b')).toMatchObject({ state: 'NoDestination', destination: null, defaultVersion: null });
+
+    // Re-confirming the new default dispatches nothing (and nothing to the old address).
+    expect(reconfirmRefundConfig(ctx, org.id).dispatchedPlans).toEqual([]);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_b')!.state).toBe('NoDestination');
+  });
+
+  it('re-confirming releases only the plans paused on the same default version', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    ctx.clock.advance(90 * DAY_MS + 1);
+    insertTransaction(ctx, org.id, 'txn_c', {});
+    insertTransaction(ctx, org.id, 'txn_d', {});
+    fail(ctx, org.id, 'txn_c');
+    fail(ctx, org.id, 'txn_d');
+    // txn_d's plan was made from another default (e.g. recorded before versions existed and not attributable).
+    ctx.db.prepare("UPDATE refund_plans SET default_version = NULL WHERE transaction_id = 'txn_d'").run();
+    const re = reconfirmRefundConfig(ctx, org.id);
+    expect(re.dispatchedPlans).toEqual([getRefundPlanForTransaction(ctx.db, 'txn_c')!.id]);
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_c')!.state).toBe('Dispatched');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_d')!.state).toBe('Paused');
+  });
+
   it('marks a failed fiat payout for manual handling unless autoFiatReturn', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
@@ -93,7 +151,56 @@ describe('refund plan hook', () => {
     expect(getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({ state: 'Dispatched', kind: 'FiatReturnAsCrypto', destination: { type: 'Source' } });
   });
 
-  it('rolls back with the status change when the hook throws (unknown transaction)', () => {
+  it('returns a failed fiat payout as crypto to the Address default of its source network (autoFiatReturn true)', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'TRON', address: TRON }, { network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: true });
+    insertTransaction(ctx, org.id, 'txn_7', { type: 'Withdrawal', network: null, source: { network: 'POLYGON', accountId: 'acc_1' } });
+    fail(ctx, org.id, 'txn_7');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_7')).toMatchObject({ state: 'Dispatched', kind: 'FiatReturnAsCrypto', destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: EVM } });
+    // No source network and two addresses: nothing to choose by, an operator handles it.
+    insertTransaction(ctx, org.id, 'txn_8', { type: 'Withdrawal', network: null, source: { iban: 'DE00' } });
+    fail(ctx, org.id, 'txn_8');
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_8')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat', destination: null });
+  });
+
+  it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    const t = createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
+    const planRows = () => ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get();
+    const eventTypes = () => (ctx.db.prepare('SELECT type FROM events WHERE org_id = ? ORDER BY id').all(org.id) as { type: string }[]).map((e) => e.type);
+    expect(eventTypes()).toEqual(['Transaction_Created']);
+
+    // The failure is injected at the last step of recording the plan (its log line), after the
+    // plan row is inserted: only the enclosing SQLite transaction can take that row back.
+    const info = ctx.log.info.bind(ctx.log);
+    let insertedBeforeFailure: unknown;
+    const spy = vi.spyOn(ctx.log, 'info').mockImplementation(((obj: unknown, msg?: string) => {
+      if (msg === 'refund plan recorded') {
+        insertedBeforeFailure = planRows();
+        throw new Error('injected failure while recording the refund plan');
+      }
+      return info(obj as object, msg);
+    }) as typeof ctx.log.info);
+    expect(() => changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout')).toThrow(/injected failure/);
+    spy.mockRestore();
+
+    expect(insertedBeforeFailure).toEqual({ n: 1 });
+    expect(planRows()).toEqual({ n: 0 });
+    expect(getTransaction(ctx, t.id)).toMatchObject({ status: 'Submitted', failureReason: null });
+    expect(eventTypes()).toEqual(['Transaction_Created']);
+
+    // The same change succeeds once nothing fails, with its event and its plan.
+    changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout');
+    expect(getTransaction(ctx, t.id).status).toBe('Failed');
+    expect(eventTypes()).toEqual(['Transaction_Created', 'Transaction_Updated']);
+    expect(getRefundPlanForTransaction(ctx.db, t.id)).toMatchObject({ state: 'Dispatched' });
+  });
+
+  it('refuses to record a plan for an unknown transaction', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     expect(() => fail(ctx, org.id, 'txn_missing')).toThrow(/not found/);

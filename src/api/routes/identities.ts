@@ -5,8 +5,8 @@ import { identityDataSchema, identityTypeSchema, listIdentitiesPage } from '../.
 const prefix = z.string().min(1, 'must not be empty').max(200);
 
 export const identitiesQuery = z.strictObject({
-  name: prefix.optional().describe('case-insensitive prefix of firstName, lastName or "firstName lastName"'),
-  email: prefix.optional().describe('case-insensitive prefix of email'),
+  name: prefix.optional().describe('case-insensitive prefix of firstName, lastName or "firstName lastName"; needs a token with piiAccess "all" (403 for "redacted")'),
+  email: prefix.optional().describe('case-insensitive prefix of email; needs a token with piiAccess "all" (403 for "redacted")'),
   type: identityTypeSchema.optional(),
   startingAfter: z.string().min(1).max(100).optional().describe('an identity id: results after it'),
   // Strict: "5.5", "0" or "101" is a 400, never clamped.
@@ -32,11 +32,16 @@ export const identityRoutes: RouteModule = (api, { ctx }) => {
     method: 'get',
     path: '/v1/identities',
     summary: 'List identities',
-    description: 'Ordered by id; hasMore is exact. Tokens with piiAccess "redacted" get masked personal data.',
+    description:
+      'Ordered by id; hasMore is exact. Tokens with piiAccess "redacted" get masked personal data and may not use the name or email filters ' +
+      '(403 problem naming the parameter): a prefix filter would reveal a masked value one character at a time.',
     tags: ['identities'],
     auth: 'bearer',
     query: identitiesQuery,
-    responses: { 200: { description: 'a page of identities', schema: z.object({ hasMore: z.boolean(), data: z.array(identitySchema) }) } },
+    responses: {
+      200: { description: 'a page of identities', schema: z.object({ hasMore: z.boolean(), data: z.array(identitySchema) }) },
+      403: { description: 'the name or email filter with a piiAccess "redacted" token (the detail and errors[].path name the parameter)' },
+    },
     handler: ({ query, auth }) => ({ body: listIdentitiesPage(ctx, auth.orgId, query, auth.piiAccess) }),
   });
 };

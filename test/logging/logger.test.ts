@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logging/logger.js';
+import { LogCapture } from '../support/context.js';
+
+const data = {
+  firstName: 'Wilhelmina', middleName: 'Quintessa', lastName: 'Zabaleta', secondLastName: 'Oyarzun', nameInLocalScript: 'ヴィルヘルミナ',
+  taxId: 'TAXID998877', dateOfBirth: '1987-06-05', email: 'wil.z@private.example', phone: '+5215598765432',
+  city: 'CDMX', country: 'MX',
+  address: { street1: 'Calle Secreta 42', street2: 'Depto 9B', city: 'CDMX', postalCode: '06799' },
+  documents: [{ type: 'Passport', idNumber: 'PX9988776', issuingCountry: 'MX' }],
+};
+const PII = ['Wilhelmina', 'Quintessa', 'Zabaleta', 'Oyarzun', 'ヴィルヘルミナ', 'TAXID998877', '1987-06-05', 'wil.z@private.example', '+5215598765432', 'Calle Secreta 42', 'Depto 9B', '06799', 'PX9988776'];
+
+describe('logger redaction of identity PII', () => {
+  it.each([
+    ['top level', data],
+    ['a record', { record: data }],
+    ['an identity', { identity: { id: 'idn_1', type: 'Personal', data } }],
+    ['a request body', { req: { body: { type: 'Personal', data } } }],
+    ['a list of identities', { identities: [{ id: 'idn_1', data }, { id: 'idn_2', data }] }],
+    ['a page of identities', { page: { hasMore: false, data: [{ id: 'idn_1', data }] } }],
+  ])('removes names, contact data, addresses and document numbers nested in %s', (_where, obj) => {
+    const logs = new LogCapture();
+    const log = createLogger({ level: 'info', pretty: 'never', destination: logs });
+    log.info(obj, 'identity logged');
+    const text = logs.text();
+    expect(text).toContain('identity logged');
+    for (const value of PII) expect(text, value).not.toContain(value);
+    // What is not personal stays readable.
+    if (JSON.stringify(obj).includes('CDMX')) expect(text).toContain('CDMX');
+    if (JSON.stringify(obj).includes('idn_1')) expect(text).toContain('idn_1');
+  });
+});

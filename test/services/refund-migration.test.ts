@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { listMigrations, migrate } from '../../src/db/migrate.js';
+import { openDatabase } from '../../src/db/open.js';
+import { tempDir } from '../support/context.js';
+
+const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
+const OLD = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
+
+describe('migration 007', () => {
+  it('attributes existing plans to the current default only when their destination is one it gives', () => {
+    const db = openDatabase(join(tempDir(), 'm.db'));
+    migrate(db, listMigrations().filter((m) => m.version < 7));
+    const at = '2026-01-01T00:00:00.000Z';
+    db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run('org_1', 'Acme', at);
+    db.prepare('INSERT INTO refund_configs (org_id, destination, verified_at, updated_at) VALUES (?, ?, ?, ?)').run(
+      'org_1', JSON.stringify({ type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false }), at, at,
+    );
+    const plan = (id: string, from: string, destination: unknown) => {
+      db.prepare(`INSERT INTO transactions (id, org_id, origin, type, status, created_at, updated_at) VALUES (?, 'org_1', 'orchestrated', 'Deposit', 'Failed', ?, ?)`).run(`txn_${id}`, at, at);
+      db.prepare(
+        `INSERT INTO refund_plans (id, org_id, transaction_id, state, kind, destination_from, destination, auto_refund, reason, created_at, updated_at) VALUES (?, 'org_1', ?, 'Paused', 'CryptoRefund', ?, ?, 1, 'r', ?, ?)`,
+      ).run(`rfp_${id}`, `txn_${id}`, from, destination ? JSON.stringify(destination) : null, at, at);
+    };
+    plan('current', 'default', { type: 'Address', network: 'POLYGON', address: EVM });
+    plan('replaced', 'default', { type: 'Address', network: 'POLYGON', address: OLD });
+    plan('othertype', 'default', { type: 'Source' });
+    plan('own', 'transaction', { type: 'Address', network: 'POLYGON', address: EVM });
+    migrate(db);
+    expect(db.prepare('SELECT id, default_version AS v FROM refund_plans ORDER BY id').all()).toEqual([
+      { id: 'rfp_current', v: 1 },
+      { id: 'rfp_othertype', v: null },
+      { id: 'rfp_own', v: null },
+      { id: 'rfp_replaced', v: null },
+    ]);
+    expect(db.prepare('SELECT version FROM refund_configs').get()).toEqual({ version: 1 });
+    db.close();
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it, vi } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { isoAt } from '../../src/domain/clock.js';
+import { importIdentities } from '../../src/services/identities.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { importTransactions } from '../../src/services/transaction-import.js';
+import { insertImportedTransaction, type ImportedTransaction } from '../../src/store/imported-transactions.js';
+import { makeContext, type TestContext } from '../support/context.js';
+
+// The duplicate check is wrapped so a test can act, from another connection, at the moment the
+// import looks a key up: that is where a second import used to slip in between check and insert.
+const race = vi.hoisted(() => ({ beforeCheck: undefined as (() => void) | undefined }));
+vi.mock('../../src/store/imported-transactions.js', async (importOriginal) => {
+  const store = await importOriginal<typeof import('../../src/store/imported-transactions.js')>();
+  return {
+    ...store,
+    importedTransactionExists: (...args: Parameters<typeof store.importedTransactionExists>) => {
+      const hook = race.beforeCheck;
+      race.beforeCheck = undefined;
+      hook?.();
+      return store.importedTransactionExists(...args);
+    },
+  };
+});
+
+const CSV = ['type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt', 'Deposit,Completed,P1,p-1,InLine,100,1,2026-01-01T00:00:00Z', 'Deposit,Completed,P1,p-2,InLine,50,2,2026-01-01T00:00:00Z'].join('\n');
+
+const row = (ctx: TestContext, orgId: string, id: string, provider: string | null, providerTransactionId: string): ImportedTransaction => ({
+  id, orgId, importId: 'imp_x', type: 'Deposit', status: 'Completed', amount: null, currency: null, network: null, provider, providerTransactionId,
+  country: null, corridor: null, benchmark: 'InLine', reviewState: null, reconciliation: null, amountUsd: '1', costVsMarketUsd: '1',
+  createdAt: isoAt(ctx.clock.now()), updatedAt: isoAt(ctx.clock.now()),
+});
+const count = (db: Db, orgId: string) => (db.prepare("SELECT COUNT(*) AS n FROM transactions WHERE org_id = ? AND origin = 'imported'").get(orgId) as { n: number }).n;
+
+describe('transaction import deduplication', () => {
+  it('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const other = openDatabase(ctx.config.database.path, { busyTimeoutMs: 0 });
+    let otherWrite: unknown = 'not attempted';
+    race.beforeCheck = () => {
+      try {
+        insertImportedTransaction(other, row(ctx, org.id, 'txn_other_1', 'P1', 'p-1'));
+        otherWrite = 'written';
+      } catch (err) {
+        otherWrite = (err as { code?: string }).code;
+      }
+    };
+    expect(importTransactions(ctx, org.id, CSV, 'csv').imported).toBe(2);
+    expect(otherWrite).toBe('SQLITE_BUSY');
+    expect(count(ctx.db, org.id)).toBe(2);
+    // The other writer now finds the rows and is refused by the UNIQUE index too.
+    expect(() => insertImportedTransaction(other, row(ctx, org.id, 'txn_other_2', 'P1', 'p-1'))).toThrow(/UNIQUE/);
+    other.close();
+  });
+
+  it('refuses a second copy of (organization, provider, providerTransactionId) at the database, with or without a provider', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const org2 = createOrganization(ctx, 'Other');
+    insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_a', 'P1', 'x'));
+    insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_b', null, 'x'));
+    expect(() => insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_c', 'P1', 'x'))).toThrow(/UNIQUE/);
+    expect(() => insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_d', null, 'x'))).toThrow(/UNIQUE/);
+    insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_e', 'P2', 'x'));
+    insertImportedTransaction(ctx.db, row(ctx, org2.id, 'txn_f', 'P1', 'x'));
+    expect(count(ctx.db, org.id)).toBe(3);
+  });
+
+  it('refuses a re-import naming every duplicate line, and lists them with the bad lines of a refused file', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    importTransactions(ctx, org.id, CSV, 'csv');
+    const refusal = (text: string) => {
+      try {
+        importTransactions(ctx, org.id, text, 'csv');
+      } catch (err) {
+        return (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
+      }
+      throw new Error('accepted');
+    };
+    expect(refusal(CSV)).toEqual([
+      { path: 'line 2.providerTransactionId', message: 'already imported' },
+      { path: 'line 3.providerTransactionId', message: 'already imported' },
+    ]);
+    expect(refusal(CSV + '\nDeposit,Nope,P1,p-3,InLine,1,1,2026-01-01T00:00:00Z').map((e) => e.path)).toEqual(['line 2.providerTransactionId', 'line 3.providerTransactionId', 'line 4.status']);
+    expect(count(ctx.db, org.id)).toBe(2);
+  });
+});
+
+describe('import progress', () => {
+  it('counts the transactions of the file (not blank lines) and ends at 100%', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const lines = Array.from({ length: 1203 }, (_, i) => JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '1', createdAt: '2026-01-01T00:00:00Z', providerTransactionId: `p-${i}`, provider: 'P' }));
+    const text = ['', ...lines.slice(0, 600), '   ', '', ...lines.slice(600), '', ''].join('\n');
+    const calls: [number, number][] = [];
+    importTransactions(ctx, org.id, text, 'jsonl', (done, total) => calls.push([done, total]));
+    expect(calls).toEqual([[500, 1203], [1000, 1203], [1203, 1203]]);
+  });
+
+  it('counts the identities of the file (not blank lines) and ends at 100%', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const good = JSON.stringify({ type: 'Personal', data: { firstName: 'Ana' } });
+    const lines = ['', ...Array.from({ length: 501 }, () => good), '', '  ', good, ''];
+    const calls: [number, number][] = [];
+    expect(importIdentities(ctx, org.id, lines, (done, total) => calls.push([done, total])).imported).toBe(502);
+    expect(calls).toEqual([[500, 502], [502, 502]]);
+  });
+});
