@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, redactSensitive } from '../../src/logging/logger.js';
 import { LogCapture } from '../support/context.js';
 
 const data = {
@@ -29,5 +29,28 @@ describe('logger redaction of identity PII', () => {
     // What is not personal stays readable.
     if (JSON.stringify(obj).includes('CDMX')) expect(text).toContain('CDMX');
     if (JSON.stringify(obj).includes('idn_1')) expect(text).toContain('idn_1');
+  });
+});
+
+describe('redactSensitive', () => {
+  it('censors secrets and PII at any depth, in arrays too, and leaves the rest', () => {
+    const deep = { a: { b: { c: { d: { e: { f: { g: { clientSecret: 'bsk_x', email: 'a@b.c', note: 'kept' } } } } } } } };
+    const out = redactSensitive({ list: [{ headers: { authorization: 'Bearer t' } }], deep }) as typeof deep & { list: { headers: Record<string, string> }[] };
+    expect(out.list[0]!.headers.authorization).toBe('[redacted]');
+    expect((out as unknown as { deep: typeof deep }).deep.a.b.c.d.e.f.g).toEqual({ clientSecret: '[redacted]', email: '[redacted]', note: 'kept' });
+  });
+
+  it('returns the same object when nothing is sensitive, and never mutates the input', () => {
+    const clean = { method: 'GET', route: '/v1/identities', status: 200, nested: { ids: ['idn_1'] } };
+    expect(redactSensitive(clean)).toBe(clean);
+    const input = { body: { apiSecret: 's3cret' } };
+    redactSensitive(input);
+    expect(input.body.apiSecret).toBe('s3cret');
+  });
+
+  it('cuts off a cycle instead of walking forever', () => {
+    const loop: Record<string, unknown> = { name: 'x' };
+    loop.self = loop;
+    expect(() => redactSensitive(loop)).not.toThrow();
   });
 });
