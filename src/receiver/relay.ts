@@ -51,20 +51,31 @@ export class Relay {
   async #handle(d: VerifiedDelivery): Promise<RelayOutcome> {
     const { forwarder, capture, reporter } = this.opts;
     const now = () => (this.opts.now?.() ?? new Date()).toISOString();
-    const base = { eventId: d.eventId, eventType: d.eventType, target: forwarder.target };
+    const receivedAt = now();
     if (this.opts.eventTypes.length > 0 && !this.opts.eventTypes.includes(d.eventType)) {
-      reporter.event({ ...base, time: now(), outcome: 'skipped', status: 200, latencyMs: null, target: null, detail: 'not in --events' });
+      reporter.event({ time: receivedAt, eventId: d.eventId, eventType: d.eventType, outcome: 'skipped', status: 200, latencyMs: null, target: null, detail: 'not in --events' });
       return { status: 200, outcome: 'skipped' };
     }
     if (this.opts.dedupe && capture.alreadyDelivered(d.eventId)) {
-      reporter.event({ ...base, time: now(), outcome: 'duplicate', status: 200, latencyMs: null, target: null, detail: 'already forwarded' });
+      reporter.event({ time: receivedAt, eventId: d.eventId, eventType: d.eventType, outcome: 'duplicate', status: 200, latencyMs: null, target: null, detail: 'already forwarded' });
       return { status: 200, outcome: 'duplicate' };
     }
-    capture.capture({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt: now() });
     const result = await forwarder.forward(d.body, d.headers);
-    capture.recordForward(d.eventId, forwarder.target, result.status, now());
+    const at = now();
+    // One write per delivery, after the forward: a crash in between loses nothing, since the sender
+    // (borderd's outbox, or the tunnel's cursor) has not been told the event was delivered.
+    capture.record({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt, target: forwarder.target, status: result.status, at });
     const ok = result.status >= 200 && result.status < 300;
-    reporter.event({ ...base, time: now(), outcome: ok ? 'forwarded' : 'failed', status: result.status, latencyMs: result.latencyMs, ...(result.error ? { detail: result.error } : {}) });
+    reporter.event({
+      time: at,
+      eventId: d.eventId,
+      eventType: d.eventType,
+      outcome: ok ? 'forwarded' : 'failed',
+      status: result.status,
+      target: forwarder.displayTarget,
+      latencyMs: result.latencyMs,
+      ...(result.error ? { detail: result.error } : {}),
+    });
     return { status: result.status, outcome: ok ? 'forwarded' : 'failed' };
   }
 }
