@@ -58,7 +58,7 @@ describe('examples', () => {
       const event = db.emit('Transaction_Created', data);
       const app = await startNodeProcess([example('tunnel', 'app.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(pem), PORT: '0' });
       await startReceive(
-        ['--tunnel', daemon.url, '--forward-to', app.url!, '--capture-db', join(tempDir(), 'capture.db')],
+        ['--tunnel', daemon.url, '--forward-to', app.url!, '--capture-db', join(tempDir(), 'capture.db'), '--since', '10m'],
         /tunnel connected to (\S+)/,
         { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret },
       );
