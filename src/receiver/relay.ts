@@ -29,26 +29,62 @@ export interface RelayOptions {
 export interface RelayOutcome {
   status: number;
   outcome: 'forwarded' | 'failed' | 'duplicate' | 'skipped';
+  /**
+   * Resolves once the capture log holds the result. The write happens just after handle() returns,
+   * so listen mode answers the sender first (the write is off the latency path); the tunnel awaits
+   * it before it moves its cursor.
+   */
+  recorded: Promise<void>;
 }
 
+const RECORDED = Promise.resolve();
+
 export class Relay {
-  /** Deliveries of the same event in flight: a second one waits for the first, then dedupes against it. */
-  readonly #inFlight = new Map<string, Promise<unknown>>();
+  /**
+   * Deliveries of the same event in flight, until their result is in the capture log: a second one
+   * waits for the first, then dedupes against it.
+   */
+  readonly #inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: RelayOptions) {}
 
   async handle(d: VerifiedDelivery): Promise<RelayOutcome> {
-    while (this.#inFlight.has(d.eventId)) await this.#inFlight.get(d.eventId)!.catch(() => undefined);
-    const run = this.#handle(d);
-    this.#inFlight.set(d.eventId, run);
-    try {
-      return await run;
-    } finally {
+    while (this.#inFlight.has(d.eventId)) await this.#inFlight.get(d.eventId);
+    let settle!: () => void;
+    this.#inFlight.set(d.eventId, new Promise<void>((r) => (settle = r)));
+    const release = () => {
       this.#inFlight.delete(d.eventId);
+      settle();
+    };
+    let result: { status: number; outcome: RelayOutcome['outcome']; write?: () => void };
+    try {
+      result = await this.#handle(d);
+    } catch (err) {
+      release();
+      throw err;
     }
+    const { write } = result;
+    if (!write) {
+      release();
+      return { status: result.status, outcome: result.outcome, recorded: RECORDED };
+    }
+    const recorded = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        try {
+          write();
+        } catch (err) {
+          // The app has the event; only the local log missed it (disk full, file removed).
+          this.opts.reporter.error(`capture log: could not record ${d.eventId}: ${(err as Error).message}`, { eventId: d.eventId });
+        } finally {
+          release();
+          resolve();
+        }
+      }),
+    );
+    return { status: result.status, outcome: result.outcome, recorded };
   }
 
-  async #handle(d: VerifiedDelivery): Promise<RelayOutcome> {
+  async #handle(d: VerifiedDelivery): Promise<{ status: number; outcome: RelayOutcome['outcome']; write?: () => void }> {
     const { forwarder, capture, reporter } = this.opts;
     const now = () => (this.opts.now?.() ?? new Date()).toISOString();
     const receivedAt = now();
@@ -62,9 +98,10 @@ export class Relay {
     }
     const result = await forwarder.forward(d.body, d.headers);
     const at = now();
-    // One write per delivery, after the forward: a crash in between loses nothing, since the sender
-    // (borderd's outbox, or the tunnel's cursor) has not been told the event was delivered.
-    capture.record({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt, target: forwarder.target, status: result.status, at });
+    // One write per delivery, after the forward (see handle()): a crash before it loses nothing that
+    // matters, the sender was not answered yet or the tunnel's cursor has not moved.
+    const write = () =>
+      capture.record({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt, target: forwarder.target, status: result.status, at });
     const ok = result.status >= 200 && result.status < 300;
     reporter.event({
       time: at,
@@ -76,6 +113,6 @@ export class Relay {
       latencyMs: result.latencyMs,
       ...(result.error ? { detail: result.error } : {}),
     });
-    return { status: result.status, outcome: ok ? 'forwarded' : 'failed' };
+    return { status: result.status, outcome: ok ? 'forwarded' : 'failed', write };
   }
 }

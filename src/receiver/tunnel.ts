@@ -7,7 +7,7 @@ import { verifySignature } from '../verify/signature.js';
 import { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 import type { CaptureLog } from './capture-log.js';
 import type { Reporter } from './console-report.js';
-import type { Relay } from './relay.js';
+import type { Relay, RelayOutcome } from './relay.js';
 
 /**
  * Tunnel mode: follows GET /v1/notifications/events/stream on a remote borderd, verifies each event
@@ -329,11 +329,12 @@ export class TunnelClient {
     };
     const attempts = Math.max(1, this.opts.forwardAttempts ?? 5);
     const retryDelay = this.opts.forwardRetryDelayMs ?? ((n: number) => Math.min(500 * 2 ** (n - 1), 8000));
-    let last: { status: number; outcome: string } | undefined;
+    let last: RelayOutcome | undefined;
     let tries = 0;
     for (let attempt = 1; attempt <= attempts && !this.#stop.signal.aborted; attempt++) {
       tries = attempt;
       last = await relay.handle({ eventId: verified.id, eventType: verified.type, body: data.body, headers: { ...headers, 'x-delivery-attempt': String(attempt) } });
+      await last.recorded;
       if (last.outcome !== 'failed') break;
       if (attempt < attempts) await sleep(retryDelay(attempt), this.#stop.signal);
     }
