@@ -30,9 +30,9 @@ export interface RelayOutcome {
   status: number;
   outcome: 'forwarded' | 'failed' | 'duplicate' | 'skipped';
   /**
-   * Resolves once the capture log holds the result. The write happens just after handle() returns,
-   * so listen mode answers the sender first (the write is off the latency path); the tunnel awaits
-   * it before it moves its cursor.
+   * Resolves once the console line is out and the capture log holds the result. Both happen just
+   * after handle() returns, so listen mode answers the sender first (they are off the latency
+   * path); the tunnel awaits it before it moves its cursor.
    */
   recorded: Promise<void>;
 }
@@ -73,7 +73,7 @@ export class Relay {
         try {
           write();
         } catch (err) {
-          // The app has the event; only the local log missed it (disk full, file removed).
+          // The app has its answer; only the local log missed it (disk full, file removed).
           this.opts.reporter.error(`capture log: could not record ${d.eventId}: ${(err as Error).message}`, { eventId: d.eventId });
         } finally {
           release();
@@ -100,19 +100,21 @@ export class Relay {
     const at = now();
     // One write per delivery, after the forward (see handle()): a crash before it loses nothing that
     // matters, the sender was not answered yet or the tunnel's cursor has not moved.
-    const write = () =>
-      capture.record({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt, target: forwarder.target, status: result.status, at });
+    // The console line too: stdout is a synchronous write when it is a pipe or a file.
     const ok = result.status >= 200 && result.status < 300;
-    reporter.event({
-      time: at,
-      eventId: d.eventId,
-      eventType: d.eventType,
-      outcome: ok ? 'forwarded' : 'failed',
-      status: result.status,
-      target: forwarder.displayTarget,
-      latencyMs: result.latencyMs,
-      ...(result.error ? { detail: result.error } : {}),
-    });
+    const write = () => {
+      reporter.event({
+        time: at,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        outcome: ok ? 'forwarded' : 'failed',
+        status: result.status,
+        target: forwarder.displayTarget,
+        latencyMs: result.latencyMs,
+        ...(result.error ? { detail: result.error } : {}),
+      });
+      capture.record({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt, target: forwarder.target, status: result.status, at });
+    };
     return { status: result.status, outcome: ok ? 'forwarded' : 'failed', write };
   }
 }
