@@ -127,7 +127,7 @@ describe('GET /v1/notifications/events/stream', () => {
     stream.close();
     // Written while nobody listens: a client resuming from ready's id gets it.
     const during = emit(ctx, org.id);
-    const resumed = await open(url, auth, { 'last-event-id': ready!.id });
+    const resumed = await open(url, auth, { 'last-event-id': ready!.id! });
     expect(payloads(await resumed.next(3)).map((m) => m.id)).toEqual([during.event.id]);
   });
 

@@ -107,6 +107,14 @@ let escaped = false;
 try { await import('express'); } catch { escaped = true; }
 console.log(JSON.stringify({ status: res.status, text, expressRefused: escaped }));`,
     );
+    // Loading proves what runs; a lazy import() in a path this script does not take is caught by
+    // reading every specifier of every built file: `import … from`, `export … from` (across lines),
+    // bare `import '…'` and `import('…')`.
+    for (const file of readdirSync(join(dir, 'verify')).filter((f) => f.endsWith('.js'))) {
+      const text = readFileSync(join(dir, 'verify', file), 'utf8');
+      const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"`])([^'"`]+)\1/g)].map((m) => m[2]!);
+      for (const spec of specifiers) expect(spec, `${file} imports ${spec}`).toMatch(/^(node:|\.\/)/);
+    }
     const run = spawnSync(process.execPath, ['--import', './register.mjs', 'main.mjs'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
