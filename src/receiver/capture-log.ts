@@ -74,7 +74,6 @@ export class CaptureLog {
   readonly #db: Database.Database;
   readonly #get: Statement;
   readonly #status: Statement;
-  readonly #capture: Statement;
   readonly #record: Statement;
   readonly #recordForward: Statement;
   readonly #cursor: Statement;
@@ -91,10 +90,6 @@ export class CaptureLog {
     if (path !== ':memory:') chmodSync(path, 0o600);
     this.#get = this.#db.prepare('SELECT * FROM captured_events WHERE event_id = ?');
     this.#status = this.#db.prepare('SELECT forward_status FROM captured_events WHERE event_id = ?').pluck();
-    this.#capture = this.#db.prepare(
-      `INSERT INTO captured_events (event_id, event_type, body, headers, received_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT(event_id) DO UPDATE SET headers = excluded.headers, received_at = excluded.received_at`,
-    );
     this.#record = this.#db.prepare(
       `INSERT INTO captured_events (event_id, event_type, body, headers, received_at, target, forward_status, forwarded_at, attempts)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
@@ -116,11 +111,6 @@ export class CaptureLog {
   /** True when the event was already forwarded with a 2xx: the dedupe check (reads the status only). */
   alreadyDelivered(eventId: string): boolean {
     return isSuccess(this.#status.get(eventId) as number | null | undefined);
-  }
-
-  /** Stores (or refreshes) a received delivery without a forward result. */
-  capture(e: { eventId: string; eventType: string; body: string; headers: Record<string, string>; receivedAt: string }): void {
-    this.#capture.run(e.eventId, e.eventType, e.body, JSON.stringify(e.headers), e.receivedAt);
   }
 
   /**
