@@ -105,7 +105,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       200: {
         description: 'the stream',
         contentType: 'text/event-stream',
-        schema: z.string().describe('SSE messages: signing-key, then one per event (data {body, signature, keyId}), and heartbeat comments'),
+        schema: z.string().describe('SSE messages: ready (the starting position), signing-key, then one per event (data {body, signature, keyId}), and heartbeat comments'),
       },
       400: { description: 'Last-Event-ID or after is not an event id, or since is not an ISO 8601 time' },
       401: { description: 'missing or invalid token' },
