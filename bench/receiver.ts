@@ -5,7 +5,7 @@ import { Pool } from 'undici';
 import { createTestSigner, type SignedDelivery } from '../src/verify/test-signer.js';
 import type { Benchmark } from './bench-types.js';
 import { startChildServer, startListening } from './child-server.js';
-import { BIN, tempDir } from './daemon-process.js';
+import { BIN, daemonNodeArgs, tempDir } from './daemon-process.js';
 import { round, summarize, type LatencySummary } from './percentiles.js';
 
 /** Sends each delivery once, one after another on a keep-alive pool, and times each round trip. */
@@ -43,8 +43,9 @@ export const receiverBenchmark: Benchmark = {
     const keyFile = join(dir, 'public.pem');
     writeFileSync(keyFile, signer.publicKey);
     const app = await startChildServer('webhook-receiver-server');
+    // --cpu-prof DIR (daemonNodeArgs) profiles the receiver too: it is the process this benchmark is about.
     const receive = await startListening(
-      [BIN, 'receive', '--forward-to', `${app.url}/webhooks`, '--port', '0', '--public-key', keyFile, '--capture-db', join(dir, 'capture.db')],
+      [...daemonNodeArgs, BIN, 'receive', '--forward-to', `${app.url}/webhooks`, '--port', '0', '--public-key', keyFile, '--capture-db', join(dir, 'capture.db')],
       'borderd receive',
     );
     try {

@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, createComplianceCheck, updateComplianceCheckStatus, type ComplianceResult, type ComplianceStatus } from '../services/compliance-checks.js';
 import { emitEvent } from '../services/outbox.js';
 import { recordVirtualAccount } from '../services/virtual-accounts.js';
-import { EVENT_TYPES, type EventType } from '../verify/events.js';
+import { EVENT_TYPES, VIRTUAL_ACCOUNT_STATUSES, type EventType, type VirtualAccountStatus } from '../verify/events.js';
 import { parseJsonOption } from './tx.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
 
@@ -51,13 +51,13 @@ export const eventsCommand: CommandModule = {
             output(args, check, () => `moved ${check.id} to ${check.status}${check.result ? ` (${check.result})` : ''}`);
           }),
       )
-      .command<CommonArgs & { org: string; status: 'Created' | 'CreationFailed'; identity?: string; account?: string; currency?: string; failureReason?: string }>(
+      .command<CommonArgs & { org: string; status: VirtualAccountStatus; identity?: string; account?: string; currency?: string; failureReason?: string }>(
         'virtual-account',
         'Record a virtual account outcome (emits VirtualAccount_Created or VirtualAccount_CreationFailed)',
         (c) =>
           c
             .option('org', { type: 'string', demandOption: true })
-            .option('status', { choices: ['Created', 'CreationFailed'] as const, demandOption: true })
+            .option('status', { choices: VIRTUAL_ACCOUNT_STATUSES, demandOption: true })
             .option('identity', { type: 'string' })
             .option('account', { type: 'string' })
             .option('currency', { type: 'string' })

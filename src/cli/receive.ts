@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { CaptureLog } from '../receiver/capture-log.js';
 import { createReporter } from '../receiver/console-report.js';
-import { Forwarder, parseHeaderOptions } from '../receiver/forwarder.js';
+import { displayUrl, Forwarder, parseHeaderOptions } from '../receiver/forwarder.js';
 import { startListener, type Verifier } from '../receiver/listen.js';
 import { Relay } from '../receiver/relay.js';
 import { StreamError, TunnelClient } from '../receiver/tunnel.js';
@@ -31,6 +31,7 @@ interface ReceiveArgs {
   'capture-db': string;
   'heartbeat-timeout': number;
   'forward-timeout': number;
+  since?: string;
   json: boolean;
 }
 
@@ -59,6 +60,18 @@ function parseEvents(raw: string | undefined): string[] {
   const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length) throw new CliExit(2, `--events: unknown event type(s) ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`);
   return types;
+}
+
+/** --since: an ISO 8601 time, or a duration back from now (90s, 30m, 2h, 7d). */
+export function parseSince(raw: string, nowMs: number = Date.now()): string {
+  const rel = /^(\d+)\s*(s|m|h|d)$/.exec(raw.trim());
+  if (rel) {
+    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as 's' | 'm' | 'h' | 'd'];
+    return new Date(nowMs - Number(rel[1]) * unit).toISOString();
+  }
+  const ms = /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(raw.trim()) ? Date.parse(raw.trim()) : Number.NaN;
+  if (Number.isNaN(ms)) throw new CliExit(2, `--since ${raw}: give an ISO 8601 time (2026-11-22T09:00:00Z) or a duration back from now (30m, 2h, 7d)`);
+  return new Date(ms).toISOString();
 }
 
 function credentialsOf(args: ReceiveArgs, flag: string): ClientCredentials {
@@ -96,7 +109,9 @@ const untilSignal = () =>
 async function runReceive(args: ReceiveArgs): Promise<void> {
   const target = args['forward-to'];
   if (!target) throw new CliExit(2, 'receive needs --forward-to URL (the local app)');
-  if (!/^https?:\/\//.test(target)) throw new CliExit(2, '--forward-to must be an http(s) URL');
+  if (!/^https?:\/\//.test(target) || !URL.canParse(target)) throw new CliExit(2, '--forward-to must be an http(s) URL');
+  if (args.since !== undefined && !args.tunnel) throw new CliExit(2, '--since is for --tunnel (listen mode receives what borderd sends)');
+  const since = args.since === undefined ? undefined : parseSince(args.since);
   const eventTypes = parseEvents(args.events);
   const extraHeaders = headersOf(args.header);
   const reporter = createReporter(args.json);
@@ -113,7 +128,9 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
         capture,
         reporter,
         publicKeys: keys,
+        since,
         heartbeatTimeoutMs: args['heartbeat-timeout'],
+        captureDbPath: args['capture-db'],
       });
       const done = tunnel.start().catch((err: unknown) => {
         throw err instanceof StreamError ? new CliExit(1, err.message) : err;
@@ -137,7 +154,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       onRejected: (reason, eventId) =>
         reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status: 401, target: null, latencyMs: null, detail: reason }),
     });
-    reporter.note(`listening on ${listener.url}, forwarding to ${target}`, { url: listener.url, forwardTo: target });
+    reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, { url: listener.url, forwardTo: forwarder.displayTarget });
     await untilSignal();
     await listener.close();
   } finally {
@@ -164,7 +181,7 @@ async function runReplay(args: ReplayArgs): Promise<void> {
         eventType: captured.eventType,
         outcome: 'replayed',
         status: result.status,
-        target,
+        target: displayUrl(target),
         latencyMs: result.latencyMs,
         ...(result.error ? { detail: result.error } : {}),
       });
@@ -208,6 +225,10 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
       .option('client-secret', { type: 'string', describe: 'API client secret (or BORDERD_CLIENT_SECRET)' })
       .option('events', { type: 'string', describe: 'forward only these types, comma-separated' })
       .option('dedupe', { type: 'boolean', default: true, describe: 'answer a repeated event 200 without forwarding it again (--no-dedupe)' })
-      .option('heartbeat-timeout', { type: 'number', default: 45_000, describe: 'tunnel: reconnect after this many ms without data' }) as unknown as Argv<ReceiveArgs>,
+      .option('heartbeat-timeout', { type: 'number', default: 45_000, describe: 'tunnel: reconnect after this many ms without data' })
+      .option('since', {
+        type: 'string',
+        describe: 'tunnel: replay the events created since TIME (ISO 8601, or 30m / 2h / 7d back); without it a new tunnel starts with new events and a known one resumes from its capture log',
+      }) as unknown as Argv<ReceiveArgs>,
   handler: guarded(runReceive),
 };

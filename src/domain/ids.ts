@@ -66,6 +66,14 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${encodeTime(nowMs)}${encodeRandom(random)}`;
 }
 
+/**
+ * The smallest id of `prefix` made at or after `ms`: every id made from then on sorts after it, so it
+ * serves as an exclusive `after` cursor meaning "from this time" (the event stream's `since`).
+ */
+export function idLowerBound(prefix: IdPrefix, ms: number): string {
+  return `${prefix}_${encodeTime(Math.max(0, Math.floor(ms)))}${'0'.repeat(16)}`;
+}
+
 export function hasPrefix(id: string, prefix: IdPrefix): boolean {
   return id.startsWith(`${prefix}_`) && id.length === prefix.length + 27;
 }

@@ -63,43 +63,66 @@ const toCaptured = (r: Row): CapturedEvent => ({
 
 export const isSuccess = (status: number | null | undefined): boolean => status !== null && status !== undefined && status >= 200 && status < 300;
 
+type Statement = Database.Statement<unknown[]>;
+
+/**
+ * A local development log, not the system of record (borderd keeps that): WAL with
+ * synchronous=NORMAL (a commit is not fsynced; a power cut may lose the last events, never corrupt
+ * the file) and statements prepared once, so a delivery costs one small write on the hot path.
+ */
 export class CaptureLog {
   readonly #db: Database.Database;
+  readonly #get: Statement;
+  readonly #status: Statement;
+  readonly #record: Statement;
+  readonly #recordForward: Statement;
+  readonly #cursor: Statement;
+  readonly #saveCursor: Statement;
 
   constructor(path: string) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path);
     this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('synchronous = NORMAL');
     this.#db.pragma('busy_timeout = 5000');
     this.#db.exec(SCHEMA);
     // Bodies may hold personal data: keep the file to its owner.
     if (path !== ':memory:') chmodSync(path, 0o600);
+    this.#get = this.#db.prepare('SELECT * FROM captured_events WHERE event_id = ?');
+    this.#status = this.#db.prepare('SELECT forward_status FROM captured_events WHERE event_id = ?').pluck();
+    this.#record = this.#db.prepare(
+      `INSERT INTO captured_events (event_id, event_type, body, headers, received_at, target, forward_status, forwarded_at, attempts)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+       ON CONFLICT(event_id) DO UPDATE SET headers = excluded.headers, received_at = excluded.received_at, target = excluded.target,
+         forward_status = excluded.forward_status, forwarded_at = excluded.forwarded_at, attempts = attempts + 1`,
+    );
+    this.#recordForward = this.#db.prepare('UPDATE captured_events SET target = ?, forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?');
+    this.#cursor = this.#db.prepare('SELECT last_event_id FROM tunnel_cursors WHERE source = ?').pluck();
+    this.#saveCursor = this.#db.prepare(
+      'INSERT INTO tunnel_cursors (source, last_event_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET last_event_id = excluded.last_event_id, updated_at = excluded.updated_at',
+    );
   }
 
   get(eventId: string): CapturedEvent | undefined {
-    const row = this.#db.prepare('SELECT * FROM captured_events WHERE event_id = ?').get(eventId) as Row | undefined;
+    const row = this.#get.get(eventId) as Row | undefined;
     return row && toCaptured(row);
   }
 
-  /** True when the event was already forwarded with a 2xx: the dedupe check. */
+  /** True when the event was already forwarded with a 2xx: the dedupe check (reads the status only). */
   alreadyDelivered(eventId: string): boolean {
-    return isSuccess(this.get(eventId)?.forwardStatus);
+    return isSuccess(this.#status.get(eventId) as number | null | undefined);
   }
 
-  /** Stores (or refreshes) a received delivery before it is forwarded. */
-  capture(e: { eventId: string; eventType: string; body: string; headers: Record<string, string>; receivedAt: string }): void {
-    this.#db
-      .prepare(
-        `INSERT INTO captured_events (event_id, event_type, body, headers, received_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT(event_id) DO UPDATE SET headers = excluded.headers, received_at = excluded.received_at`,
-      )
-      .run(e.eventId, e.eventType, e.body, JSON.stringify(e.headers), e.receivedAt);
+  /**
+   * Stores a delivery together with its forward result in one write: the relay's hot path. A
+   * failed forward is kept (non-2xx status) so `borderd receive replay` can resend it.
+   */
+  record(e: { eventId: string; eventType: string; body: string; headers: Record<string, string>; receivedAt: string; target: string; status: number; at: string }): void {
+    this.#record.run(e.eventId, e.eventType, e.body, JSON.stringify(e.headers), e.receivedAt, e.target, e.status, e.at);
   }
 
   recordForward(eventId: string, target: string, status: number, at: string): void {
-    this.#db
-      .prepare('UPDATE captured_events SET target = ?, forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?')
-      .run(target, status, at, eventId);
+    this.#recordForward.run(target, status, at, eventId);
   }
 
   recent(limit: number): CapturedEvent[] {
@@ -107,13 +130,11 @@ export class CaptureLog {
   }
 
   cursor(source: string): string | undefined {
-    return this.#db.prepare('SELECT last_event_id FROM tunnel_cursors WHERE source = ?').pluck().get(source) as string | undefined;
+    return this.#cursor.get(source) as string | undefined;
   }
 
   saveCursor(source: string, eventId: string, at: string): void {
-    this.#db
-      .prepare('INSERT INTO tunnel_cursors (source, last_event_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET last_event_id = excluded.last_event_id, updated_at = excluded.updated_at')
-      .run(source, eventId, at);
+    this.#saveCursor.run(source, eventId, at);
   }
 
   close(): void {

@@ -18,9 +18,15 @@ export type Reporter = {
   event(report: EventReport): void;
   /** Lifecycle notes: listening, connected, reconnecting, resumed. */
   note(message: string, fields?: Record<string, unknown>): void;
+  /** Something went wrong but the receiver goes on (a malformed stream message, an event given up on): stderr in text mode. */
+  error(message: string, fields?: Record<string, unknown>): void;
 };
 
-export function createReporter(json: boolean, write: (line: string) => void = (l) => process.stdout.write(l + '\n')): Reporter {
+export function createReporter(
+  json: boolean,
+  write: (line: string) => void = (l) => process.stdout.write(l + '\n'),
+  writeError: (line: string) => void = (l) => process.stderr.write(l + '\n'),
+): Reporter {
   return {
     event(r) {
       if (json) return write(JSON.stringify({ kind: 'event', ...r }));
@@ -31,6 +37,11 @@ export function createReporter(json: boolean, write: (line: string) => void = (l
     },
     note(message, fields = {}) {
       write(json ? JSON.stringify({ kind: 'note', time: new Date().toISOString(), message, ...fields }) : message);
+    },
+    error(message, fields = {}) {
+      // --json keeps every line on stdout for scripts; text mode puts problems on stderr.
+      if (json) write(JSON.stringify({ kind: 'error', time: new Date().toISOString(), message, ...fields }));
+      else writeError(`${new Date().toISOString()}  error: ${message}`);
     },
   };
 }

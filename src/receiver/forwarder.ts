@@ -1,4 +1,4 @@
-import { Agent, request, errors } from 'undici';
+import { errors, Pool } from 'undici';
 
 /**
  * Sends a verified delivery to the local app: the byte-exact body, the sender's headers minus
@@ -54,26 +54,53 @@ export function parseHeaderOptions(values: readonly string[]): Record<string, st
   return out;
 }
 
+/** The URL as it may be printed: a password in it becomes `***` (the user name stays, to tell targets apart). */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '***';
+    return u.href;
+  } catch {
+    return url.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
+  }
+}
+
 export class Forwarder {
-  readonly #agent: Agent;
+  /** One pool for the target's origin: keep-alive connections reused across deliveries. */
+  readonly #pool: Pool;
+  readonly #path: string;
+  readonly #headers: Record<string, string>;
+  /** The target with any password masked: for the console, JSON lines and reports. */
+  readonly displayTarget: string;
 
   constructor(
     readonly target: string,
-    private readonly extraHeaders: Record<string, string> = {},
+    extraHeaders: Record<string, string> = {},
     private readonly timeoutMs = 30_000,
   ) {
-    this.#agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
+    const url = new URL(target);
+    this.displayTarget = displayUrl(target);
+    this.#path = url.pathname + url.search;
+    // undici ignores user:password in a URL; a developer who wrote it expects basic auth (as curl does).
+    const userinfo: Record<string, string> = {};
+    if (url.username || url.password) {
+      const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+      userinfo.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+    }
+    this.#headers = { ...userinfo, ...extraHeaders };
+    this.#pool = new Pool(url.origin, { connections: 16, keepAliveTimeout: 10_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   }
 
   async forward(body: string | Buffer, headers: Record<string, string>): Promise<ForwardResult> {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     try {
-      const res = await request(this.target, {
+      const res = await this.#pool.request({
         method: 'POST',
+        path: this.#path,
         body,
-        headers: { ...headers, ...this.extraHeaders },
-        dispatcher: this.#agent,
+        headers: { ...headers, ...this.#headers },
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
@@ -87,6 +114,6 @@ export class Forwarder {
   }
 
   close(): Promise<void> {
-    return this.#agent.close();
+    return this.#pool.close();
   }
 }

@@ -29,42 +29,92 @@ export interface RelayOptions {
 export interface RelayOutcome {
   status: number;
   outcome: 'forwarded' | 'failed' | 'duplicate' | 'skipped';
+  /**
+   * Resolves once the console line is out and the capture log holds the result. Both happen just
+   * after handle() returns, so listen mode answers the sender first (they are off the latency
+   * path); the tunnel awaits it before it moves its cursor.
+   */
+  recorded: Promise<void>;
 }
 
+const RECORDED = Promise.resolve();
+
 export class Relay {
-  /** Deliveries of the same event in flight: a second one waits for the first, then dedupes against it. */
-  readonly #inFlight = new Map<string, Promise<unknown>>();
+  /**
+   * Deliveries of the same event in flight, until their result is in the capture log: a second one
+   * waits for the first, then dedupes against it.
+   */
+  readonly #inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: RelayOptions) {}
 
   async handle(d: VerifiedDelivery): Promise<RelayOutcome> {
-    while (this.#inFlight.has(d.eventId)) await this.#inFlight.get(d.eventId)!.catch(() => undefined);
-    const run = this.#handle(d);
-    this.#inFlight.set(d.eventId, run);
-    try {
-      return await run;
-    } finally {
+    while (this.#inFlight.has(d.eventId)) await this.#inFlight.get(d.eventId);
+    let settle!: () => void;
+    this.#inFlight.set(d.eventId, new Promise<void>((r) => (settle = r)));
+    const release = () => {
       this.#inFlight.delete(d.eventId);
+      settle();
+    };
+    let result: { status: number; outcome: RelayOutcome['outcome']; write?: () => void };
+    try {
+      result = await this.#handle(d);
+    } catch (err) {
+      release();
+      throw err;
     }
+    const { write } = result;
+    if (!write) {
+      release();
+      return { status: result.status, outcome: result.outcome, recorded: RECORDED };
+    }
+    const recorded = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        try {
+          write();
+        } catch (err) {
+          // The app has its answer; only the local log missed it (disk full, file removed).
+          this.opts.reporter.error(`capture log: could not record ${d.eventId}: ${(err as Error).message}`, { eventId: d.eventId });
+        } finally {
+          release();
+          resolve();
+        }
+      }),
+    );
+    return { status: result.status, outcome: result.outcome, recorded };
   }
 
-  async #handle(d: VerifiedDelivery): Promise<RelayOutcome> {
+  async #handle(d: VerifiedDelivery): Promise<{ status: number; outcome: RelayOutcome['outcome']; write?: () => void }> {
     const { forwarder, capture, reporter } = this.opts;
     const now = () => (this.opts.now?.() ?? new Date()).toISOString();
-    const base = { eventId: d.eventId, eventType: d.eventType, target: forwarder.target };
+    const receivedAt = now();
     if (this.opts.eventTypes.length > 0 && !this.opts.eventTypes.includes(d.eventType)) {
-      reporter.event({ ...base, time: now(), outcome: 'skipped', status: 200, latencyMs: null, target: null, detail: 'not in --events' });
+      reporter.event({ time: receivedAt, eventId: d.eventId, eventType: d.eventType, outcome: 'skipped', status: 200, latencyMs: null, target: null, detail: 'not in --events' });
       return { status: 200, outcome: 'skipped' };
     }
     if (this.opts.dedupe && capture.alreadyDelivered(d.eventId)) {
-      reporter.event({ ...base, time: now(), outcome: 'duplicate', status: 200, latencyMs: null, target: null, detail: 'already forwarded' });
+      reporter.event({ time: receivedAt, eventId: d.eventId, eventType: d.eventType, outcome: 'duplicate', status: 200, latencyMs: null, target: null, detail: 'already forwarded' });
       return { status: 200, outcome: 'duplicate' };
     }
-    capture.capture({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt: now() });
     const result = await forwarder.forward(d.body, d.headers);
-    capture.recordForward(d.eventId, forwarder.target, result.status, now());
+    const at = now();
+    // One write per delivery, after the forward (see handle()): a crash before it loses nothing that
+    // matters, the sender was not answered yet or the tunnel's cursor has not moved.
+    // The console line too: stdout is a synchronous write when it is a pipe or a file.
     const ok = result.status >= 200 && result.status < 300;
-    reporter.event({ ...base, time: now(), outcome: ok ? 'forwarded' : 'failed', status: result.status, latencyMs: result.latencyMs, ...(result.error ? { detail: result.error } : {}) });
-    return { status: result.status, outcome: ok ? 'forwarded' : 'failed' };
+    const write = () => {
+      reporter.event({
+        time: at,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        outcome: ok ? 'forwarded' : 'failed',
+        status: result.status,
+        target: forwarder.displayTarget,
+        latencyMs: result.latencyMs,
+        ...(result.error ? { detail: result.error } : {}),
+      });
+      capture.record({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt, target: forwarder.target, status: result.status, at });
+    };
+    return { status: result.status, outcome: ok ? 'forwarded' : 'failed', write };
   }
 }

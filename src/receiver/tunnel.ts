@@ -1,19 +1,25 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { KeyObject } from 'node:crypto';
 import { createPublicKey } from 'node:crypto';
+import { WebhookVerificationError } from '../verify/errors.js';
 import { fetchAccessToken, type ClientCredentials } from '../verify/public-key.js';
 import { verifySignature } from '../verify/signature.js';
+import { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
 import type { CaptureLog } from './capture-log.js';
 import type { Reporter } from './console-report.js';
-import type { Relay } from './relay.js';
+import type { Relay, RelayOutcome } from './relay.js';
 
 /**
  * Tunnel mode: follows GET /v1/notifications/events/stream on a remote borderd, verifies each event
  * and relays it like listen mode, so a laptop with no public address receives the organization's
- * events. The last relayed id is kept in the capture log: a reconnect (or a restart of the
- * receiver) resumes after it with Last-Event-ID, so nothing is missed.
+ * events. Where it starts: the cursor saved in the capture log (a restart resumes), else `since`,
+ * else now (the stream's `ready` message gives that position, and it is saved at once so a restart
+ * misses nothing). Everything that steers the relay (type filter, dedupe, cursor) comes from the
+ * verified body, never from the unsigned SSE `id:` / `event:` fields.
  */
 export const STREAM_PATH = '/v1/notifications/events/stream';
+
+const EVENT_ID = /^evt_[0-9a-z]{10,40}$/;
 
 export interface TunnelOptions {
   baseUrl: string;
@@ -23,13 +29,23 @@ export interface TunnelOptions {
   reporter: Reporter;
   /** Trusted keys given by the operator; when absent, the keys the authenticated stream announces are used. */
   publicKeys?: KeyObject[];
-  /** Reconnect when nothing (not even a heartbeat) arrived for this long. */
+  /** ISO time: with no saved cursor (or always on the first connection), replay the events created from then on. */
+  since?: string;
+  /** Reconnect when nothing (not even a heartbeat) arrived for this long; paused while an event is forwarded. */
   heartbeatTimeoutMs?: number;
-  /** First reconnect delay; doubles up to maxBackoffMs, reset by a good connection. */
+  /** First reconnect delay; doubles up to maxBackoffMs (with jitter), reset by a good connection. */
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   /** Tries per event when the local app fails, before moving on (the event stays replayable). */
   forwardAttempts?: number;
+  /** Delay before forward retry n (1-based); default 500 ms doubling (0.5, 1, 2, 4 s). */
+  forwardRetryDelayMs?: (attempt: number) => number;
+  /** The capture log's path, for the replay command printed when an event could not be delivered. */
+  captureDbPath?: string;
+  /** [0, 1) source for the backoff jitter (tests pass a constant). */
+  random?: () => number;
+  /** Called after the cursor moved and was saved (tests wait on it). */
+  onCursor?: (eventId: string) => void;
 }
 
 interface StreamData {
@@ -40,6 +56,7 @@ interface StreamData {
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
@@ -54,22 +71,57 @@ export class StreamError extends Error {
   }
 }
 
+function parseStreamData(raw: string): StreamData | undefined {
+  try {
+    const d = JSON.parse(raw) as Partial<StreamData> | null;
+    if (d && typeof d.body === 'string' && typeof d.signature === 'string' && typeof d.keyId === 'string') return d as StreamData;
+  } catch {
+    // reported by the caller
+  }
+  return undefined;
+}
+
+/** The id and type of a verified body; undefined when the signed JSON is not an event. */
+function eventOf(body: string): { id: string; type: string } | undefined {
+  try {
+    const e = JSON.parse(body) as { id?: unknown; type?: unknown } | null;
+    if (e && typeof e.id === 'string' && typeof e.type === 'string') return { id: e.id, type: e.type };
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
 export class TunnelClient {
   readonly #stop = new AbortController();
   readonly #announced = new Map<string, KeyObject>();
   readonly #source: string;
   #token: string | undefined;
+  #tokenFetches = 0;
   #cursor: string | undefined;
+  /** `since` applies until the stream has given a position to resume from. */
+  #useSince: boolean;
   #connections = 0;
   #done: Promise<void> | undefined;
 
   constructor(private readonly opts: TunnelOptions) {
     this.#source = opts.baseUrl.replace(/\/+$/, '');
-    this.#cursor = opts.capture.cursor(this.#source);
+    // An explicit --since wins over the saved cursor: the developer asked for that history.
+    this.#useSince = opts.since !== undefined;
+    this.#cursor = this.#useSince ? undefined : opts.capture.cursor(this.#source);
   }
 
   get cursor(): string | undefined {
     return this.#cursor;
+  }
+
+  get connections(): number {
+    return this.#connections;
+  }
+
+  /** How many tokens were fetched (a renewal after expiry makes it 2). */
+  get tokenFetches(): number {
+    return this.#tokenFetches;
   }
 
   /** Runs until stop(); resolves when stopped, rejects on a fatal error (bad credentials). */
@@ -85,8 +137,8 @@ export class TunnelClient {
 
   async #run(): Promise<void> {
     const { reporter } = this.opts;
-    const initial = this.opts.initialBackoffMs ?? 500;
-    let backoff = initial;
+    const policy = { initialMs: this.opts.initialBackoffMs ?? DEFAULT_BACKOFF.initialMs, maxMs: this.opts.maxBackoffMs ?? DEFAULT_BACKOFF.maxMs };
+    let failures = 0;
     while (!this.#stop.signal.aborted) {
       const before = this.#connections;
       try {
@@ -98,20 +150,26 @@ export class TunnelClient {
       }
       if (this.#stop.signal.aborted) break;
       // A connection that got through resets the backoff; repeated refusals grow it.
-      if (this.#connections > before) backoff = initial;
-      reporter.note(`tunnel reconnecting in ${backoff}ms`, { backoffMs: backoff });
-      await sleep(backoff, this.#stop.signal);
-      backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 15_000);
+      failures = this.#connections > before ? 0 : failures + 1;
+      const delay = backoffDelay(failures, policy, (this.opts.random ?? Math.random)());
+      reporter.note(`tunnel reconnecting in ${delay}ms`, { backoffMs: delay });
+      await sleep(delay, this.#stop.signal);
     }
   }
 
   async #token_(): Promise<string> {
+    if (this.#token) return this.#token;
     try {
-      this.#token ??= await fetchAccessToken(this.#source, this.opts.credentials);
+      this.#tokenFetches++;
+      this.#token = await fetchAccessToken(this.#source, this.opts.credentials);
     } catch (err) {
       throw new StreamError(`could not get a token from ${this.#source}: ${(err as Error).message}`, /failed with 40[013]/.test((err as Error).message));
     }
     return this.#token;
+  }
+
+  #streamUrl(): string {
+    return this.#useSince && this.opts.since ? `${this.#source}${STREAM_PATH}?since=${encodeURIComponent(this.opts.since)}` : this.#source + STREAM_PATH;
   }
 
   /** One connection, followed until it breaks (throws) or the client is stopped (returns). */
@@ -122,6 +180,7 @@ export class TunnelClient {
     this.#stop.signal.addEventListener('abort', onStop, { once: true });
     const timeoutMs = this.opts.heartbeatTimeoutMs ?? 45_000;
     let watchdog: NodeJS.Timeout | undefined;
+    const pauseWatchdog = () => clearTimeout(watchdog);
     const feedWatchdog = () => {
       clearTimeout(watchdog);
       watchdog = setTimeout(() => abort.abort(new StreamError(`no data or heartbeat for ${timeoutMs}ms`)), timeoutMs);
@@ -129,8 +188,8 @@ export class TunnelClient {
     try {
       const open = async () => {
         const headers: Record<string, string> = { authorization: `Bearer ${await this.#token_()}`, accept: 'text/event-stream' };
-        if (this.#cursor) headers['last-event-id'] = this.#cursor;
-        return fetch(this.#source + STREAM_PATH, { headers, signal: abort.signal });
+        if (this.#cursor && !this.#useSince) headers['last-event-id'] = this.#cursor;
+        return fetch(this.#streamUrl(), { headers, signal: abort.signal });
       };
       feedWatchdog();
       let res = await open();
@@ -142,17 +201,27 @@ export class TunnelClient {
         if (res.status === 401) throw new StreamError('the stream refused a fresh token (401)', true);
       }
       if (!res.ok || !res.body) throw new StreamError(`stream answered ${res.status}`, res.status === 403 || res.status === 404);
+      // Getting the token and connecting had their own allowance; the stream's starts now.
+      feedWatchdog();
       this.#connections++;
-      const resumed = this.#cursor ? `, resumed after ${this.#cursor}` : '';
-      reporter.note(`tunnel ${this.#connections === 1 ? 'connected' : 'reconnected'} to ${this.#source}${resumed}`, {
-        connection: this.#connections,
-        resumedAfter: this.#cursor ?? null,
-      });
+      const from =
+        this.#useSince && this.opts.since
+          ? `, replaying events since ${this.opts.since}`
+          : this.#cursor
+            ? `, resumed after ${this.#cursor}`
+            : ', new events only (--since TIME replays history)';
+      const connectedNote = {
+        message: `tunnel ${this.#connections === 1 ? 'connected' : 'reconnected'} to ${this.#source}${from}`,
+        fields: { connection: this.#connections, resumedAfter: this.#useSince ? null : (this.#cursor ?? null), since: this.#useSince ? (this.opts.since ?? null) : null },
+      };
+      // Said once the first message (normally `ready`, whose position is saved by then) was handled.
+      let announced = false;
 
       const queue: EventSourceMessage[] = [];
       const parser = createParser({
         onEvent: (m) => queue.push(m),
         onComment: () => undefined,
+        onError: (err) => reporter.error(`tunnel: unreadable stream data skipped: ${err.message}`),
       });
       const decoder = new TextDecoder();
       const reader = res.body.getReader();
@@ -163,7 +232,14 @@ export class TunnelClient {
         parser.feed(decoder.decode(value, { stream: true }));
         while (queue.length) {
           const message = queue.shift()!;
+          // A slow local app (5 tries take ~7.5 s) is not a dead stream: no watchdog while forwarding.
+          pauseWatchdog();
           await this.#handle(message);
+          if (this.#stop.signal.aborted) return;
+          if (!announced) {
+            announced = true;
+            reporter.note(connectedNote.message, connectedNote.fields);
+          }
           feedWatchdog();
         }
       }
@@ -184,45 +260,97 @@ export class TunnelClient {
     return key ? [key] : [...this.#announced.values()];
   }
 
+  #advance(eventId: string): void {
+    if (this.#cursor === eventId) return;
+    this.#cursor = eventId;
+    this.#useSince = false;
+    this.opts.capture.saveCursor(this.#source, eventId, new Date().toISOString());
+    this.opts.onCursor?.(eventId);
+  }
+
+  /** A message that cannot be used: say so and go on; move past it only when it names a plausible event id. */
+  #skipMalformed(message: EventSourceMessage, why: string): void {
+    const id = message.id && EVENT_ID.test(message.id) ? message.id : undefined;
+    this.opts.reporter.error(`tunnel: skipped a malformed ${message.event ?? 'message'} message${id ? ` (${id})` : ''}: ${why}`, { eventId: id ?? null });
+    if (id && message.event !== 'signing-key' && message.event !== 'ready' && (!this.#cursor || id > this.#cursor)) this.#advance(id);
+  }
+
   async #handle(message: EventSourceMessage): Promise<void> {
-    const { reporter, relay, capture } = this.opts;
-    if (message.event === 'signing-key') {
-      const key = JSON.parse(message.data) as { keyId: string; publicKey: string };
-      this.#announced.set(key.keyId, createPublicKey(key.publicKey));
+    const { reporter, relay } = this.opts;
+    if (message.event === 'ready') {
+      // The stream's starting position: saved at once, so a restart before any event misses nothing.
+      if (message.id && EVENT_ID.test(message.id)) this.#advance(message.id);
       return;
     }
-    const eventId = message.id;
-    if (!eventId) return;
-    const data = JSON.parse(message.data) as StreamData;
+    if (message.event === 'signing-key') {
+      try {
+        const key = JSON.parse(message.data) as { keyId: string; publicKey: string };
+        this.#announced.set(key.keyId, createPublicKey(key.publicKey));
+      } catch (err) {
+        this.#skipMalformed(message, `not a public key (${(err as Error).message})`);
+      }
+      return;
+    }
+    if (!message.id) return;
+    const data = parseStreamData(message.data);
+    if (!data) return this.#skipMalformed(message, 'data is not {"body","signature","keyId"} JSON');
     const keys = this.#keysFor(data.keyId);
     let valid = false;
+    let why = 'signature does not verify';
     try {
       valid = keys.length > 0 && verifySignature(data.body, data.signature, keys);
-    } catch {
-      valid = false;
+      if (keys.length === 0) why = `no key announced for ${data.keyId}`;
+    } catch (err) {
+      why = err instanceof WebhookVerificationError ? err.message : String(err);
     }
-    const eventType = message.event ?? 'message';
-    if (!valid) {
-      reporter.event({ time: new Date().toISOString(), eventId, eventType, outcome: 'rejected', status: 401, target: null, latencyMs: null, detail: 'signature does not verify' });
-    } else {
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': 'borderd-receive',
-        'x-signature': data.signature,
-        'x-signature-key-id': data.keyId,
-        'x-event-id': eventId,
-        'x-event-type': eventType,
-        'x-delivery-attempt': '1',
-      };
-      const attempts = Math.max(1, this.opts.forwardAttempts ?? 5);
-      for (let attempt = 1; attempt <= attempts && !this.#stop.signal.aborted; attempt++) {
-        const outcome = await relay.handle({ eventId, eventType, body: data.body, headers: { ...headers, 'x-delivery-attempt': String(attempt) } });
-        if (outcome.status >= 200 && outcome.status < 300) break;
-        if (attempt < attempts) await sleep(Math.min(500 * 2 ** (attempt - 1), 8000), this.#stop.signal);
-      }
+    const verified = valid ? eventOf(data.body) : undefined;
+    if (!verified) {
+      // Nothing unsigned moves the cursor: a bad message is reported and the stream goes on.
+      reporter.event({
+        time: new Date().toISOString(),
+        eventId: message.id,
+        eventType: message.event ?? 'message',
+        outcome: 'rejected',
+        status: 401,
+        target: null,
+        latencyMs: null,
+        detail: valid ? 'the signed body is not an event' : why,
+      });
+      return;
     }
-    if (this.#stop.signal.aborted) return;
-    this.#cursor = eventId;
-    capture.saveCursor(this.#source, eventId, new Date().toISOString());
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'borderd-receive',
+      'x-signature': data.signature,
+      'x-signature-key-id': data.keyId,
+      'x-event-id': verified.id,
+      'x-event-type': verified.type,
+      'x-delivery-attempt': '1',
+    };
+    const attempts = Math.max(1, this.opts.forwardAttempts ?? 5);
+    const retryDelay = this.opts.forwardRetryDelayMs ?? ((n: number) => Math.min(500 * 2 ** (n - 1), 8000));
+    let last: RelayOutcome | undefined;
+    let tries = 0;
+    for (let attempt = 1; attempt <= attempts && !this.#stop.signal.aborted; attempt++) {
+      tries = attempt;
+      last = await relay.handle({ eventId: verified.id, eventType: verified.type, body: data.body, headers: { ...headers, 'x-delivery-attempt': String(attempt) } });
+      await last.recorded;
+      if (last.outcome !== 'failed') break;
+      if (attempt < attempts) await sleep(retryDelay(attempt), this.#stop.signal);
+    }
+    // Stopped in the middle of the retries: the event is not passed, a restart sends it again.
+    if (this.#stop.signal.aborted && last?.outcome === 'failed') return;
+    if (last?.outcome === 'failed') {
+      // A stream cannot retry for us: the event stays in the capture log as failed, with its last status.
+      const replay = `borderd receive replay ${verified.id}${this.opts.captureDbPath ? ` --capture-db ${this.opts.captureDbPath}` : ''}`;
+      reporter.error(`${verified.type} ${verified.id} failed after ${tries} attempts (last status ${last.status}); moving on. Replay it with: ${replay}`, {
+        eventId: verified.id,
+        eventType: verified.type,
+        attempts: tries,
+        lastStatus: last.status,
+        replay,
+      });
+    }
+    this.#advance(verified.id);
   }
 }

@@ -5,17 +5,15 @@ import { newId } from '../domain/ids.js';
 import { enqueueEvent, inOutboxTransaction } from '../delivery/enqueue.js';
 import { getComplianceCheck, insertComplianceCheck, updateComplianceCheck, type ComplianceCheck } from '../store/compliance-checks.js';
 import { getOrganization } from '../store/organizations.js';
-import type { ComplianceCheckEventData } from '../verify/events.js';
+import type { ComplianceCheckEventData, ComplianceResult, ComplianceStatus } from '../verify/events.js';
 
 /**
  * Identity compliance checks: Pending -> InProgress -> Completed (with result Approved or Rejected).
  * Every change but the last emits IdentityComplianceCheck_Updated; reaching Completed emits
  * IdentityComplianceCheck_Completed. Completed is final.
  */
-export const COMPLIANCE_STATUSES = ['Pending', 'InProgress', 'Completed'] as const;
-export type ComplianceStatus = (typeof COMPLIANCE_STATUSES)[number];
-export const COMPLIANCE_RESULTS = ['Approved', 'Rejected'] as const;
-export type ComplianceResult = (typeof COMPLIANCE_RESULTS)[number];
+// One definition, shared with the published event types (borderd/verify).
+export { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, type ComplianceResult, type ComplianceStatus } from '../verify/events.js';
 
 const eventData = (c: ComplianceCheck): ComplianceCheckEventData => ({
   id: c.id,

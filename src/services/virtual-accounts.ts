@@ -5,6 +5,7 @@ import { newId } from '../domain/ids.js';
 import { enqueueEvent, inOutboxTransaction } from '../delivery/enqueue.js';
 import { getOrganization } from '../store/organizations.js';
 import { insertVirtualAccount, type VirtualAccount } from '../store/virtual-accounts.js';
+import type { VirtualAccountStatus } from '../verify/events.js';
 
 /**
  * Records the outcome of a virtual account request: Created emits VirtualAccount_Created,
@@ -12,7 +13,7 @@ import { insertVirtualAccount, type VirtualAccount } from '../store/virtual-acco
  */
 export function recordVirtualAccount(
   ctx: AppContext,
-  input: { orgId: string; status: 'Created' | 'CreationFailed'; identityId?: string | undefined; accountId?: string | undefined; currency?: string | undefined; failureReason?: string | undefined },
+  input: { orgId: string; status: VirtualAccountStatus; identityId?: string | undefined; accountId?: string | undefined; currency?: string | undefined; failureReason?: string | undefined },
 ): VirtualAccount {
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
   if (input.status === 'CreationFailed' && !input.failureReason) {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open.js';
-import type { ComplianceCheckEventData } from '../verify/events.js';
+import type { ComplianceCheckEventData, ComplianceResult, ComplianceStatus } from '../verify/events.js';
 
 /** The stored check: the event's data plus its organization. */
 export interface ComplianceCheck extends ComplianceCheckEventData {
@@ -10,8 +10,8 @@ interface Row {
   id: string;
   org_id: string;
   identity_id: string;
-  status: string;
-  result: string | null;
+  status: ComplianceStatus;
+  result: ComplianceResult | null;
   reason: string | null;
   created_at: string;
   updated_at: string;

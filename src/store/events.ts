@@ -28,3 +28,17 @@ export function listEventsAfter(db: Db, orgId: string, afterId: string | null, l
     .prepare('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?')
     .all(orgId, afterId ?? '', limit) as EventRow[];
 }
+
+/** The organization's newest event id, or undefined when it has none: where a stream that starts "now" begins. */
+export function latestEventId(db: Db, orgId: string): string | undefined {
+  return db.prepare('SELECT id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1').pluck().get(orgId) as string | undefined;
+}
+
+/**
+ * The id of the organization's newest event created before `createdAt` (ISO, exclusive), or null
+ * when none is: the exclusive cursor of a stream that replays from that time. It walks back from the
+ * newest event, so its cost follows the number of events being replayed.
+ */
+export function lastEventIdBefore(db: Db, orgId: string, createdAt: string): string | null {
+  return (db.prepare('SELECT id FROM events WHERE org_id = ? AND created_at < ? ORDER BY id DESC LIMIT 1').pluck().get(orgId, createdAt) as string | undefined) ?? null;
+}

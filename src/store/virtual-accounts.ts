@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.js';
+import type { VirtualAccountStatus } from '../verify/events.js';
 
 export interface VirtualAccount {
   id: string;
@@ -6,7 +7,7 @@ export interface VirtualAccount {
   identityId: string | null;
   accountId: string | null;
   currency: string | null;
-  status: 'Created' | 'CreationFailed';
+  status: VirtualAccountStatus;
   failureReason: string | null;
   createdAt: string;
   updatedAt: string;

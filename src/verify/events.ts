@@ -47,16 +47,31 @@ export interface TransactionEventData {
   updatedAt: string;
 }
 
+/**
+ * A compliance check goes Pending -> InProgress -> Completed; only Completed carries a result.
+ * The daemon's producers (services/compliance-checks.ts, the admin routes and CLI) use these same
+ * constants, so the types integrators get are exactly what borderd emits.
+ */
+export const COMPLIANCE_STATUSES = ['Pending', 'InProgress', 'Completed'] as const;
+export type ComplianceStatus = (typeof COMPLIANCE_STATUSES)[number];
+export const COMPLIANCE_RESULTS = ['Approved', 'Rejected'] as const;
+export type ComplianceResult = (typeof COMPLIANCE_RESULTS)[number];
+
 /** data of IdentityComplianceCheck_Updated and IdentityComplianceCheck_Completed. */
 export interface ComplianceCheckEventData {
   id: string;
   identityId: string;
-  status: string;
-  result: string | null;
+  status: ComplianceStatus;
+  /** Set only when status is Completed. */
+  result: ComplianceResult | null;
   reason: string | null;
   createdAt: string;
   updatedAt: string;
 }
+
+/** Created goes with VirtualAccount_Created, CreationFailed (with a failureReason) with VirtualAccount_CreationFailed. */
+export const VIRTUAL_ACCOUNT_STATUSES = ['Created', 'CreationFailed'] as const;
+export type VirtualAccountStatus = (typeof VIRTUAL_ACCOUNT_STATUSES)[number];
 
 /** data of VirtualAccount_Created and VirtualAccount_CreationFailed. */
 export interface VirtualAccountEventData {
@@ -64,7 +79,7 @@ export interface VirtualAccountEventData {
   identityId: string | null;
   accountId: string | null;
   currency: string | null;
-  status: string;
+  status: VirtualAccountStatus;
   failureReason: string | null;
   createdAt: string;
   updatedAt: string;

@@ -21,10 +21,18 @@ export {
   fetchAccessToken,
   PUBLIC_KEY_PATH,
   TOKEN_PATH,
+  DEFAULT_MIN_REFRESH_INTERVAL_MS,
   type OrgPublicKey,
   type ClientCredentials,
   type PublicKeySource,
   type FetchPublicKeyOptions,
 } from './public-key.js';
-export { createWebhookMiddleware, type WebhookMiddlewareOptions, type WebhookRequest } from './middleware.js';
+export {
+  createWebhookMiddleware,
+  type WebhookMiddleware,
+  type WebhookMiddlewareOptions,
+  type WebhookRequest,
+  type WebhookResponse,
+  type WebhookNext,
+} from './middleware.js';
 export { createTestSigner, type TestSigner, type SignedDelivery } from './test-signer.js';

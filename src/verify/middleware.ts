@@ -1,14 +1,14 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
 import { WebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent } from './events.js';
 import { fetchPublicKey, type ClientCredentials, type PublicKeySource } from './public-key.js';
 import { headerValue, verifyWebhook, type PublicKeyInput } from './signature.js';
 
 /**
- * Express middleware that reads the raw body itself (so it works with or without express.json
- * elsewhere), verifies it and puts the event on `req.webhookEvent` before calling next().
- * Express is a type import only: this file loads without express installed.
+ * Express-style middleware that reads the raw body itself (so it works with or without
+ * express.json elsewhere), verifies it and puts the event on `req.webhookEvent` before calling
+ * next(). The request, response and next it needs are described structurally below: express's
+ * objects (and node's own IncomingMessage / ServerResponse) satisfy them, and the published types
+ * never mention express, so an integrator without @types/express compiles them.
  */
 export type WebhookMiddlewareOptions = (
   | { publicKey: PublicKeyInput; publicKeyUrl?: undefined }
@@ -19,21 +19,50 @@ export type WebhookMiddlewareOptions = (
   limitBytes?: number;
 };
 
-export interface WebhookRequest extends Request {
+/** What the middleware reads from the request: express's Request and node's IncomingMessage fit. */
+export interface WebhookRequest {
+  headers: Record<string, string | string[] | undefined>;
+  /** A Buffer left by express.raw() is used; anything else already parsed is refused (500 body_not_raw). */
+  body?: unknown;
+  /** True once another parser consumed the stream. */
+  readableEnded?: boolean;
+  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  destroy(error?: Error): unknown;
+  /** Set by the middleware: the verified event. */
   webhookEvent?: AnyWebhookEvent;
+  /** Set by the middleware: the exact bytes that were verified. */
   rawBody?: Buffer;
 }
 
-declare module 'express-serve-static-core' {
-  interface Request {
-    /** Set by createWebhookMiddleware: the verified event. */
-    webhookEvent?: AnyWebhookEvent;
+/** What the middleware writes when it answers itself (415, 400, 413, 500, 503). */
+export interface WebhookResponse {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  end(chunk: string): unknown;
+}
+
+export type WebhookNext = (err?: unknown) => void;
+
+export type WebhookMiddleware = (req: WebhookRequest, res: WebhookResponse, next: WebhookNext) => void;
+
+// Express users get a typed `req.webhookEvent` without this package importing express: express's
+// own types merge their Request with this global interface (as passport does for req.user).
+// Without express it is an unused empty interface.
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      /** Set by createWebhookMiddleware (borderd/verify): the verified event. */
+      webhookEvent?: AnyWebhookEvent;
+    }
   }
 }
 
 class BodyTooLarge extends Error {}
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+function readBody(req: WebhookRequest, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -49,20 +78,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-function problem(res: ServerResponse, status: number, code: string, detail: string): void {
+function problem(res: WebhookResponse, status: number, code: string, detail: string): void {
   res.statusCode = status;
   res.setHeader('content-type', 'application/problem+json');
   res.end(JSON.stringify({ type: 'about:blank', title: code, status, code, detail }));
 }
 
-export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): (req: Request, res: Response, next: NextFunction) => void {
+export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): WebhookMiddleware {
   const limit = opts.limitBytes ?? 1024 * 1024;
   let source: PublicKeySource | undefined;
   if ('keySource' in opts && opts.keySource) source = opts.keySource;
   else if (opts.publicKeyUrl) {
     source = fetchPublicKey(opts.publicKeyUrl, opts.credentials, { minRefreshIntervalMs: opts.minRefreshIntervalMs });
   }
-  const verifyWith = async (raw: Buffer, headers: Request['headers']): Promise<AnyWebhookEvent> =>
+  const verifyWith = async (raw: Buffer, headers: WebhookRequest['headers']): Promise<AnyWebhookEvent> =>
     source ? source.verify<AnyWebhookEvent>(raw, headers) : verifyWebhook<AnyWebhookEvent>(raw, headers, opts.publicKey!);
 
   return (req, res, next) => {
@@ -75,7 +104,14 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): (req: R
       // A body parser that ran before us may have left the bytes; a parsed object is useless.
       if (Buffer.isBuffer(req.body)) raw = req.body;
       else if (req.readableEnded) {
-        return problem(res, 500, 'body_not_raw', 'the body was consumed by another parser before createWebhookMiddleware; mount it before express.json()');
+        // A server setup error, not the sender's: 500, with what to change.
+        return problem(
+          res,
+          500,
+          'body_not_raw',
+          'the request body was already consumed by another parser (express.json()?) before createWebhookMiddleware, so the signed bytes are gone: ' +
+            "mount the middleware before any JSON parser, or put express.raw({ type: 'application/json' }) in front of it on the webhook route",
+        );
       } else {
         try {
           raw = await readBody(req, limit);
@@ -86,7 +122,7 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): (req: R
       }
       try {
         const event = await verifyWith(raw, req.headers);
-        (req as WebhookRequest).rawBody = raw;
+        req.rawBody = raw;
         req.webhookEvent = event;
         req.body = event;
         next();

@@ -33,11 +33,18 @@ export interface FetchPublicKeyOptions {
   /** Injected for tests; defaults to the global fetch. */
   fetch?: typeof fetch;
   /**
-   * Least time between two refreshes caused by failed signatures (default 10 s; the first one is
+   * Least time between two refreshes caused by failed signatures (default 3 s; the first one is
    * never held back), so a stream of forged deliveries cannot turn into a stream of key fetches.
+   * A real rotation that lands inside this window after a forgery fails once and heals on the
+   * sender's next attempt: borderd's first retry comes 5 s (±20%) later, above the default.
    */
   minRefreshIntervalMs?: number;
+  /** Clock in ms (injected for tests); defaults to Date.now. */
+  now?: () => number;
 }
+
+/** Below borderd's first retry delay (5 s minus its 20% jitter), so a rotation heals on that retry. */
+export const DEFAULT_MIN_REFRESH_INTERVAL_MS = 3_000;
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
@@ -60,7 +67,8 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
   let cached: OrgPublicKey | undefined;
   let inFlight: Promise<OrgPublicKey> | undefined;
   let forcedAt = Number.NEGATIVE_INFINITY;
-  const minInterval = opts.minRefreshIntervalMs ?? 10_000;
+  const minInterval = opts.minRefreshIntervalMs ?? DEFAULT_MIN_REFRESH_INTERVAL_MS;
+  const now = opts.now ?? Date.now;
 
   const load = async (): Promise<OrgPublicKey> => {
     const token = await fetchAccessToken(baseUrl, credentials, { fetch: f });
@@ -91,8 +99,8 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
         return verifyWebhook<E>(rawBody, headers, key.publicKey);
       } catch (err) {
         if (!(err instanceof WebhookVerificationError) || err.code !== 'no_key_matches') throw err;
-        if (Date.now() - forcedAt < minInterval) throw err;
-        forcedAt = Date.now();
+        if (now() - forcedAt < minInterval) throw err;
+        forcedAt = now();
         const fresh = await refresh();
         if (fresh.publicKey === key.publicKey) throw err;
         return verifyWebhook<E>(rawBody, headers, fresh.publicKey);

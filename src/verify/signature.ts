@@ -61,12 +61,19 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
 }
 
 /**
- * True when one of the keys verifies the signature over the body. Throws for a malformed signature
- * or a body that is not raw; a well-formed signature that no key matches is `false`.
+ * True when one of the keys verifies the signature over the body. Throws WebhookVerificationError:
+ * missing_header when there is no signature (undefined, null or empty, as an absent x-signature
+ * header gives), malformed_signature when it is not base64, body_not_raw for a parsed body. A
+ * well-formed signature that no key matches is `false`.
  */
-export function verifySignature(rawBody: RawBody, signature: string, publicKey: PublicKeyInput): boolean {
+export function verifySignature(rawBody: RawBody, signature: string | readonly string[] | null | undefined, publicKey: PublicKeyInput): boolean {
   const bytes = rawBytes(rawBody);
-  const sig = signature.trim();
+  const given: unknown = Array.isArray(signature) ? signature[0] : signature;
+  if (given === undefined || given === null || given === '') {
+    throw new WebhookVerificationError('missing_header', `no signature: the ${SIGNATURE_HEADER} header is missing or empty`);
+  }
+  if (typeof given !== 'string') throw new WebhookVerificationError('malformed_signature', `${SIGNATURE_HEADER} must be a base64 string`);
+  const sig = given.trim();
   if (!sig || !BASE64.test(sig)) throw new WebhookVerificationError('malformed_signature', `${SIGNATURE_HEADER} is not base64`);
   const sigBytes = Buffer.from(sig, 'base64');
   return toKeyList(publicKey).some((key) => verify('sha256', bytes, key, sigBytes));

@@ -67,6 +67,9 @@ async function open(url: string, auth: string, headers: Record<string, string> =
   };
 }
 
+const SINCE_ALL = '2000-01-01T00:00:00.000Z';
+const payloads = (messages: EventSourceMessage[]) => messages.filter((m) => m.event !== 'ready' && m.event !== 'signing-key');
+
 function emit(ctx: TestContext, orgId: string) {
   const stored = writeEvent(ctx.db, ctx.clock.now(), orgId, 'Transaction_Updated', data);
   ctx.signals.emit('events');
@@ -74,14 +77,16 @@ function emit(ctx: TestContext, orgId: string) {
 }
 
 describe('GET /v1/notifications/events/stream', () => {
-  it('announces the key, then sends each event with its exact body and a valid signature', async () => {
+  it('announces its start and the key, then sends each event with its exact body and a valid signature', async () => {
     const ctx = makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     const first = emit(ctx, org.id);
-    const stream = await open(url, auth);
+    const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
     expect(stream.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const [key, ev] = await stream.next(2);
+    const [ready, key, ev] = await stream.next(3);
+    expect(ready!.event).toBe('ready');
+    expect(JSON.parse(ready!.data)).toMatchObject({ from: 'since' });
     expect(key!.event).toBe('signing-key');
     const { publicKey, keyId } = JSON.parse(key!.data) as { publicKey: string; keyId: string };
     expect(ev).toMatchObject({ id: first.event.id, event: 'Transaction_Updated' });
@@ -91,8 +96,58 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(verifySignature(payload.body, payload.signature, publicKey)).toBe(true);
     // A new event wakes the stream.
     const second = emit(ctx, org.id);
-    const all = await stream.next(3);
-    expect(all[2]!.id).toBe(second.event.id);
+    const all = await stream.next(4);
+    expect(all[3]!.id).toBe(second.event.id);
+  });
+
+  it('starts now when no position is given: history is not sent, new events are, and ready carries the position', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const old1 = emit(ctx, org.id);
+    const old2 = emit(ctx, org.id);
+    const stream = await open(url, auth);
+    const [ready, key] = await stream.next(2);
+    expect(ready).toMatchObject({ event: 'ready', id: old2.event.id });
+    expect(JSON.parse(ready!.data)).toEqual({ from: 'now', after: old2.event.id });
+    expect(key!.event).toBe('signing-key');
+    const fresh = emit(ctx, org.id);
+    const got = await stream.next(3);
+    expect(payloads(got).map((m) => m.id)).toEqual([fresh.event.id]);
+    expect(got.map((m) => m.id)).not.toContain(old1.event.id);
+  });
+
+  it('starts now for an organization without events, and its ready id resumes without a gap', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const stream = await open(url, auth);
+    const [ready] = await stream.next(2);
+    expect(ready!.id).toMatch(/^evt_[0-9a-z]{26}$/);
+    stream.close();
+    // Written while nobody listens: a client resuming from ready's id gets it.
+    const during = emit(ctx, org.id);
+    const resumed = await open(url, auth, { 'last-event-id': ready!.id! });
+    expect(payloads(await resumed.next(3)).map((m) => m.id)).toEqual([during.event.id]);
+  });
+
+  it('replays from ?since=, and Last-Event-ID wins over since', async () => {
+    const ctx = makeContext({}, '2026-03-01T11:00:00.000Z');
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    // Written at given times (the token stays valid on the context's clock).
+    const at = (iso: string) => writeEvent(ctx.db, Date.parse(iso), org.id, 'Transaction_Updated', data);
+    at('2026-03-01T10:00:00.000Z');
+    const b = at('2026-03-01T10:30:00.000Z');
+    const c = at('2026-03-01T10:45:00.000Z');
+    const since = await open(`${url}?since=2026-03-01T10:30:00Z`, auth);
+    const got = await since.next(4);
+    expect(payloads(got).map((m) => m.id)).toEqual([b.event.id, c.event.id]);
+    expect(JSON.parse(got[0]!.data)).toMatchObject({ from: 'since' });
+    const resumed = await open(`${url}?since=2026-03-01T10:30:00Z`, auth, { 'last-event-id': b.event.id });
+    const again = await resumed.next(3);
+    expect(JSON.parse(again[0]!.data)).toEqual({ from: 'after', after: b.event.id });
+    expect(payloads(again).map((m) => m.id)).toEqual([c.event.id]);
   });
 
   it('resumes after Last-Event-ID or ?after= and never shows another organization', async () => {
@@ -105,13 +160,14 @@ describe('GET /v1/notifications/events/stream', () => {
     const a2 = emit(ctx, acme.org.id);
     const a3 = emit(ctx, acme.org.id);
     const byHeader = await open(url, acme.auth, { 'last-event-id': a1.event.id });
-    const got = await byHeader.next(3);
-    expect(got.slice(1).map((m) => m.id)).toEqual([a2.event.id, a3.event.id]);
+    const got = await byHeader.next(4);
+    expect(payloads(got).map((m) => m.id)).toEqual([a2.event.id, a3.event.id]);
     const byQuery = await open(`${url}?after=${a2.event.id}`, acme.auth);
-    expect((await byQuery.next(2))[1]!.id).toBe(a3.event.id);
-    const otherStream = await open(url, other.auth);
-    const otherMessages = await otherStream.next(2);
-    expect(otherMessages.filter((m) => m.event !== 'signing-key').every((m) => JSON.parse(m.data).body.includes(other.org.id))).toBe(true);
+    expect(payloads(await byQuery.next(3))[0]!.id).toBe(a3.event.id);
+    const otherStream = await open(`${url}?since=${SINCE_ALL}`, other.auth);
+    const otherMessages = await otherStream.next(3);
+    expect(payloads(otherMessages)).toHaveLength(1);
+    expect(payloads(otherMessages).every((m) => JSON.parse(m.data).body.includes(other.org.id))).toBe(true);
     expect(otherMessages.map((m) => m.id)).not.toContain(a1.event.id);
   });
 
@@ -120,11 +176,11 @@ describe('GET /v1/notifications/events/stream', () => {
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     emit(ctx, org.id);
-    const stream = await open(url, auth);
-    await stream.next(2);
+    const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
+    await stream.next(3);
     const rotated = rotateSigningKey(ctx, org.id);
     emit(ctx, org.id);
-    const [, , key, ev] = await stream.next(4);
+    const [, , , key, ev] = await stream.next(5);
     expect(key!.event).toBe('signing-key');
     expect(JSON.parse(key!.data).keyId).toBe(rotated.keyId);
     const payload = JSON.parse(ev!.data) as { body: string; signature: string; keyId: string };
@@ -183,6 +239,9 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(((await bad.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('headers.last-event-id');
     const badQuery = await fetch(`${url}?after=x`, { headers: { authorization: auth } });
     expect(badQuery.status).toBe(400);
+    const badSince = await fetch(`${url}?since=yesterday`, { headers: { authorization: auth } });
+    expect(badSince.status).toBe(400);
+    expect(((await badSince.json()) as { errors: { path: string }[] }).errors[0]!.path).toBe('query.since');
     expect((await fetch(url)).status).toBe(401);
   });
 });

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ensureSigningKey } from '../../src/delivery/signing-keys.js';
@@ -57,7 +58,7 @@ describe('examples', () => {
       const event = db.emit('Transaction_Created', data);
       const app = await startNodeProcess([example('tunnel', 'app.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(pem), PORT: '0' });
       await startReceive(
-        ['--tunnel', daemon.url, '--forward-to', app.url!, '--capture-db', join(tempDir(), 'capture.db')],
+        ['--tunnel', daemon.url, '--forward-to', app.url!, '--capture-db', join(tempDir(), 'capture.db'), '--since', '10m'],
         /tunnel connected to (\S+)/,
         { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret },
       );
@@ -73,11 +74,50 @@ describe('examples', () => {
     }
   });
 
-  it('borderd/verify loads nothing but node built-ins at run time', () => {
-    const dir = join(ROOT, 'dist', 'src', 'verify');
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
-      const imports = [...readFileSync(join(dir, file), 'utf8').matchAll(/^import\s.*?from\s+'([^']+)'/gm)].map((m) => m[1]!);
-      for (const spec of imports) expect(spec, `${file} imports ${spec}`).toMatch(/^(node:|\.\/)/);
+  it('borderd/verify loads and works with nothing but node built-ins at run time', () => {
+    // The built library copied where no node_modules is reachable, and a resolve hook that refuses
+    // any specifier that is not a node built-in or a relative file: static, re-exported and dynamic
+    // imports of express, better-sqlite3 or anything else would all fail here.
+    const dir = tempDir('borderd-verify-alone-');
+    cpSync(join(ROOT, 'dist', 'src', 'verify'), join(dir, 'verify'), { recursive: true, filter: (f) => !f.endsWith('.map') });
+    writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+    writeFileSync(
+      join(dir, 'hooks.mjs'),
+      `import { isBuiltin } from 'node:module';
+export async function resolve(specifier, context, next) {
+  if (isBuiltin(specifier) || /^(\\.{1,2}\\/|file:)/.test(specifier) || context.parentURL === undefined) return next(specifier, context);
+  throw new Error('borderd/verify tried to load ' + specifier);
+}`,
+    );
+    writeFileSync(join(dir, 'register.mjs'), "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+    writeFileSync(
+      join(dir, 'main.mjs'),
+      `import { createServer } from 'node:http';
+const v = await import('./verify/index.js');
+const signer = v.createTestSigner();
+const d = signer.signEvent('Transaction_Created', { id: 'txn_1' });
+if (v.verifyWebhook(d.body, d.headers, signer.publicKey).id !== d.event.id) throw new Error('verifyWebhook');
+const mw = v.createWebhookMiddleware({ publicKey: signer.publicKey });
+const server = createServer((req, res) => mw(req, res, () => res.end(req.webhookEvent.id)));
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const res = await fetch('http://127.0.0.1:' + server.address().port + '/', { method: 'POST', body: d.body, headers: d.headers });
+const text = await res.text();
+server.close();
+let escaped = false;
+try { await import('express'); } catch { escaped = true; }
+console.log(JSON.stringify({ status: res.status, text, expressRefused: escaped }));`,
+    );
+    // Loading proves what runs; a lazy import() in a path this script does not take is caught by
+    // reading every specifier of every built file: `import … from`, `export … from` (across lines),
+    // bare `import '…'` and `import('…')`.
+    for (const file of readdirSync(join(dir, 'verify')).filter((f) => f.endsWith('.js'))) {
+      const text = readFileSync(join(dir, 'verify', file), 'utf8');
+      const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"`])([^'"`]+)\1/g)].map((m) => m[2]!);
+      for (const spec of specifiers) expect(spec, `${file} imports ${spec}`).toMatch(/^(node:|\.\/)/);
     }
+    const run = spawnSync(process.execPath, ['--import', './register.mjs', 'main.mjs'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ status: 200, text: expect.stringMatching(/^evt_/), expressRefused: true });
   });
 });

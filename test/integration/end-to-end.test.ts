@@ -2,9 +2,12 @@ import { createPublicKey, verify } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { startBorderd } from '../support/process.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { runCli, startBorderd } from '../support/process.js';
 import { tempDir } from '../support/context.js';
-import { startLocalApp, startReceive } from '../receiver/support.js';
+import { getEvent } from '../../src/store/events.js';
+import { openDaemonDb, startLocalApp, startReceive } from '../receiver/support.js';
 
 const ADMIN = 'e2e-admin-token-0123456789abcdefgh';
 
@@ -88,5 +91,72 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
 
     await receive.stop();
     expect((await daemon.stop()).code).toBe(0);
+  });
+
+  it("retries through borderd receive while the local app is down: the outbox records the failure, then the delivery", async () => {
+    const daemon = await startBorderd({
+      env: { BORDERD_ADMIN_TOKEN: ADMIN, BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,1,1,1]', BORDERD_DELIVERY_JITTER: '0', BORDERD_DELIVERY_POLL_INTERVAL_MS: '100' },
+    });
+    const creds = daemon.credentials!;
+    const token = (await (await fetch(`${daemon.url}/v1/auth/m2m/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(creds) })).json()) as { accessToken: string };
+    const orgId = decodeJwt(token.accessToken).org as string;
+    const bearer = { authorization: `Bearer ${token.accessToken}`, 'content-type': 'application/json' };
+
+    // The local app: while down it drops every connection (the receiver answers borderd 502).
+    let down = true;
+    const bodies: string[] = [];
+    const app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        bodies.push(Buffer.concat(chunks).toString('utf8'));
+        res.end('ok');
+      });
+    });
+    app.on('connection', (socket) => {
+      if (down) socket.destroy();
+    });
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+    try {
+      const receive = await startReceive(
+        ['--forward-to', `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`, '--port', '0', '--public-key-url', daemon.url, '--capture-db', join(tempDir(), 'capture.db')],
+        /listening on (http:\/\/[0-9.:]+)/,
+        { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret },
+      );
+      const hook = await fetch(`${daemon.url}/v1/notifications/webhooks/settings`, { method: 'POST', headers: bearer, body: JSON.stringify({ url: `${receive.url}/webhooks` }) });
+      expect(hook.status).toBeLessThan(300);
+      const created = await fetch(`${daemon.url}/admin/v1/transactions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ orgId, type: 'Deposit', amount: '10.00', currency: 'USDC', network: 'ETHEREUM' }),
+      });
+      expect(created.status).toBe(201);
+
+      // The first attempt reaches the receiver, which cannot reach the app: borderd is answered 502.
+      const [failedLine] = await receive.waitForOutput(/Transaction_Created (evt_\S+)  \[502\] failed/);
+      const eventId = /evt_\S+/.exec(failedLine)![0];
+      down = false;
+      await receive.waitForOutput(new RegExp(`Transaction_Created ${eventId}  \\[200\\] forwarded`));
+
+      const list = await runCli(['outbox', 'list', '--db', daemon.dbPath, '--json']);
+      const deliveries = JSON.parse(list.stdout) as { id: string; eventId: string; state: string }[];
+      const delivery = deliveries.find((d) => d.eventId === eventId)!;
+      expect(delivery.state).toBe('delivered');
+      const attempts = await runCli(['outbox', 'attempts', delivery.id, '--db', daemon.dbPath, '--json']);
+      const record = JSON.parse(attempts.stdout) as { attempts: { attempt: number; statusCode: number | null }[] };
+      expect(record.attempts.map((a) => [a.attempt, a.statusCode])).toEqual([
+        [1, 502],
+        [2, 200],
+      ]);
+
+      // The app got the event once, byte-exact: the body borderd stored and signed.
+      const stored = getEvent(openDaemonDb(daemon, creds.clientId).ctx.db, orgId, eventId)!;
+      expect(bodies).toEqual([stored.body]);
+      await receive.stop();
+    } finally {
+      app.closeAllConnections();
+      app.close();
+      await daemon.stop();
+    }
   });
 });

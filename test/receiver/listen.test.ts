@@ -52,7 +52,11 @@ describe('borderd receive (listen mode)', () => {
     expect(got!.headers['x-signature']).toBe(d.headers['x-signature']);
     expect(got!.headers['x-event-id']).toBe('evt_a1');
     expect(got!.headers['x-local-auth']).toBe('abc');
-    await rx.waitForOutput(/Transaction_Updated evt_a1 +\[200\] forwarded -> http:\/\/127\.0\.0\.1:\d+\/hooks \d+ms/);
+    const [line] = await rx.waitForOutput(/^(\S+)  Transaction_Updated evt_a1  \[200\] forwarded -> http:\/\/127\.0\.0\.1:\d+\/hooks \d+ms$/m);
+    // The time field: ISO 8601 UTC with milliseconds, taken when the forward finished.
+    const time = /^\S+/.exec(line)![0];
+    expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(60_000);
   });
 
   it('refuses a tampered body with 401 and forwards nothing', async () => {
@@ -112,6 +116,7 @@ describe('borderd receive (listen mode)', () => {
     expect(events.map((e) => e.outcome)).toEqual(['forwarded', 'forwarded', 'skipped']);
     expect(events[0]).toMatchObject({ eventId: d.event.id, eventType: 'Transaction_Created', status: 200 });
     expect(typeof events[0]!.latencyMs).toBe('number');
+    for (const e of events) expect(e.time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
   });
 
   it('replays a captured event byte-exact', async () => {
@@ -177,6 +182,26 @@ describe('borderd receive (listen mode)', () => {
     } finally {
       await daemon.stop();
     }
+  });
+
+  it('never prints the password of a --forward-to URL, and sends it as basic auth', async () => {
+    const dir = tempDir('borderd-receive-');
+    writeFileSync(join(dir, 'public.pem'), signer.publicKey);
+    const app = await startLocalApp();
+    const target = app.url.replace('http://', 'http://dev:s3cr%40t@');
+    const rx = await startReceive(['--forward-to', target, '--port', '0', '--public-key', join(dir, 'public.pem'), '--capture-db', join(dir, 'c.db'), '--json'], /"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    const d = signer.signEvent('Transaction_Created', data);
+    expect((await fetch(rx.url!, { method: 'POST', body: d.body, headers: d.headers })).status).toBe(200);
+    const [got] = await app.waitFor(1);
+    expect(got!.headers.authorization).toBe(`Basic ${Buffer.from('dev:s3cr@t').toString('base64')}`);
+    await rx.waitForOutput(/"outcome":"forwarded"/);
+    const replay = await runCli(['receive', 'replay', d.event.id, '--capture-db', join(dir, 'c.db')]);
+    expect(replay.code).toBe(0);
+    for (const out of [rx.output(), replay.stdout, replay.stderr]) {
+      expect(out).not.toContain('s3cr');
+    }
+    expect(rx.output()).toContain('http://dev:***@127.0.0.1:');
+    expect(replay.stdout).toContain('http://dev:***@127.0.0.1:');
   });
 
   it('refuses bad usage with exit code 2', async () => {

@@ -10,8 +10,13 @@ import {
   verifySignature,
   verifyWebhook,
   WebhookVerificationError,
+  COMPLIANCE_RESULTS,
+  COMPLIANCE_STATUSES,
+  VIRTUAL_ACCOUNT_STATUSES,
   type TransactionEventData,
+  type WebhookRequest,
 } from '../../src/verify/index.js';
+import * as complianceService from '../../src/services/compliance-checks.js';
 
 const txData: TransactionEventData = {
   id: 'txn_1',
@@ -72,11 +77,30 @@ describe('verifyWebhook', () => {
     expect(() => verifyWebhook({ id: 'x' } as never, d.headers, signer.publicKey)).toThrow(/express\.raw\(/);
   });
 
+  it('verifySignature throws the typed error for a missing signature, not a TypeError', () => {
+    // What `req.headers['x-signature']` gives when the header is absent or empty.
+    expect(codeOf(() => verifySignature('{}', undefined, signer.publicKey))).toBe('missing_header');
+    expect(codeOf(() => verifySignature('{}', '', signer.publicKey))).toBe('missing_header');
+    expect(codeOf(() => verifySignature('{}', 42 as never, signer.publicKey))).toBe('malformed_signature');
+    const sig = signer.sign('{}');
+    expect(verifySignature('{}', [sig], signer.publicKey)).toBe(true);
+  });
+
   it('verifySignature is true only for the exact bytes', () => {
     const body = '{"a":1}';
     const sig = signer.sign(body);
     expect(verifySignature(body, sig, signer.publicKey)).toBe(true);
     expect(verifySignature('{"a": 1}', sig, signer.publicKey)).toBe(false);
+  });
+});
+
+describe('event data unions', () => {
+  it('are the ones the daemon produces, from one definition', () => {
+    expect(VIRTUAL_ACCOUNT_STATUSES).toEqual(['Created', 'CreationFailed']);
+    expect(COMPLIANCE_STATUSES).toEqual(['Pending', 'InProgress', 'Completed']);
+    expect(COMPLIANCE_RESULTS).toEqual(['Approved', 'Rejected']);
+    expect(complianceService.COMPLIANCE_STATUSES).toBe(COMPLIANCE_STATUSES);
+    expect(complianceService.COMPLIANCE_RESULTS).toBe(COMPLIANCE_RESULTS);
   });
 });
 
@@ -120,6 +144,20 @@ describe('createWebhookMiddleware with other body parsers', () => {
     const res = await request(parsed).post('/hook').set(d.headers).send(d.body);
     expect(res.status).toBe(500);
     expect(res.body.code).toBe('body_not_raw');
+    expect(res.body.detail).toMatch(/express\.json\(\).*express\.raw\(\{ type: 'application\/json' \}\)/);
+  });
+
+  it('works on a plain node http server (the request and response types are structural)', async () => {
+    const mw = createWebhookMiddleware({ publicKey: signer.publicKey });
+    const server = createServer((req, res) => mw(req, res, () => res.end(JSON.stringify({ got: (req as WebhookRequest).webhookEvent?.id }))));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const d = signer.signEvent('Transaction_Created', txData);
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', body: d.body, headers: d.headers });
+      expect(await res.json()).toEqual({ got: d.event.id });
+    } finally {
+      server.close();
+    }
   });
 });
 
@@ -160,6 +198,25 @@ describe('fetchPublicKey', () => {
     expect(state.keyFetches).toBe(3);
   });
 
+  it('heals a rotation that follows a forgery on the sender\'s first retry (default interval)', async () => {
+    const { state, url } = await keyServer(signer.publicKey);
+    let clock = 1_000_000;
+    const source = fetchPublicKey(url, { clientId: 'cli_1', clientSecret: 's' }, { now: () => clock });
+    await source.get();
+    const forged = other.signEvent('Transaction_Created', txData);
+    await expect(source.verify(forged.body, forged.headers)).rejects.toMatchObject({ code: 'no_key_matches' });
+    expect(state.keyFetches).toBe(2);
+    // The key really rotates a second later: the first delivery signed with it is inside the window.
+    state.key = other.publicKey;
+    clock += 1_000;
+    const real = other.signEvent('Transaction_Updated', txData);
+    await expect(source.verify(real.body, real.headers)).rejects.toMatchObject({ code: 'no_key_matches' });
+    // borderd's first retry comes 5 s later, less its 20% jitter at worst.
+    clock += 4_000;
+    expect(await source.verify(real.body, real.headers)).toEqual(real.event);
+    expect(state.keyFetches).toBe(3);
+  });
+
   it('does not refresh again within the minimum interval', async () => {
     const { state, url } = await keyServer(signer.publicKey);
     const source = fetchPublicKey(url, { clientId: 'cli_1', clientSecret: 's' }, { minRefreshIntervalMs: 60_000 });
@@ -178,7 +235,7 @@ describe('fetchPublicKey', () => {
       res.json({ got: req.webhookEvent?.id });
     });
     const d = signer.signEvent('VirtualAccount_Created', {
-      id: 'vac_1', identityId: null, accountId: null, currency: 'USD', status: 'Active', failureReason: null,
+      id: 'vac_1', identityId: null, accountId: null, currency: 'USD', status: 'Created', failureReason: null,
       createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
     });
     const res = await request(app).post('/hook').set(d.headers).send(d.body);

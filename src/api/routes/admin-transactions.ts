@@ -3,7 +3,7 @@ import { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, createComplianceCheck, updateC
 import { emitEvent } from '../../services/outbox.js';
 import { changeTransactionStatus, createTransaction, createTransactionBody, getTransaction } from '../../services/transactions.js';
 import { recordVirtualAccount } from '../../services/virtual-accounts.js';
-import { EVENT_TYPES, TRANSACTION_STATUSES } from '../../verify/events.js';
+import { EVENT_TYPES, TRANSACTION_STATUSES, VIRTUAL_ACCOUNT_STATUSES } from '../../verify/events.js';
 import type { RouteModule } from '../route.js';
 
 export const statusBody = z.strictObject({
@@ -80,7 +80,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     body: z.strictObject({
       orgId: z.string().min(1),
-      status: z.enum(['Created', 'CreationFailed']),
+      status: z.enum(VIRTUAL_ACCOUNT_STATUSES),
       identityId: optText,
       accountId: optText,
       currency: z.string().min(2).max(20).optional(),

@@ -5,7 +5,8 @@ import type { AppContext } from '../../context.js';
 import { currentSigningKey, ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
 import { badRequest } from '../../domain/errors.js';
 import { getApiClient } from '../../store/api-clients.js';
-import { listEventsAfter, type EventRow } from '../../store/events.js';
+import { idLowerBound } from '../../domain/ids.js';
+import { lastEventIdBefore, latestEventId, listEventsAfter, type EventRow } from '../../store/events.js';
 import type { Worker } from '../../workers.js';
 import type { RouteModule } from '../route.js';
 
@@ -15,13 +16,30 @@ import type { RouteModule } from '../route.js';
  * `id: <event id>`, `event: <type>`, `data: {"body", "signature", "keyId"}` with the body embedded
  * as a string so its bytes (the ones signed) survive. Before the events, and again after a key
  * rotation, an `event: signing-key` message carries the public key the signatures verify with.
- * Resume with Last-Event-ID (or ?after=): everything after that id is sent, then new events follow.
+ *
+ * Where a stream starts (decision, like `stripe listen`): with no position it starts **now**, only
+ * events written after the connection are sent; `?since=<ISO time>` replays history from that time;
+ * Last-Event-ID (or ?after=) resumes after an event and wins over `since`, so a reconnecting
+ * EventSource whose URL still says `since` resumes instead of replaying again. The first message,
+ * `ready`, carries the starting position as its id, so a client that saves ids from the first
+ * message on resumes correctly even if no event came before it disconnected.
  */
 const EVENT_ID = /^evt_[0-9a-z]{10,40}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** With no events yet, "now" starts this far back, so an event whose id was made just before the connection (its transaction still open) is not skipped. */
+const NOW_SLACK_MS = 1000;
 
 const streamQuery = z.strictObject({
-  after: z.string().regex(EVENT_ID, 'must be an event id (evt_…)').optional(),
+  after: z.string().regex(EVENT_ID, 'must be an event id (evt_…)').optional().describe('resume after this event id (same as the Last-Event-ID header)'),
+  since: z
+    .string()
+    .regex(ISO_TIME, 'must be an ISO 8601 time with a zone, e.g. 2026-01-01T00:00:00.000Z')
+    .refine((v) => !Number.isNaN(Date.parse(v)), 'must be a valid time')
+    .optional()
+    .describe('replay the events created at or after this ISO 8601 time; ignored when Last-Event-ID or after is given'),
 });
+
+type StartMode = 'now' | 'after' | 'since';
 
 /** Open streams per context, so the daemon's shutdown can end them instead of waiting out its grace. */
 const openStreams = new WeakMap<AppContext, Set<(shutdown?: boolean) => void>>();
@@ -74,9 +92,12 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
     path: '/v1/notifications/events/stream',
     summary: "Follow the organization's events as server-sent events",
     description:
-      'text/event-stream. Messages: `signing-key` (data {keyId, publicKey, algorithm}) first and after each rotation, then one message per event ' +
+      'text/event-stream. Where it starts: with no position, now (only events written after the connection, like `stripe listen`); ' +
+      '`?since=<ISO time>` replays the events created from that time on; Last-Event-ID (or ?after=) resumes after that event and wins over since. ' +
+      'Messages: `ready` first (id = the starting position, data {from: now|after|since, after}), then `signing-key` (data {keyId, publicKey, algorithm}) ' +
+      'before any event and after each rotation, then one message per event, oldest first ' +
       '(id = event id, event = event type, data = {body, signature, keyId}; body is the exact signed JSON as a string). ' +
-      'Send Last-Event-ID (or ?after=) to resume after an event. A `: heartbeat` comment is sent every eventStream.heartbeatMs.',
+      'Resume with the id of the last message received. A `: heartbeat` comment is sent every eventStream.heartbeatMs.',
     tags: ['notifications'],
     auth: 'bearer',
     query: streamQuery,
@@ -84,9 +105,9 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       200: {
         description: 'the stream',
         contentType: 'text/event-stream',
-        schema: z.string().describe('SSE messages: signing-key, then one per event (data {body, signature, keyId}), and heartbeat comments'),
+        schema: z.string().describe('SSE messages: ready (the starting position), signing-key, then one per event (data {body, signature, keyId}), and heartbeat comments'),
       },
-      400: { description: 'Last-Event-ID or after is not an event id' },
+      400: { description: 'Last-Event-ID or after is not an event id, or since is not an ISO 8601 time' },
       401: { description: 'missing or invalid token' },
     },
     handler: ({ query, auth, req, res }) => {
@@ -96,7 +117,12 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       }
       // The token was verified for this request; its exp bounds how long the stream may stay open.
       const exp = decodeJwt(req.get('authorization')!.replace(/^Bearer\s+/i, '')).exp;
-      follow(ctx, signatures, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, header || query.after || null, res);
+      const resumeAfter = header || query.after;
+      let start: { mode: StartMode; after: string | null };
+      if (resumeAfter) start = { mode: 'after', after: resumeAfter };
+      else if (query.since) start = { mode: 'since', after: lastEventIdBefore(ctx.db, auth.orgId, new Date(Date.parse(query.since)).toISOString()) };
+      else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
+      follow(ctx, signatures, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res);
       return undefined;
     },
   });
@@ -112,7 +138,7 @@ interface StreamAuth {
  * A stream outlives its request's authentication check, so it re-checks: it ends when the token
  * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh token.
  */
-function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, after: string | null, res: Response): void {
+function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, start: { mode: StartMode; after: string | null }, res: Response): void {
   const { orgId } = auth;
   const { heartbeatMs, pollIntervalMs, batchSize } = ctx.config.eventStream;
   res.status(200);
@@ -120,7 +146,7 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, a
   res.flushHeaders();
   res.socket?.setNoDelay(true);
 
-  let cursor = after;
+  let cursor = start.after;
   let announcedKey: string | undefined;
   let closed = false;
   let pending = false;
@@ -180,7 +206,9 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, a
 
   const loop = async () => {
     try {
-      // The key comes first even before any event, so a client can verify from the first message.
+      // The starting position first (its id is where a client resumes), then the key, even before
+      // any event, so a client can verify from the first event on.
+      res.write(sseMessage('ready', { from: start.mode, after: cursor }, cursor ?? undefined));
       ensureSigningKey(ctx, orgId);
       announceKey();
       while (!closed) {

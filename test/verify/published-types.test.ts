@@ -1,0 +1,116 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../support/context.js';
+import { ROOT } from '../support/process.js';
+
+/**
+ * The published declarations of borderd/verify, compiled the way an integrator's project would:
+ * skipLibCheck off, strict, NodeNext. The built .d.ts files are copied out of the project so
+ * nothing in its node_modules (express's types above all) is reachable unless the test links it.
+ */
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const BUILT = join(ROOT, 'dist', 'src', 'verify');
+
+function consumerProject(files: Record<string, string>, nodeModules: 'types-node-only' | 'all'): string {
+  const dir = tempDir('borderd-consumer-');
+  mkdirSync(join(dir, 'verify'));
+  for (const f of readdirSync(BUILT).filter((f) => f.endsWith('.d.ts'))) cpSync(join(BUILT, f), join(dir, 'verify', f));
+  if (nodeModules === 'all') symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  else {
+    // An integrator has @types/node (the library works on node:crypto KeyObjects), and nothing else.
+    mkdirSync(join(dir, 'node_modules', '@types'), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', '@types', 'node'), join(dir, 'node_modules', '@types', 'node'), 'dir');
+  }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+      include: ['*.ts'],
+    }),
+  );
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+function tsc(dir: string): { code: number | null; output: string } {
+  const res = spawnSync(process.execPath, [TSC, '-p', join(dir, 'tsconfig.json')], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  return { code: res.status, output: `${res.stdout}${res.stderr}` };
+}
+
+const CONSUMER = `
+import { createServer } from 'node:http';
+import {
+  createWebhookMiddleware,
+  verifySignature,
+  COMPLIANCE_RESULTS,
+  VIRTUAL_ACCOUNT_STATUSES,
+  type AnyWebhookEvent,
+  type ComplianceCheckEventData,
+  type VirtualAccountEventData,
+} from './verify/index.js';
+
+const middleware = createWebhookMiddleware({ publicKey: process.env.KEY ?? '' });
+// Works on node's own request and response too: the types are structural.
+createServer((req, res) => middleware(req, res, (err) => res.end(err ? 'error' : 'ok')));
+
+export const ok: VirtualAccountEventData['status'] = 'CreationFailed';
+// @ts-expect-error the daemon never emits 'Active'
+export const notEmitted: VirtualAccountEventData['status'] = 'Active';
+// @ts-expect-error compliance statuses are Pending | InProgress | Completed
+export const badStatus: ComplianceCheckEventData['status'] = 'Done';
+// @ts-expect-error results are Approved | Rejected | null
+export const badResult: ComplianceCheckEventData['result'] = 'Passed';
+
+export function describeEvent(e: AnyWebhookEvent): string {
+  if (e.type === 'IdentityComplianceCheck_Completed') {
+    const result: 'Approved' | 'Rejected' | null = e.data.result;
+    return String(result);
+  }
+  if (e.type === 'VirtualAccount_Created') {
+    const status: 'Created' | 'CreationFailed' = e.data.status;
+    return status;
+  }
+  return e.type;
+}
+export const lists = [COMPLIANCE_RESULTS.length, VIRTUAL_ACCOUNT_STATUSES.length];
+export const checked: boolean = verifySignature('{}', undefined, process.env.KEY ?? '');
+`;
+
+describe('published types of borderd/verify', () => {
+  it('compile for a consumer without @types/express (skipLibCheck off) and carry the exact status unions', () => {
+    const dir = consumerProject({ 'consumer.ts': CONSUMER }, 'types-node-only');
+    const { code, output } = tsc(dir);
+    expect(output).toBe('');
+    expect(code).toBe(0);
+  }, 120_000);
+
+  it('give express users a typed req.webhookEvent', () => {
+    const dir = consumerProject(
+      {
+        'app.ts': `
+import express from 'express';
+import { createWebhookMiddleware } from './verify/index.js';
+const app = express();
+app.post('/webhooks', createWebhookMiddleware({ publicKey: 'pem' }), (req, res) => {
+  const event = req.webhookEvent!;
+  if (event.type === 'Transaction_Updated') {
+    const status: 'Completed' | string = event.data.status;
+    res.json({ status });
+  } else res.sendStatus(200);
+});
+app.post('/raw', express.raw({ type: 'application/json' }), createWebhookMiddleware({ publicKey: 'pem' }), (_req, res) => {
+  res.sendStatus(204);
+});
+export default app;
+`,
+      },
+      'all',
+    );
+    const { code, output } = tsc(dir);
+    expect(output).toBe('');
+    expect(code).toBe(0);
+  }, 120_000);
+});
