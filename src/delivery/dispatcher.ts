@@ -124,6 +124,8 @@ export class Dispatcher implements Worker {
   #flushScheduled = false;
   #passScheduled = false;
   #timer: NodeJS.Timeout | undefined;
+  /** Aborts the sends still in flight when a stop's grace (server.shutdownGraceMs) is over. */
+  readonly #shutdown = new AbortController();
   #stopped = false;
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
   #started = false;
@@ -157,6 +159,13 @@ export class Dispatcher implements Worker {
     this.#stopped = true;
     this.#ctx.signals.off(OUTBOX_SIGNAL, this.#wake);
     if (this.#timer) clearInterval(this.#timer);
+    // Sends in flight may finish within the grace; what is still out then is abandoned unrecorded
+    // (its outcome is unknown) and its lease given back, so the next process sends it again at once.
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, this.#ctx.config.server.shutdownGraceMs)));
+    await Promise.race([this.drain(), graceOver]);
+    clearTimeout(graceTimer);
+    if (this.#inflight.size) this.#shutdown.abort();
     await this.drain();
     releaseLeases(this.#ctx.db, this.owner);
     const pools = [...this.#pools.values()];
@@ -346,7 +355,7 @@ export class Dispatcher implements Worker {
         path: url.pathname + url.search,
         headers,
         body: job.body,
-        signal: AbortSignal.timeout(this.#ctx.config.delivery.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(this.#ctx.config.delivery.timeoutMs), this.#shutdown.signal]),
       });
       const chunks: Buffer[] = [];
       let kept = 0;
@@ -397,6 +406,8 @@ export class Dispatcher implements Worker {
       result = { statusCode: null, error: `signing failed: ${message}`.slice(0, 500), responseBody: null, retryAfter: undefined, durationMs: 0 };
       job.keyId = null;
     }
+    // Abandoned at shutdown: not an attempt; stop() gives the lease back.
+    if (this.#shutdown.signal.aborted) return;
     await new Promise<void>((done) => {
       this.#finished.push({ job, startedMs, result, done });
       if (!this.#flushScheduled) {
