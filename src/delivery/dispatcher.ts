@@ -61,6 +61,9 @@ export interface DispatcherStats {
 
 /** One claimed delivery on its way: what the send needs, and its result once it has one. */
 interface Job {
+  /** Resolves once the result is recorded (or the job is dropped at shutdown). */
+  done: Promise<void>;
+  resolve: () => void;
   id: string;
   eventId: string;
   webhook: DueWebhook;
@@ -94,13 +97,15 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
 
 /**
  * Sends due deliveries. A pass costs what it claims, not the backlog: it lists the enabled webhooks
- * that have a due row (one index probe each), leases up to each webhook's free slots in ONE write
- * transaction (a conditional UPDATE per webhook, on the (webhook_id, state, next_attempt_at) index),
- * reads the bodies of the claimed events once, and signs each (event, key) once (signatures are kept
- * in memory and in event_signatures; signing runs on libuv's thread pool). Results are recorded in
- * batches: every send that finished in the same turn of the event loop goes into one transaction,
- * under its lease. Passes are coalesced: a commit signal, the poll timer and finished sends only
- * request one, and at most one runs per turn of the event loop.
+ * that have a due row (one index probe each), leases up to each webhook's free claim capacity in ONE
+ * write transaction (a conditional UPDATE per webhook, on the (webhook_id, state, next_attempt_at)
+ * index), reads the bodies of the claimed events once, and signs each (event, key) once (signatures
+ * are kept in memory and in event_signatures; signing runs on libuv's thread pool). A webhook holds
+ * up to 2 x perEndpointConcurrency claimed rows but sends at most perEndpointConcurrency at once
+ * (and the process at most `concurrency`): the waiting ones are signed meanwhile and go out as soon
+ * as a slot frees. Results are recorded in batches: every send that finished in the same turn of
+ * the event loop goes into one transaction, under its lease. Passes are coalesced: a commit signal,
+ * the poll timer and recorded results only request one, and at most one runs per turn of the loop.
  *
  * A crash leaves leased rows that become claimable when the lease ends; a clean stop waits for
  * in-flight sends and releases what is left.
@@ -112,8 +117,14 @@ export class Dispatcher implements Worker {
   readonly #signer: Signer;
   readonly #policy: RetryPolicy;
   readonly #random: () => number;
+  /** Claimed jobs whose result is not recorded yet (queued or sending). */
   readonly #inflight = new Set<Promise<void>>();
-  readonly #perWebhook = new Map<string, number>();
+  /** Per webhook: jobs claimed and not yet recorded, and jobs sending right now. */
+  readonly #claimedBy = new Map<string, number>();
+  readonly #sendingBy = new Map<string, number>();
+  #sending = 0;
+  /** Claimed jobs waiting for a send slot, per webhook (their signatures are being made meanwhile). */
+  readonly #queues = new Map<string, Job[]>();
   readonly #pools = new Map<string, WebhookPool>();
   readonly #bodies = new Map<string, { type: string; body: string }>();
   /** `${eventId} ${keyId}` → the signature, or the promise of it while it is being made. */
@@ -159,6 +170,15 @@ export class Dispatcher implements Worker {
     this.#stopped = true;
     this.#ctx.signals.off(OUTBOX_SIGNAL, this.#wake);
     if (this.#timer) clearInterval(this.#timer);
+    // Claimed but not sent yet: dropped (not an attempt); releaseLeases below gives them back.
+    for (const [webhookId, queue] of this.#queues) {
+      for (const job of queue) {
+        this.#count(this.#claimedBy, webhookId, -1);
+        this.#inflight.delete(job.done);
+        job.resolve();
+      }
+    }
+    this.#queues.clear();
     // Sends in flight may finish within the grace; what is still out then is abandoned unrecorded
     // (its outcome is unknown) and its lease given back, so the next process sends it again at once.
     let graceTimer: NodeJS.Timeout | undefined;
@@ -182,6 +202,12 @@ export class Dispatcher implements Worker {
     return { passes: this.#passes, claimed: this.#claimed, signatures: this.#signer.signatures, inflight: this.#inflight.size };
   }
 
+  #count(map: Map<string, number>, key: string, delta: number): void {
+    const n = (map.get(key) ?? 0) + delta;
+    if (n <= 0) map.delete(key);
+    else map.set(key, n);
+  }
+
   /** One pass for tests and tools: claims what is due now, sends it, and waits for those results. Returns how many were sent. */
   async runOnce(): Promise<number> {
     const started = this.#pass();
@@ -203,17 +229,22 @@ export class Dispatcher implements Worker {
     });
   }
 
-  /** Claims up to the free slots, then starts each send. Synchronous up to the sends; returns their promises. */
+  /**
+   * Claims up to the free claim capacity, then starts what the send slots allow. A webhook may hold
+   * twice its send slots in claimed rows: the ones waiting are signed meanwhile and start the moment
+   * a send of theirs finishes, without waiting for the next pass. Synchronous up to the sends;
+   * returns one promise per claimed row, resolved when its result is recorded.
+   */
   #pass(): Promise<void>[] {
-    const { concurrency, perEndpointConcurrency, timeoutMs } = this.#ctx.config.delivery;
-    let free = concurrency - this.#inflight.size;
+    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
+    const perWebhookClaims = 2 * perEndpointConcurrency;
+    let free = 2 * concurrency - this.#inflight.size;
     if (free <= 0) return [];
     this.#passes++;
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
-    // A lease shorter than a send could let another process send the same attempt: never allow it.
-    const leaseUntil = now + Math.max(this.#ctx.config.delivery.leaseMs, timeoutMs + 5_000);
-    const due = dueWebhooks(db, now).filter((w) => (this.#perWebhook.get(w.id) ?? 0) < perEndpointConcurrency);
+    const leaseUntil = now + this.#leaseMs();
+    const due = dueWebhooks(db, now).filter((w) => (this.#claimedBy.get(w.id) ?? 0) < perWebhookClaims);
     if (due.length === 0) return [];
     // Start where the last pass stopped, so with more due webhooks than free slots each gets its turn.
     const start = this.#cursor++ % due.length;
@@ -223,7 +254,7 @@ export class Dispatcher implements Worker {
         const out: { webhook: DueWebhook; rows: ReturnType<typeof claimDue> }[] = [];
         for (const webhook of order) {
           if (free <= 0) break;
-          const slots = Math.min(perEndpointConcurrency - (this.#perWebhook.get(webhook.id) ?? 0), free);
+          const slots = Math.min(perWebhookClaims - (this.#claimedBy.get(webhook.id) ?? 0), free);
           const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots);
           free -= rows.length;
           if (rows.length) out.push({ webhook, rows });
@@ -262,9 +293,15 @@ export class Dispatcher implements Worker {
     const started: Promise<void>[] = [];
     for (const { webhook, rows } of claimed) {
       const key = keys.get(webhook.orgId)!;
+      let queue = this.#queues.get(webhook.id);
+      if (!queue) this.#queues.set(webhook.id, (queue = []));
       for (const row of rows) {
         const event = this.#bodies.get(row.eventId);
+        let resolve!: () => void;
+        const done = new Promise<void>((r) => (resolve = r));
         const job: Job = {
+          done,
+          resolve,
           id: row.id,
           eventId: row.eventId,
           webhook,
@@ -276,23 +313,52 @@ export class Dispatcher implements Worker {
           signature: key instanceof Error ? Promise.reject(key) : event ? this.#signature(row.eventId, key, event.body) : Promise.reject(new Error(`event ${row.eventId} not found`)),
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
-        this.#perWebhook.set(webhook.id, (this.#perWebhook.get(webhook.id) ?? 0) + 1);
-        const p: Promise<void> = this.#deliver(job)
-          .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
-          .finally(() => {
-            this.#inflight.delete(p);
-            const n = (this.#perWebhook.get(webhook.id) ?? 1) - 1;
-            if (n <= 0) this.#perWebhook.delete(webhook.id);
-            else this.#perWebhook.set(webhook.id, n);
-            // Slots are free: ask for a pass (one per turn of the event loop, whatever the number of sends that finished).
-            if (this.#started) this.#schedulePass();
-          });
-        this.#inflight.add(p);
-        started.push(p);
+        this.#count(this.#claimedBy, webhook.id, 1);
+        this.#inflight.add(done);
+        queue.push(job);
+        started.push(done);
       }
     }
     this.#claimed += started.length;
+    this.#pump();
     return started;
+  }
+
+  /** How long a claim is leased: a queued row waits for at most one send of its webhook before its own. */
+  #leaseMs(): number {
+    const { leaseMs, timeoutMs } = this.#ctx.config.delivery;
+    // A lease shorter than the wait plus the send could let another process send the same attempt: never allow it.
+    return Math.max(leaseMs, 2 * timeoutMs + 5_000);
+  }
+
+  /** Starts queued jobs while their webhook and the process have free send slots. */
+  #pump(): void {
+    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
+    for (const [webhookId, queue] of this.#queues) {
+      while (queue.length && this.#sending < concurrency && (this.#sendingBy.get(webhookId) ?? 0) < perEndpointConcurrency) {
+        const job = queue.shift()!;
+        this.#sending++;
+        this.#count(this.#sendingBy, webhookId, 1);
+        void this.#deliver(job)
+          .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
+          .finally(() => {
+            this.#inflight.delete(job.done);
+            this.#count(this.#claimedBy, webhookId, -1);
+            job.resolve();
+            // Claim capacity is free: ask for a pass (one per turn of the event loop, whatever the number of results recorded).
+            if (this.#started) this.#schedulePass();
+          });
+      }
+      if (queue.length === 0) this.#queues.delete(webhookId);
+      if (this.#sending >= concurrency) break;
+    }
+  }
+
+  /** A send of this webhook is over (its result is not recorded yet): its slot goes to the next queued job at once. */
+  #sendFinished(webhookId: string): void {
+    this.#sending--;
+    this.#count(this.#sendingBy, webhookId, -1);
+    if (!this.#stopped) this.#pump();
   }
 
   /** The signature of (event, key): made once, on the thread pool, and reused by every endpoint and retry. */
@@ -389,6 +455,10 @@ export class Dispatcher implements Worker {
   async #deliver(job: Job): Promise<void> {
     const startedMs = this.#ctx.clock.now();
     let result: SendResult;
+    let slotHeld = true;
+    const freeSlot = () => {
+      if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id);
+    };
     try {
       const signature = await job.signature;
       result = await this.#send(job, {
@@ -405,6 +475,8 @@ export class Dispatcher implements Worker {
       const message = err instanceof Error ? err.message : String(err);
       result = { statusCode: null, error: `signing failed: ${message}`.slice(0, 500), responseBody: null, retryAfter: undefined, durationMs: 0 };
       job.keyId = null;
+    } finally {
+      freeSlot();
     }
     // Abandoned at shutdown: not an attempt; stop() gives the lease back.
     if (this.#shutdown.signal.aborted) return;
