@@ -137,6 +137,7 @@ export class Dispatcher implements Worker {
   #timer: NodeJS.Timeout | undefined;
   /** Aborts the sends still in flight when a stop's grace (server.shutdownGraceMs) is over. */
   readonly #shutdown = new AbortController();
+  readonly #aborts = new Set<AbortController>();
   #stopped = false;
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
   #started = false;
@@ -185,7 +186,10 @@ export class Dispatcher implements Worker {
     const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, this.#ctx.config.server.shutdownGraceMs)));
     await Promise.race([this.drain(), graceOver]);
     clearTimeout(graceTimer);
-    if (this.#inflight.size) this.#shutdown.abort();
+    if (this.#inflight.size) {
+      this.#shutdown.abort();
+      for (const a of this.#aborts) a.abort(new Error('shutting down'));
+    }
     await this.drain();
     releaseLeases(this.#ctx.db, this.owner);
     const pools = [...this.#pools.values()];
@@ -414,6 +418,14 @@ export class Dispatcher implements Worker {
     }
     const entry = this.#poolFor(job.webhook, url);
     entry.inflight++;
+    // One controller per send: aborted by its deadline or by the end of a stop's grace.
+    const abort = new AbortController();
+    const timer = setTimeout(() => {
+      const e = new Error(`no complete answer within ${this.#ctx.config.delivery.timeoutMs} ms`);
+      e.name = 'TimeoutError';
+      abort.abort(e);
+    }, this.#ctx.config.delivery.timeoutMs);
+    this.#aborts.add(abort);
     try {
       // The webhook's own pool has a socket for each of its slots, so the clock starts when the request can go.
       const res = await entry.pool.request({
@@ -421,7 +433,7 @@ export class Dispatcher implements Worker {
         path: url.pathname + url.search,
         headers,
         body: job.body,
-        signal: AbortSignal.any([AbortSignal.timeout(this.#ctx.config.delivery.timeoutMs), this.#shutdown.signal]),
+        signal: abort.signal,
       });
       const chunks: Buffer[] = [];
       let kept = 0;
@@ -447,6 +459,8 @@ export class Dispatcher implements Worker {
       const code = e.code ?? e.cause?.code ?? e.name;
       return done({ statusCode: null, error: `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500), responseBody: null, retryAfter: undefined });
     } finally {
+      clearTimeout(timer);
+      this.#aborts.delete(abort);
       entry.inflight--;
       if (entry.inflight === 0) entry.idleSince = performance.now();
     }

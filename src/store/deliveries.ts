@@ -131,6 +131,8 @@ export interface ClaimedDelivery {
  * Leases up to `limit` of one webhook's oldest due rows in a single conditional UPDATE (an index
  * range scan of what it returns): a row leased by anyone else is never taken, so two processes on
  * one file never send the same attempt at once. Run it inside the caller's write transaction.
+ * `+state` keeps the planner on the primary key for the outer UPDATE: without it SQLite picks the
+ * (state, next_attempt_at) index and walks every pending row, which made each claim O(backlog).
  */
 export function claimDue(db: Db, webhookId: string, owner: string, nowMs: number, leaseUntil: number, limit: number): ClaimedDelivery[] {
   const rows = db
@@ -140,7 +142,7 @@ export function claimDue(db: Db, webhookId: string, owner: string, nowMs: number
                     WHERE webhook_id = @webhookId AND state = 'pending' AND next_attempt_at <= @now
                       AND (lease_until IS NULL OR lease_until < @now)
                     ORDER BY next_attempt_at, id LIMIT @limit)
-         AND state = 'pending' AND (lease_until IS NULL OR lease_until < @now)
+         AND +state = 'pending' AND (lease_until IS NULL OR lease_until < @now)
        RETURNING id, event_id AS eventId, attempts, step, next_attempt_at AS nextAttemptAt`,
     )
     .all({ owner, leaseUntil, webhookId, now: nowMs, limit }) as ClaimedDelivery[];
