@@ -32,6 +32,9 @@ const RESPONSE_READ_LIMIT = 64 * 1024;
 /** Event bodies and signatures kept in memory: a fan-out claims the same event for every webhook within a few passes. */
 const BODY_CACHE = 2_000;
 const SIGNATURE_CACHE = 4_000;
+/** Results are recorded together: at most this many per transaction, at most this long after the first of them. */
+const FLUSH_BATCH = 64;
+const FLUSH_DELAY_MS = 4;
 /** A webhook's connection pool with nothing in flight for this long is closed (a deleted or quiet webhook keeps no sockets). */
 const POOL_IDLE_MS = 30_000;
 
@@ -132,7 +135,7 @@ export class Dispatcher implements Worker {
   /** Signatures made since the last flush, written with the next batch of results. */
   #newSignatures: { eventId: string; keyId: string; signature: string }[] = [];
   #finished: Finished[] = [];
-  #flushScheduled = false;
+  #flushTimer: NodeJS.Timeout | undefined;
   #passScheduled = false;
   #timer: NodeJS.Timeout | undefined;
   /** Aborts the sends still in flight when a stop's grace (server.shutdownGraceMs) is over. */
@@ -492,21 +495,29 @@ export class Dispatcher implements Worker {
     } finally {
       freeSlot();
     }
-    // Abandoned at shutdown: not an attempt; stop() gives the lease back.
-    if (this.#shutdown.signal.aborted) return;
+    // Cut off by the end of a stop's grace: not an attempt (its outcome is unknown); stop() gives the lease back.
+    if (this.#shutdown.signal.aborted && result.statusCode === null) return;
     await new Promise<void>((done) => {
       this.#finished.push({ job, startedMs, result, done });
-      if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
+      // Results wait a few milliseconds to share one transaction: each commit writes the touched
+      // pages to the WAL, so one per result cost more than the send. The send slot is already free;
+      // only the claim waits, and a webhook holds twice its send slots in claims.
+      if (this.#finished.length >= FLUSH_BATCH) {
+        clearTimeout(this.#flushTimer);
+        this.#flushTimer = undefined;
         setImmediate(() => this.#flush());
+      } else if (!this.#flushTimer) {
+        this.#flushTimer = setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
       }
     });
   }
 
   /** Records every result that arrived since the last flush in one transaction, then logs them. */
   #flush(): void {
-    this.#flushScheduled = false;
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
     const batch = this.#finished;
+    if (batch.length === 0) return;
     const signatures = this.#newSignatures;
     this.#finished = [];
     this.#newSignatures = [];
