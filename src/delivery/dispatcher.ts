@@ -331,34 +331,53 @@ export class Dispatcher implements Worker {
     return started;
   }
 
-  /** How long a claim is leased: a queued row waits for at most one send of its webhook before its own. */
+  /**
+   * How long a claim is leased: a claimed row waits for a send slot (its webhook's sends ahead of it,
+   * the process's slots taken in turn), then makes its own send, then its result is written.
+   */
   #leaseMs(): number {
     const { leaseMs, timeoutMs } = this.#ctx.config.delivery;
     // A lease shorter than the wait plus the send could let another process send the same attempt: never allow it.
-    return Math.max(leaseMs, 2 * timeoutMs + 5_000);
+    return Math.max(leaseMs, 3 * timeoutMs + 5_000);
   }
 
-  /** Starts queued jobs while their webhook and the process have free send slots. */
+  /**
+   * Starts queued jobs while their webhook and the process have free send slots, one job per
+   * webhook in turn (a webhook that just started one goes to the back), so a webhook with a deep
+   * backlog cannot keep the process's slots from the others' claimed rows.
+   */
   #pump(): void {
     const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
-    for (const [webhookId, queue] of this.#queues) {
-      while (queue.length && this.#sending < concurrency && (this.#sendingBy.get(webhookId) ?? 0) < perEndpointConcurrency) {
-        const job = queue.shift()!;
-        this.#sending++;
-        this.#count(this.#sendingBy, webhookId, 1);
-        void this.#deliver(job)
-          .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
-          .finally(() => {
-            this.#inflight.delete(job.done);
-            this.#count(this.#claimedBy, webhookId, -1);
-            job.resolve();
-            // Claim capacity is free: ask for a pass (one per turn of the event loop, whatever the number of results recorded).
-            if (this.#started) this.#schedulePass();
-          });
+    let progress = true;
+    while (progress && this.#sending < concurrency) {
+      progress = false;
+      for (const [webhookId, queue] of [...this.#queues]) {
+        if (this.#sending >= concurrency) break;
+        if (queue.length === 0) {
+          this.#queues.delete(webhookId);
+          continue;
+        }
+        if ((this.#sendingBy.get(webhookId) ?? 0) >= perEndpointConcurrency) continue;
+        this.#start(webhookId, queue.shift()!);
+        progress = true;
+        this.#queues.delete(webhookId);
+        if (queue.length) this.#queues.set(webhookId, queue);
       }
-      if (queue.length === 0) this.#queues.delete(webhookId);
-      if (this.#sending >= concurrency) break;
     }
+  }
+
+  #start(webhookId: string, job: Job): void {
+    this.#sending++;
+    this.#count(this.#sendingBy, webhookId, 1);
+    void this.#deliver(job)
+      .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
+      .finally(() => {
+        this.#inflight.delete(job.done);
+        this.#count(this.#claimedBy, webhookId, -1);
+        job.resolve();
+        // Claim capacity is free: ask for a pass (one per turn of the event loop, whatever the number of results recorded).
+        if (this.#started) this.#schedulePass();
+      });
   }
 
   /** A send of this webhook is over (its result is not recorded yet): its slot goes to the next queued job at once. */

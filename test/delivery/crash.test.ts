@@ -9,8 +9,8 @@ const ADMIN = 'crash-test-admin-token-0123456789';
 const EVENTS = 1000;
 const env = {
   BORDERD_ADMIN_TOKEN: ADMIN,
-  // The lease used is max(delivery.leaseMs, 2 x delivery.timeoutMs + 5 s), never leaseMs alone: a
-  // short send timeout is what makes it short (7 s here), so the restarted process reclaims the dead
+  // The lease used is max(delivery.leaseMs, 3 x delivery.timeoutMs + 5 s), never leaseMs alone: a
+  // short send timeout is what makes it short (8 s here), so the restarted process reclaims the dead
   // one's rows soon after.
   BORDERD_DELIVERY_LEASE_MS: '1500',
   BORDERD_DELIVERY_TIMEOUT_MS: '1000',
