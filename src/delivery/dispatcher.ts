@@ -122,8 +122,12 @@ export class Dispatcher implements Worker {
   readonly #random: () => number;
   /** Claimed jobs whose result is not recorded yet (queued or sending). */
   readonly #inflight = new Set<Promise<void>>();
-  /** Per webhook: jobs claimed and not yet recorded, and jobs sending right now. */
+  /**
+   * Jobs claimed and not yet sent (queued or sending), per webhook and in all: what the claim caps
+   * count. A job whose send is over no longer counts while its result waits to be written.
+   */
   readonly #claimedBy = new Map<string, number>();
+  #active = 0;
   readonly #sendingBy = new Map<string, number>();
   #sending = 0;
   /** Claimed jobs waiting for a send slot, per webhook (their signatures are being made meanwhile). */
@@ -178,6 +182,7 @@ export class Dispatcher implements Worker {
     for (const [webhookId, queue] of this.#queues) {
       for (const job of queue) {
         this.#count(this.#claimedBy, webhookId, -1);
+        this.#active--;
         this.#inflight.delete(job.done);
         job.resolve();
       }
@@ -245,7 +250,7 @@ export class Dispatcher implements Worker {
   #pass(): Promise<void>[] {
     const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
     const perWebhookClaims = 2 * perEndpointConcurrency;
-    let free = 2 * concurrency - this.#inflight.size;
+    let free = 2 * concurrency - this.#active;
     if (free <= 0) return [];
     this.#passes++;
     const db = this.#ctx.db;
@@ -321,6 +326,7 @@ export class Dispatcher implements Worker {
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
         this.#count(this.#claimedBy, webhook.id, 1);
+        this.#active++;
         this.#inflight.add(done);
         queue.push(job);
         started.push(done);
@@ -373,18 +379,23 @@ export class Dispatcher implements Worker {
       .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
       .finally(() => {
         this.#inflight.delete(job.done);
-        this.#count(this.#claimedBy, webhookId, -1);
         job.resolve();
-        // Claim capacity is free: ask for a pass (one per turn of the event loop, whatever the number of results recorded).
-        if (this.#started) this.#schedulePass();
       });
   }
 
-  /** A send of this webhook is over (its result is not recorded yet): its slot goes to the next queued job at once. */
+  /**
+   * A send of this webhook is over (its result is not recorded yet): its slot goes to the next
+   * queued job at once, and its claim capacity to the next pass (one per turn of the event loop,
+   * whatever the number of sends that ended).
+   */
   #sendFinished(webhookId: string): void {
     this.#sending--;
     this.#count(this.#sendingBy, webhookId, -1);
-    if (!this.#stopped) this.#pump();
+    this.#count(this.#claimedBy, webhookId, -1);
+    this.#active--;
+    if (this.#stopped) return;
+    this.#pump();
+    if (this.#started) this.#schedulePass();
   }
 
   /** The signature of (event, key): made once, on the thread pool, and reused by every endpoint and retry. */
