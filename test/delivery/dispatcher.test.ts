@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
 import { claimDelivery, claimDue, getDelivery, listAttempts, listDeliveries } from '../../src/store/deliveries.js';
 import { replayEvent, replayWebhookSince } from '../../src/services/outbox.js';
@@ -13,11 +13,19 @@ import { startReceiver, type Received } from './receiver.js';
 
 const SHORT = { 'delivery.retryScheduleSeconds': [0, 5, 60], 'delivery.jitter': 0.2 };
 
+/** After each test: every request any receiver of the test got is checked against its database's keys. */
+const signatureChecks: (() => void)[] = [];
+afterEach(() => {
+  const checks = signatureChecks.splice(0);
+  for (const check of checks) check();
+});
+
 async function setup(overrides: Record<string, unknown> = {}) {
   const ctx = makeContext(overrides);
   const api = makeApi(ctx);
   const org = await makeOrg(ctx, api.tokens);
   const receiver = await startReceiver();
+  signatureChecks.push(() => ctx.db.open && receiver.received.length > 0 && expectAllSigned(ctx, receiver.received));
   const created = await api.http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: receiver.url });
   expect(created.status).toBe(201);
   // random 0.5 = no jitter, so delays are exact.
@@ -391,6 +399,7 @@ describe('bounded concurrency', () => {
     const held = new Promise<void>((r) => (release = r));
     stalled.setResponder((_r, res) => void held.then(() => res.end('ok')));
     const fast = await startReceiver();
+    signatureChecks.push(() => expectAllSigned(ctx, fast.received));
     await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: fast.url });
     const worker = new Dispatcher(ctx, { random: () => 0.5 });
     worker.start();
