@@ -2,6 +2,9 @@ import type { ChildServer } from './child-server.js';
 import { startChildServer } from './child-server.js';
 import { openDatabase } from '../src/db/open.js';
 import { bearerToken, cli, type BenchDaemon } from './daemon-process.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
 import { load, type LoadResult } from './http-load.js';
 
 export interface ReceiverStats {
@@ -72,6 +75,56 @@ export class OutboxScenario {
     });
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`writing events: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
     return r;
+  }
+
+  /**
+   * Writes events at exactly `rate` per second for `durationSeconds`: request i is sent at
+   * t0 + i / rate, whether or not earlier ones were answered (an open loop, unlike autocannon's
+   * overallRate, which sends each second's quota in a burst). A sender that falls behind sends what
+   * is overdue at once and reports how late it got, so a run that could not offer the rate says so.
+   */
+  async writeEventsPaced(rate: number, durationSeconds: number): Promise<{ requests: number; offeredPerSecond: number; maxLagMs: number; p99Ms: number }> {
+    const body = JSON.stringify({ orgId: this.orgId, type: 'Transaction_Updated' });
+    const target = new URL(`${this.daemon.url}/admin/v1/events`);
+    const pool = new Pool(target.origin, { connections: 64, pipelining: 1 });
+    const headers = { authorization: `Bearer ${this.daemon.adminToken}`, 'content-type': 'application/json' };
+    const total = Math.round(rate * durationSeconds);
+    const intervalMs = 1000 / rate;
+    const answers: Promise<void>[] = [];
+    const times: number[] = [];
+    let failures = 0;
+    let maxLagMs = 0;
+    const t0 = performance.now();
+    try {
+      for (let i = 0; i < total; ) {
+        const now = performance.now();
+        const dueAt = t0 + i * intervalMs;
+        if (dueAt > now) {
+          await sleep(dueAt - now);
+          continue;
+        }
+        maxLagMs = Math.max(maxLagMs, now - dueAt);
+        const sentAt = performance.now();
+        answers.push(
+          pool.request({ method: 'POST', path: target.pathname, headers, body }).then(
+            async (res) => {
+              await res.body.text();
+              times.push(performance.now() - sentAt);
+              if (res.statusCode !== 201) failures++;
+            },
+            () => void failures++,
+          ),
+        );
+        i++;
+      }
+      const sentFor = performance.now() - t0;
+      await Promise.all(answers);
+      if (failures > 0) throw new Error(`writing events: ${failures} failed or non-201 answers`);
+      times.sort((a, b) => a - b);
+      return { requests: total, offeredPerSecond: (total * 1000) / Math.max(sentFor, 1), maxLagMs, p99Ms: times[Math.floor(times.length * 0.99)] ?? 0 };
+    } finally {
+      await pool.close();
+    }
   }
 
   /**

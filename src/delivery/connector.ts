@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent } from 'undici';
+import { Pool } from 'undici';
 import { isRefusedAddress } from '../domain/webhook-url.js';
 
 /** Thrown (as the connection error) when a webhook host resolves to an address the policy refuses. */
@@ -33,9 +33,14 @@ export function literalAddressRefused(url: URL, policy: { allowPrivateNetworks: 
   return isIP(host) !== 0 && isRefusedAddress(host, policy);
 }
 
-/** The keep-alive HTTP agent used for every delivery. Redirects are never followed (undici default). */
-export function createDeliveryAgent(opts: { allowPrivateNetworks: boolean; timeoutMs: number; connections: number }): Agent {
-  return new Agent({
+/**
+ * The keep-alive connection pool of ONE webhook: `connections` sockets (perEndpointConcurrency) to
+ * its origin, shared with no other webhook, so two webhooks on one host never wait for each other's
+ * sockets and a request never queues behind another webhook's slow answer. Redirects are never
+ * followed (undici default). The per-phase timeouts start when the request is on a socket.
+ */
+export function createWebhookPool(origin: string, opts: { allowPrivateNetworks: boolean; timeoutMs: number; connections: number }): Pool {
+  return new Pool(origin, {
     connect: { lookup: checkedLookup(opts), timeout: opts.timeoutMs },
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,

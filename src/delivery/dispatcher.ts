@@ -1,31 +1,42 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { request, type Agent } from 'undici';
+import type { Pool } from 'undici';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { nextAttempt, parseRetryAfter, type RetryPolicy } from '../domain/retry-schedule.js';
 import {
+  cachedSignatures,
   cacheSignature,
-  claimDelivery,
-  findDue,
+  claimDue,
+  dueWebhooks,
+  eventBodies,
   finishAttempt,
-  getCachedSignature,
   insertAttempt,
+  leaseOf,
   releaseLeases,
   setPendingState,
-  type DueDelivery,
+  type DeliveryState,
+  type DueWebhook,
 } from '../store/deliveries.js';
 import { getWebhookById, updateWebhook } from '../store/webhooks.js';
 import { VERSION } from '../version.js';
 import type { Worker } from '../workers.js';
-import { createDeliveryAgent, literalAddressRefused } from './connector.js';
+import { createWebhookPool, literalAddressRefused } from './connector.js';
 import { OUTBOX_SIGNAL } from './enqueue.js';
-import { Signer } from './signing-keys.js';
+import { Signer, type SigningKey } from './signing-keys.js';
 
 const RESPONSE_BODY_BYTES = 1024;
 /** Past this many bytes the rest of a response is dropped (the connection is then not reused). */
 const RESPONSE_READ_LIMIT = 64 * 1024;
+/** Event bodies and signatures kept in memory: a fan-out claims the same event for every webhook within a few passes. */
+const BODY_CACHE = 2_000;
+const SIGNATURE_CACHE = 4_000;
+/** Results are recorded together: at most this many per transaction, at most this long after the first of them. */
+const FLUSH_BATCH = 64;
+const FLUSH_DELAY_MS = 4;
+/** A webhook's connection pool with nothing in flight for this long is closed (a deleted or quiet webhook keeps no sockets). */
+const POOL_IDLE_MS = 30_000;
 
 export interface SendResult {
   statusCode: number | null;
@@ -42,35 +53,114 @@ export interface DispatcherOptions {
   owner?: string;
 }
 
+/** Counters of one dispatcher, for tests and tools. */
+export interface DispatcherStats {
+  passes: number;
+  claimed: number;
+  /** Signatures made (node:crypto sign calls), across every organization and key. */
+  signatures: number;
+  inflight: number;
+}
+
+/** One claimed delivery on its way: what the send needs, and its result once it has one. */
+interface Job {
+  /** Resolves once the result is recorded (or the job is dropped at shutdown). */
+  done: Promise<void>;
+  resolve: () => void;
+  id: string;
+  eventId: string;
+  webhook: DueWebhook;
+  attempts: number;
+  step: number;
+  eventType: string;
+  body: string;
+  keyId: string | null;
+  signature: Promise<string>;
+}
+
+interface Finished {
+  job: Job;
+  startedMs: number;
+  result: SendResult;
+  done: () => void;
+}
+
+interface WebhookPool {
+  origin: string;
+  pool: Pool;
+  inflight: number;
+  idleSince: number;
+}
+
+/** Bounded insertion-ordered cache (oldest out). */
+function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  if (map.size >= max && !map.has(key)) map.delete(map.keys().next().value as K);
+  map.set(key, value);
+}
+
 /**
- * Sends due deliveries. Each pass finds due rows (at most perEndpointConcurrency per webhook,
- * oldest first), takes a lease on each, sends with the org's current key's signature, records the
- * attempt and schedules the next one, all under the lease. A crash leaves leased rows that become
- * claimable when the lease ends; a clean stop waits for in-flight sends and releases what is left.
+ * Sends due deliveries. A pass costs what it claims, not the backlog: it lists the enabled webhooks
+ * that have a due row (one index probe each), leases up to each webhook's free claim capacity in ONE
+ * write transaction (a conditional UPDATE per webhook, on the (webhook_id, state, next_attempt_at)
+ * index), reads the bodies of the claimed events once, and signs each (event, key) once (signatures
+ * are kept in memory and in event_signatures; signing runs on libuv's thread pool). A webhook holds
+ * up to 2 x perEndpointConcurrency claimed rows but sends at most perEndpointConcurrency at once
+ * (and the process at most `concurrency`): the waiting ones are signed meanwhile and go out as soon
+ * as a slot frees. Results are recorded in batches: every send that finished in the same turn of
+ * the event loop goes into one transaction, under its lease. Passes are coalesced: a commit signal,
+ * the poll timer and recorded results only request one, and at most one runs per turn of the loop.
+ *
+ * A crash leaves leased rows that become claimable when the lease ends; a clean stop waits for
+ * in-flight sends and releases what is left.
  */
 export class Dispatcher implements Worker {
   readonly name = 'dispatcher';
   readonly owner: string;
   readonly #ctx: AppContext;
   readonly #signer: Signer;
-  readonly #agent: Agent;
   readonly #policy: RetryPolicy;
   readonly #random: () => number;
+  /** Claimed jobs whose result is not recorded yet (queued or sending). */
   readonly #inflight = new Set<Promise<void>>();
-  readonly #perWebhook = new Map<string, number>();
+  /**
+   * Jobs claimed and not yet sent (queued or sending), per webhook and in all: what the claim caps
+   * count. A job whose send is over no longer counts while its result waits to be written.
+   */
+  readonly #claimedBy = new Map<string, number>();
+  #active = 0;
+  readonly #sendingBy = new Map<string, number>();
+  #sending = 0;
+  /** Claimed jobs waiting for a send slot, per webhook (their signatures are being made meanwhile). */
+  readonly #queues = new Map<string, Job[]>();
+  readonly #pools = new Map<string, WebhookPool>();
+  readonly #bodies = new Map<string, { type: string; body: string }>();
+  /** `${eventId} ${keyId}` → the signature, or the promise of it while it is being made. */
+  readonly #signatures = new Map<string, Promise<string>>();
+  /** Signatures made since the last flush, written with the next batch of results. */
+  #newSignatures: { eventId: string; keyId: string; signature: string }[] = [];
+  #finished: Finished[] = [];
+  #flushTimer: NodeJS.Timeout | undefined;
+  #passScheduled = false;
   #timer: NodeJS.Timeout | undefined;
-  #passRunning = false;
-  #passAgain = false;
+  /** Aborts the sends still in flight when a stop's grace (server.shutdownGraceMs) is over. */
+  readonly #shutdown = new AbortController();
+  readonly #aborts = new Set<AbortController>();
   #stopped = false;
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
   #started = false;
-  readonly #wake = () => this.#kick();
+  #cursor = 0;
+  #passes = 0;
+  #claimed = 0;
+  readonly #wake = () => this.#schedulePass();
+  readonly #tick = () => {
+    this.#closeIdlePools();
+    this.#schedulePass();
+  };
 
   constructor(ctx: AppContext, opts: DispatcherOptions = {}) {
     this.#ctx = ctx;
     this.#signer = new Signer(ctx);
     const d = ctx.config.delivery;
-    this.#agent = createDeliveryAgent({ allowPrivateNetworks: ctx.config.webhooks.allowPrivateNetworks, timeoutMs: d.timeoutMs, connections: d.perEndpointConcurrency });
     this.#policy = { scheduleSeconds: d.retryScheduleSeconds, jitter: d.jitter };
     this.#random = opts.random ?? Math.random;
     this.owner = opts.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -79,107 +169,304 @@ export class Dispatcher implements Worker {
   start(): void {
     this.#started = true;
     this.#ctx.signals.on(OUTBOX_SIGNAL, this.#wake);
-    this.#timer = setInterval(this.#wake, this.#ctx.config.delivery.pollIntervalMs);
+    this.#timer = setInterval(this.#tick, this.#ctx.config.delivery.pollIntervalMs);
     this.#timer.unref();
-    this.#kick();
+    this.#schedulePass();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#ctx.signals.off(OUTBOX_SIGNAL, this.#wake);
     if (this.#timer) clearInterval(this.#timer);
+    // Claimed but not sent yet: dropped (not an attempt); releaseLeases below gives them back.
+    for (const [webhookId, queue] of this.#queues) {
+      for (const job of queue) {
+        this.#count(this.#claimedBy, webhookId, -1);
+        this.#active--;
+        this.#inflight.delete(job.done);
+        job.resolve();
+      }
+    }
+    this.#queues.clear();
+    // Sends in flight may finish within the grace; what is still out then is abandoned unrecorded
+    // (its outcome is unknown) and its lease given back, so the next process sends it again at once.
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, this.#ctx.config.server.shutdownGraceMs)));
+    await Promise.race([this.drain(), graceOver]);
+    clearTimeout(graceTimer);
+    if (this.#inflight.size) {
+      this.#shutdown.abort();
+      for (const a of this.#aborts) a.abort(new Error('shutting down'));
+    }
     await this.drain();
     releaseLeases(this.#ctx.db, this.owner);
-    await this.#agent.close();
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.allSettled(pools.map((p) => p.pool.close()));
   }
 
-  /** Waits for every send in flight. */
+  /** Waits for every send in flight and the recording of its result. */
   async drain(): Promise<void> {
     while (this.#inflight.size) await Promise.allSettled([...this.#inflight]);
   }
 
-  /** One pass for tests and tools: claims what is due now, sends it, and waits for those sends. Returns how many were sent. */
+  stats(): DispatcherStats {
+    return { passes: this.#passes, claimed: this.#claimed, signatures: this.#signer.signatures, inflight: this.#inflight.size };
+  }
+
+  #count(map: Map<string, number>, key: string, delta: number): void {
+    const n = (map.get(key) ?? 0) + delta;
+    if (n <= 0) map.delete(key);
+    else map.set(key, n);
+  }
+
+  /** One pass for tests and tools: claims what is due now, sends it, and waits for those results. Returns how many were sent. */
   async runOnce(): Promise<number> {
-    const started = this.#claimAndSend();
+    const started = this.#pass();
     await Promise.allSettled(started);
     return started.length;
   }
 
-  #kick(): void {
-    if (this.#stopped) return;
-    if (this.#passRunning) {
-      this.#passAgain = true;
-      return;
-    }
-    this.#passRunning = true;
-    try {
-      do {
-        this.#passAgain = false;
-        this.#claimAndSend();
-      } while (this.#passAgain && !this.#stopped);
-    } catch (err) {
-      this.#ctx.log.error({ err }, 'dispatcher pass failed');
-    } finally {
-      this.#passRunning = false;
-    }
+  #schedulePass(): void {
+    if (this.#stopped || this.#passScheduled) return;
+    this.#passScheduled = true;
+    setImmediate(() => {
+      this.#passScheduled = false;
+      if (this.#stopped) return;
+      try {
+        this.#pass();
+      } catch (err) {
+        this.#ctx.log.error({ err }, 'dispatcher pass failed');
+      }
+    });
   }
 
-  #claimAndSend(): Promise<void>[] {
-    const { concurrency, perEndpointConcurrency, timeoutMs } = this.#ctx.config.delivery;
-    // A lease shorter than a send could let another process send the same attempt: never allow it.
-    const leaseMs = Math.max(this.#ctx.config.delivery.leaseMs, timeoutMs + 5_000);
-    const free = concurrency - this.#inflight.size;
+  /**
+   * Claims up to the free claim capacity, then starts what the send slots allow. A webhook may hold
+   * twice its send slots in claimed rows: the ones waiting are signed meanwhile and start the moment
+   * a send of theirs finishes, without waiting for the next pass. Synchronous up to the sends;
+   * returns one promise per claimed row, resolved when its result is recorded.
+   */
+  #pass(): Promise<void>[] {
+    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
+    const perWebhookClaims = 2 * perEndpointConcurrency;
+    let free = 2 * concurrency - this.#active;
     if (free <= 0) return [];
+    this.#passes++;
+    const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
-    const started: Promise<void>[] = [];
-    // Webhooks with every slot taken are left out of the query; partly busy ones may return rows we skip, hence the wider limit.
-    const full = [...this.#perWebhook].filter(([, n]) => n >= perEndpointConcurrency).map(([id]) => id);
-    for (const due of findDue(this.#ctx.db, now, perEndpointConcurrency, free * 2 + perEndpointConcurrency * this.#perWebhook.size, full)) {
-      if (started.length >= free) break;
-      const busy = this.#perWebhook.get(due.webhookId) ?? 0;
-      if (busy >= perEndpointConcurrency) continue;
-      if (!claimDelivery(this.#ctx.db, due.id, this.owner, now, now + leaseMs)) continue;
-      this.#perWebhook.set(due.webhookId, busy + 1);
-      const p: Promise<void> = this.#deliver(due)
-        .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: due.id }, 'delivery bookkeeping failed'))
-        .finally(() => {
-          this.#inflight.delete(p);
-          const n = (this.#perWebhook.get(due.webhookId) ?? 1) - 1;
-          if (n <= 0) this.#perWebhook.delete(due.webhookId);
-          else this.#perWebhook.set(due.webhookId, n);
-          // A slot is free: look for more work now rather than at the next poll.
-          if (this.#started && !this.#stopped) setImmediate(this.#wake);
-        });
-      this.#inflight.add(p);
-      started.push(p);
+    const leaseUntil = now + this.#leaseMs();
+    const due = dueWebhooks(db, now).filter((w) => (this.#claimedBy.get(w.id) ?? 0) < perWebhookClaims);
+    if (due.length === 0) return [];
+    // Start where the last pass stopped, so with more due webhooks than free slots each gets its turn.
+    const start = this.#cursor++ % due.length;
+    const order = [...due.slice(start), ...due.slice(0, start)];
+    const claimed = db
+      .transaction(() => {
+        const out: { webhook: DueWebhook; rows: ReturnType<typeof claimDue> }[] = [];
+        for (const webhook of order) {
+          if (free <= 0) break;
+          const slots = Math.min(perWebhookClaims - (this.#claimedBy.get(webhook.id) ?? 0), free);
+          const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots);
+          free -= rows.length;
+          if (rows.length) out.push({ webhook, rows });
+        }
+        return out;
+      })
+      .immediate();
+    if (claimed.length === 0) return [];
+
+    // Bodies: once per event, for every webhook it fans out to.
+    const missing = [...new Set(claimed.flatMap((c) => c.rows.map((r) => r.eventId)).filter((id) => !this.#bodies.has(id)))];
+    for (const e of eventBodies(db, missing)) remember(this.#bodies, e.id, { type: e.type, body: e.body }, BODY_CACHE);
+
+    // The current key of each organization involved: one read of its key id per pass, so a rotation
+    // made anywhere is seen by the next pass; the private key is unsealed once per key id.
+    const keys = new Map<string, SigningKey | Error>();
+    for (const { webhook } of claimed) {
+      if (keys.has(webhook.orgId)) continue;
+      try {
+        keys.set(webhook.orgId, this.#signer.currentKey(webhook.orgId));
+      } catch (err) {
+        keys.set(webhook.orgId, err instanceof Error ? err : new Error(String(err)));
+      }
     }
+    // Signatures already made (by this process or another, before a restart) are read in one query per key.
+    for (const key of new Set(keys.values())) {
+      if (key instanceof Error) continue;
+      const need = [...new Set(claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)))].filter(
+        (id) => !this.#signatures.has(`${id} ${key.keyId}`),
+      );
+      for (const [eventId, signature] of cachedSignatures(db, key.keyId, need)) {
+        remember(this.#signatures, `${eventId} ${key.keyId}`, Promise.resolve(signature), SIGNATURE_CACHE);
+      }
+    }
+
+    const started: Promise<void>[] = [];
+    for (const { webhook, rows } of claimed) {
+      const key = keys.get(webhook.orgId)!;
+      let queue = this.#queues.get(webhook.id);
+      if (!queue) this.#queues.set(webhook.id, (queue = []));
+      for (const row of rows) {
+        const event = this.#bodies.get(row.eventId);
+        let resolve!: () => void;
+        const done = new Promise<void>((r) => (resolve = r));
+        const job: Job = {
+          done,
+          resolve,
+          id: row.id,
+          eventId: row.eventId,
+          webhook,
+          attempts: row.attempts,
+          step: row.step,
+          eventType: event?.type ?? '',
+          body: event?.body ?? '',
+          keyId: key instanceof Error ? null : key.keyId,
+          signature: key instanceof Error ? Promise.reject(key) : event ? this.#signature(row.eventId, key, event.body) : Promise.reject(new Error(`event ${row.eventId} not found`)),
+        };
+        job.signature.catch(() => undefined); // handled where the job awaits it
+        this.#count(this.#claimedBy, webhook.id, 1);
+        this.#active++;
+        this.#inflight.add(done);
+        queue.push(job);
+        started.push(done);
+      }
+    }
+    this.#claimed += started.length;
+    this.#pump();
     return started;
   }
 
-  /** The signature for the org's current key, made once per (event, key) and reused. */
-  #signature(due: DueDelivery): { signature: string; keyId: string } {
-    const keyId = this.#signer.currentKeyId(due.orgId);
-    const cached = keyId && getCachedSignature(this.#ctx.db, due.eventId, keyId);
-    if (keyId && cached) return { signature: cached, keyId };
-    const made = this.#signer.sign(due.orgId, due.body);
-    cacheSignature(this.#ctx.db, due.eventId, made.keyId, made.signature);
+  /**
+   * How long a claim is leased: a claimed row waits for a send slot (its webhook's sends ahead of it,
+   * the process's slots taken in turn), then makes its own send, then its result is written.
+   */
+  #leaseMs(): number {
+    const { leaseMs, timeoutMs } = this.#ctx.config.delivery;
+    // A lease shorter than the wait plus the send could let another process send the same attempt: never allow it.
+    return Math.max(leaseMs, 3 * timeoutMs + 5_000);
+  }
+
+  /**
+   * Starts queued jobs while their webhook and the process have free send slots, one job per
+   * webhook in turn (a webhook that just started one goes to the back), so a webhook with a deep
+   * backlog cannot keep the process's slots from the others' claimed rows.
+   */
+  #pump(): void {
+    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
+    let progress = true;
+    while (progress && this.#sending < concurrency) {
+      progress = false;
+      for (const [webhookId, queue] of [...this.#queues]) {
+        if (this.#sending >= concurrency) break;
+        if (queue.length === 0) {
+          this.#queues.delete(webhookId);
+          continue;
+        }
+        if ((this.#sendingBy.get(webhookId) ?? 0) >= perEndpointConcurrency) continue;
+        this.#start(webhookId, queue.shift()!);
+        progress = true;
+        this.#queues.delete(webhookId);
+        if (queue.length) this.#queues.set(webhookId, queue);
+      }
+    }
+  }
+
+  #start(webhookId: string, job: Job): void {
+    this.#sending++;
+    this.#count(this.#sendingBy, webhookId, 1);
+    void this.#deliver(job)
+      .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
+      .finally(() => {
+        this.#inflight.delete(job.done);
+        job.resolve();
+      });
+  }
+
+  /**
+   * A send of this webhook is over (its result is not recorded yet): its slot goes to the next
+   * queued job at once, and its claim capacity to the next pass (one per turn of the event loop,
+   * whatever the number of sends that ended).
+   */
+  #sendFinished(webhookId: string): void {
+    this.#sending--;
+    this.#count(this.#sendingBy, webhookId, -1);
+    this.#count(this.#claimedBy, webhookId, -1);
+    this.#active--;
+    if (this.#stopped) return;
+    this.#pump();
+    if (this.#started) this.#schedulePass();
+  }
+
+  /** The signature of (event, key): made once, on the thread pool, and reused by every endpoint and retry. */
+  #signature(eventId: string, key: SigningKey, body: string): Promise<string> {
+    const cacheKey = `${eventId} ${key.keyId}`;
+    const hit = this.#signatures.get(cacheKey);
+    if (hit) return hit;
+    const made = this.#signer.signAsync(key, body).then((signature) => {
+      this.#newSignatures.push({ eventId, keyId: key.keyId, signature });
+      return signature;
+    });
+    made.catch(() => this.#signatures.delete(cacheKey)); // a failure is not cached: the next attempt tries again
+    remember(this.#signatures, cacheKey, made, SIGNATURE_CACHE);
     return made;
   }
 
-  async #send(due: DueDelivery, headers: Record<string, string>): Promise<SendResult> {
+  #poolFor(webhook: DueWebhook, url: URL): WebhookPool {
+    let entry = this.#pools.get(webhook.id);
+    if (entry && entry.origin !== url.origin) {
+      // The url moved to another origin (PATCH): the old sockets go once their requests are done.
+      void entry.pool.close().catch(() => undefined);
+      entry = undefined;
+    }
+    if (!entry) {
+      const { timeoutMs, perEndpointConcurrency } = this.#ctx.config.delivery;
+      entry = {
+        origin: url.origin,
+        pool: createWebhookPool(url.origin, { allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks, timeoutMs, connections: perEndpointConcurrency }),
+        inflight: 0,
+        idleSince: performance.now(),
+      };
+      this.#pools.set(webhook.id, entry);
+    }
+    return entry;
+  }
+
+  #closeIdlePools(): void {
+    const now = performance.now();
+    for (const [id, entry] of this.#pools) {
+      if (entry.inflight === 0 && now - entry.idleSince > POOL_IDLE_MS) {
+        this.#pools.delete(id);
+        void entry.pool.close().catch(() => undefined);
+      }
+    }
+  }
+
+  async #send(job: Job, headers: Record<string, string>): Promise<SendResult> {
     const t0 = performance.now();
     const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - t0) });
-    const url = new URL(due.url);
+    const url = new URL(job.webhook.url);
     if (literalAddressRefused(url, { allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks })) {
       return done({ statusCode: null, error: 'address refused: private, loopback or link-local target', responseBody: null, retryAfter: undefined });
     }
+    const entry = this.#poolFor(job.webhook, url);
+    entry.inflight++;
+    // One controller per send: aborted by its deadline or by the end of a stop's grace.
+    const abort = new AbortController();
+    const timer = setTimeout(() => {
+      const e = new Error(`no complete answer within ${this.#ctx.config.delivery.timeoutMs} ms`);
+      e.name = 'TimeoutError';
+      abort.abort(e);
+    }, this.#ctx.config.delivery.timeoutMs);
+    this.#aborts.add(abort);
     try {
-      const res = await request(url, {
+      // The webhook's own pool has a socket for each of its slots, so the clock starts when the request can go.
+      const res = await entry.pool.request({
         method: 'POST',
-        dispatcher: this.#agent,
+        path: url.pathname + url.search,
         headers,
-        body: due.body,
-        signal: AbortSignal.timeout(this.#ctx.config.delivery.timeoutMs),
+        body: job.body,
+        signal: abort.signal,
       });
       const chunks: Buffer[] = [];
       let kept = 0;
@@ -204,85 +491,149 @@ export class Dispatcher implements Worker {
       const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
       const code = e.code ?? e.cause?.code ?? e.name;
       return done({ statusCode: null, error: `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500), responseBody: null, retryAfter: undefined });
+    } finally {
+      clearTimeout(timer);
+      this.#aborts.delete(abort);
+      entry.inflight--;
+      if (entry.inflight === 0) entry.idleSince = performance.now();
     }
   }
 
-  async #deliver(due: DueDelivery): Promise<void> {
-    const ctx = this.#ctx;
-    const attempt = due.attempts + 1;
-    const { signature, keyId } = this.#signature(due);
-    const startedMs = ctx.clock.now();
-    const result = await this.#send(due, {
-      'content-type': 'application/json',
-      'user-agent': `borderd/${VERSION}`,
-      'x-signature': signature,
-      'x-signature-key-id': keyId,
-      'x-event-id': due.eventId,
-      'x-event-type': due.eventType,
-      'x-delivery-attempt': String(attempt),
+  async #deliver(job: Job): Promise<void> {
+    const startedMs = this.#ctx.clock.now();
+    let result: SendResult;
+    let slotHeld = true;
+    const freeSlot = () => {
+      if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id);
+    };
+    try {
+      const signature = await job.signature;
+      result = await this.#send(job, {
+        'content-type': 'application/json',
+        'user-agent': `borderd/${VERSION}`,
+        'x-signature': signature,
+        'x-signature-key-id': job.keyId!,
+        'x-event-id': job.eventId,
+        'x-event-type': job.eventType,
+        'x-delivery-attempt': String(job.attempts + 1),
+      });
+    } catch (err) {
+      // Nothing was sent (the private key could not be opened, the event is gone): a failed attempt like any other.
+      const message = err instanceof Error ? err.message : String(err);
+      result = { statusCode: null, error: `signing failed: ${message}`.slice(0, 500), responseBody: null, retryAfter: undefined, durationMs: 0 };
+      job.keyId = null;
+    } finally {
+      freeSlot();
+    }
+    // Cut off by the end of a stop's grace: not an attempt (its outcome is unknown); stop() gives the lease back.
+    if (this.#shutdown.signal.aborted && result.statusCode === null) return;
+    await new Promise<void>((done) => {
+      this.#finished.push({ job, startedMs, result, done });
+      // Results wait a few milliseconds to share one transaction: each commit writes the touched
+      // pages to the WAL, so one per result cost more than the send. The send slot is already free;
+      // only the claim waits, and a webhook holds twice its send slots in claims.
+      if (this.#finished.length >= FLUSH_BATCH) {
+        clearTimeout(this.#flushTimer);
+        this.#flushTimer = undefined;
+        setImmediate(() => this.#flush());
+      } else if (!this.#flushTimer) {
+        this.#flushTimer = setTimeout(() => this.#flush(), FLUSH_DELAY_MS);
+      }
     });
+  }
+
+  /** Records every result that arrived since the last flush in one transaction, then logs them. */
+  #flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    const batch = this.#finished;
+    if (batch.length === 0) return;
+    const signatures = this.#newSignatures;
+    this.#finished = [];
+    this.#newSignatures = [];
+    const ctx = this.#ctx;
+    let lines: { line: Record<string, unknown>; msg: string; level: 'info' | 'warn' }[] = [];
+    try {
+      lines = ctx.db.transaction(() => {
+        for (const s of signatures) cacheSignature(ctx.db, s.eventId, s.keyId, s.signature);
+        return batch.map((f) => this.#record(f));
+      }).immediate();
+    } catch (err) {
+      // The rows keep their leases and are sent again when those end (at least once).
+      ctx.log.error({ err, deliveryIds: batch.map((f) => f.job.id) }, 'delivery bookkeeping failed');
+    }
+    for (const { line, msg, level } of lines) ctx.log[level](line, msg);
+    for (const f of batch) f.done();
+  }
+
+  /** Inside the flush transaction: the attempt row, then the delivery's new state, only under our lease. */
+  #record({ job, startedMs, result }: Finished): { line: Record<string, unknown>; msg: string; level: 'info' | 'warn' } {
+    const ctx = this.#ctx;
     const now = ctx.clock.now();
     const at = isoAt(now);
+    const attempt = job.attempts + 1;
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const gone = result.statusCode === 410;
-    const retryAfterMs =
-      result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : undefined;
-    const decision = ok || gone ? undefined : nextAttempt(this.#policy, due.step + 1, this.#random(), retryAfterMs);
-    const disable = gone || decision?.kind === 'exhausted';
-
-    let outcome: 'delivered' | 'retry' | 'failed' = ok ? 'delivered' : disable ? 'failed' : 'retry';
-    ctx.db
-      .transaction(() => {
-        insertAttempt(ctx.db, {
-          id: newId('att', now),
-          deliveryId: due.id,
-          attempt,
-          startedAt: isoAt(startedMs),
-          durationMs: result.durationMs,
-          statusCode: result.statusCode,
-          error: result.error,
-          responseBody: result.responseBody,
-          keyId,
-        });
-        const kept = finishAttempt(ctx.db, due.id, this.owner, {
-          state: ok ? 'delivered' : disable ? 'failed' : 'pending',
-          attempts: attempt,
-          step: due.step + 1,
-          nextAttemptAt: decision?.kind === 'retry' ? now + decision.delayMs : now,
-          lastStatus: result.statusCode,
-          lastError: result.error,
-          deliveredAt: ok ? at : null,
-          at,
-        });
-        if (!kept) {
-          outcome = 'retry';
-          return; // the lease expired and another dispatcher owns the row now; the attempt stays recorded
-        }
-        if (disable) {
-          const webhook = getWebhookById(ctx.db, due.webhookId);
-          if (webhook?.enabled) {
-            const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
-            updateWebhook(ctx.db, webhook.id, webhook.url, false, reason, at);
-          }
-          setPendingState(ctx.db, due.webhookId, 'skipped', at);
-        }
-      })
-      .immediate();
-
+    insertAttempt(ctx.db, {
+      id: newId('att', now),
+      deliveryId: job.id,
+      attempt,
+      startedAt: isoAt(startedMs),
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error: result.error,
+      responseBody: result.responseBody,
+      keyId: job.keyId,
+    });
     const line = {
-      deliveryId: due.id,
-      eventId: due.eventId,
-      eventType: due.eventType,
-      webhookId: due.webhookId,
-      orgId: due.orgId,
+      deliveryId: job.id,
+      eventId: job.eventId,
+      eventType: job.eventType,
+      webhookId: job.webhook.id,
+      orgId: job.webhook.orgId,
       attempt,
       statusCode: result.statusCode,
       error: result.error,
       durationMs: result.durationMs,
-      outcome,
     };
-    if (outcome === 'delivered') ctx.log.info(line, 'delivery attempt');
-    else ctx.log.warn(line, disable ? 'delivery failed for good; webhook disabled' : 'delivery attempt failed');
+    const row = leaseOf(ctx.db, job.id);
+    if (!row || row.claimedBy !== this.owner) {
+      // The lease ended and another dispatcher owns the row now: the attempt stays recorded, the row is theirs.
+      return ok
+        ? { line: { ...line, outcome: 'delivered', leaseLost: true }, msg: 'delivery attempt', level: 'info' }
+        : { line: { ...line, outcome: 'lease_lost' }, msg: 'delivery attempt failed', level: 'warn' };
+    }
+    const common = { attempts: attempt, lastStatus: result.statusCode, lastError: result.error, at };
+    if (row.state !== 'pending' || row.step !== job.step) {
+      // Disabled, deleted or replayed while in flight. A 2xx is what happened: delivered. A failure
+      // leaves the row as the operator set it (skipped, cancelled, or a fresh replay cycle).
+      const state: DeliveryState = ok ? 'delivered' : row.state;
+      finishAttempt(ctx.db, job.id, this.owner, { ...common, state, step: row.step, nextAttemptAt: row.nextAttemptAt, deliveredAt: ok ? at : null });
+      return ok
+        ? { line: { ...line, outcome: 'delivered' }, msg: 'delivery attempt', level: 'info' }
+        : { line: { ...line, outcome: row.state }, msg: 'delivery attempt failed', level: 'warn' };
+    }
+    const retryAfterMs = result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : undefined;
+    const decision = ok || gone ? undefined : nextAttempt(this.#policy, job.step + 1, this.#random(), retryAfterMs);
+    const disable = gone || decision?.kind === 'exhausted';
+    finishAttempt(ctx.db, job.id, this.owner, {
+      ...common,
+      state: ok ? 'delivered' : disable ? 'failed' : 'pending',
+      step: job.step + 1,
+      nextAttemptAt: decision?.kind === 'retry' ? now + decision.delayMs : now,
+      deliveredAt: ok ? at : null,
+    });
+    if (disable) {
+      const webhook = getWebhookById(ctx.db, job.webhook.id);
+      if (webhook?.enabled) {
+        const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
+        updateWebhook(ctx.db, webhook.id, webhook.url, false, reason, at);
+      }
+      setPendingState(ctx.db, job.webhook.id, 'skipped', at);
+    }
+    const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
+    if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
+    return { line: { ...line, outcome }, msg: disable ? 'delivery failed for good; webhook disabled' : 'delivery attempt failed', level: 'warn' };
   }
 }
 

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
+import { firstAttemptDelayMs } from '../domain/retry-schedule.js';
 import { insertDelivery } from '../store/deliveries.js';
 import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
@@ -20,6 +21,7 @@ export function enqueueEvent<T extends EventType>(ctx: AppContext, orgId: string
   const now = ctx.clock.now();
   const stored = writeEvent(ctx.db, now, orgId, type, data);
   const at = isoAt(now);
+  const firstAttemptAt = now + firstAttemptDelayMs(ctx.config.delivery.retryScheduleSeconds);
   for (const webhook of listWebhooks(ctx.db, orgId)) {
     insertDelivery(ctx.db, {
       id: newId('dlv', now),
@@ -27,7 +29,7 @@ export function enqueueEvent<T extends EventType>(ctx: AppContext, orgId: string
       webhookId: webhook.id,
       orgId,
       state: webhook.enabled ? 'pending' : 'skipped',
-      nextAttemptAt: now,
+      nextAttemptAt: firstAttemptAt,
       at,
     });
   }

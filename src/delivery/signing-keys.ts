@@ -34,6 +34,14 @@ function currentRow(ctx: AppContext, orgId: string): KeyRow | undefined {
     .get(orgId) as KeyRow | undefined;
 }
 
+function currentKeyIdOf(ctx: AppContext, orgId: string): string | undefined {
+  return (
+    ctx.db
+      .prepare('SELECT id FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1')
+      .get(orgId) as { id: string } | undefined
+  )?.id;
+}
+
 function toPublic(row: KeyRow): PublicSigningKey {
   return { keyId: row.id, publicKey: row.public_pem, algorithm: 'RSA-SHA256', createdAt: row.created_at };
 }
@@ -77,17 +85,27 @@ export function rotateSigningKey(ctx: AppContext, orgId: string): PublicSigningK
   );
 }
 
+/** An organization's current signing key, unsealed. */
+export interface SigningKey {
+  keyId: string;
+  key: KeyObject;
+}
+
 /**
  * Signs bodies with an organization's current key. Private keys are unsealed once per key id and
- * kept in memory; `sign` re-reads which key is current, so a rotation made by another process is
- * picked up on the next signature.
+ * kept in memory. `sign` re-reads which key is current, so a rotation made by another process is
+ * picked up on the next signature; the dispatcher asks `currentKey` once per pass (one indexed
+ * read of the key id) and signs a batch with it through `signAsync`, off the main thread.
+ * `signatures` counts every signature made, whichever way.
  */
 export class Signer {
   readonly #keys = new Map<string, KeyObject>();
+  /** Signatures made by this signer (tests and the dispatcher's stats read it). */
+  signatures = 0;
 
   constructor(private readonly ctx: AppContext) {}
 
-  #privateKey(row: KeyRow): KeyObject {
+  #privateKey(row: Pick<KeyRow, 'id' | 'private_enc'>): KeyObject {
     let key = this.#keys.get(row.id);
     if (!key) {
       key = createPrivateKey(this.ctx.secrets.open(row.private_enc, context(row.id)));
@@ -98,14 +116,37 @@ export class Signer {
 
   /** The current key id of an organization, or undefined when it has none. */
   currentKeyId(orgId: string): string | undefined {
-    return currentRow(this.ctx, orgId)?.id;
+    return currentKeyIdOf(this.ctx, orgId);
+  }
+
+  /**
+   * The organization's current key, created if it has none. Reads only the current key id (one
+   * indexed query); the private key is unsealed the first time an id is seen. Throws when the
+   * private key cannot be opened (wrong master key, damaged row).
+   */
+  currentKey(orgId: string): SigningKey {
+    let keyId = currentKeyIdOf(this.ctx, orgId);
+    if (!keyId) keyId = ensureSigningKey(this.ctx, orgId).keyId;
+    const cached = this.#keys.get(keyId);
+    if (cached) return { keyId, key: cached };
+    const row = this.ctx.db.prepare('SELECT id, private_enc FROM webhook_keys WHERE id = ?').get(keyId) as Pick<KeyRow, 'id' | 'private_enc'>;
+    return { keyId, key: this.#privateKey(row) };
   }
 
   /** base64 RSA-SHA256 over the exact bytes, with the id of the key that made it. */
   sign(orgId: string, body: string | Buffer): { signature: string; keyId: string } {
     const row = currentRow(this.ctx, orgId) ?? (ensureSigningKey(this.ctx, orgId), currentRow(this.ctx, orgId)!);
+    this.signatures++;
     const signature = sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, this.#privateKey(row)).toString('base64');
     return { signature, keyId: row.id };
+  }
+
+  /** The same signature as `sign`, made on libuv's thread pool so the event loop keeps sending meanwhile. */
+  signAsync(key: SigningKey, body: string | Buffer): Promise<string> {
+    this.signatures++;
+    return new Promise((resolve, reject) =>
+      sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, key.key, (err, sig) => (err ? reject(err) : resolve(sig.toString('base64')))),
+    );
   }
 }
 

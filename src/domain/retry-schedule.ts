@@ -25,6 +25,15 @@ export function nextAttempt(policy: RetryPolicy, attemptsInCycle: number, random
   return { kind: 'retry', delayMs: Math.max(0, jittered) };
 }
 
+/**
+ * The delay before a delivery's first attempt (after enqueue or replay): the schedule's first entry,
+ * 0 (immediately) by default. Not jittered: it is set in the writer's transaction, and a fixed
+ * first delay is what an operator who configures one expects.
+ */
+export function firstAttemptDelayMs(scheduleSeconds: readonly number[]): number {
+  return Math.max(0, (scheduleSeconds[0] ?? 0) * 1000);
+}
+
 /** Retry-After as milliseconds: delta-seconds or an HTTP date. Undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
   if (!value) return undefined;

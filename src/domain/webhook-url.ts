@@ -19,14 +19,55 @@ for (const [net, bits] of [
 ] as const) refused.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) refused.addSubnet(net, bits, 'ipv6');
 
+/** The 16 bytes of an IPv6 address (any textual form, dotted IPv4 tail included); undefined when it is not one. */
+export function ipv6Bytes(address: string): Uint8Array | undefined {
+  if (isIP(address) !== 6) return undefined;
+  let text = address.replace(/%.*$/, '');
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.includes('::') ? (text.split('::') as [string, string]) : [text, undefined];
+  const groups = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  if (all.length !== 8) return undefined;
+  const bytes = new Uint8Array(16);
+  all.forEach((g, i) => ((bytes[2 * i] = g >> 8), (bytes[2 * i + 1] = g & 0xff)));
+  return bytes;
+}
+
+const prefixIs = (bytes: Uint8Array, prefix: readonly number[]) => prefix.every((b, i) => bytes[i] === b);
+const ipv4At = (bytes: Uint8Array, at: number) => `${bytes[at]}.${bytes[at + 1]}.${bytes[at + 2]}.${bytes[at + 3]}`;
+
+/**
+ * The IPv4 address an IPv6 address reaches, for the forms that embed one: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16, the IPv4
+ * address in bytes 2-5). Such an address is only as allowed as the IPv4 address inside it.
+ */
+export function embeddedIpv4(address: string): string | undefined {
+  const bytes = ipv6Bytes(address);
+  if (!bytes) return undefined;
+  const zeros10 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+  if (prefixIs(bytes, [...zeros10, 0xff, 0xff])) return ipv4At(bytes, 12);
+  if (prefixIs(bytes, [...zeros10, 0, 0])) return ipv4At(bytes, 12);
+  if (prefixIs(bytes, [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return ipv4At(bytes, 12);
+  if (prefixIs(bytes, [0x20, 0x02])) return ipv4At(bytes, 2);
+  return undefined;
+}
+
 /** True when the address is loopback, private, link-local or otherwise not a public unicast address. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 4) return refused.check(address, 'ipv4');
   if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return refused.check(mapped[1]!, 'ipv4');
-    return refused.check(address, 'ipv6');
+    if (refused.check(address, 'ipv6')) return true;
+    // The local-use NAT64 prefix (64:ff9b:1::/48) translates to whatever the operator's network chooses.
+    if (prefixIs(ipv6Bytes(address)!, [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01])) return true;
+    const v4 = embeddedIpv4(address);
+    return v4 !== undefined && refused.check(v4, 'ipv4');
   }
   return true; // not an address at all: never connect to it
 }

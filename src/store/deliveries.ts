@@ -62,15 +62,17 @@ export function insertDelivery(db: Db, d: { id: string; eventId: string; webhook
 
 /**
  * Puts (event, webhook) back in the queue: a new pending row, or the existing row reset to a fresh
- * retry cycle. A row already pending is left alone. Returns true when something was queued.
+ * retry cycle whose first attempt is at `nextAttemptAt`. A row already pending is left alone. A lease
+ * is kept: a row still being sent (disabled, then replayed, while in flight) becomes claimable only
+ * once that send has recorded its result, so it is never sent twice at once. Returns true when
+ * something was queued.
  */
-export function requeueDelivery(db: Db, d: { id: string; eventId: string; webhookId: string; orgId: string; nowMs: number; at: string }): boolean {
+export function requeueDelivery(db: Db, d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string }): boolean {
   const info = db
     .prepare(
       `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-       VALUES (@id, @eventId, @webhookId, @orgId, 'pending', @nowMs, @at, @at)
-       ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = @nowMs,
-         claimed_by = NULL, lease_until = NULL, updated_at = @at
+       VALUES (@id, @eventId, @webhookId, @orgId, 'pending', @nextAttemptAt, @at, @at)
+       ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = @nextAttemptAt, updated_at = @at
        WHERE deliveries.state <> 'pending'`,
     )
     .run(d);
@@ -82,50 +84,72 @@ export function getDelivery(db: Db, id: string): Delivery | undefined {
   return row && toDelivery(row);
 }
 
-/** Marks a webhook's pending rows as `state` (skipped when disabled, cancelled when deleted). */
+/**
+ * Marks a webhook's pending rows as `state` (skipped when disabled, cancelled when deleted). Leases
+ * stay: a row being sent right now is still owned by its sender, which records the result (a 2xx
+ * makes it delivered) and only then lets go of it.
+ */
 export function setPendingState(db: Db, webhookId: string, state: 'skipped' | 'cancelled', at: string): number {
-  return db
-    .prepare("UPDATE deliveries SET state = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE webhook_id = ? AND state = 'pending'")
-    .run(state, at, webhookId).changes;
+  return db.prepare("UPDATE deliveries SET state = ?, updated_at = ? WHERE webhook_id = ? AND state = 'pending'").run(state, at, webhookId).changes;
 }
 
-export interface DueDelivery {
+/** An enabled, live webhook with at least one due, unleased pending row. */
+export interface DueWebhook {
   id: string;
-  eventId: string;
-  webhookId: string;
   orgId: string;
   url: string;
-  attempts: number;
-  step: number;
-  eventType: string;
-  body: string;
 }
 
 /**
- * Due, unleased rows of enabled webhooks, at most `perWebhook` per webhook (oldest first), leaving
- * out webhooks whose slots are all taken (`busyWebhookIds`), so one endpoint with a deep backlog
- * or slow answers cannot fill every slot.
+ * Enabled live webhooks that have something due now. One index probe per webhook on
+ * (webhook_id, state, next_attempt_at): the cost follows the number of webhooks, never the backlog
+ * (a probe passes over at most the rows leased right now, which the concurrency caps bound).
  */
-export function findDue(db: Db, nowMs: number, perWebhook: number, limit: number, busyWebhookIds: string[] = []): DueDelivery[] {
+export function dueWebhooks(db: Db, nowMs: number): DueWebhook[] {
   return db
     .prepare(
-      `SELECT d.id, d.event_id AS eventId, d.webhook_id AS webhookId, d.org_id AS orgId, w.url, d.attempts, d.step,
-              e.type AS eventType, e.body
-       FROM (SELECT id, webhook_id, ROW_NUMBER() OVER (PARTITION BY webhook_id ORDER BY next_attempt_at, id) AS rn
-             FROM deliveries
-             WHERE state = 'pending' AND next_attempt_at <= @now AND (lease_until IS NULL OR lease_until < @now)
-               AND webhook_id NOT IN (SELECT value FROM json_each(@busy))) c
-       JOIN deliveries d ON d.id = c.id
-       JOIN webhooks w ON w.id = d.webhook_id AND w.enabled = 1 AND w.deleted_at IS NULL
-       JOIN events e ON e.id = d.event_id
-       WHERE c.rn <= @perWebhook
-       ORDER BY d.next_attempt_at, d.id
-       LIMIT @limit`,
+      `SELECT w.id, w.org_id AS orgId, w.url FROM webhooks w
+       WHERE w.enabled = 1 AND w.deleted_at IS NULL
+         AND EXISTS (SELECT 1 FROM deliveries d
+                     WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= @now
+                       AND (d.lease_until IS NULL OR d.lease_until < @now))
+       ORDER BY w.id`,
     )
-    .all({ now: nowMs, perWebhook, limit, busy: JSON.stringify(busyWebhookIds) }) as DueDelivery[];
+    .all({ now: nowMs }) as DueWebhook[];
 }
 
-/** Takes the lease if nobody holds it; false when another dispatcher won. */
+/** A row claimed by `claimDue`: the lease is held by the caller. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  attempts: number;
+  step: number;
+  nextAttemptAt: number;
+}
+
+/**
+ * Leases up to `limit` of one webhook's oldest due rows in a single conditional UPDATE (an index
+ * range scan of what it returns): a row leased by anyone else is never taken, so two processes on
+ * one file never send the same attempt at once. Run it inside the caller's write transaction.
+ * `+state` keeps the planner on the primary key for the outer UPDATE: without it SQLite picks the
+ * (state, next_attempt_at) index and walks every pending row, which made each claim O(backlog).
+ */
+export function claimDue(db: Db, webhookId: string, owner: string, nowMs: number, leaseUntil: number, limit: number): ClaimedDelivery[] {
+  const rows = db
+    .prepare(
+      `UPDATE deliveries SET claimed_by = @owner, lease_until = @leaseUntil
+       WHERE id IN (SELECT id FROM deliveries
+                    WHERE webhook_id = @webhookId AND state = 'pending' AND next_attempt_at <= @now
+                      AND (lease_until IS NULL OR lease_until < @now)
+                    ORDER BY next_attempt_at, id LIMIT @limit)
+         AND +state = 'pending' AND (lease_until IS NULL OR lease_until < @now)
+       RETURNING id, event_id AS eventId, attempts, step, next_attempt_at AS nextAttemptAt`,
+    )
+    .all({ owner, leaseUntil, webhookId, now: nowMs, limit }) as ClaimedDelivery[];
+  return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Takes the lease of one row if nobody holds it; false when another dispatcher won. */
 export function claimDelivery(db: Db, id: string, owner: string, nowMs: number, leaseUntil: number): boolean {
   return (
     db
@@ -137,14 +161,21 @@ export function claimDelivery(db: Db, id: string, owner: string, nowMs: number, 
   );
 }
 
-/** Rows whose webhook was disabled while they waited: skipped, not lost. */
-export function skipPendingOfDisabled(db: Db, at: string): number {
-  return db
-    .prepare(
-      `UPDATE deliveries SET state = 'skipped', claimed_by = NULL, lease_until = NULL, updated_at = ?
-       WHERE state = 'pending' AND webhook_id IN (SELECT id FROM webhooks WHERE enabled = 0)`,
-    )
-    .run(at).changes;
+/** Type and body of each event id given (unknown ids are left out). */
+export function eventBodies(db: Db, ids: readonly string[]): { id: string; type: string; body: string }[] {
+  if (ids.length === 0) return [];
+  return db.prepare('SELECT id, type, body FROM events WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as {
+    id: string;
+    type: string;
+    body: string;
+  }[];
+}
+
+/** The lease holder, state and retry step of a row, read when its attempt's result is recorded. */
+export function leaseOf(db: Db, id: string): { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined {
+  return db.prepare('SELECT state, step, next_attempt_at AS nextAttemptAt, claimed_by AS claimedBy FROM deliveries WHERE id = ?').get(id) as
+    | { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null }
+    | undefined;
 }
 
 export interface AttemptRecord {
@@ -176,7 +207,7 @@ export function listAttempts(db: Db, deliveryId: string): AttemptRecord[] {
     .all(deliveryId) as AttemptRecord[];
 }
 
-/** The outcome of an attempt made under `owner`'s lease; false when the lease was lost meanwhile. */
+/** The outcome of an attempt made under `owner`'s lease, which it gives back; false when the lease was lost meanwhile. */
 export function finishAttempt(
   db: Db,
   id: string,
@@ -186,7 +217,7 @@ export function finishAttempt(
   return (
     db
       .prepare(
-        `UPDATE deliveries SET state = @state, attempts = @attempts, step = @step, next_attempt_at = @nextAttemptAt,
+        `UPDATE deliveries SET state = @state, attempts = MAX(attempts, @attempts), step = @step, next_attempt_at = @nextAttemptAt,
            last_status = @lastStatus, last_error = @lastError, delivered_at = COALESCE(@deliveredAt, delivered_at),
            claimed_by = NULL, lease_until = NULL, updated_at = @at
          WHERE id = @id AND claimed_by = @owner`,
@@ -242,6 +273,17 @@ export function webhookHealth(db: Db, webhookId: string): WebhookHealth {
 
 export function getCachedSignature(db: Db, eventId: string, keyId: string): string | undefined {
   return (db.prepare('SELECT signature FROM event_signatures WHERE event_id = ? AND key_id = ?').get(eventId, keyId) as { signature: string } | undefined)?.signature;
+}
+
+/** Stored signatures of `keyId` for the given events, by event id. */
+export function cachedSignatures(db: Db, keyId: string, eventIds: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (eventIds.length === 0) return out;
+  const rows = db
+    .prepare('SELECT event_id AS eventId, signature FROM event_signatures WHERE key_id = ? AND event_id IN (SELECT value FROM json_each(?))')
+    .all(keyId, JSON.stringify(eventIds)) as { eventId: string; signature: string }[];
+  for (const r of rows) out.set(r.eventId, r.signature);
+  return out;
 }
 
 export function cacheSignature(db: Db, eventId: string, keyId: string, signature: string): void {

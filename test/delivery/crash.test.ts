@@ -1,3 +1,4 @@
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
@@ -8,8 +9,11 @@ const ADMIN = 'crash-test-admin-token-0123456789';
 const EVENTS = 1000;
 const env = {
   BORDERD_ADMIN_TOKEN: ADMIN,
-  // A short lease so the restarted process reclaims the dead one's rows quickly.
+  // The lease used is max(delivery.leaseMs, 3 x delivery.timeoutMs + 5 s), never leaseMs alone: a
+  // short send timeout is what makes it short (8 s here), so the restarted process reclaims the dead
+  // one's rows soon after.
   BORDERD_DELIVERY_LEASE_MS: '1500',
+  BORDERD_DELIVERY_TIMEOUT_MS: '1000',
   BORDERD_DELIVERY_POLL_INTERVAL_MS: '100',
   BORDERD_DELIVERY_PER_ENDPOINT_CONCURRENCY: '8',
 };
@@ -27,8 +31,16 @@ describe('crash safety of the outbox', () => {
     const gate = new Promise<void>((r) => (open = r));
     const ids = new Set<string>();
     const arrivals = new EventEmitter();
+    // Every request's signature is checked against the public key of endpoint 17 (fetched below).
+    let publicKey: KeyObject | undefined;
+    let keyId = '';
+    const badSignatures: string[] = [];
+    let checked = 0;
     const receiver = await startReceiver((r, res) => {
       void gate.then(() => {
+        checked++;
+        const ok = r.headers['x-signature-key-id'] === keyId && verify('sha256', r.body, publicKey!, Buffer.from(String(r.headers['x-signature']), 'base64'));
+        if (!ok || JSON.parse(r.body.toString()).id !== r.headers['x-event-id']) badSignatures.push(String(r.headers['x-event-id']));
         ids.add(String(r.headers['x-event-id']));
         res.end('ok');
         arrivals.emit('id');
@@ -43,6 +55,9 @@ describe('crash safety of the outbox', () => {
     const auth = `Bearer ${String(token.body.accessToken)}`;
     const orgId = String(decodeJwt(String(token.body.accessToken)).org);
     expect((await post(`${first.url}/v1/notifications/webhooks/settings`, auth, { url: receiver.url })).status).toBe(201);
+    const key = (await (await fetch(`${first.url}/v1/notifications/webhooks/settings/public-key`, { headers: { authorization: auth } })).json()) as { keyId: string; publicKey: string };
+    publicKey = createPublicKey(key.publicKey);
+    keyId = key.keyId;
 
     const created: string[] = [];
     let next = 0;
@@ -74,5 +89,7 @@ describe('crash safety of the outbox', () => {
     }
     expect(created.filter((id) => !ids.has(id))).toEqual([]);
     expect(ids.size).toBe(EVENTS);
+    expect(checked).toBeGreaterThanOrEqual(EVENTS);
+    expect(badSignatures).toEqual([]);
   }, 60_000);
 });

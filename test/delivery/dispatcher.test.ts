@@ -2,21 +2,30 @@ import { execFileSync } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
-import { claimDelivery, getDelivery, listAttempts, listDeliveries } from '../../src/store/deliveries.js';
+import { claimDelivery, claimDue, getDelivery, listAttempts, listDeliveries } from '../../src/store/deliveries.js';
 import { replayEvent, replayWebhookSince } from '../../src/services/outbox.js';
 import { changeTransactionStatus, createTransaction } from '../../src/services/transactions.js';
+import { disableWebhook, enableWebhook } from '../../src/services/webhooks.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg, tempDir, type TestContext } from '../support/context.js';
 import { startReceiver, type Received } from './receiver.js';
 
 const SHORT = { 'delivery.retryScheduleSeconds': [0, 5, 60], 'delivery.jitter': 0.2 };
+
+/** After each test: every request any receiver of the test got is checked against its database's keys. */
+const signatureChecks: (() => void)[] = [];
+afterEach(() => {
+  const checks = signatureChecks.splice(0);
+  for (const check of checks) check();
+});
 
 async function setup(overrides: Record<string, unknown> = {}) {
   const ctx = makeContext(overrides);
   const api = makeApi(ctx);
   const org = await makeOrg(ctx, api.tokens);
   const receiver = await startReceiver();
+  signatureChecks.push(() => ctx.db.open && receiver.received.length > 0 && expectAllSigned(ctx, receiver.received));
   const created = await api.http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: receiver.url });
   expect(created.status).toBe(201);
   // random 0.5 = no jitter, so delays are exact.
@@ -40,6 +49,20 @@ function verifiesWithOpenssl(r: Received, publicPem: string): boolean {
 
 const verifiesWithNode = (r: Received, publicPem: string): boolean =>
   verify('sha256', r.body, createPublicKey(publicPem), Buffer.from(String(r.headers['x-signature']), 'base64'));
+
+/**
+ * Every request the receiver got must carry a signature that node:crypto verifies over the exact
+ * body, with the public key its x-signature-key-id names (retries and replays included).
+ */
+function expectAllSigned(ctx: TestContext, received: Received[]): void {
+  const keys = new Map((ctx.db.prepare('SELECT id, public_pem AS pem FROM webhook_keys').all() as { id: string; pem: string }[]).map((k) => [k.id, k.pem]));
+  expect(received.length).toBeGreaterThan(0);
+  for (const r of received) {
+    const pem = keys.get(String(r.headers['x-signature-key-id']));
+    expect(pem, `key ${String(r.headers['x-signature-key-id'])}`).toBeDefined();
+    expect(verifiesWithNode(r, pem!), `signature of ${String(r.headers['x-event-id'])} attempt ${String(r.headers['x-delivery-attempt'])}`).toBe(true);
+  }
+}
 
 const newTx = (ctx: TestContext, orgId: string) => createTransaction(ctx, { orgId, type: 'Deposit', amount: '125.50', currency: 'USD' });
 
@@ -139,6 +162,7 @@ describe('delivery', () => {
     const ids = new Set(receiver.received.filter((r) => r.headers['x-event-id']).map((r) => r.headers['x-event-id']));
     expect(ids.size).toBe(4);
     expect(listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(4);
+    expectAllSigned(ctx, receiver.received);
   });
 
   it('honours Retry-After on 503 within 1x to 2x of the scheduled delay', async () => {
@@ -159,6 +183,7 @@ describe('delivery', () => {
     await dispatcher.runOnce();
     const [d2] = listDeliveries(ctx.db, { limit: 1 });
     expect(Date.parse(d2!.nextAttemptAt) - ctx.clock.now()).toBe(60_000); // below 1x: the schedule wins
+    expectAllSigned(ctx, receiver.received);
   });
 
   it('disables at once on 410 Gone', async () => {
@@ -189,13 +214,17 @@ describe('delivery', () => {
     ctx.clock.advance(10_000);
     await dispatcher.runOnce();
     expect(getDelivery(ctx.db, d!.id)!.lastStatus).toBe(302);
-    expect(receiver.received.filter((r) => r.body.length > 0)).toHaveLength(2);
+    // Exactly the two attempts, both to the webhook's own path; nothing ever reached the redirect target.
+    expect(receiver.received.map((r) => r.url)).toEqual(['/hook', '/hook']);
+    expect(receiver.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(['1', '2']);
+    expectAllSigned(ctx, receiver.received);
     // A port nobody listens on: refused.
     const closedUrl = receiver.url.replace(/:\d+\//, ':1/');
     await http.patch(`/v1/notifications/webhooks/settings/${webhookId}`).set('authorization', org.auth).send({ url: closedUrl });
     ctx.clock.advance(400_000);
     await dispatcher.runOnce();
     expect(getDelivery(ctx.db, d!.id)!.lastError).toMatch(/ECONNREFUSED/);
+    expect(receiver.received.map((r) => r.url)).toEqual(['/hook', '/hook']);
   });
 
   it('signs with the current key: after rotation the old key fails and the new one verifies', async () => {
@@ -218,6 +247,7 @@ describe('delivery', () => {
     expect(verifiesWithOpenssl(after!, oldPem)).toBe(false);
     expect(verifiesWithNode(after!, oldPem)).toBe(false);
     expect(verifiesWithNode(before!, oldPem)).toBe(true);
+    expectAllSigned(ctx, receiver.received);
   });
 
   it('never sends a leased attempt twice; an expired lease (crash mid-send) is claimable again', async () => {
@@ -226,23 +256,48 @@ describe('delivery', () => {
     const [d] = listDeliveries(ctx.db, { limit: 1 });
     const now = ctx.clock.now();
     expect(claimDelivery(ctx.db, d!.id, 'dead-process', now, now + ctx.config.delivery.leaseMs)).toBe(true);
+    // Leased: neither another single claim nor a batch claim takes it.
+    expect(claimDelivery(ctx.db, d!.id, 'someone-else', now, now + 1000)).toBe(false);
+    expect(claimDue(ctx.db, d!.webhookId, 'someone-else', now, now + 1000, 10)).toEqual([]);
+    expect(ctx.db.prepare('SELECT claimed_by AS c FROM deliveries WHERE id = ?').get(d!.id)).toEqual({ c: 'dead-process' });
     expect(await dispatcher.runOnce()).toBe(0);
     ctx.clock.advance(ctx.config.delivery.leaseMs + 1);
     expect(await dispatcher.runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(1);
     expect(getDelivery(ctx.db, d!.id)!.state).toBe('delivered');
+    expectAllSigned(ctx, receiver.received);
   });
 
-  it('two dispatchers on one database send each attempt once', async () => {
-    const { ctx, org, receiver, dispatcher } = await setup();
-    for (let i = 0; i < 20; i++) newTx(ctx, org.org.id);
-    const other = new Dispatcher(ctx, { random: () => 0.5, owner: 'other' });
-    const [a, b] = await Promise.all([dispatcher.runOnce(), other.runOnce()]);
-    let total = a + b;
-    while (total < 20) total += (await dispatcher.runOnce()) + (await other.runOnce());
-    expect(total).toBe(20);
-    expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(20);
-    expect(receiver.received).toHaveLength(20);
+  it('two processes (two connections to one file) running at once send each delivery exactly once', async () => {
+    const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 5 });
+    // Each answer waits a little, so both dispatchers have sends in flight at the same time.
+    receiver.setResponder((_r, res) => void setTimeout(() => res.end('ok'), 2));
+    const EVENTS = 60;
+    for (let i = 0; i < EVENTS; i++) newTx(ctx, org.org.id);
+    // A second context is a second better-sqlite3 connection (as a second process has), with its own clock.
+    const other = makeContext({ 'database.path': ctx.config.database.path, 'delivery.pollIntervalMs': 5 });
+    other.clock.set(ctx.clock.now());
+    const a = new Dispatcher(ctx, { random: () => 0.5, owner: 'process-a' });
+    const b = new Dispatcher(other, { random: () => 0.5, owner: 'process-b' });
+    a.start();
+    b.start();
+    try {
+      await receiver.waitFor(EVENTS);
+      // Both took part, so the claims really raced.
+      await Promise.all([a.drain(), b.drain()]);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+    expect(a.stats().claimed).toBeGreaterThan(0);
+    expect(b.stats().claimed).toBeGreaterThan(0);
+    expect(a.stats().claimed + b.stats().claimed).toBe(EVENTS);
+    const ids = receiver.received.map((r) => String(r.headers['x-event-id']));
+    expect(ids).toHaveLength(EVENTS);
+    expect(new Set(ids).size).toBe(EVENTS);
+    expect(listDeliveries(ctx.db, { state: 'delivered', limit: 100 })).toHaveLength(EVENTS);
+    const attempts = ctx.db.prepare('SELECT COUNT(*) AS n FROM delivery_attempts').get() as { n: number };
+    expect(attempts.n).toBe(EVENTS);
+    expectAllSigned(ctx, receiver.received);
   });
 
   it('sends nothing for a deleted webhook: its pending deliveries are cancelled', async () => {
@@ -310,6 +365,31 @@ describe('worker lifecycle', () => {
     const leased = ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL').get() as { n: number };
     expect(leased.n).toBe(0);
   });
+
+  it('a send still hanging when the shutdown grace ends is abandoned unrecorded and its lease given back', async () => {
+    const { ctx, org, receiver, webhookId } = await setup({ 'delivery.pollIntervalMs': 3_600_000, 'server.shutdownGraceMs': 50 });
+    receiver.setResponder(() => undefined); // never answers; the send timeout (10 s) is far away
+    const worker = new Dispatcher(ctx, { random: () => 0.5, owner: 'stopping' });
+    worker.start();
+    newTx(ctx, org.org.id);
+    await receiver.waitFor(1);
+    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    expect(ctx.db.prepare('SELECT claimed_by AS c FROM deliveries WHERE id = ?').get(d!.id)).toEqual({ c: 'stopping' });
+    await worker.stop();
+    // Not an attempt (its outcome is unknown), still pending, and nobody's lease: the next process may send it at once.
+    expect(ctx.db.prepare('SELECT claimed_by AS c, lease_until AS l, state, attempts FROM deliveries WHERE id = ?').get(d!.id)).toEqual({
+      c: null,
+      l: null,
+      state: 'pending',
+      attempts: 0,
+    });
+    expect(listAttempts(ctx.db, d!.id)).toEqual([]);
+    receiver.setResponder((_r, res) => res.end('ok'));
+    const next = new Dispatcher(ctx, { random: () => 0.5 });
+    expect(await next.runOnce()).toBe(1);
+    expect(getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'delivered', webhookId });
+    expectAllSigned(ctx, receiver.received);
+  });
 });
 
 describe('bounded concurrency', () => {
@@ -319,6 +399,7 @@ describe('bounded concurrency', () => {
     const held = new Promise<void>((r) => (release = r));
     stalled.setResponder((_r, res) => void held.then(() => res.end('ok')));
     const fast = await startReceiver();
+    signatureChecks.push(() => expectAllSigned(ctx, fast.received));
     await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: fast.url });
     const worker = new Dispatcher(ctx, { random: () => 0.5 });
     worker.start();
@@ -332,5 +413,202 @@ describe('bounded concurrency', () => {
       release();
       await worker.stop();
     }
+  });
+});
+
+describe('overall and per-webhook connection budgets', () => {
+  it('never has more than delivery.concurrency requests in flight, across webhooks', async () => {
+    const { ctx, http, org, receiver } = await setup({ 'delivery.concurrency': 3, 'delivery.perEndpointConcurrency': 4 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    // Three webhooks (12 per-endpoint slots in all) on the same holding receiver.
+    for (let i = 0; i < 2; i++) {
+      await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: `${receiver.url}/${i}` });
+    }
+    for (let i = 0; i < 4; i++) newTx(ctx, org.org.id);
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+    // Up to twice the send slots are claimed (the waiting ones get signed meanwhile); three are sent.
+    const first = dispatcher.runOnce();
+    await receiver.waitFor(3);
+    expect(await dispatcher.runOnce()).toBe(0); // every claim taken: nothing more is claimed
+    expect(receiver.load.active).toBe(3);
+    expect(receiver.load.maxActive).toBe(3);
+    release();
+    expect(await first).toBe(6);
+    let sent = 6;
+    while (sent < 12) sent += await dispatcher.runOnce();
+    expect(sent).toBe(12);
+    expect(receiver.load.maxActive).toBe(3);
+    expectAllSigned(ctx, receiver.received);
+  });
+
+  it('gives each webhook its own sockets: a hanging webhook does not make another on the same host time out', async () => {
+    const { ctx, http, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.timeoutMs': 1000 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    // The first webhook's path hangs until the end of the test; the second one (same host and port) answers at once.
+    receiver.setResponder((r, res) => (r.url === '/hook' ? void held.then(() => res.end('late')) : res.end('ok')));
+    const second = await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: `${receiver.url}/fast` });
+    newTx(ctx, org.org.id);
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+    try {
+      expect(await dispatcher.runOnce()).toBe(2);
+    } finally {
+      release();
+    }
+    const byWebhook = (id: string) => listDeliveries(ctx.db, { webhookId: id, limit: 1 })[0]!;
+    expect(byWebhook(second.body.id as string)).toMatchObject({ state: 'delivered', lastStatus: 200, lastError: null });
+    expect(byWebhook(webhookId)).toMatchObject({ state: 'pending', lastStatus: null });
+    expect(byWebhook(webhookId).lastError).toMatch(/timeout|abort/i);
+    await dispatcher.stop();
+  });
+});
+
+describe('retry schedule', () => {
+  it('spreads retries by the jitter: the next attempt falls inside ±20% of the scheduled delay', async () => {
+    for (const [random, expected] of [[0.9, 5800], [0.1, 4200]] as const) {
+      const { ctx, org, receiver } = await setup(SHORT);
+      receiver.setResponder((_r, res) => {
+        res.statusCode = 500;
+        res.end();
+      });
+      newTx(ctx, org.org.id);
+      const dispatcher = new Dispatcher(ctx, { random: () => random });
+      await dispatcher.runOnce();
+      const delay = Date.parse(listDeliveries(ctx.db, { limit: 1 })[0]!.nextAttemptAt) - ctx.clock.now();
+      expect(delay).not.toBe(5000);
+      expect(delay).toBeGreaterThanOrEqual(4000);
+      expect(delay).toBeLessThanOrEqual(6000);
+      expect(delay).toBe(expected);
+    }
+  });
+
+  it('honours a non-zero first entry: enqueue and replay wait that long before the first attempt', async () => {
+    const { ctx, org, receiver, dispatcher, webhookId } = await setup({ 'delivery.retryScheduleSeconds': [30, 5] });
+    newTx(ctx, org.org.id);
+    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    expect(Date.parse(d!.nextAttemptAt) - ctx.clock.now()).toBe(30_000);
+    ctx.clock.advance(29_999);
+    expect(await dispatcher.runOnce()).toBe(0);
+    ctx.clock.advance(1);
+    expect(await dispatcher.runOnce()).toBe(1);
+    replayWebhookSince(ctx, webhookId, '2000-01-01T00:00:00Z');
+    expect(Date.parse(getDelivery(ctx.db, d!.id)!.nextAttemptAt) - ctx.clock.now()).toBe(30_000);
+    expect(await dispatcher.runOnce()).toBe(0);
+    ctx.clock.advance(30_000);
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect(receiver.received).toHaveLength(2);
+    expectAllSigned(ctx, receiver.received);
+  });
+
+  it('records a signing failure as a failed attempt and follows the schedule to the end', async () => {
+    const { ctx, org, receiver, dispatcher, webhookId } = await setup(SHORT);
+    newTx(ctx, org.org.id);
+    // The private key can no longer be opened (e.g. the wrong master key).
+    ctx.db.prepare('UPDATE webhook_keys SET private_enc = ?').run('not-a-sealed-value');
+    expect(await dispatcher.runOnce()).toBe(1);
+    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    expect(d).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null });
+    expect(d!.lastError).toMatch(/^signing failed: /);
+    expect(Date.parse(d!.nextAttemptAt) - ctx.clock.now()).toBe(5000);
+    ctx.clock.advance(5000);
+    await dispatcher.runOnce();
+    ctx.clock.advance(60_000);
+    await dispatcher.runOnce();
+    expect(getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'failed', attempts: 3 });
+    const attempts = listAttempts(ctx.db, d!.id);
+    expect(attempts.map((a) => [a.attempt, a.statusCode, a.keyId])).toEqual([[1, null, null], [2, null, null], [3, null, null]]);
+    expect(attempts.every((a) => a.error?.startsWith('signing failed: '))).toBe(true);
+    expect(receiver.received).toHaveLength(0);
+    expect(ctx.db.prepare('SELECT enabled FROM webhooks WHERE id = ?').get(webhookId)).toEqual({ enabled: 0 });
+  });
+
+  it('keeps a future retry across a restart: next_attempt_at unchanged, sent only when due', async () => {
+    const { ctx, org, receiver, dispatcher } = await setup(SHORT);
+    receiver.setResponder((_r, res) => {
+      res.statusCode = 500;
+      res.end();
+    });
+    newTx(ctx, org.org.id);
+    await dispatcher.runOnce();
+    await dispatcher.stop();
+    const before = ctx.db.prepare('SELECT id, next_attempt_at AS n, step, attempts FROM deliveries').get() as { id: string; n: number; step: number; attempts: number };
+    expect(before.n - ctx.clock.now()).toBe(5000);
+    ctx.db.close();
+    // The restarted process: a new connection and a new dispatcher, its clock where the first one stopped.
+    receiver.setResponder((_r, res) => res.end('ok'));
+    const restarted = makeContext({ ...SHORT, 'database.path': ctx.config.database.path });
+    restarted.clock.set(ctx.clock.now());
+    expect(restarted.db.prepare('SELECT id, next_attempt_at AS n, step, attempts FROM deliveries').get()).toEqual(before);
+    const again = new Dispatcher(restarted, { random: () => 0.5 });
+    expect(await again.runOnce()).toBe(0);
+    restarted.clock.advance(4999);
+    expect(await again.runOnce()).toBe(0);
+    restarted.clock.advance(1);
+    expect(await again.runOnce()).toBe(1);
+    expect(getDelivery(restarted.db, before.id)).toMatchObject({ state: 'delivered', attempts: 2 });
+    expect(receiver.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(['1', '2']);
+    expectAllSigned(restarted, receiver.received);
+  });
+});
+
+describe('leases while the operator changes the webhook', () => {
+  async function inFlight() {
+    const s = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
+    let release!: (status: number) => void;
+    const held = new Promise<number>((r) => (release = r));
+    s.receiver.setResponder((_r, res) => void held.then((status) => ((res.statusCode = status), res.end())));
+    newTx(s.ctx, s.org.org.id);
+    const [d] = listDeliveries(s.ctx.db, { limit: 1 });
+    const sending = s.dispatcher.runOnce();
+    await s.receiver.waitFor(1);
+    return { ...s, d: d!, release, sending };
+  }
+
+  it('disable then enable --replay-since while a send is in flight: the row is not sent twice at once, and the 2xx is recorded', async () => {
+    const { ctx, webhookId, d, release, sending, receiver } = await inFlight();
+    disableWebhook(ctx, webhookId);
+    expect(ctx.db.prepare('SELECT state, claimed_by AS c FROM deliveries WHERE id = ?').get(d.id)).toMatchObject({ state: 'skipped', c: expect.any(String) });
+    enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
+    expect(getDelivery(ctx.db, d.id)!.state).toBe('pending');
+    // Another process looks for work right now: the row is still leased by the sender.
+    const other = makeContext({ 'database.path': ctx.config.database.path });
+    other.clock.set(ctx.clock.now());
+    expect(await new Dispatcher(other, { random: () => 0.5, owner: 'other' }).runOnce()).toBe(0);
+    expect(receiver.received).toHaveLength(1);
+    release(200);
+    expect(await sending).toBe(1);
+    expect(getDelivery(ctx.db, d.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+  });
+
+  it('records a 2xx that arrives for a row skipped meanwhile as delivered; a failure leaves it skipped', async () => {
+    const ok = await inFlight();
+    disableWebhook(ok.ctx, ok.webhookId);
+    ok.release(200);
+    await ok.sending;
+    expect(getDelivery(ok.ctx.db, ok.d.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+    expect(ok.ctx.db.prepare('SELECT claimed_by AS c FROM deliveries WHERE id = ?').get(ok.d.id)).toEqual({ c: null });
+
+    const bad = await inFlight();
+    disableWebhook(bad.ctx, bad.webhookId);
+    bad.release(500);
+    await bad.sending;
+    expect(getDelivery(bad.ctx.db, bad.d.id)).toMatchObject({ state: 'skipped', attempts: 1, lastStatus: 500 });
+    expect(bad.ctx.db.prepare('SELECT claimed_by AS c FROM deliveries WHERE id = ?').get(bad.d.id)).toEqual({ c: null });
+  });
+
+  it('a 2xx whose lease was lost meanwhile is logged as delivered, not as a failed attempt', async () => {
+    const { ctx, d, release, sending } = await inFlight();
+    ctx.db.prepare("UPDATE deliveries SET claimed_by = 'someone-else' WHERE id = ?").run(d.id);
+    release(200);
+    await sending;
+    const lines = ctx.logs.lines.filter((l) => l.deliveryId === d.id);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ msg: 'delivery attempt', outcome: 'delivered', leaseLost: true, statusCode: 200 });
+    expect(ctx.logs.lines.some((l) => l.msg === 'delivery attempt failed')).toBe(false);
+    // The attempt is recorded; the row is the new owner's.
+    expect(listAttempts(ctx.db, d.id).map((a) => a.statusCode)).toEqual([200]);
+    expect(ctx.db.prepare('SELECT claimed_by AS c, state FROM deliveries WHERE id = ?').get(d.id)).toEqual({ c: 'someone-else', state: 'pending' });
   });
 });

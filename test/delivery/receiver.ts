@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 
 export interface Received {
+  /** Request target (path and query), as the receiver saw it. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
 }
@@ -24,11 +26,16 @@ export async function startReceiver(respond: Responder = (_r, res) => res.end('o
   const received: Received[] = [];
   const events = new EventEmitter();
   const state = { respond };
+  /** Requests not answered yet, and the most there ever were at once. */
+  const load = { active: 0, maxActive: 0 };
   const server = createServer((req, res) => {
+    load.active++;
+    load.maxActive = Math.max(load.maxActive, load.active);
+    res.once('close', () => load.active--);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r = { headers: req.headers, body: Buffer.concat(chunks) };
+      const r = { url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
       received.push(r);
       state.respond(r, res);
       events.emit('request', r);
@@ -42,6 +49,7 @@ export async function startReceiver(respond: Responder = (_r, res) => res.end('o
     url: `http://127.0.0.1:${port}/hook`,
     received,
     server,
+    load,
     setResponder: (r: Responder) => (state.respond = r),
     /** Resolves once `n` requests in total have arrived. */
     waitFor: async (n: number) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextAttempt, parseRetryAfter } from '../../src/domain/retry-schedule.js';
+import { firstAttemptDelayMs, nextAttempt, parseRetryAfter } from '../../src/domain/retry-schedule.js';
 
 const policy = { scheduleSeconds: [0, 5, 300, 1800], jitter: 0.2 };
 
@@ -8,6 +8,12 @@ describe('retry schedule', () => {
     expect(nextAttempt(policy, 1, 0.5)).toEqual({ kind: 'retry', delayMs: 5000 });
     expect(nextAttempt(policy, 3, 0.5)).toEqual({ kind: 'retry', delayMs: 1_800_000 });
     expect(nextAttempt(policy, 4, 0.5)).toEqual({ kind: 'exhausted' });
+  });
+
+  it('takes the first entry as the delay before the first attempt', () => {
+    expect(firstAttemptDelayMs([0, 5])).toBe(0);
+    expect(firstAttemptDelayMs([30, 5])).toBe(30_000);
+    expect(firstAttemptDelayMs([1.5])).toBe(1500);
   });
 
   it('spreads each delay by the jitter', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWebhookUrl, isPrivateAddress } from '../../src/domain/webhook-url.js';
+import { checkWebhookUrl, embeddedIpv4, isPrivateAddress } from '../../src/domain/webhook-url.js';
 
 const strict = { allowHttp: false, allowPrivateNetworks: false, maxUrlLength: 2048 };
 const dev = { allowHttp: true, allowPrivateNetworks: true, maxUrlLength: 2048 };
@@ -10,6 +10,31 @@ describe('webhook url policy', () => {
       expect(isPrivateAddress(a), a).toBe(true);
     }
     for (const a of ['8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:1.1.1.1']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+
+  it('refuses IPv6 forms that reach a refused IPv4 address: NAT64, IPv4-compatible, 6to4, mapped in hex', () => {
+    for (const a of [
+      '64:ff9b::7f00:1', // NAT64 of 127.0.0.1
+      '64:ff9b::10.0.0.1',
+      '64:ff9b::a9fe:a9fe', // 169.254.169.254
+      '::127.0.0.1', // IPv4-compatible
+      '::a00:1',
+      '2002:7f00:1::', // 6to4 of 127.0.0.1
+      '2002:a9fe:a9fe::1',
+      '2002:c0a8:0101:1::1', // 192.168.1.1
+      '::ffff:7f00:1', // mapped, written in hex
+      '64:ff9b:1::1', // local-use NAT64
+    ]) {
+      expect(isPrivateAddress(a), a).toBe(true);
+      expect(checkWebhookUrl(`https://[${a}]/hook`, strict), a).toHaveLength(1);
+    }
+    // The same forms around public IPv4 addresses stay allowed.
+    for (const a of ['64:ff9b::808:808', '64:ff9b::8.8.8.8', '2002:808:808::1', '::ffff:808:808']) {
+      expect(isPrivateAddress(a), a).toBe(false);
+    }
+    expect(embeddedIpv4('64:ff9b::7f00:1')).toBe('127.0.0.1');
+    expect(embeddedIpv4('2002:c0a8:0101::')).toBe('192.168.1.1');
+    expect(embeddedIpv4('2606:4700:4700::1111')).toBeUndefined();
   });
 
   it('accepts public https and refuses the rest under production rules', () => {

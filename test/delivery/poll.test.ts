@@ -1,0 +1,43 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { runCli, startBorderd } from '../support/process.js';
+import { startReceiver } from './receiver.js';
+
+// Needs the compiled daemon and CLI (npm run build).
+describe('a running daemon polls for rows other processes wrote', () => {
+  it('delivers an event committed by a CLI command on the same database file', async () => {
+    const receiver = await startReceiver();
+    const daemon = await startBorderd({ env: { BORDERD_DELIVERY_POLL_INTERVAL_MS: '200' } });
+    try {
+      const token = await fetch(`${daemon.url}/v1/auth/m2m/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(daemon.credentials),
+      });
+      const accessToken = ((await token.json()) as { accessToken: string }).accessToken;
+      const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+      const orgId = String(decodeJwt(accessToken).org);
+      const hook = await fetch(`${daemon.url}/v1/notifications/webhooks/settings`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url }) });
+      expect(hook.status).toBe(201);
+      const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: auth })).json()) as { keyId: string; publicKey: string };
+
+      // Another process writes the transaction, its event and its delivery row; nothing signals the daemon.
+      const cli = await runCli(['tx', 'create', '--org', orgId, '--type', 'Deposit', '--amount', '12.34', '--currency', 'USD', '--db', daemon.dbPath, '--json']);
+      expect(cli.code, cli.stderr).toBe(0);
+      const tx = JSON.parse(cli.stdout) as { id: string };
+
+      await receiver.waitFor(1);
+      const [r] = receiver.received;
+      const event = JSON.parse(r!.body.toString()) as { id: string; type: string; data: { id: string; amount: string } };
+      expect(event.type).toBe('Transaction_Created');
+      expect(event.data).toMatchObject({ id: tx.id, amount: '12.34' });
+      expect(r!.headers['x-event-id']).toBe(event.id);
+      expect(r!.headers['x-signature-key-id']).toBe(key.keyId);
+      expect(verify('sha256', r!.body, createPublicKey(key.publicKey), Buffer.from(String(r!.headers['x-signature']), 'base64'))).toBe(true);
+    } finally {
+      expect((await daemon.stop('SIGTERM')).code).toBe(0);
+    }
+    expect(receiver.received).toHaveLength(1);
+  }, 60_000);
+});

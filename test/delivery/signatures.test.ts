@@ -1,0 +1,67 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { Signer } from '../../src/delivery/signing-keys.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { emitEvent, replayEvent } from '../../src/services/outbox.js';
+import { createWebhook, rotatePublicKey } from '../../src/services/webhooks.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import { makeContext } from '../support/context.js';
+import { startReceiver } from './receiver.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('one signature per (event, key)', () => {
+  it('signs once for 10 webhooks and a retry, again only after a rotation', async () => {
+    const ctx = makeContext({ 'delivery.retryScheduleSeconds': [0, 5, 60], 'delivery.jitter': 0 });
+    const org = createOrganization(ctx, 'Acme');
+    // Webhook 3 fails its first attempt; every other one answers 200.
+    let failFirst = true;
+    const receiver = await startReceiver((r, res) => {
+      if (r.url === '/hook/3' && failFirst) {
+        failFirst = false;
+        res.statusCode = 503;
+      }
+      res.end();
+    });
+    for (let i = 0; i < 10; i++) createWebhook(ctx, org.id, { url: `${receiver.url}/${i}` });
+    const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
+    const sign = vi.spyOn(Signer.prototype, 'sign');
+    const event = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+    // The default per-endpoint cap lets every webhook take its row in one pass.
+    expect(await dispatcher.runOnce()).toBe(10);
+    expect(signAsync).toHaveBeenCalledTimes(1);
+    expect(dispatcher.stats().signatures).toBe(1);
+    ctx.clock.advance(5000);
+    expect(await dispatcher.runOnce()).toBe(1); // the retry of webhook 3
+    expect(receiver.received).toHaveLength(11);
+    expect(signAsync).toHaveBeenCalledTimes(1);
+
+    // A fresh dispatcher (as after a restart) finds the stored signature instead of signing again.
+    replayEvent(ctx, event.event.id);
+    const restarted = new Dispatcher(ctx, { random: () => 0.5 });
+    expect(await restarted.runOnce()).toBe(10);
+    expect(signAsync).toHaveBeenCalledTimes(1);
+    expect(restarted.stats().signatures).toBe(0);
+
+    // A new key means one new signature, reused by all ten again.
+    const rotated = rotatePublicKey(ctx, org.id);
+    replayEvent(ctx, event.event.id);
+    expect(await restarted.runOnce()).toBe(10);
+    expect(signAsync).toHaveBeenCalledTimes(2);
+    expect(sign).not.toHaveBeenCalled();
+    expect(listDeliveries(ctx.db, { state: 'delivered', limit: 20 })).toHaveLength(10);
+
+    // Every one of the 31 requests verifies with the key it names.
+    const pems = new Map((ctx.db.prepare('SELECT id, public_pem AS pem FROM webhook_keys').all() as { id: string; pem: string }[]).map((k) => [k.id, k.pem]));
+    expect(receiver.received).toHaveLength(31);
+    for (const r of receiver.received) {
+      const pem = pems.get(String(r.headers['x-signature-key-id']))!;
+      expect(verify('sha256', r.body, createPublicKey(pem), Buffer.from(String(r.headers['x-signature']), 'base64'))).toBe(true);
+      expect(r.body.toString()).toBe(event.body);
+    }
+    expect(receiver.received.slice(-10).every((r) => r.headers['x-signature-key-id'] === rotated.keyId)).toBe(true);
+  });
+});
