@@ -17,13 +17,14 @@ export interface IdentityRow extends Identity {
 
 interface Row {
   id: string;
-  org_id: string;
   type: IdentityType;
   deleted: number;
   has_compliance_checks: number;
   data: string;
-  created_at: string;
 }
+
+/** The columns an Identity is made of: the lowercase copies and timestamps stay in SQLite. */
+const COLUMNS = 'id, type, deleted, has_compliance_checks, data';
 
 const toIdentity = (r: Row): Identity => ({
   id: r.id,
@@ -46,7 +47,7 @@ export function insertIdentity(db: Db, identity: IdentityRow): void {
 }
 
 export function getIdentity(db: Db, orgId: string, id: string): Identity | undefined {
-  const row = db.prepare('SELECT * FROM identities WHERE org_id = ? AND id = ?').get(orgId, id) as Row | undefined;
+  const row = db.prepare(`SELECT ${COLUMNS} FROM identities WHERE org_id = ? AND id = ?`).get(orgId, id) as Row | undefined;
   return row && toIdentity(row);
 }
 
@@ -82,15 +83,21 @@ export const DENSE_PREFIX_MATCHES = 1000;
 
 const NAME_MATCH = '((first_name_lc >= ? AND first_name_lc < ?) OR (last_name_lc >= ? AND last_name_lc < ?) OR (full_name_lc >= ? AND full_name_lc < ?))';
 
-/** The name matches, counted on the name indexes up to DENSE_PREFIX_MATCHES + 1. */
-function countNamePrefixUpTo(db: Db, orgId: string, p: string): number {
-  const range = (col: string) => `SELECT 1 FROM identities WHERE org_id = ? AND ${col} >= ? AND ${col} < ?`;
+/** Whether the name matches (overlaps counted twice) exceed DENSE_PREFIX_MATCHES; reads at most that many + 1 index entries per range. */
+function isDenseNamePrefix(db: Db, orgId: string, p: string): boolean {
   const end = p + PREFIX_END;
-  return (
+  // The first-name range alone over the bound settles it with one index seek and a skip (the usual dense case).
+  const past = db
+    .prepare('SELECT 1 FROM identities WHERE org_id = ? AND first_name_lc >= ? AND first_name_lc < ? LIMIT 1 OFFSET ?')
+    .get(orgId, p, end, DENSE_PREFIX_MATCHES);
+  if (past !== undefined) return true;
+  const range = (col: string) => `SELECT 1 FROM identities WHERE org_id = ? AND ${col} >= ? AND ${col} < ?`;
+  const n = (
     db
       .prepare(`SELECT COUNT(*) AS n FROM (${range('first_name_lc')} UNION ALL ${range('last_name_lc')} UNION ALL ${range('full_name_lc')} LIMIT ?)`)
       .get(orgId, p, end, orgId, p, end, orgId, p, end, DENSE_PREFIX_MATCHES + 1) as { n: number }
   ).n;
+  return n > DENSE_PREFIX_MATCHES;
 }
 
 /** Up to limit + 1 rows ordered by id, so the caller knows exactly whether more exist. */
@@ -104,7 +111,7 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Identi
       // With an email prefix the planner drives from the email range and tests the names per row.
       where.push(NAME_MATCH);
       params.push(p, p + PREFIX_END, p, p + PREFIX_END, p, p + PREFIX_END);
-    } else if (countNamePrefixUpTo(db, orgId, p) > DENSE_PREFIX_MATCHES) {
+    } else if (isDenseNamePrefix(db, orgId, p)) {
       // Dense prefix: walk ids in order and meet limit + 1 matches early.
       indexHint = 'INDEXED BY identities_org_id_names';
       where.push(NAME_MATCH);
@@ -130,6 +137,6 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Identi
     params.push(f.startingAfter);
   }
   params.push(f.limit + 1);
-  const rows = db.prepare(`SELECT * FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params) as Row[];
+  const rows = db.prepare(`SELECT ${COLUMNS} FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params) as Row[];
   return rows.map(toIdentity);
 }
