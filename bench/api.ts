@@ -81,11 +81,15 @@ export const apiBenchmark: Benchmark = {
       const bodyFile = join(daemon.dataDir, 'identities-body.json');
       writeFileSync(bodyFile, JSON.stringify(sample));
 
+      // The daemon's peak RSS after each route, so the route that raises it can be named.
+      const peaks: Row[] = [{ metric: 'daemon peak RSS before the routes', value: mb(daemon.peakRss()), unit: 'MB', note: `now ${mb(daemon.rss())} MB` }];
       const drive = async (label: string, url: string, h: Record<string, string>, connections = 10): Promise<LoadResult> => {
         await load({ url, headers: h, connections, durationSeconds: quick ? 0.3 : 1, timeoutSeconds: 120 }); // warm-up: JIT, page cache
         const r = await load({ url, headers: h, connections, durationSeconds, timeoutSeconds: 120 });
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${label}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
         log(`api: ${label} ${round(r.requestsPerSecond, 0)} req/s`);
+        if (!url.startsWith(daemon.url)) return r;
+        peaks.push({ metric: `daemon peak RSS after ${label}`, value: mb(daemon.peakRss()), unit: 'MB', note: `now ${mb(daemon.rss())} MB` });
         return r;
       };
       const prefix = await drive('identities prefix', daemon.url + identitiesPath, headers);
@@ -113,6 +117,7 @@ export const apiBenchmark: Benchmark = {
         { metric: 'bare express, same body', value: round(bareResult.requestsPerSecond, 0), unit: 'req/s', note: `p99 ${bareResult.p99Ms} ms` },
         { metric: 'identities prefix / bare express', value: round(ratio * 100, 1), unit: '%', note: 'target ≥ 50%' },
         { metric: 'daemon peak RSS', value: mb(peakRss), unit: 'MB', note: 'target < 200 MB' },
+        ...peaks,
         ...queryRows,
       ];
       return {

@@ -4,10 +4,14 @@ import { tokensEqual } from '../security/admin-token.js';
 import type { TokenService } from '../services/tokens.js';
 import type { AuthMode } from './route.js';
 
+// RFC 7235: the scheme is case-insensitive ("bearer" is "Bearer") and one or more spaces follow it;
+// the token is RFC 6750's b64token.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
 function bearerToken(req: Request): string {
   const header = req.headers.authorization;
   if (!header) throw unauthorized('missing_token', 'the Authorization header is missing; send "Authorization: Bearer <accessToken>"');
-  const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
+  const match = BEARER.exec(header);
   if (!match) throw unauthorized('malformed_authorization', 'the Authorization header must have the form "Bearer <accessToken>"');
   return match[1]!;
 }

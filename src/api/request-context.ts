@@ -4,29 +4,43 @@ import { newId } from '../domain/ids.js';
 
 const INBOUND_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** x-request-id on every response (a caller's own id is kept when it is sane), and one log line per request. */
+/**
+ * x-request-id on every response (a caller's own id is kept when it is sane), and one log line per
+ * request: on 'finish' when the response was sent in full, else on 'close' with `aborted: true` (a
+ * client that went away mid-response, such as a closed event stream, gets its line too). When the
+ * info level is off (benchmarks, quiet deployments) no listener or timer is set at all.
+ */
 export function requestContext(log: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && INBOUND_ID.test(incoming) ? incoming : newId('req');
     res.setHeader('x-request-id', requestId);
     res.locals.requestId = requestId;
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const route = req.route?.path as string | undefined;
-      log.info(
-        {
-          requestId,
-          method: req.method,
-          route: route ? `${req.baseUrl}${route}` : '(unmatched)',
-          status: res.statusCode,
-          ms: Math.round(ms * 100) / 100,
-          orgId: res.locals.orgId as string | undefined,
-        },
-        'request',
-      );
-    });
+    if (log.isLevelEnabled('info')) {
+      const started = process.hrtime.bigint();
+      let logged = false;
+      const line = (aborted: boolean): void => {
+        if (logged) return;
+        logged = true;
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        const route = req.route?.path as string | undefined;
+        log.info(
+          {
+            requestId,
+            method: req.method,
+            route: route ? `${req.baseUrl}${route}` : '(unmatched)',
+            status: res.statusCode,
+            ms: Math.round(ms * 100) / 100,
+            orgId: res.locals.orgId as string | undefined,
+            ...(aborted ? { aborted: true } : {}),
+          },
+          'request',
+        );
+      };
+      // 'finish' comes first when the response was sent in full; 'close' alone means it was not.
+      res.once('finish', () => line(false));
+      res.once('close', () => line(true));
+    }
     next();
   };
 }

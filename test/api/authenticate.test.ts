@@ -1,14 +1,21 @@
-import { describe, expect, it } from 'vitest';
-import { generateKeyPair, SignJWT, decodeProtectedHeader, UnsecuredJWT, importJWK } from 'jose';
+import { describe, expect, it, vi } from 'vitest';
+import { generateKeyPair, SignJWT, decodeProtectedHeader, decodeJwt, UnsecuredJWT, importJWK, jwtVerify } from 'jose';
 import { createHmac } from 'node:crypto';
 import { z } from 'zod';
 import { makeContext, makeOrg, ADMIN_TOKEN } from '../support/context.js';
 import { createApp } from '../../src/api/app.js';
-import { TokenService } from '../../src/services/tokens.js';
+import { TokenService, VerifiedTokenCache, type VerifiedClaims } from '../../src/services/tokens.js';
 import { revokeClient } from '../../src/services/organizations.js';
 import type { RouteModule } from '../../src/api/route.js';
 import request from 'supertest';
 import { getTokenKey } from '../../src/store/token-keys.js';
+
+// jose's jwtVerify, counted: a token served from the verified-token cache is not verified again.
+vi.mock('jose', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('jose')>();
+  return { ...actual, jwtVerify: vi.fn(actual.jwtVerify) };
+});
+const signatureChecks = () => vi.mocked(jwtVerify).mock.calls.length;
 
 /** A protected route that echoes what the middleware attached. */
 const probe: RouteModule = (api) => {
@@ -30,9 +37,9 @@ const probe: RouteModule = (api) => {
   });
 };
 
-async function setup() {
+async function setup(opts: { verifiedTokenCacheSize?: number } = {}) {
   const ctx = makeContext();
-  const tokens = new TokenService(ctx);
+  const tokens = new TokenService(ctx, opts);
   const { app } = createApp({ ctx, tokens, adminToken: ADMIN_TOKEN }, [probe]);
   const org = await makeOrg(ctx, tokens);
   return { ctx, tokens, http: request(app), ...org };
@@ -57,6 +64,16 @@ describe('bearer authentication', () => {
   it('refuses a missing header', async () => {
     const { http } = await setup();
     expect401(await http.get('/v1/probe'), 'missing_token');
+  });
+
+  it('takes the scheme in any case, as RFC 7235 has it', async () => {
+    const { http, token, org } = await setup();
+    for (const scheme of ['bearer', 'BEARER', 'bEaReR']) {
+      const res = await http.get('/v1/probe').set('Authorization', `${scheme} ${token}`);
+      expect(res.status).toBe(200);
+      expect(res.body.orgId).toBe(org.id);
+    }
+    expect((await http.get('/admin/v1/probe').set('Authorization', `bearer ${ADMIN_TOKEN}`)).body).toEqual({ admin: true });
   });
 
   it('refuses a malformed header', async () => {
@@ -84,6 +101,18 @@ describe('bearer authentication', () => {
       .setExpirationTime('1h')
       .sign(privateKey);
     expect401(await http.get('/v1/probe').set('Authorization', `Bearer ${forged}`), 'bad_token_signature');
+  });
+
+  it('refuses a token whose kid names no key of this service, or that has no kid', async () => {
+    const { http, client, org } = await setup();
+    const { privateKey } = await generateKeyPair('ES256');
+    const sign = (header: { alg: 'ES256'; kid?: string }) =>
+      new SignJWT({ org: org.id, pii: 'all' }).setProtectedHeader(header).setIssuer('borderd').setSubject(client.id).setExpirationTime('1h').sign(privateKey);
+    const unknown = await sign({ alg: 'ES256', kid: 'key_00000000000000000000000000' });
+    const res = await http.get('/v1/probe').set('Authorization', `Bearer ${unknown}`);
+    expect401(res, 'unknown_token_key');
+    expect(res.body.detail).toBe('the token was not signed by a key of this service');
+    expect401(await http.get('/v1/probe').set('Authorization', `Bearer ${await sign({ alg: 'ES256' })}`), 'unknown_token_key');
   });
 
   it('refuses alg none', async () => {
@@ -115,7 +144,9 @@ describe('bearer authentication', () => {
     const { http, auth, ctx, client } = await setup();
     expect((await http.get('/v1/probe').set('Authorization', auth)).status).toBe(200);
     revokeClient(ctx, client.id);
-    expect401(await http.get('/v1/probe').set('Authorization', auth), 'client_revoked');
+    const res = await http.get('/v1/probe').set('Authorization', auth);
+    expect401(res, 'client_revoked');
+    expect(res.body.detail).toBe('the client of this token has been revoked');
   });
 
   it('keeps admin routes for the admin token only', async () => {
@@ -124,5 +155,63 @@ describe('bearer authentication', () => {
     const ok = await http.get('/admin/v1/probe').set('Authorization', `Bearer ${ADMIN_TOKEN}`);
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ admin: true });
+  });
+});
+
+describe('verified token cache', () => {
+  it('checks the signature of a token once, then only its client', async () => {
+    const { http, auth, org } = await setup();
+    const before = signatureChecks();
+    for (let i = 0; i < 3; i++) expect((await http.get('/v1/probe').set('Authorization', auth)).body.orgId).toBe(org.id);
+    expect(signatureChecks() - before).toBe(1);
+  });
+
+  it('honours revocation for a cached token on the very next request', async () => {
+    const { http, auth, ctx, client } = await setup();
+    expect((await http.get('/v1/probe').set('Authorization', auth)).status).toBe(200);
+    const before = signatureChecks();
+    revokeClient(ctx, client.id);
+    expect401(await http.get('/v1/probe').set('Authorization', auth), 'client_revoked');
+    expect(signatureChecks()).toBe(before); // served from the cache, and still refused
+  });
+
+  it('stops serving a token at its exp (injected clock)', async () => {
+    const { http, auth, token, ctx } = await setup();
+    const expMs = decodeJwt(token).exp! * 1000;
+    expect((await http.get('/v1/probe').set('Authorization', auth)).status).toBe(200);
+    ctx.clock.set(expMs - 1);
+    expect((await http.get('/v1/probe').set('Authorization', auth)).status).toBe(200);
+    ctx.clock.set(expMs);
+    expect401(await http.get('/v1/probe').set('Authorization', auth), 'token_expired');
+  });
+
+  it('verifies a token altered after a cached success in full', async () => {
+    const { http, auth, token } = await setup();
+    expect((await http.get('/v1/probe').set('Authorization', auth)).status).toBe(200);
+    const [h, p, s] = token.split('.');
+    const claims = JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>;
+    const altered = Buffer.from(JSON.stringify({ ...claims, pii: 'all', org: 'org_other' })).toString('base64url');
+    expect401(await http.get('/v1/probe').set('Authorization', `Bearer ${h}.${altered}.${s}`), 'bad_token_signature');
+  });
+
+  it('keeps at most its bound, least recently used out', async () => {
+    const { http, ctx, tokens, auth } = await setup({ verifiedTokenCacheSize: 1 });
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    const before = signatureChecks();
+    for (const a of [auth, other.auth, auth, other.auth]) expect((await http.get('/v1/probe').set('Authorization', a)).status).toBe(200);
+    expect(signatureChecks() - before).toBe(4); // room for one: each token pushes the other out
+
+    const cache = new VerifiedTokenCache(2);
+    const claims = (exp: number): VerifiedClaims => ({ sub: 'cli_x', org: 'org_x', pii: 'all', exp, nbf: undefined });
+    cache.set('a', claims(100));
+    cache.set('b', claims(100));
+    expect(cache.get('a', 0)).toBeDefined(); // a is now the most recent
+    cache.set('c', claims(100));
+    expect(cache.size).toBe(2);
+    expect(cache.get('b', 0)).toBeUndefined();
+    expect(cache.get('a', 0)).toBeDefined();
+    expect(cache.get('c', 0)).toBeDefined();
+    expect(cache.get('a', 100_000)).toBeUndefined(); // exp = 100 s: gone at 100 000 ms, and dropped
+    expect(cache.size).toBe(1);
   });
 });

@@ -1,12 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import request from 'supertest';
+import { get, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { makeContext, ADMIN_TOKEN } from '../support/context.js';
 import { createApp } from '../../src/api/app.js';
 import { TokenService } from '../../src/services/tokens.js';
 import type { RouteModule } from '../../src/api/route.js';
 
+/** Resolved when the server sees the client of /v1/stream go away. */
+let streamClosed: Promise<void> = Promise.resolve();
+
 const echo: RouteModule = (api) => {
+  api.route({
+    method: 'get',
+    path: '/v1/stream',
+    summary: 'an endless stream, like the event stream',
+    auth: 'none',
+    responses: { 200: { description: 'ok', contentType: 'text/event-stream' } },
+    handler: ({ res }) => {
+      streamClosed = new Promise((resolve) => res.once('close', () => resolve()));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': hello\n\n');
+      return undefined;
+    },
+  });
   api.route({
     method: 'post',
     path: '/v1/echo',
@@ -125,8 +143,49 @@ describe('problem responses', () => {
     const { http } = setup();
     const res = await http.get('/openapi.json');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old']);
+    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old', '/v1/stream']);
     expect(res.body.paths['/v1/old'].get.deprecated).toBe(true);
     expect(res.body.paths['/v1/echo'].post.requestBody.content['application/json'].schema.properties.text.maxLength).toBe(10);
+  });
+});
+
+describe('request log line', () => {
+  const requestLines = (ctx: ReturnType<typeof setup>['ctx']) => ctx.logs.lines.filter((l) => l.msg === 'request');
+
+  it('writes one line for a request answered in full, without aborted', async () => {
+    const { http, ctx } = setup();
+    const res = await http.post('/v1/echo').send({ text: 'hi' });
+    expect(res.status).toBe(200);
+    const lines = requestLines(ctx);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ requestId: res.headers['x-request-id'], method: 'POST', route: '/v1/echo', status: 200 });
+    expect(lines[0]).not.toHaveProperty('aborted');
+  });
+
+  it('writes one line with aborted: true when the client goes away mid-response', async () => {
+    const ctx = makeContext();
+    const { app } = createApp({ ctx, tokens: new TokenService(ctx), adminToken: ADMIN_TOKEN }, [echo]);
+    const server: Server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const { port } = server.address() as AddressInfo;
+      const requestId = await new Promise<string>((resolve, reject) => {
+        const req = get({ host: '127.0.0.1', port, path: '/v1/stream' }, (res) => {
+          res.once('data', () => {
+            resolve(String(res.headers['x-request-id']));
+            req.destroy(); // the client closes the stream, as a browser leaving the page does
+          });
+        });
+        req.on('error', (err) => (err.message.includes('aborted') || err.message.includes('socket hang up') ? undefined : reject(err)));
+      });
+      await streamClosed;
+      const lines = requestLines(ctx);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ requestId, method: 'GET', route: '/v1/stream', status: 200, aborted: true });
+      expect(typeof lines[0]!.ms).toBe('number');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

@@ -1,7 +1,20 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { scrypt } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { makeApi, makeContext, makeOrg } from '../support/context.js';
+import { makeApi, makeContext } from '../support/context.js';
 import { createApiClient, createOrganization, revokeClient } from '../../src/services/organizations.js';
+
+// scrypt, recorded: the client-secret check must cost the same whether or not the client exists.
+vi.mock('node:crypto', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:crypto')>();
+  return { ...actual, scrypt: vi.fn(actual.scrypt) };
+});
+/** Each scrypt call since `from`: key length and cost parameters (N, r, p). */
+const scryptWork = (from: number) =>
+  vi.mocked(scrypt).mock.calls.slice(from).map((c) => {
+    const [, , keylen, opts] = c as unknown as [unknown, unknown, number, { N: number; r: number; p: number }];
+    return { keylen, N: opts.N, r: opts.r, p: opts.p };
+  });
 
 describe('POST /v1/auth/m2m/token', () => {
   it('issues an ES256 JWT with kid, org and piiAccess', async () => {
@@ -45,7 +58,24 @@ describe('POST /v1/auth/m2m/token', () => {
     expect(wrongSecret.body.detail).toBe(wrongId.body.detail);
   });
 
-  it('refuses a revoked client', async () => {
+  it('does the same scrypt work for an unknown client as for a wrong secret', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const org = createOrganization(ctx, 'Acme');
+    const client = await createApiClient(ctx, { orgId: org.id });
+    let from = vi.mocked(scrypt).mock.calls.length;
+    const wrongSecret = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: 'bsk_nope' });
+    const secretWork = scryptWork(from);
+    from = vi.mocked(scrypt).mock.calls.length;
+    const unknownClient = await http.post('/v1/auth/m2m/token').send({ clientId: 'cli_unknown', clientSecret: 'bsk_nope' });
+    const unknownWork = scryptWork(from);
+    expect(wrongSecret.status).toBe(401);
+    expect(unknownClient.body).toEqual({ ...wrongSecret.body, instance: unknownClient.body.instance, requestId: unknownClient.body.requestId });
+    expect(secretWork).toEqual([{ keylen: 32, N: 16384, r: 8, p: 1 }]);
+    expect(unknownWork).toEqual(secretWork);
+  });
+
+  it('refuses a revoked client with the same problem as bad credentials', async () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);
     const org = createOrganization(ctx, 'Acme');
@@ -53,6 +83,15 @@ describe('POST /v1/auth/m2m/token', () => {
     revokeClient(ctx, client.id);
     const res = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret });
     expect(res.status).toBe(401);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    // The route documents unknown client, wrong secret and revoked client as indistinguishable.
+    expect(res.body).toMatchObject({
+      type: 'urn:borderd:problem:invalid_client',
+      code: 'invalid_client',
+      status: 401,
+      detail: 'clientId and clientSecret do not match an active client',
+    });
+    expect(res.body).not.toHaveProperty('accessToken');
   });
 
   it('limits a redacted client: default redacted, explicit all is 403', async () => {
@@ -70,9 +109,17 @@ describe('POST /v1/auth/m2m/token', () => {
 
   it('lets an unrestricted client ask for redacted', async () => {
     const ctx = makeContext();
-    const { tokens } = makeApi(ctx);
-    const { token } = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
-    expect(decodeJwt(token).pii).toBe('redacted');
+    const { http } = makeApi(ctx);
+    const org = createOrganization(ctx, 'Acme');
+    const client = await createApiClient(ctx, { orgId: org.id });
+    expect(client.piiAccess).toBe('all');
+    const res = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' });
+    expect(res.status).toBe(201);
+    expect(res.body.piiAccess).toBe('redacted');
+    expect(decodeJwt(res.body.accessToken).pii).toBe('redacted');
+    // Asking nothing, the same client gets all.
+    const all = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret });
+    expect(decodeJwt(all.body.accessToken).pii).toBe('all');
   });
 
   it('validates the body and names the fields', async () => {
