@@ -18,9 +18,9 @@ export type SampleClass = (typeof SAMPLE_CLASSES)[number];
 export const MIN_SAMPLE = 30;
 export const Z_95 = '1.96';
 /** A provider or corridor holding more than this share of the volume is a concentration. */
-export const GROUP_SHARE_LIMIT = '0.5';
+export const GROUP_SHARE_LIMIT = [1n, 2n] as const; // one half
 /** One transaction holding more than this share of the volume is a concentration. */
-export const SINGLE_SHARE_LIMIT = '0.2';
+export const SINGLE_SHARE_LIMIT = [1n, 5n] as const; // one fifth
 /** Fewer transactions than this always disclose concentration (with volume, one of them holds more than 20%). */
 export const SMALL_SAMPLE = 5;
 
@@ -52,75 +52,106 @@ export interface BenchmarkSummary {
   nearZero: boolean;
 }
 
-const exact = (d: Dec): string => (d.isZero() ? '0' : d.toFixed());
+/**
+ * Amounts arrive as decimal strings with at most 18 fractional digits (the import's rule), so sums
+ * are exact as integers scaled by 10^18 (squares by 10^36): one pass, no per-row objects, whatever
+ * the sample size. decimal.js is used once per summary, for the square root of the variance.
+ */
+const SCALE = 18;
+const ONE = 10n ** BigInt(SCALE);
+const DECIMAL = /^(-?)(\d+)(?:\.(\d{1,18}))?$/;
+
+export function toScaled(value: string): bigint {
+  const m = DECIMAL.exec(value);
+  if (!m) throw new Error(`not a decimal with at most ${SCALE} fractional digits: ${value}`);
+  const v = BigInt(m[2]!) * ONE + BigInt((m[3] ?? '').padEnd(SCALE, '0'));
+  return m[1] ? -v : v;
+}
+
+/** The exact value as a minimal decimal string ("4.75", "12", "0"; never "-0"). */
+export function fromScaled(v: bigint, scale = SCALE): string {
+  const neg = v < 0n;
+  const digits = (neg ? -v : v).toString().padStart(scale + 1, '0');
+  const int = digits.slice(0, -scale);
+  const frac = digits.slice(-scale).replace(/0+$/, '');
+  const text = frac ? `${int}.${frac}` : int;
+  return neg && text !== '0' ? `-${text}` : text;
+}
+
 const cents = (d: Dec, rounding: Decimal.Rounding): Dec => d.toDecimalPlaces(2, rounding);
 /** Two decimals, and never "-0.00": a value that rounds to zero prints "0.00". */
 const printCents = (d: Dec): string => (d.isZero() ? '0.00' : d.toFixed(2));
 
-function largestShareOver(volumes: Map<string, Dec>, total: Dec, limit: string): boolean {
-  for (const v of volumes.values()) if (v.gt(total.mul(limit))) return true;
-  return false;
-}
+/** part > limit × total, in integers: the limit is a fraction [num, den]. */
+const over = (part: bigint, total: bigint, [num, den]: readonly [bigint, bigint]): boolean => part * den > total * num;
 
-function concentration(items: SampleItem[], total: Dec): boolean {
-  if (items.length === 0) return false;
-  // A handful of transactions is always concentrated, whatever their volume (even all zero).
-  if (items.length < SMALL_SAMPLE) return true;
-  if (total.lte(0)) return false;
-  const byProvider = new Map<string, Dec>();
-  const byCorridor = new Map<string, Dec>();
-  for (const it of items) {
-    const v = new D(it.amountUsd);
-    if (it.provider) byProvider.set(it.provider, (byProvider.get(it.provider) ?? new D(0)).add(v));
-    if (it.corridor) byCorridor.set(it.corridor, (byCorridor.get(it.corridor) ?? new D(0)).add(v));
-    if (v.gt(total.mul(SINGLE_SHARE_LIMIT))) return true;
-  }
-  return largestShareOver(byProvider, total, GROUP_SHARE_LIMIT) || largestShareOver(byCorridor, total, GROUP_SHARE_LIMIT);
+function addTo(groups: Map<string, bigint>, key: string | null, v: bigint): void {
+  if (key !== null) groups.set(key, (groups.get(key) ?? 0n) + v);
 }
 
 /** The counts point one way (more OffMarket than Competitive, or the reverse) and the dollars the other. */
-function divergence(competitive: number, offMarket: number, point: Dec): boolean {
+function divergence(competitive: number, offMarket: number, point: bigint): boolean {
   const countSign = Math.sign(offMarket - competitive);
-  const dollarSign = point.isZero() ? 0 : point.isPositive() ? 1 : -1;
+  const dollarSign = point === 0n ? 0 : point > 0n ? 1 : -1;
   return countSign !== 0 && dollarSign !== 0 && countSign !== dollarSign;
 }
 
-export function summarizeBenchmark(items: SampleItem[]): BenchmarkSummary {
-  const n = items.length;
-  const costs = items.map((i) => new D(i.costVsMarketUsd));
-  const total = items.reduce((acc, i) => acc.add(i.amountUsd), new D(0));
-  const point = costs.reduce((acc, c) => acc.add(c), new D(0));
-  const count = (k: SampleClass) => items.filter((i) => i.benchmark === k).length;
-  const competitiveCount = count('Competitive');
-  const offMarketCount = count('OffMarket');
+/** Reads the sample once (an array or a database cursor) and keeps only running sums. */
+export function summarizeBenchmark(items: Iterable<SampleItem>): BenchmarkSummary {
+  let n = 0;
+  let total = 0n; // Σ v, scale 18
+  let point = 0n; // Σ c, scale 18
+  let squares = 0n; // Σ c², scale 36
+  let largest = 0n; // max v: one transaction's share of the volume
+  const counts: Record<SampleClass, number> = { Competitive: 0, InLine: 0, OffMarket: 0 };
+  const byProvider = new Map<string, bigint>();
+  const byCorridor = new Map<string, bigint>();
+  for (const it of items) {
+    const v = toScaled(it.amountUsd);
+    const c = toScaled(it.costVsMarketUsd);
+    n++;
+    total += v;
+    point += c;
+    squares += c * c;
+    if (v > largest) largest = v;
+    counts[it.benchmark]++;
+    addTo(byProvider, it.provider, v);
+    addTo(byCorridor, it.corridor, v);
+  }
   const hasSignal = n >= MIN_SAMPLE;
+  const pointD = new D(fromScaled(point));
 
   // The printed range: rounded outward to cents. nearZero is decided on these printed values, so an
   // answer never shows a bound of "0.00" while claiming the range is away from zero.
-  let low = cents(point, Decimal.ROUND_FLOOR);
-  let high = cents(point, Decimal.ROUND_CEIL);
+  let low = cents(pointD, Decimal.ROUND_FLOOR);
+  let high = cents(pointD, Decimal.ROUND_CEIL);
   if (n >= 2) {
-    const mean = point.div(n);
-    const variance = costs.reduce((acc, c) => acc.add(c.sub(mean).pow(2)), new D(0)).div(n - 1);
+    // Σ(c − mean)² = (n·Σc² − (Σc)²) / n, exact; the sample variance divides that by n − 1.
+    const spread = new D(fromScaled(BigInt(n) * squares - point * point, 2 * SCALE));
+    const variance = spread.div(n).div(n - 1);
     const halfWidth = new D(Z_95).mul(variance.sqrt()).mul(new D(n).sqrt());
-    low = cents(point.sub(halfWidth), Decimal.ROUND_FLOOR);
-    high = cents(point.add(halfWidth), Decimal.ROUND_CEIL);
+    low = cents(pointD.sub(halfWidth), Decimal.ROUND_FLOOR);
+    high = cents(pointD.add(halfWidth), Decimal.ROUND_CEIL);
   }
   const nearZero = hasSignal && low.lte(0) && high.gte(0);
   const showRange = hasSignal && !nearZero;
-  const suppressed = printCents(cents(point, Decimal.ROUND_HALF_EVEN));
+  const suppressed = printCents(cents(pointD, Decimal.ROUND_HALF_EVEN));
+  const anyOver = (groups: Map<string, bigint>) => [...groups.values()].some((g) => over(g, total, GROUP_SHARE_LIMIT));
+  // A handful of transactions is always concentrated, whatever their volume (even all zero).
+  const concentrationDisclosure =
+    n > 0 && (n < SMALL_SAMPLE || (total > 0n && (over(largest, total, SINGLE_SHARE_LIMIT) || anyOver(byProvider) || anyOver(byCorridor))));
   return {
     hasSignal,
     sampleSize: n,
-    totalVolumeUsd: exact(total),
-    pointUsd: exact(point),
+    totalVolumeUsd: fromScaled(total),
+    pointUsd: fromScaled(point),
     lowUsd: showRange ? printCents(low) : suppressed,
     highUsd: showRange ? printCents(high) : suppressed,
-    competitiveCount,
-    inLineCount: count('InLine'),
-    offMarketCount,
-    concentrationDisclosure: concentration(items, total),
-    divergenceDisclosure: divergence(competitiveCount, offMarketCount, point),
+    competitiveCount: counts.Competitive,
+    inLineCount: counts.InLine,
+    offMarketCount: counts.OffMarket,
+    concentrationDisclosure,
+    divergenceDisclosure: divergence(counts.Competitive, counts.OffMarket, point),
     nearZero,
   };
 }

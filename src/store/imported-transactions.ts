@@ -63,7 +63,7 @@ export interface SummaryFilter {
  * the columns with few distinct values (class, provider, corridor) share one string per value
  * instead of one per row: 100,000 rows made that many copies of the same few words.
  */
-export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): SampleItem[] {
+export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): IterableIterator<SampleItem> {
   const where = ['org_id = ?', `benchmark IN (${SAMPLE_CLASSES.map(() => '?').join(', ')})`];
   const params: string[] = [orgId, ...SAMPLE_CLASSES];
   const eq = (column: string, value: string | undefined) => {
@@ -92,17 +92,6 @@ export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): 
        FROM transactions WHERE ${where.join(' AND ')} ORDER BY id`,
     )
     .iterate(...params) as IterableIterator<SampleItem>;
-  const words = new Map<string, string>();
-  const shared = (v: string | null): string | null => {
-    if (v === null) return null;
-    const known = words.get(v);
-    if (known !== undefined) return known;
-    if (words.size < 10_000) words.set(v, v);
-    return v;
-  };
-  const sample: SampleItem[] = [];
-  for (const r of rows) {
-    sample.push({ id: r.id, benchmark: shared(r.benchmark) as SampleItem['benchmark'], amountUsd: r.amountUsd, costVsMarketUsd: r.costVsMarketUsd, provider: shared(r.provider), corridor: shared(r.corridor) });
-  }
-  return sample;
+  // Streamed: the summary keeps running sums only, so a large sample is never held in memory.
+  return rows;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeBenchmark, type SampleItem } from '../../src/domain/benchmark-stats.js';
+import { Decimal } from 'decimal.js';
+import { fromScaled, summarizeBenchmark, toScaled, type SampleItem } from '../../src/domain/benchmark-stats.js';
 
 let seq = 0;
 const item = (over: Partial<SampleItem>): SampleItem => ({
@@ -110,5 +111,38 @@ describe('summarizeBenchmark', () => {
     expect(d(1, 3, '5')).toBe(false);
     expect(d(2, 2, '5')).toBe(false);
     expect(d(3, 1, '0')).toBe(false);
+  });
+});
+
+describe('exact scaled sums', () => {
+  it('reads and prints decimals exactly, never "-0"', () => {
+    for (const v of ['0', '12', '4.75', '-0.000000000000000001', '123456789012345678.123456789012345678', '-3.5']) {
+      expect(fromScaled(toScaled(v))).toBe(v);
+    }
+    expect(fromScaled(toScaled('1.500'))).toBe('1.5');
+    expect(fromScaled(toScaled('-0.0'))).toBe('0');
+    expect(() => toScaled('1.0000000000000000001')).toThrow(/at most 18/);
+    expect(() => toScaled('1e5')).toThrow();
+  });
+
+  it('gives the same range as a two-pass decimal computation of the variance', () => {
+    const D = Decimal.clone({ precision: 60 });
+    let seed = 7;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let round = 0; round < 20; round++) {
+      const n = 30 + Math.floor(rand() * 200);
+      const costs = Array.from({ length: n }, () => ((rand() - 0.45) * 1000).toFixed(1 + Math.floor(rand() * 6)));
+      const s = summarizeBenchmark(costs.map((c) => item({ costVsMarketUsd: c, amountUsd: '100' })));
+      const cs = costs.map((c) => new D(c));
+      const point = cs.reduce((a, c) => a.add(c), new D(0));
+      const mean = point.div(n);
+      const variance = cs.reduce((a, c) => a.add(c.sub(mean).pow(2)), new D(0)).div(n - 1);
+      const half = new D('1.96').mul(variance.sqrt()).mul(new D(n).sqrt());
+      const low = point.sub(half).toDecimalPlaces(2, Decimal.ROUND_FLOOR);
+      const high = point.add(half).toDecimalPlaces(2, Decimal.ROUND_CEIL);
+      expect(s.pointUsd).toBe(point.toFixed());
+      if (!s.nearZero) expect([s.lowUsd, s.highUsd]).toEqual([low.toFixed(2), high.toFixed(2)]);
+      else expect(low.lte(0) && high.gte(0)).toBe(true);
+    }
   });
 });
