@@ -60,6 +60,11 @@ export interface RouteSpec<B extends z.ZodType | undefined = undefined, Q extend
   params?: P;
   responses: Record<number, ResponseSpec>;
   deprecated?: Deprecation;
+  /**
+   * The handler is a synchronous write: run it in the database's group commit (src/db/group-commit.ts),
+   * sharing one transaction and one fsync with the writes that arrive with it.
+   */
+  groupCommit?: boolean;
   /** Return a Reply (sent as JSON), or undefined after writing the response yourself (streams). */
   handler: (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => Promise<Reply | undefined> | Reply | undefined;
 }
@@ -107,7 +112,12 @@ export function deprecationHeaders(d: Deprecation): Record<string, string> {
   return headers;
 }
 
-export function mountRoute(router: Router, spec: AnyRouteSpec, authenticate: (mode: AuthMode) => (req: Request, res: Response, next: NextFunction) => void): void {
+export function mountRoute(
+  router: Router,
+  spec: AnyRouteSpec,
+  authenticate: (mode: AuthMode) => (req: Request, res: Response, next: NextFunction) => void,
+  commit: <T>(fn: () => T) => Promise<T>,
+): void {
   const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       if (spec.deprecated) res.set(deprecationHeaders(spec.deprecated));
@@ -116,7 +126,8 @@ export function mountRoute(router: Router, spec: AnyRouteSpec, authenticate: (mo
       const query = parsePart(spec.query, req.query, 'query', errors);
       const body = parsePart(spec.body, req.body ?? {}, 'body', errors);
       if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
-      const reply = await spec.handler({ body, query, params, auth: res.locals.auth as AuthContext, req, res });
+      const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res };
+      const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));
       if (reply === undefined) return;
       if (reply.headers) res.set(reply.headers);
       res.status(reply.status ?? 200);

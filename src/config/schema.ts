@@ -69,6 +69,11 @@ export const databaseSchema = z
      * normal: fewer fsyncs, faster writes, but those crashes can roll back the last commits.
      */
     synchronous: z.enum(['full', 'normal']).default('full'),
+    /**
+     * Writes from the API that arrive within this window share one transaction and one fsync (group
+     * commit); each is answered once that commit returned. 0 commits on the next event-loop turn.
+     */
+    groupCommitWindowMs: z.number().int().min(0).max(100).default(5),
   })
   .prefault({});
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool } from 'undici';
 import type { AppContext } from '../context.js';
+import { bookkeeping } from '../db/open.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { nextAttempt, parseRetryAfter, type RetryPolicy } from '../domain/retry-schedule.js';
@@ -261,7 +262,7 @@ export class Dispatcher implements Worker {
     // Start where the last pass stopped, so with more due webhooks than free slots each gets its turn.
     const start = this.#cursor++ % due.length;
     const order = [...due.slice(start), ...due.slice(0, start)];
-    const claimed = db
+    const claimed = bookkeeping(db, () => db
       .transaction(() => {
         const out: { webhook: DueWebhook; rows: ReturnType<typeof claimDue> }[] = [];
         for (const webhook of order) {
@@ -273,7 +274,7 @@ export class Dispatcher implements Worker {
         }
         return out;
       })
-      .immediate();
+      .immediate());
     if (claimed.length === 0) return [];
 
     // Bodies: once per event, for every webhook it fans out to.
@@ -554,10 +555,12 @@ export class Dispatcher implements Worker {
     const ctx = this.#ctx;
     let lines: { line: Record<string, unknown>; msg: string; level: 'info' | 'warn' }[] = [];
     try {
-      lines = ctx.db.transaction(() => {
-        for (const s of signatures) cacheSignature(ctx.db, s.eventId, s.keyId, s.signature);
-        return batch.map((f) => this.#record(f));
-      }).immediate();
+      lines = bookkeeping(ctx.db, () =>
+        ctx.db.transaction(() => {
+          for (const s of signatures) cacheSignature(ctx.db, s.eventId, s.keyId, s.signature);
+          return batch.map((f) => this.#record(f));
+        }).immediate(),
+      );
     } catch (err) {
       // The rows keep their leases and are sent again when those end (at least once).
       ctx.log.error({ err, deliveryIds: batch.map((f) => f.job.id) }, 'delivery bookkeeping failed');

@@ -1,3 +1,4 @@
+import { bookkeeping } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { dueInboundEvents, recordAttempt, type InboundEvent } from '../store/inbound-events.js';
@@ -30,7 +31,8 @@ async function attempt(ctx: AppContext, row: InboundEvent): Promise<AttemptOutco
     if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');
     const out = await decryptJwe(compactJweOf(parsed.data.data), (kid) => privateKeyFor(ctx, orgId, kid));
     const payloadEnc = ctx.secrets.seal(out.plaintext, payloadSealContext(row.id));
-    const done = recordAttempt(ctx.db, row.id, row.attempts, { state: 'decrypted', kid: out.kid, payloadEnc, at });
+    // A lost outcome is redone from the stored raw body: no fsync needed (see bookkeeping).
+    const done = bookkeeping(ctx.db, () => recordAttempt(ctx.db, row.id, row.attempts, { state: 'decrypted', kid: out.kid, payloadEnc, at }));
     if (done) ctx.log.info({ inboundId: row.id, eventId: row.eventId, orgId, kid: out.kid, enc: out.enc, tolerated: out.tolerated }, 'card-network notification decrypted');
     return done ? 'decrypted' : 'skipped';
   } catch (err) {
@@ -40,14 +42,16 @@ async function attempt(ctx: AppContext, row: InboundEvent): Promise<AttemptOutco
     const attemptNo = row.attempts + 1;
     const delay = known && !known.retryable ? undefined : retryDelayMs(ctx.config.inbound.decryptRetrySeconds, attemptNo);
     const next = delay === undefined ? null : isoAt(now + delay);
-    const done = recordAttempt(ctx.db, row.id, row.attempts, {
-      state: next ? 'received' : 'failed',
-      kid: known?.kid ?? null,
-      failureCode: code,
-      failureReason: reason,
-      nextAttemptAt: next,
-      at,
-    });
+    const done = bookkeeping(ctx.db, () =>
+      recordAttempt(ctx.db, row.id, row.attempts, {
+        state: next ? 'received' : 'failed',
+        kid: known?.kid ?? null,
+        failureCode: code,
+        failureReason: reason,
+        nextAttemptAt: next,
+        at,
+      }),
+    );
     const log = { inboundId: row.id, eventId: row.eventId, orgId, attempt: attemptNo, code, reason, nextAttemptAt: next };
     if (next) ctx.log.warn(log, 'card-network notification decryption failed; will retry');
     else ctx.log.error(log, 'card-network notification decryption failed; moved to the failed (dead-letter) state');

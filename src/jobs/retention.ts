@@ -1,4 +1,5 @@
 import { schedule, type ScheduledTask } from 'node-cron';
+import { bookkeeping } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, isoAt } from '../domain/clock.js';
 import { deleteDeliveredBefore, deleteEventsBefore } from '../store/retention.js';
@@ -22,7 +23,8 @@ export function pruneOutbox(ctx: AppContext): PruneResult {
   const deliveredBefore = isoAt(now - deliveredDays * DAY_MS);
   const eventsBefore = isoAt(now - eventDays * DAY_MS);
   const result: PruneResult = { deliveriesDeleted: 0, eventsDeleted: 0, deliveredBefore, eventsBefore };
-  const inTx = <T>(fn: () => T): T => ctx.db.transaction(fn).immediate();
+  // Deleting old rows again after a power cut is harmless: no fsync per batch.
+  const inTx = <T>(fn: () => T): T => bookkeeping(ctx.db, () => ctx.db.transaction(fn).immediate());
   for (let n = -1; n !== 0; ) {
     n = inTx(() => deleteDeliveredBefore(ctx.db, deliveredBefore, batchSize));
     result.deliveriesDeleted += n;

@@ -61,6 +61,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
       200: { description: 'the mapping in force and how many waiting notifications were queued', schema: z.object({ mapping: mappingSchema, requeued: z.number() }) },
       404: { description: 'unknown organization' },
     },
+    groupCommit: true,
     handler: ({ params, body }) => ({ body: mapIca(ctx, params.ica, body.organizationId) }),
   });
 
@@ -72,6 +73,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     params: icaParams,
     responses: { 204: { description: 'removed' }, 404: { description: 'no database mapping for this ica' } },
+    groupCommit: true,
     handler: ({ params }) => {
       unmapIca(ctx, params.ica);
       return { status: 204 };
@@ -104,6 +106,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
       404: { description: 'unknown eventId' },
       409: { description: 'already decrypted, or its ica maps to no organization' },
     },
+    groupCommit: true,
     handler: ({ params }) => ({ body: retryInbound(ctx, { eventId: params.eventId }) }),
   });
 };

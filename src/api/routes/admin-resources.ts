@@ -19,6 +19,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     params: orgParams,
     body: newIdentitySchema,
     responses: { 201: { description: 'the identity' }, 404: { description: 'unknown organization' } },
+    groupCommit: true,
     handler: ({ params, body }) => ({ status: 201, body: createIdentity(ctx, params.orgId, body) }),
   });
 
@@ -31,6 +32,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     params: z.strictObject({ orgId: z.string().min(1).max(100), id: z.string().min(1).max(100) }),
     body: identityFlagsSchema,
     responses: { 200: { description: 'the identity' }, 404: { description: 'unknown organization or identity' } },
+    groupCommit: true,
     handler: ({ params, body }) => ({ body: setIdentityFlags(ctx, params.orgId, params.id, body) }),
   });
 
@@ -43,6 +45,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     params: orgParams,
     body: newAccountSchema,
     responses: { 201: { description: 'the account (deprecated fields as the legacy flag says)' }, 404: { description: 'unknown organization or identity' } },
+    groupCommit: true,
     handler: ({ params, body }) => ({ status: 201, body: presentAccount(createAccount(ctx, params.orgId, body), ctx.config.accounts.legacyFields) }),
   });
 
@@ -65,6 +68,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     params: z.strictObject({ id: z.string().min(1).max(100) }),
     responses: { 200: { description: 'the dispatched plan' }, 404: { description: 'unknown plan' }, 409: { description: 'plan is not Created or Paused' } },
+    groupCommit: true,
     handler: ({ params }) => ({ body: dispatchRefundPlan(ctx, params.id) }),
   });
 };

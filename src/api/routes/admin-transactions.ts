@@ -28,6 +28,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     body: createTransactionBody,
     responses: { 201: { description: 'created', schema: any }, 404: { description: 'unknown organization' } },
+    groupCommit: true,
     handler: ({ body }) => ({ status: 201, body: createTransaction(ctx, body) }),
   });
   api.route({
@@ -49,6 +50,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     params: idParams,
     body: statusBody,
     responses: { 200: { description: 'moved', schema: any }, 404: { description: 'unknown id' }, 409: { description: 'illegal move' } },
+    groupCommit: true,
     handler: ({ params, body }) => ({ body: changeTransactionStatus(ctx, params.id, body.status, body.failureReason) }),
   });
   api.route({
@@ -59,6 +61,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     body: z.strictObject({ orgId: z.string().min(1), identityId: z.string().min(1).max(200) }),
     responses: { 201: { description: 'created', schema: any } },
+    groupCommit: true,
     handler: ({ body }) => ({ status: 201, body: createComplianceCheck(ctx, body) }),
   });
   api.route({
@@ -70,6 +73,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     params: idParams,
     body: z.strictObject({ status: z.enum(COMPLIANCE_STATUSES), result: z.enum(COMPLIANCE_RESULTS).optional(), reason: z.string().min(1).max(500).optional() }),
     responses: { 200: { description: 'moved', schema: any }, 409: { description: 'already Completed' } },
+    groupCommit: true,
     handler: ({ params, body }) => ({ body: updateComplianceCheckStatus(ctx, params.id, body) }),
   });
   api.route({
@@ -87,6 +91,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
       failureReason: z.string().min(1).max(500).optional(),
     }),
     responses: { 201: { description: 'recorded', schema: any } },
+    groupCommit: true,
     handler: ({ body }) => ({ status: 201, body: recordVirtualAccount(ctx, body) }),
   });
   api.route({
@@ -97,6 +102,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     body: z.strictObject({ orgId: z.string().min(1), type: z.enum(EVENT_TYPES), data: any.optional() }),
     responses: { 201: { description: 'the event as it is sent', schema: any } },
+    groupCommit: true,
     handler: ({ body }) => ({ status: 201, body: emitEvent(ctx, body.orgId, body.type, body.data).event }),
   });
 };

@@ -59,6 +59,7 @@ export const inboundRoutes: RouteModule = (api, deps) => {
       400: { description: 'a field is missing, too long, not a string, or data is not a JWE' },
       403: { description: 'the sender is outside the allowlist or lacks the client-certificate header' },
     },
+    groupCommit: true, // a burst of notifications shares one fsync; each is on disk before its 200
     handler: ({ req }) => {
       checkSender({ ip: req.ip, header: (name) => req.get(name) });
       const parsed = inboundNotificationSchema.safeParse(req.body ?? {});

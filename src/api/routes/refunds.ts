@@ -33,6 +33,7 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     body: orgRefundDestinationSchema,
     responses: { 200: { description: 'the new RefundConfig', schema: refundConfigSchema }, 400: { description: 'invalid destination (field named)' } },
+    groupCommit: true,
     handler: ({ body, auth }) => {
       const { replannedPlans: _plans, ...config } = setRefundConfig(ctx, auth.orgId, body);
       return { body: config };
@@ -47,6 +48,7 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
     tags: ['refunds'],
     auth: 'bearer',
     responses: { 200: { description: 'the RefundConfig', schema: refundConfigSchema }, 404: { description: 'no default is set' } },
+    groupCommit: true,
     handler: ({ auth }) => {
       const { dispatchedPlans: _plans, ...config } = reconfirmRefundConfig(ctx, auth.orgId);
       return { body: config };

@@ -89,6 +89,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     params: idParams,
     body: writeBody,
     responses: { 200: { description: 'updated', schema: settings }, 404: { description: 'unknown id or another organization\'s' } },
+    groupCommit: true,
     handler: ({ auth, params, body }) => ({ body: toSettings(updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
   });
   api.route({
@@ -99,6 +100,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     params: idParams,
     responses: { 204: { description: 'deleted' }, 404: { description: 'unknown id or another organization\'s' } },
+    groupCommit: true,
     handler: ({ auth, params }) => {
       deleteWebhook(ctx, auth.orgId, params.id);
       return { status: 204 };

@@ -1,0 +1,82 @@
+import type { Db } from './open.js';
+
+interface Pending {
+  fn: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit: acknowledged writes that arrive together share one transaction and so one fsync.
+ * Each write runs in its own savepoint, so one that throws rolls back alone and the others commit;
+ * every caller's promise settles only after the shared COMMIT returned, so nothing is answered
+ * before it is durable. At synchronous FULL a commit costs about 1 ms of the daemon's only thread
+ * (about as much as a delivery), so at a few hundred writes per second this is what keeps writes
+ * from starving delivery.
+ *
+ * Work functions must be synchronous: a write that awaits cannot share a transaction.
+ */
+class GroupCommitter {
+  #queue: Pending[] = [];
+  #scheduled = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly windowMs: number,
+  ) {}
+
+  run<T>(fn: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        if (this.windowMs > 0) setTimeout(() => this.#flush(), this.windowMs);
+        else setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    try {
+      this.db
+        .transaction(() => {
+          for (const item of batch) {
+            try {
+              outcomes.push({ ok: true, value: this.db.transaction(item.fn)() });
+            } catch (err) {
+              outcomes.push({ ok: false, err });
+            }
+          }
+        })
+        .immediate();
+    } catch (err) {
+      // BEGIN or COMMIT failed (busy past the timeout, disk full): nothing of the batch is written.
+      for (const item of batch) item.reject(err);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) item.resolve(o.value);
+      else item.reject(o.err);
+    });
+  }
+}
+
+const committers = new WeakMap<Db, GroupCommitter>();
+
+/**
+ * Runs a synchronous write in the connection's next group commit; resolves once it is committed.
+ * The batch closes `windowMs` after its first write (database.groupCommitWindowMs; 0: the next turn
+ * of the event loop). Writes arrive a few milliseconds apart at a few hundred per second, so a
+ * next-turn flush still commits them one by one; a 5 ms window took the outbox benchmark's p99 at
+ * 500 events/s from about 770 ms to about 45 ms, each write answered at most that much later.
+ */
+export function groupCommit<T>(db: Db, fn: () => T, windowMs = 0): Promise<T> {
+  let c = committers.get(db);
+  if (!c) committers.set(db, (c = new GroupCommitter(db, windowMs)));
+  return c.run(fn);
+}

@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { groupCommit } from '../../src/db/group-commit.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { tempDir } from '../support/context.js';
+
+function setup(): { db: Db; other: Db; topLevelTransactions: () => number } {
+  const file = join(tempDir(), 'g.db');
+  const db = openDatabase(file, { busyTimeoutMs: 50 });
+  db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)');
+  // Count transactions that really BEGIN (not savepoints inside one).
+  let top = 0;
+  const original = db.transaction.bind(db);
+  db.transaction = ((fn: (...a: unknown[]) => unknown) => {
+    const tx = original(fn);
+    const wrap = (mode?: 'immediate') => (...args: unknown[]) => {
+      if (!db.inTransaction) top++;
+      return mode ? tx[mode](...args) : tx(...args);
+    };
+    return Object.assign(wrap(), { immediate: wrap('immediate'), deferred: wrap(), exclusive: wrap() });
+  }) as Db['transaction'];
+  return { db, other: openDatabase(file), topLevelTransactions: () => top };
+}
+
+const rows = (db: Db) => (db.prepare('SELECT x FROM t ORDER BY x').all() as { x: number }[]).map((r) => r.x);
+
+describe('group commit', () => {
+  it('commits writes queued together in one transaction, and settles each only once it is committed', async () => {
+    const { db, other, topLevelTransactions } = setup();
+    const seenByOther: number[][] = [];
+    const writes = [1, 2, 3].map((x) =>
+      groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes).then((changes) => {
+        seenByOther.push(rows(other)); // another connection sees the committed rows by now
+        return changes;
+      }),
+    );
+    expect(await Promise.all(writes)).toEqual([1, 1, 1]);
+    expect(topLevelTransactions()).toBe(1);
+    expect(seenByOther).toEqual([[1, 2, 3], [1, 2, 3], [1, 2, 3]]);
+    await groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (4)').run());
+    expect(topLevelTransactions()).toBe(2); // a later write is its own batch
+  });
+
+  it('with a window, gathers writes that arrive a few milliseconds apart into one commit', async () => {
+    const { db, other, topLevelTransactions } = setup();
+    const insert = (x: number) => groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x), 40);
+    const first = insert(1);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = insert(2); // a later turn of the event loop, inside the window
+    await Promise.all([first, second]);
+    expect(topLevelTransactions()).toBe(1);
+    expect(rows(other)).toEqual([1, 2]);
+  });
+
+  it('rolls back only the write that threw; the others commit', async () => {
+    const { db, other } = setup();
+    const a = groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (1)').run());
+    const b = groupCommit(db, () => {
+      db.prepare('INSERT INTO t (x) VALUES (2)').run();
+      throw new Error('refused');
+    });
+    const c = groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (3)').run());
+    await expect(b).rejects.toThrow('refused');
+    await Promise.all([a, c]);
+    expect(rows(other)).toEqual([1, 3]);
+  });
+
+  it('refuses a write that returns a promise, leaving nothing of it', async () => {
+    const { db, other } = setup();
+    await expect(
+      groupCommit(db, () => {
+        db.prepare('INSERT INTO t (x) VALUES (9)').run();
+        return Promise.resolve();
+      }),
+    ).rejects.toThrow(/cannot return a promise/);
+    expect(rows(other)).toEqual([]);
+  });
+
+  it('rejects every write of a batch whose transaction cannot begin, and writes none of them', async () => {
+    const { db, other } = setup();
+    other.exec('BEGIN IMMEDIATE'); // another process holds the write lock past the busy timeout
+    const batch = [1, 2].map((x) => groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x)));
+    for (const w of batch) await expect(w).rejects.toThrow(/locked|busy/i);
+    other.exec('ROLLBACK');
+    expect(rows(other)).toEqual([]);
+  });
+});
