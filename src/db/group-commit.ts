@@ -16,6 +16,8 @@ interface Pending {
  *
  * Work functions must be synchronous: a write that awaits cannot share a transaction.
  */
+const MAX_BATCH = 256;
+
 class GroupCommitter {
   #queue: Pending[] = [];
   #scheduled = false;
@@ -38,8 +40,12 @@ class GroupCommitter {
 
   #flush(): void {
     this.#scheduled = false;
-    const batch = this.#queue;
-    this.#queue = [];
+    // A very large burst is committed in slices, so one transaction never holds the event loop long.
+    const batch = this.#queue.splice(0, MAX_BATCH);
+    if (this.#queue.length > 0) {
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+    }
     const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
     try {
       this.db
@@ -48,13 +54,18 @@ class GroupCommitter {
             try {
               outcomes.push({ ok: true, value: this.db.transaction(item.fn)() });
             } catch (err) {
+              // Some errors (disk full, I/O, ON CONFLICT ROLLBACK) end the whole transaction, not just
+              // the savepoint: everything before was rolled back, and what follows must not run as
+              // autocommits. Fail the batch as a whole.
+              if (!this.db.inTransaction) throw err;
               outcomes.push({ ok: false, err });
             }
           }
         })
         .immediate();
     } catch (err) {
-      // BEGIN or COMMIT failed (busy past the timeout, disk full): nothing of the batch is written.
+      // BEGIN or COMMIT failed, or the transaction was aborted (busy past the timeout, disk full):
+      // nothing of the batch is written.
       for (const item of batch) item.reject(err);
       return;
     }

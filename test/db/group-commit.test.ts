@@ -65,6 +65,17 @@ describe('group commit', () => {
     expect(rows(other)).toEqual([1, 3]);
   });
 
+  it('fails the whole batch, and commits none of it, when a write ends the shared transaction', async () => {
+    const { db, other } = setup();
+    db.exec('CREATE TABLE u (x INTEGER UNIQUE ON CONFLICT ROLLBACK)');
+    db.prepare('INSERT INTO u (x) VALUES (7)').run();
+    const before = groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (1)').run());
+    const aborting = groupCommit(db, () => db.prepare('INSERT INTO u (x) VALUES (7)').run()); // rolls back everything
+    const after = groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (3)').run());
+    for (const w of [before, aborting, after]) await expect(w).rejects.toThrow(/UNIQUE/);
+    expect(rows(other)).toEqual([]); // not even the write after it, as an autocommit
+  });
+
   it('refuses a write that returns a promise, leaving nothing of it', async () => {
     const { db, other } = setup();
     await expect(
