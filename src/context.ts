@@ -6,7 +6,7 @@ import { openDatabase } from './db/open.js';
 import { migrate } from './db/migrate.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createLogger, type Logger } from './logging/logger.js';
-import { checkMasterKey, readMasterKeyCheck, resolveMasterKey } from './security/master-key.js';
+import { checkMasterKey, mayCreateMasterKey, resolveMasterKey } from './security/master-key.js';
 import { SecretBox } from './security/secret-box.js';
 
 /**
@@ -45,7 +45,7 @@ export function createContext(config: Config, opts: ContextOptions = {}): AppCon
   const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
   let secrets: SecretBox;
   try {
-    const { key, created } = resolveMasterKey({ configured: config.security.masterKey, file: keyFile, mayCreate: readMasterKeyCheck(db) === undefined });
+    const { key, created } = resolveMasterKey({ configured: config.security.masterKey, file: keyFile, mayCreate: mayCreateMasterKey(db) });
     if (created) log.warn({ dataDir }, 'generated a new master key file (master.key, mode 0600); back it up with the database');
     secrets = new SecretBox(key);
     checkMasterKey(db, secrets, config.security.masterKey ? 'security.masterKey (BORDERD_MASTER_KEY)' : keyFile);

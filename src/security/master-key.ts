@@ -44,9 +44,33 @@ export function resolveMasterKey(opts: { configured?: string | undefined; file: 
 }
 
 const CHECK_KEY = 'master_key_check';
+const wrongKey = (source: string) =>
+  new MasterKeyError(`the master key from ${source} is not the one this database's secrets are sealed with: use the key it was created with`);
 const CHECK_CONTEXT = 'service_meta.master_key_check';
 
-const hasMetaTable = (db: Db): boolean => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'service_meta'").get() !== undefined;
+const hasTable = (db: Db, name: string): boolean => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+const hasMetaTable = (db: Db): boolean => hasTable(db, 'service_meta');
+
+/** Where sealed values live: a database with a row in any of these already depends on its master key. */
+const SEALED = [
+  ['token_keys', 'private_enc'],
+  ['webhook_keys', 'private_enc'],
+  ['card_network_keys', 'private_enc'],
+  ['integrations', 'credentials_enc'],
+  ['inbound_events', 'payload_enc'],
+] as const;
+
+function holdsSealedValues(db: Db): boolean {
+  return SEALED.some(([table, column]) => hasTable(db, table) && db.prepare(`SELECT 1 FROM ${table} WHERE ${column} IS NOT NULL LIMIT 1`).get() !== undefined);
+}
+
+/**
+ * Whether a new master key may be created: only for a database that holds nothing sealed. The
+ * canary says so for databases made since it exists; an older database is asked directly.
+ */
+export function mayCreateMasterKey(db: Db): boolean {
+  return readMasterKeyCheck(db) === undefined && !holdsSealedValues(db);
+}
 
 /** The sealed canary, or undefined on a database that has none yet (or predates the table). */
 export function readMasterKeyCheck(db: Db): string | undefined {
@@ -62,6 +86,17 @@ export function readMasterKeyCheck(db: Db): string | undefined {
 export function checkMasterKey(db: Db, box: SecretBox, source: string): void {
   let sealed = readMasterKeyCheck(db);
   if (sealed === undefined && hasMetaTable(db)) {
+    // A database from before the canary: prove the key on a sealed token key before vouching for it.
+    const tokenKey = hasTable(db, 'token_keys')
+      ? (db.prepare('SELECT kid, private_enc FROM token_keys LIMIT 1').get() as { kid: string; private_enc: string } | undefined)
+      : undefined;
+    if (tokenKey) {
+      try {
+        box.open(tokenKey.private_enc, `token_keys.private:${tokenKey.kid}`);
+      } catch {
+        throw wrongKey(source);
+      }
+    }
     db.prepare('INSERT OR IGNORE INTO service_meta (key, value) VALUES (?, ?)').run(CHECK_KEY, box.seal('borderd', CHECK_CONTEXT));
     sealed = readMasterKeyCheck(db);
   }
@@ -69,6 +104,6 @@ export function checkMasterKey(db: Db, box: SecretBox, source: string): void {
   try {
     box.open(sealed, CHECK_CONTEXT);
   } catch {
-    throw new MasterKeyError(`the master key from ${source} is not the one this database's secrets are sealed with: use the key it was created with`);
+    throw wrongKey(source);
   }
 }

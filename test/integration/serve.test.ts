@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -104,5 +105,32 @@ describe('borderd serve (real process)', () => {
     renameSync(`${keyFile}.bak`, keyFile);
     const restored = await startBorderd({ dataDir: first.dataDir });
     expect(await restored.stop()).toEqual({ code: 0, signal: null });
+  });
+
+  it('guards a database from before the key check too: no new key beside its secrets, no wrong key accepted', async () => {
+    const first = await startBorderd(); // seals a token key
+    await first.stop();
+    const sqlite = new Database(first.dbPath);
+    sqlite.prepare("DELETE FROM service_meta WHERE key = 'master_key_check'").run(); // as before migration 009
+    sqlite.close();
+    const keyFile = join(first.dataDir, 'master.key');
+    const original = readFileSync(keyFile, 'utf8').trim();
+    renameSync(keyFile, `${keyFile}.bak`);
+    const list = ['orgs', 'list', '--json', '--db', first.dbPath];
+
+    const missing = await runCli(list);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/master\.key is missing, and this database holds secrets/);
+    expect(existsSync(keyFile)).toBe(false);
+
+    const wrong = await runCli(list, { BORDERD_MASTER_KEY: randomBytes(32).toString('base64') });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/is not the one this database's secrets are sealed with/);
+
+    const right = await runCli(list, { BORDERD_MASTER_KEY: original });
+    expect(right.code).toBe(0);
+    const check = new Database(first.dbPath, { readonly: true });
+    expect(check.prepare("SELECT 1 FROM service_meta WHERE key = 'master_key_check'").get()).toBeDefined();
+    check.close();
   });
 });
