@@ -554,15 +554,28 @@ export class Dispatcher implements Worker {
     this.#newSignatures = [];
     const ctx = this.#ctx;
     let lines: { line: Record<string, unknown>; msg: string; level: 'info' | 'warn' }[] = [];
+    // Each result in its own savepoint: one that cannot be written (its row deleted meanwhile) is
+    // logged alone and the others are still recorded. A row whose result is lost keeps its lease
+    // and is sent again when the lease ends (at least once).
+    const alone = <T>(fn: () => T, fail: (err: unknown) => void): T | undefined => {
+      try {
+        return ctx.db.transaction(fn)();
+      } catch (err) {
+        if (!ctx.db.inTransaction) throw err; // the whole transaction ended: the outer catch reports it
+        fail(err);
+        return undefined;
+      }
+    };
     try {
       lines = bookkeeping(ctx.db, () =>
         ctx.db.transaction(() => {
-          for (const s of signatures) cacheSignature(ctx.db, s.eventId, s.keyId, s.signature);
-          return batch.map((f) => this.#record(f));
+          for (const s of signatures) {
+            alone(() => cacheSignature(ctx.db, s.eventId, s.keyId, s.signature), (err) => ctx.log.warn({ err, eventId: s.eventId }, 'signature not cached'));
+          }
+          return batch.flatMap((f) => alone(() => this.#record(f), (err) => ctx.log.error({ err, deliveryId: f.job.id }, 'delivery bookkeeping failed')) ?? []);
         }).immediate(),
       );
     } catch (err) {
-      // The rows keep their leases and are sent again when those end (at least once).
       ctx.log.error({ err, deliveryIds: batch.map((f) => f.job.id) }, 'delivery bookkeeping failed');
     }
     for (const { line, msg, level } of lines) ctx.log[level](line, msg);

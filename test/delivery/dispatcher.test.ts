@@ -585,6 +585,23 @@ describe('leases while the operator changes the webhook', () => {
     expect(getDelivery(ctx.db, d.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
   });
 
+  it('records every other result of a batch when one cannot be recorded (its row deleted meanwhile)', async () => {
+    const s = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    s.receiver.setResponder((_r, res) => void held.then(() => res.end()));
+    const tx = newTx(s.ctx, s.org.org.id);
+    changeTransactionStatus(s.ctx, tx.id, 'Processing');
+    const [gone, kept] = listDeliveries(s.ctx.db, { limit: 2 });
+    const sending = s.dispatcher.runOnce();
+    await s.receiver.waitFor(2);
+    s.ctx.db.prepare('DELETE FROM deliveries WHERE id = ?').run(gone!.id); // its attempt row can no longer be written
+    release();
+    await sending;
+    expect(getDelivery(s.ctx.db, kept!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+    expect(s.ctx.logs.lines.some((l) => l.msg === 'delivery bookkeeping failed' && l.deliveryId === gone!.id)).toBe(true);
+  });
+
   it('records a 2xx that arrives for a row skipped meanwhile as delivered; a failure leaves it skipped', async () => {
     const ok = await inFlight();
     disableWebhook(ok.ctx, ok.webhookId);
