@@ -62,6 +62,9 @@ export function createLogger(opts: LogOptions): Logger {
   const base: LoggerOptions = {
     level: opts.level,
     formatters: { log: (obj) => redactSensitive(obj) as Record<string, unknown> },
+    // Serializers run after formatters.log: an error's own fields (extra, cause, a request's config)
+    // are censored once it has been turned into a plain object.
+    serializers: { err: (e: Error) => redactSensitive({ ...pino.stdSerializers.err(e) }) },
     base: { service: 'borderd' },
     timestamp: pino.stdTimeFunctions.isoTime,
   };

@@ -54,3 +54,16 @@ describe('redactSensitive', () => {
     expect(() => redactSensitive(loop)).not.toThrow();
   });
 });
+
+describe('errors in log lines', () => {
+  it('censors sensitive fields an error carries, keeping its message and stack', () => {
+    const logs = new LogCapture();
+    const log = createLogger({ level: 'info', pretty: 'never', destination: logs });
+    const err = Object.assign(new Error('provider refused'), { request: { headers: { authorization: 'Bearer sk_live_123' }, body: { apiSecret: 'shh-42' } } });
+    log.error({ err }, 'provider call failed');
+    const text = logs.text();
+    expect(text).toContain('provider refused');
+    expect(text).not.toContain('sk_live_123');
+    expect(text).not.toContain('shh-42');
+  });
+});
