@@ -450,6 +450,8 @@ export class Dispatcher implements Worker {
     if (literalAddressRefused(url, { allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks })) {
       return done({ statusCode: null, error: 'address refused: private, loopback or link-local target', responseBody: null, retryAfter: undefined });
     }
+    // A stop's grace ended while this job waited for its signature: send nothing (stop() gives the lease back).
+    if (this.#shutdown.signal.aborted) return done({ statusCode: null, error: 'not sent: shutting down', responseBody: null, retryAfter: undefined });
     const entry = this.#poolFor(job.webhook, url);
     entry.inflight++;
     // One controller per send: aborted by its deadline or by the end of a stop's grace.
