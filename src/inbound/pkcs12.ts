@@ -47,6 +47,7 @@ function readTlv(buf: Buffer, pos: number): Tlv {
   if (first & 0x80) {
     const n = first & 0x7f;
     if (n > 4) throw new Pkcs12Error('ASN.1 length too large');
+    if (offset + n > buf.length) throw new Pkcs12Error('truncated ASN.1');
     length = 0;
     for (let i = 0; i < n; i++) length = length * 256 + buf[offset++]!;
   }

@@ -85,7 +85,7 @@ export class Forwarder {
     // undici ignores user:password in a URL; a developer who wrote it expects basic auth (as curl does).
     const userinfo: Record<string, string> = {};
     if (url.username || url.password) {
-      const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+      const credentials = `${decodeUserinfo(url.username)}:${decodeUserinfo(url.password)}`;
       userinfo.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
     }
     this.#headers = { ...userinfo, ...extraHeaders };
@@ -115,5 +115,14 @@ export class Forwarder {
 
   close(): Promise<void> {
     return this.#pool.close();
+  }
+}
+
+/** Percent-decoded userinfo; a malformed escape (a literal %) is taken as written, as curl does. */
+function decodeUserinfo(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
   }
 }

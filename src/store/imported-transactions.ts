@@ -59,9 +59,8 @@ export interface SummaryFilter {
 
 /**
  * The sample of the summary: the organization's Competitive, InLine and OffMarket transactions
- * matching the filter, by id. Rows are streamed (iterate) into the array the statistic takes, and
- * the columns with few distinct values (class, provider, corridor) share one string per value
- * instead of one per row: 100,000 rows made that many copies of the same few words.
+ * matching the filter, by id, as a cursor: the statistic reads each row once and keeps running
+ * sums, so no sample is held in memory whatever its size.
  */
 export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): IterableIterator<SampleItem> {
   const where = ['org_id = ?', `benchmark IN (${SAMPLE_CLASSES.map(() => '?').join(', ')})`];
