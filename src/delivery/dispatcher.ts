@@ -45,6 +45,8 @@ export interface SendResult {
   responseBody: string | null;
   retryAfter: string | undefined;
   durationMs: number;
+  /** Nothing was sent because of a fault on borderd's side (signing): never counted against the endpoint. */
+  ours?: boolean;
 }
 
 export interface DispatcherOptions {
@@ -523,7 +525,7 @@ export class Dispatcher implements Worker {
     } catch (err) {
       // Nothing was sent (the private key could not be opened, the event is gone): a failed attempt like any other.
       const message = err instanceof Error ? err.message : String(err);
-      result = { statusCode: null, error: `signing failed: ${message}`.slice(0, 500), responseBody: null, retryAfter: undefined, durationMs: 0 };
+      result = { statusCode: null, error: `signing failed: ${message}`.slice(0, 500), responseBody: null, retryAfter: undefined, durationMs: 0, ours: true };
       job.keyId = null;
     } finally {
       freeSlot();
@@ -632,12 +634,16 @@ export class Dispatcher implements Worker {
         : { line: { ...line, outcome: row.state }, msg: 'delivery attempt failed', level: 'warn' };
     }
     const retryAfterMs = result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : undefined;
-    const decision = ok || gone ? undefined : nextAttempt(this.#policy, job.step + 1, this.#random(), retryAfterMs);
+    // Our own fault (the signing key could not be used) backs off along the schedule but never
+    // exhausts it: the customer's endpoint is not disabled for what borderd could not do.
+    const lastStep = this.#policy.scheduleSeconds.length - 1;
+    const nextStep = result.ours ? Math.min(job.step + 1, lastStep) : job.step + 1;
+    const decision = ok || gone ? undefined : nextAttempt(this.#policy, nextStep, this.#random(), retryAfterMs);
     const disable = gone || decision?.kind === 'exhausted';
     finishAttempt(ctx.db, job.id, this.owner, {
       ...common,
       state: ok ? 'delivered' : disable ? 'failed' : 'pending',
-      step: job.step + 1,
+      step: nextStep,
       nextAttemptAt: decision?.kind === 'retry' ? now + decision.delayMs : now,
       deliveredAt: ok ? at : null,
     });
@@ -651,6 +657,7 @@ export class Dispatcher implements Worker {
     }
     const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
     if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
+    if (result.ours) return { line: { ...line, outcome }, msg: 'delivery not sent: signing failed (the endpoint is not penalized)', level: 'warn' };
     return { line: { ...line, outcome }, msg: disable ? 'delivery failed for good; webhook disabled' : 'delivery attempt failed', level: 'warn' };
   }
 }

@@ -505,7 +505,7 @@ describe('retry schedule', () => {
     expectAllSigned(ctx, receiver.received);
   });
 
-  it('records a signing failure as a failed attempt and follows the schedule to the end', async () => {
+  it('records a signing failure as an attempt and backs off, but never disables the webhook for it', async () => {
     const { ctx, org, receiver, dispatcher, webhookId } = await setup(SHORT);
     newTx(ctx, org.org.id);
     // The private key can no longer be opened (e.g. the wrong master key).
@@ -519,12 +519,17 @@ describe('retry schedule', () => {
     await dispatcher.runOnce();
     ctx.clock.advance(60_000);
     await dispatcher.runOnce();
-    expect(getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'failed', attempts: 3 });
+    ctx.clock.advance(60_000);
+    await dispatcher.runOnce();
+    // Past the end of the schedule: still pending, retried at the last delay, the webhook untouched.
+    const after = getDelivery(ctx.db, d!.id)!;
+    expect(after).toMatchObject({ state: 'pending', attempts: 4 });
+    expect(Date.parse(after.nextAttemptAt) - ctx.clock.now()).toBe(60_000);
     const attempts = listAttempts(ctx.db, d!.id);
-    expect(attempts.map((a) => [a.attempt, a.statusCode, a.keyId])).toEqual([[1, null, null], [2, null, null], [3, null, null]]);
+    expect(attempts.map((a) => [a.attempt, a.statusCode, a.keyId])).toEqual([[1, null, null], [2, null, null], [3, null, null], [4, null, null]]);
     expect(attempts.every((a) => a.error?.startsWith('signing failed: '))).toBe(true);
     expect(receiver.received).toHaveLength(0);
-    expect(ctx.db.prepare('SELECT enabled FROM webhooks WHERE id = ?').get(webhookId)).toEqual({ enabled: 0 });
+    expect(ctx.db.prepare('SELECT enabled FROM webhooks WHERE id = ?').get(webhookId)).toEqual({ enabled: 1 });
   });
 
   it('keeps a future retry across a restart: next_attempt_at unchanged, sent only when due', async () => {
