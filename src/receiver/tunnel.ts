@@ -157,11 +157,12 @@ export class TunnelClient {
     }
   }
 
-  async #token_(): Promise<string> {
+  /** `signal` is the connection's: a stop or the heartbeat watchdog also ends a token request that hangs. */
+  async #token_(signal: AbortSignal): Promise<string> {
     if (this.#token) return this.#token;
     try {
       this.#tokenFetches++;
-      this.#token = await fetchAccessToken(this.#source, this.opts.credentials);
+      this.#token = await fetchAccessToken(this.#source, this.opts.credentials, { signal });
     } catch (err) {
       throw new StreamError(`could not get a token from ${this.#source}: ${(err as Error).message}`, /failed with 40[013]/.test((err as Error).message));
     }
@@ -187,7 +188,7 @@ export class TunnelClient {
     };
     try {
       const open = async () => {
-        const headers: Record<string, string> = { authorization: `Bearer ${await this.#token_()}`, accept: 'text/event-stream' };
+        const headers: Record<string, string> = { authorization: `Bearer ${await this.#token_(abort.signal)}`, accept: 'text/event-stream' };
         if (this.#cursor && !this.#useSince) headers['last-event-id'] = this.#cursor;
         return fetch(this.#streamUrl(), { headers, signal: abort.signal });
       };

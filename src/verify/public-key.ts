@@ -41,6 +41,8 @@ export interface FetchPublicKeyOptions {
   minRefreshIntervalMs?: number;
   /** Clock in ms (injected for tests); defaults to Date.now. */
   now?: () => number;
+  /** Aborts the token request (a caller's timeout or shutdown). */
+  signal?: AbortSignal;
 }
 
 /** Below borderd's first retry delay (5 s minus its 20% jitter), so a rotation heals on that retry. */
@@ -55,6 +57,7 @@ export async function fetchAccessToken(baseUrl: string, credentials: ClientCrede
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }),
+    ...(opts.signal ? { signal: opts.signal } : {}),
   });
   if (!res.ok) throw new WebhookVerificationError('no_public_key', `token request failed with ${res.status}`);
   const body = (await res.json()) as { accessToken?: unknown };

@@ -286,3 +286,20 @@ describe('backoffDelay', () => {
     for (const d of spread) expect(d).toBeGreaterThanOrEqual(2000), expect(d).toBeLessThanOrEqual(4000);
   });
 });
+
+describe('a token endpoint that never answers', () => {
+  it('is cut off by the heartbeat watchdog and retried, and stop() is not held up by it', async () => {
+    let tokenRequests = 0;
+    const server = createServer((req) => {
+      if (req.url === '/v1/auth/m2m/token') tokenRequests++; // and never answer
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
+    const app = await startLocalApp();
+    startTunnel(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, app.url, { heartbeatTimeoutMs: 200 });
+    await new Promise<void>((resolve) => {
+      const check = setInterval(() => tokenRequests >= 2 && (clearInterval(check), resolve()), 20);
+    });
+    expect(tokenRequests).toBeGreaterThanOrEqual(2);
+  });
+});
