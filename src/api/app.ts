@@ -4,7 +4,7 @@ import { authenticator } from './authenticate.js';
 import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
-import { groupCommit } from '../db/group-commit.js';
+import { createGroupCommit } from '../db/group-commit.js';
 import { ApiRegistry, mountRoute, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
@@ -81,7 +81,7 @@ export function createApp(deps: ApiDeps, modules: RouteModule[] = routeModules):
     openapi ??= buildOpenApi(registry.routes, VERSION);
     res.json(openapi);
   });
-  const commit = <T>(fn: () => T): Promise<T> => groupCommit(ctx.db, fn, ctx.config.database.groupCommitWindowMs);
+  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs);
   for (const spec of registry.routes) mountRoute(router, spec, authenticate, commit);
 
   // A known path with a method it does not have is 405 with Allow; anything else falls to 404.

@@ -1,4 +1,4 @@
-import type { Db } from './open.js';
+import { inSavepoint, type Db, type SavepointOutcome } from './open.js';
 
 interface Pending {
   fn: () => unknown;
@@ -46,23 +46,10 @@ class GroupCommitter {
       this.#scheduled = true;
       setImmediate(() => this.#flush());
     }
-    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    let outcomes: SavepointOutcome<unknown>[] = [];
     try {
-      this.db
-        .transaction(() => {
-          for (const item of batch) {
-            try {
-              outcomes.push({ ok: true, value: this.db.transaction(item.fn)() });
-            } catch (err) {
-              // Some errors (disk full, I/O, ON CONFLICT ROLLBACK) end the whole transaction, not just
-              // the savepoint: everything before was rolled back, and what follows must not run as
-              // autocommits. Fail the batch as a whole.
-              if (!this.db.inTransaction) throw err;
-              outcomes.push({ ok: false, err });
-            }
-          }
-        })
-        .immediate();
+      // An error that ends the whole transaction is rethrown by inSavepoint: the batch fails as a whole.
+      outcomes = this.db.transaction(() => batch.map((item) => inSavepoint(this.db, item.fn))).immediate();
     } catch (err) {
       // BEGIN or COMMIT failed, or the transaction was aborted (busy past the timeout, disk full):
       // nothing of the batch is written.
@@ -77,17 +64,15 @@ class GroupCommitter {
   }
 }
 
-const committers = new WeakMap<Db, GroupCommitter>();
-
 /**
- * Runs a synchronous write in the connection's next group commit; resolves once it is committed.
- * The batch closes `windowMs` after its first write (database.groupCommitWindowMs; 0: the next turn
- * of the event loop). Writes arrive a few milliseconds apart at a few hundred per second, so a
- * next-turn flush still commits them one by one; a 5 ms window took the outbox benchmark's p99 at
- * 500 events/s from about 770 ms to about 45 ms, each write answered at most that much later.
+ * A group commit for one connection: runs a synchronous write in the next batch and resolves once
+ * that batch is committed. The batch closes `windowMs` after its first write
+ * (database.groupCommitWindowMs; 0: the next turn of the event loop). Writes arrive a few
+ * milliseconds apart at a few hundred per second, so a next-turn flush still commits them one by
+ * one; a 5 ms window took the outbox benchmark's p99 at 500 events/s from about 770 ms to about
+ * 45 ms, each write answered at most that much later.
  */
-export function groupCommit<T>(db: Db, fn: () => T, windowMs = 0): Promise<T> {
-  let c = committers.get(db);
-  if (!c) committers.set(db, (c = new GroupCommitter(db, windowMs)));
-  return c.run(fn);
+export function createGroupCommit(db: Db, windowMs = 0): <T>(fn: () => T) => Promise<T> {
+  const committer = new GroupCommitter(db, windowMs);
+  return (fn) => committer.run(fn);
 }

@@ -37,6 +37,23 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   return db;
 }
 
+export type SavepointOutcome<T> = { ok: true; value: T } | { ok: false; err: unknown };
+
+/**
+ * Runs `fn` in a savepoint of the open transaction, so its error rolls back `fn` alone and is
+ * returned for the caller to report. Some errors (disk full, I/O, ON CONFLICT ROLLBACK) end the
+ * whole transaction, not just the savepoint: those are rethrown, since what the caller would run
+ * next must not run as autocommits.
+ */
+export function inSavepoint<T>(db: Db, fn: () => T): SavepointOutcome<T> {
+  try {
+    return { ok: true, value: db.transaction(fn)() };
+  } catch (err) {
+    if (!db.inTransaction) throw err;
+    return { ok: false, err };
+  }
+}
+
 /** Connections whose commits are fsynced (synchronous FULL). */
 const fsyncedCommits = new WeakSet<Db>();
 

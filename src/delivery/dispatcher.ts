@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool } from 'undici';
 import type { AppContext } from '../context.js';
-import { bookkeeping } from '../db/open.js';
+import { bookkeeping, inSavepoint } from '../db/open.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { nextAttempt, parseRetryAfter, type RetryPolicy } from '../domain/retry-schedule.js';
@@ -561,22 +561,19 @@ export class Dispatcher implements Worker {
     // Each result in its own savepoint: one that cannot be written (its row deleted meanwhile) is
     // logged alone and the others are still recorded. A row whose result is lost keeps its lease
     // and is sent again when the lease ends (at least once).
-    const alone = <T>(fn: () => T, fail: (err: unknown) => void): T | undefined => {
-      try {
-        return ctx.db.transaction(fn)();
-      } catch (err) {
-        if (!ctx.db.inTransaction) throw err; // the whole transaction ended: the outer catch reports it
-        fail(err);
-        return undefined;
-      }
-    };
     try {
       lines = bookkeeping(ctx.db, () =>
         ctx.db.transaction(() => {
           for (const s of signatures) {
-            alone(() => cacheSignature(ctx.db, s.eventId, s.keyId, s.signature), (err) => ctx.log.warn({ err, eventId: s.eventId }, 'signature not cached'));
+            const o = inSavepoint(ctx.db, () => cacheSignature(ctx.db, s.eventId, s.keyId, s.signature));
+            if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not cached');
           }
-          return batch.flatMap((f) => alone(() => this.#record(f), (err) => ctx.log.error({ err, deliveryId: f.job.id }, 'delivery bookkeeping failed')) ?? []);
+          return batch.flatMap((f) => {
+            const o = inSavepoint(ctx.db, () => this.#record(f));
+            if (o.ok) return [o.value];
+            ctx.log.error({ err: o.err, deliveryId: f.job.id }, 'delivery bookkeeping failed');
+            return [];
+          });
         }).immediate(),
       );
     } catch (err) {

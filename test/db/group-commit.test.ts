@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { groupCommit } from '../../src/db/group-commit.js';
+import { createGroupCommit } from '../../src/db/group-commit.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { tempDir } from '../support/context.js';
 
-function setup(): { db: Db; other: Db; topLevelTransactions: () => number } {
+function setup(windowMs = 0): { db: Db; other: Db; commit: ReturnType<typeof createGroupCommit>; topLevelTransactions: () => number } {
   const file = join(tempDir(), 'g.db');
   const db = openDatabase(file, { busyTimeoutMs: 50 });
   db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)');
@@ -19,17 +19,17 @@ function setup(): { db: Db; other: Db; topLevelTransactions: () => number } {
     };
     return Object.assign(wrap(), { immediate: wrap('immediate'), deferred: wrap(), exclusive: wrap() });
   }) as Db['transaction'];
-  return { db, other: openDatabase(file), topLevelTransactions: () => top };
+  return { db, other: openDatabase(file), commit: createGroupCommit(db, windowMs), topLevelTransactions: () => top };
 }
 
 const rows = (db: Db) => (db.prepare('SELECT x FROM t ORDER BY x').all() as { x: number }[]).map((r) => r.x);
 
 describe('group commit', () => {
   it('commits writes queued together in one transaction, and settles each only once it is committed', async () => {
-    const { db, other, topLevelTransactions } = setup();
+    const { db, other, commit, topLevelTransactions } = setup();
     const seenByOther: number[][] = [];
     const writes = [1, 2, 3].map((x) =>
-      groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes).then((changes) => {
+      commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes).then((changes) => {
         seenByOther.push(rows(other)); // another connection sees the committed rows by now
         return changes;
       }),
@@ -37,13 +37,13 @@ describe('group commit', () => {
     expect(await Promise.all(writes)).toEqual([1, 1, 1]);
     expect(topLevelTransactions()).toBe(1);
     expect(seenByOther).toEqual([[1, 2, 3], [1, 2, 3], [1, 2, 3]]);
-    await groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (4)').run());
+    await commit(() => db.prepare('INSERT INTO t (x) VALUES (4)').run());
     expect(topLevelTransactions()).toBe(2); // a later write is its own batch
   });
 
   it('with a window, gathers writes that arrive a few milliseconds apart into one commit', async () => {
-    const { db, other, topLevelTransactions } = setup();
-    const insert = (x: number) => groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x), 40);
+    const { db, other, commit, topLevelTransactions } = setup(40);
+    const insert = (x: number) => commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(x));
     const first = insert(1);
     await new Promise((r) => setTimeout(r, 5));
     const second = insert(2); // a later turn of the event loop, inside the window
@@ -53,33 +53,33 @@ describe('group commit', () => {
   });
 
   it('rolls back only the write that threw; the others commit', async () => {
-    const { db, other } = setup();
-    const a = groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (1)').run());
-    const b = groupCommit(db, () => {
+    const { db, other, commit } = setup();
+    const a = commit(() => db.prepare('INSERT INTO t (x) VALUES (1)').run());
+    const b = commit(() => {
       db.prepare('INSERT INTO t (x) VALUES (2)').run();
       throw new Error('refused');
     });
-    const c = groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (3)').run());
+    const c = commit(() => db.prepare('INSERT INTO t (x) VALUES (3)').run());
     await expect(b).rejects.toThrow('refused');
     await Promise.all([a, c]);
     expect(rows(other)).toEqual([1, 3]);
   });
 
   it('fails the whole batch, and commits none of it, when a write ends the shared transaction', async () => {
-    const { db, other } = setup();
+    const { db, other, commit } = setup();
     db.exec('CREATE TABLE u (x INTEGER UNIQUE ON CONFLICT ROLLBACK)');
     db.prepare('INSERT INTO u (x) VALUES (7)').run();
-    const before = groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (1)').run());
-    const aborting = groupCommit(db, () => db.prepare('INSERT INTO u (x) VALUES (7)').run()); // rolls back everything
-    const after = groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (3)').run());
+    const before = commit(() => db.prepare('INSERT INTO t (x) VALUES (1)').run());
+    const aborting = commit(() => db.prepare('INSERT INTO u (x) VALUES (7)').run()); // rolls back everything
+    const after = commit(() => db.prepare('INSERT INTO t (x) VALUES (3)').run());
     for (const w of [before, aborting, after]) await expect(w).rejects.toThrow(/UNIQUE/);
     expect(rows(other)).toEqual([]); // not even the write after it, as an autocommit
   });
 
   it('refuses a write that returns a promise, leaving nothing of it', async () => {
-    const { db, other } = setup();
+    const { db, other, commit } = setup();
     await expect(
-      groupCommit(db, () => {
+      commit(() => {
         db.prepare('INSERT INTO t (x) VALUES (9)').run();
         return Promise.resolve();
       }),
@@ -88,9 +88,9 @@ describe('group commit', () => {
   });
 
   it('rejects every write of a batch whose transaction cannot begin, and writes none of them', async () => {
-    const { db, other } = setup();
+    const { db, other, commit } = setup();
     other.exec('BEGIN IMMEDIATE'); // another process holds the write lock past the busy timeout
-    const batch = [1, 2].map((x) => groupCommit(db, () => db.prepare('INSERT INTO t (x) VALUES (?)').run(x)));
+    const batch = [1, 2].map((x) => commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(x)));
     for (const w of batch) await expect(w).rejects.toThrow(/locked|busy/i);
     other.exec('ROLLBACK');
     expect(rows(other)).toEqual([]);
