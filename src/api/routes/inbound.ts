@@ -5,7 +5,6 @@ import { badRequest } from '../../domain/errors.js';
 import { receiveNotification } from '../../inbound/intake.js';
 import { inboundNotificationSchema } from '../../inbound/notification.js';
 import { senderChecker } from '../../inbound/sender-check.js';
-import { zodIssuesToFieldErrors } from '../../domain/field-errors.js';
 import type { RouteModule } from '../route.js';
 import { adminInboundRoutes } from './admin-inbound.js';
 
@@ -37,14 +36,13 @@ export function inboundSenderGate(ctx: AppContext): Router {
 
 /**
  * Endpoint 6: the card network posts notifications here, without a bearer token. The sender check
- * runs before the body is parsed (inboundSenderGate, mounted in app.ts) and again in the handler, so
- * a refused sender learns nothing about what would be accepted; the body schema is therefore
- * applied in the handler.
+ * runs before the body is parsed (inboundSenderGate, mounted in app.ts for every app), so a refused
+ * sender learns nothing about what would be accepted; the body is then validated by the route's
+ * schema, before the handler joins a group commit.
  */
 export const inboundRoutes: RouteModule = (api, deps) => {
   const { ctx } = deps;
   adminInboundRoutes(api, deps);
-  const checkSender = senderChecker(ctx.config.inbound);
   api.route({
     method: 'post',
     path: `/v1/webhooks/${ctx.config.inbound.pathName}`,
@@ -54,21 +52,16 @@ export const inboundRoutes: RouteModule = (api, deps) => {
       'Stored as received before the 200; the same eventId again answers 200 without being processed twice. Decryption runs afterwards.',
     tags: ['inbound'],
     auth: 'none',
+    body: inboundNotificationSchema,
     responses: {
       200: { description: 'stored (or already stored)', schema: receivedResponse },
       400: { description: 'a field is missing, too long, not a string, or data is not a JWE' },
       403: { description: 'the sender is outside the allowlist or lacks the client-certificate header' },
     },
     groupCommit: true, // a burst of notifications shares one fsync; each is on disk before its 200
-    handler: ({ req }) => {
-      checkSender({ ip: req.ip, header: (name) => req.get(name) });
-      const parsed = inboundNotificationSchema.safeParse(req.body ?? {});
-      if (!parsed.success) {
-        const errors = zodIssuesToFieldErrors(parsed.error, 'body');
-        throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
-      }
+    handler: ({ req, body }) => {
       if (!req.rawBody) throw badRequest('validation_failed', 'the body must be a JSON object', [{ path: 'body', message: 'required' }]);
-      const result = receiveNotification(ctx, parsed.data, req.rawBody.toString('utf8'));
+      const result = receiveNotification(ctx, body, req.rawBody.toString('utf8'));
       return { status: 200, body: { received: true, eventId: result.eventId, duplicate: result.duplicate } };
     },
   });
