@@ -43,6 +43,11 @@ const TOP_LEVEL: Record<string, Masker> = {
 };
 const ADDRESS: Record<string, Masker> = { street1: maskKeepFirst, street2: maskKeepFirst, postalCode: maskAll };
 
+const DOCUMENT: Record<string, Masker> = { idNumber: maskKeepLast2 };
+
+/** Every identity field that is personal data: what redacted tokens see masked and logs never carry. */
+export const PII_FIELDS: readonly string[] = [...Object.keys(TOP_LEVEL), ...Object.keys(ADDRESS), ...Object.keys(DOCUMENT)];
+
 const applyTo = <T extends Record<string, unknown>>(obj: T, maskers: Record<string, Masker>): T => {
   const out: Record<string, unknown> = { ...obj };
   for (const [key, mask] of Object.entries(maskers)) if (typeof out[key] === 'string') out[key] = mask(out[key]);
@@ -53,7 +58,7 @@ export function redactIdentityData<T extends Record<string, unknown>>(data: T): 
   const out: Record<string, unknown> = applyTo(data, TOP_LEVEL);
   if (out.address && typeof out.address === 'object') out.address = applyTo(out.address as Record<string, unknown>, ADDRESS);
   if (Array.isArray(out.documents)) {
-    out.documents = out.documents.map((d: unknown) => (d && typeof d === 'object' ? applyTo(d as Record<string, unknown>, { idNumber: maskKeepLast2 }) : d));
+    out.documents = out.documents.map((d: unknown) => (d && typeof d === 'object' ? applyTo(d as Record<string, unknown>, DOCUMENT) : d));
   }
   return out as T;
 }

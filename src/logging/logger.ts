@@ -1,18 +1,18 @@
 import { createRequire } from 'node:module';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { PII_FIELDS } from '../domain/pii-redaction.js';
 
 export type { Logger };
 
 /**
  * Keys whose values never reach a log line, wherever they sit in a logged object: secrets and
- * credentials, and identity PII (the fields the API masks for redacted tokens, with address lines,
- * postal code and document numbers). A new field that carries either is added here, the one list.
+ * credentials (a new one is added here), and identity PII, which comes from the API's masking rules
+ * (src/domain/pii-redaction.ts), so a field masked for redacted tokens is never logged either.
  */
 const SENSITIVE_KEYS = new Set([
   'authorization', 'cookie', 'x-admin-token',
   'clientSecret', 'apiSecret', 'apiKey', 'accessToken', 'privateKey', 'masterKey', 'password', 'secret', 'credentials', 'companyId',
-  'firstName', 'lastName', 'middleName', 'secondLastName', 'nameInLocalScript', 'taxId', 'dateOfBirth', 'email', 'phone',
-  'street1', 'street2', 'postalCode', 'idNumber',
+  ...PII_FIELDS,
 ]);
 
 const CENSOR = '[redacted]';
