@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { load, type LoadResult } from './http-load.js';
+import { summarize } from './percentiles.js';
 
 export interface ReceiverStats {
   deliveries: number;
@@ -120,8 +121,7 @@ export class OutboxScenario {
       const sentFor = performance.now() - t0;
       await Promise.all(answers);
       if (failures > 0) throw new Error(`writing events: ${failures} failed or non-201 answers`);
-      times.sort((a, b) => a - b);
-      return { requests: total, offeredPerSecond: (total * 1000) / Math.max(sentFor, 1), maxLagMs, p99Ms: times[Math.floor(times.length * 0.99)] ?? 0 };
+      return { requests: total, offeredPerSecond: (total * 1000) / Math.max(sentFor, 1), maxLagMs, p99Ms: summarize(times).p99 };
     } finally {
       await pool.close();
     }

@@ -67,11 +67,12 @@ const fsyncedCommits = new WeakSet<Db>();
  */
 export function bookkeeping<T>(db: Db, fn: () => T): T {
   if (!fsyncedCommits.has(db) || db.inTransaction) return fn();
-  db.pragma('synchronous = NORMAL');
+  // prepare(), not pragma(): these run on every dispatcher pass and flush, and only prepare() is cached.
+  db.prepare('PRAGMA synchronous = NORMAL').run();
   try {
     return fn();
   } finally {
-    db.pragma('synchronous = FULL');
+    db.prepare('PRAGMA synchronous = FULL').run();
   }
 }
 

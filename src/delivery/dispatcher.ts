@@ -58,11 +58,9 @@ export interface DispatcherOptions {
 
 /** Counters of one dispatcher, for tests and tools. */
 export interface DispatcherStats {
-  passes: number;
   claimed: number;
   /** Signatures made (node:crypto sign calls), across every organization and key. */
   signatures: number;
-  inflight: number;
 }
 
 /** One claimed delivery on its way: what the send needs, and its result once it has one. */
@@ -152,7 +150,6 @@ export class Dispatcher implements Worker {
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
   #started = false;
   #cursor = 0;
-  #passes = 0;
   #claimed = 0;
   readonly #wake = () => this.#schedulePass();
   readonly #tick = () => {
@@ -214,7 +211,7 @@ export class Dispatcher implements Worker {
   }
 
   stats(): DispatcherStats {
-    return { passes: this.#passes, claimed: this.#claimed, signatures: this.#signer.signatures, inflight: this.#inflight.size };
+    return { claimed: this.#claimed, signatures: this.#signer.signatures };
   }
 
   #count(map: Map<string, number>, key: string, delta: number): void {
@@ -255,7 +252,6 @@ export class Dispatcher implements Worker {
     const perWebhookClaims = 2 * perEndpointConcurrency;
     let free = 2 * concurrency - this.#active;
     if (free <= 0) return [];
-    this.#passes++;
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
     const leaseUntil = now + this.#leaseMs();

@@ -149,18 +149,6 @@ export function claimDue(db: Db, webhookId: string, owner: string, nowMs: number
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** Takes the lease of one row if nobody holds it; false when another dispatcher won. */
-export function claimDelivery(db: Db, id: string, owner: string, nowMs: number, leaseUntil: number): boolean {
-  return (
-    db
-      .prepare(
-        `UPDATE deliveries SET claimed_by = ?, lease_until = ?
-         WHERE id = ? AND state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`,
-      )
-      .run(owner, leaseUntil, id, nowMs, nowMs).changes > 0
-  );
-}
-
 /** Type and body of each event id given (unknown ids are left out). */
 export function eventBodies(db: Db, ids: readonly string[]): { id: string; type: string; body: string }[] {
   if (ids.length === 0) return [];
@@ -269,10 +257,6 @@ export function webhookHealth(db: Db, webhookId: string): WebhookHealth {
     failures++;
   }
   return { lastSuccessAt: last.at, failuresInARow: failures, pending: pending.n };
-}
-
-export function getCachedSignature(db: Db, eventId: string, keyId: string): string | undefined {
-  return (db.prepare('SELECT signature FROM event_signatures WHERE event_id = ? AND key_id = ?').get(eventId, keyId) as { signature: string } | undefined)?.signature;
 }
 
 /** Stored signatures of `keyId` for the given events, by event id. */

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
-import { claimDelivery, claimDue, getDelivery, listAttempts, listDeliveries } from '../../src/store/deliveries.js';
+import { claimDue, getDelivery, listAttempts, listDeliveries } from '../../src/store/deliveries.js';
 import { replayEvent, replayWebhookSince } from '../../src/services/outbox.js';
 import { changeTransactionStatus, createTransaction } from '../../src/services/transactions.js';
 import { disableWebhook, enableWebhook } from '../../src/services/webhooks.js';
@@ -258,9 +258,8 @@ describe('delivery', () => {
     newTx(ctx, org.org.id);
     const [d] = listDeliveries(ctx.db, { limit: 1 });
     const now = ctx.clock.now();
-    expect(claimDelivery(ctx.db, d!.id, 'dead-process', now, now + ctx.config.delivery.leaseMs)).toBe(true);
-    // Leased: neither another single claim nor a batch claim takes it.
-    expect(claimDelivery(ctx.db, d!.id, 'someone-else', now, now + 1000)).toBe(false);
+    expect(claimDue(ctx.db, d!.webhookId, 'dead-process', now, now + ctx.config.delivery.leaseMs, 1).map((r) => r.id)).toEqual([d!.id]);
+    // Leased: another claim does not take it.
     expect(claimDue(ctx.db, d!.webhookId, 'someone-else', now, now + 1000, 10)).toEqual([]);
     expect(ctx.db.prepare('SELECT claimed_by AS c FROM deliveries WHERE id = ?').get(d!.id)).toEqual({ c: 'dead-process' });
     expect(await dispatcher.runOnce()).toBe(0);
