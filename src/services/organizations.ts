@@ -8,12 +8,17 @@ import { type ApiClient, insertApiClient, type PiiAccess, revokeApiClient, getAp
 import { countOrganizations, getOrganization, insertOrganization, type Organization } from '../store/organizations.js';
 
 export function createOrganization(ctx: AppContext, name: string): Organization {
+  const org = newOrganization(ctx, name);
+  insertOrganization(ctx.db, org);
+  return org;
+}
+
+/** A validated organization row, not yet stored. */
+function newOrganization(ctx: AppContext, name: string): Organization {
   const trimmed = name.trim();
   if (!trimmed || trimmed.length > 200) throw badRequest('invalid_name', 'name must be 1 to 200 characters');
   const now = ctx.clock.now();
-  const org = { id: newId('org', now), name: trimmed, createdAt: isoAt(now) };
-  insertOrganization(ctx.db, org);
-  return org;
+  return { id: newId('org', now), name: trimmed, createdAt: isoAt(now) };
 }
 
 export interface CreatedClient extends ApiClient {
@@ -66,8 +71,7 @@ export function revokeClient(ctx: AppContext, id: string): ApiClient {
  */
 export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Organization; client: CreatedClient } | undefined> {
   if (countOrganizations(ctx.db) > 0) return undefined;
-  const now = ctx.clock.now();
-  const org: Organization = { id: newId('org', now), name: 'Development', createdAt: isoAt(now) };
+  const org = newOrganization(ctx, 'Development');
   // scrypt is asynchronous, so the hash is made before the transaction opens.
   const { client, clientSecret, secretHash } = await newClient(ctx, { orgId: org.id, name: 'development' });
   const created = ctx.db
