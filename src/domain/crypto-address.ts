@@ -13,6 +13,9 @@ import { keccak256 } from './keccak256.js';
  */
 export const NETWORK_IDS = ['POLYGON', 'ETHEREUM', 'TRON', 'BASE', 'OPTIMISM', 'BITCOIN', 'SOLANA', 'CELO'] as const;
 export type NetworkId = (typeof NETWORK_IDS)[number];
+
+/** The value as a NetworkId, or null when it is not one. */
+export const asNetworkId = (v: unknown): NetworkId | null => (typeof v === 'string' && (NETWORK_IDS as readonly string[]).includes(v) ? (v as NetworkId) : null);
 export const EVM_NETWORKS: ReadonlySet<NetworkId> = new Set(['POLYGON', 'ETHEREUM', 'BASE', 'OPTIMISM', 'CELO']);
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -1,4 +1,5 @@
-import { addressProblem, NETWORK_IDS, type NetworkId } from './crypto-address.js';
+import { z } from 'zod';
+import { addressProblem, asNetworkId, NETWORK_IDS, type NetworkId } from './crypto-address.js';
 import type { FieldError } from './errors.js';
 
 export const REFUND_DESTINATION_TYPES = ['Address', 'Source', 'ProviderBalance'] as const;
@@ -57,8 +58,16 @@ export interface TransactionRefundDestinationInput {
 export function transactionRefundDestinationProblems(d: TransactionRefundDestinationInput, transactionNetwork: string | null | undefined): FieldError[] {
   const type = d.type ?? 'Address';
   if (d.address === undefined) return type === 'Address' ? [{ path: 'address', message: 'type Address needs an address' }] : [];
-  const network = d.network ?? ((NETWORK_IDS as readonly string[]).includes(transactionNetwork ?? '') ? (transactionNetwork as NetworkId) : undefined);
+  const network = d.network ?? asNetworkId(transactionNetwork);
   if (!network) return [{ path: 'network', message: 'needed to check the address: the transaction has no crypto network, name one of ' + NETWORK_IDS.join(', ') }];
   const problem = addressProblem(network, d.address);
   return problem ? [{ path: 'address', message: `not a valid ${network} address: ${problem}` }] : [];
 }
+
+/** The per-transaction refund destination as createTransaction accepts it and the refund plan reads it. */
+export const transactionDestinationSchema = z.object({
+  type: z.enum(REFUND_DESTINATION_TYPES).default('Address'),
+  network: z.enum(NETWORK_IDS).optional(),
+  address: z.string().min(1).max(128).optional(),
+  autoRefund: z.boolean().optional(),
+});

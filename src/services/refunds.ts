@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
-import { NETWORK_IDS, type NetworkId } from '../domain/crypto-address.js';
+import { asNetworkId, NETWORK_IDS, type NetworkId } from '../domain/crypto-address.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { REFUND_DESTINATION_TYPES, refundDestinationProblems, transactionRefundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
+import { REFUND_DESTINATION_TYPES, refundDestinationProblems, transactionDestinationSchema, transactionRefundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
 import { refundFreshness } from '../domain/refund-freshness.js';
 import { canDispatch, decideRefundPlan, type RefundPlanDecision, type TransactionRefundDestination } from '../domain/refund-plan.js';
 import { getRefundConfig, markRefundConfigVerified, upsertRefundConfig } from '../store/refund-configs.js';
@@ -81,14 +81,6 @@ export function reconfirmRefundConfig(ctx: AppContext, orgId: string): RefundCon
   return { ...readRefundConfig(ctx, orgId)!, dispatchedPlans: dispatched };
 }
 
-/** The per-transaction refund destination (createTransaction validates it with the same rules). */
-export const transactionDestinationSchema = z.object({
-  type: z.enum(REFUND_DESTINATION_TYPES).default('Address'),
-  network: z.enum(NETWORK_IDS).optional(),
-  address: z.string().min(1).max(128).optional(),
-  autoRefund: z.boolean().optional(),
-});
-
 /** The per-transaction destination column, or null when it is absent or unusable (the reason is logged). */
 function parseTransactionDestination(ctx: AppContext, transactionId: string, raw: string | null, network: NetworkId | null): TransactionRefundDestination | null {
   if (!raw) return null;
@@ -108,14 +100,13 @@ function parseTransactionDestination(ctx: AppContext, transactionId: string, raw
   return { type: d.type, ...(d.address ? { address: d.address, network: d.network ?? network ?? undefined } : {}), ...(d.autoRefund !== undefined ? { autoRefund: d.autoRefund } : {}) } as TransactionRefundDestination;
 }
 
-const asNetwork = (v: unknown): NetworkId | null => (typeof v === 'string' && (NETWORK_IDS as readonly string[]).includes(v) ? (v as NetworkId) : null);
 
 /** `source.network` of the transaction's source JSON when it names a known network, else null. */
 function sourceNetworkOf(raw: string | null): NetworkId | null {
   if (!raw) return null;
   try {
     const source = JSON.parse(raw) as unknown;
-    return source && typeof source === 'object' ? asNetwork((source as { network?: unknown }).network) : null;
+    return source && typeof source === 'object' ? asNetworkId((source as { network?: unknown }).network) : null;
   } catch {
     return null;
   }
@@ -150,7 +141,7 @@ export function recordRefundPlanOnFailure(change: TransactionStatusChange): void
 function planFor(ctx: AppContext, orgId: string, transactionId: string, nowMs: number): { decision: RefundPlanDecision; defaultVersion: number | null } | undefined {
   const facts = getTransactionRefundFacts(ctx.db, orgId, transactionId);
   if (!facts) return undefined;
-  const network = asNetwork(facts.network);
+  const network = asNetworkId(facts.network);
   const config = getRefundConfig(ctx.db, orgId);
   const decision = decideRefundPlan({
     network,

@@ -14,7 +14,7 @@ import {
 } from '../store/transactions.js';
 import { TRANSACTION_TYPES, type TransactionEventData, type TransactionStatus, type TransactionType } from '../verify/events.js';
 import { transactionRefundDestinationProblems } from '../domain/refund-destination.js';
-import { transactionDestinationSchema } from './refunds.js';
+import { transactionDestinationSchema } from '../domain/refund-destination.js';
 import { transactionHooks } from './transaction-hooks.js';
 
 /** Decimal string: digits, optional fraction, no exponent. Stored and sent exactly as given (no float ever touches it). */
