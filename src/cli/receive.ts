@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { CaptureLog } from '../receiver/capture-log.js';
 import { createReporter } from '../receiver/console-report.js';
-import { displayUrl, Forwarder, parseHeaderOptions } from '../receiver/forwarder.js';
+import { Forwarder, parseHeaderOptions } from '../receiver/forwarder.js';
 import { startListener, type Verifier } from '../receiver/listen.js';
 import { Relay } from '../receiver/relay.js';
 import { StreamError, TunnelClient } from '../receiver/tunnel.js';
@@ -63,7 +63,7 @@ function parseEvents(raw: string | undefined): string[] {
 }
 
 /** --since: an ISO 8601 time, or a duration back from now (90s, 30m, 2h, 7d). */
-export function parseSince(raw: string, nowMs: number = Date.now()): string {
+function parseSince(raw: string, nowMs: number = Date.now()): string {
   const rel = /^(\d+)\s*(s|m|h|d)$/.exec(raw.trim());
   if (rel) {
     const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as 's' | 'm' | 'h' | 'd'];
@@ -181,7 +181,7 @@ async function runReplay(args: ReplayArgs): Promise<void> {
         eventType: captured.eventType,
         outcome: 'replayed',
         status: result.status,
-        target: displayUrl(target),
+        target: forwarder.displayTarget,
         latencyMs: result.latencyMs,
         ...(result.error ? { detail: result.error } : {}),
       });

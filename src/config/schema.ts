@@ -23,7 +23,7 @@ const TRUST_PROXY_HELP =
   'use a hop count (the number of proxies in front, e.g. 1) or the proxies\' addresses / CIDR ranges (e.g. ["10.0.0.0/8"]); false when nothing is in front';
 
 /** false | hop count | proxy addresses. A comma-separated string (an environment variable) is a list. */
-export const trustProxySchema = z.preprocess(
+const trustProxySchema = z.preprocess(
   (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
   z.union([
     z.literal(false),

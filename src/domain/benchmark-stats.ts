@@ -22,7 +22,7 @@ export const GROUP_SHARE_LIMIT = [1n, 2n] as const; // one half
 /** One transaction holding more than this share of the volume is a concentration. */
 export const SINGLE_SHARE_LIMIT = [1n, 5n] as const; // one fifth
 /** Fewer transactions than this always disclose concentration (with volume, one of them holds more than 20%). */
-export const SMALL_SAMPLE = 5;
+const SMALL_SAMPLE = 5;
 
 // 60 significant digits: sums of amounts with up to 18+18 digits over millions of rows stay exact.
 const D = Decimal.clone({ precision: 60, rounding: Decimal.ROUND_HALF_EVEN });

@@ -13,7 +13,7 @@
  */
 const chars = (s: string): string[] => Array.from(s);
 /** Fewest characters that must stay masked for any to be shown. */
-export const MIN_MASKED = 2;
+const MIN_MASKED = 2;
 
 const keepVisible = (s: string, visible: (i: number, length: number) => boolean, count: number): string => {
   const cs = chars(s);

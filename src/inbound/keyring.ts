@@ -81,7 +81,7 @@ export function generateCardNetworkKey(ctx: AppContext, orgId: string, opts: { b
  * PEM with the passphrase), DER (PKCS#8, encrypted PKCS#8, or PKCS#1), or a PKCS#12 keystore
  * (.p12/.pfx, pkcs12.ts) with its password.
  */
-export function readPrivateKey(keyBytes: Buffer, passphrase?: string): KeyObject {
+function readPrivateKey(keyBytes: Buffer, passphrase?: string): KeyObject {
   const withPass = passphrase === undefined ? {} : { passphrase };
   const text = keyBytes.toString('latin1');
   if (text.includes('-----BEGIN')) {

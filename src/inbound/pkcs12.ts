@@ -17,7 +17,7 @@ export class Pkcs12Error extends Error {
   override name = 'Pkcs12Error';
 }
 
-export const PKCS12_CONVERT_HINT = 'convert it with `openssl pkcs12 -in keystore.p12 -nocerts -nodes -out key.pem` and import key.pem';
+const PKCS12_CONVERT_HINT = 'convert it with `openssl pkcs12 -in keystore.p12 -nocerts -nodes -out key.pem` and import key.pem';
 
 interface Tlv {
   tag: number;

@@ -55,7 +55,7 @@ export function parseHeaderOptions(values: readonly string[]): Record<string, st
 }
 
 /** The URL as it may be printed: a password in it becomes `***` (the user name stays, to tell targets apart). */
-export function displayUrl(url: string): string {
+function displayUrl(url: string): string {
   try {
     const u = new URL(url);
     if (!u.password) return url;
@@ -77,7 +77,7 @@ export class Forwarder {
   constructor(
     readonly target: string,
     extraHeaders: Record<string, string> = {},
-    private readonly timeoutMs = 30_000,
+    timeoutMs = 30_000,
   ) {
     const url = new URL(target);
     this.displayTarget = displayUrl(target);
@@ -100,9 +100,7 @@ export class Forwarder {
         method: 'POST',
         path: this.#path,
         body,
-        headers: { ...headers, ...this.#headers },
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        headers: { ...headers, ...this.#headers }, // timeouts: set once on the pool
       });
       // Read the answer to the end so the connection goes back to the pool.
       await res.body.dump();

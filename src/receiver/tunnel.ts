@@ -4,10 +4,13 @@ import { createPublicKey } from 'node:crypto';
 import { WebhookVerificationError } from '../verify/errors.js';
 import { fetchAccessToken, type ClientCredentials } from '../verify/public-key.js';
 import { verifySignature } from '../verify/signature.js';
-import { backoffDelay, DEFAULT_BACKOFF } from './backoff.js';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 import type { CaptureLog } from './capture-log.js';
 import type { Reporter } from './console-report.js';
 import type { Relay, RelayOutcome } from './relay.js';
+
+/** Retries of a forward the local app refused: the reconnect backoff's formula, with a lower ceiling. */
+const FORWARD_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 8_000 };
 
 /**
  * Tunnel mode: follows GET /v1/notifications/events/stream on a remote borderd, verifies each event
@@ -113,10 +116,6 @@ export class TunnelClient {
 
   get cursor(): string | undefined {
     return this.#cursor;
-  }
-
-  get connections(): number {
-    return this.#connections;
   }
 
   /** How many tokens were fetched (a renewal after expiry makes it 2). */
@@ -329,7 +328,7 @@ export class TunnelClient {
       'x-delivery-attempt': '1',
     };
     const attempts = Math.max(1, this.opts.forwardAttempts ?? 5);
-    const retryDelay = this.opts.forwardRetryDelayMs ?? ((n: number) => Math.min(500 * 2 ** (n - 1), 8000));
+    const retryDelay = this.opts.forwardRetryDelayMs ?? ((n: number) => backoffDelay(n - 1, FORWARD_BACKOFF, (this.opts.random ?? Math.random)()));
     let last: RelayOutcome | undefined;
     let tries = 0;
     for (let attempt = 1; attempt <= attempts && !this.#stop.signal.aborted; attempt++) {

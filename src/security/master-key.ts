@@ -73,7 +73,7 @@ export function mayCreateMasterKey(db: Db): boolean {
 }
 
 /** The sealed canary, or undefined on a database that has none yet (or predates the table). */
-export function readMasterKeyCheck(db: Db): string | undefined {
+function readMasterKeyCheck(db: Db): string | undefined {
   if (!hasMetaTable(db)) return undefined;
   return (db.prepare('SELECT value FROM service_meta WHERE key = ?').get(CHECK_KEY) as { value: string } | undefined)?.value;
 }

@@ -132,7 +132,7 @@ export function importIdentities(ctx: AppContext, orgId: string, lines: string[]
 }
 
 /** Filters that match on personal data: a redacted token could rebuild a value from them one character at a time. */
-export const PII_FILTERS = ['name', 'email'] as const;
+const PII_FILTERS = ['name', 'email'] as const;
 
 export function listIdentitiesPage(ctx: AppContext, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): { hasMore: boolean; data: Identity[] } {
   if (piiAccess === 'redacted') {

@@ -39,7 +39,7 @@ export interface VerifiedClaims {
 }
 
 /** Verified tokens kept per process: enough for every client of a busy daemon, a few MB at most. */
-export const VERIFIED_TOKEN_CACHE_SIZE = 4096;
+const VERIFIED_TOKEN_CACHE_SIZE = 4096;
 
 /**
  * Tokens whose ES256 signature and claims already verified, keyed by the exact token string, so a
