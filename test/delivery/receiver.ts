@@ -1,3 +1,4 @@
+import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +9,12 @@ export interface Received {
   url: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
+}
+
+/** True when the delivery's x-signature verifies its exact body bytes with `publicKey` (node:crypto). */
+export function signatureVerifies(r: { body: Buffer | string; headers: IncomingHttpHeaders }, publicKey: string | KeyObject): boolean {
+  const key = typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey;
+  return verify('sha256', Buffer.from(r.body), key, Buffer.from(String(r.headers['x-signature']), 'base64'));
 }
 
 type Responder = (req: Received, res: ServerResponse) => void;

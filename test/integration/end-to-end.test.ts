@@ -1,4 +1,3 @@
-import { createPublicKey, verify } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
@@ -7,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { runCli, startBorderd } from '../support/process.js';
 import { tempDir } from '../support/context.js';
 import { getEvent } from '../../src/store/events.js';
+import { signatureVerifies } from '../delivery/receiver.js';
 import { openDaemonDb, startLocalApp, startReceive } from '../receiver/support.js';
 
 const ADMIN = 'e2e-admin-token-0123456789abcdefgh';
@@ -78,7 +78,7 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
     const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: bearer })).json()) as { publicKey: string };
     for (const r of received) {
       expect(r.headers['x-event-id']).toBe((JSON.parse(r.body) as { id: string }).id);
-      const ok = verify('sha256', Buffer.from(r.body), createPublicKey(key.publicKey), Buffer.from(String(r.headers['x-signature']), 'base64'));
+      const ok = signatureVerifies(r, key.publicKey);
       expect(ok).toBe(true);
     }
 
