@@ -1,6 +1,5 @@
-import Database from 'better-sqlite3';
-import { chmodSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync } from 'node:fs';
+import { openDatabase, type Db } from '../db/open.js';
 
 /**
  * The receiver's own small SQLite file: every delivery it accepted (body and signed headers, so a
@@ -63,54 +62,30 @@ const toCaptured = (r: Row): CapturedEvent => ({
 
 export const isSuccess = (status: number | null | undefined): boolean => status !== null && status !== undefined && status >= 200 && status < 300;
 
-type Statement = Database.Statement<unknown[]>;
-
 /**
  * A local development log, not the system of record (borderd keeps that): WAL with
  * synchronous=NORMAL (a commit is not fsynced; a power cut may lose the last events, never corrupt
- * the file) and statements prepared once, so a delivery costs one small write on the hot path.
+ * the file); statements are prepared once per connection by openDatabase's cache, so a delivery
+ * costs one small write on the hot path.
  */
 export class CaptureLog {
-  readonly #db: Database.Database;
-  readonly #get: Statement;
-  readonly #status: Statement;
-  readonly #record: Statement;
-  readonly #recordForward: Statement;
-  readonly #cursor: Statement;
-  readonly #saveCursor: Statement;
+  readonly #db: Db;
 
   constructor(path: string) {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.#db = new Database(path);
-    this.#db.pragma('journal_mode = WAL');
-    this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma('busy_timeout = 5000');
+    this.#db = openDatabase(path, { synchronous: 'normal' });
     this.#db.exec(SCHEMA);
     // Bodies may hold personal data: keep the file to its owner.
     if (path !== ':memory:') chmodSync(path, 0o600);
-    this.#get = this.#db.prepare('SELECT * FROM captured_events WHERE event_id = ?');
-    this.#status = this.#db.prepare('SELECT forward_status FROM captured_events WHERE event_id = ?').pluck();
-    this.#record = this.#db.prepare(
-      `INSERT INTO captured_events (event_id, event_type, body, headers, received_at, target, forward_status, forwarded_at, attempts)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
-       ON CONFLICT(event_id) DO UPDATE SET headers = excluded.headers, received_at = excluded.received_at, target = excluded.target,
-         forward_status = excluded.forward_status, forwarded_at = excluded.forwarded_at, attempts = attempts + 1`,
-    );
-    this.#recordForward = this.#db.prepare('UPDATE captured_events SET target = ?, forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?');
-    this.#cursor = this.#db.prepare('SELECT last_event_id FROM tunnel_cursors WHERE source = ?').pluck();
-    this.#saveCursor = this.#db.prepare(
-      'INSERT INTO tunnel_cursors (source, last_event_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET last_event_id = excluded.last_event_id, updated_at = excluded.updated_at',
-    );
   }
 
   get(eventId: string): CapturedEvent | undefined {
-    const row = this.#get.get(eventId) as Row | undefined;
+    const row = this.#db.prepare('SELECT * FROM captured_events WHERE event_id = ?').get(eventId) as Row | undefined;
     return row && toCaptured(row);
   }
 
   /** True when the event was already forwarded with a 2xx: the dedupe check (reads the status only). */
   alreadyDelivered(eventId: string): boolean {
-    return isSuccess(this.#status.get(eventId) as number | null | undefined);
+    return isSuccess(this.#db.prepare('SELECT forward_status FROM captured_events WHERE event_id = ?').pluck().get(eventId) as number | null | undefined);
   }
 
   /**
@@ -118,11 +93,18 @@ export class CaptureLog {
    * failed forward is kept (non-2xx status) so `borderd receive replay` can resend it.
    */
   record(e: { eventId: string; eventType: string; body: string; headers: Record<string, string>; receivedAt: string; target: string; status: number; at: string }): void {
-    this.#record.run(e.eventId, e.eventType, e.body, JSON.stringify(e.headers), e.receivedAt, e.target, e.status, e.at);
+    this.#db
+      .prepare(
+        `INSERT INTO captured_events (event_id, event_type, body, headers, received_at, target, forward_status, forwarded_at, attempts)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)
+         ON CONFLICT(event_id) DO UPDATE SET headers = excluded.headers, received_at = excluded.received_at, target = excluded.target,
+           forward_status = excluded.forward_status, forwarded_at = excluded.forwarded_at, attempts = attempts + 1`,
+      )
+      .run(e.eventId, e.eventType, e.body, JSON.stringify(e.headers), e.receivedAt, e.target, e.status, e.at);
   }
 
   recordForward(eventId: string, target: string, status: number, at: string): void {
-    this.#recordForward.run(target, status, at, eventId);
+    this.#db.prepare('UPDATE captured_events SET target = ?, forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?').run(target, status, at, eventId);
   }
 
   recent(limit: number): CapturedEvent[] {
@@ -130,11 +112,13 @@ export class CaptureLog {
   }
 
   cursor(source: string): string | undefined {
-    return this.#cursor.get(source) as string | undefined;
+    return this.#db.prepare('SELECT last_event_id FROM tunnel_cursors WHERE source = ?').pluck().get(source) as string | undefined;
   }
 
   saveCursor(source: string, eventId: string, at: string): void {
-    this.#saveCursor.run(source, eventId, at);
+    this.#db
+      .prepare('INSERT INTO tunnel_cursors (source, last_event_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET last_event_id = excluded.last_event_id, updated_at = excluded.updated_at')
+      .run(source, eventId, at);
   }
 
   close(): void {
