@@ -58,7 +58,6 @@ function store(ctx: AppContext, orgId: string, privateKey: KeyObject, source: 'g
     if (findCardNetworkKey(ctx.db, orgId, kid)) throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
     insertCardNetworkKey(ctx.db, row);
   }).immediate();
-  forgetKey(ctx, orgId, kid);
   ctx.log.info({ orgId, kid, keyId: id, source }, 'card-network key added');
   return toView(row);
 }
@@ -128,43 +127,31 @@ export function removeCardNetworkKey(ctx: AppContext, kidOrId: string, orgId?: s
   if (matches.length > 1) throw conflict('ambiguous_kid', `kid ${kidOrId} exists in ${matches.length} organizations; name one with --org`);
   const key = matches[0]!;
   deleteCardNetworkKey(ctx.db, key.id);
-  forgetKey(ctx, key.orgId, key.kid);
+  keysOf(ctx).delete(key.id); // no private key kept in memory after its removal
   ctx.log.info({ orgId: key.orgId, kid: key.kid, keyId: key.id }, 'card-network key removed');
   return toView(key);
 }
 
 /**
- * Unsealed private keys per (organization, kid), per database connection. Unsealing and parsing the
- * PEM into a KeyObject cost more than the lookup, and every notification needs its key. An entry is
- * dropped when this process imports or removes a key under that (org, kid), and it is only used
- * while the stored row still has the same key id (cnk_…): the lookup reads the row each time, so a
- * key removed or replaced by a CLI command in another process is not used from a stale cache.
+ * Unsealed private keys by key row id (cnk_…), per database connection. Unsealing and parsing the
+ * PEM into a KeyObject cost more than the lookup, and every notification needs its key. The lookup
+ * reads the row each time and a row id is never reused, so a key removed or replaced (here or by a
+ * CLI command in another process) is never used from the cache.
  */
-const keyCache = new WeakMap<Db, Map<string, { keyId: string; key: KeyObject }>>();
-const cacheKey = (orgId: string, kid: string) => `${orgId}\u0000${normalizeKid(kid)}`;
+const keyCache = new WeakMap<Db, Map<string, KeyObject>>();
 
-function cacheOf(ctx: AppContext): Map<string, { keyId: string; key: KeyObject }> {
+function keysOf(ctx: AppContext): Map<string, KeyObject> {
   let cache = keyCache.get(ctx.db);
   if (!cache) keyCache.set(ctx.db, (cache = new Map()));
   return cache;
 }
 
-function forgetKey(ctx: AppContext, orgId: string, kid: string): void {
-  cacheOf(ctx).delete(cacheKey(orgId, kid));
-}
-
 /** The unsealed private key of an organization's kid, or undefined when it has no such key. */
 export function privateKeyFor(ctx: AppContext, orgId: string, kid: string): KeyObject | undefined {
   const row = findCardNetworkKey(ctx.db, orgId, normalizeKid(kid));
-  const cache = cacheOf(ctx);
-  const entry = cacheKey(orgId, kid);
-  if (!row) {
-    cache.delete(entry);
-    return undefined;
-  }
-  const hit = cache.get(entry);
-  if (hit?.keyId === row.id) return hit.key;
-  const key = createPrivateKey(ctx.secrets.open(row.privateEnc, sealContext(row.id)));
-  cache.set(entry, { keyId: row.id, key });
+  if (!row) return undefined;
+  const cache = keysOf(ctx);
+  let key = cache.get(row.id);
+  if (!key) cache.set(row.id, (key = createPrivateKey(ctx.secrets.open(row.privateEnc, sealContext(row.id)))));
   return key;
 }
