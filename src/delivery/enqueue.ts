@@ -21,7 +21,7 @@ export function enqueueEvent<T extends EventType>(ctx: AppContext, orgId: string
   const now = ctx.clock.now();
   const stored = writeEvent(ctx.db, now, orgId, type, data);
   const at = isoAt(now);
-  const firstAttemptAt = now + firstAttemptDelayMs(ctx.config.delivery.retryScheduleSeconds);
+  const firstAttempt = firstAttemptAt(ctx, now);
   for (const webhook of listWebhooks(ctx.db, orgId)) {
     insertDelivery(ctx.db, {
       id: newId('dlv', now),
@@ -29,11 +29,16 @@ export function enqueueEvent<T extends EventType>(ctx: AppContext, orgId: string
       webhookId: webhook.id,
       orgId,
       state: webhook.enabled ? 'pending' : 'skipped',
-      nextAttemptAt: firstAttemptAt,
+      nextAttemptAt: firstAttempt,
       at,
     });
   }
   return stored;
+}
+
+/** When a delivery written (or requeued) at `now` is first due: the schedule's first entry later. */
+export function firstAttemptAt(ctx: AppContext, now: number): number {
+  return now + firstAttemptDelayMs(ctx.config.delivery.retryScheduleSeconds);
 }
 
 /** Tells this process's dispatcher that committed deliveries are waiting. */

@@ -2,8 +2,7 @@ import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { firstAttemptDelayMs } from '../domain/retry-schedule.js';
-import { enqueueEvent, inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
+import { enqueueEvent, firstAttemptAt, inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import type { StoredEvent } from '../delivery/events.js';
 import { getOrganization } from '../store/organizations.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
@@ -54,7 +53,7 @@ export function replayWebhookSince(ctx: AppContext, webhookId: string, since: st
         const now = ctx.clock.now();
         let n = 0;
         for (const eventId of batch) {
-          if (requeueDelivery(ctx.db, { id: newId('dlv', now), eventId, webhookId, orgId: webhook.orgId, nextAttemptAt: now + firstAttemptDelayMs(ctx.config.delivery.retryScheduleSeconds), at: isoAt(now) })) n++;
+          if (requeueDelivery(ctx.db, { id: newId('dlv', now), eventId, webhookId, orgId: webhook.orgId, nextAttemptAt: firstAttemptAt(ctx, now), at: isoAt(now) })) n++;
         }
         return n;
       })
@@ -74,7 +73,7 @@ export function replayEvent(ctx: AppContext, eventId: string): ReplayResult {
       const now = ctx.clock.now();
       let n = 0;
       for (const w of listWebhooks(ctx.db, event.orgId)) {
-        if (w.enabled && requeueDelivery(ctx.db, { id: newId('dlv', now), eventId, webhookId: w.id, orgId: event.orgId, nextAttemptAt: now + firstAttemptDelayMs(ctx.config.delivery.retryScheduleSeconds), at: isoAt(now) })) n++;
+        if (w.enabled && requeueDelivery(ctx.db, { id: newId('dlv', now), eventId, webhookId: w.id, orgId: event.orgId, nextAttemptAt: firstAttemptAt(ctx, now), at: isoAt(now) })) n++;
       }
       return n;
     })
