@@ -102,16 +102,18 @@ export class TunnelClient {
   #token: string | undefined;
   #tokenFetches = 0;
   #cursor: string | undefined;
-  /** `since` applies until the stream has given a position to resume from. */
-  #useSince: boolean;
   #connections = 0;
   #done: Promise<void> | undefined;
 
   constructor(private readonly opts: TunnelOptions) {
     this.#source = opts.baseUrl.replace(/\/+$/, '');
     // An explicit --since wins over the saved cursor: the developer asked for that history.
-    this.#useSince = opts.since !== undefined;
-    this.#cursor = this.#useSince ? undefined : opts.capture.cursor(this.#source);
+    this.#cursor = opts.since !== undefined ? undefined : opts.capture.cursor(this.#source);
+  }
+
+  /** `since` applies until the stream has given a position to resume from (then the cursor does). */
+  #replayingSince(): string | undefined {
+    return this.#cursor === undefined ? this.opts.since : undefined;
   }
 
   get cursor(): string | undefined {
@@ -169,7 +171,8 @@ export class TunnelClient {
   }
 
   #streamUrl(): string {
-    return this.#useSince && this.opts.since ? `${this.#source}${STREAM_PATH}?since=${encodeURIComponent(this.opts.since)}` : this.#source + STREAM_PATH;
+    const since = this.#replayingSince();
+    return since ? `${this.#source}${STREAM_PATH}?since=${encodeURIComponent(since)}` : this.#source + STREAM_PATH;
   }
 
   /** One connection, followed until it breaks (throws) or the client is stopped (returns). */
@@ -188,7 +191,7 @@ export class TunnelClient {
     try {
       const open = async () => {
         const headers: Record<string, string> = { authorization: `Bearer ${await this.#token_(abort.signal)}`, accept: 'text/event-stream' };
-        if (this.#cursor && !this.#useSince) headers['last-event-id'] = this.#cursor;
+        if (this.#cursor) headers['last-event-id'] = this.#cursor;
         return fetch(this.#streamUrl(), { headers, signal: abort.signal });
       };
       feedWatchdog();
@@ -204,15 +207,15 @@ export class TunnelClient {
       // Getting the token and connecting had their own allowance; the stream's starts now.
       feedWatchdog();
       this.#connections++;
-      const from =
-        this.#useSince && this.opts.since
-          ? `, replaying events since ${this.opts.since}`
-          : this.#cursor
-            ? `, resumed after ${this.#cursor}`
-            : ', new events only (--since TIME replays history)';
+      const since = this.#replayingSince();
+      const from = since
+        ? `, replaying events since ${since}`
+        : this.#cursor
+          ? `, resumed after ${this.#cursor}`
+          : ', new events only (--since TIME replays history)';
       const connectedNote = {
         message: `tunnel ${this.#connections === 1 ? 'connected' : 'reconnected'} to ${this.#source}${from}`,
-        fields: { connection: this.#connections, resumedAfter: this.#useSince ? null : (this.#cursor ?? null), since: this.#useSince ? (this.opts.since ?? null) : null },
+        fields: { connection: this.#connections, resumedAfter: this.#cursor ?? null, since: since ?? null },
       };
       // Said once the first message (normally `ready`, whose position is saved by then) was handled.
       let announced = false;
@@ -263,7 +266,6 @@ export class TunnelClient {
   #advance(eventId: string): void {
     if (this.#cursor === eventId) return;
     this.#cursor = eventId;
-    this.#useSince = false;
     this.opts.capture.saveCursor(this.#source, eventId, new Date().toISOString());
     this.opts.onCursor?.(eventId);
   }
