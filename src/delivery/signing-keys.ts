@@ -28,18 +28,15 @@ interface KeyRow {
 
 const context = (id: string) => `webhook_keys.private:${id}`;
 
+/** Which key is an organization's current one: its newest unretired key. */
+const CURRENT = 'FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1';
+
 function currentRow(ctx: AppContext, orgId: string): KeyRow | undefined {
-  return ctx.db
-    .prepare('SELECT * FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1')
-    .get(orgId) as KeyRow | undefined;
+  return ctx.db.prepare(`SELECT * ${CURRENT}`).get(orgId) as KeyRow | undefined;
 }
 
 function currentKeyIdOf(ctx: AppContext, orgId: string): string | undefined {
-  return (
-    ctx.db
-      .prepare('SELECT id FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1')
-      .get(orgId) as { id: string } | undefined
-  )?.id;
+  return (ctx.db.prepare(`SELECT id ${CURRENT}`).get(orgId) as { id: string } | undefined)?.id;
 }
 
 function toPublic(row: KeyRow): PublicSigningKey {
@@ -135,10 +132,9 @@ export class Signer {
 
   /** base64 RSA-SHA256 over the exact bytes, with the id of the key that made it. */
   sign(orgId: string, body: string | Buffer): { signature: string; keyId: string } {
-    const row = currentRow(this.ctx, orgId) ?? (ensureSigningKey(this.ctx, orgId), currentRow(this.ctx, orgId)!);
+    const { keyId, key } = this.currentKey(orgId);
     this.signatures++;
-    const signature = sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, this.#privateKey(row)).toString('base64');
-    return { signature, keyId: row.id };
+    return { signature: sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, key).toString('base64'), keyId };
   }
 
   /** The same signature as `sign`, made on libuv's thread pool so the event loop keeps sending meanwhile. */
