@@ -1,17 +1,52 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package root: this file runs from dist/bench/. */
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** The package root: the nearest directory up with a package.json (this file runs from dist/bench/, tests import it from bench/). */
+export const ROOT = ((): string => {
+  for (let dir = new URL('./', import.meta.url); ; dir = new URL('../', dir)) {
+    if (existsSync(new URL('package.json', dir))) return fileURLToPath(dir);
+    if (dir.pathname === '/') throw new Error('no package.json above bench/');
+  }
+})();
 export const BIN = join(ROOT, 'bin', 'borderd.js');
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef0123456789abcdef';
 
 /** Extra node flags for every daemon the benchmarks start (`--cpu-prof DIR` sets them). */
 export const daemonNodeArgs: string[] = [];
+
+/** The environment variables and node flags a start command sets before `bin/borderd.js serve`. */
+export interface DaemonRuntime {
+  env: Record<string, string>;
+  nodeArgs: string[];
+}
+
+/**
+ * Reads `KEY=value … node --flag … bin/borderd.js serve` (package.json's start script): the
+ * daemon's runtime settings are written once, there, and the benchmarks run the daemon with them.
+ */
+export function parseStartScript(script: string): DaemonRuntime {
+  const words = script.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  let i = 0;
+  for (; i < words.length && /^[A-Z_][A-Z0-9_]*=/.test(words[i]!); i++) {
+    const w = words[i]!;
+    env[w.slice(0, w.indexOf('='))] = w.slice(w.indexOf('=') + 1);
+  }
+  if (words[i] !== 'node') throw new Error(`start script does not run node: ${script}`);
+  const nodeArgs: string[] = [];
+  for (i++; i < words.length && words[i]!.startsWith('--'); i++) nodeArgs.push(words[i]!);
+  if (words[i] !== 'bin/borderd.js' || words[i + 1] !== 'serve') throw new Error(`start script does not run bin/borderd.js serve: ${script}`);
+  return { env, nodeArgs };
+}
+
+/** How `npm start` runs the daemon. */
+export const START_RUNTIME: DaemonRuntime = parseStartScript(
+  (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start,
+);
 
 export interface BenchDaemon {
   url: string;
@@ -44,13 +79,15 @@ export function procStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 
 /**
  * Starts the compiled `borderd serve` on 127.0.0.1 and a free port, in a fresh data directory,
- * and waits for its listening line. The data directory is removed on stop.
+ * with the environment and node flags of `npm start`, and waits for its listening line. The data
+ * directory is removed on stop.
  */
 export async function startDaemon(opts: { env?: Record<string, string>; args?: string[]; nodeArgs?: string[] } = {}): Promise<BenchDaemon> {
   const dataDir = tempDir('borderd-bench-');
   const dbPath = join(dataDir, 'borderd.db');
-  const proc: ChildProcess = spawn(process.execPath, [...daemonNodeArgs, ...(opts.nodeArgs ?? []), BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {
-    env: { ...process.env, BORDERD_LOG_LEVEL: 'error', BORDERD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...opts.env },
+  const nodeArgs = [...START_RUNTIME.nodeArgs, ...daemonNodeArgs, ...(opts.nodeArgs ?? [])];
+  const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {
+    env: { ...process.env, ...START_RUNTIME.env, BORDERD_LOG_LEVEL: 'error', BORDERD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     cwd: dataDir,
   });
