@@ -83,8 +83,33 @@ export const DENSE_PREFIX_MATCHES = 1000;
 
 const NAME_MATCH = '((first_name_lc >= ? AND first_name_lc < ?) OR (last_name_lc >= ? AND last_name_lc < ?) OR (full_name_lc >= ? AND full_name_lc < ?))';
 
-/** Whether the name matches (overlaps counted twice) exceed DENSE_PREFIX_MATCHES; reads at most that many + 1 index entries per range. */
+/**
+ * Dense-or-not per connection and `${orgId} ${prefix}`, newest last, at most DENSITY_CACHE entries.
+ * Only the plan depends on it, never the rows listed (both plans answer the same), so an answer
+ * that went stale as identities were added costs speed at worst; it is still refreshed after
+ * DENSITY_TTL_MS. Deciding it reads up to DENSE_PREFIX_MATCHES index entries, which was a tenth of
+ * a dense prefix request's time.
+ */
+const densityCache = new WeakMap<Db, Map<string, { dense: boolean; at: number }>>();
+const DENSITY_CACHE = 1_000;
+const DENSITY_TTL_MS = 60_000;
+
 function isDenseNamePrefix(db: Db, orgId: string, p: string): boolean {
+  let cache = densityCache.get(db);
+  if (!cache) densityCache.set(db, (cache = new Map()));
+  const key = `${orgId} ${p}`;
+  const now = performance.now();
+  const hit = cache.get(key);
+  if (hit && now - hit.at < DENSITY_TTL_MS) return hit.dense;
+  const dense = countsAsDense(db, orgId, p);
+  cache.delete(key);
+  if (cache.size >= DENSITY_CACHE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, { dense, at: now });
+  return dense;
+}
+
+/** Whether the name matches (overlaps counted twice) exceed DENSE_PREFIX_MATCHES; reads at most that many + 1 index entries per range. */
+function countsAsDense(db: Db, orgId: string, p: string): boolean {
   const end = p + PREFIX_END;
   // The first-name range alone over the bound settles it with one index seek and a skip (the usual dense case).
   const past = db

@@ -188,6 +188,21 @@ describe('name prefix over many identities', () => {
     const rare = await http.get('/v1/identities?name=zed1199').set('Authorization', acme.auth);
     expect(rare.body.data.map((i: { id: string }) => i.id)).toEqual([ids[1199]]);
   });
+
+  it('lists the same rows when a prefix became dense after its plan was chosen (the density is cached)', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    const before = importIdentities(ctx, acme.org.id, [JSON.stringify({ type: 'Personal', data: { firstName: 'Zoe', lastName: 'Early' } })]).ids;
+    const sparse = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
+    expect(sparse.body.data.map((i: { id: string }) => i.id)).toEqual(before);
+    // Now 1,500 more matches: far past DENSE_PREFIX_MATCHES, while "zo" is still remembered as rare.
+    const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Zoltan${i}`, lastName: 'Late' } }));
+    const after = importIdentities(ctx, acme.org.id, lines).ids;
+    const page = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
+    expect(page.body).toMatchObject({ hasMore: true });
+    expect(page.body.data.map((i: { id: string }) => i.id)).toEqual([...before, ...after].sort().slice(0, 5));
+  });
 });
 
 describe('PATCH /admin/v1/organizations/{orgId}/identities/{id}', () => {
