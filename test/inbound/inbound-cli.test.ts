@@ -10,6 +10,7 @@ import { inboundNotificationSchema } from '../../src/inbound/notification.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
 import { getInboundEventByEventId } from '../../src/store/inbound-events.js';
 import { makeContext } from '../support/context.js';
+import { pkcs12FromPem } from '../support/pkcs12.js';
 import { runCli } from '../support/process.js';
 import { joseToken, makeKeyPair, notification } from './jwe-fixtures.js';
 
@@ -70,11 +71,6 @@ describe('borderd inbound (CLI)', () => {
 
 describe('borderd keys card-network import (CLI)', () => {
   const require = createRequire(import.meta.url);
-  const forge = require('node-forge') as {
-    pki: { privateKeyFromPem(pem: string): unknown };
-    pkcs12: { toPkcs12Asn1(key: unknown, certs: null, password: string, opts: { algorithm: string }): unknown };
-    asn1: { toDer(asn1: unknown): { getBytes(): string } };
-  };
 
   it('imports a DER PKCS#1 key and a .p12 keystore with --keystore-password or BORDERD_KEY_PASSPHRASE', async () => {
     const { ctx, org } = await fixture();
@@ -88,7 +84,7 @@ describe('borderd keys card-network import (CLI)', () => {
     expect(fromDer.code, fromDer.stdout + fromDer.stderr).toBe(0);
     expect(JSON.parse(fromDer.stdout)).toMatchObject({ kid: der.kid, source: 'imported' });
 
-    const p12 = (pair: typeof der) => Buffer.from(forge.asn1.toDer(forge.pkcs12.toPkcs12Asn1(forge.pki.privateKeyFromPem(pair.privatePem), null, 'keystore-pw', { algorithm: 'aes256' })).getBytes(), 'binary');
+    const p12 = (pair: typeof der) => pkcs12FromPem(pair.privatePem, 'keystore-pw', 'aes256');
     const viaFlag = makeKeyPair();
     writeFileSync(join(dir, 'flag.p12'), p12(viaFlag));
     const noPassword = await run(join(dir, 'flag.p12'));

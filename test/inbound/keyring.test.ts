@@ -9,6 +9,7 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, privateKeyFor, removeCardNetworkKey } from '../../src/inbound/keyring.js';
 import { createContext } from '../../src/context.js';
 import { makeContext, tempDir } from '../support/context.js';
+import { pkcs12FromPem } from '../support/pkcs12.js';
 import { makeKeyPair, selfSignedCertificate } from './jwe-fixtures.js';
 
 const require = createRequire(import.meta.url);
@@ -161,15 +162,7 @@ describe('card-network keyring', () => {
       expect(refused(Buffer.from(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string))).toMatch(/no private key/);
     });
 
-    const forgeP12 = (algorithm: '3des' | 'aes256' | 'aes128', password: string | null) => {
-      const forge = require('node-forge') as {
-        pki: { privateKeyFromPem(pem: string): unknown };
-        pkcs12: { toPkcs12Asn1(key: unknown, certs: null, password: string | null, opts: { algorithm: string }): unknown };
-        asn1: { toDer(asn1: unknown): { getBytes(): string } };
-      };
-      const p12 = forge.pkcs12.toPkcs12Asn1(forge.pki.privateKeyFromPem(pair.privatePem), null, password, { algorithm });
-      return Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');
-    };
+    const forgeP12 = (algorithm: '3des' | 'aes256' | 'aes128', password: string | null) => pkcs12FromPem(pair.privatePem, password, algorithm);
 
     for (const algorithm of ['3des', 'aes256', 'aes128'] as const) {
       it(`PKCS#12 from node-forge (${algorithm}), with its password`, () => {
