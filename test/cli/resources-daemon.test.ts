@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { daemonToken } from '../support/daemon-token.js';
 import { runCli, startBorderd, type RunningBorderd } from '../support/process.js';
 import { tempDir } from '../support/context.js';
 
@@ -16,8 +17,7 @@ describe('resource API on the real daemon', () => {
     const client = JSON.parse((await runCli(['clients', 'create', '--org', orgId, '--db', db, '--json'])).stdout) as { id: string; clientSecret: string };
     const d = await startBorderd({ dataDir, env: { BORDERD_NETWORK_DEPOSIT_COUNTRIES: '["MX","AR"]' } });
     running.push(d);
-    const token = await fetch(`${d.url}/v1/auth/m2m/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId: client.id, clientSecret: client.clientSecret }) });
-    const { accessToken } = (await token.json()) as { accessToken: string };
+    const { accessToken } = await daemonToken(d, { clientId: client.id, clientSecret: client.clientSecret });
     const auth = { authorization: `Bearer ${accessToken}` };
     const created = await runCli(['identities', 'create', '--org', orgId, '--db', d.dbPath, '--json', '--record', JSON.stringify({ type: 'Personal', data: { firstName: 'Zoë', email: 'zoe@example.com' } })]);
     expect(created.code).toBe(0);

@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { decodeJwt } from 'jose';
+import { daemonToken } from '../support/daemon-token.js';
 import { startBorderd } from '../support/process.js';
 import { signatureVerifies, startReceiver } from './receiver.js';
 
@@ -48,12 +48,8 @@ describe('crash safety of the outbox', () => {
     });
 
     const first = await startBorderd({ env });
-    const credentials = first.credentials!;
-    expect(credentials).toBeDefined();
-    const token = await post(`${first.url}/v1/auth/m2m/token`, '', credentials);
-    expect(token.status, JSON.stringify(token.body)).toBe(201);
-    const auth = `Bearer ${String(token.body.accessToken)}`;
-    const orgId = String(decodeJwt(String(token.body.accessToken)).org);
+    const { accessToken, orgId } = await daemonToken(first);
+    const auth = `Bearer ${accessToken}`;
     expect((await post(`${first.url}/v1/notifications/webhooks/settings`, auth, { url: receiver.url })).status).toBe(201);
     const key = (await (await fetch(`${first.url}/v1/notifications/webhooks/settings/public-key`, { headers: { authorization: auth } })).json()) as { keyId: string; publicKey: string };
     publicKey = createPublicKey(key.publicKey);

@@ -1,5 +1,5 @@
-import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { daemonToken } from '../support/daemon-token.js';
 import { runCli, startBorderd } from '../support/process.js';
 import { signatureVerifies, startReceiver } from './receiver.js';
 
@@ -9,14 +9,8 @@ describe('a running daemon polls for rows other processes wrote', () => {
     const receiver = await startReceiver();
     const daemon = await startBorderd({ env: { BORDERD_DELIVERY_POLL_INTERVAL_MS: '200' } });
     try {
-      const token = await fetch(`${daemon.url}/v1/auth/m2m/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(daemon.credentials),
-      });
-      const accessToken = ((await token.json()) as { accessToken: string }).accessToken;
+      const { accessToken, orgId } = await daemonToken(daemon);
       const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
-      const orgId = String(decodeJwt(accessToken).org);
       const hook = await fetch(`${daemon.url}/v1/notifications/webhooks/settings`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url }) });
       expect(hook.status).toBe(201);
       const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: auth })).json()) as { keyId: string; publicKey: string };

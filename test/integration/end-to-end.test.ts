@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeJwt } from 'jose';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { daemonToken } from '../support/daemon-token.js';
 import { runCli, startBorderd } from '../support/process.js';
 import { tempDir } from '../support/context.js';
 import { getEvent } from '../../src/store/events.js';
@@ -21,13 +21,8 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
   it('delivers signed events byte-exact and records the refund plan', async () => {
     const daemon = await startBorderd({ env: { BORDERD_ADMIN_TOKEN: ADMIN } });
     const creds = daemon.credentials!;
-    const token = (await (await fetch(`${daemon.url}/v1/auth/m2m/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(creds),
-    })).json()) as { accessToken: string };
-    const orgId = decodeJwt(token.accessToken).org as string;
-    const bearer = { authorization: `Bearer ${token.accessToken}`, 'content-type': 'application/json' };
+    const { accessToken, orgId } = await daemonToken(daemon);
+    const bearer = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
     const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
 
     const app = await startLocalApp();
@@ -98,9 +93,8 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
       env: { BORDERD_ADMIN_TOKEN: ADMIN, BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,1,1,1]', BORDERD_DELIVERY_JITTER: '0', BORDERD_DELIVERY_POLL_INTERVAL_MS: '100' },
     });
     const creds = daemon.credentials!;
-    const token = (await (await fetch(`${daemon.url}/v1/auth/m2m/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(creds) })).json()) as { accessToken: string };
-    const orgId = decodeJwt(token.accessToken).org as string;
-    const bearer = { authorization: `Bearer ${token.accessToken}`, 'content-type': 'application/json' };
+    const { accessToken, orgId } = await daemonToken(daemon);
+    const bearer = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
 
     // The local app: while down it drops every connection (the receiver answers borderd 502).
     let down = true;
