@@ -8,6 +8,7 @@ import { importCardNetworkKey } from '../../src/inbound/keyring.js';
 import { INBOUND_PASS_SIGNAL } from '../../src/inbound/signals.js';
 import { getInboundEventByEventId } from '../../src/store/inbound-events.js';
 import { makeApi, makeContext, tempDir } from '../support/context.js';
+import { countUnseals } from '../support/unseal-counter.js';
 import { cardNetworkLibraryToken, joseToken, makeKeyPair, notification, selfSignedCertificate } from './jwe-fixtures.js';
 
 const PATH = '/v1/webhooks/card-network';
@@ -25,18 +26,13 @@ describe('intake does not decrypt inside the request', () => {
       const org = createOrganization(ctx, 'Acme');
       ctx.config.inbound.icaOrganizations = { '123456': org.id };
       importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
-      let unseals = 0;
-      const open = ctx.secrets.open.bind(ctx.secrets);
-      ctx.secrets.open = (...args: Parameters<typeof open>) => {
-        unseals++;
-        return open(...args);
-      };
+      const unseals = countUnseals(ctx);
       const { app } = makeApi(ctx);
       const atResponse: { state?: string; unseals?: number }[] = [];
       const server = createServer((req, res) => {
         const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
         res.end = ((...a: unknown[]) => {
-          atResponse.push({ state: getInboundEventByEventId(ctx.db, 'ev-1')?.state, unseals });
+          atResponse.push({ state: getInboundEventByEventId(ctx.db, 'ev-1')?.state, unseals: unseals.count });
           return end(...a);
         }) as ServerResponse['end'];
         app(req, res);
@@ -53,7 +49,7 @@ describe('intake does not decrypt inside the request', () => {
         const [counts] = await passed;
         expect(counts).toMatchObject({ decrypted: 1 });
         expect(getInboundEventByEventId(ctx.db, 'ev-1')!.state).toBe('decrypted');
-        expect(unseals).toBe(1);
+        expect(unseals.count).toBe(1);
       } finally {
         await worker.stop();
       }

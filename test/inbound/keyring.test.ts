@@ -10,6 +10,7 @@ import { generateCardNetworkKey, importCardNetworkKey, listKeys, privateKeyFor, 
 import { createContext } from '../../src/context.js';
 import { makeContext, tempDir } from '../support/context.js';
 import { pkcs12FromPem } from '../support/pkcs12.js';
+import { countUnseals } from '../support/unseal-counter.js';
 import { makeKeyPair, selfSignedCertificate } from './jwe-fixtures.js';
 
 const require = createRequire(import.meta.url);
@@ -75,18 +76,13 @@ describe('card-network keyring', () => {
   it('caches the unsealed KeyObject per (org, kid) and drops it on remove and re-import', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
-    let unseals = 0;
-    const open = ctx.secrets.open.bind(ctx.secrets);
-    ctx.secrets.open = (...args: Parameters<typeof open>) => {
-      unseals++;
-      return open(...args);
-    };
+    const unseals = countUnseals(ctx);
     const first = makeKeyPair();
     importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
     const a = privateKeyFor(ctx, org.id, 'portal-key-1')!;
     expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
     expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
-    expect(unseals).toBe(1);
+    expect(unseals.count).toBe(1);
     expect(a.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
 
     removeCardNetworkKey(ctx, 'portal-key-1', org.id);
@@ -95,7 +91,7 @@ describe('card-network keyring', () => {
     importCardNetworkKey(ctx, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
     const b = privateKeyFor(ctx, org.id, 'portal-key-1')!;
     expect(b.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
-    expect(unseals).toBe(2);
+    expect(unseals.count).toBe(2);
   });
 
   it('does not use a cached key another process removed or replaced', () => {
