@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +75,30 @@ export function procStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   } catch {
     return 0;
   }
+}
+
+/** CPU seconds a process has used so far: its main thread and all its other threads (thread pool, GC helpers); zeros where /proc is absent. */
+export function processCpuSeconds(pid: number): { main: number; other: number } {
+  const out = { main: 0, other: 0 };
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      // Fields after the ")" of the command name: utime and stime are the 12th and 13th, in clock ticks (100/s on Linux).
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const seconds = (Number(f[11]) + Number(f[12])) / 100;
+      if (tid === String(pid)) out.main += seconds;
+      else out.other += seconds;
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
 }
 
 /**

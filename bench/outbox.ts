@@ -1,6 +1,7 @@
 import type { Benchmark } from './bench-types.js';
 import { DaemonDatabase } from './daemon-database.js';
-import { sampleRss, startDaemon } from './daemon-process.js';
+import { cpus } from 'node:os';
+import { processCpuSeconds, sampleRss, startDaemon } from './daemon-process.js';
 import { OutboxScenario } from './outbox-scenario.js';
 import { mb, round, summarize } from './percentiles.js';
 import type { Row } from './report-table.js';
@@ -39,9 +40,21 @@ export const outboxBenchmark: Benchmark = {
       log(`outbox: writing ${backlog} events`);
       const written = await scenario.writeEvents({ amount: backlog });
       await scenario.resetReceiver();
+      const cpu0 = { daemon: processCpuSeconds(daemon.pid), receiver: processCpuSeconds(scenario.receiver.pid) };
       scenario.releaseBacklog();
       const single = await scenario.waitForDeliveries(backlog, quick ? 30_000 : 300_000);
       const singleRate = receiptRate(single);
+      // What one delivery costs in CPU on each side: with every process on the same cores, the
+      // machine cannot deliver faster than its cores divided by that sum, whatever the signing limit.
+      const cpu1 = { daemon: processCpuSeconds(daemon.pid), receiver: processCpuSeconds(scenario.receiver.pid) };
+      const perDeliveryMs = (a: number, b: number) => ((b - a) * 1000) / backlog;
+      const cost = {
+        daemonMain: perDeliveryMs(cpu0.daemon.main, cpu1.daemon.main),
+        daemonOther: perDeliveryMs(cpu0.daemon.other, cpu1.daemon.other),
+        receiver: perDeliveryMs(cpu0.receiver.main + cpu0.receiver.other, cpu1.receiver.main + cpu1.receiver.other),
+      };
+      const costMs = cost.daemonMain + cost.daemonOther + cost.receiver;
+      const ceiling = costMs > 0 ? (cpus().length * 1000) / costMs : 0;
       log(`outbox: ${round(singleRate, 0)} deliveries/s to one endpoint`);
 
       // 2. Latency at a fixed offered rate (a paced sender: one event every 1/rate s), the webhook enabled.
@@ -73,6 +86,13 @@ export const outboxBenchmark: Benchmark = {
         { metric: 'events written/s (admin API)', value: round(written.requestsPerSecond, 0), unit: '/s', note: `${written.requests} events, 10 connections, p99 ${written.p99Ms} ms` },
         { metric: 'deliveries/s, 1 endpoint', value: round(singleRate, 0), unit: '/s', note: `${single.deliveries} verified deliveries` },
         { metric: 'deliveries/s ÷ signing limit', value: round((singleRate / signing.perSecond) * 100, 1), unit: '%', note: 'target ≥ 80%' },
+        {
+          metric: 'CPU per delivery, 1 endpoint',
+          value: round(costMs, 3),
+          unit: 'ms',
+          note: `daemon main thread ${round(cost.daemonMain, 3)}, its other threads (signing, GC) ${round(cost.daemonOther, 3)}, verifying receiver ${round(cost.receiver, 3)}`,
+        },
+        { metric: `CPU ceiling on ${cpus().length} cores`, value: round(ceiling, 0), unit: '/s', note: `cores ÷ CPU per delivery; 1 endpoint reached ${round(ceiling > 0 ? (singleRate / ceiling) * 100 : 0, 1)}% of it` },
         { metric: `commit→receipt p50 at ${rate}/s`, value: round(latency.p50, 2), unit: 'ms', note: `${timed.distinctEvents} events over ${latencySeconds} s, paced: ${round(offered.offeredPerSecond, 1)}/s offered, sender at most ${round(offered.maxLagMs, 1)} ms late` },
         { metric: `commit→receipt p95 at ${rate}/s`, value: round(latency.p95, 2), unit: 'ms' },
         { metric: `commit→receipt p99 at ${rate}/s`, value: round(latency.p99, 2), unit: 'ms', note: 'target < 50 ms' },
@@ -90,6 +110,11 @@ export const outboxBenchmark: Benchmark = {
           deliveriesSingle: single.deliveries,
           deliveriesPerSecondSingle: round(singleRate),
           singleVsSigningRatio: round(singleRate / signing.perSecond, 3),
+          cpuPerDeliveryMs: round(costMs, 3),
+          cpuPerDeliveryDaemonMainMs: round(cost.daemonMain, 3),
+          cpuPerDeliveryDaemonOtherMs: round(cost.daemonOther, 3),
+          cpuPerDeliveryReceiverMs: round(cost.receiver, 3),
+          cpuCeilingPerSecond: round(ceiling),
           offeredRate: rate,
           latencyEvents: timed.distinctEvents,
           latencyOfferedPerSecond: round(offered.offeredPerSecond),

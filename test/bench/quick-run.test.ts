@@ -43,7 +43,7 @@ describe('npm run bench -- --quick', () => {
     for (const [name, m] of Object.entries(results.benchmarks)) expect(m.error, `${name} failed`).toBeUndefined();
 
     const { outbox, api, receiver, inbound, growth } = results.benchmarks as Record<string, Metrics>;
-    positive(outbox!, ['signaturesPerSecond', 'eventsWrittenPerSecond', 'deliveriesPerSecondSingle', 'commitToReceiptP99Ms', 'deliveriesPerSecondFanout', 'daemonPeakRssMb']);
+    positive(outbox!, ['signaturesPerSecond', 'eventsWrittenPerSecond', 'deliveriesPerSecondSingle', 'cpuPerDeliveryMs', 'cpuCeilingPerSecond', 'commitToReceiptP99Ms', 'deliveriesPerSecondFanout', 'daemonPeakRssMb']);
     expect(outbox!.eventsWritten).toBe(200);
     expect(outbox!.deliveriesSingle).toBeGreaterThanOrEqual(200);
     expect(outbox!.deliveriesFanout).toBeGreaterThanOrEqual(500);
