@@ -47,7 +47,8 @@ export interface HandlerInput<B, Q, P> {
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteSpec<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> {
+/** What every route declares besides its handler. */
+export interface RouteShape<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> {
   method: HttpMethod;
   /** OpenAPI-style path: /v1/accounts/{id}. */
   path: string;
@@ -60,14 +61,22 @@ export interface RouteSpec<B extends z.ZodType | undefined = undefined, Q extend
   params?: P;
   responses: Record<number, ResponseSpec>;
   deprecated?: Deprecation;
-  /**
-   * The handler is a synchronous write: run it in the database's group commit (src/db/group-commit.ts),
-   * sharing one transaction and one fsync with the writes that arrive with it.
-   */
-  groupCommit?: boolean;
-  /** Return a Reply (sent as JSON), or undefined after writing the response yourself (streams). */
-  handler: (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => Promise<Reply | undefined> | Reply | undefined;
 }
+
+type Handler<B, Q, P, R> = (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => R;
+
+/**
+ * A route's handler. With `groupCommit: true` it is a synchronous write run in the database's group
+ * commit (src/db/group-commit.ts), sharing one transaction and one fsync with the writes that arrive
+ * with it: its type then refuses a handler that returns a promise, which could not share the
+ * transaction (better-sqlite3 would also refuse it at run time, rolling the write back).
+ * Return a Reply (sent as JSON), or undefined after writing the response yourself (streams).
+ */
+export type RouteSpec<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> = RouteShape<B, Q, P> &
+  (
+    | { groupCommit: true; handler: Handler<B, Q, P, Reply | undefined> }
+    | { groupCommit?: false; handler: Handler<B, Q, P, Promise<Reply | undefined> | Reply | undefined> }
+  );
 
 // Route specs are stored with their generics erased; `route()` keeps them checked at declaration.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
