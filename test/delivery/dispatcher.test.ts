@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { Signer } from '../../src/delivery/signing-keys.js';
 import { claimDue, getDelivery, listAttempts, listDeliveries } from '../../src/store/deliveries.js';
 import { replayEvent, replayWebhookSince } from '../../src/services/outbox.js';
 import { changeTransactionStatus, createTransaction } from '../../src/services/transactions.js';
@@ -382,6 +383,40 @@ describe('worker lifecycle', () => {
     const next = new Dispatcher(ctx, { random: () => 0.5 });
     expect(await next.runOnce()).toBe(1);
     expect(getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'delivered', webhookId });
+  });
+
+  it('a job still waiting for its signature when the shutdown grace ends is not sent, and its lease is given back', async () => {
+    const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 3_600_000, 'server.shutdownGraceMs': 50 });
+    // The signature is held until well after the grace: the job is claimed and waits for it.
+    let signing!: () => void;
+    const asked = new Promise<void>((r) => (signing = r));
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const original = Signer.prototype.signAsync;
+    const spy = vi.spyOn(Signer.prototype, 'signAsync').mockImplementation(function (this: Signer, key, body) {
+      signing();
+      return held.then(() => original.call(this, key, body));
+    });
+    try {
+      const worker = new Dispatcher(ctx, { random: () => 0.5 });
+      worker.start();
+      newTx(ctx, org.org.id);
+      await asked;
+      const [d] = listDeliveries(ctx.db, { limit: 1 });
+      const stopping = worker.stop();
+      setTimeout(release, 200); // the grace (50 ms) is over by then
+      await stopping;
+      expect(receiver.received).toHaveLength(0);
+      expect(ctx.db.prepare('SELECT claimed_by AS c, lease_until AS l, state, attempts FROM deliveries WHERE id = ?').get(d!.id)).toEqual({
+        c: null,
+        l: null,
+        state: 'pending',
+        attempts: 0,
+      });
+      expect(listAttempts(ctx.db, d!.id)).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
 
