@@ -63,6 +63,17 @@ function expectAllSigned(ctx: TestContext, received: Received[]): void {
   }
 }
 
+/** Not an attempt (its outcome is unknown), still pending, and nobody's lease: the next process may send it at once. */
+function expectGivenBackUnattempted(ctx: TestContext, deliveryId: string): void {
+  expect(ctx.db.prepare('SELECT claimed_by AS c, lease_until AS l, state, attempts FROM deliveries WHERE id = ?').get(deliveryId)).toEqual({
+    c: null,
+    l: null,
+    state: 'pending',
+    attempts: 0,
+  });
+  expect(listAttempts(ctx.db, deliveryId)).toEqual([]);
+}
+
 const newTx = (ctx: TestContext, orgId: string) => createTransaction(ctx, { orgId, type: 'Deposit', amount: '125.50', currency: 'USD' });
 
 describe('delivery', () => {
@@ -371,14 +382,7 @@ describe('worker lifecycle', () => {
     const [d] = listDeliveries(ctx.db, { limit: 1 });
     expect(ctx.db.prepare('SELECT claimed_by AS c FROM deliveries WHERE id = ?').get(d!.id)).toEqual({ c: 'stopping' });
     await worker.stop();
-    // Not an attempt (its outcome is unknown), still pending, and nobody's lease: the next process may send it at once.
-    expect(ctx.db.prepare('SELECT claimed_by AS c, lease_until AS l, state, attempts FROM deliveries WHERE id = ?').get(d!.id)).toEqual({
-      c: null,
-      l: null,
-      state: 'pending',
-      attempts: 0,
-    });
-    expect(listAttempts(ctx.db, d!.id)).toEqual([]);
+    expectGivenBackUnattempted(ctx, d!.id);
     receiver.setResponder((_r, res) => res.end('ok'));
     const next = new Dispatcher(ctx, { random: () => 0.5 });
     expect(await next.runOnce()).toBe(1);
@@ -407,13 +411,7 @@ describe('worker lifecycle', () => {
       setTimeout(release, 200); // the grace (50 ms) is over by then
       await stopping;
       expect(receiver.received).toHaveLength(0);
-      expect(ctx.db.prepare('SELECT claimed_by AS c, lease_until AS l, state, attempts FROM deliveries WHERE id = ?').get(d!.id)).toEqual({
-        c: null,
-        l: null,
-        state: 'pending',
-        attempts: 0,
-      });
-      expect(listAttempts(ctx.db, d!.id)).toEqual([]);
+      expectGivenBackUnattempted(ctx, d!.id);
     } finally {
       spy.mockRestore();
     }
