@@ -15,11 +15,11 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim
 # The daemon's memory settings, the same as `npm start` (docs/performance.md, "What the RSS is made
-# of"): one malloc arena, and a 512 MB heap limit, under which V8 grows the heap by a smaller factor
-# between collections. A test keeps these equal to package.json's start script.
+# of"): one malloc arena here, and a 512 MB heap limit (under which V8 grows the heap by a smaller
+# factor between collections) in docker/entrypoint.sh, for `serve` only. A test keeps both equal to
+# package.json's start script.
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=1 \
-    NODE_OPTIONS=--max-old-space-size=512 \
     BORDERD_HOST=0.0.0.0 \
     BORDERD_PORT=8080 \
     BORDERD_DB=/data/borderd.db \
@@ -30,12 +30,13 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin
 COPY config ./config
+COPY docker/entrypoint.sh ./docker/entrypoint.sh
 RUN mkdir -p /data && chown node:node /data && ln -s /app/bin/borderd.js /usr/local/bin/borderd
 USER node
 VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.BORDERD_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# exec form: borderd is PID 1's child-free main process and receives SIGTERM directly to drain.
-ENTRYPOINT ["node", "/app/bin/borderd.js"]
+# exec form, and the entrypoint execs node: borderd is PID 1 and receives SIGTERM directly to drain.
+ENTRYPOINT ["/app/docker/entrypoint.sh"]
 CMD ["serve"]

@@ -1,16 +1,31 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStartScript, START_RUNTIME } from '../../bench/daemon-process.js';
+import { tempDir } from '../support/context.js';
+
+const ROOT = new URL('../../', import.meta.url);
 
 /** The ENV assignments of the Dockerfile's final stage, continuation lines joined. */
 function dockerEnv(): Record<string, string> {
-  const text = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8').replace(/\\\n/g, ' ');
+  const text = readFileSync(new URL('Dockerfile', ROOT), 'utf8').replace(/\\\n/g, ' ');
   const finalStage = text.slice(text.lastIndexOf('\nFROM '));
   const env: Record<string, string> = {};
   for (const line of finalStage.split('\n').filter((l) => l.startsWith('ENV '))) {
     for (const [, k, v] of line.slice(4).matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)) env[k!] = v!;
   }
   return env;
+}
+
+/** Runs docker/entrypoint.sh with a stand-in `node` first on PATH that prints the arguments it got. */
+function entrypointArgs(args: string[]): string[] {
+  const dir = tempDir('borderd-entrypoint-');
+  writeFileSync(join(dir, 'node'), '#!/bin/sh\nprintf "%s\\n" "$@"\n');
+  chmodSync(join(dir, 'node'), 0o755);
+  const res = spawnSync('sh', [new URL('docker/entrypoint.sh', ROOT).pathname, ...args], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8' });
+  expect(res.status, res.stderr).toBe(0);
+  return res.stdout.trim().split('\n');
 }
 
 describe('the daemon runtime settings', () => {
@@ -20,10 +35,13 @@ describe('the daemon runtime settings', () => {
     expect(() => parseStartScript('X=1 tsx bin/borderd.js serve')).toThrow(/does not run node/);
   });
 
-  it('are the same in npm start (which the benchmarks use) and the Docker image', () => {
+  it('are the same in npm start (which the benchmarks use) and the Docker image, where only serve gets the node flags', () => {
     expect(START_RUNTIME.nodeArgs.length + Object.keys(START_RUNTIME.env).length).toBeGreaterThan(0);
     const env = dockerEnv();
     for (const [k, v] of Object.entries(START_RUNTIME.env)) expect(env[k], k).toBe(v);
-    expect((env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean)).toEqual(START_RUNTIME.nodeArgs);
+    expect(env.NODE_OPTIONS).toBeUndefined();
+    expect(entrypointArgs(['serve', '--port', '8080'])).toEqual([...START_RUNTIME.nodeArgs, '/app/bin/borderd.js', 'serve', '--port', '8080']);
+    expect(entrypointArgs([])).toEqual([...START_RUNTIME.nodeArgs, '/app/bin/borderd.js']);
+    expect(entrypointArgs(['import', 'transactions', 'a b.csv'])).toEqual(['/app/bin/borderd.js', 'import', 'transactions', 'a b.csv']);
   });
 });

@@ -1,0 +1,9 @@
+#!/bin/sh
+# The image's entrypoint. `borderd serve` runs with the daemon's heap limit, the same node flags as
+# `npm start` (docs/performance.md, "What the RSS is made of"); every other command (imports, key
+# tools) keeps node's default heap, since an import holds its whole file until it commits.
+set -e
+if [ "${1:-serve}" = "serve" ]; then
+  exec node --max-old-space-size=512 /app/bin/borderd.js "$@"
+fi
+exec node /app/bin/borderd.js "$@"
