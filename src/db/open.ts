@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { remember } from '../domain/bounded-map.js';
 
 export type Db = Database.Database;
 
@@ -96,14 +97,12 @@ export function cacheStatements(db: Db, size = STATEMENT_CACHE_SIZE): void {
     let stmt = cache.get(sql);
     if (stmt?.busy) return prepare(sql);
     if (stmt) {
-      cache.delete(sql);
       stmt.safeIntegers(false);
       if (stmt.reader) stmt.pluck(false).expand(false).raw(false);
     } else {
       stmt = prepare(sql);
-      if (cache.size >= size) cache.delete(cache.keys().next().value as string);
     }
-    cache.set(sql, stmt);
+    remember(cache, sql, stmt, size);
     return stmt;
   };
   db.prepare = cached as Db['prepare'];

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Pool } from 'undici';
 import type { AppContext } from '../context.js';
 import { bookkeeping, inSavepoint } from '../db/open.js';
+import { remember } from '../domain/bounded-map.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { nextAttempt, parseRetryAfter, type RetryPolicy } from '../domain/retry-schedule.js';
@@ -91,12 +92,6 @@ interface WebhookPool {
   pool: Pool;
   inflight: number;
   idleSince: number;
-}
-
-/** Bounded insertion-ordered cache (oldest out). */
-function remember<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
-  if (map.size >= max && !map.has(key)) map.delete(map.keys().next().value as K);
-  map.set(key, value);
 }
 
 /**
@@ -391,7 +386,8 @@ export class Dispatcher implements Worker {
   /**
    * A send of this webhook is over (its result is not recorded yet): its slot goes to the next
    * queued job at once. Its claim capacity goes to a pass only once the webhook is down to one
-   * round of sends (perEndpointConcurrency claimed), or the process to half its claims: a pass then
+   * round of sends (perEndpointConcurrency claimed), or, when the last pass ran out of the process's
+   * claims, once the process is down to half of them: a pass then
    * refills a round at once instead of one row per finished send, which cost a transaction, a due
    * query and the body and signature reads for each row. The queued round keeps the slots busy
    * while the pass runs.

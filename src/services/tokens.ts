@@ -1,6 +1,7 @@
 import { exportJWK, generateKeyPair, importJWK, SignJWT, jwtVerify, decodeProtectedHeader, errors, type CryptoKey, type JWK } from 'jose';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
+import { remember } from '../domain/bounded-map.js';
 import { forbidden, unauthorized } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { DUMMY_HASH, verifySecret } from '../security/secret-hash.js';
@@ -70,10 +71,7 @@ export class VerifiedTokenCache {
   }
 
   set(token: string, claims: VerifiedClaims): void {
-    if (this.maxEntries < 1) return;
-    this.#entries.delete(token);
-    while (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value as string);
-    this.#entries.set(token, claims);
+    remember(this.#entries, token, claims, this.maxEntries);
   }
 }
 

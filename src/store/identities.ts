@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.js';
+import { remember } from '../domain/bounded-map.js';
 
 export type IdentityType = 'Personal' | 'Business';
 
@@ -102,9 +103,7 @@ function isDenseNamePrefix(db: Db, orgId: string, p: string): boolean {
   const hit = cache.get(key);
   if (hit && now - hit.at < DENSITY_TTL_MS) return hit.dense;
   const dense = countsAsDense(db, orgId, p);
-  cache.delete(key);
-  if (cache.size >= DENSITY_CACHE) cache.delete(cache.keys().next().value as string);
-  cache.set(key, { dense, at: now });
+  remember(cache, key, { dense, at: now }, DENSITY_CACHE);
   return dense;
 }
 

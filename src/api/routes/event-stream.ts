@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { currentSigningKey, ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
 import { badRequest } from '../../domain/errors.js';
+import { remember } from '../../domain/bounded-map.js';
 import { getApiClient } from '../../store/api-clients.js';
 import { idLowerBound } from '../../domain/ids.js';
 import { lastEventIdBefore, latestEventId, listEventsAfter, type EventRow } from '../../store/events.js';
@@ -74,8 +75,7 @@ class SignatureCache {
     let hit = this.#entries.get(cacheKey);
     if (!hit) {
       hit = this.signer.sign(row.org_id, row.body);
-      if (this.#entries.size >= this.max) this.#entries.delete(this.#entries.keys().next().value!);
-      this.#entries.set(`${row.id}:${hit.keyId}`, hit);
+      remember(this.#entries, `${row.id}:${hit.keyId}`, hit, this.max);
     }
     return hit;
   }
