@@ -30,6 +30,16 @@ async function serve(ctx: TestContext) {
   return { ...api, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/notifications/events/stream` };
 }
 
+/** A daemon with a 50 ms heartbeat and one organization's stream, open and past its first message. */
+async function heartbeatStream() {
+  const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
+  const { tokens, url } = await serve(ctx);
+  const org = await makeOrg(ctx, tokens);
+  const stream = await open(url, org.auth);
+  await stream.next(1);
+  return { ctx, url, ...org, stream };
+}
+
 /** Opens the stream and collects messages; next(n) resolves once n messages arrived. */
 async function open(url: string, auth: string, headers: Record<string, string> = {}) {
   const abort = new AbortController();
@@ -189,11 +199,7 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('sends heartbeats', async () => {
-    const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
-    const { tokens, url } = await serve(ctx);
-    const { auth } = await makeOrg(ctx, tokens);
-    const stream = await open(url, auth);
-    await stream.next(1);
+    const { stream } = await heartbeatStream();
     await new Promise<void>((resolve) => {
       const check = setInterval(() => stream.comments.length >= 2 && (clearInterval(check), resolve()), 20);
     });
@@ -201,11 +207,7 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('ends the stream of a revoked client at the next heartbeat', async () => {
-    const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
-    const { tokens, url } = await serve(ctx);
-    const { client, auth } = await makeOrg(ctx, tokens);
-    const stream = await open(url, auth);
-    await stream.next(1);
+    const { ctx, url, client, auth, stream } = await heartbeatStream();
     revokeClient(ctx, client.id);
     await stream.ended;
     const again = await fetch(url, { headers: { authorization: auth } });
@@ -213,11 +215,7 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('ends the stream, and throws nothing out of its timer, when the heartbeat check fails', async () => {
-    const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
-    const { tokens, url } = await serve(ctx);
-    const { auth } = await makeOrg(ctx, tokens);
-    const stream = await open(url, auth);
-    await stream.next(1);
+    const { ctx, stream } = await heartbeatStream();
     ctx.db.close(); // the revocation check at the next heartbeat now throws
     await stream.ended;
     expect(ctx.logs.lines.some((l) => l.msg === 'event stream heartbeat failed')).toBe(true);

@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStartScript, START_RUNTIME } from '../../bench/daemon-process.js';
 import { tempDir } from '../support/context.js';
-
-const ROOT = new URL('../../', import.meta.url);
+import { ROOT } from '../support/process.js';
 
 /** The ENV assignments of the Dockerfile's final stage, continuation lines joined. */
 function dockerEnv(): Record<string, string> {
-  const text = readFileSync(new URL('Dockerfile', ROOT), 'utf8').replace(/\\\n/g, ' ');
+  const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
   const finalStage = text.slice(text.lastIndexOf('\nFROM '));
   const env: Record<string, string> = {};
   for (const line of finalStage.split('\n').filter((l) => l.startsWith('ENV '))) {
@@ -23,7 +22,7 @@ function entrypointArgs(args: string[]): string[] {
   const dir = tempDir('borderd-entrypoint-');
   writeFileSync(join(dir, 'node'), '#!/bin/sh\nprintf "%s\\n" "$@"\n');
   chmodSync(join(dir, 'node'), 0o755);
-  const res = spawnSync('sh', [new URL('docker/entrypoint.sh', ROOT).pathname, ...args], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8' });
+  const res = spawnSync('sh', [join(ROOT, 'docker', 'entrypoint.sh'), ...args], { env: { ...process.env, PATH: `${dir}:${process.env.PATH}` }, encoding: 'utf8' });
   expect(res.status, res.stderr).toBe(0);
   return res.stdout.trim().split('\n');
 }

@@ -3,17 +3,9 @@ import { createPublicKey } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { hasOpenssl } from '../support/openssl.js';
 import { runCli, startBorderd } from '../support/process.js';
 import { cardNetworkLibraryToken, joseToken, makeKeyPair, notification, selfSignedCertificate } from './jwe-fixtures.js';
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('inbound notifications through the real daemon and CLI', () => {
   it('generate/import keys, receive, decrypt, fail on an unknown kid, retry after import', async () => {

@@ -20,6 +20,14 @@ function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: 
     );
 }
 
+/** An organization whose refund default is one POLYGON address (EVM), auto-refund on. */
+function withPolygonDefault(): { ctx: TestContext; org: ReturnType<typeof createOrganization> } {
+  const ctx = makeContext();
+  const org = createOrganization(ctx, 'Acme');
+  setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+  return { ctx, org };
+}
+
 function fail(ctx: TestContext, orgId: string, transactionId: string, hooks = [recordRefundPlanOnFailure]): void {
   const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
   ctx.db.transaction(() => {
@@ -30,9 +38,7 @@ function fail(ctx: TestContext, orgId: string, transactionId: string, hooks = [r
 
 describe('refund plan hook', () => {
   it('is registered in transactionHooks and records a plan only on Failed', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    const { ctx, org } = withPolygonDefault();
     insertTransaction(ctx, org.id, 'txn_1', {});
     const change: TransactionStatusChange = { ctx, orgId: org.id, transactionId: 'txn_1', from: 'Pending', to: 'Processing', nowMs: ctx.clock.now() };
     for (const h of transactionHooks) h(change);
@@ -60,9 +66,7 @@ describe('refund plan hook', () => {
   });
 
   it('ignores a stored per-transaction address that is not valid for its network and uses the default (logged without the address)', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    const { ctx, org } = withPolygonDefault();
     insertTransaction(ctx, org.id, 'txn_9', { refundDestination: { address: '0xdef' } });
     fail(ctx, org.id, 'txn_9');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({ destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: EVM } });
@@ -84,9 +88,7 @@ describe('refund plan hook', () => {
   });
 
   it('pauses on a stale default and dispatches when it is re-confirmed', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    const { ctx, org } = withPolygonDefault();
     ctx.clock.advance(90 * DAY_MS + 1);
     insertTransaction(ctx, org.id, 'txn_4', {});
     fail(ctx, org.id, 'txn_4');
@@ -122,9 +124,7 @@ describe('refund plan hook', () => {
   });
 
   it('re-confirming releases only the plans paused on the same default version', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    const { ctx, org } = withPolygonDefault();
     ctx.clock.advance(90 * DAY_MS + 1);
     insertTransaction(ctx, org.id, 'txn_c', {});
     insertTransaction(ctx, org.id, 'txn_d', {});
@@ -166,9 +166,7 @@ describe('refund plan hook', () => {
   });
 
   it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    const { ctx, org } = withPolygonDefault();
     const t = createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
     const planRows = () => ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get();
     const eventTypes = () => (ctx.db.prepare('SELECT type FROM events WHERE org_id = ? ORDER BY id').all(org.id) as { type: string }[]).map((e) => e.type);
