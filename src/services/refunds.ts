@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.js';
 import { REFUND_DESTINATION_TYPES, refundDestinationProblems, transactionDestinationSchema, transactionRefundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
 import { refundFreshness } from '../domain/refund-freshness.js';
 import { canDispatch, decideRefundPlan, type RefundPlanDecision, type TransactionRefundDestination } from '../domain/refund-plan.js';
-import { getRefundConfig, markRefundConfigVerified, upsertRefundConfig } from '../store/refund-configs.js';
+import { getRefundConfig, markRefundConfigVerified, upsertRefundConfig, type StoredRefundConfig } from '../store/refund-configs.js';
 import { getRefundPlan, getRefundPlanForTransaction, getTransactionRefundFacts, insertRefundPlan, listRefundPlans, replaceRefundPlanDecision, setRefundPlanState, type RefundPlan } from '../store/refund-plans.js';
 import type { TransactionStatusChange } from './transaction-hooks.js';
 
@@ -52,8 +52,10 @@ export function setRefundConfig(ctx: AppContext, orgId: string, destination: Org
   const replanned = ctx.db.transaction(() => {
     const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
     const stale = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter((p) => p.destinationFrom === 'default' && p.defaultVersion !== version);
+    // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
+    const config = getRefundConfig(ctx.db, orgId);
     for (const p of stale) {
-      const planned = planFor(ctx, orgId, p.transactionId, nowMs);
+      const planned = planFor(ctx, orgId, p.transactionId, nowMs, config);
       if (!planned) continue;
       const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
       replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
@@ -120,7 +122,7 @@ export function recordRefundPlanOnFailure(change: TransactionStatusChange): void
   if (change.to !== 'Failed') return;
   const { ctx, orgId, transactionId, nowMs } = change;
   if (getRefundPlanForTransaction(ctx.db, transactionId)) return;
-  const planned = planFor(ctx, orgId, transactionId, nowMs);
+  const planned = planFor(ctx, orgId, transactionId, nowMs, getRefundConfig(ctx.db, orgId));
   if (!planned) throw notFound(`transaction ${transactionId}`);
   const { decision, defaultVersion } = planned;
   const at = isoAt(nowMs);
@@ -137,12 +139,15 @@ export function recordRefundPlanOnFailure(change: TransactionStatusChange): void
   ctx.log.info({ transactionId, state: decision.state, kind: decision.kind }, 'refund plan recorded');
 }
 
-/** The decision for a failed transaction against the current default, and that default's version when the destination came from it. */
-function planFor(ctx: AppContext, orgId: string, transactionId: string, nowMs: number): { decision: RefundPlanDecision; defaultVersion: number | null } | undefined {
+/**
+ * The decision for a failed transaction against `config` (the organization's current default, read by
+ * the caller so that re-planning many plans reads it once), and that default's version when the
+ * destination came from it.
+ */
+function planFor(ctx: AppContext, orgId: string, transactionId: string, nowMs: number, config: StoredRefundConfig | undefined): { decision: RefundPlanDecision; defaultVersion: number | null } | undefined {
   const facts = getTransactionRefundFacts(ctx.db, orgId, transactionId);
   if (!facts) return undefined;
   const network = asNetworkId(facts.network);
-  const config = getRefundConfig(ctx.db, orgId);
   const decision = decideRefundPlan({
     network,
     sourceNetwork: sourceNetworkOf(facts.source),
