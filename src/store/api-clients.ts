@@ -46,6 +46,15 @@ export function getApiClient(db: Db, id: string): ApiClient | undefined {
   return getApiClientWithHash(db, id)?.client;
 }
 
+/**
+ * What authenticating a request needs to know about a client, read on every bearer request: two
+ * columns, not the row with its secret hash.
+ */
+export function getClientStanding(db: Db, id: string): { orgId: string; revoked: boolean } | undefined {
+  const row = db.prepare('SELECT org_id, revoked_at IS NOT NULL AS revoked FROM api_clients WHERE id = ?').get(id) as { org_id: string; revoked: number } | undefined;
+  return row && { orgId: row.org_id, revoked: row.revoked === 1 };
+}
+
 export function listApiClients(db: Db, orgId?: string): ApiClient[] {
   const rows = orgId
     ? db.prepare('SELECT * FROM api_clients WHERE org_id = ? ORDER BY id').all(orgId)

@@ -37,6 +37,15 @@ const toIdentity = (r: Row): Identity => ({
 
 const lc = (v: unknown): string => (typeof v === 'string' ? v.toLowerCase() : '');
 
+/**
+ * The lowercase "firstName lastName" the name filter also matches: both names joined by one space,
+ * or '' when either is missing (a single name is already matched on its own column). Stored
+ * exactly so, never trimmed, the full name of a prefix without a space always starts with the first
+ * name: the full-name column can only add a match for a prefix that contains a space (nameColumns).
+ * Migration 011 rewrote the rows stored before this rule.
+ */
+export const fullNameLc = (firstLc: string, lastLc: string): string => (firstLc && lastLc ? `${firstLc} ${lastLc}` : '');
+
 export function insertIdentity(db: Db, identity: IdentityRow): void {
   const d = identity.data;
   const first = lc(d.firstName);
@@ -44,7 +53,7 @@ export function insertIdentity(db: Db, identity: IdentityRow): void {
   db.prepare(
     `INSERT INTO identities (id, org_id, type, deleted, has_compliance_checks, data, first_name_lc, last_name_lc, full_name_lc, email_lc, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(identity.id, identity.orgId, identity.type, identity.deleted ? 1 : 0, identity.hasComplianceChecks ? 1 : 0, JSON.stringify(d), first, last, `${first} ${last}`.trim(), lc(d.email), identity.createdAt);
+  ).run(identity.id, identity.orgId, identity.type, identity.deleted ? 1 : 0, identity.hasComplianceChecks ? 1 : 0, JSON.stringify(d), first, last, fullNameLc(first, last), lc(d.email), identity.createdAt);
 }
 
 export function getIdentity(db: Db, orgId: string, id: string): Identity | undefined {
@@ -82,7 +91,22 @@ const PREFIX_END = String.fromCodePoint(0x10ffff);
  */
 export const DENSE_PREFIX_MATCHES = 1000;
 
-const NAME_MATCH = '((first_name_lc >= ? AND first_name_lc < ?) OR (last_name_lc >= ? AND last_name_lc < ?) OR (full_name_lc >= ? AND full_name_lc < ?))';
+type NameColumn = 'first_name_lc' | 'last_name_lc' | 'full_name_lc';
+
+/**
+ * The name columns a lowercase prefix can match. Without a space a full name ("first last") starts
+ * with the prefix only when its first name does (fullNameLc), so the full-name range is left out:
+ * a third of the tests on every entry of a dense walk, and a third of a rare prefix's range scans.
+ */
+function nameColumns(p: string): readonly NameColumn[] {
+  return p.includes(' ') ? ['first_name_lc', 'last_name_lc', 'full_name_lc'] : ['first_name_lc', 'last_name_lc'];
+}
+
+/** The name filter over `columns`, with its parameters (two per range). */
+function nameMatch(columns: readonly NameColumn[], p: string): { sql: string; params: string[] } {
+  const end = p + PREFIX_END;
+  return { sql: `(${columns.map((c) => `(${c} >= ? AND ${c} < ?)`).join(' OR ')})`, params: columns.flatMap(() => [p, end]) };
+}
 
 /**
  * Dense-or-not per connection and `${orgId} ${prefix}`, newest last, at most DENSITY_CACHE entries.
@@ -115,11 +139,12 @@ function countsAsDense(db: Db, orgId: string, p: string): boolean {
     .prepare('SELECT 1 FROM identities WHERE org_id = ? AND first_name_lc >= ? AND first_name_lc < ? LIMIT 1 OFFSET ?')
     .get(orgId, p, end, DENSE_PREFIX_MATCHES);
   if (past !== undefined) return true;
-  const range = (col: string) => `SELECT 1 FROM identities WHERE org_id = ? AND ${col} >= ? AND ${col} < ?`;
+  const columns = nameColumns(p);
+  const ranges = columns.map((c) => `SELECT 1 FROM identities WHERE org_id = ? AND ${c} >= ? AND ${c} < ?`);
   const n = (
     db
-      .prepare(`SELECT COUNT(*) AS n FROM (${range('first_name_lc')} UNION ALL ${range('last_name_lc')} UNION ALL ${range('full_name_lc')} LIMIT ?)`)
-      .get(orgId, p, end, orgId, p, end, orgId, p, end, DENSE_PREFIX_MATCHES + 1) as { n: number }
+      .prepare(`SELECT COUNT(*) AS n FROM (${ranges.join(' UNION ALL ')} LIMIT ?)`)
+      .get(...columns.flatMap(() => [orgId, p, end]), DENSE_PREFIX_MATCHES + 1) as { n: number }
   ).n;
   return n > DENSE_PREFIX_MATCHES;
 }
@@ -131,20 +156,19 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Identi
   let indexHint = '';
   if (f.name !== undefined) {
     const p = f.name.toLowerCase();
-    if (f.email !== undefined) {
-      // With an email prefix the planner drives from the email range and tests the names per row.
-      where.push(NAME_MATCH);
-      params.push(p, p + PREFIX_END, p, p + PREFIX_END, p, p + PREFIX_END);
-    } else if (isDenseNamePrefix(db, orgId, p)) {
-      // Dense prefix: walk ids in order and meet limit + 1 matches early.
-      indexHint = 'INDEXED BY identities_org_id_names';
-      where.push(NAME_MATCH);
-      params.push(p, p + PREFIX_END, p, p + PREFIX_END, p, p + PREFIX_END);
+    const columns = nameColumns(p);
+    if (f.email !== undefined || isDenseNamePrefix(db, orgId, p)) {
+      // With an email prefix the planner drives from the email range and tests the names per row;
+      // a dense prefix walks ids in order on the names index and meets limit + 1 matches early.
+      if (f.email === undefined) indexHint = 'INDEXED BY identities_org_id_names';
+      const match = nameMatch(columns, p);
+      where.push(match.sql);
+      params.push(...match.params);
     } else {
-      // Rare prefix: three index range scans, then only the matches are sorted by id.
-      const range = (col: string) => `SELECT id FROM identities WHERE org_id = ? AND ${col} >= ? AND ${col} < ?`;
-      where.push(`id IN (${range('first_name_lc')} UNION ${range('last_name_lc')} UNION ${range('full_name_lc')})`);
-      for (let i = 0; i < 3; i++) params.push(orgId, p, p + PREFIX_END);
+      // Rare prefix: one index range scan per name column, then only the matches are sorted by id.
+      const ranges = columns.map((c) => `SELECT id FROM identities WHERE org_id = ? AND ${c} >= ? AND ${c} < ?`);
+      where.push(`id IN (${ranges.join(' UNION ')})`);
+      params.push(...columns.flatMap(() => [orgId, p, p + PREFIX_END]));
     }
   }
   if (f.email !== undefined) {

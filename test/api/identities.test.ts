@@ -205,6 +205,48 @@ describe('name prefix over many identities', () => {
   });
 });
 
+describe('the name filter against its definition', () => {
+  // Prefix of firstName, lastName or "firstName lastName", case-insensitively; the full name only
+  // when both names are there. Names with spaces at either end and single names are the cases where
+  // leaving the full-name column out of a prefix without a space (store/identities.ts) could go wrong.
+  const tricky = [
+    { firstName: ' Ana', lastName: 'García' },
+    { firstName: 'Ana ', lastName: 'Ruiz' },
+    { firstName: 'Mary Ann', lastName: 'Lee' },
+    { firstName: 'Ann' },
+    { lastName: 'Annan' },
+    { lastName: ' Anne' },
+    { firstName: 'Bo', lastName: 'Ann Marie' },
+    { firstName: 'ANNA', lastName: 'Ng' },
+    {},
+  ];
+  const prefixes = ['an', 'ann', ' an', 'ana', 'ana ', 'ana  r', 'ana g', ' ana g', 'mary a', 'mary ann l', 'bo ann', 'bo ann m', 'ann ', 'anna ng', 'ng', 'z'];
+  const matches = (d: { firstName?: string; lastName?: string }, p: string): boolean => {
+    const first = (d.firstName ?? '').toLowerCase();
+    const last = (d.lastName ?? '').toLowerCase();
+    const q = p.toLowerCase();
+    return first.startsWith(q) || last.startsWith(q) || (first !== '' && last !== '' && `${first} ${last}`.startsWith(q));
+  };
+
+  it.each([
+    ['a rare prefix (index range scans)', 0],
+    ['a dense prefix (the walk in id order)', 1500],
+  ])('lists exactly the defined matches for %s', async (_label, filler) => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    // The filler makes "an", "ann" and "ann " dense (more than DENSE_PREFIX_MATCHES matches each).
+    const people = [...tricky, ...Array.from({ length: filler }, (_, i) => ({ firstName: `Anxx${i}`, lastName: `Ann ${i}` }))];
+    const { ids } = importIdentities(ctx, acme.org.id, people.map((data) => JSON.stringify({ type: 'Personal', data })));
+    for (const p of prefixes) {
+      const expected = ids.filter((_, i) => matches(people[i]!, p)).slice(0, 100);
+      const res = await http.get(`/v1/identities?name=${encodeURIComponent(p)}&limit=100`).set('Authorization', acme.auth);
+      expect(res.status).toBe(200);
+      expect({ p, ids: res.body.data.map((i: { id: string }) => i.id) }).toEqual({ p, ids: expected });
+    }
+  });
+});
+
 describe('PATCH /admin/v1/organizations/{orgId}/identities/{id}', () => {
   it('sets the compliance and deleted flags, scoped to the organization', async () => {
     const { ctx, http, tokens, acme, ids } = await setup();

@@ -41,3 +41,38 @@ describe('migrations', () => {
     db.close();
   });
 });
+
+describe('migration 011', () => {
+  it('rewrites the stored full names to "first last", or empty when a name is missing, and no other row', () => {
+    const db = openDatabase(join(tempDir(), 'm.db'));
+    migrate(db, listMigrations().filter((m) => m.version < 11));
+    const at = '2026-01-01T00:00:00.000Z';
+    db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run('org_1', 'Acme', at);
+    // Full names as they were stored before: "first last", trimmed.
+    const rows: [string, string, string, string][] = [
+      ['idn_both', 'ana', 'garcía', 'ana garcía'],
+      ['idn_lead', ' ana', 'garcía', 'ana garcía'],
+      ['idn_first', 'ann', '', 'ann'],
+      ['idn_last', '', 'annan', 'annan'],
+      ['idn_none', '', '', ''],
+    ];
+    for (const [id, first, last, full] of rows) {
+      db.prepare(
+        `INSERT INTO identities (id, org_id, type, data, first_name_lc, last_name_lc, full_name_lc, created_at) VALUES (?, 'org_1', 'Personal', '{}', ?, ?, ?, ?)`,
+      ).run(id, first, last, full, at);
+    }
+    const changes = db.prepare('SELECT total_changes() AS n').pluck();
+    const before = changes.get() as number;
+    migrate(db);
+    expect(db.prepare('SELECT id, full_name_lc AS full FROM identities ORDER BY id').all()).toEqual([
+      { id: 'idn_both', full: 'ana garcía' },
+      { id: 'idn_first', full: '' },
+      { id: 'idn_last', full: '' },
+      { id: 'idn_lead', full: ' ana garcía' },
+      { id: 'idn_none', full: '' },
+    ]);
+    // Three identity rows rewritten, plus the schema_migrations row: the unchanged ones were not written.
+    expect((changes.get() as number) - before).toBe(4);
+    db.close();
+  });
+});

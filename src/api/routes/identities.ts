@@ -5,7 +5,7 @@ import { identityDataSchema, identityTypeSchema, listIdentitiesPage } from '../.
 const prefix = z.string().min(1, 'must not be empty').max(200);
 
 export const identitiesQuery = z.strictObject({
-  name: prefix.optional().describe('case-insensitive prefix of firstName, lastName or "firstName lastName"; needs a token with piiAccess "all" (403 for "redacted")'),
+  name: prefix.optional().describe('case-insensitive prefix of firstName, lastName or "firstName lastName" (when both are set); needs a token with piiAccess "all" (403 for "redacted")'),
   email: prefix.optional().describe('case-insensitive prefix of email; needs a token with piiAccess "all" (403 for "redacted")'),
   type: identityTypeSchema.optional(),
   startingAfter: z.string().min(1).max(100).optional().describe('an identity id: results after it'),
