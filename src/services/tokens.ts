@@ -5,7 +5,7 @@ import { remember } from '../domain/bounded-map.js';
 import { forbidden, unauthorized } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { DUMMY_HASH, verifySecret } from '../security/secret-hash.js';
-import { getApiClient, getApiClientWithHash, type PiiAccess } from '../store/api-clients.js';
+import { getApiClientWithHash, getClientStanding, type PiiAccess } from '../store/api-clients.js';
 import { getActiveTokenKey, getTokenKey, insertTokenKey } from '../store/token-keys.js';
 
 /** The one algorithm access tokens are signed with; anything else in a header is refused. */
@@ -161,10 +161,10 @@ export class TokenService {
   async verify(token: string): Promise<AuthContext> {
     const claims = this.#verified.get(token, this.ctx.clock.now()) ?? (await this.#verifyToken(token));
     // Per request, cached or not: a revoked client's tokens stop working at once (one primary-key read).
-    const client = claims.sub ? getApiClient(this.ctx.db, claims.sub) : undefined;
-    if (!client || client.orgId !== claims.org) throw unauthorized('unknown_client', 'the token names no known client');
-    if (client.revokedAt) throw unauthorized('client_revoked', 'the client of this token has been revoked');
-    return { orgId: client.orgId, clientId: client.id, piiAccess: claims.pii };
+    const client = claims.sub ? getClientStanding(this.ctx.db, claims.sub) : undefined;
+    if (!client || !claims.sub || client.orgId !== claims.org) throw unauthorized('unknown_client', 'the token names no known client');
+    if (client.revoked) throw unauthorized('client_revoked', 'the client of this token has been revoked');
+    return { orgId: client.orgId, clientId: claims.sub, piiAccess: claims.pii };
   }
 
   /** The full check (header, key, ES256 signature, issuer, exp), remembered when it passes. */
