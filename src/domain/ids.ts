@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /**
  * Prefixed, sortable ids (`evt_01j…`): a 48-bit millisecond time in 10 Crockford base32 characters,
@@ -13,6 +13,23 @@ export type IdPrefix =
 
 let lastMs = -1;
 let lastRandom: Uint8Array = new Uint8Array(10);
+
+/**
+ * Random bytes for ids, drawn from a pool refilled 256 ids at a time: one call into the CSPRNG per
+ * fill instead of one per id (randomBytes(10) cost about 2 µs, a slice of the pool 60 ns, and a
+ * request id is made per request). Each id gets its own copy of its bytes.
+ */
+const ID_RANDOM_BYTES = 10;
+const randomPool = new Uint8Array(ID_RANDOM_BYTES * 256);
+let randomOffset = randomPool.length;
+
+function freshRandom(): Uint8Array {
+  if (randomOffset === randomPool.length) {
+    randomFillSync(randomPool);
+    randomOffset = 0;
+  }
+  return randomPool.slice(randomOffset, (randomOffset += ID_RANDOM_BYTES));
+}
 
 function encodeTime(ms: number): string {
   let out = '';
@@ -59,7 +76,7 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
     random = increment(lastRandom);
     nowMs = lastMs;
   } else {
-    random = randomBytes(10);
+    random = freshRandom();
     lastMs = nowMs;
   }
   lastRandom = random;

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { hasPrefix, idLowerBound, newId } from '../../src/domain/ids.js';
+
+const SHAPE = /^evt_[0-9a-hjkmnp-tv-z]{26}$/;
+
+describe('newId', () => {
+  it('makes distinct, well-formed ids that sort in the order they were made, across refills of the random pool', () => {
+    // 1,000 ids over four milliseconds: several pool refills (256 ids each) and many ids per millisecond.
+    const ids = Array.from({ length: 1000 }, (_, i) => newId('evt', 1_700_000_000_000 + Math.floor(i / 250)));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    for (const id of ids) {
+      expect(id).toMatch(SHAPE);
+      expect(hasPrefix(id, 'evt')).toBe(true);
+    }
+  });
+
+  it('keeps random parts independent: fresh ids of a new millisecond do not share their bytes', () => {
+    const base = 1_800_000_000_000;
+    const tails = Array.from({ length: 600 }, (_, i) => newId('req', base + i).slice(-16));
+    expect(new Set(tails).size).toBe(tails.length);
+  });
+
+  it('sorts an id after every lower bound of a time at or before it', () => {
+    const at = 1_900_000_000_000;
+    const id = newId('evt', at);
+    expect(idLowerBound('evt', at) < id).toBe(true);
+    expect(idLowerBound('evt', at + 1) > id).toBe(true);
+  });
+});
