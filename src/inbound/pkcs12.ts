@@ -25,40 +25,55 @@ interface Tlv {
   contentStart: number;
   contentEnd: number;
   end: number;
+  /** Levels above this value in the buffer it was read from (0 for the outermost). */
+  depth: number;
 }
 
-function readTlv(buf: Buffer, pos: number): Tlv {
-  if (pos + 2 > buf.length) throw new Pkcs12Error('truncated ASN.1');
+/**
+ * How deep the walker follows nested values. Real keystores nest fewer than ~20 levels (PFX, safe,
+ * bag, EncryptedPrivateKeyInfo, PBES2 parameters); the walker recurses once per level (indefinite
+ * lengths, split OCTET STRINGs), so without a bound a few hundred kilobytes of `30 80` overflow the
+ * call stack. 64 is generous for any writer and far below where the stack runs out.
+ */
+const MAX_DEPTH = 64;
+
+/**
+ * The value at `pos`, which must end by `limit`: the end of its parent's content, so a child cannot
+ * overrun its parent, or the end of the buffer for the outermost value.
+ */
+function readTlv(buf: Buffer, pos: number, limit = buf.length, depth = 0): Tlv {
+  if (depth > MAX_DEPTH) throw new Pkcs12Error(`ASN.1 nested more than ${MAX_DEPTH} levels deep`);
+  if (pos + 2 > limit) throw new Pkcs12Error('truncated ASN.1');
   const tag = buf[pos]!;
   if ((tag & 0x1f) === 0x1f) throw new Pkcs12Error('unsupported ASN.1 tag');
   const first = buf[pos + 1]!;
   let offset = pos + 2;
   if (first === 0x80) {
-    // BER indefinite length (some keystore writers use it): children up to an end-of-contents marker.
+    // BER indefinite length (some keystore writers use it): children up to an end-of-contents marker
+    // (00 00, read as a value like any other, so a missing marker is the header check above).
     if (!(tag & 0x20)) throw new Pkcs12Error('indefinite length on a primitive value');
-    let p = offset;
-    while (!(buf[p] === 0 && buf[p + 1] === 0)) {
-      if (p >= buf.length) throw new Pkcs12Error('truncated ASN.1');
-      p = readTlv(buf, p).end;
+    for (let p = offset; ; ) {
+      const child = readTlv(buf, p, limit, depth + 1);
+      if (child.tag === 0 && child.end === p + 2) return { tag, start: pos, contentStart: offset, contentEnd: p, end: child.end, depth };
+      p = child.end;
     }
-    return { tag, start: pos, contentStart: offset, contentEnd: p, end: p + 2 };
   }
   let length = first;
   if (first & 0x80) {
     const n = first & 0x7f;
     if (n > 4) throw new Pkcs12Error('ASN.1 length too large');
-    if (offset + n > buf.length) throw new Pkcs12Error('truncated ASN.1');
+    if (offset + n > limit) throw new Pkcs12Error('truncated ASN.1');
     length = 0;
     for (let i = 0; i < n; i++) length = length * 256 + buf[offset++]!;
   }
-  if (offset + length > buf.length) throw new Pkcs12Error('truncated ASN.1');
-  return { tag, start: pos, contentStart: offset, contentEnd: offset + length, end: offset + length };
+  if (offset + length > limit) throw new Pkcs12Error('truncated ASN.1');
+  return { tag, start: pos, contentStart: offset, contentEnd: offset + length, end: offset + length, depth };
 }
 
 function children(buf: Buffer, parent: Tlv): Tlv[] {
   const out: Tlv[] = [];
   for (let p = parent.contentStart; p < parent.contentEnd; ) {
-    const child = readTlv(buf, p);
+    const child = readTlv(buf, p, parent.contentEnd, parent.depth + 1);
     out.push(child);
     p = child.end;
   }
@@ -135,14 +150,18 @@ export function privateKeyFromPkcs12(der: Buffer, password: string | undefined):
       if (!inner) throw new Pkcs12Error('a key bag has no value');
       const keyDer = contents.subarray(inner.start, inner.end);
       if (id === OID.keyBag) {
-        keys.push(createPrivateKey({ key: keyDer, format: 'der', type: 'pkcs8' }));
+        try {
+          keys.push(createPrivateKey({ key: keyDer, format: 'der', type: 'pkcs8' }));
+        } catch (err) {
+          throw new Pkcs12Error(`the keystore's key bag does not hold a valid private key (${(err as Error).message.split('\n')[0]})`, { cause: err });
+        }
         continue;
       }
       if (password === undefined) throw new Pkcs12Error('the keystore\'s private key is encrypted: give its password (--keystore-password or BORDERD_KEY_PASSPHRASE)');
       try {
         keys.push(createPrivateKey({ key: keyDer, format: 'der', type: 'pkcs8', passphrase: password }));
       } catch (err) {
-        throw new Pkcs12Error(`the keystore's private key does not decrypt with this password (${(err as Error).message.split('\n')[0]})`);
+        throw new Pkcs12Error(`the keystore's private key does not decrypt with this password (${(err as Error).message.split('\n')[0]})`, { cause: err });
       }
     }
   }

@@ -113,6 +113,80 @@ describe('PKCS#12 reader: ASN.1 bounds checks', () => {
     // Nested: the inner value is closed, the outer one is not.
     expect(refusal(pfxAround(hex('3080 3080 0000')))).toBe('truncated ASN.1');
   });
+
+  it('ends an indefinite length only at 00 00, not at another empty value with tag 0', () => {
+    // 00 81 00 is tag 0 with a long-form zero length: a child like any other, so the safe's one part is
+    // not a ContentInfo. Taken as the end marker, the safe would be empty ("holds no private key").
+    expect(refusal(pfxAround(hex('3080 008100 0000')))).toBe('expected a ContentInfo');
+  });
+});
+
+/** `depth` copies of `tag` nested with definite lengths around `inner`, built inside out in one pass. */
+function nestDefinite(tag: number, depth: number, inner: Buffer): Buffer {
+  const headers: Buffer[] = [];
+  let length = inner.length;
+  for (let i = 0; i < depth; i++) {
+    const header = Buffer.concat([Buffer.from([tag]), derLength(length)]);
+    headers.push(header);
+    length += header.length;
+  }
+  return Buffer.concat([...headers.reverse(), inner]);
+}
+
+describe('PKCS#12 reader: nesting depth', () => {
+  // 200,000 levels: far past what the call stack holds, so without the limit each case below is a
+  // RangeError (stack overflow) from the recursion, not a Pkcs12Error.
+  const DEEP = 200_000;
+
+  it('refuses deeply nested indefinite lengths inside the authenticated safe', () => {
+    // Well formed apart from its depth: every 30 80 has its 00 00.
+    const deep = Buffer.concat([Buffer.alloc(DEEP * 2, hex('3080')), Buffer.alloc(DEEP * 2, 0)]);
+    expect(refusal(pfxAround(deep))).toMatch(/^ASN\.1 nested more than \d+ levels deep$/);
+  });
+
+  it('refuses a deeply nested split (constructed) OCTET STRING, with definite lengths', () => {
+    // The data part's content as 24 <len> 24 <len> ... 04 00: octets() recurses once per level.
+    const part = tlv(0x30, tlv(0x06, OID_DATA), tlv(0xa0, nestDefinite(0x24, DEEP, hex('0400'))));
+    expect(refusal(pfxAround(tlv(0x30, part)))).toMatch(/^ASN\.1 nested more than \d+ levels deep$/);
+  });
+
+  it('reads deeply nested definite-length values only as far as it needs them', () => {
+    // Definite lengths are not descended into by readTlv, only by the fixed steps of the reader, so
+    // this never recursed; kept as a guard that it stays that way.
+    expect(refusal(pfxAround(tlv(0x30, nestDefinite(0x30, DEEP, Buffer.alloc(0)))))).toBe('the keystore holds no private key');
+  });
+});
+
+describe('PKCS#12 reader: a value must end inside its parent', () => {
+  it('refuses a child that runs past the end of its parent, though not past the buffer', () => {
+    // The safe's SEQUENCE announces 2 bytes of content; its ContentInfo child runs past them to the
+    // end of the buffer. Without the check the key is read as if the SEQUENCE length were right.
+    const part = keyBagPart(pkcs8);
+    expect(refusal(pfxAround(Buffer.concat([hex('3002'), part])))).toBe('truncated ASN.1');
+  });
+
+  it('refuses an indefinite-length value whose end-of-contents marker lies past its parent', () => {
+    // A 2-byte SEQUENCE holding 30 80 30 00 ...: the inner value's children and marker are after the
+    // parent's end. Without the check the scan for 00 00 leaves the parent and the child is accepted.
+    expect(refusal(pfxAround(Buffer.concat([hex('3002 3080'), keyBagPart(pkcs8), hex('0000')])))).toBe('truncated ASN.1');
+  });
+});
+
+describe('PKCS#12 reader: a plain KeyBag that is not a key', () => {
+  it('refuses well-formed DER that is not a private key with a Pkcs12Error, keeping the cause', () => {
+    const notAKey = tlv(0x30, hex('020100'));
+    let caught: unknown;
+    try {
+      privateKeyFromPkcs12(pfxAround(safeWithKeyBag(notAKey)), undefined);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(Pkcs12Error);
+    expect((caught as Error).message).toMatch(/^the keystore's key bag does not hold a valid private key \(.+\)$/);
+    // The original node:crypto error, for whoever needs its code.
+    expect((caught as Error).cause).toBeInstanceOf(Error);
+    expect((caught as Error).cause).not.toBeInstanceOf(Pkcs12Error);
+  });
 });
 
 describe('isPkcs12', () => {
