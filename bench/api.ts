@@ -5,6 +5,7 @@ import { loadConfig } from '../src/config/load.js';
 import { createContext } from '../src/context.js';
 import { createLogger } from '../src/logging/logger.js';
 import { listIdentitiesPage } from '../src/services/identities.js';
+import { namePlan } from '../src/store/identities.js';
 import type { Benchmark, BenchOutcome } from './bench-types.js';
 import { startChildServer } from './child-server.js';
 import { bearerToken, cli, startDaemon } from './daemon-process.js';
@@ -16,7 +17,8 @@ import { writeIdentitiesJsonl, writeTransactionsJsonl } from './test-data.js';
 /** In-process query timings (no HTTP): which filter shapes the identities index serves well. */
 const IDENTITY_QUERIES: Record<string, Parameters<typeof listIdentitiesPage>[2]> = {
   'name=and (dense, ~6%)': { name: 'and', limit: 10 },
-  'name=maría5 (rare)': { name: 'maría5', limit: 10 },
+  'name=maría5 (~0.7%)': { name: 'maría5', limit: 10 },
+  'name=maría55 (~0.07%)': { name: 'maría55', limit: 10 },
   'name=ana1 garcía (full name)': { name: 'ana1 garcía', limit: 10 },
   'name=hugo1 limit=100 (~1%)': { name: 'hugo1', limit: 100 },
   'email=hugo1 limit=100': { email: 'hugo1', limit: 100 },
@@ -38,7 +40,8 @@ function timeIdentityQueries(dbPath: string, rounds: number): Row[] {
         times.push(performance.now() - t0);
       }
       const s = summarize(times);
-      return { metric: `query ${label}`, value: round(s.p50, 3), unit: 'ms p50', note: `p95 ${round(s.p95, 3)} ms (in-process, no HTTP)` };
+      const plan = namePlan(ctx.db, orgId, filter);
+      return { metric: `query ${label}`, value: round(s.p50, 3), unit: 'ms p50', note: `p95 ${round(s.p95, 3)} ms (in-process, no HTTP)${plan ? `, plan: ${plan}` : ''}` };
     });
   } finally {
     ctx.db.close();

@@ -81,15 +81,21 @@ export interface IdentityFilter {
 const PREFIX_END = String.fromCodePoint(0x10ffff);
 
 /**
- * Above this many name matches (overlaps counted twice) the list walks the organization's
- * identities in id order instead of collecting and sorting every match: with m matches among N
- * rows the walk reads about (limit + 1) · N / m index entries, the collection reads m and sorts
- * them. The walk goes through identities_org_id_names (migration 008), which holds the names and
- * type, so an entry that does not match costs no table read. The matches are counted only up to
- * this bound: counting a dense prefix exactly read every match on every request (6.5% of the API
- * benchmark's CPU, more than the walk itself).
+ * How many name matches make a prefix dense for a page of `limit`: above it the list walks the
+ * organization's identities in id order instead of collecting and sorting every match. With m
+ * matches among N rows the walk reads about (limit + 1) · N / m index entries (about 0.12 µs each on
+ * identities_org_id_names, migration 008, which holds the names and type, so an entry that does not
+ * match costs no table read); collecting reads the m matches and sorts their ids (about 0.6 µs
+ * each). The two cost the same where m ≈ √(0.2 · (limit + 1) · N): 470 for a page of 10 among
+ * 100,000 identities, 1,400 for a page of 100. The bound is that crossover at N = 100,000; with
+ * fewer identities both plans are fast, with more the walk is chosen a little late.
  */
-export const DENSE_PREFIX_MATCHES = 1000;
+export function denseMatchesFor(limit: number): number {
+  return Math.round(150 * Math.sqrt(limit + 1));
+}
+
+/** The matches are counted only up to the largest bound: counting a dense prefix exactly read every match on every request. */
+const DENSE_COUNT_CAP = denseMatchesFor(100) + 1;
 
 type NameColumn = 'first_name_lc' | 'last_name_lc' | 'full_name_lc';
 
@@ -109,44 +115,54 @@ function nameMatch(columns: readonly NameColumn[], p: string): { sql: string; pa
 }
 
 /**
- * Dense-or-not per connection and `${orgId} ${prefix}`, newest last, at most DENSITY_CACHE entries.
- * Only the plan depends on it, never the rows listed (both plans answer the same), so an answer
- * that went stale as identities were added costs speed at worst; it is still refreshed after
- * DENSITY_TTL_MS. Deciding it reads up to DENSE_PREFIX_MATCHES index entries, which was a tenth of
- * a dense prefix request's time.
+ * The capped match count per connection and `${orgId} ${prefix}`, newest last, at most
+ * DENSITY_CACHE entries. Only the plan depends on it, never the rows listed (both plans answer the
+ * same), so a count that went stale as identities were added costs speed at worst; it is still
+ * refreshed after DENSITY_TTL_MS. Counting reads up to DENSE_COUNT_CAP index entries per column,
+ * which was a tenth of a dense prefix request's time when it ran per request.
  */
-const densityCache = new WeakMap<Db, Map<string, { dense: boolean; at: number }>>();
+const densityCache = new WeakMap<Db, Map<string, { matches: number; at: number }>>();
 const DENSITY_CACHE = 1_000;
 const DENSITY_TTL_MS = 60_000;
 
-function isDenseNamePrefix(db: Db, orgId: string, p: string): boolean {
+function isDenseNamePrefix(db: Db, orgId: string, p: string, limit: number): boolean {
   let cache = densityCache.get(db);
   if (!cache) densityCache.set(db, (cache = new Map()));
   const key = `${orgId} ${p}`;
   const now = performance.now();
-  const hit = cache.get(key);
-  if (hit && now - hit.at < DENSITY_TTL_MS) return hit.dense;
-  const dense = countsAsDense(db, orgId, p);
-  remember(cache, key, { dense, at: now }, DENSITY_CACHE);
-  return dense;
+  let hit = cache.get(key);
+  if (!hit || now - hit.at >= DENSITY_TTL_MS) remember(cache, key, (hit = { matches: countNameMatches(db, orgId, p), at: now }), DENSITY_CACHE);
+  return hit.matches > denseMatchesFor(limit);
 }
 
-/** Whether the name matches (overlaps counted twice) exceed DENSE_PREFIX_MATCHES; reads at most that many + 1 index entries per range. */
-function countsAsDense(db: Db, orgId: string, p: string): boolean {
+/** The name matches (one per matching column) up to DENSE_COUNT_CAP. */
+function countNameMatches(db: Db, orgId: string, p: string): number {
   const end = p + PREFIX_END;
-  // The first-name range alone over the bound settles it with one index seek and a skip (the usual dense case).
+  // The first-name range alone reaching the cap settles it with one index seek and a skip (the usual dense case).
   const past = db
     .prepare('SELECT 1 FROM identities WHERE org_id = ? AND first_name_lc >= ? AND first_name_lc < ? LIMIT 1 OFFSET ?')
-    .get(orgId, p, end, DENSE_PREFIX_MATCHES);
-  if (past !== undefined) return true;
+    .get(orgId, p, end, DENSE_COUNT_CAP - 1);
+  if (past !== undefined) return DENSE_COUNT_CAP;
   const columns = nameColumns(p);
   const ranges = columns.map((c) => `SELECT 1 FROM identities WHERE org_id = ? AND ${c} >= ? AND ${c} < ?`);
-  const n = (
+  return (
     db
       .prepare(`SELECT COUNT(*) AS n FROM (${ranges.join(' UNION ALL ')} LIMIT ?)`)
-      .get(...columns.flatMap(() => [orgId, p, end]), DENSE_PREFIX_MATCHES + 1) as { n: number }
+      .get(...columns.flatMap(() => [orgId, p, end]), DENSE_COUNT_CAP) as { n: number }
   ).n;
-  return n > DENSE_PREFIX_MATCHES;
+}
+
+/**
+ * How a name filter is served: 'email' (the email range drives, names tested per row), 'walk' (a
+ * dense prefix: ids in order on the names index until limit + 1 matches) or 'collect' (a rare
+ * prefix: one index range scan per name column, then only the matches are sorted by id).
+ */
+export type NamePlan = 'email' | 'walk' | 'collect';
+
+export function namePlan(db: Db, orgId: string, f: IdentityFilter): NamePlan | undefined {
+  if (f.name === undefined) return undefined;
+  if (f.email !== undefined) return 'email';
+  return isDenseNamePrefix(db, orgId, f.name.toLowerCase(), f.limit) ? 'walk' : 'collect';
 }
 
 /** Up to limit + 1 rows ordered by id, so the caller knows exactly whether more exist. */
@@ -154,21 +170,19 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Identi
   const where = ['org_id = ?'];
   const params: unknown[] = [orgId];
   let indexHint = '';
-  if (f.name !== undefined) {
+  const plan = namePlan(db, orgId, f);
+  if (plan !== undefined && f.name !== undefined) {
     const p = f.name.toLowerCase();
     const columns = nameColumns(p);
-    if (f.email !== undefined || isDenseNamePrefix(db, orgId, p)) {
-      // With an email prefix the planner drives from the email range and tests the names per row;
-      // a dense prefix walks ids in order on the names index and meets limit + 1 matches early.
-      if (f.email === undefined) indexHint = 'INDEXED BY identities_org_id_names';
-      const match = nameMatch(columns, p);
-      where.push(match.sql);
-      params.push(...match.params);
-    } else {
-      // Rare prefix: one index range scan per name column, then only the matches are sorted by id.
+    if (plan === 'collect') {
       const ranges = columns.map((c) => `SELECT id FROM identities WHERE org_id = ? AND ${c} >= ? AND ${c} < ?`);
       where.push(`id IN (${ranges.join(' UNION ')})`);
       params.push(...columns.flatMap(() => [orgId, p, p + PREFIX_END]));
+    } else {
+      if (plan === 'walk') indexHint = 'INDEXED BY identities_org_id_names';
+      const match = nameMatch(columns, p);
+      where.push(match.sql);
+      params.push(...match.params);
     }
   }
   if (f.email !== undefined) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { createIdentity, importIdentities } from '../../src/services/identities.js';
 import { createApiClient } from '../../src/services/organizations.js';
+import { namePlan } from '../../src/store/identities.js';
 
 const admin = `Bearer ${ADMIN_TOKEN}`;
 
@@ -171,14 +172,15 @@ describe('identity creation and import', () => {
 });
 
 describe('name prefix over many identities', () => {
-  it('pages a dense prefix (more than DENSE_PREFIX_MATCHES matches) by id like a rare one', async () => {
+  it('pages a dense prefix (more than denseMatchesFor(limit) matches) by id like a rare one', async () => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
-    const lines = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: i % 2 ? `Zed${i}` : `Amy${i}`, lastName: i % 3 ? 'Stone' : 'Zorro' } }));
+    const lines = Array.from({ length: 2400 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: i % 2 ? `Zed${i}` : `Amy${i}`, lastName: i % 3 ? 'Stone' : 'Zorro' } }));
     const { ids } = importIdentities(ctx, acme.org.id, lines);
     const expected = ids.filter((_, i) => i % 2 === 1 || i % 3 === 0);
-    expect(expected.length).toBeGreaterThan(600);
+    expect(namePlan(ctx.db, acme.org.id, { name: 'z', limit: 100 })).toBe('walk');
+    expect(namePlan(ctx.db, acme.org.id, { name: 'zed1199', limit: 100 })).toBe('collect');
     const page = await http.get('/v1/identities?name=z&limit=100').set('Authorization', acme.auth);
     expect(page.body.hasMore).toBe(true);
     expect(page.body.data.map((i: { id: string }) => i.id)).toEqual(expected.slice(0, 100));
@@ -187,6 +189,14 @@ describe('name prefix over many identities', () => {
     expect(last.body.data.map((i: { id: string }) => i.id)).toEqual([expected[expected.length - 1]]);
     const rare = await http.get('/v1/identities?name=zed1199').set('Authorization', acme.auth);
     expect(rare.body.data.map((i: { id: string }) => i.id)).toEqual([ids[1199]]);
+    // The same prefix with a smaller page is dense sooner: the walk meets limit + 1 matches earlier.
+    const few = importIdentities(ctx, acme.org.id, Array.from({ length: 600 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Quinn${i}` } }))).ids;
+    expect(namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 10 })).toBe('walk');
+    expect(namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 100 })).toBe('collect');
+    for (const limit of [10, 100]) {
+      const page = await http.get(`/v1/identities?name=QUINN&limit=${limit}`).set('Authorization', acme.auth);
+      expect(page.body.data.map((i: { id: string }) => i.id)).toEqual(few.slice(0, limit));
+    }
   });
 
   it('lists the same rows when a prefix became dense after its plan was chosen (the density is cached)', async () => {
@@ -196,9 +206,11 @@ describe('name prefix over many identities', () => {
     const before = importIdentities(ctx, acme.org.id, [JSON.stringify({ type: 'Personal', data: { firstName: 'Zoe', lastName: 'Early' } })]).ids;
     const sparse = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
     expect(sparse.body.data.map((i: { id: string }) => i.id)).toEqual(before);
-    // Now 1,500 more matches: far past DENSE_PREFIX_MATCHES, while "zo" is still remembered as rare.
+    // Now 1,500 more matches: far past denseMatchesFor(5), while "zo" is still remembered as rare.
     const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Zoltan${i}`, lastName: 'Late' } }));
     const after = importIdentities(ctx, acme.org.id, lines).ids;
+    // Still remembered as rare, though a fresh count would say dense.
+    expect(namePlan(ctx.db, acme.org.id, { name: 'zo', limit: 5 })).toBe('collect');
     const page = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
     expect(page.body).toMatchObject({ hasMore: true });
     expect(page.body.data.map((i: { id: string }) => i.id)).toEqual([...before, ...after].sort().slice(0, 5));
@@ -230,14 +242,15 @@ describe('the name filter against its definition', () => {
 
   it.each([
     ['a rare prefix (index range scans)', 0],
-    ['a dense prefix (the walk in id order)', 1500],
+    ['a dense prefix (the walk in id order)', 2000],
   ])('lists exactly the defined matches for %s', async (_label, filler) => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
-    // The filler makes "an", "ann" and "ann " dense (more than DENSE_PREFIX_MATCHES matches each).
+    // The filler makes "an", "ann" and "ann " dense (more than denseMatchesFor(limit) matches each).
     const people = [...tricky, ...Array.from({ length: filler }, (_, i) => ({ firstName: `Anxx${i}`, lastName: `Ann ${i}` }))];
     const { ids } = importIdentities(ctx, acme.org.id, people.map((data) => JSON.stringify({ type: 'Personal', data })));
+    for (const p of ['an', 'ann', 'ann ']) expect(namePlan(ctx.db, acme.org.id, { name: p, limit: 100 })).toBe(filler ? 'walk' : 'collect');
     for (const p of prefixes) {
       const expected = ids.filter((_, i) => matches(people[i]!, p)).slice(0, 100);
       const res = await http.get(`/v1/identities?name=${encodeURIComponent(p)}&limit=100`).set('Authorization', acme.auth);
