@@ -195,23 +195,24 @@ export function listAttempts(db: Db, deliveryId: string): AttemptRecord[] {
     .all(deliveryId) as AttemptRecord[];
 }
 
-/** The outcome of an attempt made under `owner`'s lease, which it gives back; false when the lease was lost meanwhile. */
+/**
+ * The outcome of an attempt made under `owner`'s lease, which it gives back; false when the lease
+ * was lost meanwhile, or, with `expect`, when the row is no longer in that state and step (an
+ * operator disabled, deleted or replayed it while the attempt was in flight).
+ */
 export function finishAttempt(
   db: Db,
   id: string,
   owner: string,
   next: { state: DeliveryState; attempts: number; step: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; deliveredAt: string | null; at: string },
+  expect?: { state: DeliveryState; step: number },
 ): boolean {
-  return (
-    db
-      .prepare(
-        `UPDATE deliveries SET state = @state, attempts = MAX(attempts, @attempts), step = @step, next_attempt_at = @nextAttemptAt,
+  const set = `UPDATE deliveries SET state = @state, attempts = MAX(attempts, @attempts), step = @step, next_attempt_at = @nextAttemptAt,
            last_status = @lastStatus, last_error = @lastError, delivered_at = COALESCE(@deliveredAt, delivered_at),
            claimed_by = NULL, lease_until = NULL, updated_at = @at
-         WHERE id = @id AND claimed_by = @owner`,
-      )
-      .run({ ...next, id, owner }).changes > 0
-  );
+         WHERE id = @id AND claimed_by = @owner`;
+  if (!expect) return db.prepare(set).run({ ...next, id, owner }).changes > 0;
+  return db.prepare(`${set} AND state = @expectState AND step = @expectStep`).run({ ...next, id, owner, expectState: expect.state, expectStep: expect.step }).changes > 0;
 }
 
 /** Gives leases back without counting an attempt (clean shutdown). */

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { CLAIM_ROUNDS, Dispatcher } from '../../src/delivery/dispatcher.js';
 import { Signer } from '../../src/delivery/signing-keys.js';
 import { claimDue, getDelivery, listAttempts, listDeliveries } from '../../src/store/deliveries.js';
 import { replayEvent, replayWebhookSince } from '../../src/services/outbox.js';
@@ -452,19 +452,21 @@ describe('overall and per-webhook connection budgets', () => {
     for (let i = 0; i < 2; i++) {
       await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: `${receiver.url}/${i}` });
     }
-    for (let i = 0; i < 4; i++) newTx(ctx, org.org.id);
+    // More deliveries (one per webhook per transaction) than the process may claim: CLAIM_ROUNDS rounds of its 3 send slots.
+    const total = 3 * (CLAIM_ROUNDS + 1);
+    for (let i = 0; i < CLAIM_ROUNDS + 1; i++) newTx(ctx, org.org.id);
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
-    // Up to twice the send slots are claimed (the waiting ones get signed meanwhile); three are sent.
+    // Up to CLAIM_ROUNDS times the send slots are claimed (the waiting ones get signed meanwhile); three are sent.
     const first = dispatcher.runOnce();
     await receiver.waitFor(3);
     expect(await dispatcher.runOnce()).toBe(0); // every claim taken: nothing more is claimed
     expect(receiver.load.active).toBe(3);
     expect(receiver.load.maxActive).toBe(3);
     release();
-    expect(await first).toBe(6);
-    let sent = 6;
-    while (sent < 12) sent += await dispatcher.runOnce();
-    expect(sent).toBe(12);
+    expect(await first).toBe(CLAIM_ROUNDS * 3);
+    let sent = CLAIM_ROUNDS * 3;
+    while (sent < total) sent += await dispatcher.runOnce();
+    expect(sent).toBe(total);
     expect(receiver.load.maxActive).toBe(3);
   });
 
@@ -626,6 +628,9 @@ describe('leases while the operator changes the webhook', () => {
     await sending;
     expect(getDelivery(s.ctx.db, kept!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
     expect(s.ctx.logs.lines.some((l) => l.msg === 'delivery bookkeeping failed' && l.deliveryId === gone!.id)).toBe(true);
+    // The batch was first written whole, rolled back, then written result by result: recorded once.
+    expect(listAttempts(s.ctx.db, kept!.id)).toHaveLength(1);
+    expect(s.ctx.logs.lines.filter((l) => l.deliveryId === kept!.id && l.msg === 'delivery attempt')).toHaveLength(1);
   });
 
   it('records a 2xx that arrives for a row skipped meanwhile as delivered; a failure leaves it skipped', async () => {
