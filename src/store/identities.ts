@@ -40,8 +40,8 @@ const lc = (v: unknown): string => (typeof v === 'string' ? v.toLowerCase() : ''
 /**
  * The lowercase "firstName lastName" the name filter also matches: both names joined by one space,
  * or '' when either is missing (a single name is already matched on its own column). Stored
- * exactly so, never trimmed, the full name of a prefix without a space always starts with the first
- * name: the full-name column can only add a match for a prefix that contains a space (nameColumns).
+ * exactly so, never trimmed, a full name starts with a prefix that has no space only where its first
+ * name does: the full-name column can only add a match for a prefix with a space (nameColumns).
  * Migration 011 rewrote the rows stored before this rule.
  */
 export const fullNameLc = (firstLc: string, lastLc: string): string => (firstLc && lastLc ? `${firstLc} ${lastLc}` : '');
