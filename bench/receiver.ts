@@ -8,23 +8,31 @@ import { startChildServer, startListening } from './child-server.js';
 import { BIN, daemonNodeArgs, tempDir } from './daemon-process.js';
 import { round, summarize, type LatencySummary } from './percentiles.js';
 
+/** Round-trip times of a sequence of POSTs, and the Server-Timing durations (by name) of the answers that had them. */
+interface SequenceTimes {
+  times: number[];
+  serverTiming: Record<string, number[]>;
+}
+
 /** Sends each delivery once, one after another on a keep-alive pool, and times each round trip. */
-async function sendSequentially(url: string, deliveries: readonly SignedDelivery<unknown>[]): Promise<number[]> {
+async function sendSequentially(url: string, deliveries: readonly SignedDelivery<unknown>[]): Promise<SequenceTimes> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: 1 });
-  const times: number[] = [];
+  const out: SequenceTimes = { times: [], serverTiming: {} };
   try {
     for (const d of deliveries) {
       const t0 = performance.now();
       const res = await pool.request({ method: 'POST', path: target.pathname, headers: d.headers, body: d.body });
       await res.body.text();
-      times.push(performance.now() - t0);
+      out.times.push(performance.now() - t0);
       if (res.statusCode !== 200) throw new Error(`POST ${url}: ${res.statusCode}`);
+      const timing = res.headers['server-timing'];
+      for (const m of typeof timing === 'string' ? timing.matchAll(/(\w+);dur=([\d.]+)/g) : []) (out.serverTiming[m[1]!] ??= []).push(Number(m[2]));
     }
   } finally {
     await pool.close();
   }
-  return times;
+  return out;
 }
 
 /**
@@ -72,13 +80,21 @@ export const receiverBenchmark: Benchmark = {
       // Alternate in blocks so machine noise hits both paths alike.
       const direct: number[] = [];
       const through: number[] = [];
+      const own: number[] = [];
+      const forward: number[] = [];
       const block = quick ? 50 : 500;
       for (let done = 0; done < n; done += block) {
-        direct.push(...(await sendSequentially(`${app.url}/webhooks`, make(block))));
-        through.push(...(await sendSequentially(receive.url, make(block))));
+        direct.push(...(await sendSequentially(`${app.url}/webhooks`, make(block))).times);
+        const via = await sendSequentially(receive.url, make(block));
+        through.push(...via.times);
+        own.push(...(via.serverTiming.receive ?? []));
+        forward.push(...(via.serverTiming.forward ?? []));
       }
+      if (own.length !== through.length || forward.length !== through.length) throw new Error(`borderd receive sent Server-Timing on ${own.length} of ${through.length} answers`);
       const d: LatencySummary = summarize(direct);
       const r: LatencySummary = summarize(through);
+      const o: LatencySummary = summarize(own);
+      const f: LatencySummary = summarize(forward);
       const stats = (await (await fetch(`${app.url}/stats`)).json()) as { deliveries: number };
       const expected = 2 * (warmup + Math.ceil(n / block) * block);
       if (stats.deliveries !== expected) throw new Error(`the app saw ${stats.deliveries} deliveries, expected ${expected}`);
@@ -92,6 +108,10 @@ export const receiverBenchmark: Benchmark = {
           { metric: 'through borderd receive p99', value: round(r.p99, 3), unit: 'ms' },
           { metric: 'added p50', value: round(r.p50 - d.p50, 3), unit: 'ms' },
           { metric: 'added p99', value: round(r.p99 - d.p99, 3), unit: 'ms', note: 'target < 2 ms' },
+          { metric: "receiver's own time p50", value: round(o.p50, 3), unit: 'ms', note: 'its Server-Timing: reading, verifying, deduplicating, answering' },
+          { metric: "receiver's own time p99", value: round(o.p99, 3), unit: 'ms' },
+          { metric: 'its forward to the app p50', value: round(f.p50, 3), unit: 'ms', note: 'its Server-Timing: the round trip to the app' },
+          { metric: 'its forward to the app p99', value: round(f.p99, 3), unit: 'ms' },
           { metric: 'receiver peak RSS', value: round(receiverPeak / 2 ** 20, 1), unit: 'MB' },
         ],
         metrics: {
@@ -102,6 +122,10 @@ export const receiverBenchmark: Benchmark = {
           receiverP99Ms: round(r.p99, 3),
           addedP50Ms: round(r.p50 - d.p50, 3),
           addedP99Ms: round(r.p99 - d.p99, 3),
+          ownP50Ms: round(o.p50, 3),
+          ownP99Ms: round(o.p99, 3),
+          forwardP50Ms: round(f.p50, 3),
+          forwardP99Ms: round(f.p99, 3),
           receiverPeakRssMb: round(receiverPeak / 2 ** 20, 1),
         },
       };

@@ -28,7 +28,9 @@ export function createReporter(
   writeError: (line: string) => void = (l) => process.stderr.write(l + '\n'),
 ): Reporter {
   return {
-    event(r) {
+    event(report) {
+      // Whole milliseconds on the console and in JSON lines; the forwarder measures finer.
+      const r = report.latencyMs === null ? report : { ...report, latencyMs: Math.round(report.latencyMs) };
       if (json) return write(JSON.stringify({ kind: 'event', ...r }));
       const latency = r.latencyMs === null ? '' : ` ${r.latencyMs}ms`;
       const target = r.target ? ` -> ${r.target}` : '';

@@ -22,6 +22,7 @@ const HOP_BY_HOP = new Set([
 export interface ForwardResult {
   /** The local app's status; 502 when it could not be reached, 504 when it did not answer in time. */
   status: number;
+  /** From handing the request to the pool to the end of the app's answer, in fractional ms. */
   latencyMs: number;
   error?: string;
 }
@@ -94,7 +95,7 @@ export class Forwarder {
 
   async forward(body: string | Buffer, headers: Record<string, string>): Promise<ForwardResult> {
     const started = performance.now();
-    const latency = () => Math.round(performance.now() - started);
+    const latency = () => performance.now() - started;
     try {
       const res = await this.#pool.request({
         method: 'POST',

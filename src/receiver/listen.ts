@@ -28,9 +28,19 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-function reply(res: ServerResponse, status: number, body: Record<string, unknown>, problem = false): void {
-  res.writeHead(status, { 'content-type': problem ? 'application/problem+json' : 'application/json' });
+function reply(res: ServerResponse, status: number, body: Record<string, unknown>, problem = false, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': problem ? 'application/problem+json' : 'application/json', ...headers });
   res.end(JSON.stringify(body));
+}
+
+/**
+ * Server-Timing (W3C) of a relayed delivery: `receive` is the receiver's own time (reading the body,
+ * verifying, deduplicating, answering), `forward` the round trip to the local app. A sender, or a
+ * developer's curl -v, sees what the receiver adds apart from the app and the network.
+ */
+export function serverTiming(totalMs: number, forwardMs: number | undefined): string {
+  const own = `receive;dur=${(totalMs - (forwardMs ?? 0)).toFixed(2)}`;
+  return forwardMs === undefined ? own : `${own}, forward;dur=${forwardMs.toFixed(2)}`;
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
@@ -49,6 +59,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
 export async function startListener(opts: ListenOptions): Promise<Listener> {
   const limit = opts.limitBytes ?? 1024 * 1024;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const started = performance.now();
     if (req.method !== 'POST') return reply(res, 405, { status: 405, title: 'method not allowed', detail: 'POST webhook deliveries here' }, true);
     const raw = await readBody(req, limit);
     if (!raw) return reply(res, 413, { status: 413, title: 'payload too large', detail: `body larger than ${limit} bytes` }, true);
@@ -65,7 +76,9 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       return reply(res, 400, { status: 400, title: 'not an event', detail: 'the signed body has no id or type' }, true);
     }
     const outcome = await opts.relay.handle({ eventId: event.id, eventType: event.type, body: raw.toString('utf8'), headers: forwardableHeaders(req.headers) });
-    reply(res, outcome.status, { eventId: event.id, outcome: outcome.outcome, status: outcome.status });
+    reply(res, outcome.status, { eventId: event.id, outcome: outcome.outcome, status: outcome.status }, false, {
+      'server-timing': serverTiming(performance.now() - started, outcome.forwardMs),
+    });
   };
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
     handle(req, res).catch((err: Error) => {

@@ -29,6 +29,8 @@ export interface RelayOptions {
 export interface RelayOutcome {
   status: number;
   outcome: 'forwarded' | 'failed' | 'duplicate' | 'skipped';
+  /** How long the forward to the local app took (fractional ms), when there was one. */
+  forwardMs?: number;
   /**
    * Resolves once the console line is out and the capture log holds the result. Both happen just
    * after handle() returns, so listen mode answers the sender first (they are off the latency
@@ -56,17 +58,17 @@ export class Relay {
       this.#inFlight.delete(d.eventId);
       settle();
     };
-    let result: { status: number; outcome: RelayOutcome['outcome']; write?: () => void };
+    let result: { status: number; outcome: RelayOutcome['outcome']; forwardMs?: number; write?: () => void };
     try {
       result = await this.#handle(d);
     } catch (err) {
       release();
       throw err;
     }
-    const { write } = result;
+    const { write, ...answer } = result;
     if (!write) {
       release();
-      return { status: result.status, outcome: result.outcome, recorded: RECORDED };
+      return { ...answer, recorded: RECORDED };
     }
     const recorded = new Promise<void>((resolve) =>
       setImmediate(() => {
@@ -81,10 +83,10 @@ export class Relay {
         }
       }),
     );
-    return { status: result.status, outcome: result.outcome, recorded };
+    return { ...answer, recorded };
   }
 
-  async #handle(d: VerifiedDelivery): Promise<{ status: number; outcome: RelayOutcome['outcome']; write?: () => void }> {
+  async #handle(d: VerifiedDelivery): Promise<{ status: number; outcome: RelayOutcome['outcome']; forwardMs?: number; write?: () => void }> {
     const { forwarder, capture, reporter } = this.opts;
     const now = () => (this.opts.now?.() ?? new Date()).toISOString();
     const receivedAt = now();
@@ -115,6 +117,6 @@ export class Relay {
       });
       capture.record({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt, target: forwarder.target, status: result.status, at });
     };
-    return { status: result.status, outcome: ok ? 'forwarded' : 'failed', write };
+    return { status: result.status, outcome: ok ? 'forwarded' : 'failed', forwardMs: result.latencyMs, write };
   }
 }

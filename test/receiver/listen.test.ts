@@ -59,6 +59,19 @@ describe('borderd receive (listen mode)', () => {
     expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(60_000);
   });
 
+  it("answers with Server-Timing: the receiver's own time apart from the app's", async () => {
+    const { app, post } = await setup();
+    app.delayMs = 300;
+    const d = signer.signEvent('Transaction_Updated', data);
+    const res = await post(d.body, d.headers);
+    expect(res.status).toBe(200);
+    const timing = /^receive;dur=(\d+\.\d{2}), forward;dur=(\d+\.\d{2})$/.exec(res.headers.get('server-timing') ?? '');
+    expect(timing, res.headers.get('server-timing') ?? 'no server-timing header').not.toBeNull();
+    // The app's 300 ms are the forward's, not the receiver's.
+    expect(Number(timing![2])).toBeGreaterThanOrEqual(300);
+    expect(Number(timing![1])).toBeLessThan(300);
+  });
+
   it('refuses a tampered body with 401 and forwards nothing', async () => {
     const { app, post, rx } = await setup();
     const d = signer.signEvent('Transaction_Updated', data);

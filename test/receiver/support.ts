@@ -26,6 +26,8 @@ export interface LocalApp {
   received: Received[];
   /** Status the app answers with. */
   status: number;
+  /** How long the app takes before it answers. */
+  delayMs: number;
   /** Resolves when the app has received n requests in total. */
   waitFor(n: number): Promise<Received[]>;
   close(): Promise<void>;
@@ -38,6 +40,7 @@ export async function startLocalApp(): Promise<LocalApp> {
     url: '',
     received: [],
     status: 200,
+    delayMs: 0,
     waitFor: (n) =>
       new Promise((resolve) => {
         if (app.received.length >= n) return resolve(app.received);
@@ -50,7 +53,7 @@ export async function startLocalApp(): Promise<LocalApp> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       app.received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
-      res.writeHead(app.status, { 'content-type': 'application/json' }).end('{"ok":true}');
+      setTimeout(() => res.writeHead(app.status, { 'content-type': 'application/json' }).end('{"ok":true}'), app.delayMs);
       for (const w of waiters.filter((w) => app.received.length >= w.n)) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();
