@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config/load.js';
 import { createContext } from '../src/context.js';
 import { createLogger } from '../src/logging/logger.js';
-import { listIdentitiesPage } from '../src/services/identities.js';
+import { identitiesPageJson } from '../src/services/identities.js';
 import { namePlan } from '../src/store/identities.js';
 import type { Benchmark, BenchOutcome } from './bench-types.js';
 import { startChildServer } from './child-server.js';
@@ -15,7 +15,7 @@ import type { Row } from './report-table.js';
 import { writeIdentitiesJsonl, writeTransactionsJsonl } from './test-data.js';
 
 /** In-process query timings (no HTTP): which filter shapes the identities index serves well. */
-const IDENTITY_QUERIES: Record<string, Parameters<typeof listIdentitiesPage>[2]> = {
+const IDENTITY_QUERIES: Record<string, Parameters<typeof identitiesPageJson>[2]> = {
   'name=and (dense, ~6%)': { name: 'and', limit: 10 },
   'name=maría5 (~0.7%)': { name: 'maría5', limit: 10 },
   'name=maría55 (~0.07%)': { name: 'maría55', limit: 10 },
@@ -36,7 +36,7 @@ function timeIdentityQueries(dbPath: string, rounds: number): Row[] {
       const times: number[] = [];
       for (let i = 0; i < rounds; i++) {
         const t0 = performance.now();
-        listIdentitiesPage(ctx, orgId, filter, 'all');
+        identitiesPageJson(ctx, orgId, filter, 'all');
         times.push(performance.now() - t0);
       }
       const s = summarize(times);

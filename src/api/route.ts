@@ -31,8 +31,14 @@ export interface Deprecation {
 
 export interface Reply {
   status?: number;
+  /** Sent as JSON; a JsonText is sent as the text it already is. */
   body?: unknown;
   headers?: Record<string, string>;
+}
+
+/** A JSON body already serialized by the handler (a hot route that splices stored JSON instead of parsing it). */
+export class JsonText {
+  constructor(readonly text: string) {}
 }
 
 export interface HandlerInput<B, Q, P> {
@@ -141,6 +147,7 @@ export function mountRoute(
       if (reply.headers) res.set(reply.headers);
       res.status(reply.status ?? 200);
       if (reply.body === undefined) res.end();
+      else if (reply.body instanceof JsonText) res.type('json').send(reply.body.text);
       else res.json(reply.body);
     } catch (err) {
       next(err);

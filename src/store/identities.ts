@@ -27,13 +27,22 @@ interface Row {
 /** The columns an Identity is made of: the lowercase copies and timestamps stay in SQLite. */
 const COLUMNS = 'id, type, deleted, has_compliance_checks, data';
 
-const toIdentity = (r: Row): Identity => ({
+/** An identity as listed: its data still the JSON text it is stored as (written by JSON.stringify in insertIdentity). */
+export interface ListedIdentity extends Omit<Identity, 'data'> {
+  dataJson: string;
+}
+
+const toListed = (r: Row): ListedIdentity => ({
   id: r.id,
   type: r.type,
   deleted: r.deleted === 1,
   hasComplianceChecks: r.has_compliance_checks === 1,
-  data: JSON.parse(r.data) as Record<string, unknown>,
+  dataJson: r.data,
 });
+
+const parseListed = ({ dataJson, ...rest }: ListedIdentity): Identity => ({ ...rest, data: JSON.parse(dataJson) as Record<string, unknown> });
+
+const toIdentity = (r: Row): Identity => parseListed(toListed(r));
 
 const lc = (v: unknown): string => (typeof v === 'string' ? v.toLowerCase() : '');
 
@@ -166,7 +175,7 @@ export function namePlan(db: Db, orgId: string, f: IdentityFilter): NamePlan | u
 }
 
 /** Up to limit + 1 rows ordered by id, so the caller knows exactly whether more exist. */
-export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Identity[] {
+export function listIdentities(db: Db, orgId: string, f: IdentityFilter): ListedIdentity[] {
   const where = ['org_id = ?'];
   const params: unknown[] = [orgId];
   let indexHint = '';
@@ -200,5 +209,5 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Identi
   }
   params.push(f.limit + 1);
   const rows = db.prepare(`SELECT ${COLUMNS} FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params) as Row[];
-  return rows.map(toIdentity);
+  return rows.map(toListed);
 }

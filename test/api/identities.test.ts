@@ -55,6 +55,20 @@ describe('GET /v1/identities', () => {
     expect(await q('name=zz')).toEqual([]);
   });
 
+  it('answers the same bytes JSON.stringify would, with stored data spliced in as it is', async () => {
+    const { ctx, http, acme } = await setup();
+    const tricky = { firstName: 'Zoë "Q" \\ \u2028', lastName: '😀 Ñandú', email: 'zoe@example.com', address: { street1: 'Calle </script> 5', city: 'CDMX', country: 'MX' }, documents: [{ type: 'Passport', idNumber: 'P1' }] };
+    createIdentity(ctx, acme.org.id, { type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky });
+    for (const q of ['', '?name=zo%C3%AB', '?limit=1']) {
+      const res = await http.get(`/v1/identities${q}`).set('Authorization', acme.auth);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.text).toBe(JSON.stringify(JSON.parse(res.text)));
+    }
+    const res = await http.get('/v1/identities?name=zo%C3%AB').set('Authorization', acme.auth);
+    expect(res.body).toEqual({ hasMore: false, data: [{ id: expect.any(String), type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky }] });
+  });
+
   it.each(['0', '101', '5.5', 'ten', '-1', ''])('refuses limit=%s with a 400 naming the field', async (limit) => {
     const { http, acme } = await setup();
     const res = await http.get(`/v1/identities?limit=${limit}`).set('Authorization', acme.auth);

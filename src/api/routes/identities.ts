@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { RouteModule } from '../route.js';
-import { identityDataSchema, identityTypeSchema, listIdentitiesPage } from '../../services/identities.js';
+import { JsonText, type RouteModule } from '../route.js';
+import { identitiesPageJson, identityDataSchema, identityTypeSchema } from '../../services/identities.js';
 
 const prefix = z.string().min(1, 'must not be empty').max(200);
 
@@ -42,6 +42,6 @@ export const identityRoutes: RouteModule = (api, { ctx }) => {
       200: { description: 'a page of identities', schema: z.object({ hasMore: z.boolean(), data: z.array(identitySchema) }) },
       403: { description: 'the name or email filter with a piiAccess "redacted" token (the detail and errors[].path name the parameter)' },
     },
-    handler: ({ query, auth }) => ({ body: listIdentitiesPage(ctx, auth.orgId, query, auth.piiAccess) }),
+    handler: ({ query, auth }) => ({ body: new JsonText(identitiesPageJson(ctx, auth.orgId, query, auth.piiAccess)) }),
   });
 };
