@@ -407,8 +407,8 @@ export class Dispatcher implements Worker {
    * A send of this webhook is over (its result is not recorded yet): its slot goes to the next
    * queued job at once. Its claim capacity goes to a pass only once the webhook is down to one
    * round of sends (perEndpointConcurrency claimed), or, when the last pass ran out of the process's
-   * claims, once the process is down to half of them: a pass then
-   * refills a round at once instead of one row per finished send, which cost a transaction, a due
+   * claims, once the process is down to one round of its own (concurrency): a pass then refills
+   * several rounds at once instead of one row per finished send, which cost a transaction, a due
    * query and the body and signature reads for each row. The queued round keeps the slots busy
    * while the pass runs.
    */
