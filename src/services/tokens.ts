@@ -162,9 +162,9 @@ export class TokenService {
     const claims = this.#verified.get(token, this.ctx.clock.now()) ?? (await this.#verifyToken(token));
     // Per request, cached or not: a revoked client's tokens stop working at once (one primary-key read).
     const client = claims.sub ? getClientStanding(this.ctx.db, claims.sub) : undefined;
-    if (!client || !claims.sub || client.orgId !== claims.org) throw unauthorized('unknown_client', 'the token names no known client');
+    if (!client || client.orgId !== claims.org) throw unauthorized('unknown_client', 'the token names no known client');
     if (client.revoked) throw unauthorized('client_revoked', 'the client of this token has been revoked');
-    return { orgId: client.orgId, clientId: claims.sub, piiAccess: claims.pii };
+    return { orgId: client.orgId, clientId: client.id, piiAccess: claims.pii };
   }
 
   /** The full check (header, key, ES256 signature, issuer, exp), remembered when it passes. */

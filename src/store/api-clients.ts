@@ -47,12 +47,12 @@ export function getApiClient(db: Db, id: string): ApiClient | undefined {
 }
 
 /**
- * What authenticating a request needs to know about a client, read on every bearer request: two
- * columns, not the row with its secret hash.
+ * What checking a client's tokens needs to know about it, read on every bearer request and every
+ * event-stream heartbeat: its organization and whether it is revoked, not the row with its secret hash.
  */
-export function getClientStanding(db: Db, id: string): { orgId: string; revoked: boolean } | undefined {
+export function getClientStanding(db: Db, id: string): { id: string; orgId: string; revoked: boolean } | undefined {
   const row = db.prepare('SELECT org_id, revoked_at IS NOT NULL AS revoked FROM api_clients WHERE id = ?').get(id) as { org_id: string; revoked: number } | undefined;
-  return row && { orgId: row.org_id, revoked: row.revoked === 1 };
+  return row && { id, orgId: row.org_id, revoked: row.revoked === 1 };
 }
 
 export function listApiClients(db: Db, orgId?: string): ApiClient[] {

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { currentSigningKey, ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
 import { badRequest } from '../../domain/errors.js';
 import { remember } from '../../domain/bounded-map.js';
-import { getApiClient } from '../../store/api-clients.js';
+import { getClientStanding } from '../../store/api-clients.js';
 import { idLowerBound } from '../../domain/ids.js';
 import { lastEventIdBefore, latestEventId, listEventsAfter, type EventRow } from '../../store/events.js';
 import type { Worker } from '../../workers.js';
@@ -156,7 +156,7 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
   // A throw inside a timer would take the whole daemon down: a check that fails ends this stream only.
   const heartbeat = setInterval(() => {
     try {
-      if (getApiClient(ctx.db, auth.clientId)?.revokedAt) return end();
+      if (getClientStanding(ctx.db, auth.clientId)?.revoked) return end();
       res.write(': heartbeat\n\n');
     } catch (err) {
       ctx.log.error({ err, orgId }, 'event stream heartbeat failed');
