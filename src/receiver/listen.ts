@@ -38,7 +38,7 @@ function reply(res: ServerResponse, status: number, body: Record<string, unknown
  * verifying, deduplicating, answering), `forward` the round trip to the local app. A sender, or a
  * developer's curl -v, sees what the receiver adds apart from the app and the network.
  */
-export function serverTiming(totalMs: number, forwardMs: number | undefined): string {
+function serverTiming(totalMs: number, forwardMs: number | undefined): string {
   const own = `receive;dur=${(totalMs - (forwardMs ?? 0)).toFixed(2)}`;
   return forwardMs === undefined ? own : `${own}, forward;dur=${forwardMs.toFixed(2)}`;
 }
