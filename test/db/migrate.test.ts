@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
 import { isMigrated, listMigrations, migrate } from '../../src/db/migrate.js';
-import { tempDir } from '../support/context.js';
+import { databaseBefore, tempDir } from '../support/context.js';
 
 describe('migrations', () => {
   it('apply once, and a second run changes nothing', () => {
@@ -44,8 +44,7 @@ describe('migrations', () => {
 
 describe('migration 011', () => {
   it('rewrites the stored full names to "first last", or empty when a name is missing, and no other row', () => {
-    const db = openDatabase(join(tempDir(), 'm.db'));
-    migrate(db, listMigrations().filter((m) => m.version < 11));
+    const db = databaseBefore(11);
     const at = '2026-01-01T00:00:00.000Z';
     db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run('org_1', 'Acme', at);
     // Full names as they were stored before: "first last", trimmed.

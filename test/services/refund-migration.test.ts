@@ -1,16 +1,13 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { listMigrations, migrate } from '../../src/db/migrate.js';
-import { openDatabase } from '../../src/db/open.js';
-import { tempDir } from '../support/context.js';
+import { migrate } from '../../src/db/migrate.js';
+import { databaseBefore } from '../support/context.js';
 
 const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
 const OLD = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
 
 describe('migration 007', () => {
   it('attributes existing plans to the current default only when their destination is one it gives', () => {
-    const db = openDatabase(join(tempDir(), 'm.db'));
-    migrate(db, listMigrations().filter((m) => m.version < 7));
+    const db = databaseBefore(7);
     const at = '2026-01-01T00:00:00.000Z';
     db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run('org_1', 'Acme', at);
     db.prepare('INSERT INTO refund_configs (org_id, destination, verified_at, updated_at) VALUES (?, ?, ?, ?)').run(

@@ -9,6 +9,8 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { createContext, type AppContext } from '../../src/context.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { listMigrations, migrate } from '../../src/db/migrate.js';
+import { openDatabase, type Db } from '../../src/db/open.js';
 import { createApp } from '../../src/api/app.js';
 import { TokenService } from '../../src/services/tokens.js';
 import { createApiClient, createOrganization } from '../../src/services/organizations.js';
@@ -23,6 +25,13 @@ export function tempDir(prefix = 'borderd-test-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/** A database file migrated up to, not including, migration `version`: rows written as an older release stored them, then `migrate(db)`. */
+export function databaseBefore(version: number): Db {
+  const db = openDatabase(join(tempDir(), 'm.db'));
+  migrate(db, listMigrations().filter((m) => m.version < version));
+  return db;
 }
 
 /** Log lines a test can read back (to check redaction, for example). */
