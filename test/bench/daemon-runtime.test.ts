@@ -1,21 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseStartScript, START_RUNTIME } from '../../bench/daemon-process.js';
 import { tempDir } from '../support/context.js';
+import { dockerEnv } from '../support/dockerfile.js';
 import { ROOT } from '../support/process.js';
-
-/** The ENV assignments of the Dockerfile's final stage, continuation lines joined. */
-function dockerEnv(): Record<string, string> {
-  const text = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
-  const finalStage = text.slice(text.lastIndexOf('\nFROM '));
-  const env: Record<string, string> = {};
-  for (const line of finalStage.split('\n').filter((l) => l.startsWith('ENV '))) {
-    for (const [, k, v] of line.slice(4).matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)) env[k!] = v!;
-  }
-  return env;
-}
 
 /** Runs docker/entrypoint.sh with a stand-in `node` first on PATH that prints the arguments it got. */
 function entrypointArgs(args: string[]): string[] {

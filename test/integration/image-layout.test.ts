@@ -1,0 +1,137 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/context.js';
+import { dockerCopies, dockerEnv, dockerStages, instructionArgs, type DockerStage } from '../support/dockerfile.js';
+import { ROOT } from '../support/process.js';
+
+/**
+ * The Docker image without a Docker engine: the Dockerfile's stages replayed on this machine. The
+ * build stage gets exactly the files its COPY lines name and runs its build; the final stage gets
+ * exactly what its COPY lines name, with node_modules cut down to the production dependencies as
+ * `npm prune --omit=dev` leaves them. The daemon then starts from that tree through the image's
+ * entrypoint with the image's environment and nothing else, answers the HEALTHCHECK, and a CLI
+ * command runs as README's `docker run … borderd clients list` runs it. So a file the image lacks, a
+ * development dependency imported at run time or an image variable the code does not read fails
+ * here. The base image, apt and the `node` user are what this cannot check.
+ */
+
+const WORKDIR = '/app';
+
+/** Where a path of the image lands in the replay: WORKDIR stands for `root`. */
+function inImage(root: string, path: string): string {
+  const rel = path.startsWith(`${WORKDIR}/`) ? path.slice(WORKDIR.length + 1) : path.replace(/^\.\//, '');
+  return join(root, rel);
+}
+
+/** Replays a stage's COPY lines from the build context (or another stage's replay) into `root`. */
+function replayCopies(stage: DockerStage, root: string, stageRoots: Record<string, string>, skip: (dest: string) => boolean = () => false): void {
+  for (const copy of dockerCopies(stage)) {
+    for (const source of copy.sources) {
+      const from = copy.from === undefined ? join(ROOT, source) : inImage(stageRoots[copy.from]!, source);
+      const dest = copy.dest.endsWith('/') ? join(inImage(root, copy.dest), basename(source)) : inImage(root, copy.dest);
+      if (skip(dest)) continue;
+      mkdirSync(dirname(dest), { recursive: true });
+      cpSync(from, dest, { recursive: true });
+    }
+  }
+}
+
+/** node_modules as `npm prune --omit=dev` leaves it: only the packages `npm ls --omit=dev` lists. */
+function copyProductionModules(to: string): string[] {
+  const res = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8' });
+  expect(res.status, res.stderr).toBe(0);
+  const packages = res.stdout
+    .split('\n')
+    .filter((p) => p.startsWith(join(ROOT, 'node_modules')))
+    .map((p) => relative(ROOT, p));
+  for (const pkg of packages) {
+    const nested = join(ROOT, pkg, 'node_modules');
+    cpSync(join(ROOT, pkg), join(to, pkg), { recursive: true, filter: (src) => src !== nested });
+  }
+  return packages;
+}
+
+const started: { kill(): void }[] = [];
+afterEach(() => {
+  for (const p of started.splice(0)) p.kill();
+});
+
+describe('the Docker image, replayed without an engine', () => {
+  it('builds from the files it copies and serves, answers its healthcheck and runs CLI commands with production dependencies only', async () => {
+    const stages = dockerStages();
+    const build = stages.find((s) => s.name === 'build')!;
+    const final = stages.at(-1)!;
+    expect(build, 'a stage named build').toBeDefined();
+    for (const stage of [build, final]) expect(instructionArgs(stage, 'WORKDIR')).toEqual([WORKDIR]);
+    const buildRuns = instructionArgs(build, 'RUN').join('\n');
+    // What the replay does in their place: node_modules stands for `npm ci`, then the same build and prune.
+    expect(buildRuns).toMatch(/npm ci/);
+    expect(buildRuns).toMatch(/npm run build && npm prune --omit=dev/);
+
+    const buildRoot = tempDir('borderd-image-build-');
+    replayCopies(build, buildRoot, {});
+    symlinkSync(join(ROOT, 'node_modules'), join(buildRoot, 'node_modules'));
+    const built = spawnSync('npm', ['run', 'build'], { cwd: buildRoot, encoding: 'utf8', timeout: 180_000 });
+    expect(built.status, `${built.stdout}\n${built.stderr}`).toBe(0);
+
+    const appRoot = join(tempDir('borderd-image-'), 'app');
+    const modules = join(appRoot, 'node_modules');
+    replayCopies(final, appRoot, { build: buildRoot }, (dest) => dest === modules);
+    const production = copyProductionModules(appRoot);
+    expect(production).toContain('node_modules/better-sqlite3');
+    expect(production).not.toContain('node_modules/pino-pretty');
+    expect(production).not.toContain('node_modules/typescript');
+
+    // The entrypoint names the image's paths; here WORKDIR is appRoot.
+    const entrypoint = JSON.parse(instructionArgs(final, 'ENTRYPOINT')[0]!) as string[];
+    const cmd = JSON.parse(instructionArgs(final, 'CMD')[0]!) as string[];
+    const script = join(appRoot, 'entrypoint-replayed.sh');
+    writeFileSync(script, readFileSync(inImage(appRoot, entrypoint[0]!), 'utf8').replaceAll(`${WORKDIR}/`, `${appRoot}/`));
+
+    const dataDir = tempDir('borderd-image-data-');
+    // The image's environment and nothing else; the published port and the volume become loopback, a free port and a temporary directory.
+    const env = {
+      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: dataDir,
+      ...dockerEnv(final),
+      BORDERD_HOST: '127.0.0.1',
+      BORDERD_PORT: '0',
+      BORDERD_DB: join(dataDir, 'borderd.db'),
+    };
+    const daemon = spawn('sh', [script, ...cmd], { cwd: appRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    started.push(daemon);
+    let out = '';
+    daemon.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    daemon.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => daemon.on('exit', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the replayed image did not start:\n${out}`)), 30_000);
+      daemon.stdout.on('data', () => {
+        const m = /borderd listening on (http:\/\/[^\s]+)/.exec(out);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      void exited.then(() => reject(new Error(`the replayed image exited:\n${out}`)));
+    });
+    expect(out).not.toMatch(/"level":50|Error:/);
+
+    const health = /^CMD (.*)$/.exec(instructionArgs(final, 'HEALTHCHECK')[0]!.replace(/^(--\S+\s+)+/, ''))![1]!;
+    const port = new URL(url).port;
+    const check = spawnSync('sh', ['-c', health], { env: { ...env, BORDERD_PORT: port }, encoding: 'utf8', timeout: 10_000 });
+    expect(check.status, check.stderr).toBe(0);
+
+    // `docker run --rm -v borderd-data:/data borderd clients list`: the entrypoint, the image's environment, the volume's database.
+    const clients = spawnSync('sh', [script, 'clients', 'list'], { cwd: appRoot, env, encoding: 'utf8', timeout: 30_000 });
+    expect(clients.status, clients.stderr).toBe(0);
+    const clientId = /clientId:\s+(\S+)/.exec(out)?.[1];
+    expect(clientId, 'the first start prints a client').toBeDefined();
+    expect(clients.stdout).toContain(clientId!);
+
+    daemon.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, 240_000);
+});
