@@ -33,7 +33,7 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
-/** Maps body-parser's errors (which carry a `type`) to problems; anything unknown is a 500. */
+/** Maps body-parser's errors (which carry a `type`) and the router's to problems; anything unknown is a 500. */
 function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   if (err instanceof BorderdError) return err;
   const type = (err as { type?: string }).type;
@@ -43,6 +43,9 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
     return new BorderdError(415, 'unsupported_media_type', 'request body must be UTF-8 JSON');
   }
   if (type === 'request.aborted') return new BorderdError(400, 'request_aborted', 'the request body was not received in full');
+  // The router decodes path parameters while matching and throws a URIError for a bad escape (%E0%A4%A):
+  // the caller's mistake, not ours.
+  if (err instanceof URIError) return new BorderdError(400, 'malformed_path', 'the path is not valid percent-encoding (UTF-8)');
   return undefined;
 }
 

@@ -36,6 +36,15 @@ const echo: RouteModule = (api) => {
   });
   api.route({
     method: 'get',
+    path: '/v1/things/{id}',
+    summary: 'a route with a path parameter',
+    auth: 'none',
+    params: z.object({ id: z.string() }),
+    responses: { 200: { description: 'ok' } },
+    handler: ({ params }) => ({ body: params }),
+  });
+  api.route({
+    method: 'get',
     path: '/v1/boom',
     summary: 'fails',
     auth: 'none',
@@ -82,6 +91,15 @@ describe('problem responses', () => {
     const res = await http.delete('/v1/echo');
     expectProblem(res, 405, 'method_not_allowed');
     expect(res.headers.allow).toBe('POST');
+  });
+
+  it('400 for a path parameter that is not valid percent-encoding, not a 500', async () => {
+    const { http, ctx } = setup();
+    const res = await http.get('/v1/things/%E0%A4%A');
+    expectProblem(res, 400, 'malformed_path');
+    expect(res.body.detail).toContain('percent-encoding');
+    expect(ctx.logs.lines.find((l) => l.msg === 'unexpected error')).toBeUndefined();
+    expect((await http.get('/v1/things/caf%C3%A9')).body).toEqual({ id: 'café' });
   });
 
   it('400 for malformed JSON', async () => {
@@ -143,7 +161,7 @@ describe('problem responses', () => {
     const { http } = setup();
     const res = await http.get('/openapi.json');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old', '/v1/stream']);
+    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old', '/v1/stream', '/v1/things/{id}']);
     expect(res.body.paths['/v1/old'].get.deprecated).toBe(true);
     expect(res.body.paths['/v1/echo'].post.requestBody.content['application/json'].schema.properties.text.maxLength).toBe(10);
   });
