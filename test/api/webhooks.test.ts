@@ -40,6 +40,13 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.delete(`${BASE}/${id}`).set('authorization', b.auth)).status).toBe(404);
     expect((await http.get(BASE).set('authorization', b.auth)).body).toEqual([]);
     expect((await http.get(`${BASE}/${id}`).set('authorization', a.auth)).status).toBe(200);
+    // An id of any length that names no webhook is unknown, not invalid input.
+    const long = `whk_${'x'.repeat(200)}`;
+    for (const res of [
+      await http.get(`${BASE}/${long}`).set('authorization', a.auth),
+      await http.patch(`${BASE}/${long}`).set('authorization', a.auth).send({ url: 'http://127.0.0.1:9/a' }),
+      await http.delete(`${BASE}/${long}`).set('authorization', a.auth),
+    ]) expect([res.status, res.body.code]).toEqual([404, 'not_found']);
   });
 
   it('refuses bad urls with a 400 naming body.url; production rules refuse http and private targets', async () => {
