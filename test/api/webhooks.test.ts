@@ -95,6 +95,22 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).body.publicKey).toBe(rotated.body.publicKey);
   });
 
+  it('answers another method on /public-key with 405, never taking public-key for a webhook id', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
+    for (const res of [
+      await http.patch(`${BASE}/public-key`).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' }),
+      await http.delete(`${BASE}/public-key`).set('authorization', auth),
+      await http.delete(`${BASE}/Public-Key/`).set('authorization', auth), // matched as Express matches routes
+    ]) {
+      expect([res.status, res.body.code]).toEqual([405, 'method_not_allowed']);
+      expect(res.headers.allow).toBe('GET, HEAD, POST');
+    }
+    expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).status).toBe(200);
+  });
+
   it('requires a bearer token', async () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);
