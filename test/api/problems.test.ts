@@ -44,6 +44,14 @@ const echo: RouteModule = (api) => {
     handler: ({ params }) => ({ body: params }),
   });
   api.route({
+    method: 'post',
+    path: '/v1/ping',
+    summary: 'a POST that takes no body',
+    auth: 'none',
+    responses: { 200: { description: 'ok' } },
+    handler: ({ body }) => ({ body: { received: body ?? null } }),
+  });
+  api.route({
     method: 'get',
     path: '/v1/boom',
     summary: 'fails',
@@ -132,6 +140,15 @@ describe('problem responses', () => {
     );
   });
 
+  it('400 for fields sent to a route that takes no body; an empty object or no body is fine', async () => {
+    const { http } = setup();
+    const res = await http.post('/v1/ping').send({ force: true });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.body.errors).toEqual([{ path: 'body', message: 'unknown field(s): force' }]);
+    expect((await http.post('/v1/ping').send({})).body).toEqual({ received: null });
+    expect((await http.post('/v1/ping')).body).toEqual({ received: null });
+  });
+
   it('500 without internals in the body, with the stack in the log', async () => {
     const { http, ctx } = setup();
     const res = await http.get('/v1/boom');
@@ -161,7 +178,7 @@ describe('problem responses', () => {
     const { http } = setup();
     const res = await http.get('/openapi.json');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old', '/v1/stream', '/v1/things/{id}']);
+    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old', '/v1/ping', '/v1/stream', '/v1/things/{id}']);
     expect(res.body.paths['/v1/old'].get.deprecated).toBe(true);
     expect(res.body.paths['/v1/echo'].post.requestBody.content['application/json'].schema.properties.text.maxLength).toBe(10);
   });
