@@ -33,7 +33,7 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
-/** Maps body-parser's errors (which carry a `type`) to problems; anything unknown is a 500. */
+/** Maps body-parser's errors (which carry a `type`) and the router's to problems; anything unknown is a 500. */
 function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   if (err instanceof BorderdError) return err;
   const type = (err as { type?: string }).type;
@@ -43,6 +43,9 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
     return new BorderdError(415, 'unsupported_media_type', 'request body must be UTF-8 JSON');
   }
   if (type === 'request.aborted') return new BorderdError(400, 'request_aborted', 'the request body was not received in full');
+  // The router decodes path parameters while matching and throws a URIError for a bad escape (%E0%A4%A):
+  // the caller's mistake, not ours.
+  if (err instanceof URIError) return new BorderdError(400, 'malformed_path', 'the path is not valid percent-encoding (UTF-8)');
   return undefined;
 }
 
@@ -81,9 +84,6 @@ export function createApp(deps: ApiDeps, modules: RouteModule[] = routeModules):
     openapi ??= buildOpenApi(registry.routes, VERSION);
     res.json(openapi);
   });
-  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs);
-  for (const spec of registry.routes) mountRoute(router, spec, authenticate, commit);
-
   // A known path with a method it does not have is 405 with Allow; anything else falls to 404.
   const methodsByPath = new Map<string, Set<string>>();
   for (const spec of registry.routes) {
@@ -92,12 +92,21 @@ export function createApp(deps: ApiDeps, modules: RouteModule[] = routeModules):
     methodsByPath.get(path)!.add(spec.method.toUpperCase());
     if (spec.method === 'get') methodsByPath.get(path)!.add('HEAD');
   }
-  for (const [path, methods] of methodsByPath) {
-    router.all(path, (req, res) => {
-      res.setHeader('Allow', [...methods].join(', '));
-      sendProblem(res, new BorderdError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${[...methods].join(', ')}`));
-    });
-  }
+  const methodNotAllowed = (methods: Set<string>) => (req: Request, res: Response, next: NextFunction) => {
+    if (methods.has(req.method)) {
+      next();
+      return;
+    }
+    const allow = [...methods].join(', ');
+    res.setHeader('Allow', allow);
+    sendProblem(res, new BorderdError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`));
+  };
+  // A path without parameters is checked before any route: its other methods are a 405 there, not
+  // taken by a sibling route with a parameter (PATCH …/settings/public-key is not a webhook id).
+  for (const [path, methods] of methodsByPath) if (!path.includes(':')) router.all(path, methodNotAllowed(methods));
+  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs);
+  for (const spec of registry.routes) mountRoute(router, spec, authenticate, commit);
+  for (const [path, methods] of methodsByPath) if (path.includes(':')) router.all(path, methodNotAllowed(methods));
   app.use(router);
 
   app.use((req: Request, res: Response) => {

@@ -116,6 +116,9 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, location: stri
   return undefined;
 }
 
+/** The body of a route that declares none: nothing, or an empty object; a field sent there is refused like any unknown field. */
+const NO_BODY = z.strictObject({});
+
 function imfDate(iso: string): string {
   return new Date(iso).toUTCString();
 }
@@ -140,6 +143,7 @@ export function mountRoute(
       const params = parsePart(spec.params, req.params, 'params', errors);
       const query = parsePart(spec.query, req.query, 'query', errors);
       const body = parsePart(spec.body, req.body ?? {}, 'body', errors);
+      if (!spec.body) parsePart(NO_BODY, req.body ?? {}, 'body', errors);
       if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
       const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res };
       const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { DAY_MS, isoAt } from '../domain/clock.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
 import { summarizeBenchmark, type BenchmarkSummary } from '../domain/benchmark-stats.js';
 import { selectBenchmarkSample } from '../store/imported-transactions.js';
@@ -45,16 +44,20 @@ export const summaryQuerySchema = z
 export type SummaryQuery = z.output<typeof summaryQuerySchema>;
 
 const startOf = (d: string | undefined): string | undefined => (d === undefined ? undefined : `${d}T00:00:00.000Z`);
-/** Date filters are inclusive whole UTC days: toDate covers up to the end of that day. */
-const endOf = (d: string | undefined): string | undefined => (d === undefined ? undefined : isoAt(Date.parse(`${d}T00:00:00.000Z`) + DAY_MS));
+/**
+ * Date filters are inclusive whole UTC days: toDate covers up to the last millisecond of that day
+ * (instants are stored with milliseconds). Not "before the next day": the day after 9999-12-31 has
+ * no four-digit ISO form, and its "+010000-…" sorts before every stored instant.
+ */
+const endOf = (d: string | undefined): string | undefined => (d === undefined ? undefined : `${d}T23:59:59.999Z`);
 
 export function benchmarkSummary(ctx: AppContext, orgId: string, q: SummaryQuery): BenchmarkSummary {
   const sample = selectBenchmarkSample(ctx.db, orgId, {
     ...q,
     createdFrom: startOf(q.fromDate),
-    createdBefore: endOf(q.toDate),
+    createdTo: endOf(q.toDate),
     updatedFrom: startOf(q.fromUpdatedDate),
-    updatedBefore: endOf(q.toUpdatedDate),
+    updatedTo: endOf(q.toUpdatedDate),
   });
   return summarizeBenchmark(sample);
 }

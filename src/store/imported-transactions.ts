@@ -46,9 +46,11 @@ export interface SummaryFilter {
   type?: string | undefined;
   provider?: string | undefined;
   createdFrom?: string | undefined;
-  createdBefore?: string | undefined;
+  /** Inclusive, like createdFrom. */
+  createdTo?: string | undefined;
   updatedFrom?: string | undefined;
-  updatedBefore?: string | undefined;
+  /** Inclusive, like updatedFrom. */
+  updatedTo?: string | undefined;
   benchmark?: string | undefined;
   reviewState?: string | undefined;
   reconciliation?: string | undefined;
@@ -82,9 +84,9 @@ export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): 
     if (value !== undefined) (where.push(`${column} ${op} ?`), params.push(value));
   };
   range('created_at', '>=', f.createdFrom);
-  range('created_at', '<', f.createdBefore);
+  range('created_at', '<=', f.createdTo);
   range('updated_at', '>=', f.updatedFrom);
-  range('updated_at', '<', f.updatedBefore);
+  range('updated_at', '<=', f.updatedTo);
   const rows = db
     .prepare(
       `SELECT id, benchmark, COALESCE(amount_usd, '0') AS amountUsd, COALESCE(cost_vs_market_usd, '0') AS costVsMarketUsd, provider, corridor

@@ -46,11 +46,14 @@ describe('GET /v1/accounts/{id}', () => {
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
     const unknown = await http.get('/v1/accounts/acc_nope').set('Authorization', acme.auth);
     const foreign = await http.get(`/v1/accounts/${id}`).set('Authorization', other.auth);
-    for (const res of [unknown, foreign]) {
+    // An id of any length that names no account is unknown, not invalid input.
+    const long = await http.get(`/v1/accounts/acc_${'x'.repeat(200)}`).set('Authorization', acme.auth);
+    for (const res of [unknown, foreign, long]) {
       expect(res.status).toBe(404);
       expect(res.headers['content-type']).toMatch(/problem\+json/);
     }
     expect(unknown.body.title).toBe(foreign.body.title);
+    expect(long.body.code).toBe('not_found');
   });
 
   it('refuses an account for an unknown identity and bad asset codes', async () => {

@@ -59,6 +59,11 @@ describe('GET /v1/transactions/import-benchmark-summary', () => {
     ['?fromDate=2026-01-31&toDate=2026-02-01', 2, '2500'],
     ['?fromUpdatedDate=2026-02-01', 3, '3000'],
     ['?toUpdatedDate=2026-01-31', 1, '2000'],
+    // The ends of the calendar are real dates and open-ended bounds, not an empty range or a 400.
+    ['?toDate=9999-12-31', 4, '5000'],
+    ['?toUpdatedDate=9999-12-31', 4, '5000'],
+    ['?fromDate=0001-01-01', 4, '5000'],
+    ['?fromUpdatedDate=0000-01-01&toUpdatedDate=9999-12-31', 4, '5000'],
   ])('filters %s', async (q, size, volume) => {
     const { get } = await setup();
     const res = await get(q);

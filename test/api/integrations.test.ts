@@ -85,6 +85,8 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     const { ctx, http, acme } = await setup({ partner: { kind: 'partner-key', deprecated: true, baseUrl: fake.url } });
     const failed = await http.put('/v1/organizations/integrations/partner').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
     expect(failed.status).toBe(502);
+    expect(failed.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(failed.body).toMatchObject({ status: 502, title: 'Bad Gateway', code: 'provider_error' });
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
     status = 201;
     const res = await http.put('/v1/organizations/integrations/partner').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });

@@ -36,6 +36,23 @@ const echo: RouteModule = (api) => {
   });
   api.route({
     method: 'get',
+    path: '/v1/things/{id}',
+    summary: 'a route with a path parameter',
+    auth: 'none',
+    params: z.object({ id: z.string() }),
+    responses: { 200: { description: 'ok' } },
+    handler: ({ params }) => ({ body: params }),
+  });
+  api.route({
+    method: 'post',
+    path: '/v1/ping',
+    summary: 'a POST that takes no body',
+    auth: 'none',
+    responses: { 200: { description: 'ok' } },
+    handler: ({ body }) => ({ body: { received: body ?? null } }),
+  });
+  api.route({
+    method: 'get',
     path: '/v1/boom',
     summary: 'fails',
     auth: 'none',
@@ -84,6 +101,15 @@ describe('problem responses', () => {
     expect(res.headers.allow).toBe('POST');
   });
 
+  it('400 for a path parameter that is not valid percent-encoding, not a 500', async () => {
+    const { http, ctx } = setup();
+    const res = await http.get('/v1/things/%E0%A4%A');
+    expectProblem(res, 400, 'malformed_path');
+    expect(res.body.detail).toContain('percent-encoding');
+    expect(ctx.logs.lines.find((l) => l.msg === 'unexpected error')).toBeUndefined();
+    expect((await http.get('/v1/things/caf%C3%A9')).body).toEqual({ id: 'café' });
+  });
+
   it('400 for malformed JSON', async () => {
     const { http } = setup();
     expectProblem(await http.post('/v1/echo').set('content-type', 'application/json').send('{"text":'), 400, 'malformed_json');
@@ -112,6 +138,15 @@ describe('problem responses', () => {
         { path: 'body', message: 'unknown field(s): other' },
       ]),
     );
+  });
+
+  it('400 for fields sent to a route that takes no body; an empty object or no body is fine', async () => {
+    const { http } = setup();
+    const res = await http.post('/v1/ping').send({ force: true });
+    expectProblem(res, 400, 'validation_failed');
+    expect(res.body.errors).toEqual([{ path: 'body', message: 'unknown field(s): force' }]);
+    expect((await http.post('/v1/ping').send({})).body).toEqual({ received: null });
+    expect((await http.post('/v1/ping')).body).toEqual({ received: null });
   });
 
   it('500 without internals in the body, with the stack in the log', async () => {
@@ -143,7 +178,7 @@ describe('problem responses', () => {
     const { http } = setup();
     const res = await http.get('/openapi.json');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old', '/v1/stream']);
+    expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old', '/v1/ping', '/v1/stream', '/v1/things/{id}']);
     expect(res.body.paths['/v1/old'].get.deprecated).toBe(true);
     expect(res.body.paths['/v1/echo'].post.requestBody.content['application/json'].schema.properties.text.maxLength).toBe(10);
   });

@@ -40,6 +40,13 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.delete(`${BASE}/${id}`).set('authorization', b.auth)).status).toBe(404);
     expect((await http.get(BASE).set('authorization', b.auth)).body).toEqual([]);
     expect((await http.get(`${BASE}/${id}`).set('authorization', a.auth)).status).toBe(200);
+    // An id of any length that names no webhook is unknown, not invalid input.
+    const long = `whk_${'x'.repeat(200)}`;
+    for (const res of [
+      await http.get(`${BASE}/${long}`).set('authorization', a.auth),
+      await http.patch(`${BASE}/${long}`).set('authorization', a.auth).send({ url: 'http://127.0.0.1:9/a' }),
+      await http.delete(`${BASE}/${long}`).set('authorization', a.auth),
+    ]) expect([res.status, res.body.code]).toEqual([404, 'not_found']);
   });
 
   it('refuses bad urls with a 400 naming body.url; production rules refuse http and private targets', async () => {
@@ -86,6 +93,22 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect(rotated.status).toBe(201);
     expect(rotated.body.keyId).not.toBe(key.body.keyId);
     expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).body.publicKey).toBe(rotated.body.publicKey);
+  });
+
+  it('answers another method on /public-key with 405, never taking public-key for a webhook id', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
+    for (const res of [
+      await http.patch(`${BASE}/public-key`).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' }),
+      await http.delete(`${BASE}/public-key`).set('authorization', auth),
+      await http.delete(`${BASE}/Public-Key/`).set('authorization', auth), // matched as Express matches routes
+    ]) {
+      expect([res.status, res.body.code]).toEqual([405, 'method_not_allowed']);
+      expect(res.headers.allow).toBe('GET, HEAD, POST');
+    }
+    expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).status).toBe(200);
   });
 
   it('requires a bearer token', async () => {

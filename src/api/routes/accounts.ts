@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idParams } from '../id-params.js';
 import { deprecationHeaders, type RouteModule } from '../route.js';
 import { findAccount } from '../../services/accounts.js';
 
@@ -28,7 +29,7 @@ export const accountRoutes: RouteModule = (api, { ctx }) => {
     description: 'The deprecated fields type, pfi and web3Provider appear only when accounts.legacyFields is on, with a Deprecation header.',
     tags: ['accounts'],
     auth: 'bearer',
-    params: z.strictObject({ id: z.string().min(1).max(100) }),
+    params: idParams,
     responses: { 200: { description: 'the account', schema: accountSchema }, 404: { description: 'unknown id or another organization\'s' } },
     handler: ({ params, auth }) => {
       const body = findAccount(ctx, auth.orgId, params.id);

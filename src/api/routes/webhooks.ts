@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createWebhook, deleteWebhook, getPublicKey, getWebhookSettings, listWebhookSettings, rotatePublicKey, updateWebhookSettings } from '../../services/webhooks.js';
 import { toSettings } from '../../store/webhooks.js';
+import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
 
 const settings = z.object({
@@ -25,7 +26,6 @@ const writeBody = z.strictObject({
   enabled: z.boolean().optional(),
 });
 
-const idParams = z.object({ id: z.string().min(1).max(100) });
 const BASE = '/v1/notifications/webhooks/settings';
 
 /** Endpoints 11 to 17: an organization's webhook settings and its signing key. */
