@@ -143,7 +143,8 @@ export function mountRoute(
       const params = parsePart(spec.params, req.params, 'params', errors);
       const query = parsePart(spec.query, req.query, 'query', errors);
       const body = parsePart(spec.body, req.body ?? {}, 'body', errors);
-      if (!spec.body) parsePart(NO_BODY, req.body ?? {}, 'body', errors);
+      // No body (every GET) needs no parse; only a body sent to a route that takes none is checked.
+      if (!spec.body && req.body !== undefined) parsePart(NO_BODY, req.body, 'body', errors);
       if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
       const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res };
       const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));
