@@ -8,7 +8,7 @@ import { CliExit, output, runWithContext, table, withCommonOptions, type CommonA
 /** `borderd outbox`: what waits, what failed, every attempt, and replays. */
 export const outboxCommand: CommandModule = {
   command: 'outbox',
-  describe: 'Inspect deliveries and their attempts; replay events',
+  describe: 'Inspect deliveries and their attempts; replay events; prune old ones',
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs>('prune', 'Run the retention job once (retention.deliveredDays, retention.eventDays)', (c) => c, (args) =>
