@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { fetchPublicKey, verifyWebhook } from 'borderd/verify';
 
-// A key file, or the key fetched from borderd (endpoint 17) and refreshed after a rotation.
+// A key file, or the key fetched from borderd (GET /v1/notifications/webhooks/settings/public-key)
+// and fetched again after a rotation.
 const verify = process.env.PUBLIC_KEY_FILE
   ? ((key) => async (raw, headers) => verifyWebhook(raw, headers, key))(readFileSync(process.env.PUBLIC_KEY_FILE, 'utf8'))
   : ((source) => (raw, headers) => source.verify(raw, headers))(

@@ -17,8 +17,8 @@ export const eventsCommand: CommandModule = {
         'Emit a synthetic event of any type to every webhook of the organization',
         (c) =>
           c
-            .option('org', { type: 'string', demandOption: true })
-            .option('type', { choices: EVENT_TYPES, demandOption: true })
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
+            .option('type', { choices: EVENT_TYPES, demandOption: true, describe: 'event type' })
             .option('data', { type: 'string', describe: 'JSON object merged into the sample data' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
@@ -29,7 +29,7 @@ export const eventsCommand: CommandModule = {
       .command<CommonArgs & { org: string; identity: string }>(
         'compliance-start',
         'Start an identity compliance check (emits IdentityComplianceCheck_Updated)',
-        (c) => c.option('org', { type: 'string', demandOption: true }).option('identity', { type: 'string', demandOption: true }) as never,
+        (c) => c.option('org', { type: 'string', demandOption: true, describe: 'organization id' }).option('identity', { type: 'string', demandOption: true, describe: 'identity id (idn_…)' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const check = createComplianceCheck(ctx, { orgId: args.org, identityId: args.identity });
@@ -43,8 +43,8 @@ export const eventsCommand: CommandModule = {
           c
             .positional('id', { type: 'string', demandOption: true })
             .positional('status', { choices: COMPLIANCE_STATUSES, demandOption: true })
-            .option('result', { choices: COMPLIANCE_RESULTS })
-            .option('reason', { type: 'string' }) as never,
+            .option('result', { choices: COMPLIANCE_RESULTS, describe: 'with Completed' })
+            .option('reason', { type: 'string', describe: 'why (shown as reason in the event)' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const check = updateComplianceCheckStatus(ctx, args.id, { status: args.status, result: args.result, reason: args.reason });
@@ -56,12 +56,12 @@ export const eventsCommand: CommandModule = {
         'Record a virtual account outcome (emits VirtualAccount_Created or VirtualAccount_CreationFailed)',
         (c) =>
           c
-            .option('org', { type: 'string', demandOption: true })
-            .option('status', { choices: VIRTUAL_ACCOUNT_STATUSES, demandOption: true })
-            .option('identity', { type: 'string' })
-            .option('account', { type: 'string' })
-            .option('currency', { type: 'string' })
-            .option('failure-reason', { type: 'string' }) as never,
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
+            .option('status', { choices: VIRTUAL_ACCOUNT_STATUSES, demandOption: true, describe: 'the outcome' })
+            .option('identity', { type: 'string', describe: 'identity id (idn_…)' })
+            .option('account', { type: 'string', describe: 'account id (acc_…)' })
+            .option('currency', { type: 'string', describe: 'currency code, e.g. EUR' })
+            .option('failure-reason', { type: 'string', describe: 'why it failed (CreationFailed)' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const v = recordVirtualAccount(ctx, { orgId: args.org, status: args.status, identityId: args.identity, accountId: args.account, currency: args.currency, failureReason: args.failureReason });

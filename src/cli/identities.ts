@@ -28,7 +28,7 @@ export const identitiesCommand: CommandModule = {
       .command<CommonArgs & { org: string; record: string }>(
         'create',
         'Create one identity from its JSON record ({"type": "Personal", "data": {...}})',
-        (c) => c.option('org', { type: 'string', demandOption: true }).option('record', { type: 'string', demandOption: true, describe: 'the identity as JSON' }),
+        (c) => c.option('org', { type: 'string', demandOption: true, describe: 'organization id' }).option('record', { type: 'string', demandOption: true, describe: 'the identity as JSON' }),
         (args) =>
           runWithContext(args, (ctx) => {
             const record = parseJsonRecord(newIdentitySchema, args.record, 'identity');

@@ -1,4 +1,5 @@
-import yargs, { type CommandModule } from 'yargs';
+import { createRequire } from 'node:module';
+import type { CommandModule } from 'yargs';
 import { VERSION } from '../version.js';
 import { reportError } from './context.js';
 import { inboundCommand } from './inbound.js';
@@ -14,6 +15,12 @@ import { eventsCommand } from './events.js';
 import { outboxCommand } from './outbox.js';
 import { txCommand } from './tx.js';
 import { webhooksCommand } from './webhooks.js';
+
+/**
+ * yargs through its CommonJS entry: the ES module build of yargs 17 wraps help text at a fixed
+ * column count, cutting words in half ("refuse" / "d when ..."); the CommonJS build wraps between words.
+ */
+const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').default;
 
 /** Every command group, one line each. */
 const commands = [

@@ -40,7 +40,7 @@ export const clientsCommand: CommandModule = {
           c
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
             .option('pii', { choices: ['all', 'redacted'] as const, describe: 'the most PII this client may see (default all)' })
-            .option('name', { type: 'string' }),
+            .option('name', { type: 'string', describe: 'a name for the client' }),
         (args) =>
           runWithContext(args, async (ctx) => {
             const client = await createApiClient(ctx, { orgId: args.org, piiAccess: args.pii, name: args.name });

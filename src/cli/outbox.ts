@@ -8,7 +8,7 @@ import { CliExit, output, runWithContext, table, withCommonOptions, type CommonA
 /** `borderd outbox`: what waits, what failed, every attempt, and replays. */
 export const outboxCommand: CommandModule = {
   command: 'outbox',
-  describe: 'Inspect deliveries and their attempts; replay events',
+  describe: 'Inspect deliveries and their attempts; replay events; prune old ones',
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs>('prune', 'Run the retention job once (retention.deliveredDays, retention.eventDays)', (c) => c, (args) =>
@@ -30,9 +30,9 @@ export const outboxCommand: CommandModule = {
         'List deliveries',
         (c) =>
           c
-            .option('state', { choices: DELIVERY_STATES })
-            .option('webhook', { type: 'string' })
-            .option('limit', { type: 'number', default: 100 }) as never,
+            .option('state', { choices: DELIVERY_STATES, describe: 'only deliveries in this state' })
+            .option('webhook', { type: 'string', describe: 'only this webhook (whk_…)' })
+            .option('limit', { type: 'number', default: 100, describe: 'most rows to print' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const rows = listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });
@@ -59,9 +59,9 @@ export const outboxCommand: CommandModule = {
         'Requeue events: --webhook ID --since TIME, or --event ID (same event ids and bodies)',
         (c) =>
           c
-            .option('webhook', { type: 'string' })
-            .option('since', { type: 'string', describe: 'ISO 8601 time' })
-            .option('event', { type: 'string' }) as never,
+            .option('webhook', { type: 'string', describe: 'webhook id (whk_…), with --since' })
+            .option('since', { type: 'string', describe: 'ISO 8601 time, with --webhook' })
+            .option('event', { type: 'string', describe: 'event id (evt_…): to every enabled webhook of its organization' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             if (args.event && !args.webhook && !args.since) {

@@ -215,19 +215,21 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
         (c) => c.positional('eventId', { type: 'string', demandOption: true }).option('forward-to', { type: 'string', describe: 'another target URL' }),
         guarded(runReplay),
       )
-      .option('forward-to', { type: 'string', describe: 'URL of the local app' })
-      .option('tunnel', { type: 'string', describe: 'base URL of a remote borderd: follow its event stream instead of listening' })
-      .option('port', { type: 'number', default: 4242, describe: 'listen port (0 picks a free one)' })
-      .option('host', { type: 'string', default: '127.0.0.1', describe: 'listen address' })
-      .option('public-key', { type: 'string', describe: 'PEM file of the organization public key' })
-      .option('public-key-url', { type: 'string', describe: 'base URL of borderd to fetch the public key from (endpoint 17)' })
-      .option('client-id', { type: 'string', describe: 'API client id (or BORDERD_CLIENT_ID)' })
-      .option('client-secret', { type: 'string', describe: 'API client secret (or BORDERD_CLIENT_SECRET)' })
-      .option('events', { type: 'string', describe: 'forward only these types, comma-separated' })
-      .option('dedupe', { type: 'boolean', default: true, describe: 'answer a repeated event 200 without forwarding it again (--no-dedupe)' })
-      .option('heartbeat-timeout', { type: 'number', default: 45_000, describe: 'tunnel: reconnect after this many ms without data' })
+      // The options of listen and tunnel mode; global: false keeps them out of `receive replay`.
+      .option('forward-to', { type: 'string', global: false, describe: 'URL of the local app' })
+      .option('tunnel', { type: 'string', global: false, describe: 'base URL of a remote borderd: follow its event stream instead of listening' })
+      .option('port', { type: 'number', default: 4242, global: false, describe: 'listen port (0 picks a free one)' })
+      .option('host', { type: 'string', default: '127.0.0.1', global: false, describe: 'listen address' })
+      .option('public-key', { type: 'string', global: false, describe: 'PEM file of the organization public key' })
+      .option('public-key-url', { type: 'string', global: false, describe: 'base URL of borderd to fetch the key from (GET /v1/notifications/webhooks/settings/public-key)' })
+      .option('client-id', { type: 'string', global: false, describe: 'API client id (or BORDERD_CLIENT_ID)' })
+      .option('client-secret', { type: 'string', global: false, describe: 'API client secret (or BORDERD_CLIENT_SECRET)' })
+      .option('events', { type: 'string', global: false, describe: 'forward only these types, comma-separated' })
+      .option('dedupe', { type: 'boolean', default: true, global: false, describe: 'answer a repeated event 200 without forwarding it again (--no-dedupe)' })
+      .option('heartbeat-timeout', { type: 'number', default: 45_000, global: false, describe: 'tunnel: reconnect after this many ms without data' })
       .option('since', {
         type: 'string',
+        global: false,
         describe: 'tunnel: replay the events created since TIME (ISO 8601, or 30m / 2h / 7d back); without it a new tunnel starts with new events and a known one resumes from its capture log',
       }) as unknown as Argv<ReceiveArgs>,
   handler: guarded(runReceive),

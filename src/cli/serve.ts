@@ -32,7 +32,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     withCommonOptions(y)
       .option('host', { type: 'string', describe: 'listen address (server.host)' })
       .option('port', { type: 'number', describe: 'listen port, 0 for any free port (server.port)' })
-      .option('log-level', { type: 'string', describe: 'log.level' }) as never,
+      .option('log-level', { type: 'string', describe: 'fatal, error, warn, info, debug, trace or silent (log.level)' }) as never,
   handler: async (args) => {
     let ctx: AppContext | undefined;
     let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;

@@ -49,13 +49,13 @@ export const txCommand: CommandModule = {
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
             .option('type', { choices: TRANSACTION_TYPES, demandOption: true, describe: 'operation kind' })
             .option('amount', { type: 'string', describe: 'decimal string, e.g. 125.50' })
-            .option('currency', { type: 'string' })
-            .option('network', { type: 'string' })
+            .option('currency', { type: 'string', describe: 'currency or asset code, e.g. USD, USDC' })
+            .option('network', { type: 'string', describe: 'network, e.g. ETHEREUM' })
             .option('source', { type: 'string', describe: 'JSON object' })
             .option('destination', { type: 'string', describe: 'JSON object' })
             .option('refund-destination', { type: 'string', describe: 'JSON object: this transaction\'s refund destination' })
-            .option('identity-id', { type: 'string' })
-            .option('account-id', { type: 'string' }) as never,
+            .option('identity-id', { type: 'string', describe: 'identity id (idn_…)' })
+            .option('account-id', { type: 'string', describe: 'account id (acc_…)' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const parsed = createTransactionBody.safeParse({
@@ -85,7 +85,7 @@ export const txCommand: CommandModule = {
           c
             .positional('id', { type: 'string', demandOption: true })
             .positional('status', { choices: TRANSACTION_STATUSES, demandOption: true })
-            .option('failure-reason', { type: 'string' }) as never,
+            .option('failure-reason', { type: 'string', describe: 'why it failed (status Failed)' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const t = changeTransactionStatus(ctx, args.id, args.status, args.failureReason);
