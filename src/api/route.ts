@@ -138,7 +138,6 @@ export function mountRoute(
 ): void {
   const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      if (spec.deprecated) res.set(deprecationHeaders(spec.deprecated));
       const errors: FieldError[] = [];
       const params = parsePart(spec.params, req.params, 'params', errors);
       const query = parsePart(spec.query, req.query, 'query', errors);
@@ -158,5 +157,17 @@ export function mountRoute(
       next(err);
     }
   };
-  router[spec.method](toExpressPath(spec.path), authenticate(spec.auth), handle);
+  const path = toExpressPath(spec.path);
+  if (!spec.deprecated) {
+    router[spec.method](path, authenticate(spec.auth), handle);
+    return;
+  }
+  // Before authentication, so every answer of a deprecated route says so, a 401 included: a caller
+  // whose token expired learns of the sunset too.
+  const headers = deprecationHeaders(spec.deprecated);
+  const announce = (_req: Request, res: Response, next: NextFunction): void => {
+    res.set(headers);
+    next();
+  };
+  router[spec.method](path, announce, authenticate(spec.auth), handle);
 }

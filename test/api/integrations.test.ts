@@ -129,7 +129,10 @@ describe('network and deposit countries', () => {
     expect(countries.headers.deprecation).toBe('@1767225600');
     expect(countries.headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
     expect(countries.headers.link).toBe('</v1/organizations/network>; rel="successor-version"');
-    expect((await http.get('/v1/deposits/countries')).status).toBe(401);
+    const unauthorized = await http.get('/v1/deposits/countries');
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.deprecation).toBe('@1767225600');
+    expect(unauthorized.headers.sunset).toBe('Fri, 01 Jan 2027 00:00:00 GMT');
   });
 
   it('describes every provider route in /openapi.json', async () => {
