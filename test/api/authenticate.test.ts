@@ -63,7 +63,9 @@ describe('bearer authentication', () => {
 
   it('refuses a missing header', async () => {
     const { http } = await setup();
-    expect401(await http.get('/v1/probe'), 'missing_token');
+    const missing = await http.get('/v1/probe');
+    expect401(missing, 'missing_token');
+    expect(missing.headers['www-authenticate']).toBe('Bearer'); // no error code without credentials (RFC 6750, 3.1)
   });
 
   it('takes the scheme in any case, as RFC 7235 has it', async () => {
