@@ -82,10 +82,11 @@ export function output(args: CommonArgs, value: unknown, human: () => string): v
   process.stdout.write(args.json ? JSON.stringify(value) + '\n' : human() + '\n');
 }
 
-export function table(rows: Record<string, unknown>[], columns: string[]): string {
+/** Rows as aligned columns; the column names are checked against the row type, so a renamed field cannot print '-' silently. */
+export function table<T extends object>(rows: readonly T[], columns: readonly (keyof T & string)[]): string {
   if (rows.length === 0) return '(none)';
   const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '-' : String(r[c]))));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (vals: readonly string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(columns), ...cells.map(line)].join('\n');
 }

@@ -22,7 +22,7 @@ export const inboundCommand: CommandModule = {
           runWithContext(args, (ctx) => {
             const rows = listInbound(ctx, { state: args.state, eventType: args.eventType, limit: args.limit, startingAfter: args.startingAfter });
             output(args, rows, () =>
-              table(rows as unknown as Record<string, unknown>[], ['id', 'eventId', 'eventType', 'ica', 'organizationId', 'state', 'attempts', 'failureCode', 'receivedAt']),
+              table(rows, ['id', 'eventId', 'eventType', 'ica', 'organizationId', 'state', 'attempts', 'failureCode', 'receivedAt']),
             );
           }),
       )
@@ -74,7 +74,7 @@ export const inboundCommand: CommandModule = {
       .command<CommonArgs>('icas', 'List ica mappings (config and database)', (c) => c, (args) =>
         runWithContext(args, (ctx) => {
           const rows = listMappings(ctx);
-          output(args, rows, () => table(rows as unknown as Record<string, unknown>[], ['ica', 'organizationId', 'source', 'createdAt']));
+          output(args, rows, () => table(rows, ['ica', 'organizationId', 'source', 'createdAt']));
         }),
       )
       .demandCommand(1),

@@ -58,7 +58,7 @@ const cardNetworkCommand: CommandModule = {
         (args) =>
           runWithContext(args, (ctx) => {
             const keys = listKeys(ctx, args.org);
-            output(args, keys, () => table(keys as unknown as Record<string, unknown>[], ['id', 'organizationId', 'kid', 'bits', 'source', 'createdAt']));
+            output(args, keys, () => table(keys, ['id', 'organizationId', 'kid', 'bits', 'source', 'createdAt']));
           }),
       )
       .command<CommonArgs & { kid: string; org?: string }>(

@@ -21,7 +21,7 @@ export const orgsCommand: CommandModule = {
       .command<CommonArgs>('list', 'List organizations', (c) => c, (args) =>
         runWithContext(args, (ctx) => {
           const orgs = listOrganizations(ctx.db);
-          output(args, orgs, () => table(orgs as unknown as Record<string, unknown>[], ['id', 'name', 'createdAt']));
+          output(args, orgs, () => table(orgs, ['id', 'name', 'createdAt']));
         }),
       )
       .demandCommand(1),
@@ -56,7 +56,7 @@ export const clientsCommand: CommandModule = {
         (args) =>
           runWithContext(args, (ctx) => {
             const clients = listApiClients(ctx.db, args.org);
-            output(args, clients, () => table(clients as unknown as Record<string, unknown>[], ['id', 'orgId', 'piiAccess', 'createdAt', 'revokedAt']));
+            output(args, clients, () => table(clients, ['id', 'orgId', 'piiAccess', 'createdAt', 'revokedAt']));
           }),
       )
       .command<CommonArgs & { id: string }>(

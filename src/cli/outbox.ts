@@ -37,7 +37,7 @@ export const outboxCommand: CommandModule = {
           runWithContext(args, (ctx) => {
             const rows = listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });
             output(args, rows, () =>
-              table(rows as unknown as Record<string, unknown>[], ['id', 'eventId', 'webhookId', 'state', 'attempts', 'nextAttemptAt', 'lastStatus', 'lastError']),
+              table(rows, ['id', 'eventId', 'webhookId', 'state', 'attempts', 'nextAttemptAt', 'lastStatus', 'lastError']),
             );
           }),
       )
@@ -50,7 +50,7 @@ export const outboxCommand: CommandModule = {
             const result = deliveryAttempts(ctx, args.id);
             output(args, result, () =>
               `${result.delivery.id} ${result.delivery.state}\n` +
-              table(result.attempts as unknown as Record<string, unknown>[], ['attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'responseBody']),
+              table(result.attempts, ['attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'responseBody']),
             );
           }),
       )

@@ -16,7 +16,7 @@ export const refundsCommand: CommandModule = {
         (args) =>
           runWithContext(args, (ctx) => {
             const plans = listRefundPlans(ctx.db, { orgId: args.org, state: args.state });
-            output(args, plans, () => table(plans as unknown as Record<string, unknown>[], ['id', 'orgId', 'transactionId', 'state', 'kind', 'destinationFrom', 'createdAt']));
+            output(args, plans, () => table(plans, ['id', 'orgId', 'transactionId', 'state', 'kind', 'destinationFrom', 'createdAt']));
           }),
       )
       .command<CommonArgs & { id: string }>(

@@ -17,7 +17,7 @@ export const webhooksCommand: CommandModule = {
           runWithContext(args, (ctx) => {
             const rows = listWebhooksWithHealth(ctx, args.org);
             output(args, rows, () =>
-              table(rows as unknown as Record<string, unknown>[], ['id', 'orgId', 'url', 'enabled', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledReason']),
+              table(rows, ['id', 'orgId', 'url', 'enabled', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledReason']),
             );
           }),
       )
