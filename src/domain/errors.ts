@@ -22,8 +22,14 @@ export class BorderdError extends Error {
 
 export const badRequest = (code: string, message: string, errors?: FieldError[]) =>
   new BorderdError(400, code, message, errors ? { errors } : {});
+/**
+ * RFC 6750's error_description allows printable ASCII except `"` and `\`. The message may quote what
+ * an unauthenticated caller sent (a token's alg): a newline or non-Latin-1 character there made
+ * Node refuse the header (a 500), and a backslash escaped the closing quote.
+ */
+const challengeText = (message: string): string => message.replace(/"/g, "'").replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
 export const unauthorized = (code: string, message: string) =>
-  new BorderdError(401, code, message, { headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${message.replace(/"/g, "'")}"` } });
+  new BorderdError(401, code, message, { headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${challengeText(message)}"` } });
 /** A request with no credentials at all: the bare challenge, since RFC 6750 (3.1) asks for no error code then. */
 export const credentialsMissing = (code: string, message: string) => new BorderdError(401, code, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 export const forbidden = (code: string, message: string) => new BorderdError(403, code, message);

@@ -92,7 +92,8 @@ export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, path = 'b
   if (url.protocol === 'http:' && !policy.allowHttp) return fail('must use https');
   if (url.username || url.password) return fail('must not carry credentials');
   if (url.hash) return fail('must not carry a fragment');
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // A trailing dot only marks the name fully qualified: "localhost." resolves like "localhost".
+  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
   if (!host) return fail('must name a host');
   if (!policy.allowPrivateNetworks) {
     if (isIP(host) ? isPrivateAddress(host) : LOCAL_NAMES.test(host) || !host.includes('.')) {

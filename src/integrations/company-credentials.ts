@@ -6,7 +6,9 @@ import { postToProvider } from './provider-call.js';
 export const companyCredentialsSchema = z.strictObject({
   apiKey: z.string().min(1).max(500),
   apiSecret: z.string().min(1).max(500),
-  companyId: z.string().min(1).max(200),
+  // It becomes a path segment, and URL resolution takes "." and ".." (escaped or not) as dot segments:
+  // "companies/../integration" would be POSTed to {baseUrl}integration.
+  companyId: z.string().min(1).max(200).refine((v) => v !== '.' && v !== '..', 'must not be "." or ".."'),
 });
 export type CompanyCredentials = z.output<typeof companyCredentialsSchema>;
 

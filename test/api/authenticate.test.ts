@@ -136,6 +136,20 @@ describe('bearer authentication', () => {
     expect((await importJWK(JSON.parse(publicJwk), 'ES256')).type).toBe('public');
   });
 
+  it('answers 401 with a valid challenge when the token header holds characters a header cannot carry', async () => {
+    // The refused alg is quoted in error_description; a newline, a non-Latin-1 character or a
+    // backslash from an unauthenticated caller must not turn the 401 into a 500 or break the quoting.
+    const { http, ctx } = await setup();
+    const enc = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
+    for (const alg of ['x\r\nSet-Cookie: a=b', 'x\u2028', 'é€', 'x\\', 'x"y']) {
+      const res = await http.get('/v1/probe').set('Authorization', `Bearer ${enc({ alg })}.${enc({})}.c2ln`);
+      expect401(res, 'unsupported_token_algorithm');
+      expect(res.headers['www-authenticate'], alg).toMatch(/^Bearer error="invalid_token", error_description="[\x20\x21\x23-\x5b\x5d-\x7e]*"$/);
+      expect(res.headers['set-cookie']).toBeUndefined();
+    }
+    expect(ctx.logs.text()).not.toMatch(/unexpected error/);
+  });
+
   it('refuses an expired token (moving the injected clock)', async () => {
     const { http, auth, ctx } = await setup();
     ctx.clock.advance(3600 * 1000 + 1000);

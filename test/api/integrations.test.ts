@@ -62,6 +62,18 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     expect(ctx.logs.text()).not.toContain('key-123456');
   });
 
+  it('company credentials: a companyId of "." or ".." is refused, not resolved into another provider path', async () => {
+    const fake = await fakeProvider(() => ({ status: 200, body: { integrationNetworkAddresses: [] } }));
+    const { http, acme } = await setup({ acme: { kind: 'company-credentials', baseUrl: fake.url } });
+    for (const companyId of ['..', '.']) {
+      const res = await http.put('/v1/organizations/integrations/acme').set('Authorization', acme.auth).send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId });
+      expect(res.status, companyId).toBe(400);
+      expect(res.body.errors[0].path).toBe('body.companyId');
+    }
+    // "companies/../integration" would have been POSTed to {baseUrl}integration.
+    expect(fake.seen).toEqual([]);
+  });
+
   it('PFI client credentials: 10 to 64 characters each, verified at the provider', async () => {
     const fake = await fakeProvider((req) => ({ status: req.headers.authorization === `Basic ${Buffer.from('client-0001:secret-0001').toString('base64')}` ? 200 : 401, body: {} }));
     const { http, acme } = await setup({ pfi: { kind: 'pfi-client-credentials', baseUrl: fake.url } });

@@ -46,6 +46,13 @@ describe('webhook url policy', () => {
     expect(checkWebhookUrl('/relative', strict)[0]!.path).toBe('body.url');
   });
 
+  it('judges a fully qualified name (trailing dot) like the same name without it', () => {
+    for (const u of ['https://localhost./', 'https://api.localhost./', 'https://metadata.google.internal./', 'https://printer.local./', 'https://intranet./', 'https://intranet../']) {
+      expect(checkWebhookUrl(u, strict), u).toEqual([{ path: 'body.url', message: 'must not point at a private, loopback or link-local address' }]);
+    }
+    expect(checkWebhookUrl('https://hooks.example.com./x', strict)).toEqual([]);
+  });
+
   it('lets the development profile use http and loopback', () => {
     expect(checkWebhookUrl('http://127.0.0.1:8081/hook', dev)).toEqual([]);
     expect(checkWebhookUrl('http://localhost:8081/hook', dev)).toEqual([]);
