@@ -197,6 +197,13 @@ describe('request log line', () => {
     expect(lines[0]).not.toHaveProperty('aborted');
   });
 
+  it('names the route of a request answered with a problem too', async () => {
+    const { http, ctx } = setup();
+    const res = await http.post('/v1/echo').send({ text: 'far too long for it' });
+    expect(res.status).toBe(400);
+    expect(requestLines(ctx)[0]).toMatchObject({ method: 'POST', route: '/v1/echo', status: 400 });
+  });
+
   it('writes one line with aborted: true when the client goes away mid-response', async () => {
     const ctx = makeContext();
     const { app } = createApp({ ctx, tokens: new TokenService(ctx), adminToken: ADMIN_TOKEN }, [echo]);
