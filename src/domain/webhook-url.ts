@@ -11,13 +11,20 @@ export interface WebhookUrlPolicy {
   maxUrlLength: number;
 }
 
-// Loopback, private, link-local, carrier-grade NAT, "this network", multicast and reserved ranges.
+// Loopback, private, link-local, carrier-grade NAT, "this network", multicast, documentation and
+// reserved ranges: whatever is not a public unicast address.
 const refused = new BlockList();
 for (const [net, bits] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+  ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) refused.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) refused.addSubnet(net, bits, 'ipv6');
+// IPv6 besides loopback, unique-local, link-local and multicast: the deprecated site-local range
+// (fec0::/10, still routed inside some networks), discard-only (100::/64), Teredo (2001::/32, which
+// tunnels to an IPv4 host through a relay) and documentation (2001:db8::/32).
+for (const [net, bits] of [
+  ['::', 128], ['::1', 128], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+] as const) refused.addSubnet(net, bits, 'ipv6');
 
 /** The 16 bytes of an IPv6 address (any textual form, dotted IPv4 tail included); undefined when it is not one. */
 export function ipv6Bytes(address: string): Uint8Array | undefined {

@@ -12,6 +12,13 @@ describe('webhook url policy', () => {
     for (const a of ['8.8.8.8', '172.32.0.1', '2606:4700:4700::1111', '::ffff:1.1.1.1']) expect(isPrivateAddress(a), a).toBe(false);
   });
 
+  it('refuses documentation, discard, Teredo and site-local ranges, and keeps their neighbours', () => {
+    for (const a of ['192.0.2.1', '198.51.100.7', '203.0.113.255', '100::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:db8::1', 'fec0::1', 'feff::1']) {
+      expect(isPrivateAddress(a), a).toBe(true);
+    }
+    for (const a of ['192.0.3.1', '198.51.101.1', '203.0.114.1', '101::1', '2001:1::1', '2001:db9::1', '2001:4860:4860::8888']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+
   it('refuses IPv6 forms that reach a refused IPv4 address: NAT64, IPv4-compatible, 6to4, mapped in hex', () => {
     for (const a of [
       '64:ff9b::7f00:1', // NAT64 of 127.0.0.1
