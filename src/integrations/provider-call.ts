@@ -14,8 +14,27 @@ export interface ProviderCall {
   contentType?: string;
 }
 
+/** A provider's answer is a small JSON object; past this the call fails instead of reading on. */
+const ANSWER_LIMIT_BYTES = 1024 * 1024;
+
+/** The answer's text, at most ANSWER_LIMIT_BYTES; a longer one is a 502, and the rest is not read. */
+async function readAnswer(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > ANSWER_LIMIT_BYTES) {
+      body.destroy();
+      throw new BorderdError(502, 'provider_error', `the provider answered with a body larger than ${ANSWER_LIMIT_BYTES} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export async function postToProvider(call: ProviderCall): Promise<unknown> {
   let res: Awaited<ReturnType<typeof request>>;
+  let text: string;
   try {
     res = await request(new URL(call.path, call.baseUrl.endsWith('/') ? call.baseUrl : call.baseUrl + '/'), {
       method: 'POST',
@@ -24,10 +43,12 @@ export async function postToProvider(call: ProviderCall): Promise<unknown> {
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,
     });
+    // Inside the try: a connection that breaks or stalls mid-answer is the provider's failure too.
+    text = await readAnswer(res.body);
   } catch (err) {
-    throw new BorderdError(502, 'provider_unreachable', `the provider could not be reached (${(err as Error).name})`);
+    if (err instanceof BorderdError) throw err;
+    throw new BorderdError(502, 'provider_unreachable', `the provider could not be reached or broke off its answer (${(err as Error).name})`);
   }
-  const text = await res.body.text();
   if (res.statusCode === 401 || res.statusCode === 403) {
     throw badRequest('provider_rejected_credentials', 'the provider refused these credentials', [{ path: 'body', message: 'credentials refused by the provider' }]);
   }

@@ -128,6 +128,56 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
   });
 });
 
+describe('a provider that misbehaves mid-answer', () => {
+  /** A provider on 127.0.0.1 that answers 200 and then does what `rest` does with the response. */
+  async function rawProvider(rest: (res: import('node:http').ServerResponse) => void) {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        rest(res);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(server);
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
+  }
+
+  it('is a 502 when the connection breaks inside its answer, not a 500, and stores nothing', async () => {
+    const url = await rawProvider((res) => {
+      res.write('{"integrationNetworkAddresses": [');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const { ctx, http, acme } = await setup({ p: { kind: 'partner-key', baseUrl: url } });
+    const res = await http.put('/v1/organizations/integrations/p').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
+    expect(res.status).toBe(502);
+    expect(res.body.code).toBe('provider_unreachable');
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
+    expect(ctx.logs.text()).not.toMatch(/unexpected error/);
+  });
+
+  it('is a 502 when its answer is larger than any provider answer needs, read no further', async () => {
+    const chunk = 'x'.repeat(64 * 1024);
+    let written = 0;
+    const url = await rawProvider((res) => {
+      const more = (): void => {
+        while (written < 64 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      res.on('close', () => (written = Infinity));
+      more();
+    });
+    const { http, acme } = await setup({ p: { kind: 'partner-key', baseUrl: url } });
+    const res = await http.put('/v1/organizations/integrations/p').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
+    expect(res.status).toBe(502);
+    expect(res.body.code).toBe('provider_error');
+    expect(res.body.detail).toMatch(/larger than/);
+  });
+});
+
 describe('network and deposit countries', () => {
   it('serves the network from config and the deprecated countries list', async () => {
     const ctx = makeContext({ 'network.depositCountries': ['MX', 'BR'], 'network.networks': [{ network: 'TRON', assets: ['USDT'] }, { network: 'BASE', assets: ['USDC', 'USDT'] }] });
