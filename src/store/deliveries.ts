@@ -215,6 +215,28 @@ export function finishAttempt(
   return db.prepare(`${set} AND state = @expectState AND step = @expectStep`).run({ ...next, id, owner, expectState: expect.state, expectStep: expect.step }).changes > 0;
 }
 
+/**
+ * Where a claimed row is to be sent, read just before it goes out: its webhook's current url, or
+ * undefined when it must not go out any more. A claimed row can wait several rounds of sends for a
+ * slot, long enough for its webhook to be disabled (by an operator, a 410 or the last failed
+ * attempt of another row), deleted, replayed or moved to another url; or for its lease to end and
+ * another process to take it. Sending it anyway would reach an endpoint that is off, or the old url.
+ */
+export function sendTarget(db: Db, id: string, owner: string, step: number): string | undefined {
+  return db
+    .prepare(
+      `SELECT w.url FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND w.enabled = 1 AND w.deleted_at IS NULL`,
+    )
+    .pluck()
+    .get(id, owner, step) as string | undefined;
+}
+
+/** Gives one row's lease back without counting an attempt (a claimed row that is not sent after all). */
+export function releaseLease(db: Db, id: string, owner: string): void {
+  db.prepare('UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?').run(id, owner);
+}
+
 /** Gives leases back without counting an attempt (clean shutdown). */
 export function releaseLeases(db: Db, owner: string): number {
   return db.prepare('UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE claimed_by = ?').run(owner).changes;
