@@ -64,14 +64,15 @@ export function insertDelivery(db: Db, d: { id: string; eventId: string; webhook
  * Puts (event, webhook) back in the queue: a new pending row, or the existing row reset to a fresh
  * retry cycle whose first attempt is at `nextAttemptAt`. A row already pending is left alone. A lease
  * is kept: a row still being sent (disabled, then replayed, while in flight) becomes claimable only
- * once that send has recorded its result, so it is never sent twice at once. Returns true when
- * something was queued.
+ * once that send has recorded its result, so it is never sent twice at once. An event the retention
+ * job deleted since the replay listed it is left out. Returns true when something was queued.
  */
 export function requeueDelivery(db: Db, d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string }): boolean {
   const info = db
     .prepare(
       `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-       VALUES (@id, @eventId, @webhookId, @orgId, 'pending', @nextAttemptAt, @at, @at)
+       SELECT @id, @eventId, @webhookId, @orgId, 'pending', @nextAttemptAt, @at, @at
+       WHERE EXISTS (SELECT 1 FROM events WHERE id = @eventId)
        ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = @nextAttemptAt, updated_at = @at
        WHERE deliveries.state <> 'pending'`,
     )
