@@ -16,7 +16,9 @@ import {
   finishAttempt,
   insertAttempt,
   leaseOf,
+  releaseLease,
   releaseLeases,
+  sendTarget,
   setPendingState,
   type DeliveryState,
   type DueWebhook,
@@ -92,6 +94,8 @@ interface Finished {
   startedMs: number;
   result: SendResult;
   done: () => void;
+  /** This result disables the webhook once recorded (410, or the last attempt of its cycle failed). */
+  endsWebhook: boolean;
 }
 
 interface WebhookPool {
@@ -153,6 +157,11 @@ export class Dispatcher implements Worker {
   /** Signatures made since the last flush, written with the next batch of results. */
   #newSignatures: { eventId: string; keyId: string; signature: string }[] = [];
   #finished: Finished[] = [];
+  /**
+   * Webhooks a send result just disabled, until that result is recorded (a few ms later, with its
+   * batch): their queued rows must not go out meanwhile, though the database still says enabled.
+   */
+  readonly #endingBy = new Map<string, number>();
   #flushTimer: NodeJS.Timeout | undefined;
   #passScheduled = false;
   /** The last pass ran out of process-wide claims with due webhooks left: a finished send asks for a pass sooner. */
@@ -527,15 +536,44 @@ export class Dispatcher implements Worker {
     }
   }
 
+  /**
+   * Read just before a claimed row is sent: it may have waited rounds of sends for its slot, and
+   * meanwhile its webhook may have been disabled (an operator, a 410, another row's last failure),
+   * deleted, replayed, or moved to another url. A row that is no longer due under our lease is not
+   * sent and its lease is given back (a replay then sends it at once); a moved webhook gets its new
+   * url. The one indexed read costs microseconds next to the send.
+   */
+  #stillToSend(job: Job): boolean {
+    const db = this.#ctx.db;
+    let url: string | undefined;
+    try {
+      // A result of this webhook that disables it is not recorded yet: the database still says enabled.
+      url = this.#endingBy.has(job.webhook.id) ? undefined : sendTarget(db, job.id, this.owner, job.step);
+    } catch (err) {
+      // The check is a safeguard; a read that fails sends as claimed, as before it existed.
+      this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery target check failed');
+      return true;
+    }
+    if (url === undefined) {
+      bookkeeping(db, () => releaseLease(db, job.id, this.owner));
+      this.#ctx.log.info({ deliveryId: job.id, eventId: job.eventId, webhookId: job.webhook.id }, 'delivery not sent: its webhook or row changed while it waited');
+      return false;
+    }
+    if (url !== job.webhook.url) job.webhook = { ...job.webhook, url };
+    return true;
+  }
+
   async #deliver(job: Job): Promise<void> {
     const startedMs = this.#ctx.clock.now();
     let result: SendResult;
+    let endsWebhook = false;
     let slotHeld = true;
     const freeSlot = () => {
       if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id);
     };
     try {
       const signature = await job.signature;
+      if (!this.#stillToSend(job)) return; // not an attempt: nothing was sent
       result = await this.#send(job, {
         'content-type': 'application/json',
         'user-agent': `borderd/${VERSION}`,
@@ -545,6 +583,10 @@ export class Dispatcher implements Worker {
         'x-event-type': job.eventType,
         'x-delivery-attempt': String(job.attempts + 1),
       });
+      // Before the slot frees (the next queued row of this webhook starts at once): a result that will
+      // disable the webhook stops its queued rows now, not once the batch is recorded.
+      endsWebhook = this.#endsWebhook(job, result);
+      if (endsWebhook) this.#count(this.#endingBy, job.webhook.id, 1);
     } catch (err) {
       // Nothing was sent (the private key could not be opened, the event is gone): a failed attempt like any other.
       const message = err instanceof Error ? err.message : String(err);
@@ -554,9 +596,12 @@ export class Dispatcher implements Worker {
       freeSlot();
     }
     // Cut off by the end of a stop's grace: not an attempt (its outcome is unknown); stop() gives the lease back.
-    if (this.#shutdown.signal.aborted && result.statusCode === null) return;
+    if (this.#shutdown.signal.aborted && result.statusCode === null) {
+      if (endsWebhook) this.#count(this.#endingBy, job.webhook.id, -1);
+      return;
+    }
     await new Promise<void>((done) => {
-      this.#finished.push({ job, startedMs, result, done });
+      this.#finished.push({ job, startedMs, result, done, endsWebhook });
       // Results wait a few milliseconds to share one transaction: each commit writes the touched
       // pages to the WAL, so one per result cost more than the send. The send slot is already free;
       // only the claim waits, and a webhook holds CLAIM_ROUNDS rounds of send slots in claims.
@@ -619,7 +664,15 @@ export class Dispatcher implements Worker {
       ctx.log.error({ err, deliveryIds: batch.map((f) => f.job.id) }, 'delivery bookkeeping failed');
     }
     for (const { line, msg, level } of lines) ctx.log[level](line, msg);
+    // Recorded (or not, then the database decides): the webhook's state is read from the database again.
+    for (const f of batch) if (f.endsWebhook) this.#count(this.#endingBy, f.job.webhook.id, -1);
     for (const f of batch) f.done();
+  }
+
+  /** A result that disables the webhook (#record decides the same): 410, or the failed last attempt of its cycle, never our own fault. */
+  #endsWebhook(job: Job, result: SendResult): boolean {
+    const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+    return !ok && !result.ours && (result.statusCode === 410 || job.step + 1 >= this.#policy.scheduleSeconds.length);
   }
 
   /** Inside the flush transaction: the attempt row, then the delivery's new state, only under our lease. */

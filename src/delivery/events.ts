@@ -1,7 +1,7 @@
 import type { Db } from '../db/open.js';
 import { isoAt } from '../domain/clock.js';
-import { newId } from '../domain/ids.js';
-import { insertEvent } from '../store/events.js';
+import { newId, sortAfter } from '../domain/ids.js';
+import { insertEvent, newestEventId } from '../store/events.js';
 import type { EventDataByType, EventType, WebhookEvent } from '../verify/events.js';
 
 export interface StoredEvent<T extends EventType = EventType> {
@@ -16,6 +16,12 @@ export interface StoredEvent<T extends EventType = EventType> {
  * calls this; the event stream reads these rows directly.
  */
 export function writeEvent<T extends EventType>(db: Db, nowMs: number, orgId: string, type: T, data: EventDataByType[T]): StoredEvent<T> {
+  // Event ids follow commit order, across every process writing this file: the event stream and its
+  // clients resume with "after this id", so an event committed after a higher id (made by another
+  // process in the same millisecond, or by a clock ahead) would never be streamed. Inside the write
+  // transaction no other commit can come between this read and the insert.
+  const newest = newestEventId(db);
+  if (newest) sortAfter(newest);
   const event: WebhookEvent<T> = {
     id: newId('evt', nowMs),
     type,

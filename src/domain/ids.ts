@@ -84,6 +84,41 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
 }
 
 /**
+ * Makes every id this process creates from now on sort after `id` (one made by another process, say
+ * the newest committed event): its time and random part become the floor `newId` counts up from.
+ * Written ids of other processes may sort after ours when made in the same millisecond (random
+ * parts) or by a clock a little ahead; this puts ours after them.
+ */
+export function sortAfter(id: string): void {
+  const body = id.slice(id.indexOf('_') + 1);
+  if (body.length !== 26) return;
+  let ms = 0;
+  for (const c of body.slice(0, 10)) ms = ms * 32 + ALPHABET.indexOf(c);
+  const bytes = new Uint8Array(ID_RANDOM_BYTES);
+  let acc = 0;
+  let bits = 0;
+  let i = 0;
+  for (const c of body.slice(10)) {
+    acc = (acc << 5) | ALPHABET.indexOf(c);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes[i++] = (acc >> bits) & 255;
+      acc &= (1 << bits) - 1;
+    }
+  }
+  if (ms > lastMs || (ms === lastMs && compareBytes(bytes, lastRandom) > 0)) {
+    lastMs = ms;
+    lastRandom = bytes;
+  }
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] ?? 0) - (b[i] ?? 0);
+  return 0;
+}
+
+/**
  * The smallest id of `prefix` made at or after `ms`: every id made from then on sorts after it, so it
  * serves as an exclusive `after` cursor meaning "from this time" (the event stream's `since`).
  */

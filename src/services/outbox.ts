@@ -41,15 +41,16 @@ export function parseInstant(value: string, field: string): string {
  * The bodies are the stored ones, byte for byte, with the same event ids.
  */
 export function replayWebhookSince(ctx: AppContext, webhookId: string, since: string, onProgress?: (done: number, total: number) => void): ReplayResult {
-  const webhook = getWebhookById(ctx.db, webhookId);
-  if (!webhook) throw notFound(`webhook ${webhookId}`);
-  if (!webhook.enabled) throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (borderd webhooks enable ${webhookId})`);
+  const webhook = replayableWebhook(ctx, webhookId);
   const ids = eventIdsSince(ctx.db, webhook.orgId, parseInstant(since, 'since'));
   let requeued = 0;
   for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
     const batch = ids.slice(i, i + REPLAY_BATCH);
     requeued += ctx.db
       .transaction(() => {
+        // Checked again in every batch: a webhook deleted or disabled meanwhile turned what earlier
+        // batches queued into cancelled or skipped rows, and must not get pending rows after that.
+        replayableWebhook(ctx, webhookId);
         const now = ctx.clock.now();
         let n = 0;
         for (const eventId of batch) {
@@ -62,6 +63,13 @@ export function replayWebhookSince(ctx: AppContext, webhookId: string, since: st
   }
   wakeDispatcher(ctx);
   return { events: ids.length, requeued };
+}
+
+function replayableWebhook(ctx: AppContext, webhookId: string) {
+  const webhook = getWebhookById(ctx.db, webhookId);
+  if (!webhook) throw notFound(`webhook ${webhookId}`);
+  if (!webhook.enabled) throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (borderd webhooks enable ${webhookId})`);
+  return webhook;
 }
 
 /** Requeues one event for every enabled webhook of its organization. */

@@ -64,14 +64,15 @@ export function insertDelivery(db: Db, d: { id: string; eventId: string; webhook
  * Puts (event, webhook) back in the queue: a new pending row, or the existing row reset to a fresh
  * retry cycle whose first attempt is at `nextAttemptAt`. A row already pending is left alone. A lease
  * is kept: a row still being sent (disabled, then replayed, while in flight) becomes claimable only
- * once that send has recorded its result, so it is never sent twice at once. Returns true when
- * something was queued.
+ * once that send has recorded its result, so it is never sent twice at once. An event the retention
+ * job deleted since the replay listed it is left out. Returns true when something was queued.
  */
 export function requeueDelivery(db: Db, d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string }): boolean {
   const info = db
     .prepare(
       `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-       VALUES (@id, @eventId, @webhookId, @orgId, 'pending', @nextAttemptAt, @at, @at)
+       SELECT @id, @eventId, @webhookId, @orgId, 'pending', @nextAttemptAt, @at, @at
+       WHERE EXISTS (SELECT 1 FROM events WHERE id = @eventId)
        ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = @nextAttemptAt, updated_at = @at
        WHERE deliveries.state <> 'pending'`,
     )
@@ -213,6 +214,28 @@ export function finishAttempt(
          WHERE id = @id AND claimed_by = @owner`;
   if (!expect) return db.prepare(set).run({ ...next, id, owner }).changes > 0;
   return db.prepare(`${set} AND state = @expectState AND step = @expectStep`).run({ ...next, id, owner, expectState: expect.state, expectStep: expect.step }).changes > 0;
+}
+
+/**
+ * Where a claimed row is to be sent, read just before it goes out: its webhook's current url, or
+ * undefined when it must not go out any more. A claimed row can wait several rounds of sends for a
+ * slot, long enough for its webhook to be disabled (by an operator, a 410 or the last failed
+ * attempt of another row), deleted, replayed or moved to another url; or for its lease to end and
+ * another process to take it. Sending it anyway would reach an endpoint that is off, or the old url.
+ */
+export function sendTarget(db: Db, id: string, owner: string, step: number): string | undefined {
+  return db
+    .prepare(
+      `SELECT w.url FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND w.enabled = 1 AND w.deleted_at IS NULL`,
+    )
+    .pluck()
+    .get(id, owner, step) as string | undefined;
+}
+
+/** Gives one row's lease back without counting an attempt (a claimed row that is not sent after all). */
+export function releaseLease(db: Db, id: string, owner: string): void {
+  db.prepare('UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?').run(id, owner);
 }
 
 /** Gives leases back without counting an attempt (clean shutdown). */

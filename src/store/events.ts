@@ -29,6 +29,11 @@ export function listEventsAfter(db: Db, orgId: string, afterId: string | null, l
     .all(orgId, afterId ?? '', limit) as EventRow[];
 }
 
+/** The newest event id of every organization (one seek at the end of the primary key). */
+export function newestEventId(db: Db): string | undefined {
+  return (db.prepare('SELECT MAX(id) FROM events').pluck().get() as string | null) ?? undefined;
+}
+
 /** The organization's newest event id, or undefined when it has none: where a stream that starts "now" begins. */
 export function latestEventId(db: Db, orgId: string): string | undefined {
   return db.prepare('SELECT id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1').pluck().get(orgId) as string | undefined;

@@ -50,19 +50,35 @@ export const DEFAULT_MIN_REFRESH_INTERVAL_MS = 3_000;
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
+/**
+ * Runs one request to borderd: a failure to reach it (fetch rejects with a TypeError) or to read its
+ * answer (not JSON) is `no_public_key`, the documented code, so callers and the middleware (503)
+ * can tell "no key to verify with" from a bad delivery.
+ */
+async function fromBorderd<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof WebhookVerificationError) throw err;
+    throw new WebhookVerificationError('no_public_key', `${what} failed: ${(err as Error).message}`);
+  }
+}
+
 /** Exchanges client credentials for a bearer token (endpoint 1). */
 export async function fetchAccessToken(baseUrl: string, credentials: ClientCredentials, opts: FetchPublicKeyOptions = {}): Promise<string> {
   const f = opts.fetch ?? fetch;
-  const res = await f(trimSlash(baseUrl) + TOKEN_PATH, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }),
-    ...(opts.signal ? { signal: opts.signal } : {}),
+  return fromBorderd('token request', async () => {
+    const res = await f(trimSlash(baseUrl) + TOKEN_PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    });
+    if (!res.ok) throw new WebhookVerificationError('no_public_key', `token request failed with ${res.status}`);
+    const body = (await res.json()) as { accessToken?: unknown };
+    if (typeof body.accessToken !== 'string') throw new WebhookVerificationError('no_public_key', 'token response has no accessToken');
+    return body.accessToken;
   });
-  if (!res.ok) throw new WebhookVerificationError('no_public_key', `token request failed with ${res.status}`);
-  const body = (await res.json()) as { accessToken?: unknown };
-  if (typeof body.accessToken !== 'string') throw new WebhookVerificationError('no_public_key', 'token response has no accessToken');
-  return body.accessToken;
 }
 
 export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, opts: FetchPublicKeyOptions = {}): PublicKeySource {
@@ -75,13 +91,15 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
 
   const load = async (): Promise<OrgPublicKey> => {
     const token = await fetchAccessToken(baseUrl, credentials, { fetch: f });
-    const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-    if (!res.ok) throw new WebhookVerificationError('no_public_key', `public key request failed with ${res.status}`);
-    const body = (await res.json()) as Partial<OrgPublicKey>;
-    if (typeof body.publicKey !== 'string' || typeof body.keyId !== 'string') {
-      throw new WebhookVerificationError('no_public_key', 'public key response lacks keyId or publicKey');
-    }
-    return { keyId: body.keyId, publicKey: body.publicKey, algorithm: 'RSA-SHA256', createdAt: String(body.createdAt ?? '') };
+    return fromBorderd('public key request', async () => {
+      const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+      if (!res.ok) throw new WebhookVerificationError('no_public_key', `public key request failed with ${res.status}`);
+      const body = (await res.json()) as Partial<OrgPublicKey>;
+      if (typeof body.publicKey !== 'string' || typeof body.keyId !== 'string') {
+        throw new WebhookVerificationError('no_public_key', 'public key response lacks keyId or publicKey');
+      }
+      return { keyId: body.keyId, publicKey: body.publicKey, algorithm: 'RSA-SHA256', createdAt: String(body.createdAt ?? '') };
+    });
   };
 
   const refresh = (): Promise<OrgPublicKey> => {

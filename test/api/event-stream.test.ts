@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeEvent } from '../../src/delivery/events.js';
+import { newId } from '../../src/domain/ids.js';
+import { insertEvent, listEventsAfter } from '../../src/store/events.js';
 import { rotateSigningKey } from '../../src/delivery/signing-keys.js';
 import { revokeClient } from '../../src/services/organizations.js';
 import { verifySignature } from '../../src/verify/signature.js';
@@ -139,6 +141,26 @@ describe('GET /v1/notifications/events/stream', () => {
     const during = emit(ctx, org.id);
     const resumed = await open(url, auth, { 'last-event-id': ready!.id! });
     expect(payloads(await resumed.next(3)).map((m) => m.id)).toEqual([during.event.id]);
+  });
+
+  it('never passes over an event committed after a higher id another process wrote (ids follow commit order)', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const stream = await open(url, auth);
+    await stream.next(2);
+    // Another process on the same file committed an event in this very millisecond whose random
+    // part happens to sort high (or its clock is a little ahead): the stream sends it first.
+    const foreign = `${newId('evt', ctx.clock.now()).slice(0, -16)}yzzzzzzzzzzzzzzz`;
+    const body = JSON.stringify({ id: foreign, type: 'Transaction_Updated', organizationId: org.id, createdAt: new Date(ctx.clock.now()).toISOString(), timestamp: ctx.clock.now(), data });
+    insertEvent(ctx.db, { id: foreign, org_id: org.id, type: 'Transaction_Updated', body, created_at: new Date(ctx.clock.now()).toISOString() });
+    ctx.signals.emit('events');
+    expect(payloads(await stream.next(3)).map((m) => m.id)).toEqual([foreign]);
+    // Committed after it, by this process: it must sort after it, or every cursor at `foreign` skips it.
+    const later = emit(ctx, org.id);
+    expect(later.event.id > foreign).toBe(true);
+    expect(listEventsAfter(ctx.db, org.id, foreign, 10).map((e) => e.id)).toEqual([later.event.id]);
+    expect(payloads(await stream.next(4)).map((m) => m.id)).toEqual([foreign, later.event.id]);
   });
 
   it('replays from ?since=, and Last-Event-ID wins over since', async () => {

@@ -661,3 +661,73 @@ describe('leases while the operator changes the webhook', () => {
     expect(ctx.db.prepare('SELECT claimed_by AS c, state FROM deliveries WHERE id = ?').get(d.id)).toEqual({ c: 'someone-else', state: 'pending' });
   });
 });
+
+describe('claimed rows still waiting for a send slot when the operator changes the webhook', () => {
+  /**
+   * One send slot: the first of three deliveries is on the wire (held by the receiver), the other
+   * two are claimed and queued behind it in the dispatcher, not sent yet.
+   */
+  async function queuedBehindOne() {
+    const s = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.pollIntervalMs': 3_600_000 });
+    let release!: (status: number) => void;
+    const held = new Promise<number>((r) => (release = r));
+    s.receiver.setResponder((_r, res) => void held.then((status) => ((res.statusCode = status), res.end())));
+    for (let i = 0; i < 3; i++) newTx(s.ctx, s.org.org.id);
+    const sending = s.dispatcher.runOnce();
+    await s.receiver.waitFor(1);
+    const leased = s.ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL').get() as { n: number };
+    expect(leased.n).toBe(3); // all three claimed, one sent
+    return { ...s, release, sending };
+  }
+
+  it('disable: the queued ones are not sent, stay skipped, and give their lease back for a later replay', async () => {
+    const s = await queuedBehindOne();
+    disableWebhook(s.ctx, s.webhookId);
+    s.release(200);
+    await s.sending;
+    expect(s.receiver.received).toHaveLength(1);
+    const rows = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 });
+    expect(rows.map((d) => d.state).sort()).toEqual(['delivered', 'skipped', 'skipped']);
+    expect(rows.filter((d) => d.state === 'skipped').every((d) => d.attempts === 0)).toBe(true);
+    expect(s.ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL').get()).toEqual({ n: 0 });
+    // Re-enabled and replayed: the two it missed go out at once (no lease left to wait for), once each.
+    s.receiver.setResponder((_r, res) => res.end('ok'));
+    enableWebhook(s.ctx, s.webhookId, '2000-01-01T00:00:00Z');
+    let sent = 0;
+    for (let i = 0; i < 3; i++) sent += await s.dispatcher.runOnce();
+    expect(sent).toBe(3);
+    expect(new Set(s.receiver.received.slice(1).map((r) => r.headers['x-event-id'])).size).toBe(3);
+  });
+
+  it('delete: the queued ones are never sent and stay cancelled', async () => {
+    const s = await queuedBehindOne();
+    const del = await s.http.delete(`/v1/notifications/webhooks/settings/${s.webhookId}`).set('authorization', s.org.auth);
+    expect(del.status).toBe(204);
+    s.release(200);
+    await s.sending;
+    expect(s.receiver.received).toHaveLength(1);
+    const states = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 }).map((d) => d.state);
+    expect(states.sort()).toEqual(['cancelled', 'cancelled', 'delivered']);
+  });
+
+  it('410 Gone: the webhook is disabled at once and the queued ones are not sent to it', async () => {
+    const s = await queuedBehindOne();
+    s.release(410);
+    await s.sending;
+    expect(s.receiver.received).toHaveLength(1);
+    const states = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 }).map((d) => d.state);
+    expect(states.sort()).toEqual(['failed', 'skipped', 'skipped']);
+  });
+
+  it('url changed (PATCH): the queued ones go to the new url', async () => {
+    const s = await queuedBehindOne();
+    const moved = await startReceiver();
+    const patched = await s.http.patch(`/v1/notifications/webhooks/settings/${s.webhookId}`).set('authorization', s.org.auth).send({ url: moved.url });
+    expect(patched.status).toBe(200);
+    s.release(200);
+    await s.sending;
+    expect(s.receiver.received).toHaveLength(1);
+    expect(moved.received).toHaveLength(2);
+    expect(listDeliveries(s.ctx.db, { state: 'delivered', limit: 5 })).toHaveLength(3);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasPrefix, idLowerBound, newId } from '../../src/domain/ids.js';
+import { hasPrefix, idLowerBound, newId, sortAfter } from '../../src/domain/ids.js';
 
 const SHAPE = /^evt_[0-9a-hjkmnp-tv-z]{26}$/;
 
@@ -26,5 +26,19 @@ describe('newId', () => {
     const id = newId('evt', at);
     expect(idLowerBound('evt', at) < id).toBe(true);
     expect(idLowerBound('evt', at + 1) > id).toBe(true);
+  });
+
+  it('sortAfter: ids made afterwards sort after an id another process made (same millisecond, or a clock ahead)', () => {
+    const at = 2_000_000_000_000;
+    const time = idLowerBound('evt', at).slice(4, 14);
+    const foreign = `evt_${time}yzzzzzzzzzzzzzzz`;
+    sortAfter(foreign);
+    // Our clock is behind theirs: the id takes their time and counts up from their random part.
+    expect(newId('evt', at - 5)).toBe(`evt_${time}z000000000000000`);
+    // An older id changes nothing.
+    sortAfter(idLowerBound('evt', at - 1000));
+    const next = newId('evt', at);
+    expect(next > `evt_${time}z000000000000000`).toBe(true);
+    expect(next).toMatch(SHAPE);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeContext } from '../support/context.js';
 import { createOrganization } from '../../src/services/organizations.js';
-import { createWebhook } from '../../src/services/webhooks.js';
+import { createWebhook, deleteWebhook, disableWebhook } from '../../src/services/webhooks.js';
+import { replayWebhookSince } from '../../src/services/outbox.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
 import { pruneOutbox } from '../../src/jobs/retention.js';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
@@ -53,5 +54,47 @@ describe('outbox retention', () => {
     expect(left).toEqual([stuck, recent]);
     expect(old.some((id) => left.includes(id))).toBe(false);
     expect(ctx.db.prepare("SELECT state FROM deliveries WHERE event_id = ?").pluck().get(stuck)).toBe('pending');
+  });
+});
+
+describe('a replay racing retention and the operator (replays run in batches of 500)', () => {
+  async function replayable(n: number) {
+    const ctx = makeContext({}, '2026-01-01T00:00:00.000Z');
+    const org = createOrganization(ctx, 'Acme');
+    const webhook = createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    const ids = Array.from({ length: n }, () => emit(ctx, org.id));
+    ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?").run(isoAt(ctx.clock.now()));
+    return { ctx, org, webhook, ids };
+  }
+
+  it('an event pruned between two batches is left out; the rest of the replay goes on', async () => {
+    const { ctx, webhook, ids } = await replayable(600);
+    const pruned = ids[550]!;
+    const result = replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', (done) => {
+      // What the retention job does to an old settled event, between the first and second batch.
+      if (done === 500) {
+        for (const sql of ['DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)', 'DELETE FROM deliveries WHERE event_id = ?', 'DELETE FROM events WHERE id = ?']) {
+          ctx.db.prepare(sql).run(pruned);
+        }
+      }
+    });
+    expect(result).toEqual({ events: 600, requeued: 599 });
+    expect(count(ctx, 'deliveries')).toBe(599);
+    expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'").get()).toEqual({ n: 599 });
+  });
+
+  it('a webhook deleted or disabled between two batches gets no pending rows after it', async () => {
+    for (const change of ['delete', 'disable'] as const) {
+      const { ctx, org, webhook } = await replayable(600);
+      expect(() =>
+        replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', (done) => {
+          if (done !== 500) return;
+          if (change === 'delete') deleteWebhook(ctx, org.id, webhook.id);
+          else disableWebhook(ctx, webhook.id);
+        }),
+      ).toThrow(/disabled|not found/);
+      // Whatever the first batch queued became cancelled / skipped with the change; nothing later is pending.
+      expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'").get()).toEqual({ n: 0 });
+    }
   });
 });

@@ -242,3 +242,30 @@ describe('fetchPublicKey', () => {
     expect(res.body.got).toBe(d.event.id);
   });
 });
+
+describe('fetchPublicKey when borderd cannot be reached', () => {
+  /** A port nobody listens on: the connection is refused, so fetch itself rejects. */
+  const unreachable = 'http://127.0.0.1:1';
+
+  it('rejects with no_public_key (not a fetch TypeError), and the middleware answers 503', async () => {
+    const d = signer.signEvent('Transaction_Created', txData);
+    const source = fetchPublicKey(unreachable, { clientId: 'cli_1', clientSecret: 's' });
+    await expect(source.verify(d.body, d.headers)).rejects.toMatchObject({ name: 'WebhookVerificationError', code: 'no_public_key' });
+    const app = express();
+    app.post('/hook', createWebhookMiddleware({ publicKeyUrl: unreachable, credentials: { clientId: 'c', clientSecret: 's' } }), (_req, res) => res.json({}));
+    const res = await request(app).post('/hook').set(d.headers).send(d.body);
+    expect(res.status).toBe(503);
+    expect(res.body.code).toBe('no_public_key');
+  });
+
+  it('rejects with no_public_key when the answer is not JSON', async () => {
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy error</html>'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const source = fetchPublicKey(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { clientId: 'cli_1', clientSecret: 's' });
+      await expect(source.get()).rejects.toMatchObject({ code: 'no_public_key' });
+    } finally {
+      server.close();
+    }
+  });
+});
