@@ -215,6 +215,8 @@ export const eventStreamSchema = z
     pollIntervalMs: positiveMs.default(400),
     /** Events sent per query while catching up. */
     batchSize: z.number().int().min(1).max(1000).default(100),
+    /** Streams one API client may hold open on this daemon at once; one more is a 429 too_many_streams. */
+    maxStreamsPerClient: z.number().int().min(1).max(1000).default(10),
   })
   .prefault({});
 

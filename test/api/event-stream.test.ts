@@ -250,6 +250,29 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(Object.keys(op.responses['200']!.content!)).toEqual(['text/event-stream']);
   });
 
+  it("caps one client's open streams with a 429, leaves other clients alone, and frees a slot when a stream closes", async () => {
+    const ctx = makeContext({ 'eventStream.maxStreamsPerClient': 2 });
+    const { tokens, url } = await serve(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    const first = await open(url, acme.auth);
+    await open(url, acme.auth);
+    const refused = await fetch(url, { headers: { authorization: acme.auth } });
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { code: string }).code).toBe('too_many_streams');
+    expect((await open(url, other.auth)).res.status).toBe(200);
+    first.close();
+    // The server sees the close once the socket does: poll until the freed slot is taken.
+    const deadline = Date.now() + 10_000;
+    let again = await fetch(url, { headers: { authorization: acme.auth } });
+    while (again.status === 429 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      again = await fetch(url, { headers: { authorization: acme.auth } });
+    }
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+  });
+
   it('refuses a bad Last-Event-ID and a missing token', async () => {
     const ctx = makeContext();
     const { tokens, url } = await serve(ctx);

@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { currentSigningKey, ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
-import { badRequest } from '../../domain/errors.js';
+import { BorderdError, badRequest } from '../../domain/errors.js';
 import { remember } from '../../domain/bounded-map.js';
 import { getClientStanding } from '../../store/api-clients.js';
 import { idLowerBound } from '../../domain/ids.js';
@@ -42,13 +42,32 @@ const streamQuery = z.strictObject({
 
 type StartMode = 'now' | 'after' | 'since';
 
-/** Open streams per context, so the daemon's shutdown can end them instead of waiting out its grace. */
-const openStreams = new WeakMap<AppContext, Set<(shutdown?: boolean) => void>>();
+type EndStream = (shutdown?: boolean) => void;
 
-function streamsOf(ctx: AppContext): Set<(shutdown?: boolean) => void> {
-  let set = openStreams.get(ctx);
-  if (!set) openStreams.set(ctx, (set = new Set()));
-  return set;
+/**
+ * Open streams per context, each with the client it serves: the daemon's shutdown ends them instead
+ * of waiting out its grace, and a client's count is capped (eventStream.maxStreamsPerClient).
+ */
+const openStreams = new WeakMap<AppContext, Map<EndStream, string>>();
+
+function streamsOf(ctx: AppContext): Map<EndStream, string> {
+  let streams = openStreams.get(ctx);
+  if (!streams) openStreams.set(ctx, (streams = new Map()));
+  return streams;
+}
+
+/**
+ * Each open stream holds a socket, two timers and a query per wake-up, so one client (a leaked
+ * credential, a reconnect loop that never closes the old stream) cannot open them without bound.
+ * Counted per process: each daemon on the same database has its own.
+ */
+function refuseOverCap(ctx: AppContext, clientId: string): void {
+  const max = ctx.config.eventStream.maxStreamsPerClient;
+  let open = 0;
+  for (const client of streamsOf(ctx).values()) if (client === clientId) open++;
+  if (open >= max) {
+    throw new BorderdError(429, 'too_many_streams', `this client already has ${open} event streams open on this daemon (eventStream.maxStreamsPerClient: ${max}); close one first`);
+  }
 }
 
 /** A worker with nothing to run: its stop() ends open event streams so SIGTERM is not held up by them. */
@@ -57,7 +76,7 @@ export function eventStreamCloser(ctx: AppContext): Worker {
     name: 'event-stream',
     start: () => undefined,
     stop: async () => {
-      for (const end of [...streamsOf(ctx)]) end(true);
+      for (const end of [...streamsOf(ctx).keys()]) end(true);
     },
   };
 }
@@ -109,12 +128,14 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       },
       400: { description: 'Last-Event-ID or after is not an event id, or since is not an ISO 8601 time' },
       401: { description: 'missing or invalid token' },
+      429: { description: 'the client already has eventStream.maxStreamsPerClient streams open on this daemon' },
     },
     handler: ({ query, auth, req, res }) => {
       const header = req.get('last-event-id')?.trim();
       if (header && !EVENT_ID.test(header)) {
         throw badRequest('validation_failed', 'Last-Event-ID must be an event id', [{ path: 'headers.last-event-id', message: 'must be an event id (evt_…)' }]);
       }
+      refuseOverCap(ctx, auth.clientId);
       // The token was verified for this request; its exp bounds how long the stream may stay open.
       const exp = decodeJwt(req.get('authorization')!.replace(/^Bearer\s+/i, '')).exp;
       const resumeAfter = header || query.after;
@@ -179,7 +200,7 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
   };
   ctx.signals.on('events', onSignal);
   ctx.signals.on('outbox', onSignal);
-  streamsOf(ctx).add(end);
+  streamsOf(ctx).set(end, auth.clientId);
   res.on('close', () => end());
 
   /** Announces the current key unless already announced; returns its id. */
