@@ -49,6 +49,13 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   return undefined;
 }
 
+/** Whether the express path `pattern` (segments like `:id` match any one segment) matches the fixed `path`. */
+function segmentsMatch(pattern: string, path: string): boolean {
+  const a = pattern.split('/');
+  const b = path.split('/');
+  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i]);
+}
+
 export interface BuiltApp {
   app: express.Express;
   registry: ApiRegistry;
@@ -101,12 +108,15 @@ export function createApp(deps: ApiDeps, modules: RouteModule[] = routeModules):
     res.setHeader('Allow', allow);
     sendProblem(res, new BorderdError(405, 'method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}`));
   };
-  // A path without parameters is checked before any route: its other methods are a 405 there, not
-  // taken by a sibling route with a parameter (PATCH …/settings/public-key is not a webhook id).
-  for (const [path, methods] of methodsByPath) if (!path.includes(':')) router.all(path, methodNotAllowed(methods));
+  // A fixed path that a parameter route also matches is checked before any route: its other methods
+  // are a 405 there, not taken by the parameter route (PATCH …/settings/public-key is not a webhook
+  // id). Every other 405 check comes after the routes, so a request to a route passes none of them.
+  const paths = [...methodsByPath.keys()];
+  const early = new Set(paths.filter((path) => !path.includes(':') && paths.some((other) => other.includes(':') && segmentsMatch(other, path))));
+  for (const path of early) router.all(path, methodNotAllowed(methodsByPath.get(path)!));
   const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs);
   for (const spec of registry.routes) mountRoute(router, spec, authenticate, commit);
-  for (const [path, methods] of methodsByPath) if (path.includes(':')) router.all(path, methodNotAllowed(methods));
+  for (const [path, methods] of methodsByPath) if (!early.has(path)) router.all(path, methodNotAllowed(methods));
   app.use(router);
 
   app.use((req: Request, res: Response) => {
