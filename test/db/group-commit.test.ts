@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createGroupCommit } from '../../src/db/group-commit.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { tempDir } from '../support/context.js';
@@ -44,10 +44,18 @@ describe('group commit', () => {
   it('with a window, gathers writes that arrive a few milliseconds apart into one commit', async () => {
     const { db, other, commit, topLevelTransactions } = setup(40);
     const insert = (x: number) => commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(x));
-    const first = insert(1);
-    await new Promise((r) => setTimeout(r, 5));
-    const second = insert(2); // a later turn of the event loop, inside the window
-    await Promise.all([first, second]);
+    // The clock is the test's: on a slow machine a real 5 ms sleep can outlast the 40 ms window.
+    vi.useFakeTimers();
+    try {
+      const first = insert(1);
+      vi.advanceTimersByTime(5);
+      const second = insert(2); // a later turn of the event loop, inside the window
+      expect(topLevelTransactions()).toBe(0); // the window is still open: nothing committed yet
+      vi.advanceTimersByTime(35);
+      await Promise.all([first, second]);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(topLevelTransactions()).toBe(1);
     expect(rows(other)).toEqual([1, 2]);
   });

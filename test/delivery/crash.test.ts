@@ -9,13 +9,18 @@ const ADMIN = 'crash-test-admin-token-0123456789';
 const EVENTS = 1000;
 const env = {
   BORDERD_ADMIN_TOKEN: ADMIN,
-  // The lease used is max(delivery.leaseMs, 3 x delivery.timeoutMs + 5 s), never leaseMs alone: a
-  // short send timeout is what makes it short (8 s here), so the restarted process reclaims the dead
-  // one's rows soon after.
+  // The lease used is max(delivery.leaseMs, (CLAIM_ROUNDS + 1) x delivery.timeoutMs + 5 s), never
+  // leaseMs alone: a short send timeout is what makes it short (10 s here), so the restarted process
+  // reclaims the dead one's rows soon after.
   BORDERD_DELIVERY_LEASE_MS: '1500',
   BORDERD_DELIVERY_TIMEOUT_MS: '1000',
   BORDERD_DELIVERY_POLL_INTERVAL_MS: '100',
   BORDERD_DELIVERY_PER_ENDPOINT_CONCURRENCY: '8',
+  // Sends made while the receiver holds its answers (until all 1,000 events exist) time out after 1 s
+  // and are retried. The default schedule's third step is 300 s: on a slow machine a row could fail
+  // twice before the gate opens and then not be due again within the test. Every retry here comes
+  // 5 s later, and the last attempt (which would disable the webhook) is beyond the test's time limit.
+  BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,5,5,5,5,5,5,5,5,5,5,5,5,5]',
 };
 
 async function post(url: string, auth: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {

@@ -227,12 +227,14 @@ describe('tunnel client', () => {
           received++;
           res.end('ok');
           if (received === 1) send(opened[0]!, ev2.message);
-        }, 600),
+        }, 1500),
       );
     });
     await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
     cleanups.push(() => new Promise<void>((r) => (slow.closeAllConnections(), slow.close(() => r()))));
-    const { waitLine } = startTunnel(fake.url, `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks`, { heartbeatTimeoutMs: 200 });
+    // The watchdog also covers getting the token and connecting, in this same busy process: 1 s
+    // leaves a loaded machine room for that, and the app's 1.5 s still outlast it.
+    const { waitLine } = startTunnel(fake.url, `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks`, { heartbeatTimeoutMs: 1000 });
     const outcome = await waitLine((l) => (l.outcome === 'forwarded' && l.eventId === ev2.delivery.event.id) || String(l.message).includes('disconnected'));
     expect(outcome).toMatchObject({ outcome: 'forwarded', eventId: ev2.delivery.event.id });
     expect(received).toBe(2);
