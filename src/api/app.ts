@@ -14,6 +14,8 @@ declare module 'http' {
   interface IncomingMessage {
     /** The exact bytes of a JSON request body, kept for routes that store or verify them. */
     rawBody?: Buffer;
+    /** The charset the JSON parser decoded rawBody with (from Content-Type; utf-8 when none is named). */
+    rawBodyCharset?: string;
   }
 }
 
@@ -78,8 +80,9 @@ export function createApp(deps: ApiDeps, modules: RouteModule[] = routeModules):
     express.json({
       limit,
       type: (req) => JSON_TYPE.test(req.headers['content-type'] ?? ''),
-      verify: (req, _res, buf) => {
+      verify: (req, _res, buf, charset) => {
         req.rawBody = buf;
+        req.rawBodyCharset = charset;
       },
     }),
   );

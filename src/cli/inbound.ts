@@ -34,9 +34,11 @@ export const inboundCommand: CommandModule = {
           runWithContext(args, (ctx) => {
             const event = showInbound(ctx, args.eventId);
             output(args, event, () => {
-              const { payload, ...meta } = event;
+              // The replaced copies are a list of records: a table of their own, not a "key: value" line.
+              const { payload, replacedCopies, ...meta } = event;
               const lines = Object.entries(meta).map(([k, v]) => `${k}: ${v ?? '-'}`);
-              return [...lines, 'payload:', payload === null ? '(not decrypted)' : JSON.stringify(payload, null, 2)].join('\n');
+              const copies = table(replacedCopies, ['seq', 'failureCode', 'failureReason', 'kid', 'attempts', 'receivedAt', 'replacedAt']);
+              return [...lines, 'replacedCopies:', copies, 'payload:', payload === null ? '(not decrypted)' : JSON.stringify(payload, null, 2)].join('\n');
             });
           }),
       )

@@ -4,7 +4,7 @@ import { isoAt } from '../domain/clock.js';
 import { dueInboundEvents, recordAttempt, type InboundEvent } from '../store/inbound-events.js';
 import { decryptJwe, JweDecryptError } from './jwe-decrypt.js';
 import { privateKeyFor } from './keyring.js';
-import { compactJweOf, inboundNotificationSchema } from './notification.js';
+import { compactJweOf, inboundNotificationSchema, parseStoredBody } from './notification.js';
 
 /**
  * One decryption attempt per due row, from the stored raw body. Key-related failures (unknown kid,
@@ -27,7 +27,7 @@ async function attempt(ctx: AppContext, row: InboundEvent): Promise<AttemptOutco
   const at = isoAt(now);
   const orgId = row.orgId!;
   try {
-    const parsed = inboundNotificationSchema.safeParse(JSON.parse(row.rawBody));
+    const parsed = inboundNotificationSchema.safeParse(parseStoredBody(row.rawBody));
     if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');
     const out = await decryptJwe(compactJweOf(parsed.data.data), (kid) => privateKeyFor(ctx, orgId, kid));
     const payloadEnc = ctx.secrets.seal(out.plaintext, payloadSealContext(row.id));

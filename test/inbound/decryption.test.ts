@@ -170,6 +170,17 @@ describe('inbound decryption', () => {
     expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
   });
 
+  it('a body sent with a UTF-8 byte order mark, which intake accepts, is stored as received and decrypted', async () => {
+    const { ctx, org, http } = setup({ 'inbound.decryptRetrySeconds': [] });
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const raw = `\uFEFF${JSON.stringify(notification(await joseToken({ ok: 'bom' }, right)))}`;
+    const res = await http.post(PATH).set('content-type', 'application/json').send(raw);
+    expect(res.status).toBe(200);
+    expect(state(ctx, 'ev-1').rawBody).toBe(raw);
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 'bom' });
+  });
+
   it('an unmatched ica waits, then is decrypted once the ica is mapped', async () => {
     const { ctx, org, post } = setup();
     const key = generateCardNetworkKey(ctx, org.id);

@@ -49,6 +49,25 @@ describe('borderd inbound (CLI)', () => {
     expect((JSON.parse(other.stdout) as { eventId: string }[]).map((e) => e.eventId)).toEqual(['b-1']);
   });
 
+  it('show prints the copies a redelivery replaced, also without --json', async () => {
+    const { ctx, org } = await fixture();
+    const genuine = await joseToken({ ok: 'genuine' }, key);
+    const parts = genuine.split('.');
+    parts[3] = Buffer.from(parts[3]!, 'base64url').reverse().toString('base64url');
+    for (const token of [parts.join('.'), genuine]) {
+      const body = notification(token, { eventId: 'r-1', ica: '5000' });
+      receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
+      await decryptDue(ctx);
+    }
+    expect(getInboundEventByEventId(ctx.db, 'r-1')).toMatchObject({ state: 'decrypted', orgId: org.id });
+    const r = await runCli(['inbound', 'show', 'r-1', '--db', ctx.config.database.path]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain('[object Object]');
+    expect(r.stdout).toMatch(/replacedCopies:\n.*failureCode.*\n\s*1\s.*decryption_failed/);
+    const none = await runCli(['inbound', 'show', 'a-1', '--db', ctx.config.database.path]);
+    expect(none.stdout).toMatch(/replacedCopies:\n\(none\)/);
+  });
+
   it('retry EVENT_ID requeues that one failed notification with a fresh attempt count', async () => {
     const { ctx, cli } = await fixture();
     expect(getInboundEventByEventId(ctx.db, 'x-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', attempts: 1 });

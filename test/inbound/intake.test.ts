@@ -135,6 +135,21 @@ describe('POST /v1/webhooks/card-network', () => {
     expect(getInboundEventByEventId(ctx.db, at('e'))).toMatchObject({ eventType: at('t'), eventCreatedDate: at('d'), ica: at('i') });
   });
 
+  it('answers 415 for a JSON body in a charset other than UTF-8, and stores nothing', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const raw = JSON.stringify(notification(await joseToken({}, key)));
+    for (const charset of ['utf-16le', 'utf-16be', 'utf-16']) {
+      const bytes = charset === 'utf-16be' ? Buffer.from(raw, 'utf16le').swap16() : Buffer.from(raw, 'utf16le');
+      const res = await http.post(PATH).set('content-type', `application/json; charset=${charset}`).serialize((b: unknown) => b as string).send(bytes);
+      expect(res.status, charset).toBe(415);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    }
+    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+    const utf8 = await http.post(PATH).set('content-type', 'application/json; charset=UTF-8').send(raw);
+    expect(utf8.status).toBe(200);
+  });
+
   it('answers 413 past the body limit', async () => {
     const ctx = makeContext({ 'server.bodyLimitBytes': 2048 });
     const { http } = makeApi(ctx);
