@@ -90,7 +90,8 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
 
   it("retries through borderd receive while the local app is down: the outbox records the failure, then the delivery", async () => {
     const daemon = await startBorderd({
-      env: { BORDERD_ADMIN_TOKEN: ADMIN, BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,1,1,1]', BORDERD_DELIVERY_JITTER: '0', BORDERD_DELIVERY_POLL_INTERVAL_MS: '100' },
+      // 3 s before the retry: the test brings the app back once it sees the 502, which must happen before then.
+      env: { BORDERD_ADMIN_TOKEN: ADMIN, BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,3,1,1]', BORDERD_DELIVERY_JITTER: '0', BORDERD_DELIVERY_POLL_INTERVAL_MS: '100' },
     });
     const creds = daemon.credentials!;
     const { accessToken, orgId } = await daemonToken(daemon);
