@@ -3,7 +3,7 @@ import { isoAt } from '../domain/clock.js';
 import { badRequest, notFound } from '../domain/errors.js';
 import { getOrganization } from '../store/organizations.js';
 import { INBOUND_SIGNAL } from './signals.js';
-import { deleteIcaMapping, getIcaMapping, listIcaMappings, matchUnmatched, unmatchedIcas, upsertIcaMapping } from '../store/inbound-events.js';
+import { deleteIcaMapping, getIcaMapping, listIcaMappings, matchUnmatched, reassignUndecrypted, unmatchedIcas, upsertIcaMapping } from '../store/inbound-events.js';
 
 export interface IcaMappingView {
   ica: string;
@@ -26,14 +26,19 @@ export function listMappings(ctx: AppContext): IcaMappingView[] {
   return [...fromConfig, ...fromDb].sort((a, b) => a.ica.localeCompare(b.ica));
 }
 
-/** Maps an ica to an organization and queues the notifications that were waiting for it. */
+/**
+ * Maps an ica to an organization and queues the notifications that were waiting for it. A remap
+ * also moves the ica's notifications not decrypted yet from the organization it mapped to before
+ * (mapped to the wrong one, their keys could not open them).
+ */
 export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: IcaMappingView; requeued: number } {
   if (!ica || ica.length > 255) throw badRequest('invalid_ica', 'ica must be 1 to 255 characters');
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const now = ctx.clock.now();
   const requeued = ctx.db.transaction(() => {
     upsertIcaMapping(ctx.db, { ica, orgId, createdAt: isoAt(now) });
-    return matchUnmatched(ctx.db, ica, organizationForIca(ctx, ica)!, isoAt(now));
+    const effective = organizationForIca(ctx, ica)!; // the config file's mapping wins over this one
+    return matchUnmatched(ctx.db, ica, effective, isoAt(now)) + reassignUndecrypted(ctx.db, ica, effective, isoAt(now));
   }).immediate();
   if (requeued > 0) ctx.signals.emit(INBOUND_SIGNAL);
   const mapping = listMappings(ctx).find((m) => m.ica === ica)!;

@@ -263,6 +263,21 @@ export function matchUnmatched(db: Db, ica: string, orgId: string, nowIso: strin
     .run(orgId, nowIso, nowIso, ica).changes;
 }
 
+/**
+ * Moves an ica's notifications that are not decrypted yet (waiting or failed) from another
+ * organization to `orgId` and queues them; returns how many. After a remap they were attributed to
+ * the wrong organization, whose keys cannot open them. Decrypted ones stay: a key of their
+ * organization opened them.
+ */
+export function reassignUndecrypted(db: Db, ica: string, orgId: string, nowIso: string): number {
+  return db
+    .prepare(
+      `UPDATE inbound_events SET org_id = ?, state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+       WHERE ica = ? AND state IN ('received', 'failed') AND org_id IS NOT NULL AND org_id <> ?`,
+    )
+    .run(orgId, nowIso, nowIso, ica, orgId).changes;
+}
+
 export function unmatchedIcas(db: Db): string[] {
   return (db.prepare("SELECT DISTINCT ica FROM inbound_events WHERE state = 'unmatched'").all() as { ica: string }[]).map((r) => r.ica);
 }

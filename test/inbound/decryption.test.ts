@@ -194,6 +194,33 @@ describe('inbound decryption', () => {
     expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 4 });
   });
 
+  it('remapping an ica moves its notifications not decrypted yet to the new organization; decrypted ones stay', async () => {
+    const { ctx, org, post } = setup();
+    const other = createOrganization(ctx, 'Other');
+    const key = generateCardNetworkKey(ctx, other.id);
+    const publicOnly = { publicKey: (await import('node:crypto')).createPublicKey(key.publicKey), kid: key.kid };
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    mapIca(ctx, '999', org.id); // the wrong organization for the first notification's key
+    await post(notification(await joseToken({ ok: 'other' }, publicOnly), { ica: '999', eventId: 'ev-other' }));
+    await post(notification(await joseToken({ ok: 'acme' }, right), { ica: '999', eventId: 'ev-acme' }));
+    ctx.clock.advance(1);
+    await decryptDue(ctx);
+    ctx.clock.advance(10_000);
+    await decryptDue(ctx);
+    ctx.clock.advance(60_000);
+    await decryptDue(ctx);
+    expect(state(ctx, 'ev-other')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', orgId: org.id });
+    expect(state(ctx, 'ev-acme')).toMatchObject({ state: 'decrypted', orgId: org.id });
+
+    expect(mapIca(ctx, '999', other.id).requeued).toBe(1);
+    expect(state(ctx, 'ev-other')).toMatchObject({ state: 'received', attempts: 0, orgId: other.id });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    expect(showInbound(ctx, 'ev-other')).toMatchObject({ organizationId: other.id, payload: { ok: 'other' } });
+    expect(state(ctx, 'ev-acme')).toMatchObject({ state: 'decrypted', orgId: org.id });
+    // Mapping it to the same organization again moves nothing.
+    expect(mapIca(ctx, '999', other.id).requeued).toBe(0);
+  });
+
   it('a duplicate eventId is decrypted once', async () => {
     const { ctx, org, post } = setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
