@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
-import { badRequest, notFound } from '../domain/errors.js';
+import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { getOrganization } from '../store/organizations.js';
 import { INBOUND_SIGNAL } from './signals.js';
 import { deleteIcaMapping, getIcaMapping, listIcaMappings, matchUnmatched, reassignUndecrypted, unmatchedIcas, upsertIcaMapping } from '../store/inbound-events.js';
@@ -34,6 +34,10 @@ export function listMappings(ctx: AppContext): IcaMappingView[] {
 export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: IcaMappingView; requeued: number } {
   if (!ica || ica.length > 255) throw badRequest('invalid_ica', 'ica must be 1 to 255 characters');
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  const configured = ctx.config.inbound.icaOrganizations[ica];
+  if (configured !== undefined && !getOrganization(ctx.db, configured)) {
+    throw conflict('ica_config_invalid', `inbound.icaOrganizations maps ica ${ica} to organization ${configured}, which does not exist, and the config file wins; fix it there first`);
+  }
   const now = ctx.clock.now();
   const requeued = ctx.db.transaction(() => {
     upsertIcaMapping(ctx.db, { ica, orgId, createdAt: isoAt(now) });

@@ -221,6 +221,13 @@ describe('inbound decryption', () => {
     expect(mapIca(ctx, '999', other.id).requeued).toBe(0);
   });
 
+  it('refuses a mapping the config file overrides with an organization that does not exist, and writes nothing', () => {
+    const { ctx, org } = setup();
+    ctx.config.inbound.icaOrganizations = { '777': 'org_gone' };
+    expect(() => mapIca(ctx, '777', org.id)).toThrow(/org_gone, which does not exist/);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM inbound_ica_organizations').get()).toEqual({ n: 0 });
+  });
+
   it('a duplicate eventId is decrypted once', async () => {
     const { ctx, org, post } = setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
