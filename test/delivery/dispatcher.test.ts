@@ -678,17 +678,23 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     await s.receiver.waitFor(1);
     const leased = s.ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL').get() as { n: number };
     expect(leased.n).toBe(3); // all three claimed, one sent
-    return { ...s, release, sending };
+    /** Answers the held send with `status`, waits for the pass, and returns the webhook's row states, sorted. */
+    const finish = async (status: number): Promise<string[]> => {
+      release(status);
+      await sending;
+      return listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 })
+        .map((d) => d.state)
+        .sort();
+    };
+    return { ...s, finish };
   }
 
   it('disable: the queued ones are not sent, stay skipped, and give their lease back for a later replay', async () => {
     const s = await queuedBehindOne();
     disableWebhook(s.ctx, s.webhookId);
-    s.release(200);
-    await s.sending;
+    expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
     const rows = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 });
-    expect(rows.map((d) => d.state).sort()).toEqual(['delivered', 'skipped', 'skipped']);
     expect(rows.filter((d) => d.state === 'skipped').every((d) => d.attempts === 0)).toBe(true);
     expect(s.ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL').get()).toEqual({ n: 0 });
     // Re-enabled and replayed: the two it missed go out at once (no lease left to wait for), once each.
@@ -704,20 +710,14 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     const s = await queuedBehindOne();
     const del = await s.http.delete(`/v1/notifications/webhooks/settings/${s.webhookId}`).set('authorization', s.org.auth);
     expect(del.status).toBe(204);
-    s.release(200);
-    await s.sending;
+    expect(await s.finish(200)).toEqual(['cancelled', 'cancelled', 'delivered']);
     expect(s.receiver.received).toHaveLength(1);
-    const states = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 }).map((d) => d.state);
-    expect(states.sort()).toEqual(['cancelled', 'cancelled', 'delivered']);
   });
 
   it('410 Gone: the webhook is disabled at once and the queued ones are not sent to it', async () => {
     const s = await queuedBehindOne();
-    s.release(410);
-    await s.sending;
+    expect(await s.finish(410)).toEqual(['failed', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
-    const states = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 }).map((d) => d.state);
-    expect(states.sort()).toEqual(['failed', 'skipped', 'skipped']);
   });
 
   it('url changed (PATCH): the queued ones go to the new url', async () => {
@@ -725,8 +725,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     const moved = await startReceiver();
     const patched = await s.http.patch(`/v1/notifications/webhooks/settings/${s.webhookId}`).set('authorization', s.org.auth).send({ url: moved.url });
     expect(patched.status).toBe(200);
-    s.release(200);
-    await s.sending;
+    expect(await s.finish(200)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(s.receiver.received).toHaveLength(1);
     expect(moved.received).toHaveLength(2);
     expect(listDeliveries(s.ctx.db, { state: 'delivered', limit: 5 })).toHaveLength(3);
