@@ -6,7 +6,7 @@ import { bookkeeping, inSavepoint } from '../db/open.js';
 import { remember } from '../domain/bounded-map.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
-import { nextAttempt, parseRetryAfter, type RetryPolicy } from '../domain/retry-schedule.js';
+import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../domain/retry-schedule.js';
 import {
   cachedSignatures,
   cacheSignature,
@@ -669,10 +669,14 @@ export class Dispatcher implements Worker {
     for (const f of batch) f.done();
   }
 
-  /** A result that disables the webhook (#record decides the same): 410, or the failed last attempt of its cycle, never our own fault. */
+  /**
+   * Whether a result disables the webhook: a 410, or the failed last attempt of its cycle; never
+   * borderd's own fault (a signing failure backs off along the schedule but does not exhaust it).
+   * Decided here once: at the send (to stop the webhook's queued rows) and when it is recorded.
+   */
   #endsWebhook(job: Job, result: SendResult): boolean {
     const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
-    return !ok && !result.ours && (result.statusCode === 410 || job.step + 1 >= this.#policy.scheduleSeconds.length);
+    return !ok && !result.ours && (result.statusCode === 410 || cycleExhausted(this.#policy, job.step + 1));
   }
 
   /** Inside the flush transaction: the attempt row, then the delivery's new state, only under our lease. */
@@ -710,8 +714,8 @@ export class Dispatcher implements Worker {
     // exhausts it: the customer's endpoint is not disabled for what borderd could not do.
     const lastStep = this.#policy.scheduleSeconds.length - 1;
     const nextStep = result.ours ? Math.min(job.step + 1, lastStep) : job.step + 1;
-    const decision = ok || gone ? undefined : nextAttempt(this.#policy, nextStep, this.#random(), retryAfterMs);
-    const disable = gone || decision?.kind === 'exhausted';
+    const disable = this.#endsWebhook(job, result);
+    const decision = ok || disable ? undefined : nextAttempt(this.#policy, nextStep, this.#random(), retryAfterMs);
     const common = { attempts: attempt, lastStatus: result.statusCode, lastError: result.error, at };
     // The usual case, in one statement: the row is still ours, pending, at the step that was sent.
     const advanced = finishAttempt(

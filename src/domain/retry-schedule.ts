@@ -15,8 +15,13 @@ export type RetryDecision = { kind: 'retry'; delayMs: number } | { kind: 'exhaus
  * for tests). A Retry-After (ms) from a 429 or 503 is honoured, bounded to 1x..2x of the scheduled delay
  * so a receiver can slow borderd down but not stall a delivery for days.
  */
+/** Whether a cycle with this many failed attempts has no retry left (the schedule has one entry per attempt). */
+export function cycleExhausted(policy: RetryPolicy, attemptsInCycle: number): boolean {
+  return attemptsInCycle >= policy.scheduleSeconds.length;
+}
+
 export function nextAttempt(policy: RetryPolicy, attemptsInCycle: number, random: number, retryAfterMs?: number): RetryDecision {
-  if (attemptsInCycle >= policy.scheduleSeconds.length) return { kind: 'exhausted' };
+  if (cycleExhausted(policy, attemptsInCycle)) return { kind: 'exhausted' };
   const base = (policy.scheduleSeconds[attemptsInCycle] ?? 0) * 1000;
   const jittered = Math.round(base * (1 + policy.jitter * (2 * random - 1)));
   if (retryAfterMs !== undefined && retryAfterMs > 0) {
