@@ -45,7 +45,7 @@ function splitRows(text: string): { line: number; fields: string[] }[] {
 }
 
 export function parseCsv(text: string): CsvRecord[] {
-  const rows = splitRows(text.replace(/^\uFEFF/, ''));
+  const rows = splitRows(text);
   const header = rows.shift();
   if (!header) return [];
   const names = header.fields.map((f) => f.trim());
