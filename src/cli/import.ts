@@ -28,9 +28,14 @@ export function progressReporter(label: string, stream: NodeJS.WriteStream = pro
   };
 }
 
+/**
+ * The text of an import file. A leading byte order mark (editors on Windows save UTF-8 with one) is
+ * dropped here, for every format: left in, it made the first JSON line "not JSON".
+ */
 export function readInputFile(file: string): string {
   try {
-    return readFileSync(file, 'utf8');
+    const text = readFileSync(file, 'utf8');
+    return text.startsWith('\uFEFF') ? text.slice(1) : text;
   } catch (err) {
     throw new CliExit(2, `cannot read ${file}: ${(err as Error).message}`);
   }

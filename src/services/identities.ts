@@ -74,6 +74,17 @@ export const identityDataSchema = z.strictObject({
   hasForeignTaxRegistration: z.boolean().optional(),
 });
 
+/**
+ * Identity data as GET /v1/identities answers it, and as /openapi.json publishes it. A redacted
+ * token gets email, phone and dateOfBirth masked with "*" (domain/pii-redaction.ts), which their input
+ * formats refuse; here they are plain strings, so one schema describes the answers of both tokens.
+ */
+export const listedIdentityDataSchema = identityDataSchema.extend({
+  email: z.string().max(320).optional().describe('an email address; the local part masked ("a****@example.com") for piiAccess "redacted"'),
+  phone: z.string().max(33).optional().describe('a phone number; all but the last two characters "*" for piiAccess "redacted"'),
+  dateOfBirth: z.string().length(10).optional().describe('YYYY-MM-DD; "****-**-**" for piiAccess "redacted"'),
+});
+
 export const identityTypeSchema = z.enum(['Personal', 'Business']);
 
 export const newIdentitySchema = z.strictObject({

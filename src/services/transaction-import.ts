@@ -20,6 +20,16 @@ import { parseCsv } from './csv.js';
  * imported for the organization, or repeated in the file, is refused so a re-import cannot double count.
  */
 const decimal = z.string().regex(/^-?\d{1,18}(\.\d{1,18})?$/, 'must be a decimal string such as 1234.56');
+/**
+ * An ISO 8601 instant with an offset whose UTC form, as stored, has a four-digit year. Stored
+ * instants are compared as text by the summary's date filters: 9999-12-31T23:30:00-01:00 is
+ * "+010000-01-01T00:30:00.000Z" in UTC, which sorts before every four-digit year.
+ */
+const instant = z.iso.datetime({ offset: true }).refine((v) => {
+  const ms = Date.parse(v);
+  // Not a datetime at all: the format check above reports it (zod runs this check too).
+  return Number.isNaN(ms) || /^\d{4}-/.test(isoAt(ms));
+}, 'must be an instant from year 0000 to 9999 in UTC');
 const empty = (v: unknown) => (v === '' || v === null ? undefined : v);
 const opt = <T extends z.ZodType>(s: T) => z.preprocess(empty, s.optional());
 
@@ -39,8 +49,8 @@ export const importRowSchema = z
     reconciliation: opt(z.enum(RECONCILIATION_RESULTS)),
     amountUsd: decimal.refine((v) => !v.startsWith('-'), 'must not be negative'),
     costVsMarketUsd: opt(decimal),
-    createdAt: z.iso.datetime({ offset: true }),
-    updatedAt: opt(z.iso.datetime({ offset: true })),
+    createdAt: instant,
+    updatedAt: opt(instant),
   })
   .superRefine((r, zctx) => {
     if (r.benchmark && (SAMPLE_CLASSES as readonly string[]).includes(r.benchmark) && r.costVsMarketUsd === undefined) {

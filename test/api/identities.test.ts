@@ -3,6 +3,7 @@ import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.j
 import { createIdentity, importIdentities } from '../../src/services/identities.js';
 import { createApiClient } from '../../src/services/organizations.js';
 import { namePlan } from '../../src/store/identities.js';
+import { identitySchema } from '../../src/api/routes/identities.js';
 
 const admin = `Bearer ${ADMIN_TOKEN}`;
 
@@ -113,6 +114,26 @@ describe('GET /v1/identities', () => {
       documents: [{ type: 'Passport', idNumber: '******67', issuingCountry: 'MX', expiryDate: '2030-01-01' }], actingAsIntermediary: false, citizenship: 'MX',
     });
     expect(res.body.data[0].hasComplianceChecks).toBe(true);
+  });
+
+  it('answers masked records that the published response schema accepts, like unmasked ones', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const all = await makeOrg(ctx, tokens);
+    const client = await createApiClient(ctx, { orgId: all.org.id, piiAccess: 'redacted' });
+    const redacted = await tokens.issue({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' });
+    const data = { firstName: 'Ana', email: 'ana.g@example.com', phone: '+52 55 1234 5678', dateOfBirth: '1990-02-03', taxId: 'ABC12345', address: { postalCode: '06700' } };
+    createIdentity(ctx, all.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: false, data });
+    for (const auth of [all.auth, `Bearer ${redacted.accessToken}`]) {
+      const res = await http.get('/v1/identities').set('Authorization', auth);
+      expect(res.status).toBe(200);
+      expect(identitySchema.safeParse(res.body.data[0]).error?.issues ?? []).toEqual([]);
+    }
+    // The published document states no format a mask breaks (an email pattern, a phone pattern).
+    const published = (await http.get('/openapi.json')).body.paths['/v1/identities'].get.responses['200'].content['application/json'].schema;
+    const fields = published.properties.data.items.properties.data.properties;
+    for (const f of ['email', 'phone', 'dateOfBirth']) expect(fields[f]).not.toHaveProperty('pattern');
+    expect(fields.email).not.toHaveProperty('format');
   });
 
   it('masks values of one or two characters entirely, keeping their length', async () => {

@@ -4,6 +4,7 @@ import { isoAt } from '../../src/domain/clock.js';
 import { importIdentities } from '../../src/services/identities.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { importTransactions } from '../../src/services/transaction-import.js';
+import { benchmarkSummary, summaryQuerySchema } from '../../src/services/benchmark-summary.js';
 import { insertImportedTransaction, type ImportedTransaction } from '../../src/store/imported-transactions.js';
 import { makeContext, type TestContext } from '../support/context.js';
 
@@ -107,5 +108,27 @@ describe('import progress', () => {
     const calls: [number, number][] = [];
     expect(importIdentities(ctx, org.id, lines, (done, total) => calls.push([done, total])).imported).toBe(502);
     expect(calls).toEqual([[500, 502], [502, 502]]);
+  });
+});
+
+describe('imported instants', () => {
+  it('refuses a createdAt or updatedAt whose UTC instant is outside the years 0000 to 9999, which the date filters could not place', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const line = (createdAt: string, updatedAt?: string) =>
+      JSON.stringify({ type: 'Deposit', status: 'Completed', benchmark: 'InLine', amountUsd: '1', costVsMarketUsd: '7', createdAt, ...(updatedAt ? { updatedAt } : {}) });
+    let errors: { path: string; message: string }[] = [];
+    try {
+      // 23:30 at -01:00 is 10000-01-01T00:30Z in UTC; 00:30 at +01:00 of 0000-01-01 is in year -1.
+      importTransactions(ctx, org.id, [line('9999-12-31T23:30:00-01:00'), line('2026-01-01T00:00:00Z', '9999-12-31T23:30:00-01:00'), line('0000-01-01T00:30:00+01:00')].join('\n'), 'jsonl');
+    } catch (err) {
+      errors = (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
+    }
+    expect(errors.map((e) => e.path)).toEqual(['line 1.createdAt', 'line 2.updatedAt', 'line 3.createdAt']);
+    expect(count(ctx.db, org.id)).toBe(0);
+    // The last instants of year 9999 and the first of year 0000, in UTC, are imported and filtered as dated.
+    importTransactions(ctx, org.id, [line('9999-12-31T23:30:00+01:00'), line('0000-01-01T00:30:00-00:00')].join('\n'), 'jsonl');
+    const sample = (q: Record<string, string>) => benchmarkSummary(ctx, org.id, summaryQuerySchema.parse(q)).sampleSize;
+    expect([sample({ toDate: '2026-01-31' }), sample({ fromDate: '2026-01-31' }), sample({ fromDate: '9999-12-31' }), sample({ toDate: '0000-01-01' })]).toEqual([1, 1, 1, 1]);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JsonText, type RouteModule } from '../route.js';
-import { identitiesPageJson, identityDataSchema, identityTypeSchema } from '../../services/identities.js';
+import { identitiesPageJson, identityTypeSchema, listedIdentityDataSchema } from '../../services/identities.js';
 
 const prefix = z.string().min(1, 'must not be empty').max(200);
 
@@ -23,7 +23,8 @@ export const identitySchema = z.object({
   type: identityTypeSchema,
   deleted: z.boolean(),
   hasComplianceChecks: z.boolean(),
-  data: identityDataSchema,
+  // Not the input schema: masked values (piiAccess "redacted") do not match its email, phone and date formats.
+  data: listedIdentityDataSchema,
 });
 
 /** Endpoint 7. Identity data is masked for redacted tokens (see docs/resources.md). */

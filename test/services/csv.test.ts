@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseCsv } from '../../src/services/csv.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { importTransactions } from '../../src/services/transaction-import.js';
+import { makeContext } from '../support/context.js';
+
+const HEADER = 'type,status,providerTransactionId,amountUsd,createdAt';
+const errorsOf = (f: () => unknown): { path: string; message: string }[] => {
+  try {
+    f();
+  } catch (err) {
+    return (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
+  }
+  throw new Error('the import was not refused');
+};
+
+describe('parseCsv', () => {
+  it('reads quoted fields with commas, doubled quotes, newlines and any Unicode', () => {
+    expect(parseCsv('a,b\r\n"x, ""y""","Zoë\n💸"\r\n')).toEqual([{ line: 2, value: { a: 'x, "y"', b: 'Zoë\n💸' } }]);
+  });
+
+  it('reports a quoted field that is never closed on the line of its row, instead of taking the rest of the file as its value', () => {
+    expect(parseCsv('a,b\n1,"2\n')).toEqual([{ line: 2, value: undefined, error: 'the quoted field opened on line 2 is never closed' }]);
+    expect(parseCsv('a,b\n1,2\n3,"4\n5,6\n')).toEqual([
+      { line: 2, value: { a: '1', b: '2' } },
+      { line: 3, value: undefined, error: 'the quoted field opened on line 3 is never closed' },
+    ]);
+  });
+
+  it('refuses a header that names a field twice, instead of keeping the last value', () => {
+    expect(parseCsv('a,b, a\n1,2,3\n')).toEqual([{ line: 1, value: undefined, error: 'the header names a twice' }]);
+    expect(parseCsv('a,b,,\n1,2,,\n')).toEqual([{ line: 2, value: { a: '1', b: '2' } }]);
+  });
+});
+
+describe('CSV transaction import', () => {
+  it('refuses the file naming the line of an unclosed quote or a repeated header field', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const unclosed = `${HEADER}\nDeposit,Completed,p-1,1,2026-01-01T00:00:00Z\nDeposit,Completed,p-2,2,"2026-01-01T00:00:00Z\n`;
+    expect(errorsOf(() => importTransactions(ctx, org.id, unclosed, 'csv'))).toEqual([{ path: 'line 3', message: 'the quoted field opened on line 3 is never closed' }]);
+    const twice = `${HEADER},type\nDeposit,Completed,p-3,1,2026-01-01T00:00:00Z,Withdrawal\n`;
+    expect(errorsOf(() => importTransactions(ctx, org.id, twice, 'csv'))).toEqual([{ path: 'line 1', message: 'the header names type twice' }]);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM transactions').get()).toEqual({ n: 0 });
+  });
+});
