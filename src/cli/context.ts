@@ -4,6 +4,7 @@ import type { Config } from '../config/schema.js';
 import { createContext, type AppContext } from '../context.js';
 import { BorderdError } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
+import { SchemaTooNewError } from '../db/migrate.js';
 import { MasterKeyError } from '../security/master-key.js';
 
 /** Options every command takes, as serve does. */
@@ -32,7 +33,7 @@ export class CliExit extends Error {
 }
 
 export function reportError(err: unknown, json: boolean | undefined): number {
-  if (err instanceof ConfigError || err instanceof MasterKeyError) {
+  if (err instanceof ConfigError || err instanceof MasterKeyError || err instanceof SchemaTooNewError) {
     process.stderr.write(`borderd: ${err.message}\n`);
     return 2;
   }

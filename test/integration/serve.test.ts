@@ -82,6 +82,22 @@ describe('borderd serve (real process)', () => {
     }
   });
 
+  it('refuses a database a newer borderd migrated, serve and CLI alike, with one line', async () => {
+    const first = await startBorderd();
+    await first.stop();
+    const sqlite = new Database(first.dbPath);
+    const { v } = sqlite.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number };
+    sqlite.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from_a_newer_release', 'x')").run(v + 1);
+    sqlite.close();
+    const line = `borderd: database ${first.dbPath} is at schema version ${v + 1}, newer than this borderd knows (${v}): run the release that migrated it, or restore the backup made before that upgrade`;
+    for (const args of [['serve', '--host', '127.0.0.1', '--port', '0'], ['migrate'], ['orgs', 'list']]) {
+      const refused = await runCli([...args, '--db', first.dbPath]);
+      expect(refused.code, args[0]).toBe(2);
+      expect(refused.stderr.trim(), args[0]).toBe(line);
+      expect(refused.stdout, args[0]).not.toContain('listening');
+    }
+  });
+
   it('refuses to start without the master key its secrets were sealed with, and never makes a new one', async () => {
     const first = await startBorderd();
     await first.stop();
