@@ -48,6 +48,11 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   // The router decodes path parameters while matching and throws a URIError for a bad escape (%E0%A4%A):
   // the caller's mistake, not ours.
   if (err instanceof URIError) return new BorderdError(400, 'malformed_path', 'the path is not valid percent-encoding (UTF-8)');
+  // The busy timeout ran out behind another process's write (a CLI import, another daemon):
+  // the same request can succeed a moment later, so say so instead of an internal error.
+  if (/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) {
+    return new BorderdError(503, 'database_busy', 'the database is busy with another writer; retry the request', { headers: { 'Retry-After': '1' } });
+  }
   return undefined;
 }
 

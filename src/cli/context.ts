@@ -4,6 +4,8 @@ import type { Config } from '../config/schema.js';
 import { createContext, type AppContext } from '../context.js';
 import { BorderdError } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
+import { SchemaTooNewError } from '../db/migrate.js';
+import { DatabaseOpenError } from '../db/open.js';
 import { MasterKeyError } from '../security/master-key.js';
 
 /** Options every command takes, as serve does. */
@@ -32,7 +34,7 @@ export class CliExit extends Error {
 }
 
 export function reportError(err: unknown, json: boolean | undefined): number {
-  if (err instanceof ConfigError || err instanceof MasterKeyError) {
+  if (err instanceof ConfigError || err instanceof MasterKeyError || err instanceof SchemaTooNewError || err instanceof DatabaseOpenError) {
     process.stderr.write(`borderd: ${err.message}\n`);
     return 2;
   }
@@ -43,6 +45,12 @@ export function reportError(err: unknown, json: boolean | undefined): number {
   if (err instanceof BorderdError) {
     if (json) process.stdout.write(JSON.stringify({ error: { code: err.code, status: err.status, detail: err.message, errors: err.extra.errors } }) + '\n');
     else process.stderr.write(`borderd: ${err.message}${err.extra.errors ? '\n' + err.extra.errors.map((e) => `  ${e.path}: ${e.message}`).join('\n') : ''}\n`);
+    return 1;
+  }
+  // better-sqlite3's SqliteError: the busy timeout ran out behind another process's write (a long
+  // import, a held transaction). Nothing was written; running the command again is the remedy.
+  if (/^SQLITE_BUSY/.test(String((err as { code?: unknown })?.code))) {
+    process.stderr.write('borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again\n');
     return 1;
   }
   const sys = err as NodeJS.ErrnoException & { address?: string; port?: number };

@@ -21,12 +21,25 @@ export function listMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
     .map((f) => ({ version: Number(f.slice(0, 3)), name: f.slice(4, -4), sql: readFileSync(dir + f, 'utf8') }));
 }
 
+/** The database was migrated by a newer borderd: start-up and CLI commands stop with this one line (exit code 2). */
+export class SchemaTooNewError extends Error {}
+
 export function migrate(db: Db, migrations: Migration[] = listMigrations()): Migration[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const applied = new Set(
     db.prepare('SELECT version FROM schema_migrations').all().map((r) => (r as { version: number }).version),
   );
+  // This build's code cannot know what a later migration changed (a new NOT NULL column, a moved
+  // table), so it must not read or write such a database: an older binary after a rollback stops here.
+  const newest = Math.max(0, ...applied);
+  const latest = migrations.at(-1)?.version ?? 0;
+  if (newest > latest) {
+    throw new SchemaTooNewError(
+      `database ${db.name} is at schema version ${newest}, newer than this borderd knows (${latest}): ` +
+        'run the release that migrated it, or restore the backup made before that upgrade',
+    );
+  }
   const done: Migration[] = [];
   for (const m of migrations) {
     if (applied.has(m.version)) continue;

@@ -25,18 +25,31 @@ export interface OpenOptions {
  *   loss or OS crash can roll back the last commits, acknowledged ones included. Faster writes.
  */
 export function openDatabase(path: string, opts: OpenOptions = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path, { readonly: opts.readonly ?? false });
-  db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
-  if (!opts.readonly) {
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${opts.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  let db: Db | undefined;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    db = new Database(path, { readonly: opts.readonly ?? false });
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    if (!opts.readonly) {
+      // The first statement that reads the file: a file that is not a database fails here.
+      db.pragma('journal_mode = WAL');
+      db.pragma(`synchronous = ${opts.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    }
+    db.pragma('foreign_keys = ON');
+  } catch (err) {
+    db?.close();
+    throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (database.path)`, { cause: err });
   }
-  db.pragma('foreign_keys = ON');
   cacheStatements(db);
   if (!opts.readonly && opts.synchronous !== 'normal') fsyncedCommits.add(db);
   return db;
 }
+
+/**
+ * The database file cannot be opened (its directory cannot be made or written, it is not a SQLite
+ * database): an operator's problem to fix, so the CLI prints this one line instead of a stack.
+ */
+export class DatabaseOpenError extends Error {}
 
 export type SavepointOutcome<T> = { ok: true; value: T } | { ok: false; err: unknown };
 

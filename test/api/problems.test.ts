@@ -3,7 +3,9 @@ import { z } from 'zod';
 import request from 'supertest';
 import { get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { makeContext, ADMIN_TOKEN } from '../support/context.js';
+import Database from 'better-sqlite3';
+import { makeApi, makeContext, ADMIN_TOKEN } from '../support/context.js';
+import { createOrganization } from '../../src/services/organizations.js';
 import { createApp } from '../../src/api/app.js';
 import { TokenService } from '../../src/services/tokens.js';
 import type { RouteModule } from '../../src/api/route.js';
@@ -157,6 +159,25 @@ describe('problem responses', () => {
     expect(res.body.detail).toContain(res.headers['x-request-id']);
     const line = ctx.logs.lines.find((l) => l.msg === 'unexpected error');
     expect(JSON.stringify(line)).toContain('secret internals');
+  });
+
+  it('503 database_busy with Retry-After, not a 500, when another process holds the write lock past the busy timeout', async () => {
+    const ctx = makeContext({ 'database.busyTimeoutMs': 100 });
+    const { http } = makeApi(ctx);
+    const org = createOrganization(ctx, 'Acme');
+    const holder = new Database(ctx.db.name);
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const res = await http.post('/admin/v1/events').set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ orgId: org.id, type: 'Transaction_Created', data: {} });
+      expectProblem(res, 503, 'database_busy');
+      expect(res.headers['retry-after']).toBe('1');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    // The lock is gone: the same write goes through.
+    const again = await http.post('/admin/v1/events').set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ orgId: org.id, type: 'Transaction_Created', data: {} });
+    expect(again.status).toBe(201);
   });
 
   it('keeps a sane caller request id and replaces an unsafe one', async () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
-import { isMigrated, listMigrations, migrate } from '../../src/db/migrate.js';
+import { isMigrated, listMigrations, migrate, SchemaTooNewError } from '../../src/db/migrate.js';
 import { databaseBefore, tempDir } from '../support/context.js';
 
 describe('migrations', () => {
@@ -30,6 +30,19 @@ describe('migrations', () => {
     expect(() => migrate(db, bad)).toThrow();
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'a'").get()).toBeUndefined();
     expect(db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: 0 });
+    db.close();
+  });
+
+  it('refuses a database a newer borderd migrated, and changes nothing in it', () => {
+    const db = openDatabase(join(tempDir(), 'n.db'));
+    const known = listMigrations();
+    migrate(db, known.slice(0, -1));
+    const latest = known.at(-1)!.version;
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from_a_newer_release', 'x')").run(latest + 1);
+    expect(() => migrate(db)).toThrow(SchemaTooNewError);
+    expect(() => migrate(db)).toThrow(`is at schema version ${latest + 1}, newer than this borderd knows (${latest})`);
+    // The migration it does know and lacks was not applied either: nothing is written to a schema it does not know.
+    expect(db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(latest)).toBeUndefined();
     db.close();
   });
 

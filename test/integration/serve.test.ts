@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,6 +79,59 @@ describe('borderd serve (real process)', () => {
       expect(next.credentials?.clientSecret).toMatch(/^bsk_/);
     } finally {
       await next.stop();
+    }
+  });
+
+  it('refuses a database a newer borderd migrated, serve and CLI alike, with one line', async () => {
+    const first = await startBorderd();
+    await first.stop();
+    const sqlite = new Database(first.dbPath);
+    const { v } = sqlite.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number };
+    sqlite.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from_a_newer_release', 'x')").run(v + 1);
+    sqlite.close();
+    const line = `borderd: database ${first.dbPath} is at schema version ${v + 1}, newer than this borderd knows (${v}): run the release that migrated it, or restore the backup made before that upgrade`;
+    for (const args of [['serve', '--host', '127.0.0.1', '--port', '0'], ['migrate'], ['orgs', 'list']]) {
+      const refused = await runCli([...args, '--db', first.dbPath]);
+      expect(refused.code, args[0]).toBe(2);
+      expect(refused.stderr.trim(), args[0]).toBe(line);
+      expect(refused.stdout, args[0]).not.toContain('listening');
+    }
+  });
+
+  it('stops with one line when the database cannot be opened, or another process keeps it locked', async () => {
+    const dir = tempDir('borderd-db-');
+    const serve = (db: string, env: Record<string, string> = {}) => runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--db', db], env);
+    const oneLine = (r: { code: number | null; stdout: string; stderr: string }) => {
+      expect(r.stdout).not.toContain('listening');
+      expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+      return r.stderr.trim();
+    };
+
+    // A data directory that cannot be made (a file is in the way; as root, permissions would not stop it).
+    writeFileSync(join(dir, 'file'), 'x');
+    const noDir = await serve(join(dir, 'file', 'borderd.db'));
+    expect(noDir.code).toBe(2);
+    expect(oneLine(noDir)).toBe(`borderd: cannot open database ${join(dir, 'file', 'borderd.db')}: EEXIST: file already exists, mkdir '${join(dir, 'file')}' (database.path)`);
+
+    // A file that is not a SQLite database.
+    mkdirSync(join(dir, 'garbage'));
+    writeFileSync(join(dir, 'garbage', 'borderd.db'), 'not a database, just text that is long enough to be read as a header'.repeat(20));
+    const notDb = await serve(join(dir, 'garbage', 'borderd.db'));
+    expect(notDb.code).toBe(2);
+    expect(oneLine(notDb)).toBe(`borderd: cannot open database ${join(dir, 'garbage', 'borderd.db')}: file is not a database (database.path)`);
+
+    // Another process holds the write lock past the busy timeout while the start has to write (migrations).
+    mkdirSync(join(dir, 'locked'));
+    const holder = new Database(join(dir, 'locked', 'borderd.db'));
+    holder.pragma('journal_mode = WAL');
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const locked = await serve(join(dir, 'locked', 'borderd.db'), { BORDERD_DATABASE_BUSY_TIMEOUT_MS: '200' });
+      expect(locked.code).toBe(1);
+      expect(oneLine(locked)).toBe('borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
     }
   });
 
