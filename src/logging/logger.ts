@@ -73,7 +73,12 @@ export function createLogger(opts: LogOptions): Logger {
   if (pretty) {
     return pino({ ...base, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } });
   }
-  return pino(base);
+  // Synchronous writes to stdout. pino's default asynchronous destination flushes what is pending
+  // with a synchronous loop when the process exits, and that loop retries a broken pipe (EPIPE)
+  // forever: a daemon whose log reader had gone away hung on SIGTERM. Written synchronously, a
+  // line either goes out or meets the broken pipe at once, and pino then drops the lines after it.
+  // Each line costs one write call on the main thread, which only the info level makes per request.
+  return pino(base, pino.destination({ dest: 1, sync: true }));
 }
 
 /**

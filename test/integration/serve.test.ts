@@ -41,6 +41,19 @@ describe('borderd serve (real process)', () => {
     expect(logLines.join('\n')).not.toContain(daemon.credentials!.clientSecret);
   });
 
+  it('stops on SIGTERM although whatever read its output has gone away', async () => {
+    // A log reader that died (a parent that exited, a broken log pipe): the daemon's last lines meet a
+    // closed pipe. It must neither crash on the first line nor hang at exit flushing the last ones.
+    const daemon = await startBorderd({ env: { BORDERD_LOG_LEVEL: 'info' } });
+    for (let i = 0; i < 20; i++) expect((await fetch(`${daemon.url}/healthz`)).status).toBe(200);
+    // Gone just before the stop: the shutdown lines are the first to meet the closed pipe.
+    daemon.proc.stdout!.destroy();
+    daemon.proc.kill('SIGTERM');
+    const deadline = new Promise<'hung'>((r) => setTimeout(() => r('hung'), 20_000).unref());
+    const exit = await Promise.race([daemon.exited, deadline]);
+    expect(exit).toEqual({ code: 0, signal: null });
+  });
+
   it('a second start on the same database creates nothing and prints no secret', async () => {
     const first = await startBorderd();
     await first.stop();
