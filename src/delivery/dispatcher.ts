@@ -555,7 +555,12 @@ export class Dispatcher implements Worker {
       return true;
     }
     if (url === undefined) {
-      bookkeeping(db, () => releaseLease(db, job.id, this.owner));
+      try {
+        bookkeeping(db, () => releaseLease(db, job.id, this.owner));
+      } catch (err) {
+        // Not sent either way; the lease then ends on its own. Not an attempt, so not the caller's catch.
+        this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease of a row not sent was not given back; it ends on its own');
+      }
       this.#ctx.log.info({ deliveryId: job.id, eventId: job.eventId, webhookId: job.webhook.id }, 'delivery not sent: its webhook or row changed while it waited');
       return false;
     }

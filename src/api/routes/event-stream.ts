@@ -100,6 +100,18 @@ class SignatureCache {
   }
 }
 
+function drainedOrClosed(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
+}
+
 const sseMessage = (event: string, data: unknown, id?: string): string =>
   `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -235,8 +247,9 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
       while (!closed) {
         pending = false;
         while (!closed && sendBatch() === batchSize) {
-          // Let the socket drain between full batches of a long catch-up.
-          if (res.writableNeedDrain) await new Promise((r) => res.once('drain', r));
+          // Let the socket drain between full batches of a long catch-up; a client gone meanwhile
+          // never drains, so its close ends the wait too (and the loop with it).
+          if (res.writableNeedDrain) await drainedOrClosed(res);
         }
         if (closed || pending) continue;
         await new Promise<void>((resolve) => {
