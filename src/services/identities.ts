@@ -128,6 +128,8 @@ export function importIdentities(ctx: AppContext, orgId: string, lines: string[]
     if (r.success) parsed.push(r.data);
     else errors.push(...zodIssuesToFieldErrors(r.error, `line ${i + 1}`));
   });
+  // As the transaction import does: an empty file is more likely the wrong file than nothing to add.
+  if (parsed.length === 0 && errors.length === 0) errors.push({ path: 'file', message: 'holds no identities' });
   if (errors.length) throw importRefused(errors);
   const now = ctx.clock.now();
   const ids = ctx.db.transaction(() =>

@@ -203,6 +203,8 @@ describe('identity creation and import', () => {
     expect((ctx.db.prepare('SELECT COUNT(*) AS n FROM identities').get() as { n: number }).n).toBe(0);
     expect(importIdentities(ctx, org.id, [good, '', good]).imported).toBe(2);
     expect((ctx.db.prepare('SELECT COUNT(*) AS n FROM identities').get() as { n: number }).n).toBe(2);
+    // An empty file (or one of blank lines) is refused, as the transaction import refuses one.
+    for (const lines of [[], ['', '  ']]) expect(() => importIdentities(ctx, org.id, lines)).toThrow(/1 error/);
   });
 });
 
