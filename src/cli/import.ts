@@ -7,6 +7,7 @@ import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { badRequest } from '../domain/errors.js';
 import { importTransactions, type ImportFormat } from '../services/transaction-import.js';
 import { CliExit, output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
+import { withoutByteOrderMark } from '../domain/byte-order-mark.js';
 
 /**
  * Progress on stderr: a bar when stderr is a terminal, nothing otherwise (stdout stays the result).
@@ -34,8 +35,7 @@ export function progressReporter(label: string, stream: NodeJS.WriteStream = pro
  */
 export function readInputFile(file: string): string {
   try {
-    const text = readFileSync(file, 'utf8');
-    return text.startsWith('\uFEFF') ? text.slice(1) : text;
+    return withoutByteOrderMark(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new CliExit(2, `cannot read ${file}: ${(err as Error).message}`);
   }

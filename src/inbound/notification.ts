@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { decodeSegment, segmentAlphabet } from './jwe-segments.js';
+import { withoutByteOrderMark } from '../domain/byte-order-mark.js';
 
 /**
  * The inbound card-network notification body (spec: "Inbound card-network notification body").
@@ -60,7 +61,7 @@ export type InboundNotification = z.output<typeof inboundNotificationSchema>;
  * acknowledged with one must not then fail here for it.
  */
 export function parseStoredBody(rawBody: string): unknown {
-  return JSON.parse(rawBody.startsWith('\uFEFF') ? rawBody.slice(1) : rawBody);
+  return JSON.parse(withoutByteOrderMark(rawBody));
 }
 
 /** The compact JWE string inside `data`, whichever accepted shape it came in. */
