@@ -18,19 +18,19 @@ function parameters(spec: AnyRouteSpec): unknown[] {
   return out;
 }
 
+const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+
 export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(spec.responses)) {
-      responses[status] = r.schema
-        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output') } } }
-        : { description: r.description };
+      if (r.schema) responses[status] = { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output') } } };
+      // A declared error status replaces `default` for that status: it keeps the problem body every error has.
+      else if (Number(status) >= 400) responses[status] = { description: r.description, content: PROBLEM_CONTENT };
+      else responses[status] = { description: r.description };
     }
-    responses.default = {
-      description: 'Problem details (RFC 9457)',
-      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-    };
+    responses.default = { description: 'Problem details (RFC 9457)', content: PROBLEM_CONTENT };
     const op: Record<string, unknown> = {
       summary: spec.summary,
       operationId: `${spec.method}${spec.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
