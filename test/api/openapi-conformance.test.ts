@@ -165,6 +165,13 @@ describe('/openapi.json conformance', () => {
       createIdentity(ctx, org.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: true, data });
       createIdentity(ctx, org.org.id, { type: 'Business', deleted: true, hasComplianceChecks: false, data: { firstName: 'A', email: 'a@x.com', taxId: '12' } });
     }
+    // The operator's routes that create an identity and set its flags answer the same record.
+    const made = await http.post(`/admin/v1/organizations/${full.org.id}/identities`).set('Authorization', admin).send({ type: 'Personal', data });
+    expect(made.status).toBe(201);
+    conforms('post', '/admin/v1/organizations/{orgId}/identities', made);
+    const flagged = await http.patch(`/admin/v1/organizations/${full.org.id}/identities/${made.body.id}`).set('Authorization', admin).send({ deleted: true });
+    expect(flagged.status).toBe(200);
+    conforms('patch', '/admin/v1/organizations/{orgId}/identities/{id}', flagged);
     const a = await http.get('/v1/identities').set('Authorization', full.auth);
     expect(a.status).toBe(200);
     expect(a.body.data[0].data.email).toBe('ana.g@example.com');
@@ -199,6 +206,7 @@ describe('/openapi.json conformance', () => {
     ]) {
       const created = await http.post(`/admin/v1/organizations/${acme.org.id}/accounts`).set('Authorization', admin).send(body);
       expect(created.status).toBe(201);
+      conforms('post', '/admin/v1/organizations/{orgId}/accounts', created);
       const res = await http.get(`/v1/accounts/${created.body.id}`).set('Authorization', acme.auth);
       expect(res.status).toBe(200);
       conforms('get', '/v1/accounts/{id}', res);

@@ -5,6 +5,8 @@ import { createIdentity, identityFlagsSchema, newIdentitySchema, setIdentityFlag
 import { dispatchRefundPlan } from '../../services/refunds.js';
 import { listRefundPlans } from '../../store/refund-plans.js';
 import { REFUND_PLAN_STATES } from '../../domain/refund-plan.js';
+import { accountSchema } from './accounts.js';
+import { identitySchema } from './identities.js';
 
 const orgParams = z.strictObject({ orgId: z.string().min(1).max(100) });
 
@@ -18,7 +20,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     params: orgParams,
     body: newIdentitySchema,
-    responses: { 201: { description: 'the identity' }, 404: { description: 'unknown organization' } },
+    responses: { 201: { description: 'the identity', schema: identitySchema }, 404: { description: 'unknown organization' } },
     groupCommit: true,
     handler: ({ params, body }) => ({ status: 201, body: createIdentity(ctx, params.orgId, body) }),
   });
@@ -31,7 +33,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     params: z.strictObject({ orgId: z.string().min(1).max(100), id: z.string().min(1).max(100) }),
     body: identityFlagsSchema,
-    responses: { 200: { description: 'the identity' }, 404: { description: 'unknown organization or identity' } },
+    responses: { 200: { description: 'the identity', schema: identitySchema }, 404: { description: 'unknown organization or identity' } },
     groupCommit: true,
     handler: ({ params, body }) => ({ body: setIdentityFlags(ctx, params.orgId, params.id, body) }),
   });
@@ -44,7 +46,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     params: orgParams,
     body: newAccountSchema,
-    responses: { 201: { description: 'the account (deprecated fields as the legacy flag says)' }, 404: { description: 'unknown organization or identity' } },
+    responses: { 201: { description: 'the account (deprecated fields as the legacy flag says)', schema: accountSchema }, 404: { description: 'unknown organization or identity' } },
     groupCommit: true,
     handler: ({ params, body }) => ({ status: 201, body: presentAccount(createAccount(ctx, params.orgId, body), ctx.config.accounts.legacyFields) }),
   });
