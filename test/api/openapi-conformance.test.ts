@@ -308,6 +308,18 @@ describe('/openapi.json conformance', () => {
     conforms('get', path, mixed);
   });
 
+  it("the event stream's refusals, answered before any stream starts", async () => {
+    const { http, ctx, tokens, conforms } = await setup();
+    const acme = await makeOrg(ctx, tokens);
+    const path = '/v1/notifications/events/stream';
+    const bad = await http.get(path).set('Authorization', acme.auth).set('Last-Event-ID', 'nope');
+    expect(bad.status).toBe(400);
+    conforms('get', path, bad);
+    const anonymous = await http.get(path);
+    expect(anonymous.status).toBe(401);
+    conforms('get', path, anonymous);
+  });
+
   it('network and the deprecated deposit countries, a 401 on each', async () => {
     const { http, ctx, tokens, conforms } = await setup();
     const acme = await makeOrg(ctx, tokens);
