@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { idParams } from '../id-params.js';
 import { deprecationHeaders, type RouteModule } from '../route.js';
 import { findAccount } from '../../services/accounts.js';
+import { instant } from '../instant.js';
 
 export const accountSchema = z.object({
   id: z.string(),
@@ -13,7 +14,7 @@ export const accountSchema = z.object({
   assets: z.array(z.object({ id: z.string(), asset: z.string(), address: z.string() })),
   fiats: z.array(z.object({ id: z.string(), fiat: z.string() })),
   identityId: z.string().nullable(),
-  createdAt: z.string(),
+  createdAt: instant,
 });
 
 /** The deprecated Account fields were removed on this date; the legacy flag brings them back. */

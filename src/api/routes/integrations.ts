@@ -5,6 +5,7 @@ import { partnerKeySchema } from '../../integrations/partner-key.js';
 import { pfiClientCredentialsSchema } from '../../integrations/pfi-client-credentials.js';
 import { putCompanyCredentials, putPartnerKey, putPfiClientCredentials } from '../../services/integrations.js';
 import type { ApiRegistry, Deprecation, RouteModule } from '../route.js';
+import { instant } from '../instant.js';
 
 const providerErrors = {
   400: { description: 'invalid body (field named), or the provider refused the credentials' },
@@ -51,7 +52,7 @@ function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProvide
         summary: `Create a partner key at ${name}`,
         body: partnerKeySchema,
         responses: {
-          202: { description: 'the organization integration data', schema: z.object({ id: z.string(), provider: z.string(), kind: z.string(), createdAt: z.string(), updatedAt: z.string() }) },
+          202: { description: 'the organization integration data', schema: z.object({ id: z.string(), provider: z.string(), kind: z.string(), createdAt: instant, updatedAt: instant }) },
           ...providerErrors,
         },
         handler: async ({ body, auth }) => ({ status: 202, body: await putPartnerKey(ctx, auth.orgId, name, cfg, body) }),

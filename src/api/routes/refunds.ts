@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { RouteModule } from '../route.js';
 import { orgRefundDestinationSchema, readRefundConfig, reconfirmRefundConfig, setRefundConfig } from '../../services/refunds.js';
+import { instant } from '../instant.js';
 
 const refundConfigSchema = z
   .object({
     destination: orgRefundDestinationSchema,
-    verifiedAt: z.string(),
+    verifiedAt: instant,
     isStaleWarning: z.boolean(),
     isStaleReject: z.boolean(),
   })

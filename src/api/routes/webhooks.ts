@@ -3,20 +3,21 @@ import { createWebhook, deleteWebhook, getPublicKey, getWebhookSettings, listWeb
 import { toSettings } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
+import { instant } from '../instant.js';
 
 const settings = z.object({
   id: z.string(),
   url: z.string(),
   enabled: z.boolean(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
+  createdAt: instant,
+  updatedAt: instant,
 });
 
 const publicKey = z.object({
   keyId: z.string(),
   publicKey: z.string().describe('SPKI PEM of the RSA public key'),
   algorithm: z.literal('RSA-SHA256'),
-  createdAt: z.string(),
+  createdAt: instant,
 });
 
 // URL rules beyond "a string" (scheme, credentials, private targets) are checked by the service,
