@@ -50,9 +50,11 @@ async function setup(flags: Record<string, unknown> = {}) {
   /**
    * The answer `res` of `method path` (the documented path template) matches the document: its
    * status is documented (an error status may fall to `default`), its content type is one the
-   * document gives for it, and its body validates against that media type's schema.
+   * document gives for it, and its body validates against that media type's schema. With
+   * `expectedStatus`, the status is asserted first.
    */
-  const conforms = (method: string, path: string, res: Response) => {
+  const conforms = (method: string, path: string, res: Response, expectedStatus?: number) => {
+    if (expectedStatus !== undefined) expect(res.status, `${method} ${path}: ${res.text}`).toBe(expectedStatus);
     const op = doc.paths[path]?.[method];
     expect(op, `${method} ${path} is documented`).toBeDefined();
     const status = String(res.status);
@@ -99,22 +101,14 @@ describe('/openapi.json conformance', () => {
     const { http, ctx, tokens, conforms } = await setup();
     const { client } = await makeOrg(ctx, tokens);
     const path = '/v1/auth/m2m/token';
-    const ok = await http.post(path).send({ clientId: client.id, clientSecret: client.clientSecret });
-    expect(ok.status).toBe(201);
-    conforms('post', path, ok);
+    conforms('post', path, await http.post(path).send({ clientId: client.id, clientSecret: client.clientSecret }), 201);
     const redacted = await http.post(path).send({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' });
     expect(redacted.body.piiAccess).toBe('redacted');
     conforms('post', path, redacted);
-    const wrong = await http.post(path).send({ clientId: client.id, clientSecret: 'bsk_nope' });
-    expect(wrong.status).toBe(401);
-    conforms('post', path, wrong);
-    const invalid = await http.post(path).send({ clientId: client.id });
-    expect(invalid.status).toBe(400);
-    conforms('post', path, invalid);
+    conforms('post', path, await http.post(path).send({ clientId: client.id, clientSecret: 'bsk_nope' }), 401);
+    conforms('post', path, await http.post(path).send({ clientId: client.id }), 400);
     const limited = await makeOrg(ctx, tokens, { name: 'Limited', piiAccess: 'redacted' });
-    const denied = await http.post(path).send({ clientId: limited.client.id, clientSecret: limited.client.clientSecret, piiAccess: 'all' });
-    expect(denied.status).toBe(403);
-    conforms('post', path, denied);
+    conforms('post', path, await http.post(path).send({ clientId: limited.client.id, clientSecret: limited.client.clientSecret, piiAccess: 'all' }), 403);
   });
 
   it('errors raised before any route: malformed JSON, a body not JSON, a body too large', async () => {
@@ -124,12 +118,8 @@ describe('/openapi.json conformance', () => {
     const malformed = await http.post(path).set('Authorization', acme.auth).set('Content-Type', 'application/json').send('{"type":');
     expect([malformed.status, malformed.body.code]).toEqual([400, 'malformed_json']);
     conforms('post', path, malformed);
-    const text = await http.post(path).set('Authorization', acme.auth).set('Content-Type', 'text/plain').send('type=Source');
-    expect(text.status).toBe(415);
-    conforms('post', path, text);
-    const large = await http.post(path).set('Authorization', acme.auth).send({ type: 'Source', pad: 'x'.repeat(2048) });
-    expect(large.status).toBe(413);
-    conforms('post', path, large);
+    conforms('post', path, await http.post(path).set('Authorization', acme.auth).set('Content-Type', 'text/plain').send('type=Source'), 415);
+    conforms('post', path, await http.post(path).set('Authorization', acme.auth).send({ type: 'Source', pad: 'x'.repeat(2048) }), 413);
   });
 
   it('integrations of each kind (no provider to call)', async () => {
@@ -167,11 +157,8 @@ describe('/openapi.json conformance', () => {
     }
     // The operator's routes that create an identity and set its flags answer the same record.
     const made = await http.post(`/admin/v1/organizations/${full.org.id}/identities`).set('Authorization', admin).send({ type: 'Personal', data });
-    expect(made.status).toBe(201);
-    conforms('post', '/admin/v1/organizations/{orgId}/identities', made);
-    const flagged = await http.patch(`/admin/v1/organizations/${full.org.id}/identities/${made.body.id}`).set('Authorization', admin).send({ deleted: true });
-    expect(flagged.status).toBe(200);
-    conforms('patch', '/admin/v1/organizations/{orgId}/identities/{id}', flagged);
+    conforms('post', '/admin/v1/organizations/{orgId}/identities', made, 201);
+    conforms('patch', '/admin/v1/organizations/{orgId}/identities/{id}', await http.patch(`/admin/v1/organizations/${full.org.id}/identities/${made.body.id}`).set('Authorization', admin).send({ deleted: true }), 200);
     const a = await http.get('/v1/identities').set('Authorization', full.auth);
     expect(a.status).toBe(200);
     expect(a.body.data[0].data.email).toBe('ana.g@example.com');
@@ -185,15 +172,9 @@ describe('/openapi.json conformance', () => {
     expect(r2.body.data[0].data).toMatchObject({ firstName: '*', email: '*@x.com', taxId: '**' });
     conforms('get', '/v1/identities', r2);
     // 400 (bad limit), 403 (a prefix filter with a redacted token), 401 (no token).
-    const bad = await http.get('/v1/identities?limit=0').set('Authorization', full.auth);
-    expect(bad.status).toBe(400);
-    conforms('get', '/v1/identities', bad);
-    const forbidden = await http.get('/v1/identities?name=an').set('Authorization', red.auth);
-    expect(forbidden.status).toBe(403);
-    conforms('get', '/v1/identities', forbidden);
-    const anonymous = await http.get('/v1/identities');
-    expect(anonymous.status).toBe(401);
-    conforms('get', '/v1/identities', anonymous);
+    conforms('get', '/v1/identities', await http.get('/v1/identities?limit=0').set('Authorization', full.auth), 400);
+    conforms('get', '/v1/identities', await http.get('/v1/identities?name=an').set('Authorization', red.auth), 403);
+    conforms('get', '/v1/identities', await http.get('/v1/identities'), 401);
   });
 
   it.each([false, true])('accounts (legacy fields %s) and the 404', async (legacyFields) => {
@@ -205,15 +186,10 @@ describe('/openapi.json conformance', () => {
       { provider: 'Standalone', name: 'Bare', identityId: identity.id },
     ]) {
       const created = await http.post(`/admin/v1/organizations/${acme.org.id}/accounts`).set('Authorization', admin).send(body);
-      expect(created.status).toBe(201);
-      conforms('post', '/admin/v1/organizations/{orgId}/accounts', created);
-      const res = await http.get(`/v1/accounts/${created.body.id}`).set('Authorization', acme.auth);
-      expect(res.status).toBe(200);
-      conforms('get', '/v1/accounts/{id}', res);
+      conforms('post', '/admin/v1/organizations/{orgId}/accounts', created, 201);
+      conforms('get', '/v1/accounts/{id}', await http.get(`/v1/accounts/${created.body.id}`).set('Authorization', acme.auth), 200);
     }
-    const missing = await http.get('/v1/accounts/acc_nope').set('Authorization', acme.auth);
-    expect(missing.status).toBe(404);
-    conforms('get', '/v1/accounts/{id}', missing);
+    conforms('get', '/v1/accounts/{id}', await http.get('/v1/accounts/acc_nope').set('Authorization', acme.auth), 404);
   });
 
   it('refund configuration: null, set, read, reconfirm and refusals', async () => {
@@ -223,63 +199,43 @@ describe('/openapi.json conformance', () => {
     const none = await http.get(path).set('Authorization', acme.auth);
     expect(none.text).toBe('null');
     conforms('get', path, none);
-    const noDefault = await http.post(`${path}/reconfirm`).set('Authorization', acme.auth);
-    expect(noDefault.status).toBe(404);
-    conforms('post', `${path}/reconfirm`, noDefault);
+    conforms('post', `${path}/reconfirm`, await http.post(`${path}/reconfirm`).set('Authorization', acme.auth), 404);
     for (const body of [{ type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }] }, { type: 'Source', autoRefund: false, autoFiatReturn: true }, { type: 'ProviderBalance' }]) {
       const set = await http.post(path).set('Authorization', acme.auth).send(body);
-      expect(set.status).toBe(200);
-      conforms('post', path, set);
+      conforms('post', path, set, 200);
       const read = await http.get(path).set('Authorization', acme.auth);
       expect(read.body.destination.type).toBe(body.type);
       conforms('get', path, read);
     }
-    const reconfirmed = await http.post(`${path}/reconfirm`).set('Authorization', acme.auth);
-    expect(reconfirmed.status).toBe(200);
-    conforms('post', `${path}/reconfirm`, reconfirmed);
-    const refused = await http.post(path).set('Authorization', acme.auth).send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: 'nope' }] });
-    expect(refused.status).toBe(400);
-    conforms('post', path, refused);
+    conforms('post', `${path}/reconfirm`, await http.post(`${path}/reconfirm`).set('Authorization', acme.auth), 200);
+    conforms('post', path, await http.post(path).set('Authorization', acme.auth).send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: 'nope' }] }), 400);
   });
 
   it('webhook settings and the public key', async () => {
     const { http, ctx, tokens, conforms } = await setup();
     const acme = await makeOrg(ctx, tokens);
     const BASE = '/v1/notifications/webhooks/settings';
-    const noKey = await http.get(`${BASE}/public-key`).set('Authorization', acme.auth);
-    expect(noKey.status).toBe(404);
-    conforms('get', `${BASE}/public-key`, noKey);
+    conforms('get', `${BASE}/public-key`, await http.get(`${BASE}/public-key`).set('Authorization', acme.auth), 404);
     const created = await http.post(BASE).set('Authorization', acme.auth).send({ url: 'http://127.0.0.1:9/hook' });
-    expect(created.status).toBe(201);
-    conforms('post', BASE, created);
+    conforms('post', BASE, created, 201);
     const id = created.body.id as string;
     const one = await http.get(`${BASE}/${id}`).set('Authorization', acme.auth);
     conforms('get', `${BASE}/{id}`, one);
-    const patched = await http.patch(`${BASE}/${id}`).set('Authorization', acme.auth).send({ url: 'http://127.0.0.1:9/other', enabled: false });
-    expect(patched.status).toBe(200);
-    conforms('patch', `${BASE}/{id}`, patched);
+    conforms('patch', `${BASE}/{id}`, await http.patch(`${BASE}/${id}`).set('Authorization', acme.auth).send({ url: 'http://127.0.0.1:9/other', enabled: false }), 200);
     const list = await http.get(BASE).set('Authorization', acme.auth);
     expect(list.body).toHaveLength(1);
     conforms('get', BASE, list);
     const key = await http.get(`${BASE}/public-key`).set('Authorization', acme.auth);
-    expect(key.status).toBe(200);
-    conforms('get', `${BASE}/public-key`, key);
-    const rotated = await http.post(`${BASE}/public-key`).set('Authorization', acme.auth);
-    expect(rotated.status).toBe(201);
-    conforms('post', `${BASE}/public-key`, rotated);
-    const badUrl = await http.post(BASE).set('Authorization', acme.auth).send({ url: 'ftp://example.com/x' });
-    expect(badUrl.status).toBe(400);
-    conforms('post', BASE, badUrl);
-    const deleted = await http.delete(`${BASE}/${id}`).set('Authorization', acme.auth);
-    expect(deleted.status).toBe(204);
-    conforms('delete', `${BASE}/{id}`, deleted);
+    conforms('get', `${BASE}/public-key`, key, 200);
+    conforms('post', `${BASE}/public-key`, await http.post(`${BASE}/public-key`).set('Authorization', acme.auth), 201);
+    conforms('post', BASE, await http.post(BASE).set('Authorization', acme.auth).send({ url: 'ftp://example.com/x' }), 400);
+    conforms('delete', `${BASE}/{id}`, await http.delete(`${BASE}/${id}`).set('Authorization', acme.auth), 204);
     for (const [method, res] of [
       ['get', await http.get(`${BASE}/${id}`).set('Authorization', acme.auth)],
       ['patch', await http.patch(`${BASE}/${id}`).set('Authorization', acme.auth).send({ url: 'http://127.0.0.1:9/x' })],
       ['delete', await http.delete(`${BASE}/${id}`).set('Authorization', acme.auth)],
     ] as const) {
-      expect(res.status).toBe(404);
-      conforms(method, `${BASE}/{id}`, res);
+      conforms(method, `${BASE}/{id}`, res, 404);
     }
   });
 
@@ -287,9 +243,7 @@ describe('/openapi.json conformance', () => {
     const { http, ctx, tokens, conforms } = await setup();
     const acme = await makeOrg(ctx, tokens);
     const path = '/v1/transactions/import-benchmark-summary';
-    const empty = await http.get(path).set('Authorization', acme.auth);
-    expect(empty.status).toBe(200);
-    conforms('get', path, empty);
+    conforms('get', path, await http.get(path).set('Authorization', acme.auth), 200);
     const csv = [
       'type,status,provider,providerTransactionId,currency,country,corridor,benchmark,reviewState,reconciliation,amountUsd,costVsMarketUsd,createdAt,updatedAt',
       'Deposit,Completed,PfiOne,p-1,USDC,MX,US-MX,Competitive,AllClear,Matched,1000,-5,2026-01-10T10:00:00Z,2026-02-01T00:00:00Z',
@@ -300,36 +254,24 @@ describe('/openapi.json conformance', () => {
     const summary = await http.get(path).set('Authorization', acme.auth);
     expect(summary.body.sampleSize).toBe(3);
     conforms('get', path, summary);
-    const filtered = await http.get(`${path}?fromDate=2026-01-01&type=Deposit`).set('Authorization', acme.auth);
-    expect(filtered.status).toBe(200);
-    conforms('get', path, filtered);
-    const mixed = await http.get(`${path}?fromDate=2026-01-01&toUpdatedDate=2026-02-01`).set('Authorization', acme.auth);
-    expect(mixed.status).toBe(400);
-    conforms('get', path, mixed);
+    conforms('get', path, await http.get(`${path}?fromDate=2026-01-01&type=Deposit`).set('Authorization', acme.auth), 200);
+    conforms('get', path, await http.get(`${path}?fromDate=2026-01-01&toUpdatedDate=2026-02-01`).set('Authorization', acme.auth), 400);
   });
 
   it("the event stream's refusals, answered before any stream starts", async () => {
     const { http, ctx, tokens, conforms } = await setup();
     const acme = await makeOrg(ctx, tokens);
     const path = '/v1/notifications/events/stream';
-    const bad = await http.get(path).set('Authorization', acme.auth).set('Last-Event-ID', 'nope');
-    expect(bad.status).toBe(400);
-    conforms('get', path, bad);
-    const anonymous = await http.get(path);
-    expect(anonymous.status).toBe(401);
-    conforms('get', path, anonymous);
+    conforms('get', path, await http.get(path).set('Authorization', acme.auth).set('Last-Event-ID', 'nope'), 400);
+    conforms('get', path, await http.get(path), 401);
   });
 
   it('network and the deprecated deposit countries, a 401 on each', async () => {
     const { http, ctx, tokens, conforms } = await setup();
     const acme = await makeOrg(ctx, tokens);
     for (const path of ['/v1/organizations/network', '/v1/deposits/countries']) {
-      const res = await http.get(path).set('Authorization', acme.auth);
-      expect(res.status).toBe(200);
-      conforms('get', path, res);
-      const bad = await http.get(path).set('Authorization', 'Bearer not-a-jwt');
-      expect(bad.status).toBe(401);
-      conforms('get', path, bad);
+      conforms('get', path, await http.get(path).set('Authorization', acme.auth), 200);
+      conforms('get', path, await http.get(path).set('Authorization', 'Bearer not-a-jwt'), 401);
     }
   });
 });
