@@ -5,6 +5,7 @@ import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
 import { createGroupCommit } from '../db/group-commit.js';
+import { isDatabaseBusy } from '../db/open.js';
 import { ApiRegistry, mountRoute, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
@@ -50,7 +51,7 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   if (err instanceof URIError) return new BorderdError(400, 'malformed_path', 'the path is not valid percent-encoding (UTF-8)');
   // The busy timeout ran out behind another process's write (a CLI import, another daemon):
   // the same request can succeed a moment later, so say so instead of an internal error.
-  if (/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) {
+  if (isDatabaseBusy(err)) {
     return new BorderdError(503, 'database_busy', 'the database is busy with another writer; retry the request', { headers: { 'Retry-After': '1' } });
   }
   return undefined;

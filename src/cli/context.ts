@@ -5,7 +5,7 @@ import { createContext, type AppContext } from '../context.js';
 import { BorderdError } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
 import { SchemaTooNewError } from '../db/migrate.js';
-import { DatabaseOpenError } from '../db/open.js';
+import { DatabaseOpenError, isDatabaseBusy } from '../db/open.js';
 import { MasterKeyError } from '../security/master-key.js';
 
 /** Options every command takes, as serve does. */
@@ -49,7 +49,7 @@ export function reportError(err: unknown, json: boolean | undefined): number {
   }
   // better-sqlite3's SqliteError: the busy timeout ran out behind another process's write (a long
   // import, a held transaction). Nothing was written; running the command again is the remedy.
-  if (/^SQLITE_BUSY/.test(String((err as { code?: unknown })?.code))) {
+  if (isDatabaseBusy(err)) {
     process.stderr.write('borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again\n');
     return 1;
   }

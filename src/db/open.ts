@@ -51,6 +51,14 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
  */
 export class DatabaseOpenError extends Error {}
 
+/**
+ * better-sqlite3's error when the busy timeout ran out behind another connection's write lock
+ * (SQLITE_BUSY and its extended codes): nothing was written, and the same work can succeed later.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  return /^SQLITE_BUSY/.test(String((err as { code?: unknown } | null)?.code));
+}
+
 export type SavepointOutcome<T> = { ok: true; value: T } | { ok: false; err: unknown };
 
 /**
