@@ -38,11 +38,12 @@ export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: 
   if (configured !== undefined && !getOrganization(ctx.db, configured)) {
     throw conflict('ica_config_invalid', `inbound.icaOrganizations maps ica ${ica} to organization ${configured}, which does not exist, and the config file wins; fix it there first`);
   }
-  const now = ctx.clock.now();
+  // The organization the ica now resolves to (organizationForIca): the config file's wins over this mapping.
+  const effective = configured ?? orgId;
+  const at = isoAt(ctx.clock.now());
   const requeued = ctx.db.transaction(() => {
-    upsertIcaMapping(ctx.db, { ica, orgId, createdAt: isoAt(now) });
-    const effective = organizationForIca(ctx, ica)!; // the config file's mapping wins over this one
-    return matchUnmatched(ctx.db, ica, effective, isoAt(now)) + reassignUndecrypted(ctx.db, ica, effective, isoAt(now));
+    upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
+    return matchUnmatched(ctx.db, ica, effective, at) + reassignUndecrypted(ctx.db, ica, effective, at);
   }).immediate();
   if (requeued > 0) ctx.signals.emit(INBOUND_SIGNAL);
   const mapping = listMappings(ctx).find((m) => m.ica === ica)!;
