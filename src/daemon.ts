@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './api/app.js';
 import type { AppContext } from './context.js';
+import { inlineReads, workerReads, type Reads } from './db/read-pool.js';
+import { readQueries, readQueriesModule, type OffloadedReads } from './services/offloaded-reads.js';
 import { resolveAdminToken } from './security/admin-token.js';
 import { TokenService } from './services/tokens.js';
 import { workerFactories, type Worker } from './workers.js';
@@ -15,12 +17,20 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
+/** The read workers of database.readWorkers; inline reads when there are none or the database is in memory. */
+function openReads(ctx: AppContext): Reads<OffloadedReads> {
+  const { path, readWorkers, busyTimeoutMs } = ctx.config.database;
+  if (readWorkers === 0 || path === ':memory:') return inlineReads(ctx.db, readQueries);
+  return workerReads({ dbPath: path, busyTimeoutMs, size: readWorkers, tableModule: readQueriesModule, log: ctx.log });
+}
+
 /** Starts `borderd serve`: the HTTP API and every worker, on one context. */
 export async function startDaemon(ctx: AppContext): Promise<Daemon> {
   const tokens = new TokenService(ctx);
   await tokens.warmUp();
   const admin = resolveAdminToken(ctx.config.admin.token, ctx.dataDir);
-  const { app } = createApp({ ctx, tokens, adminToken: admin.token });
+  const reads = openReads(ctx);
+  const { app } = createApp({ ctx, tokens, adminToken: admin.token, reads });
 
   const server = createServer({ keepAliveTimeout: 5000 }, app);
   await new Promise<void>((resolve, reject) => {
@@ -56,6 +66,7 @@ export async function startDaemon(ctx: AppContext): Promise<Daemon> {
       }
       await serverClosed;
       clearTimeout(timer);
+      await reads.close();
       ctx.db.close();
     })());
 

@@ -6,6 +6,8 @@ import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
 import { createGroupCommit } from '../db/group-commit.js';
 import { isDatabaseBusy } from '../db/open.js';
+import { inlineReads } from '../db/read-pool.js';
+import { readQueries } from '../services/offloaded-reads.js';
 import { ApiRegistry, mountRoute, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
@@ -69,7 +71,9 @@ export interface BuiltApp {
   registry: ApiRegistry;
 }
 
-export function createApp(deps: ApiDeps, modules: RouteModule[] = routeModules): BuiltApp {
+/** Without `reads`, the offloaded reads run inline on ctx.db (tests, in-memory databases). */
+export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 'reads'>>, modules: RouteModule[] = routeModules): BuiltApp {
+  const deps: ApiDeps = { ...given, reads: given.reads ?? inlineReads(given.ctx.db, readQueries) };
   const { ctx } = deps;
   const limit = ctx.config.server.bodyLimitBytes;
   const registry = new ApiRegistry();

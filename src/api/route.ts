@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { badRequest, type FieldError } from '../domain/errors.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
+import type { Reads } from '../db/read-pool.js';
+import type { OffloadedReads } from '../services/offloaded-reads.js';
 import type { AuthContext, TokenService } from '../services/tokens.js';
 
 /**
@@ -92,6 +94,8 @@ export interface ApiDeps {
   ctx: AppContext;
   tokens: TokenService;
   adminToken: string;
+  /** The reads that may run off the main thread; inline on ctx.db unless the daemon gives its read workers. */
+  reads: Reads<OffloadedReads>;
 }
 
 /** A feature's routes: a function that declares them on the registry. */

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
@@ -59,6 +60,11 @@ export const serverSchema = z
   })
   .prefault({});
 
+/** One read worker per core beyond the main thread's, at least one and at most four. */
+function defaultReadWorkers(): number {
+  return Math.min(4, Math.max(1, availableParallelism() - 1));
+}
+
 export const databaseSchema = z
   .strictObject({
     path: z.string().min(1).default('./data/borderd.db'),
@@ -74,6 +80,12 @@ export const databaseSchema = z
      * commit); each is answered once that commit returned. 0 commits on the next event-loop turn.
      */
     groupCommitWindowMs: z.number().int().min(0).max(100).default(5),
+    /**
+     * Worker threads that run the API's heavy reads (identity lists, the benchmark summary) on their
+     * own read-only connections, so they do not hold the main thread that serves requests and
+     * delivers webhooks. 0 runs them on the main thread. An in-memory database always does.
+     */
+    readWorkers: z.number().int().min(0).max(16).default(defaultReadWorkers()),
   })
   .prefault({});
 

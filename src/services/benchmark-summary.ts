@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
+import type { Db } from '../db/open.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
 import { summarizeBenchmark, type BenchmarkSummary } from '../domain/benchmark-stats.js';
 import { selectBenchmarkSample } from '../store/imported-transactions.js';
@@ -51,8 +51,9 @@ const startOf = (d: string | undefined): string | undefined => (d === undefined 
  */
 const endOf = (d: string | undefined): string | undefined => (d === undefined ? undefined : `${d}T23:59:59.999Z`);
 
-export function benchmarkSummary(ctx: AppContext, orgId: string, q: SummaryQuery): BenchmarkSummary {
-  const sample = selectBenchmarkSample(ctx.db, orgId, {
+/** Takes a connection, not the context: the daemon runs it on a read worker's connection (src/services/offloaded-reads.ts). */
+export function benchmarkSummary(db: Db, orgId: string, q: SummaryQuery): BenchmarkSummary {
+  const sample = selectBenchmarkSample(db, orgId, {
     ...q,
     createdFrom: startOf(q.fromDate),
     createdTo: endOf(q.toDate),

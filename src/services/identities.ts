@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/open.js';
 import { isoAt } from '../domain/clock.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
 import { BorderdError, notFound, type FieldError } from '../domain/errors.js';
@@ -153,7 +154,11 @@ const PII_FILTERS = ['name', 'email'] as const;
  * in without being parsed and serialized again (that was the largest share of the route's own work
  * after SQLite, and garbage for the collector); "redacted" parses it to mask it.
  */
-export function identitiesPageJson(ctx: AppContext, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): string {
+/**
+ * A page of GET /v1/identities as JSON text. It takes a connection, not the context: the daemon runs
+ * it on a read worker's connection (src/services/offloaded-reads.ts).
+ */
+export function identitiesPageJson(db: Db, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): string {
   if (piiAccess === 'redacted') {
     const used = PII_FILTERS.filter((f) => filter[f] !== undefined);
     if (used.length) {
@@ -163,7 +168,7 @@ export function identitiesPageJson(ctx: AppContext, orgId: string, filter: Ident
       });
     }
   }
-  const rows = listIdentities(ctx.db, orgId, filter);
+  const rows = listIdentities(db, orgId, filter);
   const items = rows.slice(0, filter.limit).map((i) => identityJson(i, piiAccess));
   return `{"hasMore":${rows.length > filter.limit},"data":[${items.join(',')}]}`;
 }

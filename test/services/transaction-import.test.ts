@@ -128,7 +128,7 @@ describe('imported instants', () => {
     expect(count(ctx.db, org.id)).toBe(0);
     // The last instants of year 9999 and the first of year 0000, in UTC, are imported and filtered as dated.
     importTransactions(ctx, org.id, [line('9999-12-31T23:30:00+01:00'), line('0000-01-01T00:30:00-00:00')].join('\n'), 'jsonl');
-    const sample = (q: Record<string, string>) => benchmarkSummary(ctx, org.id, summaryQuerySchema.parse(q)).sampleSize;
+    const sample = (q: Record<string, string>) => benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(q)).sampleSize;
     expect([sample({ toDate: '2026-01-31' }), sample({ fromDate: '2026-01-31' }), sample({ fromDate: '9999-12-31' }), sample({ toDate: '0000-01-01' })]).toEqual([1, 1, 1, 1]);
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { RouteModule } from '../route.js';
-import { benchmarkSummary, summaryQuerySchema } from '../../services/benchmark-summary.js';
+import { summaryQuerySchema } from '../../services/benchmark-summary.js';
 
 const summarySchema = z.object({
   hasSignal: z.boolean(),
@@ -18,7 +18,7 @@ const summarySchema = z.object({
 });
 
 /** Endpoint 8; the statistic is described in docs/benchmark-summary.md. */
-export const benchmarkSummaryRoutes: RouteModule = (api, { ctx }) => {
+export const benchmarkSummaryRoutes: RouteModule = (api, { reads }) => {
   api.route({
     method: 'get',
     path: '/v1/transactions/import-benchmark-summary',
@@ -28,6 +28,6 @@ export const benchmarkSummaryRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     query: summaryQuerySchema,
     responses: { 200: { description: 'ImportBenchmarkSummary', schema: summarySchema }, 400: { description: 'invalid filter (field named)' } },
-    handler: ({ query, auth }) => ({ body: benchmarkSummary(ctx, auth.orgId, query) }),
+    handler: async ({ query, auth }) => ({ body: await reads.run('benchmarkSummary', { orgId: auth.orgId, query }) }),
   });
 };

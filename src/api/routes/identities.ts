@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { JsonText, type RouteModule } from '../route.js';
-import { identitiesPageJson, identityTypeSchema, listedIdentityDataSchema } from '../../services/identities.js';
+import { identityTypeSchema, listedIdentityDataSchema } from '../../services/identities.js';
 
 const prefix = z.string().min(1, 'must not be empty').max(200);
 
@@ -28,7 +28,7 @@ export const identitySchema = z.object({
 });
 
 /** Endpoint 7. Identity data is masked for redacted tokens (see docs/resources.md). */
-export const identityRoutes: RouteModule = (api, { ctx }) => {
+export const identityRoutes: RouteModule = (api, { reads }) => {
   api.route({
     method: 'get',
     path: '/v1/identities',
@@ -43,6 +43,6 @@ export const identityRoutes: RouteModule = (api, { ctx }) => {
       200: { description: 'a page of identities', schema: z.object({ hasMore: z.boolean(), data: z.array(identitySchema) }) },
       403: { description: 'the name or email filter with a piiAccess "redacted" token (the detail and errors[].path name the parameter)' },
     },
-    handler: ({ query, auth }) => ({ body: new JsonText(identitiesPageJson(ctx, auth.orgId, query, auth.piiAccess)) }),
+    handler: async ({ query, auth }) => ({ body: new JsonText(await reads.run('identitiesPage', { orgId: auth.orgId, filter: query, piiAccess: auth.piiAccess })) }),
   });
 };

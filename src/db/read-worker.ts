@@ -1,0 +1,44 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase, type Db } from './open.js';
+import { serializeError, type ReadTable } from './read-pool.js';
+
+/**
+ * A read worker (src/db/read-pool.ts): opens its own read-only connection, imports the table of
+ * reads it may run, says it is ready, then answers each read in the order it arrives.
+ */
+interface ReadWorkerData {
+  dbPath: string;
+  busyTimeoutMs: number;
+  tableModule: string;
+}
+
+const port = parentPort;
+if (!port) throw new Error('read-worker.js runs as a worker thread of borderd serve');
+const data = workerData as ReadWorkerData;
+
+async function open(): Promise<{ db: Db; table: ReadTable } | undefined> {
+  try {
+    const db = openDatabase(data.dbPath, { readonly: true, busyTimeoutMs: data.busyTimeoutMs });
+    const table = ((await import(data.tableModule)) as { readQueries: ReadTable }).readQueries;
+    port!.postMessage({ ready: true });
+    return { db, table };
+  } catch (err) {
+    // With no listener left the thread ends once this message is out; the pool logs it and retries.
+    port!.postMessage({ ready: false, error: serializeError(err) });
+    return undefined;
+  }
+}
+
+const opened = await open();
+if (opened) {
+  const { db, table } = opened;
+  port.on('message', (m: { id: number; name: string; args: unknown }) => {
+    try {
+      const query = table[m.name];
+      if (!query) throw new Error(`no read named ${m.name}`);
+      port.postMessage({ id: m.id, ok: true, value: query(db, m.args) });
+    } catch (err) {
+      port.postMessage({ id: m.id, ok: false, error: serializeError(err) });
+    }
+  });
+}
