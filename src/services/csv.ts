@@ -1,8 +1,9 @@
 /**
  * RFC 4180 CSV: a header row names the fields; quoted fields may hold commas, doubled quotes and
  * newlines. Each record carries the line where it starts; a row with the wrong number of fields, a
- * quoted field never closed and a header naming a field twice are reported on their line instead
- * of being guessed at.
+ * quoted field never closed or followed by text before its comma, and a header naming a field twice
+ * are reported on their line instead of being guessed at. Empty lines and lines of only spaces or
+ * tabs are skipped.
  */
 export interface CsvRecord {
   line: number;
@@ -13,7 +14,7 @@ export interface CsvRecord {
 interface CsvRow {
   line: number;
   fields: string[];
-  /** Set on the last row when a quoted field is still open at the end of the text. */
+  /** Set when a quoted field is never closed, or text follows its closing quote. */
   error?: string;
 }
 
@@ -22,36 +23,52 @@ function splitRows(text: string): CsvRow[] {
   let fields: string[] = [];
   let field = '';
   let quoted = false;
+  /** The field's closing quote was just read: only a comma or the line's end may follow. */
+  let afterQuote = false;
+  let hadQuote = false;
+  let error: string | undefined;
   let line = 1;
   let rowLine = 1;
-  let started = false;
   let quoteLine = 1;
+  const endRow = (): void => {
+    // A line of nothing but spaces or tabs is skipped, as an empty line is.
+    const blank = fields.length === 0 && !hadQuote && /^[ \t]*$/.test(field);
+    if (!blank) rows.push(error ? { line: rowLine, fields: [...fields, field], error } : { line: rowLine, fields: [...fields, field] });
+    fields = [];
+    field = '';
+    afterQuote = hadQuote = false;
+    error = undefined;
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
       if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
+      else if (c === '"') (quoted = false), (afterQuote = true);
       else {
         if (c === '\n') line++;
         field += c;
       }
       continue;
     }
-    if (c === '"' && field === '') (quoted = true), (started = true), (quoteLine = line);
-    else if (c === ',') fields.push(field), (field = ''), (started = true);
-    else if (c === '\n' || c === '\r') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      if (started || field !== '') rows.push({ line: rowLine, fields: [...fields, field] });
-      fields = [];
+    if (c === ',') {
+      fields.push(field);
       field = '';
-      started = false;
+      afterQuote = false;
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      endRow();
       line++;
       rowLine = line;
-    } else (field += c), (started = true);
+    } else if (afterQuote) {
+      // "abc"def: RFC 4180 has no such field; keeping "abcdef" would be a guess.
+      error ??= `text follows the closing quote of field ${fields.length + 1}`;
+      field += c;
+    } else if (c === '"' && field === '') (quoted = true), (hadQuote = true), (quoteLine = line);
+    else field += c;
   }
   // An open quote would otherwise make the rest of the file one field's value.
-  if (quoted) rows.push({ line: rowLine, fields: [...fields, field], error: `the quoted field opened on line ${quoteLine} is never closed` });
-  else if (started || field !== '') rows.push({ line: rowLine, fields: [...fields, field] });
+  if (quoted) error = `the quoted field opened on line ${quoteLine} is never closed`;
+  if (quoted || fields.length > 0 || hadQuote || field !== '') endRow();
   return rows;
 }
 

@@ -27,6 +27,28 @@ describe('parseCsv', () => {
     ]);
   });
 
+  it('reports text after a closing quote on its row, instead of joining it to the quoted value', () => {
+    expect(parseCsv('a,b\n"x"y,2\n1,"2" \n3,4\n')).toEqual([
+      { line: 2, value: undefined, error: 'text follows the closing quote of field 1' },
+      { line: 3, value: undefined, error: 'text follows the closing quote of field 2' },
+      { line: 4, value: { a: '3', b: '4' } },
+    ]);
+    expect(parseCsv('"a"b,c\n1,2\n')).toEqual([{ line: 1, value: undefined, error: 'text follows the closing quote of field 1' }]);
+    // A quote inside an unquoted field is text, as before: only a field that starts with one is quoted.
+    expect(parseCsv('a,b\nx"y,"z"\n')).toEqual([{ line: 2, value: { a: 'x"y', b: 'z' } }]);
+  });
+
+  it('skips lines of only spaces or tabs as it skips empty ones, but keeps a row of empty fields', () => {
+    expect(parseCsv('a,b\n1,2\n   \n\t\n\n3,4\n  ')).toEqual([
+      { line: 2, value: { a: '1', b: '2' } },
+      { line: 6, value: { a: '3', b: '4' } },
+    ]);
+    expect(parseCsv('a,b\n,\n" "\n')).toEqual([
+      { line: 2, value: {} },
+      { line: 3, value: undefined, error: 'has 1 fields, the header names 2' },
+    ]);
+  });
+
   it('refuses a header that names a field twice, instead of keeping the last value', () => {
     expect(parseCsv('a,b, a\n1,2,3\n')).toEqual([{ line: 1, value: undefined, error: 'the header names a twice' }]);
     expect(parseCsv('a,b,,\n1,2,,\n')).toEqual([{ line: 2, value: { a: '1', b: '2' } }]);
