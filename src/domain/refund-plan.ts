@@ -15,8 +15,10 @@ import type { OrgRefundDestination, RefundDestinationType } from './refund-desti
  */
 export const REFUND_PLAN_STATES = ['Created', 'Paused', 'Dispatched', 'ManualHandling', 'NoDestination'] as const;
 export type RefundPlanState = (typeof REFUND_PLAN_STATES)[number];
-export type RefundPlanKind = 'CryptoRefund' | 'FiatReturnAsCrypto' | 'ManualFiat' | 'None';
-export type DestinationSource = 'transaction' | 'default' | 'none';
+export const REFUND_PLAN_KINDS = ['CryptoRefund', 'FiatReturnAsCrypto', 'ManualFiat', 'None'] as const;
+export type RefundPlanKind = (typeof REFUND_PLAN_KINDS)[number];
+export const DESTINATION_SOURCES = ['transaction', 'default', 'none'] as const;
+export type DestinationSource = (typeof DESTINATION_SOURCES)[number];
 
 export interface PlannedDestination {
   type: RefundDestinationType;

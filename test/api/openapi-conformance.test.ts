@@ -6,6 +6,7 @@ import type { Response } from 'supertest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { createIdentity } from '../../src/services/identities.js';
 import { importTransactions } from '../../src/services/transaction-import.js';
+import { transactionHooks } from '../../src/services/transaction-hooks.js';
 
 /**
  * /openapi.json checked by code written elsewhere: the document against the official OpenAPI 3.1
@@ -190,6 +191,28 @@ describe('/openapi.json conformance', () => {
       conforms('get', '/v1/accounts/{id}', await http.get(`/v1/accounts/${created.body.id}`).set('Authorization', acme.auth), 200);
     }
     conforms('get', '/v1/accounts/{id}', await http.get('/v1/accounts/acc_nope').set('Authorization', acme.auth), 404);
+  });
+
+  it('admin refund plans: list, dispatch and refusals', async () => {
+    const { http, ctx, tokens, conforms } = await setup();
+    const acme = await makeOrg(ctx, tokens);
+    // autoRefund false: the plans wait as Created for an operator to dispatch.
+    await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }], autoRefund: false });
+    const at = new Date(ctx.clock.now()).toISOString();
+    for (const [id, network] of [['txn_a', 'ETHEREUM'], ['txn_b', null]] as const) {
+      ctx.db.prepare(`INSERT INTO transactions (id, org_id, origin, type, status, network, created_at, updated_at) VALUES (?, ?, 'orchestrated', 'Deposit', 'Failed', ?, ?, ?)`).run(id, acme.org.id, network, at, at);
+      for (const hook of transactionHooks) hook({ ctx, orgId: acme.org.id, transactionId: id, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
+    }
+    const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}`).set('Authorization', admin);
+    conforms('get', '/admin/v1/refund-plans', list, 200);
+    // Both shapes are checked: a plan with a destination and one without.
+    expect(list.body.data.map((p: { destination: unknown }) => p.destination)).toEqual([{ type: 'Address', network: 'ETHEREUM', address: EVM }, null]);
+    const created = list.body.data.find((p: { state: string }) => p.state === 'Created');
+    const path = '/admin/v1/refund-plans/{id}/dispatch';
+    conforms('post', path, await http.post(`/admin/v1/refund-plans/${created.id}/dispatch`).set('Authorization', admin), 200);
+    conforms('post', path, await http.post(`/admin/v1/refund-plans/${created.id}/dispatch`).set('Authorization', admin), 409);
+    conforms('post', path, await http.post('/admin/v1/refund-plans/rfp_nope/dispatch').set('Authorization', admin), 404);
+    conforms('get', '/admin/v1/refund-plans', await http.get('/admin/v1/refund-plans?state=Nope').set('Authorization', admin), 400);
   });
 
   it('refund configuration: null, set, read, reconfirm and refusals', async () => {

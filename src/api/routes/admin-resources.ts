@@ -4,11 +4,33 @@ import { createAccount, newAccountSchema, presentAccount } from '../../services/
 import { createIdentity, identityFlagsSchema, newIdentitySchema, setIdentityFlags } from '../../services/identities.js';
 import { dispatchRefundPlan } from '../../services/refunds.js';
 import { listRefundPlans } from '../../store/refund-plans.js';
-import { REFUND_PLAN_STATES } from '../../domain/refund-plan.js';
+import { DESTINATION_SOURCES, REFUND_PLAN_KINDS, REFUND_PLAN_STATES } from '../../domain/refund-plan.js';
+import { REFUND_DESTINATION_TYPES } from '../../domain/refund-destination.js';
+import { NETWORK_IDS } from '../../domain/crypto-address.js';
+import { instant } from '../instant.js';
 import { accountSchema } from './accounts.js';
 import { identitySchema } from './identities.js';
 
 const orgParams = z.strictObject({ orgId: z.string().min(1).max(100) });
+
+/** A refund plan as the operator routes answer it (src/store/refund-plans.ts); docs/resources.md describes the states. */
+const refundPlanSchema = z.strictObject({
+  id: z.string(),
+  orgId: z.string(),
+  transactionId: z.string(),
+  state: z.enum(REFUND_PLAN_STATES),
+  kind: z.enum(REFUND_PLAN_KINDS),
+  destinationFrom: z.enum(DESTINATION_SOURCES).describe('where the destination came from: the transaction, the organization default, or none'),
+  destination: z
+    .strictObject({ type: z.enum(REFUND_DESTINATION_TYPES), network: z.enum(NETWORK_IDS).optional(), address: z.string().optional() })
+    .nullable(),
+  autoRefund: z.boolean(),
+  reason: z.string(),
+  createdAt: instant,
+  updatedAt: instant,
+  dispatchedAt: instant.nullable(),
+  defaultVersion: z.number().int().nullable().describe('the version of the default the destination came from (destinationFrom "default")'),
+});
 
 /** Operator routes: create identities and accounts for an organization, see and dispatch refund plans. */
 export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
@@ -58,7 +80,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     tags: ['admin'],
     auth: 'admin',
     query: z.strictObject({ orgId: z.string().min(1).max(100).optional(), state: z.enum(REFUND_PLAN_STATES).optional() }),
-    responses: { 200: { description: 'refund plans ordered by id' } },
+    responses: { 200: { description: 'refund plans ordered by id', schema: z.strictObject({ data: z.array(refundPlanSchema) }) } },
     handler: ({ query }) => ({ body: { data: listRefundPlans(ctx.db, query) } }),
   });
 
@@ -69,7 +91,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     tags: ['admin'],
     auth: 'admin',
     params: z.strictObject({ id: z.string().min(1).max(100) }),
-    responses: { 200: { description: 'the dispatched plan' }, 404: { description: 'unknown plan' }, 409: { description: 'plan is not Created or Paused' } },
+    responses: { 200: { description: 'the dispatched plan', schema: refundPlanSchema }, 404: { description: 'unknown plan' }, 409: { description: 'plan is not Created or Paused' } },
     groupCommit: true,
     handler: ({ params }) => ({ body: dispatchRefundPlan(ctx, params.id) }),
   });
