@@ -126,8 +126,10 @@ export function workerReads<T extends ReadTable>(opts: WorkerReadsOptions): Read
       if (closing) return;
       const worker = new Worker(script, {
         workerData: { dbPath: opts.dbPath, busyTimeoutMs: opts.busyTimeoutMs, tableModule: opts.tableModule.href },
-        // A read worker holds one page of answers at a time; the main heap keeps its own limit.
-        resourceLimits: { maxOldGenerationSizeMb: 128 },
+        // A read worker holds one page of answers at a time. V8's default young generation let each
+        // worker grow by about 30 MB under a stream of identity pages (limit=100); 8 MB kept it to
+        // about 15 MB at the same request rate, since the main thread, not the worker, bounds it.
+        resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 8 },
       });
       slot.worker = worker;
       let started = false;
