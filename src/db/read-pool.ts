@@ -39,6 +39,7 @@ export interface SerializedError {
   status?: number;
   code?: string;
   errors?: FieldError[];
+  headers?: Record<string, string>;
   stack?: string;
 }
 
@@ -50,13 +51,16 @@ export function serializeError(err: unknown): SerializedError {
   if (err instanceof BorderdError) {
     out.status = err.status;
     if (err.extra.errors) out.errors = err.extra.errors;
+    if (err.extra.headers) out.headers = err.extra.headers;
   }
   return out;
 }
 
 /** The worker's error as the main thread throws it: a BorderdError stays one (its problem is shown), anything else a 500 with its code kept (SQLITE_BUSY is a 503). */
 export function deserializeError(e: SerializedError): Error {
-  if (e.status !== undefined && e.code !== undefined) return new BorderdError(e.status, e.code, e.message, e.errors ? { errors: e.errors } : {});
+  if (e.status !== undefined && e.code !== undefined) {
+    return new BorderdError(e.status, e.code, e.message, { ...(e.errors && { errors: e.errors }), ...(e.headers && { headers: e.headers }) });
+  }
   const err = new Error(`read worker: ${e.message}`) as Error & { code?: string };
   if (e.code !== undefined) err.code = e.code;
   if (e.stack !== undefined) err.stack = `${err.name}: ${err.message}\n(in the read worker) ${e.stack}`;

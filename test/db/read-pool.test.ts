@@ -68,11 +68,11 @@ describe('read workers', () => {
     expect(new Set([other, first]).size).toBe(2);
   });
 
-  it('throw a BorderdError raised in a worker as one, with its field errors', async () => {
+  it('throw a BorderdError raised in a worker as one, with its field errors and headers', async () => {
     const { reads } = setUp(1);
     const err = await reads.run('refuse', { field: 'limit' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BorderdError);
-    expect(err).toMatchObject({ status: 400, code: 'validation_failed', message: 'one field failed', extra: { errors: [{ path: 'query.limit', message: 'is wrong' }] } });
+    expect(err).toMatchObject({ status: 400, code: 'validation_failed', message: 'one field failed', extra: { errors: [{ path: 'query.limit', message: 'is wrong' }], headers: { 'Retry-After': '1' } } });
   });
 
   it('keep SQLite error codes, and the connection is read-only', async () => {
