@@ -2,7 +2,8 @@
  * Masking of identity PII for tokens with piiAccess "redacted". The record keeps its shape and
  * types (every field present stays present and a string stays a string of the same length, counted
  * in code points), so clients parse both forms with one schema:
- * - names (firstName, lastName, secondLastName, middleName, nameInLocalScript) and street lines:
+ * - names (firstName, lastName, secondLastName, middleName, nameInLocalScript), street lines and
+ *   free text about the person (employerName, activity, accountPurposeOther, placeOfBirthCity):
  *   first character kept, the rest replaced by "*";
  * - taxId, phone, document idNumber: all but the last two characters replaced by "*";
  * - email: the local part masked like a name, the domain kept ("j***@example.com");
@@ -36,6 +37,12 @@ const TOP_LEVEL: Record<string, Masker> = {
   secondLastName: maskKeepFirst,
   middleName: maskKeepFirst,
   nameInLocalScript: maskKeepFirst,
+  // Free text about the person: an employer, an occupation, a stated purpose, a birthplace (which,
+  // with the date of birth, is a common identity-verification answer) can each point to them.
+  employerName: maskKeepFirst,
+  activity: maskKeepFirst,
+  accountPurposeOther: maskKeepFirst,
+  placeOfBirthCity: maskKeepFirst,
   taxId: maskKeepLast2,
   phone: maskKeepLast2,
   email: maskEmail,

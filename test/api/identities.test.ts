@@ -105,6 +105,7 @@ describe('GET /v1/identities', () => {
         firstName: 'Ana', lastName: 'García', middleName: 'Lu', taxId: 'ABC12345', dateOfBirth: '1990-02-03', email: 'ana.g@example.com', phone: '+5215512345678',
         nameInLocalScript: 'アナ', city: undefined, address: { street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', country: 'MX', postalCode: '06700' },
         documents: [{ type: 'Passport', idNumber: 'P1234567', issuingCountry: 'MX', expiryDate: '2030-01-01' }], actingAsIntermediary: false, citizenship: 'MX',
+        employerName: 'Acme Mexicana', activity: 'Dentist', accountPurposeOther: 'rent for Calle 5', placeOfBirthCity: 'Puebla', placeOfBirthCountry: 'MX', employmentStatus: 'Employed',
       } as Record<string, unknown>,
     });
     const res = await http.get('/v1/identities').set('Authorization', org.auth);
@@ -112,6 +113,7 @@ describe('GET /v1/identities', () => {
       firstName: 'A**', lastName: 'G*****', middleName: '**', taxId: '******45', dateOfBirth: '****-**-**', email: 'a****@example.com', phone: '************78',
       nameInLocalScript: '**', address: { street1: 'C******', street2: 'I****', city: 'CDMX', country: 'MX', postalCode: '*****' },
       documents: [{ type: 'Passport', idNumber: '******67', issuingCountry: 'MX', expiryDate: '2030-01-01' }], actingAsIntermediary: false, citizenship: 'MX',
+      employerName: 'A************', activity: 'D******', accountPurposeOther: 'r***************', placeOfBirthCity: 'P*****', placeOfBirthCountry: 'MX', employmentStatus: 'Employed',
     });
     expect(res.body.data[0].hasComplianceChecks).toBe(true);
   });
