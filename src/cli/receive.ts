@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { CaptureLog } from '../receiver/capture-log.js';
 import { createReporter } from '../receiver/console-report.js';
@@ -114,16 +114,26 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   const since = args.since === undefined ? undefined : parseSince(args.since);
   const eventTypes = parseEvents(args.events);
   const extraHeaders = headersOf(args.header);
+  const keys = staticKeys(args['public-key']);
+  // Every argument is checked before the capture log is opened, so a refused command leaves no file behind.
+  const tunnelCredentials = args.tunnel ? credentialsOf(args, '--tunnel') : undefined;
+  let verify: Verifier | undefined;
+  if (!args.tunnel) {
+    if (keys) verify = (raw, headers) => verifyWebhook(raw, headers, keys);
+    else if (args['public-key-url']) {
+      const source = fetchPublicKey(args['public-key-url'], credentialsOf(args, '--public-key-url'));
+      verify = (raw, headers) => source.verify(raw, headers);
+    } else throw new CliExit(2, 'listen mode needs --public-key FILE or --public-key-url BASE_URL (with --client-id/--client-secret)');
+  }
   const reporter = createReporter(args.json);
   const capture = new CaptureLog(args['capture-db']);
   const forwarder = new Forwarder(target, extraHeaders, args['forward-timeout']);
   const relay = new Relay({ forwarder, capture, reporter, dedupe: args.dedupe, eventTypes });
-  const keys = staticKeys(args['public-key']);
   try {
     if (args.tunnel) {
       const tunnel = new TunnelClient({
         baseUrl: args.tunnel,
-        credentials: credentialsOf(args, '--tunnel'),
+        credentials: tunnelCredentials!,
         relay,
         capture,
         reporter,
@@ -140,16 +150,10 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       await done;
       return;
     }
-    let verify: Verifier;
-    if (keys) verify = (raw, headers) => verifyWebhook(raw, headers, keys);
-    else if (args['public-key-url']) {
-      const source = fetchPublicKey(args['public-key-url'], credentialsOf(args, '--public-key-url'));
-      verify = (raw, headers) => source.verify(raw, headers);
-    } else throw new CliExit(2, 'listen mode needs --public-key FILE or --public-key-url BASE_URL (with --client-id/--client-secret)');
     const listener = await startListener({
       host: args.host,
       port: args.port,
-      verify,
+      verify: verify!,
       relay,
       onRejected: (reason, eventId) =>
         reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status: 401, target: null, latencyMs: null, detail: reason }),
@@ -164,6 +168,8 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
 }
 
 async function runReplay(args: ReplayArgs): Promise<void> {
+  // Replay reads what listen or a tunnel captured: a path with no file is a mistake, not an empty log to create.
+  if (!existsSync(args['capture-db'])) throw new CliExit(1, `no capture log at ${args['capture-db']}: give --capture-db PATH (the file borderd receive wrote)`);
   const capture = new CaptureLog(args['capture-db']);
   try {
     const captured = capture.get(args.eventId);

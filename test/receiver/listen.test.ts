@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -222,12 +222,25 @@ describe('borderd receive (listen mode)', () => {
     expect(replay.stdout).toContain('http://dev:***@127.0.0.1:');
   });
 
-  it('refuses bad usage with exit code 2', async () => {
-    const noKey = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x']);
+  it('refuses bad usage with exit code 2, leaving no capture log behind', async () => {
+    const captureDb = join(tempDir('borderd-rx-'), 'c.db');
+    const noKey = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--capture-db', captureDb]);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/--public-key/);
-    const badType = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--public-key', 'x', '--events', 'Nope']);
+    const badType = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--public-key', 'x', '--events', 'Nope', '--capture-db', captureDb]);
     expect(badType.code).toBe(2);
     expect(badType.stderr).toMatch(/unknown event type\(s\) Nope/);
+    const noKeyFile = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--public-key', join(tempDir('borderd-rx-'), 'none.pem'), '--capture-db', captureDb]);
+    expect(noKeyFile.code).toBe(2);
+    expect(noKeyFile.stderr).toMatch(/--public-key .*none\.pem/);
+    const tunnelNoCredentials = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--tunnel', 'http://127.0.0.1:1', '--capture-db', captureDb], { BORDERD_CLIENT_ID: '', BORDERD_CLIENT_SECRET: '' });
+    expect(tunnelNoCredentials.code).toBe(2);
+    expect(tunnelNoCredentials.stderr).toMatch(/--tunnel needs --client-id/);
+    expect(existsSync(captureDb)).toBe(false);
+    // Replay reads an existing capture log; a wrong path is said, not created.
+    const replay = await runCli(['receive', 'replay', 'evt_any', '--capture-db', captureDb]);
+    expect(replay.code).toBe(1);
+    expect(replay.stderr).toMatch(/no capture log at .*c\.db/);
+    expect(existsSync(captureDb)).toBe(false);
   });
 });
