@@ -8,7 +8,7 @@ import { createGroupCommit } from '../db/group-commit.js';
 import { isDatabaseBusy } from '../db/open.js';
 import { inlineReads } from '../db/read-pool.js';
 import { readQueries } from '../services/offloaded-reads.js';
-import { ApiRegistry, mountRoute, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
+import { ApiRegistry, mountRoute, routeChain, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
 import { VERSION } from '../version.js';
@@ -57,6 +57,26 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
     return new BorderdError(503, 'database_busy', 'the database is busy with another writer; retry the request', { headers: { 'Retry-After': '1' } });
   }
   return undefined;
+}
+
+/**
+ * Runs route handlers in order, as the router does: an error passed on or thrown, or the end of the
+ * chain, goes on to the app's next layer (the error handler for an error).
+ */
+function runChain(chain: ReturnType<typeof routeChain>, req: Request, res: Response, done: NextFunction): void {
+  let i = 0;
+  const next = (err?: unknown): void => {
+    if (err || i === chain.length) {
+      done(err);
+      return;
+    }
+    try {
+      chain[i++]!(req, res, next);
+    } catch (thrown) {
+      done(thrown);
+    }
+  };
+  next();
 }
 
 /** Whether the express path `pattern` (segments like `:id` match any one segment) matches the fixed `path`. */
@@ -128,8 +148,26 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   const early = new Set(paths.filter((path) => !path.includes(':') && paths.some((other) => other.includes(':') && segmentsMatch(other, path))));
   for (const path of early) router.all(path, methodNotAllowed(methodsByPath.get(path)!));
   const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs);
-  for (const spec of registry.routes) mountRoute(router, spec, authenticate, commit);
+  const exact = new Map<string, ReturnType<typeof routeChain>>();
+  for (const [i, spec] of registry.routes.entries()) {
+    const chain = routeChain(spec, authenticate, commit);
+    mountRoute(router, spec, chain);
+    const path = toExpressPath(spec.path);
+    // The router tries about 75 layers in order, each a regular expression; a path without
+    // parameters can be found by its exact text instead, unless an earlier route of the same
+    // method also matches it (the router would take that one).
+    const shadowed = registry.routes.slice(0, i).some((other) => other.method === spec.method && segmentsMatch(toExpressPath(other.path), path));
+    if (!path.includes(':') && !shadowed) exact.set(`${spec.method.toUpperCase()} ${path}`, chain);
+  }
   for (const [path, methods] of methodsByPath) if (!early.has(path)) router.all(path, methodNotAllowed(methods));
+  // Exactly the route the router would pick, found by the method and the path as sent. Any other
+  // spelling (a trailing slash, other letter case, HEAD for a GET route) falls to the router, as
+  // does every path with parameters.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const chain = exact.get(`${req.method} ${req.path}`);
+    if (chain) runChain(chain, req, res, next);
+    else next();
+  });
   app.use(router);
 
   app.use((req: Request, res: Response) => {

@@ -23,12 +23,13 @@ export function requestContext(log: Logger) {
         if (logged) return;
         logged = true;
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        const route = req.route?.path as string | undefined;
+        // Set by the route's first handler; the router's own layers (405 answers) name theirs in req.route.
+        const route = (res.locals.route as string | undefined) ?? (req.route ? `${req.baseUrl}${req.route.path as string}` : undefined);
         log.info(
           {
             requestId,
             method: req.method,
-            route: route ? `${req.baseUrl}${route}` : '(unmatched)',
+            route: route ?? '(unmatched)',
             status: res.statusCode,
             ms: Math.round(ms * 100) / 100,
             orgId: res.locals.orgId as string | undefined,

@@ -134,12 +134,15 @@ export function deprecationHeaders(d: Deprecation): Record<string, string> {
   return headers;
 }
 
-export function mountRoute(
-  router: Router,
-  spec: AnyRouteSpec,
-  authenticate: (mode: AuthMode) => (req: Request, res: Response, next: NextFunction) => void,
-  commit: <T>(fn: () => T) => Promise<T>,
-): void {
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+/**
+ * The handlers a route runs, in order: its deprecation headers (before authentication, so every
+ * answer of a deprecated route says so, a 401 included: a caller whose token expired learns of the
+ * sunset too), authentication, then validation and the handler. The first one names the route for
+ * the request's log line.
+ */
+export function routeChain(spec: AnyRouteSpec, authenticate: (mode: AuthMode) => Middleware, commit: <T>(fn: () => T) => Promise<T>): Middleware[] {
   const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       const errors: FieldError[] = [];
@@ -161,17 +164,16 @@ export function mountRoute(
       next(err);
     }
   };
-  const path = toExpressPath(spec.path);
-  if (!spec.deprecated) {
-    router[spec.method](path, authenticate(spec.auth), handle);
-    return;
-  }
-  // Before authentication, so every answer of a deprecated route says so, a 401 included: a caller
-  // whose token expired learns of the sunset too.
-  const headers = deprecationHeaders(spec.deprecated);
-  const announce = (_req: Request, res: Response, next: NextFunction): void => {
-    res.set(headers);
+  const route = toExpressPath(spec.path);
+  const headers = spec.deprecated ? deprecationHeaders(spec.deprecated) : undefined;
+  const announce: Middleware = (_req, res, next) => {
+    res.locals.route = route;
+    if (headers) res.set(headers);
     next();
   };
-  router[spec.method](path, announce, authenticate(spec.auth), handle);
+  return [announce, authenticate(spec.auth), handle];
+}
+
+export function mountRoute(router: Router, spec: AnyRouteSpec, chain: Middleware[]): void {
+  router[spec.method](toExpressPath(spec.path), ...chain);
 }
