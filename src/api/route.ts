@@ -120,6 +120,17 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, location: stri
   return undefined;
 }
 
+/**
+ * A JsonText body with the headers res.json would send. It skips res.send's content-type parsing and
+ * mime lookups, a few µs of a hot list route's request; nothing else of res.send applies here
+ * (ETags are off, the status is never 204 or 304, and Node sends no body for HEAD).
+ */
+function sendJsonText(res: Response, text: string): void {
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 /** The body of a route that declares none: nothing, or an empty object; a field sent there is refused like any unknown field. */
 const NO_BODY = z.strictObject({});
 
@@ -158,7 +169,7 @@ export function routeChain(spec: AnyRouteSpec, authenticate: (mode: AuthMode) =>
       if (reply.headers) res.set(reply.headers);
       res.status(reply.status ?? 200);
       if (reply.body === undefined) res.end();
-      else if (reply.body instanceof JsonText) res.type('json').send(reply.body.text);
+      else if (reply.body instanceof JsonText) sendJsonText(res, reply.body.text);
       else res.json(reply.body);
     } catch (err) {
       next(err);

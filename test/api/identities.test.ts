@@ -65,7 +65,15 @@ describe('GET /v1/identities', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       expect(res.text).toBe(JSON.stringify(JSON.parse(res.text)));
+      // Counted in bytes, not characters: the data holds multi-byte characters.
+      expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(res.text));
+      expect(Buffer.byteLength(res.text)).toBeGreaterThan(res.text.length);
     }
+    const head = await http.head('/v1/identities').set('Authorization', acme.auth);
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
+    expect(head.text ?? '').toBe('');
     const res = await http.get('/v1/identities?name=zo%C3%AB').set('Authorization', acme.auth);
     expect(res.body).toEqual({ hasMore: false, data: [{ id: expect.any(String), type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky }] });
   });
