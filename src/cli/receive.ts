@@ -99,6 +99,16 @@ function staticKeys(file: string | undefined) {
   }
 }
 
+/** How listen mode checks x-signature: a key file, or the key fetched from a borderd. */
+function listenVerifier(args: ReceiveArgs, keys: ReturnType<typeof staticKeys>): Verifier {
+  if (keys) return (raw, headers) => verifyWebhook(raw, headers, keys);
+  if (args['public-key-url']) {
+    const source = fetchPublicKey(args['public-key-url'], credentialsOf(args, '--public-key-url'));
+    return (raw, headers) => source.verify(raw, headers);
+  }
+  throw new CliExit(2, 'listen mode needs --public-key FILE or --public-key-url BASE_URL (with --client-id/--client-secret)');
+}
+
 /** Resolves on SIGINT/SIGTERM. */
 const untilSignal = () =>
   new Promise<NodeJS.Signals>((resolve) => {
@@ -116,24 +126,18 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   const extraHeaders = headersOf(args.header);
   const keys = staticKeys(args['public-key']);
   // Every argument is checked before the capture log is opened, so a refused command leaves no file behind.
-  const tunnelCredentials = args.tunnel ? credentialsOf(args, '--tunnel') : undefined;
-  let verify: Verifier | undefined;
-  if (!args.tunnel) {
-    if (keys) verify = (raw, headers) => verifyWebhook(raw, headers, keys);
-    else if (args['public-key-url']) {
-      const source = fetchPublicKey(args['public-key-url'], credentialsOf(args, '--public-key-url'));
-      verify = (raw, headers) => source.verify(raw, headers);
-    } else throw new CliExit(2, 'listen mode needs --public-key FILE or --public-key-url BASE_URL (with --client-id/--client-secret)');
-  }
+  const mode: { tunnel: string; credentials: ClientCredentials } | { verify: Verifier } = args.tunnel
+    ? { tunnel: args.tunnel, credentials: credentialsOf(args, '--tunnel') }
+    : { verify: listenVerifier(args, keys) };
   const reporter = createReporter(args.json);
   const capture = new CaptureLog(args['capture-db']);
   const forwarder = new Forwarder(target, extraHeaders, args['forward-timeout']);
   const relay = new Relay({ forwarder, capture, reporter, dedupe: args.dedupe, eventTypes });
   try {
-    if (args.tunnel) {
+    if ('tunnel' in mode) {
       const tunnel = new TunnelClient({
-        baseUrl: args.tunnel,
-        credentials: tunnelCredentials!,
+        baseUrl: mode.tunnel,
+        credentials: mode.credentials,
         relay,
         capture,
         reporter,
@@ -153,7 +157,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     const listener = await startListener({
       host: args.host,
       port: args.port,
-      verify: verify!,
+      verify: mode.verify,
       relay,
       onRejected: (reason, eventId) =>
         reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status: 401, target: null, latencyMs: null, detail: reason }),
