@@ -68,7 +68,7 @@ function splitRows(text: string): CsvRow[] {
   }
   // An open quote would otherwise make the rest of the file one field's value.
   if (quoted) error = `the quoted field opened on line ${quoteLine} is never closed`;
-  if (quoted || fields.length > 0 || hadQuote || field !== '') endRow();
+  endRow(); // the last line, when it has no line end (an empty one is skipped there)
   return rows;
 }
 
