@@ -126,8 +126,9 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   });
   // A known path with a method it does not have is 405 with Allow; anything else falls to 404.
   const methodsByPath = new Map<string, Set<string>>();
-  for (const spec of registry.routes) {
-    const path = toExpressPath(spec.path);
+  const expressPaths = registry.routes.map((spec) => toExpressPath(spec.path));
+  for (const [i, spec] of registry.routes.entries()) {
+    const path = expressPaths[i]!;
     if (!methodsByPath.has(path)) methodsByPath.set(path, new Set());
     methodsByPath.get(path)!.add(spec.method.toUpperCase());
     if (spec.method === 'get') methodsByPath.get(path)!.add('HEAD');
@@ -152,11 +153,11 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   for (const [i, spec] of registry.routes.entries()) {
     const chain = routeChain(spec, authenticate, commit);
     mountRoute(router, spec, chain);
-    const path = toExpressPath(spec.path);
+    const path = expressPaths[i]!;
     // The router tries about 75 layers in order, each a regular expression; a path without
     // parameters can be found by its exact text instead, unless an earlier route of the same
     // method also matches it (the router would take that one).
-    const shadowed = registry.routes.slice(0, i).some((other) => other.method === spec.method && segmentsMatch(toExpressPath(other.path), path));
+    const shadowed = registry.routes.slice(0, i).some((other, j) => other.method === spec.method && segmentsMatch(expressPaths[j]!, path));
     if (!path.includes(':') && !shadowed) exact.set(`${spec.method.toUpperCase()} ${path}`, chain);
   }
   for (const [path, methods] of methodsByPath) if (!early.has(path)) router.all(path, methodNotAllowed(methods));
