@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase, type Db } from './open.js';
-import { serializeError, type ReadTable } from './read-pool.js';
+import { serializeError, type ReadReply, type ReadTable } from './read-pool.js';
 
 /**
  * A read worker (src/db/read-pool.ts): opens its own read-only connection, imports the table of
@@ -33,12 +33,14 @@ const opened = await open();
 if (opened) {
   const { db, table } = opened;
   port.on('message', (m: { id: number; name: string; args: unknown }) => {
+    let reply: ReadReply;
     try {
       const query = table[m.name];
       if (!query) throw new Error(`no read named ${m.name}`);
-      port.postMessage({ id: m.id, ok: true, value: query(db, m.args) });
+      reply = { id: m.id, ok: true, value: query(db, m.args) };
     } catch (err) {
-      port.postMessage({ id: m.id, ok: false, error: serializeError(err) });
+      reply = { id: m.id, ok: false, error: serializeError(err) };
     }
+    port.postMessage(reply);
   });
 }
