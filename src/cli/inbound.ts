@@ -34,11 +34,13 @@ export const inboundCommand: CommandModule = {
           runWithContext(args, (ctx) => {
             const event = showInbound(ctx, args.eventId);
             output(args, event, () => {
-              // The replaced copies are a list of records: a table of their own, not a "key: value" line.
-              const { payload, replacedCopies, ...meta } = event;
+              // The replaced and held copies are lists of records: tables of their own, not "key: value" lines.
+              const { payload, replacedCopies, heldCopies, ...meta } = event;
               const lines = Object.entries(meta).map(([k, v]) => `${k}: ${v ?? '-'}`);
-              const copies = table(replacedCopies, ['seq', 'failureCode', 'failureReason', 'kid', 'attempts', 'receivedAt', 'replacedAt']);
-              return [...lines, 'replacedCopies:', copies, 'payload:', payload === null ? '(not decrypted)' : JSON.stringify(payload, null, 2)].join('\n');
+              const replaced = table(replacedCopies, ['seq', 'failureCode', 'failureReason', 'kid', 'attempts', 'receivedAt', 'replacedAt']);
+              const held = table(heldCopies, ['seq', 'eventType', 'eventCreatedDate', 'receivedAt']);
+              const shownPayload = payload === null ? '(not decrypted)' : JSON.stringify(payload, null, 2);
+              return [...lines, 'replacedCopies:', replaced, 'heldCopies:', held, 'payload:', shownPayload].join('\n');
             });
           }),
       )

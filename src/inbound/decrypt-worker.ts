@@ -29,7 +29,7 @@ export function createDecryptWorker(ctx: AppContext): Worker {
         const counts = await decryptDue(ctx);
         ctx.signals.emit(INBOUND_PASS_SIGNAL, counts);
         // A full batch means more rows may be due right now.
-        if (counts.decrypted + counts.retry + counts.failed + counts.skipped >= ctx.config.inbound.batchSize) again = true;
+        if (Object.values(counts).reduce((a, b) => a + b, 0) >= ctx.config.inbound.batchSize) again = true;
       } catch (err) {
         ctx.log.error({ err }, 'inbound decryption pass failed');
       }

@@ -4,10 +4,12 @@ import { conflict, notFound } from '../domain/errors.js';
 import {
   getInboundEventByEventId,
   listInboundEvents,
+  listHeldCopies,
   listReplacedCopies,
   requeueAllFailed,
   requeueInboundEvent,
   type InboundEvent,
+  type HeldCopy,
   type InboundFilter,
   type ReplacedCopy,
 } from '../store/inbound-events.js';
@@ -58,8 +60,17 @@ export function listInbound(ctx: AppContext, filter: InboundFilter): InboundEven
 /** A copy replaced by a redelivery: its failure, not its bytes (those stay in the database). */
 export type ReplacedCopyView = Omit<ReplacedCopy, 'rawBody'>;
 
-/** One notification with its decrypted payload (parsed JSON when it is JSON) and the copies it replaced. */
-export function showInbound(ctx: AppContext, eventId: string): InboundEventView & { payload: unknown; replacedCopies: ReplacedCopyView[] } {
+/** A redelivered copy held while the stored one is undecided: when it came, not its bytes. */
+export type HeldCopyView = Omit<HeldCopy, 'rawBody'>;
+
+/**
+ * One notification with its decrypted payload (parsed JSON when it is JSON), the copies it replaced
+ * and the redelivered copies held in case the stored one fails for its content.
+ */
+export function showInbound(
+  ctx: AppContext,
+  eventId: string,
+): InboundEventView & { payload: unknown; replacedCopies: ReplacedCopyView[]; heldCopies: HeldCopyView[] } {
   const row = getInboundEventByEventId(ctx.db, eventId);
   if (!row) throw notFound(`inbound event ${eventId}`);
   let payload: unknown = null;
@@ -72,7 +83,8 @@ export function showInbound(ctx: AppContext, eventId: string): InboundEventView 
     }
   }
   const replacedCopies = listReplacedCopies(ctx.db, row.id).map(({ rawBody: _raw, ...copy }) => copy);
-  return { ...toView(row), payload, replacedCopies };
+  const heldCopies = listHeldCopies(ctx.db, row.id).map(({ rawBody: _raw, ...copy }) => copy);
+  return { ...toView(row), payload, replacedCopies, heldCopies };
 }
 
 /** Requeues one failed notification (or all of them) for decryption now. */

@@ -80,13 +80,16 @@ export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
   return result.changes === 1;
 }
 
+/** The bytes of one copy of a notification, and when that copy arrived. */
+export type NotificationCopy = Pick<InboundEvent, 'eventType' | 'eventCreatedDate' | 'rawBody'> & { receivedAt: string };
+
 /**
  * A redelivery of an eventId whose stored copy failed for its content (altered, malformed) takes
  * the stored copy's place and is queued; true when it did. The replaced copy's bytes and failure
  * move to inbound_event_replaced_copies (kept for forensics). Rows that decrypted, wait for a key or
  * came for another ica are left alone. Call inside a transaction.
  */
-export function replaceFailedCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'rawBody'>, contentFailures: readonly string[], nowIso: string): boolean {
+export function replaceFailedCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'ica'> & NotificationCopy, contentFailures: readonly string[]): boolean {
   const row = db
     .prepare(
       `SELECT id FROM inbound_events
@@ -94,20 +97,85 @@ export function replaceFailedCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'eve
     )
     .get(e.eventId, e.ica, JSON.stringify(contentFailures)) as { id: string } | undefined;
   if (!row) return false;
+  swapInCopy(db, row.id, e, e.receivedAt);
+  return true;
+}
+
+/**
+ * Moves the copy a row holds to inbound_event_replaced_copies and queues `copy` in its place, due
+ * now. Call inside a transaction.
+ */
+function swapInCopy(db: Db, id: string, copy: NotificationCopy, nowIso: string): void {
   db.prepare(
     `INSERT INTO inbound_event_replaced_copies (inbound_id, seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid,
        attempts, received_at, replaced_at)
      SELECT e.id, COALESCE((SELECT MAX(seq) FROM inbound_event_replaced_copies WHERE inbound_id = e.id), 0) + 1, e.raw_body, e.event_type,
-       e.event_created_date, e.failure_code, e.failure_reason, e.kid, e.attempts,
-       COALESCE((SELECT MAX(replaced_at) FROM inbound_event_replaced_copies WHERE inbound_id = e.id), e.received_at), ?
+       e.event_created_date, e.failure_code, e.failure_reason, e.kid, e.attempts, COALESCE(e.copy_received_at, e.received_at), ?
      FROM inbound_events e WHERE e.id = ?`,
-  ).run(nowIso, row.id);
+  ).run(nowIso, id);
   db.prepare(
-    `UPDATE inbound_events SET raw_body = ?, event_type = ?, event_created_date = ?, state = 'received', attempts = 0,
+    `UPDATE inbound_events SET raw_body = ?, event_type = ?, event_created_date = ?, copy_received_at = ?, state = 'received', attempts = 0,
        next_attempt_at = ?, failure_code = NULL, failure_reason = NULL, kid = NULL, updated_at = ?
      WHERE id = ?`,
-  ).run(e.rawBody, e.eventType, e.eventCreatedDate, nowIso, nowIso, row.id);
+  ).run(copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt, nowIso, nowIso, id);
+}
+
+/** What became of a redelivery offered to holdCopy. */
+export type HoldOutcome = 'held' | 'known' | 'full' | 'ignored';
+
+/**
+ * Holds a redelivered copy while the stored copy of its eventId (same ica) is not decided yet
+ * (queued, unmatched, waiting for a key): `held`. Bytes already stored or held are not kept twice
+ * (`known`), at most `maxHeld` copies are held per notification (`full`), and a decrypted copy, or
+ * one stored for another ica, holds nothing (`ignored`). Call inside a transaction.
+ */
+export function holdCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'ica'> & NotificationCopy, maxHeld: number): HoldOutcome {
+  const row = db.prepare('SELECT id, ica, state, raw_body FROM inbound_events WHERE event_id = ?').get(e.eventId) as
+    | { id: string; ica: string; state: InboundState; raw_body: string }
+    | undefined;
+  if (!row || row.state === 'decrypted' || row.ica !== e.ica) return 'ignored';
+  if (row.raw_body === e.rawBody) return 'known';
+  const held = db.prepare('SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(raw_body = ?) AS same FROM inbound_event_held_copies WHERE inbound_id = ?').get(e.rawBody, row.id) as {
+    n: number;
+    last: number | null;
+    same: number | null;
+  };
+  if (held.same) return 'known';
+  if (held.n >= maxHeld) return 'full';
+  db.prepare('INSERT INTO inbound_event_held_copies (inbound_id, seq, raw_body, event_type, event_created_date, received_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    row.id,
+    (held.last ?? 0) + 1,
+    e.rawBody,
+    e.eventType,
+    e.eventCreatedDate,
+    e.receivedAt,
+  );
+  return 'held';
+}
+
+/**
+ * After the row's copy failed for its content: the oldest held copy takes its place and is queued,
+ * the failed copy moving to the replaced copies. True when there was one. Call inside a transaction.
+ */
+export function promoteHeldCopy(db: Db, id: string, nowIso: string): boolean {
+  const held = db
+    .prepare('SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq LIMIT 1')
+    .get(id) as { seq: number; raw_body: string; event_type: string; event_created_date: string; received_at: string } | undefined;
+  if (!held) return false;
+  swapInCopy(db, id, { rawBody: held.raw_body, eventType: held.event_type, eventCreatedDate: held.event_created_date, receivedAt: held.received_at }, nowIso);
+  db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?').run(id, held.seq);
   return true;
+}
+
+/** A redelivered copy waiting for the stored copy to be decided. */
+export type HeldCopy = { seq: number } & NotificationCopy;
+
+/** The copies held for a notification, oldest first. */
+export function listHeldCopies(db: Db, inboundId: string): HeldCopy[] {
+  const rows = db
+    .prepare('SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq')
+    .all(inboundId) as { seq: number; raw_body: string; event_type: string; event_created_date: string; received_at: string }[];
+  return rows.map((r) => ({ seq: r.seq, rawBody: r.raw_body, eventType: r.event_type, eventCreatedDate: r.event_created_date, receivedAt: r.received_at }));
 }
 
 export interface ReplacedCopy {
@@ -211,15 +279,17 @@ export function recordAttempt(
     | { state: 'received' | 'failed'; kid: string | null; failureCode: string; failureReason: string; nextAttemptAt: string | null; at: string },
 ): boolean {
   if (outcome.state === 'decrypted') {
-    return (
+    const done =
       db
         .prepare(
           `UPDATE inbound_events SET state = 'decrypted', attempts = attempts + 1, kid = ?, payload_enc = ?, decrypted_at = ?,
              next_attempt_at = NULL, failure_code = NULL, failure_reason = NULL, updated_at = ?
            WHERE id = ? AND state = 'received' AND attempts = ?`,
         )
-        .run(outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seenAttempts).changes === 1
-    );
+        .run(outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seenAttempts).changes === 1;
+    // The event is processed: copies held in case this one failed are not needed any more.
+    if (done) db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ?').run(id);
+    return done;
   }
   return (
     db

@@ -75,7 +75,7 @@ describe('migration 011', () => {
     }
     const changes = db.prepare('SELECT total_changes() AS n').pluck();
     const before = changes.get() as number;
-    migrate(db);
+    migrate(db, listMigrations().filter((m) => m.version === 11));
     expect(db.prepare('SELECT id, full_name_lc AS full FROM identities ORDER BY id').all()).toEqual([
       { id: 'idn_both', full: 'ana garcía' },
       { id: 'idn_first', full: '' },
@@ -85,6 +85,31 @@ describe('migration 011', () => {
     ]);
     // Three identity rows rewritten, plus the schema_migrations row: the unchanged ones were not written.
     expect((changes.get() as number) - before).toBe(4);
+    db.close();
+  });
+});
+
+describe('migration 012', () => {
+  it('records when a copy that replaced another arrived: when it replaced it', () => {
+    const db = databaseBefore(12);
+    const insert = db.prepare(
+      `INSERT INTO inbound_events (id, event_id, event_type, event_created_date, ica, org_id, raw_body, state, attempts, received_at, updated_at)
+       VALUES (?, ?, 'T', '2026-01-01T00:00:00.000Z', '1', NULL, '{}', 'unmatched', 0, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
+    );
+    insert.run('inb_replaced', 'ev-r');
+    insert.run('inb_plain', 'ev-p');
+    const copy = db.prepare(
+      `INSERT INTO inbound_event_replaced_copies (inbound_id, seq, raw_body, event_type, event_created_date, failure_code, attempts, received_at, replaced_at)
+       VALUES ('inb_replaced', ?, '{}', 'T', '2026-01-01T00:00:00.000Z', 'decryption_failed', 1, ?, ?)`,
+    );
+    copy.run(1, '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z');
+    copy.run(2, '2026-01-02T00:00:00.000Z', '2026-01-03T00:00:00.000Z');
+    migrate(db);
+    expect(db.prepare('SELECT id, copy_received_at AS at FROM inbound_events ORDER BY id').all()).toEqual([
+      { id: 'inb_plain', at: null },
+      { id: 'inb_replaced', at: '2026-01-03T00:00:00.000Z' },
+    ]);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'inbound_event_held_copies'").get()).toEqual({ name: 'inbound_event_held_copies' });
     db.close();
   });
 });

@@ -64,8 +64,18 @@ describe('borderd inbound (CLI)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('[object Object]');
     expect(r.stdout).toMatch(/replacedCopies:\n.*failureCode.*\n\s*1\s.*decryption_failed/);
+    expect(r.stdout).toMatch(/heldCopies:\n\(none\)/);
     const none = await runCli(['inbound', 'show', 'a-1', '--db', ctx.config.database.path]);
     expect(none.stdout).toMatch(/replacedCopies:\n\(none\)/);
+
+    // A redelivery with other bytes while the first copy is still queued is held, and listed.
+    for (const payload of [{ copy: 1 }, { copy: 2 }]) {
+      const body = notification(await joseToken(payload, key), { eventId: 'h-1', ica: '5000', eventType: `COPY_${payload.copy}` });
+      receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
+    }
+    const held = await runCli(['inbound', 'show', 'h-1', '--db', ctx.config.database.path]);
+    expect(held.code, held.stderr).toBe(0);
+    expect(held.stdout).toMatch(/heldCopies:\n.*eventType.*receivedAt.*\n\s*1\s+COPY_2\s/);
   });
 
   it('retry EVENT_ID requeues that one failed notification with a fresh attempt count', async () => {
