@@ -14,15 +14,19 @@ interface SequenceTimes {
   serverTiming: Record<string, number[]>;
 }
 
-/** Sends each delivery once, one after another on a keep-alive pool, and times each round trip. */
-async function sendSequentially(url: string, deliveries: readonly SignedDelivery<unknown>[]): Promise<SequenceTimes> {
+/**
+ * Sends each delivery once, one after another on a keep-alive pool, and times each round trip. Each
+ * request also carries its send time and `path`, from which the app records the one-way time.
+ */
+async function sendSequentially(url: string, deliveries: readonly SignedDelivery<unknown>[], path: 'direct' | 'through' | 'warmup'): Promise<SequenceTimes> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: 1 });
   const out: SequenceTimes = { times: [], serverTiming: {} };
   try {
     for (const d of deliveries) {
       const t0 = performance.now();
-      const res = await pool.request({ method: 'POST', path: target.pathname, headers: d.headers, body: d.body });
+      const headers = { ...d.headers, 'x-bench-path': path, 'x-bench-sent-ns': String(process.hrtime.bigint()) };
+      const res = await pool.request({ method: 'POST', path: target.pathname, headers, body: d.body });
       await res.body.text();
       out.times.push(performance.now() - t0);
       if (res.statusCode !== 200) throw new Error(`POST ${url}: ${res.statusCode}`);
@@ -75,8 +79,8 @@ export const receiverBenchmark: Benchmark = {
           }),
         );
       log(`receiver: ${n} deliveries direct and through borderd receive`);
-      await sendSequentially(`${app.url}/webhooks`, make(warmup));
-      await sendSequentially(receive.url, make(warmup));
+      await sendSequentially(`${app.url}/webhooks`, make(warmup), 'warmup');
+      await sendSequentially(receive.url, make(warmup), 'warmup');
       // Alternate in blocks so machine noise hits both paths alike.
       const direct: number[] = [];
       const through: number[] = [];
@@ -84,8 +88,8 @@ export const receiverBenchmark: Benchmark = {
       const forward: number[] = [];
       const block = quick ? 50 : 500;
       for (let done = 0; done < n; done += block) {
-        direct.push(...(await sendSequentially(`${app.url}/webhooks`, make(block))).times);
-        const via = await sendSequentially(receive.url, make(block));
+        direct.push(...(await sendSequentially(`${app.url}/webhooks`, make(block), 'direct')).times);
+        const via = await sendSequentially(receive.url, make(block), 'through');
         through.push(...via.times);
         own.push(...(via.serverTiming.receive ?? []));
         forward.push(...(via.serverTiming.forward ?? []));
@@ -95,6 +99,10 @@ export const receiverBenchmark: Benchmark = {
       const r: LatencySummary = summarize(through);
       const o: LatencySummary = summarize(own);
       const f: LatencySummary = summarize(forward);
+      const oneWay = (await (await fetch(`${app.url}/one-way`)).json()) as Record<'direct' | 'through', number[] | undefined>;
+      if (oneWay.direct?.length !== direct.length || oneWay.through?.length !== through.length) throw new Error('the app did not record a one-way time for every delivery');
+      const od: LatencySummary = summarize(oneWay.direct);
+      const ot: LatencySummary = summarize(oneWay.through);
       const stats = (await (await fetch(`${app.url}/stats`)).json()) as { deliveries: number };
       const expected = 2 * (warmup + Math.ceil(n / block) * block);
       if (stats.deliveries !== expected) throw new Error(`the app saw ${stats.deliveries} deliveries, expected ${expected}`);
@@ -108,6 +116,10 @@ export const receiverBenchmark: Benchmark = {
           { metric: 'through borderd receive p99', value: round(r.p99, 3), unit: 'ms' },
           { metric: 'added p50', value: round(r.p50 - d.p50, 3), unit: 'ms' },
           { metric: 'added p99', value: round(r.p99 - d.p99, 3), unit: 'ms', note: 'target < 2 ms' },
+          { metric: 'one-way direct p50 / p99', value: `${round(od.p50, 3)} / ${round(od.p99, 3)}`, unit: 'ms', note: "from the sender's send to the end of the body at the app" },
+          { metric: 'one-way through receive p50 / p99', value: `${round(ot.p50, 3)} / ${round(ot.p99, 3)}`, unit: 'ms' },
+          { metric: 'one-way added p50', value: round(ot.p50 - od.p50, 3), unit: 'ms' },
+          { metric: 'one-way added p99', value: round(ot.p99 - od.p99, 3), unit: 'ms', note: 'target < 2 ms, read as sender to app' },
           { metric: "receiver's own time p50", value: round(o.p50, 3), unit: 'ms', note: 'its Server-Timing: reading, verifying, deduplicating, answering' },
           { metric: "receiver's own time p99", value: round(o.p99, 3), unit: 'ms' },
           { metric: 'its forward to the app p50', value: round(f.p50, 3), unit: 'ms', note: 'its Server-Timing: the round trip to the app' },
@@ -122,6 +134,12 @@ export const receiverBenchmark: Benchmark = {
           receiverP99Ms: round(r.p99, 3),
           addedP50Ms: round(r.p50 - d.p50, 3),
           addedP99Ms: round(r.p99 - d.p99, 3),
+          oneWayDirectP50Ms: round(od.p50, 3),
+          oneWayDirectP99Ms: round(od.p99, 3),
+          oneWayThroughP50Ms: round(ot.p50, 3),
+          oneWayThroughP99Ms: round(ot.p99, 3),
+          oneWayAddedP50Ms: round(ot.p50 - od.p50, 3),
+          oneWayAddedP99Ms: round(ot.p99 - od.p99, 3),
           ownP50Ms: round(o.p50, 3),
           ownP99Ms: round(o.p99, 3),
           forwardP50Ms: round(f.p50, 3),

@@ -3,7 +3,10 @@
  * `--public-key FILE` it verifies every signature with borderd/verify (a failure is answered 400
  * and counted) and records, per event, the time from the event's createdAt to its first receipt.
  * `GET /stats` answers the counts and the first and last receipt times (`?latencies=1` adds the
- * latencies); `POST /reset` clears them; `PUT /public-key` sets the key to verify with.
+ * latencies); `POST /reset` clears them; `PUT /public-key` sets the key to verify with. A POST that
+ * carries `x-bench-sent-ns` (the sender's process.hrtime, CLOCK_MONOTONIC, which every process of
+ * the machine reads alike) and `x-bench-path` has its one-way time, from that stamp to the end of
+ * its body here, kept under that path: `GET /one-way` answers them by path.
  * Run as a child process: node dist/bench/webhook-receiver-server.js [--public-key FILE]
  */
 import { readFileSync } from 'node:fs';
@@ -22,12 +25,19 @@ let firstAt = 0;
 let lastAt = 0;
 const firstReceipt = new Map<string, number>();
 let latenciesMs: number[] = [];
+const oneWayMs: Record<string, number[]> = {};
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
+    const arrivedNs = process.hrtime.bigint();
     const now = performance.timeOrigin + performance.now();
+    if (req.method === 'GET' && req.url === '/one-way') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(oneWayMs));
+      return;
+    }
     if (req.method === 'GET' && req.url?.startsWith('/stats')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       const withLatencies = req.url.includes('latencies=1');
@@ -51,6 +61,9 @@ const server = createServer((req, res) => {
       return;
     }
     deliveries++;
+    const sentNs = req.headers['x-bench-sent-ns'];
+    const path = req.headers['x-bench-path'];
+    if (typeof sentNs === 'string' && typeof path === 'string') (oneWayMs[path] ??= []).push(Number(arrivedNs - BigInt(sentNs)) / 1e6);
     if (firstAt === 0) firstAt = now;
     lastAt = now;
     const body = Buffer.concat(chunks);

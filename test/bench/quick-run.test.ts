@@ -55,9 +55,10 @@ describe('npm run bench -- --quick', () => {
     expect(api!.identities).toBe(2000);
     expect(api!.transactions).toBe(2000);
 
-    positive(receiver!, ['directP50Ms', 'receiverP50Ms', 'receiverP99Ms', 'ownP50Ms', 'ownP99Ms', 'forwardP50Ms', 'forwardP99Ms', 'receiverPeakRssMb']);
+    positive(receiver!, ['directP50Ms', 'receiverP50Ms', 'receiverP99Ms', 'oneWayDirectP50Ms', 'oneWayThroughP50Ms', 'oneWayThroughP99Ms', 'ownP50Ms', 'ownP99Ms', 'forwardP50Ms', 'forwardP99Ms', 'receiverPeakRssMb']);
     expect(receiver!.deliveries).toBe(200);
     expect(typeof receiver!.addedP99Ms).toBe('number');
+    expect(typeof receiver!.oneWayAddedP99Ms).toBe('number');
 
     positive(inbound!, ['acceptedPerSecond', 'decryptionsPerSecond', 'joseDecryptionsPerSecond', 'decryptionVsJoseRatio', 'daemonPeakRssMb']);
     expect(inbound!.notifications).toBe(300);
