@@ -706,6 +706,27 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     expect(new Set(s.receiver.received.slice(1).map((r) => r.headers['x-event-id'])).size).toBe(3);
   });
 
+  it('disable, and the lease cannot be given back: the queued ones are still not sent, no attempt is counted, and the failure is logged', async () => {
+    const s = await queuedBehindOne();
+    // The release of a skipped row's lease fails (as a locked or full disk would); nothing else does.
+    s.ctx.db.exec(`CREATE TEMP TRIGGER refuse_release BEFORE UPDATE OF claimed_by ON deliveries
+      WHEN NEW.claimed_by IS NULL AND OLD.state = 'skipped' AND NEW.state = OLD.state AND NEW.attempts = OLD.attempts
+      BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`);
+    disableWebhook(s.ctx, s.webhookId);
+    expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
+    expect(s.receiver.received).toHaveLength(1);
+    const skipped = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 }).filter((d) => d.state === 'skipped');
+    expect(skipped.map((d) => [d.attempts, listAttempts(s.ctx.db, d.id).length])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    // Still leased: the lease ends on its own.
+    expect(s.ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL AND state = 'skipped'").get()).toEqual({ n: 2 });
+    const warned = s.ctx.logs.lines.filter((l) => l.msg === 'lease of a row not sent was not given back; it ends on its own');
+    expect(warned.map((l) => [l.level, l.deliveryId]).sort()).toEqual(skipped.map((d) => [40, d.id]).sort());
+    expect(s.ctx.logs.text()).toContain('simulated write failure');
+  });
+
   it('delete: the queued ones are never sent and stay cancelled', async () => {
     const s = await queuedBehindOne();
     const del = await s.http.delete(`/v1/notifications/webhooks/settings/${s.webhookId}`).set('authorization', s.org.auth);
