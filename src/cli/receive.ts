@@ -131,6 +131,9 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     : { verify: listenVerifier(args, keys) };
   const reporter = createReporter(args.json);
   const capture = new CaptureLog(args['capture-db']);
+  const checkpoints = capture.checkpointInBackground((err) =>
+    reporter.error(`capture log: background checkpoints stopped, SQLite checkpoints on write again: ${err.message}`),
+  );
   const forwarder = new Forwarder(target, extraHeaders, args['forward-timeout']);
   const relay = new Relay({ forwarder, capture, reporter, dedupe: args.dedupe, eventTypes });
   try {
@@ -167,6 +170,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     await listener.close();
   } finally {
     await forwarder.close();
+    await checkpoints?.close();
     capture.close();
   }
 }

@@ -1,4 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -220,6 +221,33 @@ describe('borderd receive (listen mode)', () => {
     }
     expect(rx.output()).toContain('http://dev:***@127.0.0.1:');
     expect(replay.stdout).toContain('http://dev:***@127.0.0.1:');
+  });
+
+  it('checkpoints the capture log in the background: what it recorded reaches the database file while it runs', async () => {
+    const { rx, post, captureDb } = await setup();
+    for (const id of ['evt_c1', 'evt_c2', 'evt_c3']) {
+      const d = signer.signBody(JSON.stringify({ id, type: 'Transaction_Updated', organizationId: 'org_1', createdAt: '2026-01-01T00:00:00.000Z', timestamp: 1767225600000, data }));
+      expect((await post(d.body, d.headers)).status).toBe(200);
+    }
+    await rx.waitForOutput(/evt_c3/);
+    // The database file alone, without its WAL: SQLite's own checkpoint would wait for 1,000 pages
+    // of WAL, these three rows are a few; only the background checkpoint puts them there this soon.
+    const copy = join(tempDir('borderd-capture-copy-'), 'main-file-only.db');
+    const inMainFile = (): number => {
+      copyFileSync(captureDb, copy);
+      const db = new Database(copy, { readonly: true });
+      try {
+        // Until the first checkpoint even the table is only in the WAL.
+        const table = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'captured_events'").get();
+        return table ? (db.prepare("SELECT COUNT(*) AS n FROM captured_events WHERE event_id LIKE 'evt_c%'").pluck().get() as number) : 0;
+      } finally {
+        db.close();
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while (inMainFile() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(inMainFile()).toBe(3);
+    expect(rx.output()).not.toMatch(/background checkpoints stopped/);
   });
 
   it('refuses bad usage with exit code 2, leaving no capture log behind', async () => {
