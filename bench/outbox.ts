@@ -2,6 +2,7 @@ import type { Benchmark } from './bench-types.js';
 import { DaemonDatabase } from './daemon-database.js';
 import { cpus } from 'node:os';
 import { processCpuSeconds, sampleRss, startDaemon } from './daemon-process.js';
+import { machineCpu, machineCpuBetween } from './machine-cpu.js';
 import { OutboxScenario } from './outbox-scenario.js';
 import { mb, round, summarize } from './percentiles.js';
 import type { Row } from './report-table.js';
@@ -59,8 +60,10 @@ export const outboxBenchmark: Benchmark = {
 
       // 2. Latency at a fixed offered rate (a paced sender: one event every 1/rate s), the webhook enabled.
       await scenario.resetReceiver();
+      const cpuBefore = machineCpu();
       const offered = await scenario.writeEventsPaced(rate, latencySeconds);
       const timed = await scenario.waitForDeliveries(offered.requests, 60_000, 'distinctEvents');
+      const machine = machineCpuBetween(cpuBefore, machineCpu());
       const latency = summarize((await scenario.stats(true)).latenciesMs ?? []);
       log(`outbox: p99 commit-to-receipt ${round(latency.p99, 2)} ms at ${rate} events/s`);
 
@@ -96,6 +99,7 @@ export const outboxBenchmark: Benchmark = {
         { metric: `commit→receipt p50 at ${rate}/s`, value: round(latency.p50, 2), unit: 'ms', note: `${timed.distinctEvents} events over ${latencySeconds} s, paced: ${round(offered.offeredPerSecond, 1)}/s offered, sender at most ${round(offered.maxLagMs, 1)} ms late` },
         { metric: `commit→receipt p95 at ${rate}/s`, value: round(latency.p95, 2), unit: 'ms' },
         { metric: `commit→receipt p99 at ${rate}/s`, value: round(latency.p99, 2), unit: 'ms', note: 'target < 50 ms' },
+        { metric: `machine CPU during the ${rate}/s phase`, value: round(machine.busyPct, 1), unit: '%', note: `of all ${cpus().length} cores, every process; ${round(machine.stealPct, 1)}% more taken by the host (steal)` },
         { metric: 'deliveries/s, 10 endpoints', value: round(fanRate, 0), unit: '/s', note: `${fan.deliveries} verified deliveries of ${fanoutEvents} events` },
         { metric: 'fan-out ÷ signing limit', value: round((fanRate / signing.perSecond) * 100, 1), unit: '%', note: '> 100% means the signature is reused' },
         { metric: 'fan-out: stored signatures / events', value: `${signatures} / ${events}`, note: 'rows of event_signatures; sign() calls are counted in test/delivery/signatures.test.ts' },
@@ -124,6 +128,8 @@ export const outboxBenchmark: Benchmark = {
           commitToReceiptP50Ms: round(latency.p50),
           commitToReceiptP95Ms: round(latency.p95),
           commitToReceiptP99Ms: round(latency.p99),
+          latencyMachineBusyPct: round(machine.busyPct, 1),
+          latencyMachineStealPct: round(machine.stealPct, 1),
           deliveriesFanout: fan.deliveries,
           deliveriesPerSecondFanout: round(fanRate),
           fanoutVsSigningRatio: round(fanRate / signing.perSecond, 3),

@@ -48,6 +48,8 @@ describe('npm run bench -- --quick', () => {
     expect(outbox!.deliveriesSingle).toBeGreaterThanOrEqual(200);
     expect(outbox!.deliveriesFanout).toBeGreaterThanOrEqual(500);
     expect(outbox!.verificationFailures).toBe(0);
+    expect(outbox!.latencyMachineBusyPct).toBeGreaterThan(0);
+    expect(outbox!.latencyMachineStealPct).toBeGreaterThanOrEqual(0);
     // The signature is made once per event and key, whatever the number of endpoints.
     expect(outbox!.fanoutEventSignatures).toBe(outbox!.fanoutEventsStored);
 
