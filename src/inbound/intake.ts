@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
-import { getInboundEventByEventId, holdCopy, insertInboundEvent, replaceFailedCopy } from '../store/inbound-events.js';
+import { getInboundEventByEventId, holdCopy, insertInboundEvent, replaceCopy, type HoldOutcome, type InboundEvent, type InboundState } from '../store/inbound-events.js';
 import { getOrganization } from '../store/organizations.js';
 import { organizationForIca } from './ica-mapping.js';
 import { INBOUND_SIGNAL } from './signals.js';
@@ -23,48 +23,74 @@ export interface IntakeResult {
 export const MAX_HELD_COPIES = 5;
 
 /**
+ * What a second copy of an eventId does to the stored one (docs/inbound.md has the table). It is
+ * never processed twice, and not lost either:
+ * - a copy for another ica, or of a notification already decrypted: ignored;
+ * - the stored copy failed for its content (an altered token): the new copy replaces it, since the
+ *   stored one was never processed;
+ * - the stored copy is not decided yet (queued, unmatched, waiting for a key) and the bytes differ:
+ *   the new copy is held, to take the stored copy's place if that one turns out altered;
+ * - the same bytes: ignored.
+ */
+export function redeliveryAction(
+  stored: Pick<InboundEvent, 'ica' | 'state' | 'orgId' | 'failureCode' | 'rawBody'>,
+  copy: Pick<InboundEvent, 'ica' | 'rawBody'>,
+): 'replace' | 'hold' | 'ignore' {
+  if (stored.ica !== copy.ica || stored.state === 'decrypted') return 'ignore';
+  const failedForContent = stored.state === 'failed' && stored.orgId !== null && stored.failureCode !== null && (CONTENT_FAILURES as readonly string[]).includes(stored.failureCode);
+  if (failedForContent) return 'replace';
+  return stored.rawBody === copy.rawBody ? 'ignore' : 'hold';
+}
+
+type IntakeOutcome = 'stored' | 'replaced' | HoldOutcome | 'duplicate';
+
+/**
  * Stores a validated notification with its exact bytes, once per eventId. The caller answers 200
  * only after this returns, so an acknowledged notification is on disk; decryption happens later
  * from the stored row. An ica that maps to no organization is kept as `unmatched`, never dropped.
- * A second copy of an eventId (same ica) is not processed twice, and not lost either:
- * - the stored copy failed for its content (an altered token): the new copy replaces it, since that
- *   copy was never processed;
- * - the stored copy is not decided yet (queued, unmatched, waiting for a key) and the new bytes
- *   differ: the new copy is held, to take the stored copy's place if that one turns out altered;
- * - otherwise (decrypted, the same bytes): ignored.
+ * A second copy of the eventId goes where redeliveryAction says.
  */
 export function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): IntakeResult {
   const now = ctx.clock.now();
   const at = isoAt(now);
   const id = newId('inb', now);
   // One transaction: the organization lookup, the insert, and on a duplicate what becomes of it.
-  const { outcome, orgId } = ctx.db
-    .transaction(() => {
+  const result = ctx.db
+    .transaction((): { outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null } => {
       const mapped = organizationForIca(ctx, n.ica);
       const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
-      const copy = { eventId: n.eventId, eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, ica: n.ica, rawBody, receivedAt: at };
-      if (insertInboundEvent(ctx.db, { ...copy, id, orgId, state: orgId ? 'received' : 'unmatched' })) return { outcome: 'stored' as const, orgId };
-      if (replaceFailedCopy(ctx.db, copy, CONTENT_FAILURES)) return { outcome: 'replaced' as const, orgId };
-      return { outcome: holdCopy(ctx.db, copy, MAX_HELD_COPIES), orgId };
+      const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
+      const state = orgId ? 'received' : 'unmatched';
+      if (insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state })) return { outcome: 'stored', id, state, orgId };
+      const stored = getInboundEventByEventId(ctx.db, n.eventId)!;
+      const action = redeliveryAction(stored, { ica: n.ica, rawBody });
+      if (action === 'replace') {
+        replaceCopy(ctx.db, stored.id, copy, at);
+        return { outcome: 'replaced', id: stored.id, state: 'received', orgId: stored.orgId };
+      }
+      const outcome = action === 'hold' ? holdCopy(ctx.db, stored.id, copy, MAX_HELD_COPIES) : 'duplicate';
+      return { outcome, id: stored.id, state: stored.state, orgId: stored.orgId };
     })
     .immediate();
 
-  if (outcome === 'stored') {
-    if (orgId) ctx.signals.emit(INBOUND_SIGNAL);
-    else ctx.log.warn({ eventId: n.eventId, inboundId: id, ica: n.ica }, 'card-network notification for an unmapped ica stored as unmatched');
-    return { id, eventId: n.eventId, duplicate: false, state: orgId ? 'received' : 'unmatched' };
+  const log = { eventId: n.eventId, inboundId: result.id };
+  switch (result.outcome) {
+    case 'stored':
+      if (result.orgId) ctx.signals.emit(INBOUND_SIGNAL);
+      else ctx.log.warn({ ...log, ica: n.ica }, 'card-network notification for an unmapped ica stored as unmatched');
+      return { id: result.id, eventId: n.eventId, duplicate: false, state: result.state };
+    case 'replaced':
+      ctx.log.warn(log, 'redelivered card-network notification replaces a copy that failed decryption');
+      ctx.signals.emit(INBOUND_SIGNAL);
+      break;
+    case 'held':
+      ctx.log.info(log, 'redelivered card-network notification with other bytes held until the stored copy is decrypted');
+      break;
+    case 'full':
+      ctx.log.warn({ ...log, held: MAX_HELD_COPIES }, 'redelivered card-network notification ignored: as many copies as are kept are already held');
+      break;
+    default:
+      ctx.log.info(log, 'duplicate card-network notification ignored');
   }
-  const existing = getInboundEventByEventId(ctx.db, n.eventId)!;
-  const log = { eventId: n.eventId, inboundId: existing.id };
-  if (outcome === 'replaced') {
-    ctx.log.warn(log, 'redelivered card-network notification replaces a copy that failed decryption');
-    ctx.signals.emit(INBOUND_SIGNAL);
-  } else if (outcome === 'held') {
-    ctx.log.info(log, 'redelivered card-network notification with other bytes held until the stored copy is decrypted');
-  } else if (outcome === 'full') {
-    ctx.log.warn({ ...log, held: MAX_HELD_COPIES }, 'redelivered card-network notification ignored: as many copies as are kept are already held');
-  } else {
-    ctx.log.info(log, 'duplicate card-network notification ignored');
-  }
-  return { id: existing.id, eventId: n.eventId, duplicate: true, state: existing.state };
+  return { id: result.id, eventId: n.eventId, duplicate: true, state: result.state };
 }

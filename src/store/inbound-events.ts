@@ -84,28 +84,10 @@ export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
 export type NotificationCopy = Pick<InboundEvent, 'eventType' | 'eventCreatedDate' | 'rawBody'> & { receivedAt: string };
 
 /**
- * A redelivery of an eventId whose stored copy failed for its content (altered, malformed) takes
- * the stored copy's place and is queued; true when it did. The replaced copy's bytes and failure
- * move to inbound_event_replaced_copies (kept for forensics). Rows that decrypted, wait for a key or
- * came for another ica are left alone. Call inside a transaction.
+ * Moves the copy a row holds to inbound_event_replaced_copies (its bytes kept for forensics) and
+ * queues `copy` in its place, due now. Call inside a transaction.
  */
-export function replaceFailedCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'ica'> & NotificationCopy, contentFailures: readonly string[]): boolean {
-  const row = db
-    .prepare(
-      `SELECT id FROM inbound_events
-       WHERE event_id = ? AND ica = ? AND state = 'failed' AND org_id IS NOT NULL AND failure_code IN (SELECT value FROM json_each(?))`,
-    )
-    .get(e.eventId, e.ica, JSON.stringify(contentFailures)) as { id: string } | undefined;
-  if (!row) return false;
-  swapInCopy(db, row.id, e, e.receivedAt);
-  return true;
-}
-
-/**
- * Moves the copy a row holds to inbound_event_replaced_copies and queues `copy` in its place, due
- * now. Call inside a transaction.
- */
-function swapInCopy(db: Db, id: string, copy: NotificationCopy, nowIso: string): void {
+export function replaceCopy(db: Db, id: string, copy: NotificationCopy, nowIso: string): void {
   db.prepare(
     `INSERT INTO inbound_event_replaced_copies (inbound_id, seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid,
        attempts, received_at, replaced_at)
@@ -120,22 +102,16 @@ function swapInCopy(db: Db, id: string, copy: NotificationCopy, nowIso: string):
   ).run(copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt, nowIso, nowIso, id);
 }
 
-/** What became of a redelivery offered to holdCopy. */
-export type HoldOutcome = 'held' | 'known' | 'full' | 'ignored';
+/** What became of a copy offered to holdCopy. */
+export type HoldOutcome = 'held' | 'known' | 'full';
 
 /**
- * Holds a redelivered copy while the stored copy of its eventId (same ica) is not decided yet
- * (queued, unmatched, waiting for a key): `held`. Bytes already stored or held are not kept twice
- * (`known`), at most `maxHeld` copies are held per notification (`full`), and a decrypted copy, or
- * one stored for another ica, holds nothing (`ignored`). Call inside a transaction.
+ * Holds a redelivered copy of row `id`'s notification: `held`, unless these bytes are already held
+ * (`known`) or `maxHeld` copies are (`full`). Which copies are held at all is the caller's rule.
+ * Call inside a transaction.
  */
-export function holdCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'ica'> & NotificationCopy, maxHeld: number): HoldOutcome {
-  const row = db.prepare('SELECT id, ica, state, raw_body FROM inbound_events WHERE event_id = ?').get(e.eventId) as
-    | { id: string; ica: string; state: InboundState; raw_body: string }
-    | undefined;
-  if (!row || row.state === 'decrypted' || row.ica !== e.ica) return 'ignored';
-  if (row.raw_body === e.rawBody) return 'known';
-  const held = db.prepare('SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(raw_body = ?) AS same FROM inbound_event_held_copies WHERE inbound_id = ?').get(e.rawBody, row.id) as {
+export function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHeld: number): HoldOutcome {
+  const held = db.prepare('SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(raw_body = ?) AS same FROM inbound_event_held_copies WHERE inbound_id = ?').get(copy.rawBody, id) as {
     n: number;
     last: number | null;
     same: number | null;
@@ -143,12 +119,12 @@ export function holdCopy(db: Db, e: Pick<InboundEvent, 'eventId' | 'ica'> & Noti
   if (held.same) return 'known';
   if (held.n >= maxHeld) return 'full';
   db.prepare('INSERT INTO inbound_event_held_copies (inbound_id, seq, raw_body, event_type, event_created_date, received_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-    row.id,
+    id,
     (held.last ?? 0) + 1,
-    e.rawBody,
-    e.eventType,
-    e.eventCreatedDate,
-    e.receivedAt,
+    copy.rawBody,
+    copy.eventType,
+    copy.eventCreatedDate,
+    copy.receivedAt,
   );
   return 'held';
 }
@@ -162,7 +138,7 @@ export function promoteHeldCopy(db: Db, id: string, nowIso: string): boolean {
     .prepare('SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq LIMIT 1')
     .get(id) as { seq: number; raw_body: string; event_type: string; event_created_date: string; received_at: string } | undefined;
   if (!held) return false;
-  swapInCopy(db, id, { rawBody: held.raw_body, eventType: held.event_type, eventCreatedDate: held.event_created_date, receivedAt: held.received_at }, nowIso);
+  replaceCopy(db, id, { rawBody: held.raw_body, eventType: held.event_type, eventCreatedDate: held.event_created_date, receivedAt: held.received_at }, nowIso);
   db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?').run(id, held.seq);
   return true;
 }

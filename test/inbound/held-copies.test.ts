@@ -3,7 +3,7 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { decryptDue } from '../../src/inbound/decryption.js';
 import { showInbound } from '../../src/inbound/event-queue.js';
 import { mapIca } from '../../src/inbound/ica-mapping.js';
-import { MAX_HELD_COPIES } from '../../src/inbound/intake.js';
+import { MAX_HELD_COPIES, redeliveryAction } from '../../src/inbound/intake.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
 import { getInboundEventByEventId, listHeldCopies, listReplacedCopies } from '../../src/store/inbound-events.js';
 import { makeApi, makeContext, type TestContext } from '../support/context.js';
@@ -40,6 +40,23 @@ function altered(token: string, bit = 0): string {
   parts[4] = tag.toString('base64url');
   return parts.join('.');
 }
+
+describe('redeliveryAction: what a second copy does to the stored one', () => {
+  const stored = { ica: '1', state: 'received' as const, orgId: 'org_1', failureCode: null, rawBody: 'a' };
+  it.each([
+    ['queued, other bytes', 'hold', stored],
+    ['queued, the same bytes', 'ignore', { ...stored, rawBody: 'b' }],
+    ['unmatched, other bytes', 'hold', { ...stored, state: 'unmatched' as const, orgId: null }],
+    ['retrying for want of a key', 'hold', { ...stored, failureCode: 'unknown_kid' }],
+    ['failed for want of a key', 'hold', { ...stored, state: 'failed' as const, failureCode: 'unknown_kid' }],
+    ['failed for its content', 'replace', { ...stored, state: 'failed' as const, failureCode: 'decryption_failed' }],
+    ['failed for its content, the same bytes', 'replace', { ...stored, state: 'failed' as const, failureCode: 'malformed_jwe', rawBody: 'b' }],
+    ['decrypted', 'ignore', { ...stored, state: 'decrypted' as const }],
+    ['stored for another ica', 'ignore', { ...stored, ica: '2' }],
+  ])('%s: %s', (_name, action, row) => {
+    expect(redeliveryAction(row, { ica: '1', rawBody: 'b' })).toBe(action);
+  });
+});
 
 describe('redelivered copies held while the stored copy is undecided', () => {
   it('an altered stored copy gives way to the genuine redelivery that arrived while it was queued', async () => {
