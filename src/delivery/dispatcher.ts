@@ -41,6 +41,16 @@ const FLUSH_BATCH = 64;
 const FLUSH_DELAY_MS = 4;
 /** A webhook's connection pool with nothing in flight for this long is closed (a deleted or quiet webhook keeps no sockets). */
 const POOL_IDLE_MS = 30_000;
+/** Webhook urls kept parsed: every send to a url parsed it again, a cost the delivery profile showed. */
+const TARGET_CACHE = 1_000;
+
+/** A webhook url as a send needs it, parsed once. */
+interface Target {
+  origin: string;
+  path: string;
+  /** A literal address the configuration does not allow (private, loopback, link-local). */
+  refused: boolean;
+}
 
 export interface SendResult {
   statusCode: number | null;
@@ -151,6 +161,7 @@ export class Dispatcher implements Worker {
   /** Claimed jobs waiting for a send slot, per webhook (their signatures are being made meanwhile). */
   readonly #queues = new Map<string, Job[]>();
   readonly #pools = new Map<string, WebhookPool>();
+  readonly #targets = new Map<string, Target>();
   readonly #bodies = new Map<string, { type: string; body: string }>();
   /** `${eventId} ${keyId}` → the signature, or the promise of it while it is being made. */
   readonly #signatures = new Map<string, Promise<string>>();
@@ -447,9 +458,20 @@ export class Dispatcher implements Worker {
     return made;
   }
 
-  #poolFor(webhook: DueWebhook, url: URL): WebhookPool {
+  #target(href: string): Target {
+    let target = this.#targets.get(href);
+    if (!target) {
+      const url = new URL(href);
+      const refused = literalAddressRefused(url, { allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks });
+      target = { origin: url.origin, path: url.pathname + url.search, refused };
+      remember(this.#targets, href, target, TARGET_CACHE);
+    }
+    return target;
+  }
+
+  #poolFor(webhook: DueWebhook, target: Target): WebhookPool {
     let entry = this.#pools.get(webhook.id);
-    if (entry && entry.origin !== url.origin) {
+    if (entry && entry.origin !== target.origin) {
       // The url moved to another origin (PATCH): the old sockets go once their requests are done.
       void entry.pool.close().catch(() => undefined);
       entry = undefined;
@@ -457,8 +479,8 @@ export class Dispatcher implements Worker {
     if (!entry) {
       const { timeoutMs, perEndpointConcurrency } = this.#ctx.config.delivery;
       entry = {
-        origin: url.origin,
-        pool: createWebhookPool(url.origin, { allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks, timeoutMs, connections: perEndpointConcurrency }),
+        origin: target.origin,
+        pool: createWebhookPool(target.origin, { allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks, timeoutMs, connections: perEndpointConcurrency }),
         inflight: 0,
         idleSince: performance.now(),
       };
@@ -480,13 +502,13 @@ export class Dispatcher implements Worker {
   async #send(job: Job, headers: Record<string, string>): Promise<SendResult> {
     const t0 = performance.now();
     const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - t0) });
-    const url = new URL(job.webhook.url);
-    if (literalAddressRefused(url, { allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks })) {
+    const target = this.#target(job.webhook.url);
+    if (target.refused) {
       return done({ statusCode: null, error: 'address refused: private, loopback or link-local target', responseBody: null, retryAfter: undefined });
     }
     // A stop's grace ended while this job waited for its signature: send nothing (stop() gives the lease back).
     if (this.#shutdown.signal.aborted) return done({ statusCode: null, error: 'not sent: shutting down', responseBody: null, retryAfter: undefined });
-    const entry = this.#poolFor(job.webhook, url);
+    const entry = this.#poolFor(job.webhook, target);
     entry.inflight++;
     // One controller per send: aborted by its deadline or by the end of a stop's grace.
     const abort = new AbortController();
@@ -500,7 +522,7 @@ export class Dispatcher implements Worker {
       // The webhook's own pool has a socket for each of its slots, so the clock starts when the request can go.
       const res = await entry.pool.request({
         method: 'POST',
-        path: url.pathname + url.search,
+        path: target.path,
         headers,
         body: job.body,
         signal: abort.signal,
