@@ -152,11 +152,9 @@ const PII_FILTERS = ['name', 'email'] as const;
  * A page of identities as the JSON text GET /v1/identities answers: `{ hasMore, data: Identity[] }`,
  * ordered by id. With piiAccess "all" each identity's data is the JSON text it is stored as, spliced
  * in without being parsed and serialized again (that was the largest share of the route's own work
- * after SQLite, and garbage for the collector); "redacted" parses it to mask it.
- */
-/**
- * A page of GET /v1/identities as JSON text. It takes a connection, not the context: the daemon runs
- * it on a read worker's connection (src/services/offloaded-reads.ts).
+ * after SQLite, and garbage for the collector); "redacted" parses it to mask it. It takes a
+ * connection, not the context: the daemon runs it on a read worker's connection
+ * (src/services/offloaded-reads.ts).
  */
 export function identitiesPageJson(db: Db, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): string {
   if (piiAccess === 'redacted') {
