@@ -134,12 +134,12 @@ export function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHeld: nu
  * the failed copy moving to the replaced copies. True when there was one. Call inside a transaction.
  */
 export function promoteHeldCopy(db: Db, id: string, nowIso: string): boolean {
-  const held = db
-    .prepare('SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq LIMIT 1')
-    .get(id) as { seq: number; raw_body: string; event_type: string; event_created_date: string; received_at: string } | undefined;
-  if (!held) return false;
-  replaceCopy(db, id, { rawBody: held.raw_body, eventType: held.event_type, eventCreatedDate: held.event_created_date, receivedAt: held.received_at }, nowIso);
-  db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?').run(id, held.seq);
+  // At most a few are held (MAX_HELD_COPIES): reading them all keeps one query and one row mapping.
+  const [oldest] = listHeldCopies(db, id);
+  if (!oldest) return false;
+  const { seq, ...copy } = oldest;
+  replaceCopy(db, id, copy, nowIso);
+  db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?').run(id, seq);
   return true;
 }
 
