@@ -5,17 +5,15 @@
  * file, then the next write restarts the WAL from its beginning. A checkpoint that fails (an I/O
  * error) ends the worker with that error, and its owner goes back to SQLite's own checkpoints.
  */
-import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CheckpointWorkerData, CheckpointWorkerMessage } from './background-checkpoints.js';
+import { openDatabase } from './open.js';
 
 const { dbPath, intervalMs, synchronous, busyTimeoutMs } = workerData as CheckpointWorkerData;
 const port = parentPort!;
 
-const db = new Database(dbPath, { fileMustExist: true });
-db.pragma(`busy_timeout = ${busyTimeoutMs}`);
-// The fsync a checkpoint makes of the database file follows this connection's level, as on the writer's.
-db.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+// The writer's own settings: the fsync a checkpoint makes of the database file follows this connection's level.
+const db = openDatabase(dbPath, { synchronous, busyTimeoutMs });
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
 const timer = setInterval(() => checkpoint.run(), intervalMs);
