@@ -8,7 +8,7 @@ import { createGroupCommit } from '../db/group-commit.js';
 import { isDatabaseBusy } from '../db/open.js';
 import { inlineReads } from '../db/read-pool.js';
 import { readQueries } from '../services/offloaded-reads.js';
-import { ApiRegistry, mountRoute, routeChain, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
+import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
 import { VERSION } from '../version.js';
@@ -151,9 +151,9 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs);
   const exact = new Map<string, ReturnType<typeof routeChain>>();
   for (const [i, spec] of registry.routes.entries()) {
-    const chain = routeChain(spec, authenticate, commit);
-    mountRoute(router, spec, chain);
     const path = expressPaths[i]!;
+    const chain = routeChain(spec, path, authenticate, commit);
+    router[spec.method](path, ...chain);
     // The router tries about 75 layers in order, each a regular expression; a path without
     // parameters can be found by its exact text instead, unless an earlier route of the same
     // method also matches it (the router would take that one).

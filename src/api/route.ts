@@ -1,4 +1,4 @@
-import type { Request, Response, NextFunction, Router } from 'express';
+import type { Request, Response, NextFunction } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { badRequest, type FieldError } from '../domain/errors.js';
@@ -150,10 +150,10 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 /**
  * The handlers a route runs, in order: its deprecation headers (before authentication, so every
  * answer of a deprecated route says so, a 401 included: a caller whose token expired learns of the
- * sunset too), authentication, then validation and the handler. The first one names the route for
- * the request's log line.
+ * sunset too), authentication, then validation and the handler. The first one names the route
+ * (`route`, its express path) for the request's log line.
  */
-export function routeChain(spec: AnyRouteSpec, authenticate: (mode: AuthMode) => Middleware, commit: <T>(fn: () => T) => Promise<T>): Middleware[] {
+export function routeChain(spec: AnyRouteSpec, route: string, authenticate: (mode: AuthMode) => Middleware, commit: <T>(fn: () => T) => Promise<T>): Middleware[] {
   const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       const errors: FieldError[] = [];
@@ -175,7 +175,6 @@ export function routeChain(spec: AnyRouteSpec, authenticate: (mode: AuthMode) =>
       next(err);
     }
   };
-  const route = toExpressPath(spec.path);
   const headers = spec.deprecated ? deprecationHeaders(spec.deprecated) : undefined;
   const announce: Middleware = (_req, res, next) => {
     res.locals.route = route;
@@ -183,8 +182,4 @@ export function routeChain(spec: AnyRouteSpec, authenticate: (mode: AuthMode) =>
     next();
   };
   return [announce, authenticate(spec.auth), handle];
-}
-
-export function mountRoute(router: Router, spec: AnyRouteSpec, chain: Middleware[]): void {
-  router[spec.method](toExpressPath(spec.path), ...chain);
 }
