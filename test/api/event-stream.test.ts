@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -268,6 +268,44 @@ describe('GET /v1/notifications/events/stream', () => {
     while (again.status === 429 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 20));
       again = await fetch(url, { headers: { authorization: acme.auth } });
+    }
+    expect(again.status).toBe(200);
+    await again.body?.cancel();
+  });
+
+  it('ends a catch-up waiting on a client that stopped reading when that client goes, and only then frees its slot', async () => {
+    const ctx = makeContext({ 'eventStream.maxStreamsPerClient': 1 });
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    // About 32 MB of history: far more than the socket buffers hold, so the catch-up must wait for
+    // the socket to drain, which never happens while the client reads nothing.
+    const padding = 'x'.repeat(16 * 1024);
+    ctx.db.transaction(() => {
+      for (let i = 0; i < 2000; i++) {
+        const id = newId('evt', ctx.clock.now());
+        const createdAt = new Date(ctx.clock.now()).toISOString();
+        insertEvent(ctx.db, { id, org_id: org.id, type: 'Transaction_Updated', body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }), created_at: createdAt });
+      }
+    })();
+    const stalled = await new Promise<{ req: ClientRequest; res: IncomingMessage }>((resolve, reject) => {
+      const req = httpGet(`${url}?since=${SINCE_ALL}`, { headers: { authorization: auth } }, (res) => {
+        res.pause();
+        resolve({ req, res });
+      });
+      req.on('error', reject);
+    });
+    expect(stalled.res.statusCode).toBe(200);
+    // The one slot is taken while the catch-up waits.
+    await new Promise((r) => setTimeout(r, 300));
+    const refused = await fetch(url, { headers: { authorization: auth } });
+    expect(refused.status).toBe(429);
+    stalled.req.destroy();
+    // The slot is freed in the loop's own exit: a loop left waiting for a drain would keep it.
+    const deadline = Date.now() + 10_000;
+    let again = await fetch(url, { headers: { authorization: auth } });
+    while (again.status === 429 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      again = await fetch(url, { headers: { authorization: auth } });
     }
     expect(again.status).toBe(200);
     await again.body?.cancel();

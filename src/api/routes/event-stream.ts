@@ -100,18 +100,6 @@ class SignatureCache {
   }
 }
 
-function drainedOrClosed(res: Response): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.once('drain', done);
-    res.once('close', done);
-  });
-}
-
 const sseMessage = (event: string, data: unknown, id?: string): string =>
   `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
@@ -183,9 +171,29 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
   let announcedKey: string | undefined;
   let closed = false;
   let pending = false;
+  /** Ends the poll wait early: a new event was signalled. */
   let wake: (() => void) | undefined;
+  /** Ends whichever wait the loop is in (for events, or for the socket to drain): set while it waits. */
+  let interrupt: (() => void) | undefined;
+  /**
+   * One wait of the loop: arm() starts it and returns how to disarm it. end() interrupts it, so a
+   * stream whose client stopped reading (its socket never drains) still ends its loop at once.
+   */
+  const waitUntil = (arm: (resume: () => void) => () => void): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const resume = (): void => {
+        disarm();
+        interrupt = undefined;
+        resolve();
+      };
+      const disarm = arm(resume);
+      interrupt = resume;
+    });
 
-  const onSignal = () => wake?.();
+  const onSignal = () => {
+    pending = true;
+    wake?.();
+  };
   // A throw inside a timer would take the whole daemon down: a check that fails ends this stream only.
   const heartbeat = setInterval(() => {
     try {
@@ -204,8 +212,7 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
     clearTimeout(expiry);
     ctx.signals.off('events', onSignal);
     ctx.signals.off('outbox', onSignal);
-    streamsOf(ctx).delete(end);
-    wake?.();
+    interrupt?.();
     res.end();
     // At shutdown the keep-alive socket would otherwise hold server.close() for the whole grace period.
     if (shutdown) res.socket?.end();
@@ -247,24 +254,31 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
       while (!closed) {
         pending = false;
         while (!closed && sendBatch() === batchSize) {
-          // Let the socket drain between full batches of a long catch-up; a client gone meanwhile
-          // never drains, so its close ends the wait too (and the loop with it).
-          if (res.writableNeedDrain) await drainedOrClosed(res);
+          // Let the socket drain between full batches of a long catch-up.
+          if (res.writableNeedDrain) {
+            await waitUntil((resume) => {
+              res.once('drain', resume);
+              return () => res.off('drain', resume);
+            });
+          }
         }
         if (closed || pending) continue;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollIntervalMs);
-          wake = () => {
-            pending = true;
+        await waitUntil((resume) => {
+          const timer = setTimeout(resume, pollIntervalMs);
+          wake = resume;
+          return () => {
             clearTimeout(timer);
-            resolve();
+            wake = undefined;
           };
         });
-        wake = undefined;
       }
     } catch (err) {
       ctx.log.error({ err, orgId }, 'event stream failed');
       end();
+    } finally {
+      // The client's slot is freed when the loop has stopped, not merely when the stream was told
+      // to end: a loop stuck waiting would otherwise hold its socket and buffers unseen.
+      streamsOf(ctx).delete(end);
     }
   };
   void loop();
