@@ -38,7 +38,7 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
   next();
 }
 
-/** Maps body-parser's errors (which carry a `type`) and the router's to problems; anything unknown is a 500. */
+/** Maps body-parser's errors (most carry a `type`) and the router's to problems; anything unknown is a 500. */
 function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   if (err instanceof BorderdError) return err;
   const type = (err as { type?: string }).type;
@@ -48,6 +48,12 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
     return new BorderdError(415, 'unsupported_media_type', 'request body must be UTF-8 JSON');
   }
   if (type === 'request.aborted') return new BorderdError(400, 'request_aborted', 'the request body was not received in full');
+  // A body that does not decode as its Content-Encoding says (gzip, deflate, br): body-parser passes
+  // zlib's own error on, with no type but status 400 and expose, so it is the caller's mistake.
+  const { status, expose } = err as { status?: unknown; expose?: unknown };
+  if (status === 400 && expose === true) {
+    return new BorderdError(400, 'malformed_body', 'the request body could not be decoded: it does not match its Content-Encoding');
+  }
   // The router decodes path parameters while matching and throws a URIError for a bad escape (%E0%A4%A):
   // the caller's mistake, not ours.
   if (err instanceof URIError) return new BorderdError(400, 'malformed_path', 'the path is not valid percent-encoding (UTF-8)');

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import request from 'supertest';
 import { get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { makeApi, makeContext, ADMIN_TOKEN } from '../support/context.js';
 import { createOrganization } from '../../src/services/organizations.js';
@@ -115,6 +116,21 @@ describe('problem responses', () => {
   it('400 for malformed JSON', async () => {
     const { http } = setup();
     expectProblem(await http.post('/v1/echo').set('content-type', 'application/json').send('{"text":'), 400, 'malformed_json');
+  });
+
+  it('400 for a body that does not decode as its Content-Encoding says, and a gzipped body that does is read', async () => {
+    const { http, ctx } = setup();
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      const res = await http.post('/v1/echo').set('content-type', 'application/json').set('content-encoding', encoding).send('{"text":"hi"}');
+      expectProblem(res, 400, 'malformed_body');
+    }
+    expect(ctx.logs.lines.find((l) => l.msg === 'unexpected error')).toBeUndefined();
+    const zipped = await http.post('/v1/echo').set('content-type', 'application/json').set('content-encoding', 'gzip')
+      // As bytes: superagent would otherwise serialize the Buffer as JSON.
+      .serialize((b: Buffer) => b)
+      .send(gzipSync('{"text":"hi"}'));
+    expect(zipped.status).toBe(200);
+    expect(zipped.body).toMatchObject({ text: 'hi' });
   });
 
   it('415 for a body that is not JSON', async () => {
