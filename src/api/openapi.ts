@@ -3,7 +3,19 @@ import type { AnyRouteSpec } from './route.js';
 
 /** Builds the OpenAPI 3.1 document from the route declarations (the same schemas that validate). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
-  return z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+  return z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+    // A parameter described as an integer (query-params.ts) keeps no string keyword of the text it is
+    // parsed from, and gets its default, which zod leaves out of an input schema whose input is text.
+    override: ({ zodSchema, jsonSchema: js }) => {
+      if (js.type !== 'integer') return;
+      delete js.pattern;
+      const def = zodSchema._zod.def;
+      if (def.type === 'default' && typeof def.defaultValue === 'number') js.default = def.defaultValue;
+    },
+  });
 }
 
 function parameters(spec: AnyRouteSpec): unknown[] {

@@ -77,7 +77,7 @@ describe('GET /v1/identities', () => {
     expect(res.body).toEqual({ hasMore: false, data: [{ id: expect.any(String), type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky }] });
   });
 
-  it.each(['0', '101', '5.5', 'ten', '-1', ''])('refuses limit=%s with a 400 naming the field', async (limit) => {
+  it.each(['0', '101', '5.5', 'ten', '-1', '', '1e1', '0x10', '%205'])('refuses limit=%s with a 400 naming the field', async (limit) => {
     const { http, acme } = await setup();
     const res = await http.get(`/v1/identities?limit=${limit}`).set('Authorization', acme.auth);
     expect(res.status).toBe(400);

@@ -40,4 +40,11 @@ describe('/openapi.json', () => {
     expect(res.body.paths['/v1/auth/m2m/token'].post.security).toEqual([]);
     expect(res.body.paths['/v1/deposits/countries'].get.deprecated).toBe(true);
   });
+
+  it("describes identities' limit as the spec has it: an integer from 1 to 100, 10 by default", async () => {
+    const { http } = makeApi(makeContext());
+    const res = await http.get('/openapi.json');
+    const limit = (res.body.paths['/v1/identities'].get.parameters as { name: string }[]).find((p) => p.name === 'limit');
+    expect(limit).toEqual({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } });
+  });
 });

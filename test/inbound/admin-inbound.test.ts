@@ -54,6 +54,10 @@ describe('admin inbound routes', () => {
     expect(page.body.data.map((e: { failureCode: string }) => e.failureCode)).toEqual(['unknown_kid', 'unknown_kid']);
     const next = await http.get(`/admin/v1/inbound/events?state=failed&limit=2&startingAfter=${page.body.data[1].id}`).set('authorization', admin);
     expect(next.body).toMatchObject({ hasMore: false, data: [{ eventId: 'c' }] });
+    for (const bad of ['0', '101', '1e1', '2.0']) {
+      const refused = await http.get(`/admin/v1/inbound/events?limit=${bad}`).set('authorization', admin);
+      expect([refused.status, refused.body.errors?.[0]?.path], bad).toEqual([400, 'query.limit']);
+    }
 
     importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
     expect((await http.post('/admin/v1/inbound/events/b/retry').set('authorization', admin)).body).toEqual({ requeued: 1 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { listMappings, mapIca, unmapIca } from '../../inbound/ica-mapping.js';
 import { listInbound, retryInbound } from '../../inbound/event-queue.js';
 import { INBOUND_STATES } from '../../store/inbound-events.js';
+import { integerParam } from '../query-params.js';
 import type { RouteModule } from '../route.js';
 
 const icaParams = z.object({ ica: z.string().min(1).max(255) });
@@ -33,7 +34,7 @@ const eventView = z.object({
 const listQuery = z.strictObject({
   state: z.enum(INBOUND_STATES).optional(),
   eventType: z.string().max(255).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: integerParam({ min: 1, max: 100, default: 20 }),
   startingAfter: z.string().max(64).optional(),
 });
 

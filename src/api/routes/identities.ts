@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integerParam } from '../query-params.js';
 import { JsonText, type RouteModule } from '../route.js';
 import { identityTypeSchema, listedIdentityDataSchema } from '../../services/identities.js';
 
@@ -9,13 +10,7 @@ export const identitiesQuery = z.strictObject({
   email: prefix.optional().describe('case-insensitive prefix of email; needs a token with piiAccess "all" (403 for "redacted")'),
   type: identityTypeSchema.optional(),
   startingAfter: z.string().min(1).max(100).optional().describe('an identity id: results after it'),
-  // Strict: "5.5", "0" or "101" is a 400, never clamped.
-  limit: z
-    .string()
-    .regex(/^\d+$/, 'must be an integer from 1 to 100')
-    .transform(Number)
-    .pipe(z.number().int().min(1, 'must be an integer from 1 to 100').max(100, 'must be an integer from 1 to 100'))
-    .default(10),
+  limit: integerParam({ min: 1, max: 100, default: 10 }),
 });
 
 export const identitySchema = z.object({
