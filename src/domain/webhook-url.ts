@@ -89,6 +89,9 @@ const LOCAL_NAMES = /(^|\.)(localhost|localdomain|local|internal|home\.arpa)$/i;
 export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, path = 'body.url'): FieldError[] {
   const fail = (message: string): FieldError[] => [{ path, message }];
   if (raw.length > policy.maxUrlLength) return fail(`must be at most ${policy.maxUrlLength} characters`);
+  // The URL parser strips spaces and controls at either end and tabs and newlines anywhere, so the url
+  // stored and shown would not be the one called: such a url is refused, not silently cleaned.
+  if (/[\u0000-\u0020\u007f]/.test(raw)) return fail('must not contain spaces or control characters (percent-encode them)');
   let url: URL;
   try {
     url = new URL(raw);

@@ -64,6 +64,11 @@ describe('webhook settings (endpoints 11-17)', () => {
       'https://[::1]/hook',
       'https://localhost/hook',
       `https://example.com/${'a'.repeat(2100)}`,
+      // The URL parser would strip these, so the url shown would not be the one called.
+      '  https://hooks.example.com/a ',
+      'https://hooks.example.com/a\nb',
+      'https://hooks.example.com/a\tb',
+      'https://hooks.example.com/a b',
     ];
     for (const url of bad) {
       const res = await http.post(BASE).set('authorization', auth).send({ url });

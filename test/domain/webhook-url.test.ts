@@ -51,6 +51,10 @@ describe('webhook url policy', () => {
     expect(checkWebhookUrl('https://192.168.0.10/', strict)[0]!.message).toMatch(/private/);
     expect(checkWebhookUrl('https://intranet/', strict)[0]!.message).toMatch(/private/);
     expect(checkWebhookUrl('/relative', strict)[0]!.path).toBe('body.url');
+    for (const u of [' https://hooks.example.com/x', 'https://hooks.example.com/x\t', 'https://hooks.exa\nmple.com/x', 'https://hooks.example.com/\u0000', 'https://hooks.example.com/\u007f']) {
+      expect(checkWebhookUrl(u, strict), JSON.stringify(u)).toEqual([{ path: 'body.url', message: 'must not contain spaces or control characters (percent-encode them)' }]);
+    }
+    expect(checkWebhookUrl('https://hooks.example.com/a%20b', strict)).toEqual([]);
   });
 
   it('judges a fully qualified name (trailing dot) like the same name without it', () => {
