@@ -29,7 +29,6 @@ export interface WebhookRequest {
   on(event: 'data', listener: (chunk: Buffer) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
   on(event: 'error', listener: (err: Error) => void): unknown;
-  destroy(error?: Error): unknown;
   /** Set by the middleware: the verified event. */
   webhookEvent?: AnyWebhookEvent;
   /** Set by the middleware: the exact bytes that were verified. */
@@ -62,15 +61,21 @@ declare global {
 
 class BodyTooLarge extends Error {}
 
+/**
+ * Reads the body up to `limit` bytes. Past it, the rest is read and dropped instead of destroying
+ * the request: a destroyed socket would take the 413 with it, and the sender would see a reset.
+ * The 413 then closes the connection (node discards what is left of the body meanwhile).
+ */
 function readBody(req: WebhookRequest, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
+      if (size > limit) return;
       size += c.length;
       if (size > limit) {
+        chunks.length = 0;
         reject(new BodyTooLarge());
-        req.destroy();
       } else chunks.push(c);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
@@ -113,10 +118,16 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): Webhook
             "mount the middleware before any JSON parser, or put express.raw({ type: 'application/json' }) in front of it on the webhook route",
         );
       } else {
+        const tooLarge = () => {
+          res.setHeader('connection', 'close');
+          problem(res, 413, 'payload_too_large', `body larger than ${limit} bytes`);
+        };
+        // A declared length over the limit is refused before a byte of it is read.
+        if (Number(headerValue(req.headers, 'content-length') ?? 0) > limit) return tooLarge();
         try {
           raw = await readBody(req, limit);
         } catch (err) {
-          if (err instanceof BodyTooLarge) return problem(res, 413, 'payload_too_large', `body larger than ${limit} bytes`);
+          if (err instanceof BodyTooLarge) return tooLarge();
           throw err;
         }
       }

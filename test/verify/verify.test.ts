@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import request from 'supertest';
@@ -155,6 +155,42 @@ describe('createWebhookMiddleware with other body parsers', () => {
       const d = signer.signEvent('Transaction_Created', txData);
       const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', body: d.body, headers: d.headers });
       expect(await res.json()).toEqual({ got: d.event.id });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('createWebhookMiddleware over its limit', () => {
+  it('answers 413 to a body over limitBytes, whether its length is declared or it comes chunked', async () => {
+    const app = express();
+    app.post('/hook', createWebhookMiddleware({ publicKey: signer.publicKey, limitBytes: 1000 }), (_req, res) => res.json({ passed: true }));
+    const server = createServer(app);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      for (const size of [2000, 200_000, 3_000_000]) {
+        const res = await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(size) });
+        expect(res.status, String(size)).toBe(413);
+        expect(res.headers.get('connection')).toBe('close');
+        expect(await res.json()).toMatchObject({ status: 413, code: 'payload_too_large' });
+      }
+      // No content-length: the limit is found while reading.
+      const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, path: '/hook', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => (body += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        for (let i = 0; i < 5; i++) req.write('y'.repeat(600));
+        req.end();
+      });
+      expect(chunked.status).toBe(413);
+      expect(JSON.parse(chunked.body)).toMatchObject({ code: 'payload_too_large' });
+      // Under the limit, the same server still verifies.
+      const d = signer.signEvent('Transaction_Created', txData);
+      expect((await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: d.headers, body: d.body })).status).toBe(200);
     } finally {
       server.close();
     }
