@@ -1,4 +1,5 @@
-import { chmodSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../db/background-checkpoints.js';
 import { openDatabase, type Db } from '../db/open.js';
 
@@ -64,6 +65,17 @@ const toCaptured = (r: Row): CapturedEvent => ({
 export const isSuccess = (status: number | null | undefined): boolean => status !== null && status !== undefined && status >= 200 && status < 300;
 
 /**
+ * Bodies may hold personal data: the file is made (or set) mode 0600 before SQLite opens it, since
+ * SQLite gives its -wal and -shm files, which hold the same bodies, the mode of the database file.
+ * Those of an earlier run, made before this rule, are set too.
+ */
+function keepToOwner(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
+/**
  * A local development log, not the system of record (borderd keeps that): WAL with
  * synchronous=NORMAL (a commit is not fsynced; a power cut may lose the last events, never corrupt
  * the file); statements are prepared once per connection by openDatabase's cache, so a delivery
@@ -73,10 +85,9 @@ export class CaptureLog {
   readonly #db: Db;
 
   constructor(private readonly path: string) {
+    if (path !== ':memory:') keepToOwner(path);
     this.#db = openDatabase(path, { synchronous: 'normal' });
     this.#db.exec(SCHEMA);
-    // Bodies may hold personal data: keep the file to its owner.
-    if (path !== ':memory:') chmodSync(path, 0o600);
   }
 
   get(eventId: string): CapturedEvent | undefined {

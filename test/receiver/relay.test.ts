@@ -1,3 +1,4 @@
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CaptureLog } from '../../src/receiver/capture-log.js';
@@ -40,5 +41,27 @@ describe('Relay', () => {
     expect(parseHeaderOptions(['Authorization: Bearer x:y', 'X-A:b'])).toEqual({ authorization: 'Bearer x:y', 'x-a': 'b' });
     expect(() => parseHeaderOptions(['no colon'])).toThrow(/not "Name: value"/);
     expect(() => parseHeaderOptions([': v'])).toThrow();
+  });
+});
+
+describe('CaptureLog', () => {
+  it('keeps the file and its -wal and -shm, which hold the same bodies, to their owner (0600) whatever the umask', () => {
+    const dir = tempDir('borderd-capture-mode-');
+    const path = join(dir, 'nested', 'capture.db');
+    const old = process.umask(0o022);
+    try {
+      const log = new CaptureLog(path);
+      log.record({ eventId: 'evt_1', eventType: 'Transaction_Created', body: '{"secret":"x"}', headers: {}, receivedAt: 't', target: 'http://127.0.0.1/', status: 200, at: 't' });
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) expect((statSync(file).mode & 0o777).toString(8), file).toBe('600');
+      log.close();
+      // Files an earlier run left readable (a killed receiver leaves its WAL) are set again on open.
+      const earlier = join(dir, 'earlier.db');
+      for (const file of [earlier, `${earlier}-wal`]) writeFileSync(file, '', { mode: 0o644 });
+      const reopened = new CaptureLog(earlier);
+      for (const file of [earlier, `${earlier}-wal`]) expect((statSync(file).mode & 0o777).toString(8), file).toBe('600');
+      reopened.close();
+    } finally {
+      process.umask(old);
+    }
   });
 });
