@@ -33,6 +33,22 @@ export class CliExit extends Error {
   }
 }
 
+/**
+ * yargs's `coerce` for a whole-number option within bounds: "abc" (which yargs makes NaN), 1.5 or a
+ * number out of range is bad usage (exit 2) before the command runs, not a value passed on to fail
+ * later in SQLite or a socket call.
+ */
+export function wholeNumber(flag: string, min: number, max?: number): (value: unknown) => number {
+  const range = max === undefined ? `of at least ${min}` : `from ${min} to ${max}`;
+  return (value) => {
+    const n = typeof value === 'number' ? value : Number(value);
+    if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
+      throw new CliExit(2, `--${flag} must be a whole number ${range}, not ${Number.isNaN(n) ? 'a number' : String(value)}`);
+    }
+    return n;
+  };
+}
+
 export function reportError(err: unknown, json: boolean | undefined): number {
   if (err instanceof ConfigError || err instanceof MasterKeyError || err instanceof SchemaTooNewError || err instanceof DatabaseOpenError) {
     process.stderr.write(`borderd: ${err.message}\n`);

@@ -2,7 +2,7 @@ import type { CommandModule } from 'yargs';
 import { listMappings, mapIca, unmapIca } from '../inbound/ica-mapping.js';
 import { listInbound, retryInbound, showInbound } from '../inbound/event-queue.js';
 import { INBOUND_STATES, type InboundState } from '../store/inbound-events.js';
-import { CliExit, output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+import { CliExit, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
 export const inboundCommand: CommandModule = {
   command: 'inbound',
@@ -16,7 +16,7 @@ export const inboundCommand: CommandModule = {
           c
             .option('state', { choices: INBOUND_STATES, describe: 'only this state' })
             .option('event-type', { type: 'string', describe: 'only this eventType' })
-            .option('limit', { type: 'number', default: 100, describe: 'most rows to print' })
+            .option('limit', { type: 'number', default: 100, coerce: wholeNumber('limit', 1), describe: 'most rows to print' })
             .option('starting-after', { type: 'string', describe: 'id (inb_…) to page after' }),
         (args) =>
           runWithContext(args, (ctx) => {

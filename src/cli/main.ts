@@ -47,7 +47,8 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await cli
       .fail((msg, err, y) => {
-        if (err) throw err;
+        // yargs's own usage errors (a coerce refusing a value among them) arrive as YError: usage, exit 2.
+        if (err && err.name !== 'YError') throw err;
         process.stderr.write(`${y.help() && ''}borderd: ${msg}\n`);
         process.exit(2);
       })

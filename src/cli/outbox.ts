@@ -3,7 +3,7 @@ import type { CommandModule } from 'yargs';
 import { deliveryAttempts, listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
 import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
 import { pruneOutbox } from '../jobs/retention.js';
-import { CliExit, output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+import { CliExit, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
 /** `borderd outbox`: what waits, what failed, every attempt, and replays. */
 export const outboxCommand: CommandModule = {
@@ -32,7 +32,7 @@ export const outboxCommand: CommandModule = {
           c
             .option('state', { choices: DELIVERY_STATES, describe: 'only deliveries in this state' })
             .option('webhook', { type: 'string', describe: 'only this webhook (whk_…)' })
-            .option('limit', { type: 'number', default: 100, describe: 'most rows to print' }) as never,
+            .option('limit', { type: 'number', default: 100, coerce: wholeNumber('limit', 1), describe: 'most rows to print' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const rows = listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });

@@ -9,7 +9,7 @@ import { StreamError, TunnelClient } from '../receiver/tunnel.js';
 import { EVENT_TYPES } from '../verify/events.js';
 import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js';
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
-import { CliExit, reportError } from './context.js';
+import { CliExit, reportError, wholeNumber } from './context.js';
 
 /**
  * `borderd receive`: a sidecar that verifies deliveries and forwards them to a local app (listen
@@ -50,7 +50,7 @@ function sharedOptions<T>(y: Argv<T>) {
   return y
     .option('capture-db', { type: 'string', default: DEFAULT_CAPTURE_DB, describe: 'SQLite file of captured events (dedupe, replay, tunnel cursor)' })
     .option('header', { alias: 'H', type: 'string', array: true, default: [] as string[], describe: 'extra header for the local app, "Name: value" (repeatable)' })
-    .option('forward-timeout', { type: 'number', default: 30_000, describe: 'ms to wait for the local app' })
+    .option('forward-timeout', { type: 'number', default: 30_000, coerce: wholeNumber('forward-timeout', 1), describe: 'ms to wait for the local app' })
     .option('json', { type: 'boolean', default: false, describe: 'one JSON object per line' });
 }
 
@@ -232,7 +232,7 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
       // The options of listen and tunnel mode; global: false keeps them out of `receive replay`.
       .option('forward-to', { type: 'string', global: false, describe: 'URL of the local app' })
       .option('tunnel', { type: 'string', global: false, describe: 'base URL of a remote borderd: follow its event stream instead of listening' })
-      .option('port', { type: 'number', default: 4242, global: false, describe: 'listen port (0 picks a free one)' })
+      .option('port', { type: 'number', default: 4242, global: false, coerce: wholeNumber('port', 0, 65535), describe: 'listen port (0 picks a free one)' })
       .option('host', { type: 'string', default: '127.0.0.1', global: false, describe: 'listen address' })
       .option('public-key', { type: 'string', global: false, describe: 'PEM file of the organization public key' })
       .option('public-key-url', { type: 'string', global: false, describe: 'base URL of borderd to fetch the key from (GET /v1/notifications/webhooks/settings/public-key)' })
@@ -240,7 +240,7 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
       .option('client-secret', { type: 'string', global: false, describe: 'API client secret (or BORDERD_CLIENT_SECRET)' })
       .option('events', { type: 'string', global: false, describe: 'forward only these types, comma-separated' })
       .option('dedupe', { type: 'boolean', default: true, global: false, describe: 'answer a repeated event 200 without forwarding it again (--no-dedupe)' })
-      .option('heartbeat-timeout', { type: 'number', default: 45_000, global: false, describe: 'tunnel: reconnect after this many ms without data' })
+      .option('heartbeat-timeout', { type: 'number', default: 45_000, global: false, coerce: wholeNumber('heartbeat-timeout', 1), describe: 'tunnel: reconnect after this many ms without data' })
       .option('since', {
         type: 'string',
         global: false,

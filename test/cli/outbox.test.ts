@@ -72,4 +72,12 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const usage = await runCli(['outbox', 'replay', '--webhook', webhook.id, '--db', ctx.config.database.path]);
     expect(usage.code).toBe(2);
   }, 60_000);
+
+  it('refuses a --limit that is not a whole number of at least 1 as bad usage (exit 2), before touching the database', async () => {
+    const ctx = makeContext();
+    for (const args of [['outbox', 'list', '--limit', 'abc'], ['outbox', 'list', '--limit', '-5'], ['inbound', 'list', '--limit', '1.5']]) {
+      const r = await runCli([...args, '--db', ctx.config.database.path]);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([2, expect.stringMatching(/^borderd: --limit must be a whole number of at least 1, not /)]);
+    }
+  });
 });

@@ -264,6 +264,17 @@ describe('borderd receive (listen mode)', () => {
     const tunnelNoCredentials = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--tunnel', 'http://127.0.0.1:1', '--capture-db', captureDb], { BORDERD_CLIENT_ID: '', BORDERD_CLIENT_SECRET: '' });
     expect(tunnelNoCredentials.code).toBe(2);
     expect(tunnelNoCredentials.stderr).toMatch(/--tunnel needs --client-id/);
+    // Numbers are whole and in range: not a NaN or a port the socket call throws on later.
+    for (const [flag, value, said] of [
+      ['--port', '70000', /--port must be a whole number from 0 to 65535, not 70000/],
+      ['--port', '-5', /--port must be a whole number from 0 to 65535/],
+      ['--forward-timeout', '0', /--forward-timeout must be a whole number of at least 1, not 0/],
+      ['--heartbeat-timeout', 'abc', /--heartbeat-timeout must be a whole number of at least 1, not a number/],
+    ] as const) {
+      const bad = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--tunnel', 'http://127.0.0.1:1', '--client-id', 'c', '--client-secret', 's', flag, value, '--capture-db', captureDb]);
+      expect([bad.code, bad.stderr], `${flag} ${value}`).toEqual([2, expect.stringMatching(said)]);
+      expect(bad.stderr).not.toMatch(/\n\s+at /);
+    }
     expect(existsSync(captureDb)).toBe(false);
     // Replay reads an existing capture log; a wrong path is said, not created.
     const replay = await runCli(['receive', 'replay', 'evt_any', '--capture-db', captureDb]);
