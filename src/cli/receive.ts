@@ -162,8 +162,8 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       port: args.port,
       verify: mode.verify,
       relay,
-      onRejected: (reason, eventId) =>
-        reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status: 401, target: null, latencyMs: null, detail: reason }),
+      onRejected: (reason, eventId, status) =>
+        reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status, target: null, latencyMs: null, detail: reason }),
     });
     reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, { url: listener.url, forwardTo: forwarder.displayTarget });
     await untilSignal();

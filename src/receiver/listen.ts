@@ -19,7 +19,8 @@ export interface ListenOptions {
   verify: Verifier;
   relay: Relay;
   limitBytes?: number;
-  onRejected?: (reason: string, eventId: string | undefined) => void;
+  /** A delivery answered without forwarding it: 401 for its signature, 503 when the key could not be had. */
+  onRejected?: (reason: string, eventId: string | undefined, status: 401 | 503) => void;
 }
 
 export interface Listener {
@@ -69,7 +70,14 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     } catch (err) {
       if (!(err instanceof WebhookVerificationError)) throw err;
       const claimed = req.headers['x-event-id'];
-      opts.onRejected?.(err.code, typeof claimed === 'string' ? claimed : undefined);
+      const eventId = typeof claimed === 'string' ? claimed : undefined;
+      // The key could not be fetched: nothing was judged about the signature, so this is the
+      // receiver's own trouble (503, retried by the sender), not a 401 recorded as a forgery.
+      if (err.code === 'no_public_key') {
+        opts.onRejected?.(err.code, eventId, 503);
+        return reply(res, 503, { status: 503, title: 'public key unavailable', code: err.code, detail: err.message }, true, { 'retry-after': '5' });
+      }
+      opts.onRejected?.(err.code, eventId, 401);
       return reply(res, 401, { status: 401, title: 'signature verification failed', code: err.code, detail: err.message }, true);
     }
     if (typeof event?.id !== 'string' || typeof event.type !== 'string') {

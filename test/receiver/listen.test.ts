@@ -184,6 +184,27 @@ describe('borderd receive (listen mode)', () => {
     }
   });
 
+  it('answers 503 (not a 401 forgery) while the key cannot be fetched, and forwards nothing', async () => {
+    // A port that was just free: nothing answers there.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const app = await startLocalApp();
+    const rx = await startReceive(
+      ['--forward-to', app.url, '--port', '0', '--public-key-url', base, '--json', '--capture-db', join(tempDir(), 'c.db')],
+      /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+      { BORDERD_CLIENT_ID: 'cli_1', BORDERD_CLIENT_SECRET: 'secret' },
+    );
+    const d = signer.signEvent('Transaction_Created', data);
+    const res = await fetch(rx.url!, { method: 'POST', body: d.body, headers: d.headers });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await res.json()).toMatchObject({ status: 503, code: 'no_public_key' });
+    expect(app.received).toEqual([]);
+    await expect.poll(() => rx.output()).toMatch(/"outcome":"rejected","status":503/);
+  });
+
   it("verifies a delivery signed with a real borderd's organization key", async () => {
     const daemon = await startBorderd();
     try {
