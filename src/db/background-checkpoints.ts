@@ -64,7 +64,8 @@ export function startBackgroundCheckpoints(db: Db, opts: BackgroundCheckpointOpt
   const ready = new Promise<boolean>((resolve) => (settleReady = resolve));
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   const autocheckpoint = (pages: number): void => {
-    if (db.open) db.pragma(`wal_autocheckpoint = ${pages}`);
+    // exec(), not pragma(), which would leave a statement for the collector (open.ts).
+    if (db.open) db.exec(`PRAGMA wal_autocheckpoint = ${pages}`);
   };
 
   worker.on('message', (message: CheckpointWorkerMessage) => {

@@ -29,13 +29,14 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   try {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     db = new Database(path, { readonly: opts.readonly ?? false });
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    // exec(), not pragma(): pragma() prepares a statement and drops it (see "Native objects kept" below).
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     if (!opts.readonly) {
       // The first statement that reads the file: a file that is not a database fails here.
-      db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${opts.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec(`PRAGMA synchronous = ${opts.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     }
-    db.pragma('foreign_keys = ON');
+    db.exec('PRAGMA foreign_keys = ON');
   } catch (err) {
     db?.close();
     throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (database.path)`, { cause: err });
@@ -100,6 +101,16 @@ export function bookkeeping<T>(db: Db, fn: () => T): T {
 
 /** Distinct SQL texts kept prepared per connection; the store's queries are a few hundred at most. */
 const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Native objects kept (why the cache below also matters for more than speed): better-sqlite3 12's
+ * statements and iterators are node::ObjectWrap objects, and on Node 24.19 and later one that the
+ * garbage collector finalizes while no JavaScript context is entered (an idle-time collection)
+ * aborts the whole process (`Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook;
+ * fixed in better-sqlite3 13, which needs Node 22). So borderd leaves none for the collector in
+ * normal running: every statement is prepared once per connection and kept, pragmas are set with
+ * exec(), and nothing uses iterate(). A test (test/db/native-objects.test.ts) holds the rule.
+ */
 
 /**
  * Makes `db.prepare(sql)` return the statement already compiled for that exact SQL text. Stores

@@ -59,10 +59,17 @@ export interface SummaryFilter {
   providerTransactionId?: string | undefined;
 }
 
+/** Rows read per statement step of the sample. */
+const SAMPLE_PAGE = 1000;
+
 /**
  * The sample of the summary: the organization's Competitive, InLine and OffMarket transactions
- * matching the filter, by id, as a cursor: the statistic reads each row once and keeps running
- * sums, so no sample is held in memory whatever its size.
+ * matching the filter, by id. The statistic reads each row once and keeps running sums, so the
+ * sample is read a page at a time (keyset, by id) and never held whole, in one read transaction so
+ * every page comes from the same snapshot. Pages, not better-sqlite3's iterate(): each iterate()
+ * makes a native iterator object for the collector, and on Node 24 a native SQLite object collected
+ * at the wrong moment aborts the process (docs/architecture.md, "Native objects"); the page query is
+ * one cached statement for the life of the connection.
  */
 export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): IterableIterator<SampleItem> {
   const where = ['org_id = ?', `benchmark IN (${SAMPLE_CLASSES.map(() => '?').join(', ')})`];
@@ -87,12 +94,23 @@ export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): 
   range('created_at', '<=', f.createdTo);
   range('updated_at', '>=', f.updatedFrom);
   range('updated_at', '<=', f.updatedTo);
-  const rows = db
-    .prepare(
-      `SELECT id, benchmark, COALESCE(amount_usd, '0') AS amountUsd, COALESCE(cost_vs_market_usd, '0') AS costVsMarketUsd, provider, corridor
-       FROM transactions WHERE ${where.join(' AND ')} ORDER BY id`,
-    )
-    .iterate(...params) as IterableIterator<SampleItem>;
-  // Streamed: the summary keeps running sums only, so a large sample is never held in memory.
-  return rows;
+  const sql =
+    `SELECT id, benchmark, COALESCE(amount_usd, '0') AS amountUsd, COALESCE(cost_vs_market_usd, '0') AS costVsMarketUsd, provider, corridor
+     FROM transactions WHERE ${where.join(' AND ')} AND id > ? ORDER BY id LIMIT ${SAMPLE_PAGE}`;
+  return (function* pages(): Generator<SampleItem> {
+    // Inside a caller's transaction the snapshot is already the caller's.
+    const own = !db.inTransaction;
+    if (own) db.exec('BEGIN');
+    try {
+      let after = '';
+      for (;;) {
+        const page = db.prepare(sql).all(...params, after) as SampleItem[];
+        yield* page;
+        if (page.length < SAMPLE_PAGE) return;
+        after = page[page.length - 1]!.id;
+      }
+    } finally {
+      if (own) db.exec('COMMIT');
+    }
+  })();
 }
