@@ -561,22 +561,23 @@ export class Dispatcher implements Worker {
   /**
    * Read just before a claimed row is sent: it may have waited rounds of sends for its slot, and
    * meanwhile its webhook may have been disabled (an operator, a 410, another row's last failure),
-   * deleted, replayed, or moved to another url. A row that is no longer due under our lease is not
-   * sent and its lease is given back (a replay then sends it at once); a moved webhook gets its new
-   * url. The one indexed read costs microseconds next to the send.
+   * deleted, replayed, or moved to another url, or its organization's key rotated. A row that is no
+   * longer due under our lease is not sent and its lease is given back (a replay then sends it at
+   * once); a moved webhook gets its new url; a row signed with a key retired since is signed again
+   * with the current one. The one indexed read costs microseconds next to the send.
    */
   #stillToSend(job: Job): boolean {
     const db = this.#ctx.db;
-    let url: string | undefined;
+    let target: ReturnType<typeof sendTarget>;
     try {
       // A result of this webhook that disables it is not recorded yet: the database still says enabled.
-      url = this.#endingBy.has(job.webhook.id) ? undefined : sendTarget(db, job.id, this.owner, job.step);
+      target = this.#endingBy.has(job.webhook.id) ? undefined : sendTarget(db, job.id, this.owner, job.step, job.keyId);
     } catch (err) {
       // The check is a safeguard; a read that fails sends as claimed, as before it existed.
       this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery target check failed');
       return true;
     }
-    if (url === undefined) {
+    if (target === undefined) {
       try {
         bookkeeping(db, () => releaseLease(db, job.id, this.owner));
       } catch (err) {
@@ -586,7 +587,14 @@ export class Dispatcher implements Worker {
       this.#ctx.log.info({ deliveryId: job.id, eventId: job.eventId, webhookId: job.webhook.id }, 'delivery not sent: its webhook or row changed while it waited');
       return false;
     }
-    if (url !== job.webhook.url) job.webhook = { ...job.webhook, url };
+    if (target.url !== job.webhook.url) job.webhook = { ...job.webhook, url: target.url };
+    if (target.keyRetired) {
+      // Rotated while this row waited: a receiver that fetched the new public key could not check
+      // the old signature. A failure here is a signing failure like any other (the caller's catch).
+      const key = this.#signer.currentKey(job.webhook.orgId);
+      job.signature = this.#signature(job.eventId, key, job.body);
+      job.keyId = key.keyId;
+    }
     return true;
   }
 
@@ -599,12 +607,12 @@ export class Dispatcher implements Worker {
       if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id);
     };
     try {
-      const signature = await job.signature;
+      await job.signature;
       if (!this.#stillToSend(job)) return; // not an attempt: nothing was sent
       result = await this.#send(job, {
         'content-type': 'application/json',
         'user-agent': `borderd/${VERSION}`,
-        'x-signature': signature,
+        'x-signature': await job.signature,
         'x-signature-key-id': job.keyId!,
         'x-event-id': job.eventId,
         'x-event-type': job.eventType,

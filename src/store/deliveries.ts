@@ -217,20 +217,23 @@ export function finishAttempt(
 }
 
 /**
- * Where a claimed row is to be sent, read just before it goes out: its webhook's current url, or
- * undefined when it must not go out any more. A claimed row can wait several rounds of sends for a
- * slot, long enough for its webhook to be disabled (by an operator, a 410 or the last failed
- * attempt of another row), deleted, replayed or moved to another url; or for its lease to end and
- * another process to take it. Sending it anyway would reach an endpoint that is off, or the old url.
+ * Where a claimed row is to be sent, read just before it goes out: its webhook's current url, and
+ * whether the key it was signed with (at claim time) has been retired since; or undefined when it
+ * must not go out any more. A claimed row can wait several rounds of sends for a slot, long enough
+ * for its webhook to be disabled (by an operator, a 410 or the last failed attempt of another row),
+ * deleted, replayed or moved to another url, for its lease to end and another process to take it,
+ * or for the organization's key to be rotated. Sending it anyway would reach an endpoint that is
+ * off, or the old url, or carry a signature its receiver can no longer check.
  */
-export function sendTarget(db: Db, id: string, owner: string, step: number): string | undefined {
-  return db
+export function sendTarget(db: Db, id: string, owner: string, step: number, keyId: string | null): { url: string; keyRetired: boolean } | undefined {
+  const row = db
     .prepare(
-      `SELECT w.url FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+      `SELECT w.url AS url, EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) AS keyRetired
+       FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND w.enabled = 1 AND w.deleted_at IS NULL`,
     )
-    .pluck()
-    .get(id, owner, step) as string | undefined;
+    .get(keyId, id, owner, step) as { url: string; keyRetired: number } | undefined;
+  return row && { url: row.url, keyRetired: row.keyRetired === 1 };
 }
 
 /** Gives one row's lease back without counting an attempt (a claimed row that is not sent after all). */

@@ -741,6 +741,22 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     expect(s.receiver.received).toHaveLength(1);
   });
 
+  it('key rotated: the queued ones are signed again with the new key, which openssl verifies', async () => {
+    const s = await queuedBehindOne();
+    const oldPem = await s.publicPem();
+    const rotated = await s.http.post('/v1/notifications/webhooks/settings/public-key').set('authorization', s.org.auth);
+    expect(rotated.status).toBe(201);
+    expect(await s.finish(200)).toEqual(['delivered', 'delivered', 'delivered']);
+    const [first, ...queued] = s.receiver.received;
+    // The one in flight at the rotation was signed and sent before it.
+    expect(verifiesWithOpenssl(first!, oldPem)).toBe(true);
+    expect(queued).toHaveLength(2);
+    for (const r of queued) {
+      expect(r.headers['x-signature-key-id']).toBe(rotated.body.keyId);
+      expect(verifiesWithOpenssl(r, rotated.body.publicKey as string)).toBe(true);
+    }
+  });
+
   it('url changed (PATCH): the queued ones go to the new url', async () => {
     const s = await queuedBehindOne();
     const moved = await startReceiver();
