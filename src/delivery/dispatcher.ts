@@ -19,6 +19,7 @@ import {
   releaseLease,
   releaseLeases,
   sendTarget,
+  trailingAttemptsFailedWith,
   setPendingState,
   type DeliveryState,
   type DueWebhook,
@@ -43,6 +44,8 @@ const FLUSH_DELAY_MS = 4;
 const POOL_IDLE_MS = 30_000;
 /** Webhook urls kept parsed: every send to a url parsed it again, a cost the delivery profile showed. */
 const TARGET_CACHE = 1_000;
+/** How an attempt that could not be signed starts its error: borderd's fault, not the endpoint's. */
+const SIGNING_FAILED = 'signing failed: ';
 
 /** A webhook url as a send needs it, parsed once. */
 interface Target {
@@ -625,7 +628,7 @@ export class Dispatcher implements Worker {
     } catch (err) {
       // Nothing was sent (the private key could not be opened, the event is gone): a failed attempt like any other.
       const message = err instanceof Error ? err.message : String(err);
-      result = { statusCode: null, error: `signing failed: ${message}`.slice(0, 500), responseBody: null, retryAfter: undefined, durationMs: 0, ours: true };
+      result = { statusCode: null, error: `${SIGNING_FAILED}${message}`.slice(0, 500), responseBody: null, retryAfter: undefined, durationMs: 0, ours: true };
       job.keyId = null;
     } finally {
       freeSlot();
@@ -745,12 +748,14 @@ export class Dispatcher implements Worker {
       durationMs: result.durationMs,
     };
     const retryAfterMs = result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : undefined;
-    // Our own fault (the signing key could not be used) backs off along the schedule but never
-    // exhausts it: the customer's endpoint is not disabled for what borderd could not do.
+    // Our own fault (the signing key could not be used) is not the endpoint's: its step stays, so
+    // the endpoint keeps every attempt of its schedule for when signing works again. The wait
+    // still grows along the schedule, by how many of these came in a row (never past its end).
     const lastStep = this.#policy.scheduleSeconds.length - 1;
-    const nextStep = result.ours ? Math.min(job.step + 1, lastStep) : job.step + 1;
+    const nextStep = result.ours ? job.step : job.step + 1;
+    const waitStep = result.ours ? Math.min(job.step + trailingAttemptsFailedWith(ctx.db, job.id, SIGNING_FAILED), lastStep) : nextStep;
     const disable = this.#endsWebhook(job, result);
-    const decision = ok || disable ? undefined : nextAttempt(this.#policy, nextStep, this.#random(), retryAfterMs);
+    const decision = ok || disable ? undefined : nextAttempt(this.#policy, waitStep, this.#random(), retryAfterMs);
     const common = { attempts: attempt, lastStatus: result.statusCode, lastError: result.error, at };
     // The usual case, in one statement: the row is still ours, pending, at the step that was sent.
     const advanced = finishAttempt(

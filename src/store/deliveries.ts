@@ -186,6 +186,20 @@ export function insertAttempt(db: Db, a: AttemptRecord): void {
   ).run(a);
 }
 
+/**
+ * How many of a delivery's latest attempts in a row failed with an error starting with `prefix`
+ * (borderd's own signing failures): their count sets their backoff, apart from the endpoint's step.
+ */
+export function trailingAttemptsFailedWith(db: Db, deliveryId: string, prefix: string): number {
+  return db
+    .prepare(
+      `SELECT COUNT(*) FROM delivery_attempts WHERE delivery_id = @deliveryId AND attempt > COALESCE(
+         (SELECT MAX(attempt) FROM delivery_attempts WHERE delivery_id = @deliveryId AND (error IS NULL OR substr(error, 1, length(@prefix)) <> @prefix)), 0)`,
+    )
+    .pluck()
+    .get({ deliveryId, prefix }) as number;
+}
+
 export function listAttempts(db: Db, deliveryId: string): AttemptRecord[] {
   return db
     .prepare(

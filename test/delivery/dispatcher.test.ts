@@ -529,10 +529,11 @@ describe('retry schedule', () => {
     expect(receiver.received).toHaveLength(2);
   });
 
-  it('records a signing failure as an attempt and backs off, but never disables the webhook for it', async () => {
+  it('records a signing failure as an attempt and backs off, but never disables the webhook for it, nor spends its attempts', async () => {
     const { ctx, org, receiver, dispatcher, webhookId } = await setup(SHORT);
     newTx(ctx, org.org.id);
     // The private key can no longer be opened (e.g. the wrong master key).
+    const sealed = ctx.db.prepare('SELECT private_enc FROM webhook_keys').pluck().get() as string;
     ctx.db.prepare('UPDATE webhook_keys SET private_enc = ?').run('not-a-sealed-value');
     expect(await dispatcher.runOnce()).toBe(1);
     const [d] = listDeliveries(ctx.db, { limit: 1 });
@@ -554,6 +555,19 @@ describe('retry schedule', () => {
     expect(attempts.every((a) => a.error?.startsWith('signing failed: '))).toBe(true);
     expect(receiver.received).toHaveLength(0);
     expect(ctx.db.prepare('SELECT enabled FROM webhooks WHERE id = ?').get(webhookId)).toEqual({ enabled: 1 });
+
+    // The key works again and the endpoint fails: it gets every attempt of its schedule (three),
+    // as if the outage had not been, before the webhook is disabled.
+    ctx.db.prepare('UPDATE webhook_keys SET private_enc = ?').run(sealed);
+    receiver.setResponder((_r, res) => ((res.statusCode = 500), res.end()));
+    for (const wait of [60_000, 5_000, 60_000]) {
+      expect(ctx.db.prepare('SELECT enabled FROM webhooks WHERE id = ?').get(webhookId)).toEqual({ enabled: 1 });
+      ctx.clock.advance(wait);
+      expect(await dispatcher.runOnce()).toBe(1);
+    }
+    expect(receiver.received).toHaveLength(3);
+    expect(getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'failed', attempts: 7 });
+    expect(ctx.db.prepare('SELECT enabled FROM webhooks WHERE id = ?').get(webhookId)).toEqual({ enabled: 0 });
   });
 
   it('keeps a future retry across a restart: next_attempt_at unchanged, sent only when due', async () => {
