@@ -158,6 +158,8 @@ export class Dispatcher implements Worker {
    * count. A job whose send is over no longer counts while its result waits to be written.
    */
   readonly #claimedBy = new Map<string, number>();
+  /** Delivery ids claimed and not yet recorded, per webhook: a pass never claims them again. */
+  readonly #heldBy = new Map<string, Set<string>>();
   #active = 0;
   readonly #sendingBy = new Map<string, number>();
   #sending = 0;
@@ -308,7 +310,8 @@ export class Dispatcher implements Worker {
             break;
           }
           const slots = Math.min(perWebhookClaims - (this.#claimedBy.get(webhook.id) ?? 0), free);
-          const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots);
+          const held = this.#heldBy.get(webhook.id);
+          const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots, held ? [...held] : []);
           free -= rows.length;
           if (rows.length) out.push({ webhook, rows });
         }
@@ -348,10 +351,13 @@ export class Dispatcher implements Worker {
       const key = keys.get(webhook.orgId)!;
       let queue = this.#queues.get(webhook.id);
       if (!queue) this.#queues.set(webhook.id, (queue = []));
+      let held = this.#heldBy.get(webhook.id);
+      if (!held) this.#heldBy.set(webhook.id, (held = new Set()));
       for (const row of rows) {
         const event = this.#bodies.get(row.eventId);
+        held.add(row.id);
         let resolve!: () => void;
-        const done = new Promise<void>((r) => (resolve = r));
+        const done = new Promise<void>((r) => (resolve = r)).then(() => this.#release(webhook.id, row.id));
         const job: Job = {
           done,
           resolve,
@@ -376,6 +382,14 @@ export class Dispatcher implements Worker {
     this.#claimed += started.length;
     this.#pump();
     return started;
+  }
+
+  /** A job is over (recorded, or dropped at a stop): its row may be claimed again. */
+  #release(webhookId: string, id: string): void {
+    const held = this.#heldBy.get(webhookId);
+    if (!held) return;
+    held.delete(id);
+    if (held.size === 0) this.#heldBy.delete(webhookId);
   }
 
   /**

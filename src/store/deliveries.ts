@@ -135,18 +135,29 @@ export interface ClaimedDelivery {
  * `+state` keeps the planner on the primary key for the outer UPDATE: without it SQLite picks the
  * (state, next_attempt_at) index and walks every pending row, which made each claim O(backlog).
  */
-export function claimDue(db: Db, webhookId: string, owner: string, nowMs: number, leaseUntil: number, limit: number): ClaimedDelivery[] {
+export function claimDue(
+  db: Db,
+  webhookId: string,
+  owner: string,
+  nowMs: number,
+  leaseUntil: number,
+  limit: number,
+  held: readonly string[] = [],
+): ClaimedDelivery[] {
+  // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
+  // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
   const rows = db
     .prepare(
       `UPDATE deliveries SET claimed_by = @owner, lease_until = @leaseUntil
        WHERE id IN (SELECT id FROM deliveries
                     WHERE webhook_id = @webhookId AND state = 'pending' AND next_attempt_at <= @now
                       AND (lease_until IS NULL OR lease_until < @now)
+                      AND id NOT IN (SELECT value FROM json_each(@held))
                     ORDER BY next_attempt_at, id LIMIT @limit)
          AND +state = 'pending' AND (lease_until IS NULL OR lease_until < @now)
        RETURNING id, event_id AS eventId, attempts, step, next_attempt_at AS nextAttemptAt`,
     )
-    .all({ owner, leaseUntil, webhookId, now: nowMs, limit }) as ClaimedDelivery[];
+    .all({ owner, leaseUntil, webhookId, now: nowMs, limit, held: held.length ? JSON.stringify(held) : '[]' }) as ClaimedDelivery[];
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 

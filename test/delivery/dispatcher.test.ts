@@ -755,6 +755,26 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     expect(s.receiver.received).toHaveLength(1);
   });
 
+  it('wall clock jumps past the leases of rows still in hand: a second pass does not take them again, each is sent once', async () => {
+    const s = await setup({ 'delivery.perEndpointConcurrency': 4, 'delivery.pollIntervalMs': 3_600_000 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    s.receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    for (let i = 0; i < 8; i++) newTx(s.ctx, s.org.org.id);
+    const first = s.dispatcher.runOnce();
+    await s.receiver.waitFor(4); // four in flight, four queued behind them
+    // A VM resumed, or NTP stepped the clock: every lease in the database has ended.
+    s.ctx.clock.advance(10 * 60_000);
+    const second = s.dispatcher.runOnce();
+    release();
+    expect(await second).toBe(0);
+    expect(await first).toBe(8);
+    const ids = s.receiver.received.map((r) => String(r.headers['x-event-id']));
+    expect(ids).toHaveLength(8);
+    expect(new Set(ids).size).toBe(8);
+    expect(listDeliveries(s.ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(8);
+  });
+
   it('key rotated: the queued ones are signed again with the new key, which openssl verifies', async () => {
     const s = await queuedBehindOne();
     const oldPem = await s.publicPem();
