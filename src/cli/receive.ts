@@ -9,6 +9,7 @@ import { StreamError, TunnelClient } from '../receiver/tunnel.js';
 import { EVENT_TYPES } from '../verify/events.js';
 import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js';
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
+import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
 import { CliExit, reportError, wholeNumber } from './context.js';
 
 /**
@@ -69,8 +70,8 @@ function parseSince(raw: string, nowMs: number = Date.now()): string {
     const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as 's' | 'm' | 'h' | 'd'];
     return new Date(nowMs - Number(rel[1]) * unit).toISOString();
   }
-  const ms = /^\d{4}-\d{2}-\d{2}(T.*)?$/.test(raw.trim()) ? Date.parse(raw.trim()) : Number.NaN;
-  if (Number.isNaN(ms)) throw new CliExit(2, `--since ${raw}: give an ISO 8601 time (2026-11-22T09:00:00Z) or a duration back from now (30m, 2h, 7d)`);
+  const ms = parseIsoTime(raw.trim());
+  if (ms === undefined) throw new CliExit(2, `--since ${raw}: give ${ISO_TIME_HINT}, or a duration back from now (30m, 2h, 7d)`);
   return new Date(ms).toISOString();
 }
 

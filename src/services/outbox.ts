@@ -2,6 +2,7 @@ import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
 import { enqueueEvent, firstAttemptAt, inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import type { StoredEvent } from '../delivery/events.js';
 import { getOrganization } from '../store/organizations.js';
@@ -30,8 +31,8 @@ export interface ReplayResult {
 const REPLAY_BATCH = 500;
 
 export function parseInstant(value: string, field: string): string {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw badRequest('invalid_time', `${field} must be an ISO 8601 time`, [{ path: field, message: 'must be an ISO 8601 time' }]);
+  const ms = parseIsoTime(value);
+  if (ms === undefined) throw badRequest('invalid_time', `${field} must be ${ISO_TIME_HINT}`, [{ path: field, message: `must be ${ISO_TIME_HINT}` }]);
   return isoAt(ms);
 }
 

@@ -73,6 +73,18 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     expect(usage.code).toBe(2);
   }, 60_000);
 
+  it('refuses a replay time that is not ISO 8601 with a zone, and requeues nothing', async () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const webhook = createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    for (const args of [['outbox', 'replay', '--webhook', webhook.id, '--since', 'hello 1'], ['webhooks', 'enable', webhook.id, '--replay-since', 'Nov 20'], ['outbox', 'replay', '--webhook', webhook.id, '--since', '2026-11-20T09:00:00']]) {
+      const r = await runCli([...args, '--db', ctx.config.database.path, '--json']);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(JSON.parse(r.stdout).error).toMatchObject({ status: 400, code: 'invalid_time' });
+    }
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries').get()).toEqual({ n: 0 });
+  });
+
   it('refuses a --limit that is not a whole number of at least 1 as bad usage (exit 2), before touching the database', async () => {
     const ctx = makeContext();
     for (const args of [['outbox', 'list', '--limit', 'abc'], ['outbox', 'list', '--limit', '-5'], ['inbound', 'list', '--limit', '1.5']]) {

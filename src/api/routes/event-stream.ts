@@ -7,6 +7,7 @@ import { BorderdError, badRequest } from '../../domain/errors.js';
 import { remember } from '../../domain/bounded-map.js';
 import { getClientStanding } from '../../store/api-clients.js';
 import { idLowerBound } from '../../domain/ids.js';
+import { ISO_TIME_HINT, ISO_TIME_WITH_ZONE, parseIsoTime } from '../../domain/iso-time.js';
 import { lastEventIdBefore, latestEventId, listEventsAfter, type EventRow } from '../../store/events.js';
 import type { Worker } from '../../workers.js';
 import type { RouteModule } from '../route.js';
@@ -26,7 +27,6 @@ import type { RouteModule } from '../route.js';
  * message on resumes correctly even if no event came before it disconnected.
  */
 const EVENT_ID = /^evt_[0-9a-z]{10,40}$/;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 /** With no events yet, "now" starts this far back, so an event whose id was made just before the connection (its transaction still open) is not skipped. */
 const NOW_SLACK_MS = 1000;
 
@@ -34,8 +34,8 @@ const streamQuery = z.strictObject({
   after: z.string().regex(EVENT_ID, 'must be an event id (evt_…)').optional().describe('resume after this event id (same as the Last-Event-ID header)'),
   since: z
     .string()
-    .regex(ISO_TIME, 'must be an ISO 8601 time with a zone, e.g. 2026-01-01T00:00:00.000Z')
-    .refine((v) => !Number.isNaN(Date.parse(v)), 'must be a valid time')
+    .regex(ISO_TIME_WITH_ZONE, `must be ${ISO_TIME_HINT}`)
+    .refine((v) => parseIsoTime(v) !== undefined, 'must be a valid time')
     .optional()
     .describe('replay the events created at or after this ISO 8601 time; ignored when Last-Event-ID or after is given'),
 });
@@ -141,7 +141,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       const resumeAfter = header || query.after;
       let start: { mode: StartMode; after: string | null };
       if (resumeAfter) start = { mode: 'after', after: resumeAfter };
-      else if (query.since) start = { mode: 'since', after: lastEventIdBefore(ctx.db, auth.orgId, new Date(Date.parse(query.since)).toISOString()) };
+      else if (query.since) start = { mode: 'since', after: lastEventIdBefore(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
       else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
       follow(ctx, signatures, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res);
       return undefined;
