@@ -51,14 +51,16 @@ const ipv4At = (bytes: Uint8Array, at: number) => `${bytes[at]}.${bytes[at + 1]}
 
 /**
  * The IPv4 address an IPv6 address reaches, for the forms that embed one: IPv4-mapped
- * (::ffff:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96) and 6to4 (2002::/16, the IPv4
- * address in bytes 2-5). Such an address is only as allowed as the IPv4 address inside it.
+ * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96, SIIT), IPv4-compatible (::/96), NAT64
+ * (64:ff9b::/96) and 6to4 (2002::/16, the IPv4 address in bytes 2-5). Such an address is only as
+ * allowed as the IPv4 address inside it.
  */
 export function embeddedIpv4(address: string): string | undefined {
   const bytes = ipv6Bytes(address);
   if (!bytes) return undefined;
   const zeros10 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
   if (prefixIs(bytes, [...zeros10, 0xff, 0xff])) return ipv4At(bytes, 12);
+  if (prefixIs(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0])) return ipv4At(bytes, 12);
   if (prefixIs(bytes, [...zeros10, 0, 0])) return ipv4At(bytes, 12);
   if (prefixIs(bytes, [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return ipv4At(bytes, 12);
   if (prefixIs(bytes, [0x20, 0x02])) return ipv4At(bytes, 2);

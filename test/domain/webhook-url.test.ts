@@ -40,6 +40,9 @@ describe('webhook url policy', () => {
       expect(isPrivateAddress(a), a).toBe(false);
     }
     expect(embeddedIpv4('64:ff9b::7f00:1')).toBe('127.0.0.1');
+    expect(embeddedIpv4('::ffff:0:7f00:1')).toBe('127.0.0.1'); // IPv4-translated (SIIT)
+    expect(isPrivateAddress('::ffff:0:a01:203')).toBe(true);
+    expect(checkWebhookUrl('http://[::ffff:0:7f00:1]:19001/', { ...strict, allowHttp: true })[0]!.message).toMatch(/private/);
     expect(embeddedIpv4('2002:c0a8:0101::')).toBe('192.168.1.1');
     expect(embeddedIpv4('2606:4700:4700::1111')).toBeUndefined();
   });
