@@ -18,8 +18,14 @@ FROM node:22-bookworm-slim
 # of"): one malloc arena here, and a 512 MB heap limit (under which V8 grows the heap by a smaller
 # factor between collections) in docker/entrypoint.sh, for `serve` only. A test keeps both equal to
 # package.json's start script.
+# Reachable from outside the container, so the production rules for what it may call and print:
+# https webhook targets on public addresses only, and no first-start organization whose secret would
+# go to the container's log (create organizations and clients with the CLI, README "Docker").
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=1 \
+    BORDERD_WEBHOOKS_ALLOW_HTTP=false \
+    BORDERD_WEBHOOKS_ALLOW_PRIVATE_NETWORKS=false \
+    BORDERD_ADMIN_BOOTSTRAP_ORGANIZATION=false \
     BORDERD_HOST=0.0.0.0 \
     BORDERD_PORT=8080 \
     BORDERD_DB=/data/borderd.db \

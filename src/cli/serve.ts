@@ -2,6 +2,7 @@ import type { CommandModule } from 'yargs';
 import { createContext, type AppContext } from '../context.js';
 import { startDaemon } from '../daemon.js';
 import { bootstrapDevelopment } from '../services/organizations.js';
+import { countOrganizations } from '../store/organizations.js';
 import { migrate } from '../db/migrate.js';
 import { loadCliConfig, reportError, runWithContext, output, withCommonOptions, type CommonArgs } from './context.js';
 
@@ -42,8 +43,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       daemon = await startDaemon(ctx);
       const running = daemon;
       // After the port is bound: a start that fails to listen must not create (and so never show) credentials.
-      const dev = await bootstrapDevelopment(ctx);
+      const dev = config.admin.bootstrapOrganization ? await bootstrapDevelopment(ctx) : undefined;
       const log = ctx.log;
+      if (!config.admin.bootstrapOrganization && countOrganizations(ctx.db) === 0) {
+        log.info('no organization yet (admin.bootstrapOrganization is off): create one with `borderd orgs create --name NAME`, then `borderd clients create --org ORG`');
+      }
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;

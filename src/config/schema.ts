@@ -119,6 +119,12 @@ export const adminSchema = z
   .strictObject({
     /** Bearer token of the operator API under /admin/v1. When absent, one is generated into the data directory. */
     token: z.string().min(24, 'must be at least 24 characters').optional(),
+    /**
+     * On the first start (no organization yet), create a "Development" organization with one API
+     * client and print its secret once: a developer's quick start. Off in production, where an
+     * operator creates organizations and clients with the CLI and no secret goes to the log stream.
+     */
+    bootstrapOrganization: z.boolean().default(true),
   })
   .prefault({});
 

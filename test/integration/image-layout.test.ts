@@ -124,12 +124,26 @@ describe('the Docker image, replayed without an engine', () => {
     const check = spawnSync('sh', ['-c', health], { env: { ...env, BORDERD_PORT: port }, encoding: 'utf8', timeout: 10_000 });
     expect(check.status, check.stderr).toBe(0);
 
-    // `docker run --rm -v borderd-data:/data borderd clients list`: the entrypoint, the image's environment, the volume's database.
-    const clients = spawnSync('sh', [script, 'clients', 'list'], { cwd: appRoot, env, encoding: 'utf8', timeout: 30_000 });
-    expect(clients.status, clients.stderr).toBe(0);
-    const clientId = /clientId:\s+(\S+)/.exec(out)?.[1];
-    expect(clientId, 'the first start prints a client').toBeDefined();
-    expect(clients.stdout).toContain(clientId!);
+    // The image's production rules: no first-start organization, so no secret in the container's log.
+    expect(out).not.toMatch(/clientSecret|bsk_/);
+    expect(out).toMatch(/no organization yet/);
+    // `docker run --rm -v borderd-data:/data borderd …`: the entrypoint, the image's environment, the volume's database.
+    const cli = (...args: string[]) => {
+      const r = spawnSync('sh', [script, ...args, '--json'], { cwd: appRoot, env, encoding: 'utf8', timeout: 30_000 });
+      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return JSON.parse(r.stdout) as Record<string, string>;
+    };
+    const org = cli('orgs', 'create', '--name', 'Acme');
+    const client = cli('clients', 'create', '--org', org.id!);
+    expect(JSON.stringify(cli('clients', 'list'))).toContain(client.id!);
+    // And its webhook rules: an http target on a loopback address is refused.
+    const token = (await (await fetch(`${url}/v1/auth/m2m/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId: client.id, clientSecret: client.clientSecret }) })).json()) as { accessToken: string };
+    const refused = await fetch(`${url}/v1/notifications/webhooks/settings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token.accessToken}` },
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/hook' }),
+    });
+    expect(refused.status).toBe(400);
 
     daemon.kill('SIGTERM');
     expect(await exited).toBe(0);
