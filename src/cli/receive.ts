@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { CaptureLog } from '../receiver/capture-log.js';
-import { createReporter } from '../receiver/console-report.js';
+import { createReporter, type Reporter } from '../receiver/console-report.js';
 import { Forwarder, parseHeaderOptions } from '../receiver/forwarder.js';
 import { startListener, type Verifier } from '../receiver/listen.js';
 import { Relay } from '../receiver/relay.js';
@@ -10,6 +10,7 @@ import { EVENT_TYPES } from '../verify/events.js';
 import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js';
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
+import { isRefusedByBorderd } from '../verify/errors.js';
 import { CliExit, reportError, wholeNumber } from './context.js';
 
 /**
@@ -100,11 +101,22 @@ function staticKeys(file: string | undefined) {
   }
 }
 
-/** How listen mode checks x-signature: a key file, or the key fetched from a borderd. */
-function listenVerifier(args: ReceiveArgs, keys: ReturnType<typeof staticKeys>): Verifier {
+/**
+ * How listen mode checks x-signature: a key file, or the key fetched from a borderd. The key is
+ * fetched once before listening: credentials borderd refuses stop the command (exit 1), as they stop
+ * a tunnel, instead of a receiver that answers every delivery 503; a borderd that cannot be reached
+ * yet is said once, and each delivery tries again.
+ */
+async function listenVerifier(args: ReceiveArgs, keys: ReturnType<typeof staticKeys>, reporter: Reporter): Promise<Verifier> {
   if (keys) return (raw, headers) => verifyWebhook(raw, headers, keys);
   if (args['public-key-url']) {
     const source = fetchPublicKey(args['public-key-url'], credentialsOf(args, '--public-key-url'));
+    try {
+      await source.get();
+    } catch (err) {
+      if (isRefusedByBorderd(err)) throw new CliExit(1, `--public-key-url ${args['public-key-url']}: ${(err as Error).message}; check --client-id and --client-secret`);
+      reporter.error(`--public-key-url: ${(err as Error).message}; deliveries are answered 503 until the key can be fetched`);
+    }
     return (raw, headers) => source.verify(raw, headers);
   }
   throw new CliExit(2, 'listen mode needs --public-key FILE or --public-key-url BASE_URL (with --client-id/--client-secret)');
@@ -127,10 +139,10 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   const extraHeaders = headersOf(args.header);
   const keys = staticKeys(args['public-key']);
   // Every argument is checked before the capture log is opened, so a refused command leaves no file behind.
+  const reporter = createReporter(args.json);
   const mode: { tunnel: string; credentials: ClientCredentials } | { verify: Verifier } = args.tunnel
     ? { tunnel: args.tunnel, credentials: credentialsOf(args, '--tunnel') }
-    : { verify: listenVerifier(args, keys) };
-  const reporter = createReporter(args.json);
+    : { verify: await listenVerifier(args, keys, reporter) };
   const capture = new CaptureLog(args['capture-db']);
   const checkpoints = capture.checkpointInBackground((err) =>
     reporter.error(`capture log: background checkpoints stopped, SQLite checkpoints on write again: ${err.message}`),

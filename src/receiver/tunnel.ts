@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { KeyObject } from 'node:crypto';
 import { createPublicKey } from 'node:crypto';
-import { WebhookVerificationError } from '../verify/errors.js';
+import { isRefusedByBorderd, WebhookVerificationError } from '../verify/errors.js';
 import { fetchAccessToken, type ClientCredentials } from '../verify/public-key.js';
 import { verifySignature } from '../verify/signature.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
@@ -165,7 +165,7 @@ export class TunnelClient {
       this.#tokenFetches++;
       this.#token = await fetchAccessToken(this.#source, this.opts.credentials, { signal });
     } catch (err) {
-      throw new StreamError(`could not get a token from ${this.#source}: ${(err as Error).message}`, /failed with 40[013]/.test((err as Error).message));
+      throw new StreamError(`could not get a token from ${this.#source}: ${(err as Error).message}`, isRefusedByBorderd(err));
     }
     return this.#token;
   }

@@ -15,9 +15,18 @@ export class WebhookVerificationError extends Error {
   constructor(
     readonly code: WebhookVerificationCode,
     message: string,
+    /** For `no_public_key`: the HTTP status borderd answered the token or key request with, if it answered. */
+    readonly status?: number,
   ) {
     super(message);
   }
 }
+
+/**
+ * The key could not be had because borderd refused the credentials (or the request) itself: a
+ * 400, 401 or 403 to the token or key request. Asking again cannot help; an unreachable borderd can.
+ */
+export const isRefusedByBorderd = (err: unknown): boolean =>
+  err instanceof WebhookVerificationError && err.status !== undefined && [400, 401, 403].includes(err.status);
 
 export const isWebhookVerificationError = (err: unknown): err is WebhookVerificationError => err instanceof WebhookVerificationError;

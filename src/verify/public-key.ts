@@ -74,7 +74,7 @@ export async function fetchAccessToken(baseUrl: string, credentials: ClientCrede
       body: JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }),
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
-    if (!res.ok) throw new WebhookVerificationError('no_public_key', `token request failed with ${res.status}`);
+    if (!res.ok) throw new WebhookVerificationError('no_public_key', `token request failed with ${res.status}`, res.status);
     const body = (await res.json()) as { accessToken?: unknown };
     if (typeof body.accessToken !== 'string') throw new WebhookVerificationError('no_public_key', 'token response has no accessToken');
     return body.accessToken;
@@ -93,7 +93,7 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
     const token = await fetchAccessToken(baseUrl, credentials, { fetch: f });
     return fromBorderd('public key request', async () => {
       const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
-      if (!res.ok) throw new WebhookVerificationError('no_public_key', `public key request failed with ${res.status}`);
+      if (!res.ok) throw new WebhookVerificationError('no_public_key', `public key request failed with ${res.status}`, res.status);
       const body = (await res.json()) as Partial<OrgPublicKey>;
       if (typeof body.publicKey !== 'string' || typeof body.keyId !== 'string') {
         throw new WebhookVerificationError('no_public_key', 'public key response lacks keyId or publicKey');

@@ -205,6 +205,21 @@ describe('borderd receive (listen mode)', () => {
     await expect.poll(() => rx.output()).toMatch(/"outcome":"rejected","status":503/);
   });
 
+  it('stops with exit 1, leaving no capture log, when borderd refuses the credentials for --public-key-url', async () => {
+    const refusing = createServer((_req, res) => res.writeHead(401, { 'content-type': 'application/problem+json' }).end('{"status":401}'));
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    try {
+      const captureDb = join(tempDir(), 'c.db');
+      const base = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+      const r = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--port', '0', '--public-key-url', base, '--capture-db', captureDb], { BORDERD_CLIENT_ID: 'cli_1', BORDERD_CLIENT_SECRET: 'wrong' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/--public-key-url .*token request failed with 401; check --client-id and --client-secret/);
+      expect(existsSync(captureDb)).toBe(false);
+    } finally {
+      refusing.close();
+    }
+  });
+
   it("verifies a delivery signed with a real borderd's organization key", async () => {
     const daemon = await startBorderd();
     try {
