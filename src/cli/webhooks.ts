@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { parseInstant } from '../services/outbox.js';
-import { disableWebhook, enableWebhook, listWebhooksWithHealth } from '../services/webhooks.js';
+import { disableWebhook, enableWebhook, getPublicKey, listWebhooksWithHealth } from '../services/webhooks.js';
 import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
 
 /** `borderd webhooks`: operator view of every organization's webhooks and their health. */
@@ -45,6 +45,16 @@ export const webhooksCommand: CommandModule = {
           runWithContext(args, (ctx) => {
             const webhook = disableWebhook(ctx, args.id);
             output(args, webhook, () => `disabled ${webhook.id}`);
+          }),
+      )
+      .command<CommonArgs & { org: string }>(
+        'public-key',
+        "Print an organization's current public signing key (PEM), what its receivers verify x-signature with",
+        (c) => c.option('org', { type: 'string', demandOption: true, describe: 'organization id (org_…)' }) as never,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const key = getPublicKey(ctx, args.org);
+            output(args, key, () => key.publicKey.trimEnd());
           }),
       )
       .demandCommand(1),

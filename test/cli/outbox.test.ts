@@ -23,6 +23,15 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const webhook = createWebhook(ctx, org.id, { url: receiver.url });
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
 
+    // The key its receivers verify with, for the operator to hand over.
+    const key = await cli('webhooks', 'public-key', '--org', org.id);
+    expect(key.json).toMatchObject({ algorithm: 'RSA-SHA256', publicKey: expect.stringMatching(/^-----BEGIN PUBLIC KEY-----/) });
+    expect(key.json.keyId).toBe(ctx.db.prepare('SELECT id FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL').pluck().get(org.id));
+    const pem = await runCli(['webhooks', 'public-key', '--org', org.id, '--db', ctx.config.database.path]);
+    expect(pem.stdout.trim()).toBe(key.json.publicKey.trim());
+    const none = await cli('webhooks', 'public-key', '--org', createOrganization(ctx, 'No webhooks').id);
+    expect([none.code, none.json.error.status]).toEqual([1, 404]);
+
     const tx = await cli('tx', 'create', '--org', org.id, '--type', 'Withdrawal', '--amount', '10.25', '--currency', 'USD', '--destination', '{"iban":"DE00"}');
     expect(tx.code).toBe(0);
     expect(tx.json).toMatchObject({ type: 'Withdrawal', status: 'Submitted', amount: '10.25', destination: { iban: 'DE00' } });
