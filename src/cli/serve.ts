@@ -71,6 +71,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       // Bound to every interface (a container), the printed curl line still needs an address to call.
       const baseUrl = config.server.publicBaseUrl ?? daemon.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
       ctx.log.info({ url: daemon.url, db: config.database.path, adminTokenFile: daemon.adminTokenFile }, 'borderd listening');
+      if (args.json) {
+        // One line for a supervisor or script: where it listens and, on a first start, the client made.
+        const firstStart = dev ? { organizationId: dev.org.id, clientId: dev.client.id, clientSecret: dev.client.clientSecret } : undefined;
+        process.stdout.write(JSON.stringify({ listening: daemon.url, adminTokenFile: daemon.adminTokenFile ?? null, ...(firstStart ? { firstStart } : {}) }) + '\n');
+        return;
+      }
       if (dev) process.stdout.write(firstStartBanner(baseUrl, dev.client.id, dev.client.clientSecret) + '\n');
       // Last, so a script that waits for this line (borderd on port 0) has the banner too.
       process.stdout.write(`borderd listening on ${daemon.url}\n`);

@@ -1,11 +1,12 @@
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/context.js';
-import { runCli, startBorderd } from '../support/process.js';
+import { BIN, runCli, startBorderd } from '../support/process.js';
 
 describe('borderd serve (real process)', () => {
   it('first start prints credentials that work; SIGTERM exits 0', async () => {
@@ -39,6 +40,38 @@ describe('borderd serve (real process)', () => {
     // The secret went to stdout once, never into a log line.
     const logLines = daemon.output().split('\n').filter((l) => l.startsWith('{'));
     expect(logLines.join('\n')).not.toContain(daemon.credentials!.clientSecret);
+  });
+
+  it('--json: one JSON line with where it listens and, on a first start, the client made', async () => {
+    const dataDir = tempDir('borderd-json-');
+    const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dataDir, 'borderd.db'), '--json'], {
+      env: { ...process.env, BORDERD_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`no JSON line:\n${out}`)), 20_000);
+        proc.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          for (const l of out.split('\n')) {
+            if (!l.startsWith('{"listening"')) continue;
+            clearTimeout(timer);
+            resolve(JSON.parse(l) as Record<string, unknown>);
+          }
+        });
+      });
+      expect(line).toMatchObject({ listening: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), firstStart: { organizationId: expect.stringMatching(/^org_/), clientId: expect.stringMatching(/^cli_/), clientSecret: expect.any(String) } });
+      const token = await fetch(`${String(line.listening)}/v1/auth/m2m/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientId: (line.firstStart as { clientId: string }).clientId, clientSecret: (line.firstStart as { clientSecret: string }).clientSecret }),
+      });
+      expect(token.status).toBe(201);
+    } finally {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
   });
 
   it('stops on SIGTERM although whatever read its output has gone away', async () => {
