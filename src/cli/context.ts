@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -30,6 +31,15 @@ export function loadCliConfig(args: CommonArgs, flags: Record<string, unknown> =
 export class CliExit extends Error {
   constructor(readonly code: number, message: string) {
     super(message);
+  }
+}
+
+/** A file named on the command line; one that cannot be read is bad usage (exit 2), said in one line. */
+export function readCliFile(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new CliExit(2, `cannot read ${file}: ${(err as Error).message}`);
   }
 }
 

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { CommandModule } from 'yargs';
@@ -6,7 +5,7 @@ import type { z } from 'zod';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { badRequest } from '../domain/errors.js';
 import { importTransactions, type ImportFormat } from '../services/transaction-import.js';
-import { CliExit, output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
+import { CliExit, output, readCliFile, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
 import { withoutByteOrderMark } from '../domain/byte-order-mark.js';
 
 /**
@@ -34,11 +33,7 @@ export function progressReporter(label: string, stream: NodeJS.WriteStream = pro
  * dropped here, for every format: left in, it made the first JSON line "not JSON".
  */
 export function readInputFile(file: string): string {
-  try {
-    return withoutByteOrderMark(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new CliExit(2, `cannot read ${file}: ${(err as Error).message}`);
-  }
+  return withoutByteOrderMark(readCliFile(file).toString('utf8'));
 }
 
 /** A record given as JSON on the command line (--record), validated by the same schema as the admin API. */

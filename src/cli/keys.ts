@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { CommandModule } from 'yargs';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, removeCardNetworkKey } from '../inbound/keyring.js';
-import { CliExit, output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+import { output, readCliFile, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
 
 const cardNetworkCommand: CommandModule = {
   command: 'card-network',
@@ -40,12 +39,7 @@ const cardNetworkCommand: CommandModule = {
             .option('kid', { type: 'string', describe: 'the kid the card network sends for this key, when it is not the SPKI fingerprint' }),
         (args) =>
           runWithContext(args, (ctx) => {
-            let bytes: Buffer;
-            try {
-              bytes = readFileSync(args.privateKey);
-            } catch (err) {
-              throw new CliExit(1, `cannot read ${args.privateKey}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-            }
+            const bytes = readCliFile(args.privateKey);
             const passphrase = args.keystorePassword ?? process.env.BORDERD_KEY_PASSPHRASE;
             const key = importCardNetworkKey(ctx, args.org, bytes, { ...(args.kid ? { kid: args.kid } : {}), ...(passphrase !== undefined ? { passphrase } : {}) });
             output(args, key, () => `imported card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})\nkid: ${key.kid}`);

@@ -129,6 +129,10 @@ describe('borderd keys card-network import (CLI)', () => {
     expect(withEnv.code, withEnv.stdout + withEnv.stderr).toBe(0);
     expect(JSON.parse(withEnv.stdout)).toMatchObject({ kid: viaEnv.kid });
 
+    // A file that is not there is bad usage, said in one line, as for the import commands.
+    const missing = await run(join(dir, 'none.pem'));
+    expect([missing.code, missing.stderr.trim()]).toEqual([2, expect.stringMatching(/^borderd: cannot read .*none\.pem: ENOENT: no such file or directory/)]);
+
     const help = execFileSync(process.execPath, [join(dirname(require.resolve('../../package.json')), 'bin', 'borderd.js'), 'keys', 'card-network', 'import', '--help'], { encoding: 'utf8' });
     expect(help).toMatch(/--keystore-password/);
     // Help is wrapped to the terminal's width, between words: compare it as one line.
