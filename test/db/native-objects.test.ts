@@ -1,11 +1,15 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { decryptDue } from '../../src/inbound/decryption.js';
+import { importCardNetworkKey } from '../../src/inbound/keyring.js';
+import { pruneOutbox } from '../../src/jobs/retention.js';
 import { createIdentity } from '../../src/services/identities.js';
 import { importTransactions } from '../../src/services/transaction-import.js';
 import { createWebhook } from '../../src/services/webhooks.js';
 import { startReceiver } from '../delivery/receiver.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
+import { joseToken, makeKeyPair, notification } from '../inbound/jwe-fixtures.js';
 
 /**
  * better-sqlite3 12's statements and iterators are native objects that, on Node 24.19 and later,
@@ -13,7 +17,8 @@ import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.j
  * "Native objects kept"). The rule that avoids it: in normal running borderd leaves none for the
  * collector. Each SQL text is compiled once per connection and kept, pragmas are set with exec(),
  * and nothing calls iterate(). This test counts the native objects made while a daemon's context
- * opens, migrates and serves a tour of its routes and a delivery, twice over.
+ * opens, migrates and serves a tour of its routes, a delivery, a card-network notification and a
+ * retention run, twice over.
  */
 const prototype = Database.prototype as unknown as Record<'prepare' | 'pragma', (...args: unknown[]) => unknown>;
 const original = { prepare: prototype.prepare, pragma: prototype.pragma };
@@ -60,6 +65,9 @@ describe('native SQLite objects', () => {
     const header = 'type,status,provider,providerTransactionId,currency,country,corridor,benchmark,reviewState,reconciliation,amountUsd,costVsMarketUsd,createdAt,updatedAt';
     const lines = Array.from({ length: 2345 }, (_, i) => `Deposit,Completed,PfiOne,p-${i},USDC,MX,US-MX,${['Competitive', 'InLine', 'OffMarket'][i % 3]},AllClear,Matched,100,1,2026-01-10T10:00:00Z,`);
     expect(importTransactions(ctx, acme.org.id, [header, ...lines].join('\n'), 'csv').imported).toBe(2345);
+    const cardKey = makeKeyPair();
+    importCardNetworkKey(ctx, acme.org.id, Buffer.from(cardKey.privatePem));
+    ctx.config.inbound.icaOrganizations = { '123456': acme.org.id };
     for (let round = 0; round < 2; round++) {
       createIdentity(ctx, acme.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: false, data: { firstName: `Ana${round}`, lastName: 'Lopez', email: `ana${round}@example.com` } });
       expect((await http.get('/v1/identities?name=ana&limit=10').set('authorization', acme.auth)).body.data).toHaveLength(round + 1);
@@ -70,8 +78,12 @@ describe('native SQLite objects', () => {
       expect((await http.post('/v1/refunds/config/reconfirm').set('authorization', acme.auth)).status).toBeLessThan(500);
       const event = await http.post('/admin/v1/events').set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ orgId: acme.org.id, type: 'Transaction_Updated', data: {} });
       expect(event.status).toBe(201);
+      const inbound = await http.post('/v1/webhooks/card-network').send(notification(await joseToken({ round }, cardKey), { eventId: `ev-${round}` }));
+      expect(inbound.status).toBe(200);
+      expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
       ctx.clock.advance(1000);
       expect(await dispatcher.runOnce()).toBe(1);
+      pruneOutbox(ctx);
     }
     expect(receiver.received).toHaveLength(2);
 
