@@ -1,4 +1,5 @@
-import { createPrivateKey, generateKeyPairSync, sign, createPublicKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPair, generateKeyPairSync, sign, createPublicKey, type KeyObject } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
@@ -43,8 +44,15 @@ function toPublic(row: KeyRow): PublicSigningKey {
   return { keyId: row.id, publicKey: row.public_pem, algorithm: 'RSA-SHA256', createdAt: row.created_at };
 }
 
-function insertNewKey(ctx: AppContext, orgId: string): KeyRow {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: SIGNING_KEY_BITS });
+interface KeyPair {
+  publicKey: KeyObject;
+  privateKey: KeyObject;
+}
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+function insertNewKey(ctx: AppContext, orgId: string, pair: KeyPair = generateKeyPairSync('rsa', { modulusLength: SIGNING_KEY_BITS })): KeyRow {
+  const { publicKey, privateKey } = pair;
   const now = ctx.clock.now();
   const id = newId('wsk', now);
   const row: KeyRow = {
@@ -72,14 +80,34 @@ export function currentSigningKey(ctx: AppContext, orgId: string): PublicSigning
   return row && toPublic(row);
 }
 
-/** Replaces the pair: the old key is retired at once, so signatures made from now on verify only with the new one. */
-export function rotateSigningKey(ctx: AppContext, orgId: string): PublicSigningKey {
-  return toPublic(
-    ctx.db.transaction(() => {
-      ctx.db.prepare('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL').run(isoAt(ctx.clock.now()), orgId);
-      return insertNewKey(ctx, orgId);
-    }).immediate(),
-  );
+/** Rotations being made, per context and organization: concurrent requests share one. */
+const rotations = new WeakMap<AppContext, Map<string, Promise<PublicSigningKey>>>();
+
+/**
+ * Replaces the pair: the old key is retired at once, so signatures made from now on verify only with
+ * the new one. The pair is generated on libuv's thread pool, before the transaction: made inline it
+ * held the daemon's only thread (and the write lock) for tens of milliseconds per call, so a client
+ * looping on this route stalled every organization. Requests of one organization that arrive while
+ * its rotation is being made get that rotation's key: each asked to retire the key current when it
+ * asked, and the new one is newer than that.
+ */
+export function rotateSigningKey(ctx: AppContext, orgId: string): Promise<PublicSigningKey> {
+  let inFlight = rotations.get(ctx);
+  if (!inFlight) rotations.set(ctx, (inFlight = new Map()));
+  const pending = inFlight.get(orgId);
+  if (pending) return pending;
+  const made = generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS })
+    .then((pair) =>
+      toPublic(
+        ctx.db.transaction(() => {
+          ctx.db.prepare('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL').run(isoAt(ctx.clock.now()), orgId);
+          return insertNewKey(ctx, orgId, pair);
+        }).immediate(),
+      ),
+    )
+    .finally(() => inFlight.delete(orgId));
+  inFlight.set(orgId, made);
+  return made;
 }
 
 /** An organization's current signing key, unsealed. */

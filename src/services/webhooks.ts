@@ -96,7 +96,7 @@ export function getPublicKey(ctx: AppContext, orgId: string): PublicSigningKey {
 }
 
 /** Endpoint 16: a new pair; signatures made from now on verify only with it. */
-export const rotatePublicKey = (ctx: AppContext, orgId: string): PublicSigningKey => rotateSigningKey(ctx, orgId);
+export const rotatePublicKey = (ctx: AppContext, orgId: string): Promise<PublicSigningKey> => rotateSigningKey(ctx, orgId);
 
 export const organizationHasWebhooks = (ctx: AppContext, orgId: string): boolean => countWebhooks(ctx.db, orgId) > 0;
 

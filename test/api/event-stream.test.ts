@@ -210,7 +210,7 @@ describe('GET /v1/notifications/events/stream', () => {
     emit(ctx, org.id);
     const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
     await stream.next(3);
-    const rotated = rotateSigningKey(ctx, org.id);
+    const rotated = await rotateSigningKey(ctx, org.id);
     emit(ctx, org.id);
     const [, , , key, ev] = await stream.next(5);
     expect(key!.event).toBe('signing-key');

@@ -100,6 +100,29 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).body.publicKey).toBe(rotated.body.publicKey);
   });
 
+  it('makes one new pair for rotations of one organization that arrive together', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    for (const org of [acme, other]) await http.post(BASE).set('authorization', org.auth).send({ url: 'http://127.0.0.1:9/a' });
+    const before = (await http.get(`${BASE}/public-key`).set('authorization', acme.auth)).body.keyId as string;
+    const together = await Promise.all([
+      ...Array.from({ length: 5 }, () => http.post(`${BASE}/public-key`).set('authorization', acme.auth)),
+      http.post(`${BASE}/public-key`).set('authorization', other.auth),
+    ]);
+    const acmeKeys = new Set(together.slice(0, 5).map((r) => (expect(r.status).toBe(201), r.body.keyId as string)));
+    expect(acmeKeys.size).toBe(1);
+    const [rotated] = [...acmeKeys];
+    expect(rotated).not.toBe(before);
+    expect(together[5]!.body.keyId).not.toBe(rotated);
+    const rows = ctx.db.prepare('SELECT id, retired_at IS NOT NULL AS retired FROM webhook_keys WHERE org_id = ? ORDER BY id').all(acme.org.id);
+    expect(rows).toEqual([{ id: before, retired: 1 }, { id: rotated, retired: 0 }]);
+    // One after it is a rotation of its own.
+    const again = await http.post(`${BASE}/public-key`).set('authorization', acme.auth);
+    expect(again.body.keyId).not.toBe(rotated);
+  });
+
   it('answers another method on /public-key with 405, never taking public-key for a webhook id', async () => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);

@@ -46,7 +46,7 @@ describe('one signature per (event, key)', () => {
     expect(restarted.stats().signatures).toBe(0);
 
     // A new key means one new signature, reused by all ten again.
-    const rotated = rotatePublicKey(ctx, org.id);
+    const rotated = await rotatePublicKey(ctx, org.id);
     replayEvent(ctx, event.event.id);
     expect(await restarted.runOnce()).toBe(10);
     expect(signAsync).toHaveBeenCalledTimes(2);

@@ -49,7 +49,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 201: { description: 'the new key', schema: publicKey } },
-    handler: ({ auth }) => ({ status: 201, body: rotatePublicKey(ctx, auth.orgId) }),
+    handler: async ({ auth }) => ({ status: 201, body: await rotatePublicKey(ctx, auth.orgId) }),
   });
   api.route({
     method: 'post',
