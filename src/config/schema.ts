@@ -133,6 +133,8 @@ export const webhooksSchema = z
     allowHttp: z.boolean().default(true),
     allowPrivateNetworks: z.boolean().default(true),
     maxUrlLength: z.number().int().min(64).max(8192).default(2048),
+    /** Webhooks one organization may have (deleted ones do not count): each event writes a delivery row per webhook, in the writer's transaction. */
+    maxPerOrganization: z.number().int().min(1).max(1000).default(50),
   })
   .prefault({});
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
-import { badRequest, notFound } from '../domain/errors.js';
+import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
 import { ensureSigningKey, currentSigningKey, rotateSigningKey, type PublicSigningKey } from '../delivery/signing-keys.js';
@@ -37,6 +37,11 @@ export function createWebhook(ctx: AppContext, orgId: string, input: { url: stri
   };
   ctx.db
     .transaction(() => {
+      // Counted under the write lock, so two requests at once cannot both take the last place.
+      const max = ctx.config.webhooks.maxPerOrganization;
+      if (countWebhooks(ctx.db, orgId) >= max) {
+        throw conflict('webhook_limit_reached', `this organization already has ${max} webhooks (webhooks.maxPerOrganization); delete one first`);
+      }
       insertWebhook(ctx.db, webhook);
       ensureSigningKey(ctx, orgId);
     })

@@ -100,6 +100,21 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).body.publicKey).toBe(rotated.body.publicKey);
   });
 
+  it("caps an organization's webhooks at webhooks.maxPerOrganization; a deleted one frees its place, other organizations are not counted", async () => {
+    const ctx = makeContext({ 'webhooks.maxPerOrganization': 2 });
+    const { http, tokens } = makeApi(ctx);
+    const acme = await makeOrg(ctx, tokens);
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    const first = await http.post(BASE).set('authorization', acme.auth).send({ url: 'http://127.0.0.1:9/a' });
+    await http.post(BASE).set('authorization', acme.auth).send({ url: 'http://127.0.0.1:9/b' });
+    const refused = await http.post(BASE).set('authorization', acme.auth).send({ url: 'http://127.0.0.1:9/c' });
+    expect([refused.status, refused.body.code]).toEqual([409, 'webhook_limit_reached']);
+    expect((await http.get(BASE).set('authorization', acme.auth)).body).toHaveLength(2);
+    expect((await http.post(BASE).set('authorization', other.auth).send({ url: 'http://127.0.0.1:9/a' })).status).toBe(201);
+    expect((await http.delete(`${BASE}/${first.body.id}`).set('authorization', acme.auth)).status).toBe(204);
+    expect((await http.post(BASE).set('authorization', acme.auth).send({ url: 'http://127.0.0.1:9/c' })).status).toBe(201);
+  });
+
   it('makes one new pair for rotations of one organization that arrive together', async () => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);

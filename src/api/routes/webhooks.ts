@@ -59,7 +59,11 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     body: writeBody,
-    responses: { 201: { description: 'registered', schema: settings }, 400: { description: 'url refused (names body.url)' } },
+    responses: {
+      201: { description: 'registered', schema: settings },
+      400: { description: 'url refused (names body.url)' },
+      409: { description: 'the organization has webhooks.maxPerOrganization webhooks already (webhook_limit_reached)' },
+    },
     handler: ({ auth, body }) => ({ status: 201, body: toSettings(createWebhook(ctx, auth.orgId, body)) }),
   });
   api.route({
