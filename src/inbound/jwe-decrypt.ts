@@ -1,7 +1,7 @@
 import { constants, createDecipheriv, createHmac, privateDecrypt, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { compactDecrypt, errors as joseErrors } from 'jose';
 import { decodeSegment, segmentAlphabet, type SegmentAlphabet } from './jwe-segments.js';
-import { normalizeKid, spkiFingerprint } from './key-fingerprint.js';
+import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint.js';
 
 /**
  * Decrypts the `data` JWE of a card-network notification: RSA-OAEP-256 key wrapping with A256GCM
@@ -85,6 +85,9 @@ function parse(token: string): Parsed {
   if (!CONTENT_ENCRYPTIONS.includes(enc as ContentEncryption)) throw new JweDecryptError('unsupported_algorithm', `enc ${String(enc)} is not accepted; expected one of ${CONTENT_ENCRYPTIONS.join(', ')}`);
   if (header.zip !== undefined || header.crit !== undefined) throw new JweDecryptError('unsupported_algorithm', 'zip and crit headers are not accepted');
   if (typeof kid !== 'string' || kid === '') throw new JweDecryptError('missing_kid', 'the protected header has no kid, so no key can be chosen');
+  // Not an unknown kid to wait for a key for: no key can have it. Said without the kid itself, which
+  // would otherwise be copied, whatever its size, into the row and every log line about it.
+  if (kid.length > MAX_KID_LENGTH) throw new JweDecryptError('malformed_jwe', `the kid is ${kid.length} characters long; a key's kid has at most ${MAX_KID_LENGTH}`);
   const s = segments as Parsed['segments'];
   return {
     segments: s,

@@ -12,5 +12,8 @@ export function spkiFingerprint(key: KeyObject | string): string {
   return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
 }
 
+/** The longest kid a held key may have; a token naming a longer one can match no key. */
+export const MAX_KID_LENGTH = 255;
+
 /** kids compare case-insensitively: hex fingerprints are printed in either case. */
 export const normalizeKid = (kid: string): string => (/^[0-9a-fA-F]{64}$/.test(kid) ? kid.toLowerCase() : kid);

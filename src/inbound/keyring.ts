@@ -7,7 +7,7 @@ import { newId } from '../domain/ids.js';
 import { deleteCardNetworkKey, findCardNetworkKey, insertCardNetworkKey, keysWithKid, listCardNetworkKeys, type CardNetworkKey } from '../store/card-network-keys.js';
 import { getOrganization } from '../store/organizations.js';
 import { buildCsrPem } from './csr.js';
-import { normalizeKid, spkiFingerprint } from './key-fingerprint.js';
+import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint.js';
 import { isPkcs12, privateKeyFromPkcs12 } from './pkcs12.js';
 
 /**
@@ -42,7 +42,7 @@ function store(ctx: AppContext, orgId: string, privateKey: KeyObject, source: 'g
   if (privateKey.asymmetricKeyType !== 'rsa') throw badRequest('unsupported_key', 'card-network keys are RSA keys');
   if (bitsOf(privateKey) < MIN_KEY_BITS) throw badRequest('key_too_small', `card-network keys must have at least ${MIN_KEY_BITS} bits; this one has ${bitsOf(privateKey)}`);
   const kid = explicitKid ? normalizeKid(explicitKid) : spkiFingerprint(privateKey);
-  if (kid.length > 255) throw badRequest('invalid_kid', 'kid must be at most 255 characters');
+  if (kid.length > MAX_KID_LENGTH) throw badRequest('invalid_kid', `kid must be at most ${MAX_KID_LENGTH} characters`);
   const now = ctx.clock.now();
   const id = newId('cnk', now);
   const row: CardNetworkKey = {

@@ -98,13 +98,17 @@ describe('decryptJwe', () => {
     }
   });
 
-  it('refuses other algorithms and a missing kid', async () => {
+  it('refuses other algorithms, a missing kid and one longer than any key can have', async () => {
     const header = (h: object) => Buffer.from(JSON.stringify(h)).toString('base64url');
     const rest = (await joseToken({}, key)).split('.').slice(1).join('.');
     expect((await failure(decryptJwe(`${header({ alg: 'RSA1_5', enc: 'A256GCM', kid: key.kid })}.${rest}`, lookup))).code).toBe('unsupported_algorithm');
     expect((await failure(decryptJwe(`${header({ alg: 'RSA-OAEP-256', enc: 'A256CBC-HS512', kid: key.kid })}.${rest}`, lookup))).code).toBe('unsupported_algorithm');
     expect((await failure(decryptJwe(`${header({ alg: 'RSA-OAEP-256', enc: 'A256GCM' })}.${rest}`, lookup))).code).toBe('missing_kid');
     expect((await failure(decryptJwe('a.b.c', lookup))).code).toBe('malformed_jwe');
+    // A kid no key can have (longer than any held one) is the token's fault, not retried, and not repeated in the reason.
+    const huge = await failure(decryptJwe(`${header({ alg: 'RSA-OAEP-256', enc: 'A256GCM', kid: 'k'.repeat(600_000) })}.${rest}`, lookup));
+    expect([huge.code, huge.retryable]).toEqual(['malformed_jwe', false]);
+    expect(huge.message.length).toBeLessThan(200);
   });
 });
 
