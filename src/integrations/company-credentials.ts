@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { BorderdError } from '../domain/errors.js';
-import { postToProvider } from './provider-call.js';
+import { headerCredential, postToProvider } from './provider-call.js';
 
 /** Company credentials: the provider links the company and answers the network addresses it holds. */
 export const companyCredentialsSchema = z.strictObject({
-  apiKey: z.string().min(1).max(500),
-  apiSecret: z.string().min(1).max(500),
+  apiKey: headerCredential(500),
+  apiSecret: headerCredential(500),
   // It becomes a path segment, and URL resolution takes "." and ".." (escaped or not) as dot segments:
   // "companies/../integration" would be POSTed to {baseUrl}integration.
   companyId: z.string().min(1).max(200).refine((v) => v !== '.' && v !== '..', 'must not be "." or ".."'),

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { request } from 'undici';
 import { BorderdError, badRequest } from '../domain/errors.js';
 
@@ -60,3 +61,15 @@ export async function postToProvider(call: ProviderCall): Promise<unknown> {
     throw new BorderdError(502, 'provider_error', 'the provider answered with a body that is not JSON');
   }
 }
+
+/**
+ * A credential sent to a provider as an HTTP header value: printable ASCII, no space at either end.
+ * A control character (CR, LF) cannot go into a header at all; refused here it is a 400 naming the
+ * field, not a request that fails as if the provider were down.
+ */
+export const headerCredential = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, 'must be printable ASCII, without spaces at either end (it is sent as an HTTP header)');

@@ -74,6 +74,16 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     expect(fake.seen).toEqual([]);
   });
 
+  it('company credentials: a key or secret that cannot be a header value is a 400 naming it, not a provider outage', async () => {
+    const fake = await fakeProvider(() => ({ status: 200, body: { integrationNetworkAddresses: [] } }));
+    const { http, acme } = await setup({ acme: { kind: 'company-credentials', baseUrl: fake.url } });
+    for (const [field, value] of [['apiKey', 'key\r\nx-injected: 1'], ['apiSecret', ' secret'], ['apiKey', 'clé-123456']] as const) {
+      const res = await http.put('/v1/organizations/integrations/acme').set('Authorization', acme.auth).send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId: 'c1', [field]: value });
+      expect([res.status, res.body.errors?.[0]?.path], value).toEqual([400, `body.${field}`]);
+    }
+    expect(fake.seen).toEqual([]);
+  });
+
   it('PFI client credentials: 10 to 64 characters each, verified at the provider', async () => {
     const fake = await fakeProvider((req) => ({ status: req.headers.authorization === `Basic ${Buffer.from('client-0001:secret-0001').toString('base64')}` ? 200 : 401, body: {} }));
     const { http, acme } = await setup({ pfi: { kind: 'pfi-client-credentials', baseUrl: fake.url } });
@@ -88,6 +98,9 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     const short = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: '123456789', clientSecret: 'x'.repeat(65) });
     expect(short.status).toBe(400);
     expect(short.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.clientId', 'body.clientSecret']);
+    // A ":" would end the Basic user-id early and move the rest into the password.
+    const colon = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: 'client:0001', clientSecret: 'secret-0001' });
+    expect([colon.status, colon.body.errors[0].path]).toEqual([400, 'body.clientId']);
     expect(fake.seen).toHaveLength(2);
   });
 
