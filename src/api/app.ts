@@ -112,16 +112,17 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   app.use(requestContext(ctx.log));
   app.use(inboundSenderGate(ctx)); // card-network sender check before any body handling (docs/inbound.md)
   app.use(requireJson);
-  app.use(
-    express.json({
-      limit,
-      type: (req) => JSON_TYPE.test(req.headers['content-type'] ?? ''),
-      verify: (req, _res, buf, charset) => {
-        req.rawBody = buf;
-        req.rawBodyCharset = charset;
-      },
-    }),
-  );
+  // Run by each route after its authentication (routeChain), not for every request: a body is read
+  // and parsed only for a caller the route accepts, so an unauthenticated flood of large or deeply
+  // nested JSON costs a 401, not a parse each.
+  const parseJson = express.json({
+    limit,
+    type: (req) => JSON_TYPE.test(req.headers['content-type'] ?? ''),
+    verify: (req, _res, buf, charset) => {
+      req.rawBody = buf;
+      req.rawBodyCharset = charset;
+    },
+  });
 
   const router = express.Router();
   const authenticate = authenticator(deps.tokens, deps.adminToken);
@@ -158,7 +159,7 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   const exact = new Map<string, ReturnType<typeof routeChain>>();
   for (const [i, spec] of registry.routes.entries()) {
     const path = expressPaths[i]!;
-    const chain = routeChain(spec, path, authenticate, commit);
+    const chain = routeChain(spec, path, authenticate, parseJson, commit);
     router[spec.method](path, ...chain);
     // The router tries about 75 layers in order, each a regular expression; a path without
     // parameters can be found by its exact text instead, unless an earlier route of the same

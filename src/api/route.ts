@@ -150,10 +150,16 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 /**
  * The handlers a route runs, in order: its deprecation headers (before authentication, so every
  * answer of a deprecated route says so, a 401 included: a caller whose token expired learns of the
- * sunset too), authentication, then validation and the handler. The first one names the route
- * (`route`, its express path) for the request's log line.
+ * sunset too), authentication, reading the body, then validation and the handler. The first one
+ * names the route (`route`, its express path) for the request's log line.
  */
-export function routeChain(spec: AnyRouteSpec, route: string, authenticate: (mode: AuthMode) => Middleware, commit: <T>(fn: () => T) => Promise<T>): Middleware[] {
+export function routeChain(
+  spec: AnyRouteSpec,
+  route: string,
+  authenticate: (mode: AuthMode) => Middleware,
+  parseBody: Middleware,
+  commit: <T>(fn: () => T) => Promise<T>,
+): Middleware[] {
   const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
       const errors: FieldError[] = [];
@@ -181,5 +187,5 @@ export function routeChain(spec: AnyRouteSpec, route: string, authenticate: (mod
     if (headers) res.set(headers);
     next();
   };
-  return [announce, authenticate(spec.auth), handle];
+  return [announce, authenticate(spec.auth), parseBody, handle];
 }

@@ -100,6 +100,19 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).body.publicKey).toBe(rotated.body.publicKey);
   });
 
+  it('reads a body only after authentication: without a token, broken or deeply nested JSON is a 401, never parsed', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const nested = '['.repeat(100_000) + ']'.repeat(100_000);
+    for (const body of ['{"url":', nested]) {
+      const anonymous = await http.post(BASE).set('content-type', 'application/json').send(body);
+      expect(anonymous.status).toBe(401);
+    }
+    const broken = await http.post(BASE).set('authorization', auth).set('content-type', 'application/json').send('{"url":');
+    expect([broken.status, broken.body.code]).toEqual([400, 'malformed_json']);
+  });
+
   it("caps an organization's webhooks at webhooks.maxPerOrganization; a deleted one frees its place, other organizations are not counted", async () => {
     const ctx = makeContext({ 'webhooks.maxPerOrganization': 2 });
     const { http, tokens } = makeApi(ctx);
