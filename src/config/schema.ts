@@ -86,6 +86,12 @@ export const databaseSchema = z
      * delivers webhooks. 0 runs them on the main thread. An in-memory database always does.
      */
     readWorkers: z.number().int().min(0).max(16).default(defaultReadWorkers()),
+    /**
+     * Benchmark summaries one organization may have running at once; one more is a 429. Each reads
+     * every matching row (hundreds of ms over 100,000) on the read workers every organization
+     * shares, so without a cap one organization's burst queues everyone's identity lists behind it.
+     */
+    summariesPerOrganization: z.number().int().min(1).max(100).default(2),
   })
   .prefault({});
 

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { importTransactions } from '../../src/services/transaction-import.js';
-import { makeApi, makeContext, makeOrg } from '../support/context.js';
+import request from 'supertest';
+import { createApp } from '../../src/api/app.js';
+import { inlineReads } from '../../src/db/read-pool.js';
+import { readQueries } from '../../src/services/offloaded-reads.js';
+import { TokenService } from '../../src/services/tokens.js';
+import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 
 const CSV = [
   'type,status,provider,providerTransactionId,currency,country,corridor,benchmark,reviewState,reconciliation,amountUsd,costVsMarketUsd,createdAt,updatedAt',
@@ -100,6 +105,37 @@ describe('GET /v1/transactions/import-benchmark-summary', () => {
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
     const res = await http.get('/v1/transactions/import-benchmark-summary').set('Authorization', other.auth);
     expect(res.body.sampleSize).toBe(0);
+  });
+});
+
+describe('benchmark summaries per organization', () => {
+  it('runs at most database.summariesPerOrganization at once for one organization (429 beyond), others unaffected', async () => {
+    const ctx = makeContext({ 'database.summariesPerOrganization': 2 });
+    // Reads that finish only when the test lets them: summaries that take their time, as over 100,000 rows.
+    const inline = inlineReads(ctx.db, readQueries);
+    const gates: (() => void)[] = [];
+    const reads = { ...inline, run: (async (name, args) => {
+      if (name === 'benchmarkSummary') await new Promise<void>((r) => gates.push(r));
+      return inline.run(name, args);
+    }) as typeof inline.run };
+    const tokens = new TokenService(ctx);
+    const http = request(createApp({ ctx, tokens, adminToken: ADMIN_TOKEN, reads }).app);
+    const acme = await makeOrg(ctx, tokens);
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    const path = '/v1/transactions/import-benchmark-summary';
+    const running = [http.get(path).set('authorization', acme.auth).then((r) => r), http.get(path).set('authorization', acme.auth).then((r) => r)];
+    while (gates.length < 2) await new Promise((r) => setTimeout(r, 5));
+    const third = await http.get(path).set('authorization', acme.auth);
+    expect([third.status, third.body.code, third.headers['retry-after']]).toEqual([429, 'too_many_summaries', '1']);
+    const others = http.get(path).set('authorization', other.auth).then((r) => r);
+    while (gates.length < 3) await new Promise((r) => setTimeout(r, 5));
+    for (const open of gates.splice(0)) open();
+    expect((await Promise.all([...running, others])).map((r) => r.status)).toEqual([200, 200, 200]);
+    // Done, so the places are free again.
+    const again = http.get(path).set('authorization', acme.auth).then((r) => r);
+    while (gates.length < 1) await new Promise((r) => setTimeout(r, 5));
+    gates.splice(0).forEach((open) => open());
+    expect((await again).status).toBe(200);
   });
 });
 

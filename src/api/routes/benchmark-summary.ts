@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BorderdError } from '../../domain/errors.js';
 import type { RouteModule } from '../route.js';
 import { summaryQuerySchema } from '../../services/benchmark-summary.js';
 
@@ -18,7 +19,9 @@ const summarySchema = z.object({
 });
 
 /** Endpoint 8; the statistic is described in docs/benchmark-summary.md. */
-export const benchmarkSummaryRoutes: RouteModule = (api, { reads }) => {
+export const benchmarkSummaryRoutes: RouteModule = (api, { ctx, reads }) => {
+  /** Summaries running per organization (database.summariesPerOrganization). */
+  const running = new Map<string, number>();
   api.route({
     method: 'get',
     path: '/v1/transactions/import-benchmark-summary',
@@ -27,7 +30,27 @@ export const benchmarkSummaryRoutes: RouteModule = (api, { reads }) => {
     tags: ['transactions'],
     auth: 'bearer',
     query: summaryQuerySchema,
-    responses: { 200: { description: 'ImportBenchmarkSummary', schema: summarySchema }, 400: { description: 'invalid filter (field named)' } },
-    handler: async ({ query, auth }) => ({ body: await reads.run('benchmarkSummary', { orgId: auth.orgId, query }) }),
+    responses: {
+      200: { description: 'ImportBenchmarkSummary', schema: summarySchema },
+      400: { description: 'invalid filter (field named)' },
+      429: { description: 'the organization already has database.summariesPerOrganization summaries running (too_many_summaries)' },
+    },
+    handler: async ({ query, auth }) => {
+      const max = ctx.config.database.summariesPerOrganization;
+      const now = running.get(auth.orgId) ?? 0;
+      if (now >= max) {
+        throw new BorderdError(429, 'too_many_summaries', `this organization already has ${now} benchmark summaries running (database.summariesPerOrganization: ${max}); retry when one is done`, {
+          headers: { 'Retry-After': '1' },
+        });
+      }
+      running.set(auth.orgId, now + 1);
+      try {
+        return { body: await reads.run('benchmarkSummary', { orgId: auth.orgId, query }) };
+      } finally {
+        const left = (running.get(auth.orgId) ?? 1) - 1;
+        if (left > 0) running.set(auth.orgId, left);
+        else running.delete(auth.orgId);
+      }
+    },
   });
 };
