@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createFileDurably } from './durable-file.js';
 
 /**
  * The operator API's bearer token: from config (admin.token / BORDERD_ADMIN_TOKEN), else a random
@@ -12,7 +13,7 @@ export function resolveAdminToken(configured: string | undefined, dataDir: strin
   if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), file, created: false };
   const token = `bat_${randomBytes(32).toString('base64url')}`;
   try {
-    writeFileSync(file, token + '\n', { mode: 0o600, flag: 'wx' });
+    createFileDurably(file, token + '\n');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return resolveAdminToken(configured, dataDir);
     throw err;

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Db } from '../db/open.js';
 import type { SecretBox } from './secret-box.js';
+import { createFileDurably } from './durable-file.js';
 
 /** A master key that cannot be used: start-up stops with this one line (exit code 2). */
 export class MasterKeyError extends Error {}
@@ -34,7 +35,7 @@ export function resolveMasterKey(opts: { configured?: string | undefined; file: 
   const key = randomBytes(32);
   // 'wx' fails if another process created it in between; then we read theirs.
   try {
-    writeFileSync(opts.file, key.toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+    createFileDurably(opts.file, key.toString('base64') + '\n');
     chmodSync(opts.file, 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return resolveMasterKey(opts);
