@@ -8,7 +8,8 @@ interface Pending {
 
 /**
  * Group commit: acknowledged writes that arrive together share one transaction and so one fsync.
- * Each write runs in its own savepoint, so one that throws rolls back alone and the others commit;
+ * Each write runs in its own savepoint, so one that throws rolls back alone and the others commit
+ * (one that ends the whole transaction sends each write of the batch to a transaction of its own);
  * every caller's promise settles only after the shared COMMIT returned, so nothing is answered
  * before it is durable. At synchronous FULL a commit costs about 1 ms of the daemon's only thread
  * (about as much as a delivery), so at a few hundred writes per second this is what keeps writes
@@ -47,13 +48,31 @@ class GroupCommitter {
       setImmediate(() => this.#flush());
     }
     let outcomes: SavepointOutcome<unknown>[] = [];
+    let began = false;
     try {
-      // An error that ends the whole transaction is rethrown by inSavepoint: the batch fails as a whole.
-      outcomes = this.db.transaction(() => batch.map((item) => inSavepoint(this.db, item.fn))).immediate();
+      // An error that ends the whole transaction is rethrown by inSavepoint: nothing of the batch is
+      // written, and the writes after it must not run as autocommits.
+      outcomes = this.db.transaction(() => {
+        began = true;
+        return batch.map((item) => inSavepoint(this.db, item.fn));
+      }).immediate();
     } catch (err) {
-      // BEGIN or COMMIT failed, or the transaction was aborted (busy past the timeout, disk full):
-      // nothing of the batch is written.
-      for (const item of batch) item.reject(err);
+      // BEGIN failed (another process held the lock past the busy timeout): each alone would wait as
+      // long again, so the batch fails as it is, nothing written.
+      if (!began || batch.length === 1) {
+        for (const item of batch) item.reject(err);
+        return;
+      }
+      // A write ended the shared transaction (ON CONFLICT ROLLBACK, RAISE(ROLLBACK)), or COMMIT failed
+      // (a full disk refusing the batch's pages): all of it was rolled back. Each write then runs in a
+      // transaction of its own, so only the ones that fail alone fail; the others lost nothing but time.
+      for (const item of batch) {
+        try {
+          item.resolve(this.db.transaction(item.fn).immediate());
+        } catch (alone) {
+          item.reject(alone);
+        }
+      }
       return;
     }
     batch.forEach((item, i) => {

@@ -73,15 +73,37 @@ describe('group commit', () => {
     expect(rows(other)).toEqual([1, 3]);
   });
 
-  it('fails the whole batch, and commits none of it, when a write ends the shared transaction', async () => {
-    const { db, other, commit } = setup();
+  it('when a write ends the shared transaction, runs each write of the batch alone: only that one fails', async () => {
+    const { db, other, commit, topLevelTransactions } = setup();
     db.exec('CREATE TABLE u (x INTEGER UNIQUE ON CONFLICT ROLLBACK)');
     db.prepare('INSERT INTO u (x) VALUES (7)').run();
+    // The write after it never runs as an autocommit inside the ended transaction: it waits for its own.
+    let afterRanInEndedTransaction = false;
     const before = commit(() => db.prepare('INSERT INTO t (x) VALUES (1)').run());
     const aborting = commit(() => db.prepare('INSERT INTO u (x) VALUES (7)').run()); // rolls back everything
-    const after = commit(() => db.prepare('INSERT INTO t (x) VALUES (3)').run());
-    for (const w of [before, aborting, after]) await expect(w).rejects.toThrow(/UNIQUE/);
-    expect(rows(other)).toEqual([]); // not even the write after it, as an autocommit
+    const after = commit(() => {
+      if (!db.inTransaction) afterRanInEndedTransaction = true;
+      return db.prepare('INSERT INTO t (x) VALUES (3)').run();
+    });
+    const start = topLevelTransactions();
+    await expect(aborting).rejects.toThrow(/UNIQUE/);
+    await Promise.all([before, after]);
+    expect(afterRanInEndedTransaction).toBe(false);
+    expect(rows(other)).toEqual([1, 3]);
+    // The shared attempt, then one transaction per write.
+    expect(topLevelTransactions() - start).toBe(4);
+  });
+
+  it('when COMMIT fails (a full disk), runs each write alone: the ones that fit commit', async () => {
+    const { db, other, commit } = setup();
+    // A deferred check fails at COMMIT, for the batch as a whole, as a full disk does.
+    db.exec('CREATE TABLE big (n INTEGER NOT NULL REFERENCES nothing_yet(id) DEFERRABLE INITIALLY DEFERRED)');
+    db.exec('CREATE TABLE nothing_yet (id INTEGER PRIMARY KEY)');
+    const small = [1, 2].map((x) => commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(x)));
+    const failing = commit(() => db.prepare('INSERT INTO big (n) VALUES (1)').run());
+    await expect(failing).rejects.toThrow(/FOREIGN KEY/);
+    await Promise.all(small);
+    expect(rows(other)).toEqual([1, 2]);
   });
 
   it('refuses a write that returns a promise, leaving nothing of it', async () => {
