@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { remember } from '../domain/bounded-map.js';
 
@@ -27,7 +27,13 @@ export interface OpenOptions {
 export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   let db: Db | undefined;
   try {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      // The file holds personal data and sealed secrets: a directory and a file borderd makes are its
+      // owner's alone (SQLite gives the -wal and -shm files the database file's mode). Existing ones
+      // keep the mode the operator gave them.
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      if (!opts.readonly) closeSync(openSync(path, 'a', 0o600));
+    }
     db = new Database(path, { readonly: opts.readonly ?? false });
     // exec(), not pragma(): pragma() prepares a statement and drops it (see "Native objects kept" below).
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);

@@ -1,5 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync } from 'node:fs';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../db/background-checkpoints.js';
 import { openDatabase, type Db } from '../db/open.js';
 
@@ -65,13 +64,11 @@ const toCaptured = (r: Row): CapturedEvent => ({
 export const isSuccess = (status: number | null | undefined): boolean => status !== null && status !== undefined && status >= 200 && status < 300;
 
 /**
- * Bodies may hold personal data: the file is made (or set) mode 0600 before SQLite opens it, since
- * SQLite gives its -wal and -shm files, which hold the same bodies, the mode of the database file.
- * Those of an earlier run, made before this rule, are set too.
+ * Bodies may hold personal data: openDatabase makes a new file mode 0600 (and SQLite its -wal and
+ * -shm, which hold the same bodies, alike); files an earlier run left readable are set here too,
+ * since the capture log is a developer's file in a working directory, not an operator's.
  */
 function keepToOwner(path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  closeSync(openSync(path, 'a', 0o600));
   for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
 }
 

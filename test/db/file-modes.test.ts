@@ -1,0 +1,32 @@
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/open.js';
+import { tempDir } from '../support/context.js';
+
+const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
+
+describe('database files', () => {
+  it('a new database, its -wal and -shm, and a directory made for it are the owner\'s alone, whatever the umask', () => {
+    const old = process.umask(0o022);
+    try {
+      const dir = join(tempDir('borderd-modes-'), 'data');
+      const path = join(dir, 'borderd.db');
+      const db = openDatabase(path);
+      db.exec('CREATE TABLE t (x INTEGER)');
+      db.prepare('INSERT INTO t (x) VALUES (1)').run();
+      expect([mode(dir), mode(path), mode(`${path}-wal`), mode(`${path}-shm`)]).toEqual(['700', '600', '600', '600']);
+      db.close();
+    } finally {
+      process.umask(old);
+    }
+  });
+
+  it('an existing database keeps the mode its operator gave it', () => {
+    const path = join(tempDir('borderd-modes-'), 'borderd.db');
+    writeFileSync(path, '');
+    chmodSync(path, 0o640);
+    openDatabase(path).close();
+    expect(mode(path)).toBe('640');
+  });
+});
