@@ -443,6 +443,39 @@ describe('bounded concurrency', () => {
   });
 });
 
+describe('fairness between organizations', () => {
+  it('caps one organization\'s sends in flight, so its stalled endpoints leave the process\'s other slots to other organizations', async () => {
+    const { ctx, http, tokens, org: busy, receiver: stalled } = await setup({
+      'delivery.concurrency': 8,
+      'delivery.perEndpointConcurrency': 4,
+      'delivery.perOrganizationConcurrency': 4,
+    });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    stalled.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    // Three stalled webhooks: without the cap they would take all eight slots of the process.
+    for (let i = 0; i < 2; i++) await http.post('/v1/notifications/webhooks/settings').set('authorization', busy.auth).send({ url: `${stalled.url}/${i}` });
+    const other = await makeOrg(ctx, tokens, { name: 'Other' });
+    const fast = await startReceiver();
+    signatureChecks.push(() => expectAllSigned(ctx, fast.received));
+    await http.post('/v1/notifications/webhooks/settings').set('authorization', other.auth).send({ url: fast.url });
+    const worker = new Dispatcher(ctx, { random: () => 0.5 });
+    worker.start();
+    try {
+      for (let i = 0; i < 6; i++) newTx(ctx, busy.org.id);
+      await stalled.waitFor(4);
+      for (let i = 0; i < 3; i++) newTx(ctx, other.org.id);
+      await fast.waitFor(3);
+      // The busy organization never had more than its four in flight, and the other got through meanwhile.
+      expect(stalled.load.maxActive).toBe(4);
+      expect(stalled.received).toHaveLength(4);
+    } finally {
+      release();
+      await worker.stop();
+    }
+  });
+});
+
 describe('overall and per-webhook connection budgets', () => {
   it('never has more than delivery.concurrency requests in flight, across webhooks', async () => {
     const { ctx, http, org, receiver } = await setup({ 'delivery.concurrency': 3, 'delivery.perEndpointConcurrency': 4 });
