@@ -107,6 +107,12 @@ export const authSchema = z
   .strictObject({
     tokenTtlSeconds: z.number().int().min(60).max(86_400).default(3600),
     issuer: z.string().min(1).default('borderd'),
+    /**
+     * Client secret checks (scrypt, 16 MB and tens of ms each on libuv's thread pool, which webhook
+     * signing shares) run at most this many at once; 100 more wait, and one more is a 503. A flood
+     * of token requests with made-up secrets then cannot take the whole pool.
+     */
+    secretChecksAtOnce: z.number().int().min(1).max(64).default(2),
   })
   .prefault({});
 

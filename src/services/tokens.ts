@@ -1,8 +1,9 @@
 import { exportJWK, generateKeyPair, importJWK, SignJWT, jwtVerify, decodeProtectedHeader, errors, type CryptoKey, type JWK } from 'jose';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
+import { Admission } from '../domain/admission.js';
 import { remember } from '../domain/bounded-map.js';
-import { forbidden, unauthorized } from '../domain/errors.js';
+import { BorderdError, forbidden, unauthorized } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { DUMMY_HASH, verifySecret } from '../security/secret-hash.js';
 import { getApiClientWithHash, getClientStanding, type PiiAccess } from '../store/api-clients.js';
@@ -79,16 +80,21 @@ export class VerifiedTokenCache {
  * Issues and verifies M2M access tokens. The signing key is an ES256 pair made on first use, its
  * private half sealed under the master key in token_keys; verification keys are cached by kid.
  */
+/** Token requests waiting for a secret check (auth.secretChecksAtOnce) before one more is a 503. */
+const SECRET_CHECKS_WAITING = 100;
+
 export class TokenService {
   #signing?: { kid: string; key: CryptoKey };
   readonly #verifying = new Map<string, CryptoKey>();
   readonly #verified: VerifiedTokenCache;
+  readonly #secretChecks: Admission;
 
   constructor(
     private readonly ctx: AppContext,
     opts: { verifiedTokenCacheSize?: number } = {},
   ) {
     this.#verified = new VerifiedTokenCache(opts.verifiedTokenCacheSize);
+    this.#secretChecks = new Admission(ctx.config.auth.secretChecksAtOnce, SECRET_CHECKS_WAITING);
   }
 
   async #signingKey(): Promise<{ kid: string; key: CryptoKey }> {
@@ -133,8 +139,17 @@ export class TokenService {
 
   async issue(input: { clientId: string; clientSecret: string; piiAccess?: PiiAccess | undefined }): Promise<IssuedToken> {
     const found = getApiClientWithHash(this.ctx.db, input.clientId);
-    // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
-    const ok = await verifySecret(input.clientSecret, found?.secretHash ?? DUMMY_HASH);
+    const release = await this.#secretChecks.enter();
+    if (!release) {
+      throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
+    }
+    let ok: boolean;
+    try {
+      // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
+      ok = await verifySecret(input.clientSecret, found?.secretHash ?? DUMMY_HASH);
+    } finally {
+      release();
+    }
     if (!found || !ok || found.client.revokedAt) {
       throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
     }

@@ -75,6 +75,34 @@ describe('POST /v1/auth/m2m/token', () => {
     expect(unknownWork).toEqual(secretWork);
   });
 
+  it('checks at most auth.secretChecksAtOnce secrets at once; the others wait their turn and are answered', async () => {
+    const ctx = makeContext({ 'auth.secretChecksAtOnce': 1 });
+    const { http } = makeApi(ctx);
+    const org = createOrganization(ctx, 'Acme');
+    const client = await createApiClient(ctx, { orgId: org.id });
+    const actual = (await vi.importActual<typeof import('node:crypto')>('node:crypto')).scrypt;
+    let active = 0;
+    let most = 0;
+    vi.mocked(scrypt).mockImplementation(((...args: unknown[]) => {
+      const done = args.pop() as (err: Error | null, key: Buffer) => void;
+      active++;
+      most = Math.max(most, active);
+      (actual as (...a: unknown[]) => void)(...args, (err: Error | null, key: Buffer) => {
+        active--;
+        done(err, key);
+      });
+    }) as typeof scrypt);
+    try {
+      const answers = await Promise.all(
+        [client.clientSecret, client.clientSecret, 'wrong-secret', 'wrong-secret'].map((clientSecret) => http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret })),
+      );
+      expect(answers.map((r) => r.status)).toEqual([201, 201, 401, 401]);
+      expect(most).toBe(1);
+    } finally {
+      vi.mocked(scrypt).mockImplementation(actual as typeof scrypt);
+    }
+  });
+
   it('refuses a revoked client with the same problem as bad credentials', async () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);
