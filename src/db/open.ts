@@ -35,7 +35,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
       if (!opts.readonly) closeSync(openSync(path, 'a', 0o600));
     }
     db = new Database(path, { readonly: opts.readonly ?? false });
-    // exec(), not pragma(): pragma() prepares a statement and drops it (see "Native objects kept" below).
+    // exec(), not pragma(): pragma() prepares a statement and drops it (see "Native objects kept" at cacheStatements).
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
     if (!opts.readonly) {
       // The first statement that reads the file: a file that is not a database fails here.
@@ -109,16 +109,6 @@ export function bookkeeping<T>(db: Db, fn: () => T): T {
 const STATEMENT_CACHE_SIZE = 500;
 
 /**
- * Native objects kept (why the cache below also matters for more than speed): better-sqlite3 12's
- * statements and iterators are node::ObjectWrap objects, and on Node 24.19 and later one that the
- * garbage collector finalizes while no JavaScript context is entered (an idle-time collection)
- * aborts the whole process (`Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook;
- * fixed in better-sqlite3 13, which needs Node 22). So borderd leaves none for the collector in
- * normal running: every statement is prepared once per connection and kept, pragmas are set with
- * exec(), and nothing uses iterate(). A test (test/db/native-objects.test.ts) holds the rule.
- */
-
-/**
  * Makes `db.prepare(sql)` return the statement already compiled for that exact SQL text. Stores
  * write `db.prepare(sql).run(...)` at the point of use, which reads well; compiling the SQL on every
  * call cost 4 to 7% of the daemon's CPU under load (docs/performance.md). Cached statements are
@@ -127,6 +117,14 @@ const STATEMENT_CACHE_SIZE = 500;
  * caller gets a fresh one. The rule for stores: use what `prepare` returns at once, pass parameters
  * per call, never `.bind()` (binding is permanent on a shared statement). The cache is bounded (least
  * recently used out) because a few queries build their SQL from optional filters.
+ *
+ * Native objects kept: the cache matters for more than speed. better-sqlite3 12's statements and
+ * iterators are node::ObjectWrap objects, and on Node 24.19 and later one that the garbage collector
+ * finalizes while no JavaScript context is entered (an idle-time collection) aborts the whole
+ * process (`Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook; fixed in
+ * better-sqlite3 13, which needs Node 22). So borderd leaves none for the collector in normal
+ * running: every statement is prepared once per connection and kept, pragmas are set with exec(),
+ * and nothing uses iterate(). A test (test/db/native-objects.test.ts) holds the rule.
  */
 export function cacheStatements(db: Db, size = STATEMENT_CACHE_SIZE): void {
   const prepare = db.prepare.bind(db);
