@@ -138,11 +138,12 @@ export class TokenService {
   }
 
   async issue(input: { clientId: string; clientSecret: string; piiAccess?: PiiAccess | undefined }): Promise<IssuedToken> {
-    const found = getApiClientWithHash(this.ctx.db, input.clientId);
     const release = await this.#secretChecks.enter();
     if (!release) {
       throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
     }
+    // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
+    const found = getApiClientWithHash(this.ctx.db, input.clientId);
     let ok: boolean;
     try {
       // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
