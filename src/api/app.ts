@@ -8,7 +8,7 @@ import { createGroupCommit } from '../db/group-commit.js';
 import { isDatabaseBusy } from '../db/open.js';
 import { inlineReads } from '../db/read-pool.js';
 import { readQueries } from '../services/offloaded-reads.js';
-import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type RouteModule } from './route.js';
+import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type Middleware, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
 import { VERSION } from '../version.js';
@@ -42,7 +42,11 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
 function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   if (err instanceof BorderdError) return err;
   const type = (err as { type?: string }).type;
-  if (type === 'entity.too.large') return new BorderdError(413, 'body_too_large', `request body exceeds ${limit} bytes`);
+  if (type === 'entity.too.large') {
+    // The limit the parser had: a route may have a smaller one than server.bodyLimitBytes.
+    const applied = (err as { limit?: unknown }).limit;
+    return new BorderdError(413, 'body_too_large', `request body exceeds ${typeof applied === 'number' ? applied : limit} bytes`);
+  }
   if (type === 'entity.parse.failed') return new BorderdError(400, 'malformed_json', 'request body is not valid JSON');
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
     return new BorderdError(415, 'unsupported_media_type', 'request body must be UTF-8 JSON');
@@ -115,14 +119,22 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   // Run by each route after its authentication (routeChain), not for every request: a body is read
   // and parsed only for a caller the route accepts, so an unauthenticated flood of large or deeply
   // nested JSON costs a 401, not a parse each.
-  const parseJson = express.json({
-    limit,
-    type: (req) => JSON_TYPE.test(req.headers['content-type'] ?? ''),
-    verify: (req, _res, buf, charset) => {
-      req.rawBody = buf;
-      req.rawBodyCharset = charset;
-    },
-  });
+  const parsers = new Map<number, Middleware>();
+  const parseJson = (bytes: number): Middleware => {
+    let parser = parsers.get(bytes);
+    if (!parser) {
+      parser = express.json({
+        limit: bytes,
+        type: (req) => JSON_TYPE.test(req.headers['content-type'] ?? ''),
+        verify: (req, _res, buf, charset) => {
+          req.rawBody = buf;
+          req.rawBodyCharset = charset;
+        },
+      });
+      parsers.set(bytes, parser);
+    }
+    return parser;
+  };
 
   const router = express.Router();
   const authenticate = authenticator(deps.tokens, deps.adminToken);
@@ -159,7 +171,7 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   const exact = new Map<string, ReturnType<typeof routeChain>>();
   for (const [i, spec] of registry.routes.entries()) {
     const path = expressPaths[i]!;
-    const chain = routeChain(spec, path, authenticate, parseJson, commit);
+    const chain = routeChain(spec, path, authenticate, parseJson(Math.min(spec.bodyLimitBytes ?? limit, limit)), commit);
     router[spec.method](path, ...chain);
     // The router tries about 75 layers in order, each a regular expression; a path without
     // parameters can be found by its exact text instead, unless an earlier route of the same

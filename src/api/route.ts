@@ -69,6 +69,8 @@ export interface RouteShape<B extends z.ZodType | undefined = undefined, Q exten
   params?: P;
   responses: Record<number, ResponseSpec>;
   deprecated?: Deprecation;
+  /** A smaller body limit than server.bodyLimitBytes, for a route read before any authentication. */
+  bodyLimitBytes?: number;
 }
 
 type Handler<B, Q, P, R> = (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => R;
@@ -145,7 +147,7 @@ export function deprecationHeaders(d: Deprecation): Record<string, string> {
   return headers;
 }
 
-type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+export type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 
 /**
  * The handlers a route runs, in order: its deprecation headers (before authentication, so every

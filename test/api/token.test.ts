@@ -150,6 +150,13 @@ describe('POST /v1/auth/m2m/token', () => {
     expect(decodeJwt(all.body.accessToken).pii).toBe('all');
   });
 
+  it('refuses a body over 16 KiB with a 413 before parsing it (it is read before any authentication)', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const res = await http.post('/v1/auth/m2m/token').set('content-type', 'application/json').send('['.repeat(20_000) + ']'.repeat(20_000));
+    expect([res.status, res.body.code, res.body.detail]).toEqual([413, 'body_too_large', 'request body exceeds 16384 bytes']);
+  });
+
   it('validates the body and names the fields', async () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);

@@ -26,6 +26,9 @@ export const authRoutes: RouteModule = (api, { tokens }) => {
       'piiAccess defaults to "all"; a client limited to "redacted" gets "redacted" when it asks for nothing and 403 when it asks for "all".',
     tags: ['auth'],
     auth: 'none',
+    // Read before any authentication, and a token request is a few hundred bytes: a large (or deeply
+    // nested) body from anyone is refused before it is parsed.
+    bodyLimitBytes: 16 * 1024,
     body: tokenRequest,
     responses: {
       201: { description: 'token issued', schema: tokenResponse },
