@@ -74,6 +74,14 @@ function expectGivenBackUnattempted(ctx: TestContext, deliveryId: string): void 
   expect(listAttempts(ctx.db, deliveryId)).toEqual([]);
 }
 
+/** Holds every answer of `receiver` (a stalled endpoint) until the returned function is called. */
+function holdAnswers(receiver: Awaited<ReturnType<typeof startReceiver>>): () => void {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+  return release;
+}
+
 const newTx = (ctx: TestContext, orgId: string) => createTransaction(ctx, { orgId, type: 'Deposit', amount: '125.50', currency: 'USD' });
 
 describe('delivery', () => {
@@ -354,9 +362,7 @@ describe('worker lifecycle', () => {
   it('is woken by a commit, and stop() finishes the send in flight and leaves no lease behind', async () => {
     // A poll interval far beyond the test: only the in-process signal can start the send.
     const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    const release = holdAnswers(receiver);
     const worker = new Dispatcher(ctx, { random: () => 0.5 });
     worker.start();
     newTx(ctx, org.org.id); // commit + signal: no poll needed
@@ -422,9 +428,7 @@ describe('worker lifecycle', () => {
 describe('bounded concurrency', () => {
   it('caps each endpoint, so a stalled endpoint does not hold back the others', async () => {
     const { ctx, http, org, receiver: stalled } = await setup({ 'delivery.concurrency': 6, 'delivery.perEndpointConcurrency': 4 });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    stalled.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    const release = holdAnswers(stalled);
     const fast = await startReceiver();
     signatureChecks.push(() => expectAllSigned(ctx, fast.received));
     await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: fast.url });
@@ -450,9 +454,7 @@ describe('fairness between organizations', () => {
       'delivery.perEndpointConcurrency': 4,
       'delivery.perOrganizationConcurrency': 4,
     });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    stalled.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    const release = holdAnswers(stalled);
     // Three stalled webhooks: without the cap they would take all eight slots of the process.
     for (let i = 0; i < 2; i++) await http.post('/v1/notifications/webhooks/settings').set('authorization', busy.auth).send({ url: `${stalled.url}/${i}` });
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
@@ -479,9 +481,7 @@ describe('fairness between organizations', () => {
 describe('overall and per-webhook connection budgets', () => {
   it('never has more than delivery.concurrency requests in flight, across webhooks', async () => {
     const { ctx, http, org, receiver } = await setup({ 'delivery.concurrency': 3, 'delivery.perEndpointConcurrency': 4 });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    const release = holdAnswers(receiver);
     // Three webhooks (12 per-endpoint slots in all) on the same holding receiver.
     for (let i = 0; i < 2; i++) {
       await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: `${receiver.url}/${i}` });
@@ -790,9 +790,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
 
   it('wall clock jumps past the leases of rows still in hand: a second pass does not take them again, each is sent once', async () => {
     const s = await setup({ 'delivery.perEndpointConcurrency': 4, 'delivery.pollIntervalMs': 3_600_000 });
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    s.receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    const release = holdAnswers(s.receiver);
     for (let i = 0; i < 8; i++) newTx(s.ctx, s.org.org.id);
     const first = s.dispatcher.runOnce();
     await s.receiver.waitFor(4); // four in flight, four queued behind them
