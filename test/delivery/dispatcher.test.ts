@@ -74,6 +74,26 @@ function expectGivenBackUnattempted(ctx: TestContext, deliveryId: string): void 
   expect(listAttempts(ctx.db, deliveryId)).toEqual([]);
 }
 
+/** A receiver that answers at once, registered as a webhook with `auth`'s token; what it gets is checked for signatures after the test. */
+async function answeringWebhook(ctx: TestContext, http: ReturnType<typeof makeApi>['http'], auth: string) {
+  const receiver = await startReceiver();
+  signatureChecks.push(() => expectAllSigned(ctx, receiver.received));
+  await http.post('/v1/notifications/webhooks/settings').set('authorization', auth).send({ url: receiver.url });
+  return receiver;
+}
+
+/** Runs `fn` while a started dispatcher delivers; then lets the held answers go and stops it. */
+async function whileDispatching(ctx: TestContext, release: () => void, fn: () => Promise<void>): Promise<void> {
+  const worker = new Dispatcher(ctx, { random: () => 0.5 });
+  worker.start();
+  try {
+    await fn();
+  } finally {
+    release();
+    await worker.stop();
+  }
+}
+
 /** Holds every answer of `receiver` (a stalled endpoint) until the returned function is called. */
 function holdAnswers(receiver: Awaited<ReturnType<typeof startReceiver>>): () => void {
   let release!: () => void;
@@ -429,21 +449,14 @@ describe('bounded concurrency', () => {
   it('caps each endpoint, so a stalled endpoint does not hold back the others', async () => {
     const { ctx, http, org, receiver: stalled } = await setup({ 'delivery.concurrency': 6, 'delivery.perEndpointConcurrency': 4 });
     const release = holdAnswers(stalled);
-    const fast = await startReceiver();
-    signatureChecks.push(() => expectAllSigned(ctx, fast.received));
-    await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: fast.url });
-    const worker = new Dispatcher(ctx, { random: () => 0.5 });
-    worker.start();
-    try {
+    const fast = await answeringWebhook(ctx, http, org.auth);
+    await whileDispatching(ctx, release, async () => {
       for (let i = 0; i < 10; i++) newTx(ctx, org.org.id);
       await fast.waitFor(10);
       await stalled.waitFor(4);
       expect(stalled.received).toHaveLength(4); // its per-endpoint cap, while the other got all ten
       expect(new Set(fast.received.map((r) => r.headers['x-event-id'])).size).toBe(10);
-    } finally {
-      release();
-      await worker.stop();
-    }
+    });
   });
 });
 
@@ -458,12 +471,8 @@ describe('fairness between organizations', () => {
     // Three stalled webhooks: without the cap they would take all eight slots of the process.
     for (let i = 0; i < 2; i++) await http.post('/v1/notifications/webhooks/settings').set('authorization', busy.auth).send({ url: `${stalled.url}/${i}` });
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
-    const fast = await startReceiver();
-    signatureChecks.push(() => expectAllSigned(ctx, fast.received));
-    await http.post('/v1/notifications/webhooks/settings').set('authorization', other.auth).send({ url: fast.url });
-    const worker = new Dispatcher(ctx, { random: () => 0.5 });
-    worker.start();
-    try {
+    const fast = await answeringWebhook(ctx, http, other.auth);
+    await whileDispatching(ctx, release, async () => {
       for (let i = 0; i < 6; i++) newTx(ctx, busy.org.id);
       await stalled.waitFor(4);
       for (let i = 0; i < 3; i++) newTx(ctx, other.org.id);
@@ -471,10 +480,7 @@ describe('fairness between organizations', () => {
       // The busy organization never had more than its four in flight, and the other got through meanwhile.
       expect(stalled.load.maxActive).toBe(4);
       expect(stalled.received).toHaveLength(4);
-    } finally {
-      release();
-      await worker.stop();
-    }
+    });
   });
 });
 
