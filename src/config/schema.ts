@@ -160,11 +160,6 @@ export const deliverySchema = z
     leaseMs: positiveMs.default(60_000),
     concurrency: z.number().int().min(1).max(1024).default(32),
     perEndpointConcurrency: z.number().int().min(1).max(256).default(4),
-    /**
-     * Sends in flight at once for all the webhooks of one organization: an organization with many
-     * slow or stalled endpoints cannot take every slot of the process (concurrency) from the others.
-     */
-    perOrganizationConcurrency: z.number().int().min(1).max(1024).default(16),
   })
   .prefault({});
 

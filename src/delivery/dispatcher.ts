@@ -158,9 +158,6 @@ export class Dispatcher implements Worker {
    * count. A job whose send is over no longer counts while its result waits to be written.
    */
   readonly #claimedBy = new Map<string, number>();
-  /** The same, and sends in flight, per organization (delivery.perOrganizationConcurrency). */
-  readonly #claimedByOrg = new Map<string, number>();
-  readonly #sendingByOrg = new Map<string, number>();
   /** Delivery ids claimed and not yet recorded, per webhook: a pass never claims them again. */
   readonly #heldBy = new Map<string, Set<string>>();
   #active = 0;
@@ -225,7 +222,6 @@ export class Dispatcher implements Worker {
     for (const [webhookId, queue] of this.#queues) {
       for (const job of queue) {
         this.#count(this.#claimedBy, webhookId, -1);
-        this.#count(this.#claimedByOrg, job.webhook.orgId, -1);
         this.#active--;
         this.#inflight.delete(job.done);
         job.resolve();
@@ -292,18 +288,15 @@ export class Dispatcher implements Worker {
    * returns one promise per claimed row, resolved when its result is recorded.
    */
   #pass(): Promise<void>[] {
-    const { concurrency, perEndpointConcurrency, perOrganizationConcurrency } = this.#ctx.config.delivery;
+    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
     const perWebhookClaims = CLAIM_ROUNDS * perEndpointConcurrency;
-    const perOrganizationClaims = CLAIM_ROUNDS * perOrganizationConcurrency;
     let free = CLAIM_ROUNDS * concurrency - this.#active;
     if (free <= 0) return [];
     this.#starved = false;
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
     const leaseUntil = now + this.#leaseMs();
-    const due = dueWebhooks(db, now).filter(
-      (w) => (this.#claimedBy.get(w.id) ?? 0) < perWebhookClaims && (this.#claimedByOrg.get(w.orgId) ?? 0) < perOrganizationClaims,
-    );
+    const due = dueWebhooks(db, now).filter((w) => (this.#claimedBy.get(w.id) ?? 0) < perWebhookClaims);
     if (due.length === 0) return [];
     // Start where the last pass stopped, so with more due webhooks than free slots each gets its turn.
     const start = this.#cursor++ % due.length;
@@ -311,19 +304,15 @@ export class Dispatcher implements Worker {
     const claimed = bookkeeping(db, () => db
       .transaction(() => {
         const out: { webhook: DueWebhook; rows: ReturnType<typeof claimDue> }[] = [];
-        const byOrg = new Map<string, number>(); // claims of this pass, per organization
         for (const webhook of order) {
           if (free <= 0) {
             this.#starved = true;
             break;
           }
-          const orgClaims = (this.#claimedByOrg.get(webhook.orgId) ?? 0) + (byOrg.get(webhook.orgId) ?? 0);
-          const slots = Math.min(perWebhookClaims - (this.#claimedBy.get(webhook.id) ?? 0), free, perOrganizationClaims - orgClaims);
-          if (slots <= 0) continue;
+          const slots = Math.min(perWebhookClaims - (this.#claimedBy.get(webhook.id) ?? 0), free);
           const held = this.#heldBy.get(webhook.id);
           const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots, held ? [...held] : []);
           free -= rows.length;
-          byOrg.set(webhook.orgId, (byOrg.get(webhook.orgId) ?? 0) + rows.length);
           if (rows.length) out.push({ webhook, rows });
         }
         return out;
@@ -384,7 +373,6 @@ export class Dispatcher implements Worker {
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
         this.#count(this.#claimedBy, webhook.id, 1);
-        this.#count(this.#claimedByOrg, webhook.orgId, 1);
         this.#active++;
         this.#inflight.add(done);
         queue.push(job);
@@ -422,7 +410,7 @@ export class Dispatcher implements Worker {
    * backlog cannot keep the process's slots from the others' claimed rows.
    */
   #pump(): void {
-    const { concurrency, perEndpointConcurrency, perOrganizationConcurrency } = this.#ctx.config.delivery;
+    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
     let progress = true;
     while (progress && this.#sending < concurrency) {
       progress = false;
@@ -433,7 +421,6 @@ export class Dispatcher implements Worker {
           continue;
         }
         if ((this.#sendingBy.get(webhookId) ?? 0) >= perEndpointConcurrency) continue;
-        if ((this.#sendingByOrg.get(queue[0]!.webhook.orgId) ?? 0) >= perOrganizationConcurrency) continue;
         this.#start(webhookId, queue.shift()!);
         progress = true;
         this.#queues.delete(webhookId);
@@ -445,7 +432,6 @@ export class Dispatcher implements Worker {
   #start(webhookId: string, job: Job): void {
     this.#sending++;
     this.#count(this.#sendingBy, webhookId, 1);
-    this.#count(this.#sendingByOrg, job.webhook.orgId, 1);
     void this.#deliver(job)
       .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
       .finally(() => {
@@ -463,20 +449,15 @@ export class Dispatcher implements Worker {
    * query and the body and signature reads for each row. The queued round keeps the slots busy
    * while the pass runs.
    */
-  #sendFinished(webhookId: string, orgId: string): void {
+  #sendFinished(webhookId: string): void {
     this.#sending--;
     this.#count(this.#sendingBy, webhookId, -1);
     this.#count(this.#claimedBy, webhookId, -1);
-    this.#count(this.#sendingByOrg, orgId, -1);
-    this.#count(this.#claimedByOrg, orgId, -1);
     this.#active--;
     if (this.#stopped) return;
     this.#pump();
-    const { concurrency, perEndpointConcurrency, perOrganizationConcurrency } = this.#ctx.config.delivery;
-    // An organization that was at its claim cap (its other webhooks were left out of the last pass)
-    // has a place again: a pass gives it to them.
-    const orgHadNoRoom = (this.#claimedByOrg.get(orgId) ?? 0) === CLAIM_ROUNDS * perOrganizationConcurrency - 1;
-    const low = (this.#claimedBy.get(webhookId) ?? 0) <= perEndpointConcurrency || orgHadNoRoom || (this.#starved && this.#active <= concurrency);
+    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
+    const low = (this.#claimedBy.get(webhookId) ?? 0) <= perEndpointConcurrency || (this.#starved && this.#active <= concurrency);
     if (this.#started && low) this.#schedulePass();
   }
 
@@ -640,7 +621,7 @@ export class Dispatcher implements Worker {
     let endsWebhook = false;
     let slotHeld = true;
     const freeSlot = () => {
-      if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id, job.webhook.orgId);
+      if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id);
     };
     try {
       await job.signature;

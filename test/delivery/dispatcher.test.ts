@@ -460,30 +460,6 @@ describe('bounded concurrency', () => {
   });
 });
 
-describe('fairness between organizations', () => {
-  it('caps one organization\'s sends in flight, so its stalled endpoints leave the process\'s other slots to other organizations', async () => {
-    const { ctx, http, tokens, org: busy, receiver: stalled } = await setup({
-      'delivery.concurrency': 8,
-      'delivery.perEndpointConcurrency': 4,
-      'delivery.perOrganizationConcurrency': 4,
-    });
-    const release = holdAnswers(stalled);
-    // Three stalled webhooks: without the cap they would take all eight slots of the process.
-    for (let i = 0; i < 2; i++) await http.post('/v1/notifications/webhooks/settings').set('authorization', busy.auth).send({ url: `${stalled.url}/${i}` });
-    const other = await makeOrg(ctx, tokens, { name: 'Other' });
-    const fast = await answeringWebhook(ctx, http, other.auth);
-    await whileDispatching(ctx, release, async () => {
-      for (let i = 0; i < 6; i++) newTx(ctx, busy.org.id);
-      await stalled.waitFor(4);
-      for (let i = 0; i < 3; i++) newTx(ctx, other.org.id);
-      await fast.waitFor(3);
-      // The busy organization never had more than its four in flight, and the other got through meanwhile.
-      expect(stalled.load.maxActive).toBe(4);
-      expect(stalled.received).toHaveLength(4);
-    });
-  });
-});
-
 describe('overall and per-webhook connection budgets', () => {
   it('never has more than delivery.concurrency requests in flight, across webhooks', async () => {
     const { ctx, http, org, receiver } = await setup({ 'delivery.concurrency': 3, 'delivery.perEndpointConcurrency': 4 });
