@@ -73,20 +73,31 @@ const SAMPLE_PAGE = 1000;
  */
 export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): IterableIterator<SampleItem> {
   const where = ['org_id = ?', `benchmark IN (${SAMPLE_CLASSES.map(() => '?').join(', ')})`];
-  const params: string[] = [orgId, ...SAMPLE_CLASSES];
-  const eq = (column: string, value: string | undefined) => {
-    if (value !== undefined) (where.push(`${column} = ?`), params.push(value));
-  };
-  if (f.origin !== 'all') eq('origin', f.origin);
-  eq('status', f.status);
-  eq('type', f.type);
-  eq('provider', f.provider);
-  eq('benchmark', f.benchmark);
-  eq('review_state', f.reviewState);
-  eq('reconciliation', f.reconciliation);
-  eq('country', f.country);
-  eq('currency', f.currency);
-  eq('provider_transaction_id', f.providerTransactionId);
+  const params: (string | null)[] = [orgId, ...SAMPLE_CLASSES];
+  // Equality filters, the likeliest to narrow the sample first. The first one given is written as
+  // `column = ?`, so SQLite can walk that column's index; every other one always appears, as
+  // `(? IS NULL OR column = ?)`. The SQL text then has one shape per driving filter (and date
+  // range), a few dozen in all, instead of one per combination of the ten (over a thousand):
+  // each shape is a statement kept for the life of the connection (db/open.ts, cacheStatements),
+  // and a cache that overflowed would drop statements for the collector.
+  const equalities: [string, string | undefined][] = [
+    ['provider_transaction_id', f.providerTransactionId],
+    ['country', f.country],
+    ['provider', f.provider],
+    ['status', f.status],
+    ['type', f.type],
+    ['review_state', f.reviewState],
+    ['reconciliation', f.reconciliation],
+    ['currency', f.currency],
+    ['benchmark', f.benchmark],
+    ['origin', f.origin === 'all' ? undefined : f.origin],
+  ];
+  const driver = equalities.find(([, value]) => value !== undefined);
+  for (const entry of equalities) {
+    const [column, value] = entry;
+    if (entry === driver) (where.push(`${column} = ?`), params.push(value!));
+    else (where.push(`(? IS NULL OR ${column} = ?)`), params.push(value ?? null, value ?? null));
+  }
   const range = (column: string, op: string, value: string | undefined) => {
     if (value !== undefined) (where.push(`${column} ${op} ?`), params.push(value));
   };

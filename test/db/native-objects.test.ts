@@ -87,6 +87,17 @@ describe('native SQLite objects', () => {
     }
     expect(receiver.received).toHaveLength(2);
 
+    // Summary filters in every combination of four: one SQL shape per driving filter, not one per combination.
+    const summarySql = () => new Set([...compiled.values()].flatMap((perConnection) => [...perConnection.keys()]).filter((sql) => sql.includes('FROM transactions WHERE')));
+    const before = summarySql();
+    const filters = ['status=Completed', 'type=Deposit', 'provider=PfiOne', 'country=MX'];
+    for (let mask = 0; mask < 16; mask++) {
+      const q = filters.filter((_f, i) => mask & (1 << i)).join('&');
+      expect((await http.get(`/v1/transactions/import-benchmark-summary?${q}`).set('authorization', acme.auth)).status).toBe(200);
+    }
+    const shapes = [...summarySql()].filter((sql) => !before.has(sql));
+    expect(shapes.length).toBeLessThanOrEqual(4); // driven by each of the four; no filter was compiled before
+
     expect(pragmas).toEqual([]);
     expect(iterated).toEqual([]);
     const repeated = [...compiled.values()].flatMap((perConnection) => [...perConnection].filter(([, n]) => n > 1).map(([sql]) => sql));
