@@ -12,5 +12,10 @@ export const ISO_TIME_HINT = 'an ISO 8601 time with a zone, e.g. 2026-01-01T00:0
 export function parseIsoTime(value: string): number | undefined {
   if (!ISO_TIME_WITH_ZONE.test(value)) return undefined;
   const ms = Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
+  if (Number.isNaN(ms)) return undefined;
+  // Date.parse rolls a day that does not exist over (February 30 is March 2): the date as written
+  // must be the date of the instant, in the time's own offset.
+  const offset = /([+-])(\d{2}):(\d{2})$/.exec(value);
+  const shift = offset ? (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3])) * 60_000 : 0;
+  return new Date(ms + shift).toISOString().slice(0, 16) === value.slice(0, 16) ? ms : undefined;
 }

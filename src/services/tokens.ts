@@ -142,13 +142,15 @@ export class TokenService {
     if (!release) {
       throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
     }
-    // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
-    const found = getApiClientWithHash(this.ctx.db, input.clientId);
+    let found: ReturnType<typeof getApiClientWithHash>;
     let ok: boolean;
     try {
+      // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
+      found = getApiClientWithHash(this.ctx.db, input.clientId);
       // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
       ok = await verifySecret(input.clientSecret, found?.secretHash ?? DUMMY_HASH);
     } finally {
+      // Whatever happened (a read that failed too), the place goes back.
       release();
     }
     if (!found || !ok || found.client.revokedAt) {
