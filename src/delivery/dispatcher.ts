@@ -625,7 +625,15 @@ export class Dispatcher implements Worker {
     };
     try {
       await job.signature;
-      if (!this.#stillToSend(job)) return; // not an attempt: nothing was sent
+      // Not sent if the row changed while it waited (not an attempt). A row signed again because its
+      // key was retired is checked once more after that signature: another rotation may have come
+      // while it was being made.
+      for (let checks = 1; ; checks++) {
+        const signedWith = job.keyId;
+        if (!this.#stillToSend(job)) return;
+        await job.signature;
+        if (job.keyId === signedWith || checks === 3) break;
+      }
       result = await this.#send(job, {
         'content-type': 'application/json',
         'user-agent': `borderd/${VERSION}`,
