@@ -273,7 +273,7 @@ describe('GET /v1/notifications/events/stream', () => {
     await again.body?.cancel();
   });
 
-  it('ends a catch-up waiting on a client that stopped reading when that client goes, and only then frees its slot', async () => {
+  it('ends a catch-up waiting on a client that stopped reading when that client goes, which frees its slot', async () => {
     const ctx = makeContext({ 'eventStream.maxStreamsPerClient': 1 });
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
@@ -300,7 +300,8 @@ describe('GET /v1/notifications/events/stream', () => {
     const refused = await fetch(url, { headers: { authorization: auth } });
     expect(refused.status).toBe(429);
     stalled.req.destroy();
-    // The slot is freed in the loop's own exit: a loop left waiting for a drain would keep it.
+    // The slot is freed in the loop's own exit (a finally), so it comes back only if the loop ended:
+    // a loop left waiting for a drain that never comes would keep it, and this would time out.
     const deadline = Date.now() + 10_000;
     let again = await fetch(url, { headers: { authorization: auth } });
     while (again.status === 429 && Date.now() < deadline) {
