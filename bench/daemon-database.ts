@@ -1,15 +1,15 @@
-import Database from 'better-sqlite3';
+import { openDatabase, type Db } from '../src/db/open.js';
 
 /**
  * A read-only window on a running daemon's database, for counting what it has durably stored
  * (an acknowledged notification, a delivered row) without adding HTTP load to the figures.
  */
 export class DaemonDatabase {
-  readonly #db: Database.Database;
+  readonly #db: Db;
 
   constructor(path: string) {
-    this.#db = new Database(path, { readonly: true, fileMustExist: true });
-    this.#db.pragma('busy_timeout = 5000');
+    // openDatabase, like the daemon: statements kept per connection, nothing left for the collector.
+    this.#db = openDatabase(path, { readonly: true, busyTimeoutMs: 5000 });
   }
 
   /** Counts of rows of `table` by `column` value. Table and column are bench constants, never input. */

@@ -44,13 +44,21 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
     }
     db.exec('PRAGMA foreign_keys = ON');
   } catch (err) {
-    db?.close();
+    if (db) (db.close(), connections.push(db));
     throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (database.path)`, { cause: err });
   }
   cacheStatements(db);
   if (!opts.readonly && opts.synchronous !== 'normal') fsyncedCommits.add(db);
+  connections.push(db);
   return db;
 }
+
+/**
+ * Every connection this process opened, closed ones included, kept reachable until it exits (see
+ * "Native objects kept" at cacheStatements): a closed connection's object, and the statements its
+ * cache holds, left for the collector could abort the process on Node 24. A process opens a handful.
+ */
+const connections: Db[] = [];
 
 /**
  * The database file cannot be opened (its directory cannot be made or written, it is not a SQLite
@@ -125,7 +133,8 @@ const STATEMENT_CACHE_SIZE = 500;
  * better-sqlite3 13, which needs Node 22). So borderd leaves none for the collector in normal
  * running: every statement is prepared once per connection and kept, pragmas are set with exec(),
  * nothing uses iterate(), and no query builds more SQL shapes than the cache holds (the benchmark
- * summary's ten optional filters make a few dozen, not one per combination), so nothing is evicted.
+ * summary's ten optional filters make a few dozen, not one per combination), so nothing is evicted;
+ * and a connection, once closed, stays reachable too (`connections` below).
  * A test (test/db/native-objects.test.ts) holds the rule.
  */
 export function cacheStatements(db: Db, size = STATEMENT_CACHE_SIZE): void {
