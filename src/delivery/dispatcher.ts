@@ -356,8 +356,13 @@ export class Dispatcher implements Worker {
       for (const row of rows) {
         const event = this.#bodies.get(row.eventId);
         held.add(row.id);
-        let resolve!: () => void;
-        const done = new Promise<void>((r) => (resolve = r)).then(() => this.#release(webhook.id, row.id));
+        let settle!: () => void;
+        const done = new Promise<void>((r) => (settle = r));
+        // The row may be claimed again the moment its job is over: at once, not a microtask later.
+        const resolve = () => {
+          this.#release(webhook.id, row.id);
+          settle();
+        };
         const job: Job = {
           done,
           resolve,
