@@ -4,7 +4,7 @@
  * "5" (both in 2001) and "hello 1", and a time without a zone in the host's own zone, so a typo
  * would replay years of events or start from a time that depends on the machine.
  */
-export const ISO_TIME_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_TIME_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export const ISO_TIME_HINT = 'an ISO 8601 time with a zone, e.g. 2026-01-01T00:00:00Z';
 
