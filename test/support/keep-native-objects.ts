@@ -10,8 +10,9 @@ import Database from 'better-sqlite3';
  */
 const major = Number(process.versions.node.split('.')[0]);
 if (major >= 24) {
-  const kept: unknown[] = [];
-  const keep = <T>(value: T): T => (kept.push(value), value);
+  // A set: a cached statement comes back from every prepare(), and is kept once.
+  const kept = new Set<unknown>();
+  const keep = <T>(value: T): T => (kept.add(value), value);
   const db = Database.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
   for (const method of ['prepare', 'exec', 'pragma', 'transaction', 'close', 'function', 'aggregate', 'table', 'backup', 'serialize']) {
     const original = db[method];
