@@ -130,6 +130,51 @@ interface WebhookPool {
 export const CLAIM_ROUNDS = 4;
 
 /**
+ * Splits the process's claims (`budget`) between organizations, max-min fair, and claims through
+ * `claim(orgId, room)`, which returns how many more rows it took (at most `room`; a `room` of 0 or
+ * less takes nothing). Every organization that holds claims or has a due webhook gets an equal part
+ * of what the ones before it left, taken in order of what they hold already, fewest first. What is
+ * left after that round goes to those that used all of their room, in further rounds, so a part one
+ * organization does not need goes to the others. An organization alone gets the whole budget less
+ * what it holds, as before shares existed. One holding more than its part (it claimed while it was
+ * alone) claims nothing more, and the others still get theirs: the process may then hold more than
+ * `budget` for a while, never more than twice it.
+ */
+export function shareClaims(dueOrgs: ReadonlySet<string>, heldByOrg: ReadonlyMap<string, number>, budget: number, claim: (orgId: string, room: number) => number): void {
+  const held = (orgId: string) => heldByOrg.get(orgId) ?? 0;
+  // An organization holding claims takes part even with nothing due now: what it holds is its part.
+  const orgs = [...new Set([...dueOrgs, ...heldByOrg.keys()])].sort((a, b) => held(a) - held(b));
+  let left = budget;
+  // Never more than twice the budget in all, however many organizations came after one that holds too much.
+  let cap = 2 * budget - orgs.reduce((sum, orgId) => sum + held(orgId), 0);
+  let waiting = orgs.length;
+  let hungry: string[] = [];
+  const give = (orgId: string, room: number): number => {
+    const took = claim(orgId, Math.min(room, cap));
+    cap -= took;
+    return took;
+  };
+  for (const orgId of orgs) {
+    const room = Math.ceil(left / waiting) - held(orgId);
+    const took = dueOrgs.has(orgId) ? give(orgId, room) : 0;
+    if (room > 0 && took === room) hungry.push(orgId);
+    left -= held(orgId) + took;
+    waiting--;
+  }
+  while (left > 0 && cap > 0 && hungry.length) {
+    const next: string[] = [];
+    let n = hungry.length;
+    for (const orgId of hungry) {
+      const room = Math.ceil(left / n--);
+      const took = give(orgId, room);
+      if (took === room) next.push(orgId);
+      left -= took;
+    }
+    hungry = next;
+  }
+}
+
+/**
  * Sends due deliveries. A pass costs what it claims, not the backlog: it lists the enabled webhooks
  * that have a due row (one index probe each), leases up to each webhook's free claim capacity in ONE
  * write transaction (a conditional UPDATE per webhook, on the (webhook_id, state, next_attempt_at)
@@ -158,10 +203,14 @@ export class Dispatcher implements Worker {
    * count. A job whose send is over no longer counts while its result waits to be written.
    */
   readonly #claimedBy = new Map<string, number>();
+  /** The same count per organization: what the claim shares are computed from. */
+  readonly #claimedByOrg = new Map<string, number>();
   /** Delivery ids claimed and not yet recorded, per webhook: a pass never claims them again. */
   readonly #heldBy = new Map<string, Set<string>>();
   #active = 0;
   readonly #sendingBy = new Map<string, number>();
+  /** Sends in flight per organization: what the share of send slots is computed from. */
+  readonly #sendingByOrg = new Map<string, number>();
   #sending = 0;
   /** Claimed jobs waiting for a send slot, per webhook (their signatures are being made meanwhile). */
   readonly #queues = new Map<string, Job[]>();
@@ -222,6 +271,7 @@ export class Dispatcher implements Worker {
     for (const [webhookId, queue] of this.#queues) {
       for (const job of queue) {
         this.#count(this.#claimedBy, webhookId, -1);
+        this.#count(this.#claimedByOrg, job.webhook.orgId, -1);
         this.#active--;
         this.#inflight.delete(job.done);
         job.resolve();
@@ -290,31 +340,47 @@ export class Dispatcher implements Worker {
   #pass(): Promise<void>[] {
     const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
     const perWebhookClaims = CLAIM_ROUNDS * perEndpointConcurrency;
-    let free = CLAIM_ROUNDS * concurrency - this.#active;
-    if (free <= 0) return [];
-    this.#starved = false;
+    const budget = CLAIM_ROUNDS * concurrency;
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
     const leaseUntil = now + this.#leaseMs();
     const due = dueWebhooks(db, now).filter((w) => (this.#claimedBy.get(w.id) ?? 0) < perWebhookClaims);
     if (due.length === 0) return [];
+    // Every claim taken by the one organization that has work: no share to give, no transaction to open.
+    if (this.#active >= budget && this.#claimedByOrg.size === 1 && due.every((w) => this.#claimedByOrg.has(w.orgId))) return [];
+    this.#starved = false;
     // Start where the last pass stopped, so with more due webhooks than free slots each gets its turn.
     const start = this.#cursor++ % due.length;
-    const order = [...due.slice(start), ...due.slice(0, start)];
+    const byOrg = new Map<string, DueWebhook[]>();
+    for (const w of [...due.slice(start), ...due.slice(0, start)]) {
+      const list = byOrg.get(w.orgId);
+      if (list) list.push(w);
+      else byOrg.set(w.orgId, [w]);
+    }
     const claimed = bookkeeping(db, () => db
       .transaction(() => {
         const out: { webhook: DueWebhook; rows: ReturnType<typeof claimDue> }[] = [];
-        for (const webhook of order) {
-          if (free <= 0) {
-            this.#starved = true;
-            break;
+        const taken = new Map<string, number>();
+        shareClaims(new Set(byOrg.keys()), this.#claimedByOrg, budget, (orgId, room) => {
+          let took = 0;
+          for (const webhook of byOrg.get(orgId)!) {
+            if (took >= room) {
+              this.#starved = true;
+              break;
+            }
+            const before = (this.#claimedBy.get(webhook.id) ?? 0) + (taken.get(webhook.id) ?? 0);
+            const slots = Math.min(perWebhookClaims - before, room - took);
+            if (slots <= 0) continue;
+            const held = this.#heldBy.get(webhook.id);
+            const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots, held ? [...held] : []);
+            took += rows.length;
+            if (rows.length) {
+              taken.set(webhook.id, (taken.get(webhook.id) ?? 0) + rows.length);
+              out.push({ webhook, rows });
+            }
           }
-          const slots = Math.min(perWebhookClaims - (this.#claimedBy.get(webhook.id) ?? 0), free);
-          const held = this.#heldBy.get(webhook.id);
-          const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots, held ? [...held] : []);
-          free -= rows.length;
-          if (rows.length) out.push({ webhook, rows });
-        }
+          return took;
+        });
         return out;
       })
       .immediate());
@@ -378,6 +444,7 @@ export class Dispatcher implements Worker {
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
         this.#count(this.#claimedBy, webhook.id, 1);
+        this.#count(this.#claimedByOrg, webhook.orgId, 1);
         this.#active++;
         this.#inflight.add(done);
         queue.push(job);
@@ -405,7 +472,9 @@ export class Dispatcher implements Worker {
     const { leaseMs, timeoutMs } = this.#ctx.config.delivery;
     // A lease shorter than the wait plus the send could let another process send the same attempt:
     // never allow it. A claimed row waits at most CLAIM_ROUNDS - 1 rounds of sends, then makes its
-    // own; one more round and 5 s are the margin.
+    // own; one more round and 5 s are the margin. (An organization's rows claimed while it was alone
+    // can wait longer once others share the slots; sendTarget's check that the row is still ours
+    // keeps such a row from going out after another process took it.)
     return Math.max(leaseMs, (CLAIM_ROUNDS + 1) * timeoutMs + 5_000);
   }
 
@@ -419,6 +488,7 @@ export class Dispatcher implements Worker {
     let progress = true;
     while (progress && this.#sending < concurrency) {
       progress = false;
+      const share = this.#sendShare(concurrency, perEndpointConcurrency);
       for (const [webhookId, queue] of [...this.#queues]) {
         if (this.#sending >= concurrency) break;
         if (queue.length === 0) {
@@ -426,6 +496,7 @@ export class Dispatcher implements Worker {
           continue;
         }
         if ((this.#sendingBy.get(webhookId) ?? 0) >= perEndpointConcurrency) continue;
+        if (share !== undefined && (this.#sendingByOrg.get(queue[0]!.webhook.orgId) ?? 0) >= share) continue;
         this.#start(webhookId, queue.shift()!);
         progress = true;
         this.#queues.delete(webhookId);
@@ -434,9 +505,26 @@ export class Dispatcher implements Worker {
     }
   }
 
+  /**
+   * The most send slots one organization may hold while several have a queued row that could start
+   * (its webhook below perEndpointConcurrency): an equal part of the process's slots. Undefined, no
+   * limit, while only one organization is waiting, so an organization alone uses every slot and the
+   * share costs nothing when nobody else needs a slot. An organization above its share keeps the
+   * sends it has; the slots they free go to the others first.
+   */
+  #sendShare(concurrency: number, perEndpointConcurrency: number): number | undefined {
+    if (this.#queues.size < 2) return undefined;
+    const waiting = new Set<string>();
+    for (const [webhookId, queue] of this.#queues) {
+      if (queue.length && (this.#sendingBy.get(webhookId) ?? 0) < perEndpointConcurrency) waiting.add(queue[0]!.webhook.orgId);
+    }
+    return waiting.size > 1 ? Math.ceil(concurrency / waiting.size) : undefined;
+  }
+
   #start(webhookId: string, job: Job): void {
     this.#sending++;
     this.#count(this.#sendingBy, webhookId, 1);
+    this.#count(this.#sendingByOrg, job.webhook.orgId, 1);
     void this.#deliver(job)
       .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
       .finally(() => {
@@ -454,10 +542,12 @@ export class Dispatcher implements Worker {
    * query and the body and signature reads for each row. The queued round keeps the slots busy
    * while the pass runs.
    */
-  #sendFinished(webhookId: string): void {
+  #sendFinished(webhookId: string, orgId: string): void {
     this.#sending--;
     this.#count(this.#sendingBy, webhookId, -1);
+    this.#count(this.#sendingByOrg, orgId, -1);
     this.#count(this.#claimedBy, webhookId, -1);
+    this.#count(this.#claimedByOrg, orgId, -1);
     this.#active--;
     if (this.#stopped) return;
     this.#pump();
@@ -626,7 +716,7 @@ export class Dispatcher implements Worker {
     let endsWebhook = false;
     let slotHeld = true;
     const freeSlot = () => {
-      if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id);
+      if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id, job.webhook.orgId);
     };
     try {
       await job.signature;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CLAIM_ROUNDS, Dispatcher } from '../../src/delivery/dispatcher.js';
+import { CLAIM_ROUNDS, Dispatcher, shareClaims } from '../../src/delivery/dispatcher.js';
 import { Signer } from '../../src/delivery/signing-keys.js';
 import { claimDue, getDelivery, listAttempts, listDeliveries } from '../../src/store/deliveries.js';
 import { replayEvent, replayWebhookSince } from '../../src/services/outbox.js';
@@ -505,6 +505,75 @@ describe('overall and per-webhook connection budgets', () => {
     expect(byWebhook(webhookId)).toMatchObject({ state: 'pending', lastStatus: null });
     expect(byWebhook(webhookId).lastError).toMatch(/timeout|abort/i);
     await dispatcher.stop();
+  });
+});
+
+describe('sharing the process between organizations', () => {
+  /** What shareClaims gives each organization when each takes all the room it is given (up to `wants`). */
+  function claims(due: string[], held: Record<string, number>, budget: number, wants: Record<string, number> = {}) {
+    const got: Record<string, number> = {};
+    shareClaims(new Set(due), new Map(Object.entries(held)), budget, (orgId, room) => {
+      const took = Math.max(0, Math.min(room, (wants[orgId] ?? Infinity) - (got[orgId] ?? 0)));
+      got[orgId] = (got[orgId] ?? 0) + took;
+      return took;
+    });
+    return got;
+  }
+
+  it('splits the claims max-min fair: equal parts, a part not used goes to the others, one alone gets everything', () => {
+    expect(claims(['a'], {}, 128)).toEqual({ a: 128 });
+    expect(claims(['a'], { a: 100 }, 128)).toEqual({ a: 28 });
+    expect(claims(['a', 'b'], {}, 128)).toEqual({ a: 64, b: 64 });
+    expect(claims(['a', 'b'], {}, 128, { b: 1 })).toEqual({ a: 127, b: 1 });
+    expect(claims(['a', 'b', 'c'], {}, 8)).toEqual({ a: 3, b: 3, c: 2 });
+    // One that took everything while it was alone claims nothing more; the newcomer still gets its part.
+    expect(claims(['a', 'b'], { a: 128 }, 128)).toEqual({ a: 0, b: 64 });
+    // However many came after it, the process never holds more than twice its claims.
+    expect(claims(['c'], { a: 128, b: 64 }, 128)).toEqual({ c: 43 });
+    expect(claims(['d'], { a: 128, b: 64, c: 43 }, 128)).toEqual({ d: 21 });
+    expect(claims(['e'], { a: 128, b: 64, c: 43, d: 21 }, 128)).toEqual({ e: 0 });
+    // One holding claims with nothing due counts: its holding is its part.
+    expect(claims(['b'], { a: 100 }, 128)).toEqual({ b: 64 });
+    expect(claims(['b'], { a: 20 }, 128)).toEqual({ b: 108 });
+    // What a small one leaves over is split again between the others.
+    expect(claims(['a', 'b', 'c'], {}, 9, { a: 1 })).toEqual({ a: 1, b: 4, c: 4 });
+    expect(claims(['a', 'b', 'c'], {}, 90, { a: 1, b: 20 })).toEqual({ a: 1, b: 20, c: 69 });
+  });
+
+  it('gives the next free send slot to an organization waiting behind another one’s stalled sends, then the slots go back', async () => {
+    // Two send slots; organization A has three stalled webhooks with more rows than the process may
+    // claim; organization B then writes one event.
+    const { ctx, http, tokens, org, receiver: stalled } = await setup({ 'delivery.concurrency': 2, 'delivery.perEndpointConcurrency': 1 });
+    const arrivals: string[] = [];
+    const held: import('node:http').ServerResponse[] = [];
+    stalled.setResponder((_r, res) => {
+      arrivals.push('A');
+      held.push(res);
+    });
+    for (let i = 0; i < 2; i++) await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: `${stalled.url}/${i}` });
+    const orgB = await makeOrg(ctx, tokens, { name: 'Other' });
+    const fast = await answeringWebhook(ctx, http, orgB.auth);
+    fast.setResponder((_r, res) => {
+      arrivals.push('B');
+      res.end('ok');
+    });
+    for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
+    await whileDispatching(
+      ctx,
+      () => held.splice(0).forEach((res) => res.end('ok')),
+      async () => {
+        await stalled.waitFor(2);
+        newTx(ctx, orgB.org.id);
+        // B's row is claimed although A holds every claim the process has.
+        await vi.waitFor(() => expect(ctx.db.prepare('SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.org_id = ? AND d.claimed_by IS NOT NULL').pluck().get(orgB.org.id)).toBe(1));
+        held.shift()!.end('ok');
+        // The slot A's answer freed goes to B, not to A's next queued row.
+        await fast.waitFor(1);
+        // With B served, A gets both slots back.
+        await vi.waitFor(() => expect(stalled.load.active).toBe(2));
+        expect(arrivals.slice(0, 4)).toEqual(['A', 'A', 'B', 'A']);
+      },
+    );
   });
 });
 
