@@ -113,6 +113,12 @@ export const authSchema = z
      * of token requests with made-up secrets then cannot take the whole pool.
      */
     secretChecksAtOnce: z.number().int().min(1).max(64).default(2),
+    /**
+     * Failed token requests (401) one client address may make per minute, refilled continuously; past
+     * that its token requests are a 429 until a try has refilled, before any secret is checked. IPv6
+     * addresses count by their /64. Successful requests cost nothing.
+     */
+    failedTokenRequestsPerMinute: z.number().int().min(1).max(100_000).default(20),
   })
   .prefault({});
 

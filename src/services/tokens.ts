@@ -2,6 +2,7 @@ import { exportJWK, generateKeyPair, importJWK, SignJWT, jwtVerify, decodeProtec
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { Admission } from '../domain/admission.js';
+import { addressKey, FailureBudget } from '../domain/failure-budget.js';
 import { remember } from '../domain/bounded-map.js';
 import { BorderdError, forbidden, unauthorized } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -88,6 +89,7 @@ export class TokenService {
   readonly #verifying = new Map<string, CryptoKey>();
   readonly #verified: VerifiedTokenCache;
   readonly #secretChecks: Admission;
+  readonly #failures: FailureBudget;
 
   constructor(
     private readonly ctx: AppContext,
@@ -95,6 +97,7 @@ export class TokenService {
   ) {
     this.#verified = new VerifiedTokenCache(opts.verifiedTokenCacheSize);
     this.#secretChecks = new Admission(ctx.config.auth.secretChecksAtOnce, SECRET_CHECKS_WAITING);
+    this.#failures = new FailureBudget(ctx.config.auth.failedTokenRequestsPerMinute);
   }
 
   async #signingKey(): Promise<{ kid: string; key: CryptoKey }> {
@@ -137,7 +140,19 @@ export class TokenService {
     await this.#signingKey();
   }
 
-  async issue(input: { clientId: string; clientSecret: string; piiAccess?: PiiAccess | undefined }): Promise<IssuedToken> {
+  /**
+   * `address` is the client's address (the socket's, or the one a trusted proxy reports): its failed
+   * requests are counted, and one that used up auth.failedTokenRequestsPerMinute is answered 429
+   * before its secret is checked, whatever it sends.
+   */
+  async issue(input: { clientId: string; clientSecret: string; piiAccess?: PiiAccess | undefined }, address = ''): Promise<IssuedToken> {
+    const from = addressKey(address);
+    const waitMs = this.#failures.waitMs(from, this.ctx.clock.now());
+    if (waitMs > 0) {
+      throw new BorderdError(429, 'too_many_failed_token_requests', 'too many token requests with wrong credentials came from this address; retry later', {
+        headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
+      });
+    }
     const release = await this.#secretChecks.enter();
     if (!release) {
       throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
@@ -154,6 +169,7 @@ export class TokenService {
       release();
     }
     if (!found || !ok || found.client.revokedAt) {
+      this.#failures.spend(from, this.ctx.clock.now());
       throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
     }
     const client = found.client;

@@ -103,6 +103,32 @@ describe('POST /v1/auth/m2m/token', () => {
     }
   });
 
+  it('answers an address that sent auth.failedTokenRequestsPerMinute wrong credentials 429, before checking any secret; other addresses go on', async () => {
+    const ctx = makeContext({ 'auth.failedTokenRequestsPerMinute': 2, 'server.trustProxy': ['loopback'] });
+    const { http } = makeApi(ctx);
+    const org = createOrganization(ctx, 'Acme');
+    const client = await createApiClient(ctx, { orgId: org.id });
+    const from = (address: string, clientSecret: string) => http.post('/v1/auth/m2m/token').set('x-forwarded-for', address).send({ clientId: client.id, clientSecret });
+    // Successes cost nothing.
+    for (let i = 0; i < 3; i++) expect((await from('203.0.113.7', client.clientSecret)).status).toBe(201);
+    expect((await from('203.0.113.7', 'wrong-secret')).status).toBe(401);
+    expect((await from('203.0.113.7', 'wrong-secret')).status).toBe(401);
+    const checks = vi.mocked(scrypt).mock.calls.length;
+    // Now even the right secret is refused, and no secret is checked for it.
+    const blocked = await from('203.0.113.7', client.clientSecret);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(blocked.body).toMatchObject({ status: 429, code: 'too_many_failed_token_requests' });
+    expect(Number(blocked.headers['retry-after'])).toBe(30); // one try refills every 30 s at 2 a minute
+    expect(vi.mocked(scrypt).mock.calls.length).toBe(checks);
+    // Another address, and another /64 for IPv6, are not held back; the same /64 is.
+    expect((await from('203.0.113.8', client.clientSecret)).status).toBe(201);
+    expect((await from('2001:db8:0:1::1', 'wrong-secret')).status).toBe(401);
+    expect((await from('2001:db8:0:1::2', 'wrong-secret')).status).toBe(401);
+    expect((await from('2001:db8:0:1:ffff::3', client.clientSecret)).status).toBe(429);
+    expect((await from('2001:db8:0:2::1', client.clientSecret)).status).toBe(201);
+  });
+
   it('refuses a revoked client with the same problem as bad credentials', async () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);

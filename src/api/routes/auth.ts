@@ -34,10 +34,12 @@ export const authRoutes: RouteModule = (api, { tokens }) => {
       201: { description: 'token issued', schema: tokenResponse },
       401: { description: 'unknown client, wrong secret or revoked client (indistinguishable)' },
       403: { description: 'piiAccess "all" asked by a client limited to "redacted"' },
+      429: { description: 'this address sent auth.failedTokenRequestsPerMinute wrong credentials; retry after Retry-After' },
     },
-    handler: async ({ body, res }) => {
+    handler: async ({ body, req, res }) => {
       res.setHeader('Cache-Control', 'no-store');
-      return { status: 201, body: await tokens.issue(body) };
+      // req.ip follows server.trustProxy: behind a proxy, the address it reports.
+      return { status: 201, body: await tokens.issue(body, req.ip ?? req.socket.remoteAddress) };
     },
   });
 };
