@@ -361,6 +361,8 @@ export class Dispatcher implements Worker {
       .transaction(() => {
         const out: { webhook: DueWebhook; rows: ReturnType<typeof claimDue> }[] = [];
         const taken = new Map<string, number>();
+        // Gave fewer rows than asked: nothing more is due there, not worth another query in a later round.
+        const drained = new Set<string>();
         shareClaims(new Set(byOrg.keys()), this.#claimedByOrg, budget, (orgId, room) => {
           let took = 0;
           for (const webhook of byOrg.get(orgId)!) {
@@ -370,9 +372,10 @@ export class Dispatcher implements Worker {
             }
             const before = (this.#claimedBy.get(webhook.id) ?? 0) + (taken.get(webhook.id) ?? 0);
             const slots = Math.min(perWebhookClaims - before, room - took);
-            if (slots <= 0) continue;
+            if (slots <= 0 || drained.has(webhook.id)) continue;
             const held = this.#heldBy.get(webhook.id);
             const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots, held ? [...held] : []);
+            if (rows.length < slots) drained.add(webhook.id);
             took += rows.length;
             if (rows.length) {
               taken.set(webhook.id, (taken.get(webhook.id) ?? 0) + rows.length);
