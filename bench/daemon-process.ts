@@ -125,13 +125,16 @@ export async function startDaemon(opts: { env?: Record<string, string>; args?: s
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`borderd did not start:\n${out}`)), 30_000);
-    proc.stdout!.on('data', () => {
+    // On stderr when the log on stdout is JSON lines (not a terminal), as here.
+    const check = () => {
       const m = /borderd listening on (http:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]!);
       }
-    });
+    };
+    proc.stdout!.on('data', check);
+    proc.stderr!.on('data', check);
     void exited.then(() => {
       clearTimeout(timer);
       reject(new Error(`borderd exited early:\n${out}`));

@@ -4,6 +4,7 @@ import { startDaemon } from '../daemon.js';
 import { bootstrapDevelopment } from '../services/organizations.js';
 import { countOrganizations } from '../store/organizations.js';
 import { migrate } from '../db/migrate.js';
+import { stdoutLogIsPretty } from '../logging/logger.js';
 import { loadCliConfig, reportError, runWithContext, output, withCommonOptions, type CommonArgs } from './context.js';
 
 interface ServeArgs extends CommonArgs {
@@ -38,7 +39,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     let ctx: AppContext | undefined;
     let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
     try {
-      const config = loadCliConfig(args, { 'server.host': args.host, 'server.port': args.port, 'log.level': args.logLevel });
+      // --json: stdout is JSON lines only (the log and the one {listening} line), on a terminal too.
+      const config = loadCliConfig(args, { 'server.host': args.host, 'server.port': args.port, 'log.level': args.logLevel, 'log.pretty': args.json ? 'never' : undefined });
+      // The banner and the listening line are for a person: on stdout beside a readable log, on
+      // stderr when stdout carries JSON lines for a log pipeline, which a plain line would break.
+      const human = stdoutLogIsPretty(config.log.pretty) ? process.stdout : process.stderr;
       ctx = createContext(config);
       daemon = await startDaemon(ctx);
       const running = daemon;
@@ -77,9 +82,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         process.stdout.write(JSON.stringify({ listening: daemon.url, adminTokenFile: daemon.adminTokenFile ?? null, ...(firstStart ? { firstStart } : {}) }) + '\n');
         return;
       }
-      if (dev) process.stdout.write(firstStartBanner(baseUrl, dev.client.id, dev.client.clientSecret) + '\n');
+      if (dev) human.write(firstStartBanner(baseUrl, dev.client.id, dev.client.clientSecret) + '\n');
       // Last, so a script that waits for this line (borderd on port 0) has the banner too.
-      process.stdout.write(`borderd listening on ${daemon.url}\n`);
+      human.write(`borderd listening on ${daemon.url}\n`);
     } catch (err) {
       if (daemon) await daemon.close().catch(() => undefined);
       else if (ctx?.db.open) ctx.db.close();

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { ConfigError } from '../config/load.js';
 import { PII_FIELDS } from '../domain/pii-redaction.js';
 
 export type { Logger };
@@ -83,11 +84,20 @@ export function createLogger(opts: LogOptions): Logger {
 
 /**
  * pino-pretty is a development dependency: an installation without it (the Docker image,
- * npm install --omit=dev) writes JSON lines on a terminal under `auto` instead of failing to start.
+ * npm install --omit=dev) writes JSON lines on a terminal under `auto` instead of failing to start;
+ * under `always` it is a configuration error said in one line, not pino's stack trace.
  */
 export function usePretty(mode: LogOptions['pretty'], isTTY: boolean, installed: () => boolean): boolean {
-  if (mode === 'always') return true;
+  if (mode === 'always') {
+    if (!installed()) throw new ConfigError('invalid config: log.pretty: always needs pino-pretty, a development dependency this installation lacks; use auto or never');
+    return true;
+  }
   return mode === 'auto' && isTTY && installed();
+}
+
+/** Whether the daemon's log on stdout is readable lines for a person, rather than JSON lines for a pipeline. */
+export function stdoutLogIsPretty(mode: LogOptions['pretty']): boolean {
+  return usePretty(mode, process.stdout.isTTY === true, prettyInstalled);
 }
 
 function prettyInstalled(): boolean {

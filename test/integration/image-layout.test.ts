@@ -108,13 +108,16 @@ describe('the Docker image, replayed without an engine', () => {
     const exited = new Promise<number | null>((resolve) => daemon.on('exit', (code) => resolve(code)));
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the replayed image did not start:\n${out}`)), 30_000);
-      daemon.stdout.on('data', () => {
+      // On stderr: the image's log on stdout is JSON lines.
+      const check = () => {
         const m = /borderd listening on (http:\/\/[^\s]+)/.exec(out);
         if (m) {
           clearTimeout(timer);
           resolve(m[1]!);
         }
-      });
+      };
+      daemon.stdout.on('data', check);
+      daemon.stderr.on('data', check);
       void exited.then(() => reject(new Error(`the replayed image exited:\n${out}`)));
     });
     expect(out).not.toMatch(/"level":50|Error:/);

@@ -42,10 +42,39 @@ describe('borderd serve (real process)', () => {
     expect(logLines.join('\n')).not.toContain(daemon.credentials!.clientSecret);
   });
 
+  it('with JSON log lines (stdout not a terminal), stdout carries only JSON lines; the banner and the listening line go to stderr', async () => {
+    const dataDir = tempDir('borderd-stdout-');
+    const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dataDir, 'borderd.db')], {
+      env: { ...process.env, BORDERD_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`did not start:\n${stdout}${stderr}`)), 20_000);
+        proc.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          if (/borderd listening on http/.test(stderr)) (clearTimeout(timer), resolve());
+        });
+      });
+    } finally {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
+    expect(stderr).toMatch(/clientSecret:\s+\S+/);
+    const lines = stdout.split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(2); // migrations, listening, shutting down, stopped
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(stdout).toContain('"msg":"borderd listening"');
+  });
+
   it('--json: one JSON line with where it listens and, on a first start, the client made', async () => {
     const dataDir = tempDir('borderd-json-');
     const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dataDir, 'borderd.db'), '--json'], {
-      env: { ...process.env, BORDERD_LOG_LEVEL: 'warn' },
+      // log.pretty: always is overridden by --json: stdout stays JSON lines.
+      env: { ...process.env, BORDERD_LOG_LEVEL: 'info', BORDERD_LOG_PRETTY: 'always' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -54,7 +83,13 @@ describe('borderd serve (real process)', () => {
         const timer = setTimeout(() => reject(new Error(`no JSON line:\n${out}`)), 20_000);
         proc.stdout.on('data', (d: Buffer) => {
           out += d.toString();
-          for (const l of out.split('\n')) {
+          // Complete lines only: every one is JSON, log lines included.
+          for (const l of out.split('\n').slice(0, -1)) {
+            try {
+              JSON.parse(l);
+            } catch {
+              reject(new Error(`not a JSON line: ${l}`));
+            }
             if (!l.startsWith('{"listening"')) continue;
             clearTimeout(timer);
             resolve(JSON.parse(l) as Record<string, unknown>);

@@ -6,7 +6,9 @@ describe('pretty log output', () => {
     expect(usePretty('auto', true, () => true)).toBe(true);
     expect(usePretty('auto', true, () => false)).toBe(false); // production install: JSON, not a crash
     expect(usePretty('auto', false, () => true)).toBe(false);
-    expect(usePretty('always', false, () => false)).toBe(true);
+    expect(usePretty('always', false, () => true)).toBe(true);
+    // Asked for, but not installed: one line naming the key, not pino's stack trace at start.
+    expect(() => usePretty('always', false, () => false)).toThrow(/^invalid config: log\.pretty: always needs pino-pretty/);
     expect(usePretty('never', true, () => true)).toBe(false);
   });
 });

@@ -51,7 +51,9 @@ export async function startBorderd(opts: { args?: string[]; env?: Record<string,
         resolve(m[1]!);
       }
     };
+    // On stderr when the log on stdout is JSON lines (not a terminal), as here.
     proc.stdout!.on('data', check);
+    proc.stderr!.on('data', check);
     void exited.then(() => reject(new Error(`borderd exited early:\n${out}`)));
   });
   const running: RunningBorderd = {
