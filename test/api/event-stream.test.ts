@@ -260,6 +260,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const refused = await fetch(url, { headers: { authorization: acme.auth } });
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { code: string }).code).toBe('too_many_streams');
+    expect(refused.headers.get('retry-after')).toBe('5');
     expect((await open(url, other.auth)).res.status).toBe(200);
     first.close();
     // The server sees the close once the socket does: poll until the freed slot is taken.

@@ -65,7 +65,10 @@ function refuseOverCap(ctx: AppContext, clientId: string): void {
   let open = 0;
   for (const client of streamsOf(ctx).values()) if (client === clientId) open++;
   if (open >= max) {
-    throw new BorderdError(429, 'too_many_streams', `this client already has ${open} event streams open on this daemon (eventStream.maxStreamsPerClient: ${max}); close one first`);
+    throw new BorderdError(429, 'too_many_streams', `this client already has ${open} event streams open on this daemon (eventStream.maxStreamsPerClient: ${max}); close one first`, {
+      // Nothing tells when one closes; a reconnect loop whose old stream is about to end gets in then.
+      headers: { 'Retry-After': '5' },
+    });
   }
 }
 
