@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { answerClientError } from './api/client-error.js';
 import { createApp } from './api/app.js';
 import type { AppContext } from './context.js';
 import { inlineReads, workerReads, type Reads } from './db/read-pool.js';
@@ -33,6 +34,7 @@ export async function startDaemon(ctx: AppContext): Promise<Daemon> {
   const { app } = createApp({ ctx, tokens, adminToken: admin.token, reads });
 
   const server = createServer({ keepAliveTimeout: 5000 }, app);
+  server.on('clientError', (err: Error, socket) => answerClientError(err, socket as Socket, ctx.log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(ctx.config.server.port, ctx.config.server.host, () => resolve());
