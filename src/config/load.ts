@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { ZodType } from 'zod';
 import { configSchema, type Config } from './schema.js';
 
 /**
@@ -56,13 +57,17 @@ const toEnvName = (path: string): string =>
   'BORDERD_' + path.split('.').map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_');
 
 /** Leaf paths of the schema's shape, so env names exist for keys that have no default. */
-export function leafPaths(shape: Record<string, unknown>, prefix = ''): string[] {
-  const out: string[] = [];
+export function leafPaths(shape: Record<string, unknown>): string[] {
+  return [...leafSchemas(shape).keys()];
+}
+
+/** Each leaf path of the schema's shape with the schema of its value. */
+function leafSchemas(shape: Record<string, unknown>, prefix = '', out = new Map<string, ZodType>()): Map<string, ZodType> {
   for (const [key, schema] of Object.entries(shape)) {
     const path = prefix ? `${prefix}.${key}` : key;
     const inner = unwrapObject(schema);
-    if (inner) out.push(...leafPaths(inner, path));
-    else out.push(path);
+    if (inner) leafSchemas(inner, path, out);
+    else out.set(path, schema as ZodType);
   }
   return out;
 }
@@ -76,7 +81,8 @@ function unwrapObject(schema: unknown): Record<string, unknown> | undefined {
   return undefined;
 }
 
-function parseEnvValue(raw: string): unknown {
+/** What an environment string most likely means: a boolean, a number, JSON for lists and maps, else itself. */
+function convertEnvValue(raw: string): unknown {
   const t = raw.trim();
   if (t === 'true') return true;
   if (t === 'false') return false;
@@ -91,15 +97,36 @@ function parseEnvValue(raw: string): unknown {
   return raw;
 }
 
+/** True when the value's type itself is refused (a string where a number belongs), not its content. */
+function isTypeMismatch(schema: ZodType, value: unknown): boolean {
+  const result = schema.safeParse(value);
+  return !result.success && result.error.issues.some((issue) => issue.code === 'invalid_type' && issue.path.length === 0);
+}
+
+/**
+ * An environment value is always a string, so the key's schema decides what it means: a string key
+ * keeps "0" or "2024" as given (a header value, a token), other keys get the converted number,
+ * boolean or JSON. When neither fits, the one refused for its content, not its type, is kept, so
+ * the error says what is wrong with the value (port -5 is too small) rather than its type.
+ */
+function parseEnvValue(raw: string, schema: ZodType | undefined): unknown {
+  const converted = convertEnvValue(raw);
+  if (schema === undefined || converted === raw) return converted;
+  if (schema.safeParse(raw).success) return raw;
+  if (schema.safeParse(converted).success) return converted;
+  return isTypeMismatch(schema, converted) && !isTypeMismatch(schema, raw) ? raw : converted;
+}
+
 export function envLayer(env: NodeJS.ProcessEnv): { tree: Tree; sources: Map<string, string> } {
   const tree: Tree = {};
   const sources = new Map<string, string>();
+  const schemas = leafSchemas(configSchema.shape);
   const byEnvName = new Map<string, string>(Object.entries(SHORT_ENV));
-  for (const path of leafPaths(configSchema.shape)) byEnvName.set(toEnvName(path), path);
+  for (const path of schemas.keys()) byEnvName.set(toEnvName(path), path);
   for (const [name, path] of byEnvName) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
-    setPath(tree, path, parseEnvValue(raw));
+    setPath(tree, path, parseEnvValue(raw, schemas.get(path)));
     sources.set(path, `environment variable ${name}`);
   }
   return { tree, sources };
@@ -115,6 +142,17 @@ function withoutNulls(tree: Tree): Tree {
   return out;
 }
 
+/**
+ * One line, whatever the parser says: its messages end in a code frame over several lines, which
+ * the CLI would print as is. The frame's position is given as "(line L, column C)" instead.
+ */
+function yamlErrorLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const firstLine = (text.split('\n').find((line) => line.trim() !== '') ?? '').replace(/ at line \d+, column \d+:?\s*$/, '').trim();
+  const at = err instanceof YAMLParseError ? err.linePos?.[0] : undefined;
+  return at ? `${firstLine} (line ${at.line}, column ${at.col})` : firstLine;
+}
+
 function readFileLayer(file: string): Tree {
   let text: string;
   try {
@@ -126,29 +164,78 @@ function readFileLayer(file: string): Tree {
   try {
     parsed = parseYaml(text);
   } catch (err) {
-    throw new ConfigError(`config file ${file} is not valid YAML: ${(err as Error).message}`);
+    throw new ConfigError(`config file ${file} is not valid YAML: ${yamlErrorLine(err)}`);
   }
   if (parsed == null) return {};
   if (!isTree(parsed)) throw new ConfigError(`config file ${file} must hold a mapping of sections`);
   return withoutNulls(parsed);
 }
 
+const isUnder = (path: string, parent: string): boolean => path.startsWith(`${parent}.`);
+
+/** The environment variable that set `key`, the value holding it (a list) or a key inside it. */
+function envNameOf(sources: ReadonlyMap<string, string>, key: string): string | undefined {
+  const parts = key.split('.');
+  for (let n = parts.length; n > 0; n--) {
+    const source = sources.get(parts.slice(0, n).join('.'));
+    if (source !== undefined) return source;
+  }
+  for (const [path, source] of sources) if (isUnder(path, key)) return source;
+  return undefined;
+}
+
+/**
+ * Whether a tree has a value at `key` or a value that `key` lies within: a list, or a string that the
+ * schema turns into one (server.trustProxy from the environment). Merging keeps such a value whole.
+ */
+function holds(tree: Tree, key: string): boolean {
+  let node: unknown = tree;
+  for (const part of key.split('.')) {
+    if (!isTree(node) && !Array.isArray(node)) return node !== undefined;
+    node = (node as Tree)[part];
+  }
+  return node !== undefined;
+}
+
+/** One configuration layer as given, before merging, and how an error names it. */
+interface Layer {
+  tree: Tree;
+  name: (key: string) => string;
+}
+
+/**
+ * The source named in a config error at `key`: the highest layer that holds a value there, whether it
+ * set that key, a list holding it or a key inside it. A required key nobody set is blamed on the layer
+ * that set the object missing it (a header name without its value); "defaults" when no layer did.
+ */
+function sourceOf(key: string, merged: Tree, layers: readonly Layer[]): string {
+  const holder = (path: string) => layers.find((layer) => holds(layer.tree, path))?.name(path);
+  const parent = key.split('.').slice(0, -1).join('.');
+  const missing = !holds(merged, key) && parent !== '';
+  return holder(key) ?? (missing ? holder(parent) : undefined) ?? 'defaults';
+}
+
 export function loadConfig(opts: LoadOptions = {}): Config {
   const fileTree = opts.file ? readFileLayer(opts.file) : {};
-  const { tree: envTree, sources } = envLayer(opts.env ?? process.env);
+  const { tree: envTree, sources: envSources } = envLayer(opts.env ?? process.env);
   const flagTree: Tree = {};
   for (const [path, value] of Object.entries(opts.flags ?? {})) {
-    if (value === undefined) continue;
-    setPath(flagTree, path, value);
-    sources.set(path, 'command-line flag');
+    if (value !== undefined) setPath(flagTree, path, value);
   }
   const merged = merge(merge(fileTree, envTree), flagTree);
   const result = configSchema.strict().safeParse(merged);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const key = issue.path.join('.');
-    const from = sources.get(key) ?? (opts.file ? `config file ${opts.file}` : 'defaults');
-    const message = issue.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
+    const unknown = issue.code === 'unrecognized_keys';
+    // An unknown key's issue sits on the object holding it; the key itself is what some layer set.
+    const culprit = unknown && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]].join('.') : key;
+    const from = sourceOf(culprit, merged, [
+      { tree: flagTree, name: () => 'command-line flag' },
+      { tree: envTree, name: (path) => envNameOf(envSources, path) ?? 'the environment' },
+      { tree: fileTree, name: () => `config file ${opts.file}` },
+    ]);
+    const message = unknown ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
     throw new ConfigError(`invalid config: ${key || '(top level)'}: ${message} (from ${from})`);
   }
   return result.data;

@@ -10,7 +10,15 @@ import { z } from 'zod';
  */
 
 const port = z.number().int().min(0).max(65535);
-const positiveMs = z.number().int().positive();
+/**
+ * The longest delay a Node.js timer holds (a signed 32-bit int of ms, about 24.8 days). Above it,
+ * setTimeout and setInterval fire after 1 ms instead, and SQLite reads such a busy_timeout as 0.
+ */
+const MAX_TIMER_MS = 2_147_483_647;
+const MAX_TIMER_MESSAGE = `must be at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest delay a timer can hold`;
+const positiveMs = z.number().int().positive().max(MAX_TIMER_MS, MAX_TIMER_MESSAGE);
+/** One delay of a retry schedule: at most 30 days, so a due time always stays a valid date. */
+const retryDelaySeconds = z.number().min(0).max(30 * 86_400, 'must be at most 2592000 (30 days)');
 
 function isCidr(value: string): boolean {
   const [address = '', prefix, ...rest] = value.split('/');
@@ -68,7 +76,7 @@ function defaultReadWorkers(): number {
 export const databaseSchema = z
   .strictObject({
     path: z.string().min(1).default('./data/borderd.db'),
-    busyTimeoutMs: z.number().int().min(0).default(5000),
+    busyTimeoutMs: z.number().int().min(0).max(MAX_TIMER_MS, MAX_TIMER_MESSAGE).default(5000),
     /**
      * Commit durability (SQLite synchronous under WAL). full: every commit is fsynced before it returns,
      * so nothing acknowledged (a card-network 200, an API write) is lost to a power cut or OS crash.
@@ -160,7 +168,7 @@ export const deliverySchema = z
   .strictObject({
     timeoutMs: positiveMs.default(10_000),
     /** Delay before each attempt, in seconds; attempt 1 is the first entry. The last failed attempt disables the webhook. */
-    retryScheduleSeconds: z.array(z.number().min(0)).min(1).default([0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
+    retryScheduleSeconds: z.array(retryDelaySeconds).min(1).default([0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
     jitter: z.number().min(0).max(0.5).default(0.2),
     pollIntervalMs: positiveMs.default(500),
     leaseMs: positiveMs.default(60_000),
@@ -182,7 +190,7 @@ export const inboundSchema = z
     /** ica -> organization id. */
     icaOrganizations: z.record(z.string(), z.string()).default({}),
     /** Delays in seconds before each decryption retry of a key-related failure; after the last, the event is failed (dead letter). */
-    decryptRetrySeconds: z.array(z.number().min(0)).default([10, 60, 300, 1800]),
+    decryptRetrySeconds: z.array(retryDelaySeconds).default([10, 60, 300, 1800]),
     /** How often the decryption worker looks for due rows written by other processes. */
     pollIntervalMs: positiveMs.default(1000),
     /** Rows decrypted per worker pass. */

@@ -128,3 +128,143 @@ describe('development.yaml documents every key', () => {
     }
   });
 });
+
+describe('durations fit a Node.js timer', () => {
+  // Node fires a timer set above 2147483647 ms after 1 ms; SQLite reads a busy timeout above it as 0.
+  const TIMER_MAX_MS = 2_147_483_647;
+  const msKeys = async () => {
+    const { configSchema } = await import('../../src/config/schema.js');
+    const { leafPaths } = await import('../../src/config/load.js');
+    return leafPaths(configSchema.shape).filter((path) => path.endsWith('Ms'));
+  };
+
+  it('refuses every *Ms key above 2147483647, naming the key and the limit', async () => {
+    const keys = await msKeys();
+    expect(keys).toEqual(expect.arrayContaining(['eventStream.heartbeatMs', 'delivery.timeoutMs', 'database.busyTimeoutMs']));
+    for (const key of keys) {
+      expect(() => loadConfig({ env: {}, flags: { [key]: TIMER_MAX_MS + 1 } }), key).toThrow(new RegExp(`invalid config: ${key.replace('.', '\\.')}: `));
+    }
+    expect(() => loadConfig({ env: { BORDERD_EVENT_STREAM_HEARTBEAT_MS: '3000000000' } })).toThrow(
+      /eventStream\.heartbeatMs: must be at most 2147483647 ms .*environment variable BORDERD_EVENT_STREAM_HEARTBEAT_MS/,
+    );
+    expect(() => loadConfig({ env: { BORDERD_DATABASE_BUSY_TIMEOUT_MS: '3000000000' } })).toThrow(/database\.busyTimeoutMs: must be at most 2147483647 ms/);
+  });
+
+  it('takes 2147483647 itself and keeps the defaults', async () => {
+    for (const key of await msKeys()) {
+      if (key === 'database.groupCommitWindowMs') continue; // bounded at 100 by its own rule
+      expect(() => loadConfig({ env: {}, flags: { [key]: TIMER_MAX_MS } }), key).not.toThrow();
+    }
+    const c = loadConfig({ env: {} });
+    expect(c.delivery).toMatchObject({ timeoutMs: 10_000, pollIntervalMs: 500, leaseMs: 60_000 });
+    expect(c.eventStream).toMatchObject({ heartbeatMs: 15_000, pollIntervalMs: 400 });
+    expect(c.database.busyTimeoutMs).toBe(5000);
+    expect(c.server.shutdownGraceMs).toBe(10_000);
+  });
+});
+
+describe('environment values follow the type of their key', () => {
+  it('keeps a string key as the string given, however numeric it looks', () => {
+    const c = loadConfig({
+      env: {
+        BORDERD_INBOUND_CLIENT_CERT_HEADER_NAME: 'x-ssl-client-verify',
+        BORDERD_INBOUND_CLIENT_CERT_HEADER_VALUE: '0',
+        BORDERD_ADMIN_TOKEN: '123456789012345678901234567890',
+        BORDERD_INBOUND_PATH_NAME: '2024',
+        BORDERD_AUTH_ISSUER: '1',
+      },
+    });
+    expect(c.inbound.clientCertHeader).toEqual({ name: 'x-ssl-client-verify', value: '0' });
+    expect(c.admin.token).toBe('123456789012345678901234567890');
+    expect(c.inbound.pathName).toBe('2024');
+    expect(c.auth.issuer).toBe('1');
+    expect(loadConfig({ env: { BORDERD_AUTH_ISSUER: 'true' } }).auth.issuer).toBe('true');
+  });
+
+  it('still converts numbers, booleans and JSON for the keys that take them', () => {
+    const c = loadConfig({ env: { BORDERD_SERVER_PORT: '9002', BORDERD_ADMIN_BOOTSTRAP_ORGANIZATION: 'false', BORDERD_INBOUND_ICA_ORGANIZATIONS: '{"1234": "org_1"}' } });
+    expect(c.server.port).toBe(9002);
+    expect(c.admin.bootstrapOrganization).toBe(false);
+    expect(c.inbound.icaOrganizations).toEqual({ '1234': 'org_1' });
+  });
+
+  it('reports what is wrong with the value, not that its type was guessed wrong', () => {
+    expect(() => loadConfig({ env: { BORDERD_SERVER_PORT: '-5' } })).toThrow(/server\.port: Too small: expected number to be >=0 /);
+    expect(() => loadConfig({ env: { BORDERD_ADMIN_TOKEN: '123' } })).toThrow(/admin\.token: must be at least 24 characters/);
+    expect(() => loadConfig({ env: { BORDERD_SERVER_PORT: '1.5' } })).toThrow(/server\.port: Invalid input: expected int, received number/);
+    expect(() => loadConfig({ env: { BORDERD_SERVER_PORT: 'http' } })).toThrow(/server\.port: Invalid input: expected number, received string/);
+  });
+});
+
+describe('a config error names where the bad value came from', () => {
+  it('names the environment variable that set a list, for an item of it', () => {
+    expect(() => loadConfig({ env: { BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,5,-300]' } })).toThrow(
+      /delivery\.retryScheduleSeconds\.2: .*\(from environment variable BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS\)$/,
+    );
+    const production = new URL('../../config/production.yaml', import.meta.url).pathname;
+    expect(() => loadConfig({ file: production, env: { BORDERD_INBOUND_ALLOWLIST: '["203.0.113.0/24","203.0.113.300/24"]' } })).toThrow(
+      /inbound\.allowlist\.1: .*\(from environment variable BORDERD_INBOUND_ALLOWLIST\)$/,
+    );
+    const proxies = file('server:\n  trustProxy: ["10.0.0.0/8", "192.0.2.1"]\n');
+    expect(() => loadConfig({ file: proxies, env: { BORDERD_SERVER_TRUST_PROXY: '10.0.0.0/8, proxy.example.com' } })).toThrow(
+      /server\.trustProxy\.1: .*\(from environment variable BORDERD_SERVER_TRUST_PROXY\)$/,
+    );
+  });
+
+  it('names the variable that set half of a pair, for the missing half', () => {
+    expect(() => loadConfig({ env: { BORDERD_INBOUND_CLIENT_CERT_HEADER_NAME: 'x-client-verify' } })).toThrow(
+      /inbound\.clientCertHeader\.value: .*\(from environment variable BORDERD_INBOUND_CLIENT_CERT_HEADER_NAME\)$/,
+    );
+    const path = file('inbound:\n  clientCertHeader:\n    name: x-client-verify\n');
+    expect(() => loadConfig({ file: path, env: {} })).toThrow(/inbound\.clientCertHeader\.value: .*\(from config file .*borderd\.yaml\)$/);
+  });
+
+  it('names the config file only for what the file sets', () => {
+    const path = file('inbound:\n  allowlist: ["203.0.113.0/24", "203.0.113.300/24"]\n');
+    expect(() => loadConfig({ file: path, env: {} })).toThrow(/inbound\.allowlist\.1: .*\(from config file .*borderd\.yaml\)$/);
+    const other = file('server:\n  port: 9000\n');
+    expect(() => loadConfig({ file: other, env: {}, flags: { 'inbound.allowlist': ['x'] } })).toThrow(/inbound\.allowlist\.0: .*\(from command-line flag\)$/);
+    expect(() => loadConfig({ file: other, env: {}, flags: { 'integrations.providers': { p: { deprecated: true } } } })).toThrow(
+      /integrations\.providers\.p\.kind: .*\(from command-line flag\)$/,
+    );
+  });
+
+  it('names the file for an unknown key, even where the environment sets a neighbour', () => {
+    const path = file('inbound:\n  alowlist: []\n');
+    expect(() => loadConfig({ file: path, env: { BORDERD_INBOUND_PATH_NAME: 'cards' } })).toThrow(/inbound: unknown key\(s\) alowlist \(from config file .*borderd\.yaml\)$/);
+  });
+});
+
+describe('a config file that is not YAML', () => {
+  const yamlError = (text: string): string => {
+    try {
+      loadConfig({ file: file(text), env: {} });
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('loaded');
+  };
+
+  it('is reported on one line with the line and column', () => {
+    expect(yamlError('server:\n  port: [1\n  host: x\n')).toMatch(
+      /^config file .*borderd\.yaml is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a \] \(line 3, column 3\)$/,
+    );
+    expect(yamlError('server:\n  port: 1\n  port: 2\n')).toMatch(/^config file .*borderd\.yaml is not valid YAML: Map keys must be unique \(line 3, column 3\)$/);
+    expect(yamlError('server:\n\tport: 1\n')).toMatch(/is not valid YAML: Tabs are not allowed as indentation \(line 2, column 1\)$/);
+  });
+
+  it('never spans more than one line', () => {
+    for (const text of ['a: 1\n---\nb: 2\n', 'a: *nowhere\n', 'a: "open\n', 'a: [1, 2\nb: }\n', '- x\ny: 1\n']) {
+      expect(yamlError(text), text).not.toContain('\n');
+    }
+  });
+});
+
+describe('retry delays stay dates', () => {
+  it('refuses a retry delay over 30 days, naming the key', () => {
+    expect(() => loadConfig({ env: { BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0, 1e13]' } })).toThrow(/delivery\.retryScheduleSeconds\.1: must be at most 2592000/);
+    expect(() => loadConfig({ env: { BORDERD_INBOUND_DECRYPT_RETRY_SECONDS: '[2592001]' } })).toThrow(/inbound\.decryptRetrySeconds\.0: must be at most 2592000/);
+    expect(loadConfig({ env: { BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0, 2592000]' } }).delivery.retryScheduleSeconds).toEqual([0, 2_592_000]);
+  });
+});
