@@ -18,6 +18,7 @@ import {
   leaseOf,
   releaseLease,
   releaseLeases,
+  renewLeases,
   sendTarget,
   trailingAttemptsFailedWith,
   setPendingState,
@@ -241,8 +242,11 @@ export class Dispatcher implements Worker {
   #cursor = 0;
   #claimed = 0;
   readonly #wake = () => this.#schedulePass();
+  /** When this process last extended the leases of the rows it holds (clock ms). */
+  #leasesRenewedAt = 0;
   readonly #tick = () => {
     this.#closeIdlePools();
+    this.#renewLeases();
     this.#schedulePass();
   };
 
@@ -468,6 +472,28 @@ export class Dispatcher implements Worker {
   }
 
   /**
+   * Every third of a lease, the leases of every row this process still holds (queued, sending, or
+   * its result waiting to be written) are extended by a whole lease, in one statement. A row can
+   * wait for a send slot longer than any lease sized in advance: behind many webhooks taking the
+   * process's slots in turn, or behind another organization's share. Without this its lease could
+   * end while it waits, and another process on the same database would send the same attempt at
+   * the same time. A process that dies stops renewing, and its rows are taken over as before.
+   */
+  #renewLeases(): void {
+    const now = this.#ctx.clock.now();
+    const leaseMs = this.#leaseMs();
+    if (this.#heldBy.size === 0 || now - this.#leasesRenewedAt < leaseMs / 3) return;
+    const ids = [...this.#heldBy.values()].flatMap((held) => [...held]);
+    try {
+      bookkeeping(this.#ctx.db, () => renewLeases(this.#ctx.db, this.owner, ids, now + leaseMs));
+      this.#leasesRenewedAt = now;
+    } catch (err) {
+      // The database was busy: tried again at the next tick. A row whose lease runs short is not sent (sendTarget).
+      this.#ctx.log.warn({ err, rows: ids.length }, 'leases not renewed; trying again');
+    }
+  }
+
+  /**
    * How long a claim is leased: a claimed row waits for a send slot (its webhook's sends ahead of it,
    * the process's slots taken in turn), then makes its own send, then its result is written.
    */
@@ -686,7 +712,9 @@ export class Dispatcher implements Worker {
     let target: ReturnType<typeof sendTarget>;
     try {
       // A result of this webhook that disables it is not recorded yet: the database still says enabled.
-      target = this.#endingBy.has(job.webhook.id) ? undefined : sendTarget(db, job.id, this.owner, job.step, job.keyId);
+      // The lease must outlast this send by a margin; #renewLeases keeps it so unless renewing failed.
+      const leaseAtLeast = this.#ctx.clock.now() + this.#ctx.config.delivery.timeoutMs + 1_000;
+      target = this.#endingBy.has(job.webhook.id) ? undefined : sendTarget(db, job.id, this.owner, job.step, job.keyId, leaseAtLeast);
     } catch (err) {
       // The check is a safeguard; a read that fails sends as claimed, as before it existed.
       this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery target check failed');

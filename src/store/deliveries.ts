@@ -246,19 +246,41 @@ export function finishAttempt(
  * whether the key it was signed with (at claim time) has been retired since; or undefined when it
  * must not go out any more. A claimed row can wait several rounds of sends for a slot, long enough
  * for its webhook to be disabled (by an operator, a 410 or the last failed attempt of another row),
- * deleted, replayed or moved to another url, for its lease to end and another process to take it,
- * or for the organization's key to be rotated. Sending it anyway would reach an endpoint that is
+ * deleted, replayed or moved to another url, for its lease to end (or come too close to its end
+ * for the send to finish under it) and another process to take it, or for the organization's key
+ * to be rotated. Sending it anyway would reach an endpoint that is
  * off, or the old url, or carry a signature its receiver can no longer check.
  */
-export function sendTarget(db: Db, id: string, owner: string, step: number, keyId: string | null): { url: string; keyRetired: boolean } | undefined {
+export function sendTarget(
+  db: Db,
+  id: string,
+  owner: string,
+  step: number,
+  keyId: string | null,
+  leaseAtLeast: number,
+): { url: string; keyRetired: boolean } | undefined {
+  // leaseAtLeast: the lease must outlast the send, or another process could take the row mid-send.
   const row = db
     .prepare(
       `SELECT w.url AS url, EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) AS keyRetired
        FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-       WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND w.enabled = 1 AND w.deleted_at IS NULL`,
+       WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND d.lease_until >= ?
+         AND w.enabled = 1 AND w.deleted_at IS NULL`,
     )
-    .get(keyId, id, owner, step) as { url: string; keyRetired: number } | undefined;
+    .get(keyId, id, owner, step, leaseAtLeast) as { url: string; keyRetired: number } | undefined;
   return row && { url: row.url, keyRetired: row.keyRetired === 1 };
+}
+
+/**
+ * Extends the leases `owner` still holds on `ids` to `leaseUntil` (rows another process has taken
+ * since are left alone): a live dispatcher keeps its claimed rows however long they wait for a send
+ * slot, and a dead one stops renewing, so its rows are taken over when their lease ends.
+ */
+export function renewLeases(db: Db, owner: string, ids: readonly string[], leaseUntil: number): number {
+  if (ids.length === 0) return 0;
+  return db
+    .prepare('UPDATE deliveries SET lease_until = @leaseUntil WHERE id IN (SELECT value FROM json_each(@ids)) AND claimed_by = @owner')
+    .run({ leaseUntil, owner, ids: JSON.stringify(ids) }).changes;
 }
 
 /** Gives one row's lease back without counting an attempt (a claimed row that is not sent after all). */

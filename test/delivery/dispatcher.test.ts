@@ -683,6 +683,50 @@ describe('retry schedule', () => {
   });
 });
 
+describe('leases of rows that wait long for a send slot', () => {
+  const leaseOf = (ctx: TestContext, id: string) => ctx.db.prepare('SELECT lease_until FROM deliveries WHERE id = ?').pluck().get(id) as number;
+
+  it('are renewed while this process holds them, so another process cannot take and send them meanwhile', async () => {
+    // Lease: 5 timeouts + 5 s = 30 s. One send slot; the endpoint stalls, so the other rows wait.
+    const { ctx, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.timeoutMs': 5_000, 'delivery.leaseMs': 1, 'delivery.pollIntervalMs': 20 });
+    const release = holdAnswers(receiver);
+    for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
+    await whileDispatching(ctx, release, async () => {
+      await receiver.waitFor(1);
+      const ids = (ctx.db.prepare('SELECT id FROM deliveries WHERE claimed_by IS NOT NULL').pluck().all() as string[]);
+      expect(ids).toHaveLength(3);
+      // 36 s in three steps: past the first lease, each step past a third of a lease.
+      for (let step = 0; step < 3; step++) {
+        ctx.clock.advance(12_000);
+        const now = ctx.clock.now();
+        await vi.waitFor(() => ids.forEach((id) => expect(leaseOf(ctx, id)).toBe(now + 30_000)));
+      }
+      // Another process looking for due rows finds none of them.
+      const now = ctx.clock.now();
+      expect(claimDue(ctx.db, webhookId, 'another-process', now, now + 30_000, 10)).toEqual([]);
+    });
+  });
+
+  it('a queued row whose lease would end before its send could is not sent, and is given back', async () => {
+    const { ctx, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.pollIntervalMs': 3_600_000 });
+    let answer!: () => void;
+    receiver.setResponder((_r, res) => void new Promise<void>((r) => (answer = r)).then(() => res.end('ok')));
+    newTx(ctx, org.org.id);
+    newTx(ctx, org.org.id);
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+    const sent = dispatcher.runOnce();
+    await receiver.waitFor(1);
+    // The second row's lease runs short (its renewal failed): it must not go out under it.
+    const queued = ctx.db.prepare("SELECT id FROM deliveries WHERE webhook_id = ? AND claimed_by IS NOT NULL AND attempts = 0 ORDER BY id DESC LIMIT 1").pluck().get(webhookId) as string;
+    ctx.db.prepare('UPDATE deliveries SET lease_until = ? WHERE id = ?').run(ctx.clock.now() + 5_000, queued);
+    answer();
+    await sent;
+    expect(receiver.received).toHaveLength(1);
+    expectGivenBackUnattempted(ctx, queued);
+    await dispatcher.stop();
+  });
+});
+
 describe('leases while the operator changes the webhook', () => {
   async function inFlight() {
     const s = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
