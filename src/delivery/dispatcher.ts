@@ -501,9 +501,8 @@ export class Dispatcher implements Worker {
     const { leaseMs, timeoutMs } = this.#ctx.config.delivery;
     // A lease shorter than the wait plus the send could let another process send the same attempt:
     // never allow it. A claimed row waits at most CLAIM_ROUNDS - 1 rounds of sends, then makes its
-    // own; one more round and 5 s are the margin. (An organization's rows claimed while it was alone
-    // can wait longer once others share the slots; sendTarget's check that the row is still ours
-    // keeps such a row from going out after another process took it.)
+    // own; one more round and 5 s are the margin. A row that waits longer (many webhooks taking the
+    // slots in turn, another organization's share) keeps its lease by #renewLeases.
     return Math.max(leaseMs, (CLAIM_ROUNDS + 1) * timeoutMs + 5_000);
   }
 
