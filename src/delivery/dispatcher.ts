@@ -97,6 +97,8 @@ interface Job {
   webhook: DueWebhook;
   attempts: number;
   step: number;
+  /** The row's due time when it was claimed, or when a replay reset it while it waited: which cycle this attempt belongs to. */
+  nextAttemptAt: number;
   eventType: string;
   body: string;
   keyId: string | null;
@@ -444,6 +446,7 @@ export class Dispatcher implements Worker {
           webhook,
           attempts: row.attempts,
           step: row.step,
+          nextAttemptAt: row.nextAttemptAt,
           eventType: event?.type ?? '',
           body: event?.body ?? '',
           keyId: key instanceof Error ? null : key.keyId,
@@ -709,15 +712,26 @@ export class Dispatcher implements Worker {
   #stillToSend(job: Job): boolean {
     const db = this.#ctx.db;
     let target: ReturnType<typeof sendTarget>;
+    // A result of this webhook that disables it is not recorded yet: the database still says enabled.
+    const ending = this.#endingBy.has(job.webhook.id);
+    // The lease must outlast this send by a margin; #renewLeases keeps it so.
+    const now = this.#ctx.clock.now();
+    const read = () => sendTarget(db, job.id, this.owner, job.step, job.keyId, now + this.#ctx.config.delivery.timeoutMs + 1_000);
     try {
-      // A result of this webhook that disables it is not recorded yet: the database still says enabled.
-      // The lease must outlast this send by a margin; #renewLeases keeps it so unless renewing failed.
-      const leaseAtLeast = this.#ctx.clock.now() + this.#ctx.config.delivery.timeoutMs + 1_000;
-      target = this.#endingBy.has(job.webhook.id) ? undefined : sendTarget(db, job.id, this.owner, job.step, job.keyId, leaseAtLeast);
+      target = ending ? undefined : read();
     } catch (err) {
       // The check is a safeguard; a read that fails sends as claimed, as before it existed.
       this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery target check failed');
       return true;
+    }
+    if (target === undefined && !ending) {
+      // Its lease ran short (a jump of the wall clock, or a renewal that failed) but it may still be
+      // ours: renewed now if no other process took it, then read again. If this fails, it is given back.
+      try {
+        if (bookkeeping(db, () => renewLeases(db, this.owner, [job.id], now + this.#leaseMs())) > 0) target = read();
+      } catch (err) {
+        this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease not renewed before a send; the row is given back');
+      }
     }
     if (target === undefined) {
       try {
@@ -730,6 +744,8 @@ export class Dispatcher implements Worker {
       return false;
     }
     if (target.url !== job.webhook.url) job.webhook = { ...job.webhook, url: target.url };
+    // Replayed while it waited (a new cycle at step 0, a new due time): this send is that cycle's.
+    job.nextAttemptAt = target.nextAttemptAt;
     if (target.keyRetired) {
       // Rotated while this row waited: a receiver that fetched the new public key could not check
       // the old signature. A failure here is a signing failure like any other (the caller's catch).
@@ -910,7 +926,7 @@ export class Dispatcher implements Worker {
       job.id,
       this.owner,
       { ...common, state: ok ? 'delivered' : disable ? 'failed' : 'pending', step: nextStep, nextAttemptAt: decision?.kind === 'retry' ? now + decision.delayMs : now, deliveredAt: ok ? at : null },
-      { state: 'pending', step: job.step },
+      { state: 'pending', step: job.step, nextAttemptAt: job.nextAttemptAt },
     );
     if (!advanced) return this.#recordChanged(job, ok, line, common);
     if (disable) {

@@ -223,22 +223,25 @@ export function listAttempts(db: Db, deliveryId: string): AttemptRecord[] {
 
 /**
  * The outcome of an attempt made under `owner`'s lease, which it gives back; false when the lease
- * was lost meanwhile, or, with `expect`, when the row is no longer in that state and step (an
- * operator disabled, deleted or replayed it while the attempt was in flight).
+ * was lost meanwhile, or, with `expect`, when the row is no longer in that state, step and due time
+ * (an operator disabled, deleted or replayed it while the attempt was in flight; a replay puts a
+ * row back at step 0, where a first attempt already was, but always with a new due time).
  */
 export function finishAttempt(
   db: Db,
   id: string,
   owner: string,
   next: { state: DeliveryState; attempts: number; step: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; deliveredAt: string | null; at: string },
-  expect?: { state: DeliveryState; step: number },
+  expect?: { state: DeliveryState; step: number; nextAttemptAt: number },
 ): boolean {
   const set = `UPDATE deliveries SET state = @state, attempts = MAX(attempts, @attempts), step = @step, next_attempt_at = @nextAttemptAt,
            last_status = @lastStatus, last_error = @lastError, delivered_at = COALESCE(@deliveredAt, delivered_at),
            claimed_by = NULL, lease_until = NULL, updated_at = @at
          WHERE id = @id AND claimed_by = @owner`;
   if (!expect) return db.prepare(set).run({ ...next, id, owner }).changes > 0;
-  return db.prepare(`${set} AND state = @expectState AND step = @expectStep`).run({ ...next, id, owner, expectState: expect.state, expectStep: expect.step }).changes > 0;
+  return db
+    .prepare(`${set} AND state = @expectState AND step = @expectStep AND next_attempt_at = @expectDue`)
+    .run({ ...next, id, owner, expectState: expect.state, expectStep: expect.step, expectDue: expect.nextAttemptAt }).changes > 0;
 }
 
 /**
@@ -258,17 +261,17 @@ export function sendTarget(
   step: number,
   keyId: string | null,
   leaseAtLeast: number,
-): { url: string; keyRetired: boolean } | undefined {
+): { url: string; keyRetired: boolean; nextAttemptAt: number } | undefined {
   // leaseAtLeast: the lease must outlast the send, or another process could take the row mid-send.
   const row = db
     .prepare(
-      `SELECT w.url AS url, EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) AS keyRetired
+      `SELECT w.url AS url, d.next_attempt_at AS nextAttemptAt, EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) AS keyRetired
        FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND d.lease_until >= ?
          AND w.enabled = 1 AND w.deleted_at IS NULL`,
     )
-    .get(keyId, id, owner, step, leaseAtLeast) as { url: string; keyRetired: number } | undefined;
-  return row && { url: row.url, keyRetired: row.keyRetired === 1 };
+    .get(keyId, id, owner, step, leaseAtLeast) as { url: string; keyRetired: number; nextAttemptAt: number } | undefined;
+  return row && { url: row.url, keyRetired: row.keyRetired === 1, nextAttemptAt: row.nextAttemptAt };
 }
 
 /**

@@ -707,22 +707,29 @@ describe('leases of rows that wait long for a send slot', () => {
     });
   });
 
-  it('a queued row whose lease would end before its send could is not sent, and is given back', async () => {
+  it('a queued row whose lease ran short is renewed before it is sent; one another process took meanwhile is not sent', async () => {
     const { ctx, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.pollIntervalMs': 3_600_000 });
+    // The first request is held until answer(); the ones after it are answered at once.
     let answer!: () => void;
-    receiver.setResponder((_r, res) => void new Promise<void>((r) => (answer = r)).then(() => res.end('ok')));
-    newTx(ctx, org.org.id);
-    newTx(ctx, org.org.id);
+    const first = new Promise<void>((r) => (answer = r));
+    receiver.setResponder((_r, res) => void (receiver.received.length === 1 ? first : Promise.resolve()).then(() => res.end('ok')));
+    for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     const sent = dispatcher.runOnce();
     await receiver.waitFor(1);
-    // The second row's lease runs short (its renewal failed): it must not go out under it.
-    const queued = ctx.db.prepare("SELECT id FROM deliveries WHERE webhook_id = ? AND claimed_by IS NOT NULL AND attempts = 0 ORDER BY id DESC LIMIT 1").pluck().get(webhookId) as string;
-    ctx.db.prepare('UPDATE deliveries SET lease_until = ? WHERE id = ?').run(ctx.clock.now() + 5_000, queued);
+    const all = ctx.db.prepare('SELECT id FROM deliveries WHERE webhook_id = ? ORDER BY id').pluck().all(webhookId) as string[];
+    const queued = all.filter((id) => !receiver.received.some((r) => r.headers['x-event-id'] === getDelivery(ctx.db, id)!.eventId));
+    expect(queued).toHaveLength(2);
+    // One queued row's lease runs short (its renewal failed); the other's ended and another process took it.
+    ctx.db.prepare('UPDATE deliveries SET lease_until = ? WHERE id = ?').run(ctx.clock.now() + 5_000, queued[0]);
+    ctx.db.prepare("UPDATE deliveries SET claimed_by = 'another-process' WHERE id = ?").run(queued[1]);
     answer();
     await sent;
-    expect(receiver.received).toHaveLength(1);
-    expectGivenBackUnattempted(ctx, queued);
+    const sentEvents = receiver.received.map((r) => r.headers['x-event-id']);
+    expect(sentEvents).toContain(getDelivery(ctx.db, queued[0]!)!.eventId);
+    expect(sentEvents).not.toContain(getDelivery(ctx.db, queued[1]!)!.eventId);
+    expect(getDelivery(ctx.db, queued[0]!)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(listAttempts(ctx.db, queued[1]!)).toEqual([]);
     await dispatcher.stop();
   });
 });
@@ -754,6 +761,20 @@ describe('leases while the operator changes the webhook', () => {
     release(200);
     expect(await sending).toBe(1);
     expect(getDelivery(ctx.db, d.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+  });
+
+  it('a replay made while a first attempt is in flight keeps its fresh cycle when that attempt fails', async () => {
+    const { ctx, webhookId, d, release, sending } = await inFlight();
+    disableWebhook(ctx, webhookId);
+    ctx.clock.advance(1_000); // the replay's due time differs from the claimed row's
+    enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
+    const replayed = getDelivery(ctx.db, d.id)!;
+    expect(replayed).toMatchObject({ state: 'pending', step: 0 });
+    release(500);
+    expect(await sending).toBe(1);
+    // The failure is recorded as an attempt, but the replay's cycle stands: step 0, due when the replay said.
+    expect(listAttempts(ctx.db, d.id)).toHaveLength(1);
+    expect(getDelivery(ctx.db, d.id)).toMatchObject({ state: 'pending', step: 0, nextAttemptAt: replayed.nextAttemptAt, lastStatus: 500 });
   });
 
   it('records every other result of a batch when one cannot be recorded (its row deleted meanwhile)', async () => {
