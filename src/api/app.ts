@@ -167,7 +167,7 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   const paths = [...methodsByPath.keys()];
   const early = new Set(paths.filter((path) => !path.includes(':') && paths.some((other) => other.includes(':') && segmentsMatch(other, path))));
   for (const path of early) router.all(path, methodNotAllowed(methodsByPath.get(path)!));
-  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs);
+  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs, ctx.config.database.busyTimeoutMs);
   const exact = new Map<string, ReturnType<typeof routeChain>>();
   for (const [i, spec] of registry.routes.entries()) {
     const path = expressPaths[i]!;

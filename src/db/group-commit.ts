@@ -1,9 +1,11 @@
-import { inSavepoint, type Db, type SavepointOutcome } from './open.js';
+import { inSavepoint, tryWriteNow, type Db, type SavepointOutcome } from './open.js';
 
 interface Pending {
   fn: () => unknown;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
+  /** When this write first found the write lock held by another process (performance.now()). */
+  busySince?: number;
 }
 
 /**
@@ -18,6 +20,8 @@ interface Pending {
  * Work functions must be synchronous: a write that awaits cannot share a transaction.
  */
 const MAX_BATCH = 256;
+/** How soon a batch that found the write lock held tries again. */
+const BUSY_RETRY_MS = 10;
 
 class GroupCommitter {
   #queue: Pending[] = [];
@@ -26,42 +30,67 @@ class GroupCommitter {
   constructor(
     private readonly db: Db,
     private readonly windowMs: number,
+    private readonly busyTimeoutMs: number,
   ) {}
 
   run<T>(fn: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        if (this.windowMs > 0) setTimeout(() => this.#flush(), this.windowMs);
-        else setImmediate(() => this.#flush());
-      }
+      if (!this.#scheduled) this.#schedule(this.windowMs);
     });
+  }
+
+  #schedule(delayMs: number): void {
+    this.#scheduled = true;
+    if (delayMs > 0) setTimeout(() => this.#flush(), delayMs);
+    else setImmediate(() => this.#flush());
   }
 
   #flush(): void {
     this.#scheduled = false;
     // A very large burst is committed in slices, so one transaction never holds the event loop long.
     const batch = this.#queue.splice(0, MAX_BATCH);
-    if (this.#queue.length > 0) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
+    const busy = this.#commit(batch);
+    if (busy !== undefined) {
+      this.#waitForLock(batch, busy);
+      return;
     }
-    let outcomes: SavepointOutcome<unknown>[] = [];
+    if (this.#queue.length > 0) this.#schedule(0);
+  }
+
+  /**
+   * Another process holds the write lock: the batch waits for it on a timer, not in SQLite's busy
+   * wait, so the event loop goes on serving reads and sends. A write that has waited
+   * database.busyTimeoutMs in all fails with the busy error (a 503), as it would have after the
+   * busy wait.
+   */
+  #waitForLock(batch: Pending[], err: unknown): void {
+    const now = performance.now();
+    const waiting = batch.filter((item) => {
+      item.busySince ??= now;
+      if (now - item.busySince < this.busyTimeoutMs) return true;
+      item.reject(err);
+      return false;
+    });
+    this.#queue.unshift(...waiting);
+    if (this.#queue.length > 0) this.#schedule(BUSY_RETRY_MS);
+  }
+
+  /** Commits the batch and settles each write; the busy error instead when the write lock was held. */
+  #commit(batch: Pending[]): unknown {
+    let attempt: SavepointOutcome<SavepointOutcome<unknown>[]>;
     let began = false;
     try {
       // An error that ends the whole transaction is rethrown by inSavepoint: nothing of the batch is
       // written, and the writes after it must not run as autocommits.
-      outcomes = this.db.transaction(() => {
+      attempt = tryWriteNow(this.db, () => {
         began = true;
         return batch.map((item) => inSavepoint(this.db, item.fn));
-      }).immediate();
+      });
     } catch (err) {
-      // BEGIN failed (another process held the lock past the busy timeout): each alone would wait as
-      // long again, so the batch fails as it is, nothing written.
       if (!began || batch.length === 1) {
         for (const item of batch) item.reject(err);
-        return;
+        return undefined;
       }
       // A write ended the shared transaction (ON CONFLICT ROLLBACK, RAISE(ROLLBACK)), or COMMIT failed
       // (a full disk refusing the batch's pages): all of it was rolled back. Each write then runs in a
@@ -73,13 +102,15 @@ class GroupCommitter {
           item.reject(alone);
         }
       }
-      return;
+      return undefined;
     }
-    batch.forEach((item, i) => {
-      const o = outcomes[i]!;
+    if (!attempt.ok) return attempt.err;
+    attempt.value.forEach((o, i) => {
+      const item = batch[i]!;
       if (o.ok) item.resolve(o.value);
       else item.reject(o.err);
     });
+    return undefined;
   }
 }
 
@@ -91,7 +122,7 @@ class GroupCommitter {
  * one; a 5 ms window took the outbox benchmark's p99 at 500 events/s from about 770 ms to about
  * 45 ms, each write answered at most that much later.
  */
-export function createGroupCommit(db: Db, windowMs = 0): <T>(fn: () => T) => Promise<T> {
-  const committer = new GroupCommitter(db, windowMs);
+export function createGroupCommit(db: Db, windowMs = 0, busyTimeoutMs = 5000): <T>(fn: () => T) => Promise<T> {
+  const committer = new GroupCommitter(db, windowMs, busyTimeoutMs);
   return (fn) => committer.run(fn);
 }

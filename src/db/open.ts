@@ -36,7 +36,9 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
     }
     db = new Database(path, { readonly: opts.readonly ?? false });
     // exec(), not pragma(): pragma() prepares a statement and drops it (see "Native objects kept" at cacheStatements).
-    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    const busyTimeoutMs = Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000));
+    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+    busyTimeouts.set(db, busyTimeoutMs);
     if (!opts.readonly) {
       // The first statement that reads the file: a file that is not a database fails here.
       db.exec('PRAGMA journal_mode = WAL');
@@ -75,6 +77,40 @@ export function isDatabaseBusy(err: unknown): boolean {
 }
 
 export type SavepointOutcome<T> = { ok: true; value: T } | { ok: false; err: unknown };
+
+/** The busy timeout each connection was opened with, put back after a write that would not wait. */
+const busyTimeouts = new WeakMap<Db, number>();
+
+/**
+ * Runs `fn` in a write transaction (BEGIN IMMEDIATE) only if the write lock is free now. When
+ * another process holds it (a CLI import writing a large file in one transaction), SQLite's busy
+ * wait would hold the whole event loop, every request and send with it, for up to
+ * database.busyTimeoutMs; instead this answers { ok: false } at once and the caller tries again from
+ * a timer. Errors from inside `fn`, and any other error, are thrown as usual. Inside an open
+ * transaction it just runs `fn`.
+ */
+export function tryWriteNow<T>(db: Db, fn: () => T): SavepointOutcome<T> {
+  if (db.inTransaction) return { ok: true, value: fn() };
+  let began = false;
+  // get(), not run(): setting busy_timeout answers the new value as a row. Cached statements (see cacheStatements).
+  db.prepare('PRAGMA busy_timeout = 0').get();
+  try {
+    return {
+      ok: true,
+      value: db
+        .transaction(() => {
+          began = true;
+          return fn();
+        })
+        .immediate(),
+    };
+  } catch (err) {
+    if (!began && isDatabaseBusy(err)) return { ok: false, err };
+    throw err;
+  } finally {
+    db.prepare(`PRAGMA busy_timeout = ${busyTimeouts.get(db) ?? 5000}`).get();
+  }
+}
 
 /**
  * Runs `fn` in a savepoint of the open transaction, so its error rolls back `fn` alone and is

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool } from 'undici';
 import type { AppContext } from '../context.js';
-import { bookkeeping, inSavepoint } from '../db/open.js';
+import { bookkeeping, inSavepoint, tryWriteNow } from '../db/open.js';
 import { remember } from '../domain/bounded-map.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
@@ -41,6 +41,10 @@ const SIGNATURE_CACHE = 4_000;
 /** Results are recorded together: at most this many per transaction, at most this long after the first of them. */
 const FLUSH_BATCH = 64;
 const FLUSH_DELAY_MS = 4;
+/** How soon results that found the write lock held (another process) are tried again. */
+const BUSY_RETRY_MS = 20;
+/** A send's deadline timer that fires this much late gives a held-up answer this long more to be read. */
+const LATE_TIMER_MS = 100;
 /** A webhook's connection pool with nothing in flight for this long is closed (a deleted or quiet webhook keeps no sockets). */
 const POOL_IDLE_MS = 30_000;
 /** Webhook urls kept parsed: every send to a url parsed it again, a cost the delivery profile showed. */
@@ -363,8 +367,10 @@ export class Dispatcher implements Worker {
       if (list) list.push(w);
       else byOrg.set(w.orgId, [w]);
     }
-    const claimed = bookkeeping(db, () => db
-      .transaction(() => {
+    // Not while another process holds the write lock: the next tick or finished send tries again,
+    // and meanwhile the event loop serves requests and sends instead of waiting in SQLite.
+    const attempt = bookkeeping(db, () =>
+      tryWriteNow(db, () => {
         const out: { webhook: DueWebhook; rows: ReturnType<typeof claimDue> }[] = [];
         const taken = new Map<string, number>();
         // Gave fewer rows than asked: nothing more is due there, not worth another query in a later round.
@@ -391,8 +397,10 @@ export class Dispatcher implements Worker {
           return took;
         });
         return out;
-      })
-      .immediate());
+      }),
+    );
+    if (!attempt.ok) return [];
+    const claimed = attempt.value;
     if (claimed.length === 0) return [];
 
     // Bodies: once per event, for every webhook it fans out to.
@@ -488,8 +496,9 @@ export class Dispatcher implements Worker {
     if (this.#heldBy.size === 0 || now - this.#leasesRenewedAt < leaseMs / 3) return;
     const ids = [...this.#heldBy.values()].flatMap((held) => [...held]);
     try {
-      bookkeeping(this.#ctx.db, () => renewLeases(this.#ctx.db, this.owner, ids, now + leaseMs));
-      this.#leasesRenewedAt = now;
+      const db = this.#ctx.db;
+      // Not while another process holds the write lock: tried again at the next tick.
+      if (bookkeeping(db, () => tryWriteNow(db, () => renewLeases(db, this.owner, ids, now + leaseMs))).ok) this.#leasesRenewedAt = now;
     } catch (err) {
       // The database was busy: tried again at the next tick. A row whose lease runs short is not sent (sendTarget).
       this.#ctx.log.warn({ err, rows: ids.length }, 'leases not renewed; trying again');
@@ -655,11 +664,21 @@ export class Dispatcher implements Worker {
     entry.inflight++;
     // One controller per send: aborted by its deadline or by the end of a stop's grace.
     const abort = new AbortController();
-    const timer = setTimeout(() => {
-      const e = new Error(`no complete answer within ${this.#ctx.config.delivery.timeoutMs} ms`);
+    const { timeoutMs } = this.#ctx.config.delivery;
+    let timer: NodeJS.Timeout;
+    const expire = (late: boolean) => {
+      // Fired well past its time: the event loop was held (a long garbage collection, a write that
+      // waited for a lock). The answer may have arrived meanwhile, unread; timers run before I/O, so
+      // it gets one more short wait to be read rather than being recorded as a timeout.
+      if (!late && performance.now() - t0 > timeoutMs + LATE_TIMER_MS) {
+        timer = setTimeout(() => expire(true), LATE_TIMER_MS);
+        return;
+      }
+      const e = new Error(`no complete answer within ${timeoutMs} ms`);
       e.name = 'TimeoutError';
       abort.abort(e);
-    }, this.#ctx.config.delivery.timeoutMs);
+    };
+    timer = setTimeout(() => expire(false), timeoutMs);
     this.#aborts.add(abort);
     try {
       // The webhook's own pool has a socket for each of its slots, so the clock starts when the request can go.
@@ -832,12 +851,18 @@ export class Dispatcher implements Worker {
     // result in its own savepoint, so the failing one is logged alone and the others are recorded.
     // A row whose result is lost keeps its lease and is sent again when the lease ends (at least once).
     let began = false;
-    const recordAll = (): RecordedLine[] =>
-      ctx.db.transaction(() => {
-        began = true;
-        for (const s of signatures) cacheSignature(ctx.db, s.eventId, s.keyId, s.signature);
-        return batch.map((f) => this.#record(f));
-      }).immediate();
+    const writeAll = (): RecordedLine[] => {
+      began = true;
+      for (const s of signatures) cacheSignature(ctx.db, s.eventId, s.keyId, s.signature);
+      return batch.map((f) => this.#record(f));
+    };
+    // While running, a held write lock (another process) is waited for on a timer; at a stop, in
+    // SQLite's busy wait as before, since the stop waits for these results anyway.
+    const recordAll = (): RecordedLine[] | undefined => {
+      if (this.#stopped) return ctx.db.transaction(writeAll).immediate();
+      const attempt = tryWriteNow(ctx.db, writeAll);
+      return attempt.ok ? attempt.value : undefined;
+    };
     const recordEach = (): RecordedLine[] =>
       ctx.db.transaction(() => {
         for (const s of signatures) {
@@ -852,15 +877,25 @@ export class Dispatcher implements Worker {
         });
       }).immediate();
     try {
-      lines = bookkeeping(ctx.db, () => {
+      const recorded = bookkeeping(ctx.db, () => {
         try {
           return recordAll();
         } catch (err) {
-          // Only a write that failed inside is retried alone; a transaction that could not start (busy) is reported as it is.
+          // Only a write that failed inside is retried alone; a transaction that could not start is reported as it is.
           if (!began) throw err;
           return recordEach();
         }
       });
+      if (recorded === undefined) {
+        // The write lock is held elsewhere: the results wait in memory (their rows stay leased and
+        // renewed) and are written a little later, with whatever finished meanwhile.
+        this.#finished = batch.concat(this.#finished);
+        this.#newSignatures = signatures.concat(this.#newSignatures);
+        clearTimeout(this.#flushTimer);
+        this.#flushTimer = setTimeout(() => this.#flush(), BUSY_RETRY_MS);
+        return;
+      }
+      lines = recorded;
     } catch (err) {
       ctx.log.error({ err, deliveryIds: batch.map((f) => f.job.id) }, 'delivery bookkeeping failed');
     }

@@ -4,9 +4,9 @@ import { createGroupCommit } from '../../src/db/group-commit.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { tempDir } from '../support/context.js';
 
-function setup(windowMs = 0): { db: Db; other: Db; commit: ReturnType<typeof createGroupCommit>; topLevelTransactions: () => number } {
+function setup(windowMs = 0, busyTimeoutMs = 50): { db: Db; other: Db; commit: ReturnType<typeof createGroupCommit>; topLevelTransactions: () => number } {
   const file = join(tempDir(), 'g.db');
-  const db = openDatabase(file, { busyTimeoutMs: 50 });
+  const db = openDatabase(file, { busyTimeoutMs });
   db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)');
   // Count transactions that really BEGIN (not savepoints inside one).
   let top = 0;
@@ -19,7 +19,7 @@ function setup(windowMs = 0): { db: Db; other: Db; commit: ReturnType<typeof cre
     };
     return Object.assign(wrap(), { immediate: wrap('immediate'), deferred: wrap(), exclusive: wrap() });
   }) as Db['transaction'];
-  return { db, other: openDatabase(file), commit: createGroupCommit(db, windowMs), topLevelTransactions: () => top };
+  return { db, other: openDatabase(file), commit: createGroupCommit(db, windowMs, busyTimeoutMs), topLevelTransactions: () => top };
 }
 
 const rows = (db: Db) => (db.prepare('SELECT x FROM t ORDER BY x').all() as { x: number }[]).map((r) => r.x);
@@ -125,4 +125,21 @@ describe('group commit', () => {
     other.exec('ROLLBACK');
     expect(rows(other)).toEqual([]);
   });
+
+  it('waits for a write lock another process holds on a timer, not in SQLite: the event loop goes on meanwhile', async () => {
+    const { db, other, commit } = setup(0, 5_000);
+    other.exec('BEGIN IMMEDIATE'); // another process (a CLI import) holds the write lock
+    const write = commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(1));
+    // While the write waits, timers keep firing: the loop is not held in a busy wait.
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 10);
+    await new Promise((r) => setTimeout(r, 400));
+    other.exec('COMMIT'); // the lock is let go: the write goes in
+    await write;
+    clearInterval(ticker);
+    expect(rows(other)).toEqual([1]);
+    // A busy wait would have held the thread (and so this test's COMMIT) until the busy timeout, then failed the write.
+    expect(ticks).toBeGreaterThan(10);
+  });
 });
+

@@ -8,6 +8,7 @@ import { claimDue, getDelivery, listAttempts, listDeliveries } from '../../src/s
 import { replayEvent, replayWebhookSince } from '../../src/services/outbox.js';
 import { changeTransactionStatus, createTransaction } from '../../src/services/transactions.js';
 import { disableWebhook, enableWebhook } from '../../src/services/webhooks.js';
+import { openDatabase } from '../../src/db/open.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg, tempDir, type TestContext } from '../support/context.js';
 import { signatureVerifies, startReceiver, type Received } from './receiver.js';
 
@@ -731,6 +732,36 @@ describe('leases of rows that wait long for a send slot', () => {
     expect(getDelivery(ctx.db, queued[0]!)).toMatchObject({ state: 'delivered', attempts: 1 });
     expect(listAttempts(ctx.db, queued[1]!)).toEqual([]);
     await dispatcher.stop();
+  });
+});
+
+describe('while another process holds the write lock', () => {
+  it('the dispatcher neither claims nor records in a busy wait: the event loop runs on, and the result of a send made meanwhile is written once the lock is free', async () => {
+    const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 20 });
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+    const tx = newTx(ctx, org.org.id);
+    changeTransactionStatus(ctx, tx.id, 'Processing');
+    const other = openDatabase(ctx.config.database.path);
+    await whileDispatching(ctx, answer, async () => {
+      await receiver.waitFor(2); // both sends in flight
+      other.exec('BEGIN IMMEDIATE'); // another process (a CLI import) takes the write lock
+      answer(); // the endpoint answers while the lock is held: the results cannot be written yet
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 10);
+      await new Promise((r) => setTimeout(r, 300));
+      clearInterval(ticker);
+      // A busy wait on this thread would have held the ticker (and this test) until the busy timeout.
+      expect(ticks).toBeGreaterThan(10);
+      expect(listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(0);
+      other.exec('COMMIT');
+      await vi.waitFor(() => expect(listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(2));
+    });
+    other.close();
+    // Each event sent once, and each send's 200 recorded as its one attempt.
+    expect(receiver.received).toHaveLength(2);
+    for (const d of listDeliveries(ctx.db, { limit: 10 })) expect(listAttempts(ctx.db, d.id).map((a) => a.statusCode)).toEqual([200]);
   });
 });
 
