@@ -765,6 +765,24 @@ describe('while another process holds the write lock', () => {
   });
 });
 
+describe('a send whose deadline timer fires late', () => {
+  it('reads an answer that arrived while the event loop was held, instead of recording a timeout', async () => {
+    const { ctx, org, receiver, dispatcher } = await setup({ 'delivery.timeoutMs': 300, 'delivery.pollIntervalMs': 3_600_000 });
+    // The endpoint answers after 100 ms; meanwhile this thread is held for 600 ms (a long pause of
+    // the loop), so when it runs again the deadline timer is due before the answer is read.
+    receiver.setResponder((_r, res) => void setTimeout(() => res.end('ok'), 100));
+    newTx(ctx, org.org.id);
+    const sending = dispatcher.runOnce();
+    await receiver.waitFor(1);
+    const until = performance.now() + 600;
+    while (performance.now() < until) {
+      // held
+    }
+    expect(await sending).toBe(1);
+    expect(listDeliveries(ctx.db, { limit: 1 })[0]).toMatchObject({ state: 'delivered', lastStatus: 200, attempts: 1 });
+  });
+});
+
 describe('leases while the operator changes the webhook', () => {
   async function inFlight() {
     const s = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
