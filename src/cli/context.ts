@@ -59,6 +59,26 @@ export function wholeNumber(flag: string, min: number, max?: number): (value: un
   };
 }
 
+/** Why a listen failed, in words, by its error code. */
+const LISTEN_FAILURES: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'no interface of this machine has that address',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now',
+};
+
+/**
+ * A listen that failed (the port taken, an address not of this machine, a host name that does not
+ * resolve) as one line naming the address and the options that set it: bad usage or configuration,
+ * exit 2. Anything else is returned as it is.
+ */
+export function listenFailure(err: unknown, host: string, port: number, options: string): unknown {
+  const sys = err as NodeJS.ErrnoException | null;
+  if ((sys?.syscall !== 'listen' && sys?.syscall !== 'getaddrinfo') || !sys.code) return err;
+  return new CliExit(2, `cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${LISTEN_FAILURES[sys.code] ?? sys.code} (${options})`);
+}
+
 export function reportError(err: unknown, json: boolean | undefined): number {
   if (err instanceof ConfigError || err instanceof MasterKeyError || err instanceof SchemaTooNewError || err instanceof DatabaseOpenError) {
     process.stderr.write(`borderd: ${err.message}\n`);
@@ -70,7 +90,11 @@ export function reportError(err: unknown, json: boolean | undefined): number {
   }
   if (err instanceof BorderdError) {
     if (json) process.stdout.write(JSON.stringify({ error: { code: err.code, status: err.status, detail: err.message, errors: err.extra.errors } }) + '\n');
-    else process.stderr.write(`borderd: ${err.message}${err.extra.errors ? '\n' + err.extra.errors.map((e) => `  ${e.path}: ${e.message}`).join('\n') : ''}\n`);
+    else {
+      // One line; a field error that only repeats the message (invalid_time) is not said twice.
+      const more = (err.extra.errors ?? []).filter((e) => !err.message.includes(e.message)).map((e) => `${e.path}: ${e.message}`);
+      process.stderr.write(`borderd: ${err.message}${more.length ? ` (${more.join('; ')})` : ''}\n`);
+    }
     return 1;
   }
   // better-sqlite3's SqliteError: the busy timeout ran out behind another process's write (a long
@@ -78,12 +102,6 @@ export function reportError(err: unknown, json: boolean | undefined): number {
   if (isDatabaseBusy(err)) {
     process.stderr.write('borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again\n');
     return 1;
-  }
-  const sys = err as NodeJS.ErrnoException & { address?: string; port?: number };
-  if (sys?.syscall === 'listen' && sys.code) {
-    const why = sys.code === 'EADDRINUSE' ? 'the address is already in use' : sys.code === 'EACCES' ? 'permission denied' : sys.code;
-    process.stderr.write(`borderd: cannot listen on ${sys.address ?? ''}:${sys.port ?? ''}: ${why} (server.host, server.port)\n`);
-    return 2;
   }
   process.stderr.write(`borderd: ${(err as Error)?.stack ?? String(err)}\n`);
   return 1;

@@ -16,7 +16,7 @@ export const inboundCommand: CommandModule = {
           c
             .option('state', { choices: INBOUND_STATES, describe: 'only this state' })
             .option('event-type', { type: 'string', describe: 'only this eventType' })
-            .option('limit', { type: 'number', default: 100, coerce: wholeNumber('limit', 1), describe: 'most rows to print' })
+            .option('limit', { type: 'number', default: 100, coerce: wholeNumber('limit', 1, 1_000_000), describe: 'most rows to print' })
             .option('starting-after', { type: 'string', describe: 'id (inb_…) to page after' }),
         (args) =>
           runWithContext(args, (ctx) => {

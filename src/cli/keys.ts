@@ -1,6 +1,6 @@
 import type { CommandModule } from 'yargs';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, removeCardNetworkKey } from '../inbound/keyring.js';
-import { output, readCliFile, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+import { output, readCliFile, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
 const cardNetworkCommand: CommandModule = {
   command: 'card-network',
@@ -13,7 +13,7 @@ const cardNetworkCommand: CommandModule = {
         (c) =>
           c
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
-            .option('bits', { type: 'number', default: 2048, describe: 'RSA modulus length (2048 or more)' })
+            .option('bits', { type: 'number', default: 2048, coerce: wholeNumber('bits', 2048, 8192), describe: 'RSA modulus length (2048 to 8192)' })
             .option('cn', { type: 'string', describe: 'common name of the CSR subject' }),
         (args) =>
           runWithContext(args, (ctx) => {

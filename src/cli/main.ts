@@ -49,7 +49,8 @@ export async function main(argv: string[]): Promise<void> {
       .fail((msg, err, y) => {
         // yargs's own usage errors (a coerce refusing a value among them) arrive as YError: usage, exit 2.
         if (err && err.name !== 'YError') throw err;
-        process.stderr.write(`${y.help() && ''}borderd: ${msg}\n`);
+        // One line: yargs lays some messages out over several ("Invalid values:" and the choices below it).
+        process.stderr.write(`${y.help() && ''}borderd: ${String(msg).replace(/\s*\n\s*/g, ' ')}\n`);
         process.exit(2);
       })
       .wrap(Math.min(110, process.stdout.columns ?? 100))

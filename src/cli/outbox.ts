@@ -32,7 +32,7 @@ export const outboxCommand: CommandModule = {
           c
             .option('state', { choices: DELIVERY_STATES, describe: 'only deliveries in this state' })
             .option('webhook', { type: 'string', describe: 'only this webhook (whk_…)' })
-            .option('limit', { type: 'number', default: 100, coerce: wholeNumber('limit', 1), describe: 'most rows to print' }) as never,
+            .option('limit', { type: 'number', default: 100, coerce: wholeNumber('limit', 1, 1_000_000), describe: 'most rows to print' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const rows = listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });

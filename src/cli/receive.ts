@@ -11,7 +11,10 @@ import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js'
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
 import { isRefusedByBorderd } from '../verify/errors.js';
-import { CliExit, reportError, wholeNumber } from './context.js';
+import { CliExit, listenFailure, reportError, wholeNumber } from './context.js';
+
+/** The longest delay a Node.js timer holds; a longer one fires after 1 ms. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * `borderd receive`: a sidecar that verifies deliveries and forwards them to a local app (listen
@@ -52,7 +55,7 @@ function sharedOptions<T>(y: Argv<T>) {
   return y
     .option('capture-db', { type: 'string', default: DEFAULT_CAPTURE_DB, describe: 'SQLite file of captured events (dedupe, replay, tunnel cursor)' })
     .option('header', { alias: 'H', type: 'string', array: true, default: [] as string[], describe: 'extra header for the local app, "Name: value" (repeatable)' })
-    .option('forward-timeout', { type: 'number', default: 30_000, coerce: wholeNumber('forward-timeout', 1), describe: 'ms to wait for the local app' })
+    .option('forward-timeout', { type: 'number', default: 30_000, coerce: wholeNumber('forward-timeout', 1, MAX_TIMER_MS), describe: 'ms to wait for the local app' })
     .option('json', { type: 'boolean', default: false, describe: 'one JSON object per line' });
 }
 
@@ -177,6 +180,8 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       relay,
       onRejected: (reason, eventId, status) =>
         reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status, target: null, latencyMs: null, detail: reason }),
+    }).catch((err: unknown) => {
+      throw listenFailure(err, args.host, args.port, '--host, --port');
     });
     reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, { url: listener.url, forwardTo: forwarder.displayTarget });
     await untilSignal();
@@ -253,7 +258,7 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
       .option('client-secret', { type: 'string', global: false, describe: 'API client secret (or BORDERD_CLIENT_SECRET)' })
       .option('events', { type: 'string', global: false, describe: 'forward only these types, comma-separated' })
       .option('dedupe', { type: 'boolean', default: true, global: false, describe: 'answer a repeated event 200 without forwarding it again (--no-dedupe)' })
-      .option('heartbeat-timeout', { type: 'number', default: 45_000, global: false, coerce: wholeNumber('heartbeat-timeout', 1), describe: 'tunnel: reconnect after this many ms without data' })
+      .option('heartbeat-timeout', { type: 'number', default: 45_000, global: false, coerce: wholeNumber('heartbeat-timeout', 1, MAX_TIMER_MS), describe: 'tunnel: reconnect after this many ms without data' })
       .option('since', {
         type: 'string',
         global: false,

@@ -5,7 +5,7 @@ import { bootstrapDevelopment } from '../services/organizations.js';
 import { countOrganizations } from '../store/organizations.js';
 import { migrate } from '../db/migrate.js';
 import { stdoutLogIsPretty } from '../logging/logger.js';
-import { loadCliConfig, reportError, runWithContext, output, withCommonOptions, type CommonArgs } from './context.js';
+import { listenFailure, loadCliConfig, reportError, runWithContext, output, withCommonOptions, type CommonArgs } from './context.js';
 
 interface ServeArgs extends CommonArgs {
   host?: string;
@@ -37,10 +37,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('log-level', { type: 'string', describe: 'fatal, error, warn, info, debug, trace or silent (log.level)' }) as never,
   handler: async (args) => {
     let ctx: AppContext | undefined;
+    let config: ReturnType<typeof loadCliConfig> | undefined;
     let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
     try {
       // --json: stdout is JSON lines only (the log and the one {listening} line), on a terminal too.
-      const config = loadCliConfig(args, { 'server.host': args.host, 'server.port': args.port, 'log.level': args.logLevel, 'log.pretty': args.json ? 'never' : undefined });
+      config = loadCliConfig(args, { 'server.host': args.host, 'server.port': args.port, 'log.level': args.logLevel, 'log.pretty': args.json ? 'never' : undefined });
       // The banner and the listening line are for a person: on stdout beside a readable log, on
       // stderr when stdout carries JSON lines for a log pipeline, which a plain line would break.
       const human = stdoutLogIsPretty(config.log.pretty) ? process.stdout : process.stderr;
@@ -88,7 +89,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     } catch (err) {
       if (daemon) await daemon.close().catch(() => undefined);
       else if (ctx?.db.open) ctx.db.close();
-      process.exitCode = reportError(err, args.json);
+      process.exitCode = reportError(config ? listenFailure(err, config.server.host, config.server.port, 'server.host, server.port') : err, args.json);
     }
   },
 };

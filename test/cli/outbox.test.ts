@@ -94,11 +94,24 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries').get()).toEqual({ n: 0 });
   });
 
-  it('refuses a --limit that is not a whole number of at least 1 as bad usage (exit 2), before touching the database', async () => {
+  it('refuses a --limit that is not a whole number from 1 to 1000000 as bad usage (exit 2), before touching the database', async () => {
     const ctx = makeContext();
-    for (const args of [['outbox', 'list', '--limit', 'abc'], ['outbox', 'list', '--limit', '-5'], ['inbound', 'list', '--limit', '1.5']]) {
+    for (const args of [['outbox', 'list', '--limit', 'abc'], ['outbox', 'list', '--limit', '-5'], ['inbound', 'list', '--limit', '1.5'], ['outbox', 'list', '--limit', '1e20'], ['inbound', 'list', '--limit', '9223372036854775808']]) {
       const r = await runCli([...args, '--db', ctx.config.database.path]);
-      expect([r.code, r.stderr], args.join(' ')).toEqual([2, expect.stringMatching(/^borderd: --limit must be a whole number of at least 1, not /)]);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([2, expect.stringMatching(/^borderd: --limit must be a whole number from 1 to 1000000, not [^\n]*\n$/)]);
     }
+  });
+
+  it('says each usage or refusal in one line: yargs choices, a field error that repeats its message, --bits', async () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const webhook = createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    const db = ['--db', ctx.config.database.path];
+    const choices = await runCli(['outbox', 'list', '--state', 'bogus', ...db]);
+    expect([choices.code, choices.stderr]).toEqual([2, expect.stringMatching(/^borderd: Invalid values: Argument: state, Given: "bogus", Choices: [^\n]*\n$/)]);
+    const since = await runCli(['outbox', 'replay', '--webhook', webhook.id, '--since', 'Nov 20', ...db]);
+    expect([since.code, since.stderr]).toEqual([1, expect.stringMatching(/^borderd: since must be [^\n]*\n$/)]);
+    const bits = await runCli(['keys', 'card-network', 'generate', '--org', org.id, '--bits', 'abc', ...db]);
+    expect([bits.code, bits.stderr]).toEqual([2, 'borderd: --bits must be a whole number from 2048 to 8192, not a number\n']);
   });
 });

@@ -153,6 +153,9 @@ describe('borderd serve (real process)', () => {
     } finally {
       busy.close();
     }
+    // An address of no interface here (a documentation address: nothing is sent anywhere): one line, exit 2.
+    const foreign = await runCli(['serve', '--host', '192.0.2.1', '--port', '0', '--db', db]);
+    expect([foreign.code, foreign.stderr]).toEqual([2, 'borderd: cannot listen on 192.0.2.1:0: no interface of this machine has that address (server.host, server.port)\n']);
     const orgs = await runCli(['orgs', 'list', '--json', '--db', db]);
     expect(JSON.parse(orgs.stdout)).toEqual([]);
     const next = await startBorderd({ dataDir });

@@ -41,6 +41,20 @@ async function setup(extra: string[] = []) {
 }
 
 describe('borderd receive (listen mode)', () => {
+  it('a port already taken is one line naming --host and --port (exit 2)', async () => {
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const port = (busy.address() as AddressInfo).port;
+    const dir = tempDir();
+    writeFileSync(join(dir, 'org.pem'), signer.publicKey);
+    try {
+      const r = await runCli(['receive', '--forward-to', 'http://127.0.0.1:9/app', '--port', String(port), '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')]);
+      expect([r.code, r.stderr]).toEqual([2, `borderd: cannot listen on 127.0.0.1:${port}: the address is already in use (--host, --port)\n`]);
+    } finally {
+      busy.close();
+    }
+  });
+
   it('forwards a signed event byte-exact with its headers and answers with the app status', async () => {
     const { app, rx, post } = await setup();
     // Odd spacing proves the bytes are not re-serialized on the way.
