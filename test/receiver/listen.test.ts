@@ -318,8 +318,10 @@ describe('borderd receive (listen mode)', () => {
     for (const [flag, value, said] of [
       ['--port', '70000', /--port must be a whole number from 0 to 65535, not 70000/],
       ['--port', '-5', /--port must be a whole number from 0 to 65535/],
-      ['--forward-timeout', '0', /--forward-timeout must be a whole number of at least 1, not 0/],
-      ['--heartbeat-timeout', 'abc', /--heartbeat-timeout must be a whole number of at least 1, not a number/],
+      ['--forward-timeout', '0', /--forward-timeout must be a whole number from 1 to 2147483647, not 0/],
+      ['--heartbeat-timeout', 'abc', /--heartbeat-timeout must be a whole number from 1 to 2147483647, not a number/],
+      // Past what a timer holds: it would fire at once, and the tunnel reconnect in a loop.
+      ['--heartbeat-timeout', '99999999999', /--heartbeat-timeout must be a whole number from 1 to 2147483647, not 99999999999/],
     ] as const) {
       const bad = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--tunnel', 'http://127.0.0.1:1', '--client-id', 'c', '--client-secret', 's', flag, value, '--capture-db', captureDb]);
       expect([bad.code, bad.stderr], `${flag} ${value}`).toEqual([2, expect.stringMatching(said)]);
