@@ -146,7 +146,9 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   const mode: { tunnel: string; credentials: ClientCredentials } | { verify: Verifier } = args.tunnel
     ? { tunnel: args.tunnel, credentials: credentialsOf(args, '--tunnel') }
     : { verify: await listenVerifier(args, keys, reporter) };
+  const captureIsNew = !existsSync(args['capture-db']);
   const capture = new CaptureLog(args['capture-db']);
+  let listenFailed = false;
   const checkpoints = capture.checkpointInBackground((err) =>
     reporter.error(`capture log: background checkpoints stopped, SQLite checkpoints on write again: ${err.message}`),
   );
@@ -181,6 +183,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       onRejected: (reason, eventId, status) =>
         reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status, target: null, latencyMs: null, detail: reason }),
     }).catch((err: unknown) => {
+      listenFailed = true;
       throw listenFailure(err, args.host, args.port, '--host, --port');
     });
     reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, { url: listener.url, forwardTo: forwarder.displayTarget });
@@ -190,6 +193,8 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     await forwarder.close();
     await checkpoints?.close();
     capture.close();
+    // Refused before anything was received: a capture log this run made is not left behind.
+    if (listenFailed && captureIsNew) for (const suffix of ['', '-wal', '-shm']) rmSync(`${args['capture-db']}${suffix}`, { force: true });
   }
 }
 

@@ -50,6 +50,7 @@ describe('borderd receive (listen mode)', () => {
     try {
       const r = await runCli(['receive', '--forward-to', 'http://127.0.0.1:9/app', '--port', String(port), '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')]);
       expect([r.code, r.stderr]).toEqual([2, `borderd: cannot listen on 127.0.0.1:${port}: the address is already in use (--host, --port)\n`]);
+      expect(existsSync(join(dir, 'c.db'))).toBe(false); // the capture log this run made is not left behind
     } finally {
       busy.close();
     }
