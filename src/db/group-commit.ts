@@ -66,13 +66,13 @@ class GroupCommitter {
    */
   #waitForLock(batch: Pending[], err: unknown): void {
     const now = performance.now();
-    const waiting = batch.filter((item) => {
+    // Every queued write waits from now, not only the slice that tried: each one's wait is its own.
+    this.#queue = [...batch, ...this.#queue].filter((item) => {
       item.busySince ??= now;
       if (now - item.busySince < this.busyTimeoutMs) return true;
       item.reject(err);
       return false;
     });
-    this.#queue.unshift(...waiting);
     if (this.#queue.length > 0) this.#schedule(BUSY_RETRY_MS);
   }
 

@@ -239,6 +239,8 @@ export class Dispatcher implements Worker {
   /** The last pass ran out of process-wide claims with due webhooks left: a finished send asks for a pass sooner. */
   #starved = false;
   #timer: NodeJS.Timeout | undefined;
+  /** Renews held leases every third of a lease, whatever delivery.pollIntervalMs is. */
+  #renewTimer: NodeJS.Timeout | undefined;
   /** Aborts the sends still in flight when a stop's grace (server.shutdownGraceMs) is over. */
   readonly #shutdown = new AbortController();
   readonly #aborts = new Set<AbortController>();
@@ -270,6 +272,8 @@ export class Dispatcher implements Worker {
     this.#ctx.signals.on(OUTBOX_SIGNAL, this.#wake);
     this.#timer = setInterval(this.#tick, this.#ctx.config.delivery.pollIntervalMs);
     this.#timer.unref();
+    this.#renewTimer = setInterval(() => this.#renewLeases(), Math.max(100, Math.floor(this.#leaseMs() / 3)));
+    this.#renewTimer.unref();
     this.#schedulePass();
   }
 
@@ -277,6 +281,7 @@ export class Dispatcher implements Worker {
     this.#stopped = true;
     this.#ctx.signals.off(OUTBOX_SIGNAL, this.#wake);
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#renewTimer) clearInterval(this.#renewTimer);
     // Claimed but not sent yet: dropped (not an attempt); releaseLeases below gives them back.
     for (const [webhookId, queue] of this.#queues) {
       for (const job of queue) {
@@ -745,16 +750,20 @@ export class Dispatcher implements Worker {
     }
     if (target === undefined && !ending) {
       // Its lease ran short (a jump of the wall clock, or a renewal that failed) but it may still be
-      // ours: renewed now if no other process took it, then read again. If this fails, it is given back.
+      // ours: renewed now if no other process took it, then read again. Never in a busy wait: with the
+      // write lock held elsewhere it is not sent, and its lease ends on its own.
       try {
-        if (bookkeeping(db, () => renewLeases(db, this.owner, [job.id], now + this.#leaseMs())) > 0) target = read();
+        const renewed = bookkeeping(db, () => tryWriteNow(db, () => renewLeases(db, this.owner, [job.id], now + this.#leaseMs())));
+        if (renewed.ok && renewed.value > 0) target = read();
       } catch (err) {
         this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease not renewed before a send; the row is given back');
       }
     }
     if (target === undefined) {
       try {
-        bookkeeping(db, () => releaseLease(db, job.id, this.owner));
+        // Given back so a replay or the next pass sends it at once; with the write lock held
+        // elsewhere (no busy wait here), its lease ends on its own instead.
+        bookkeeping(db, () => tryWriteNow(db, () => releaseLease(db, job.id, this.owner)));
       } catch (err) {
         // Not sent either way; the lease then ends on its own. Not an attempt, so not the caller's catch.
         this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease of a row not sent was not given back; it ends on its own');

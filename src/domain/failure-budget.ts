@@ -36,6 +36,14 @@ export class FailureBudget {
     remember(this.#buckets, key, { tries: Math.max(0, this.#tries(key, nowMs) - 1), atMs: nowMs }, this.maxKeys);
   }
 
+  /** Gives back a try spent in advance that turned out not to be a failure (never above perMinute). */
+  refund(key: string, nowMs: number): void {
+    if (!this.#buckets.has(key)) return;
+    const tries = Math.min(this.perMinute, this.#tries(key, nowMs) + 1);
+    if (tries >= this.perMinute) this.#buckets.delete(key); // full again: nothing to remember
+    else remember(this.#buckets, key, { tries, atMs: nowMs }, this.maxKeys);
+  }
+
   /** Keys tracked now (for tests). */
   get size(): number {
     return this.#buckets.size;

@@ -153,24 +153,33 @@ export class TokenService {
         headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
       });
     }
-    const release = await this.#secretChecks.enter();
-    if (!release) {
-      throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
-    }
+    // A try is spent before the secret is checked and given back unless the credentials are wrong:
+    // counted only after the check, every request of a concurrent burst would pass the test above
+    // before the first failure was counted.
+    this.#failures.spend(from, this.ctx.clock.now());
+    let wrong = false;
     let found: ReturnType<typeof getApiClientWithHash>;
-    let ok: boolean;
     try {
-      // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
-      found = getApiClientWithHash(this.ctx.db, input.clientId);
-      // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
-      ok = await verifySecret(input.clientSecret, found?.secretHash ?? DUMMY_HASH);
+      const release = await this.#secretChecks.enter();
+      if (!release) {
+        throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
+      }
+      let ok: boolean;
+      try {
+        // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
+        found = getApiClientWithHash(this.ctx.db, input.clientId);
+        // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
+        ok = await verifySecret(input.clientSecret, found?.secretHash ?? DUMMY_HASH);
+      } finally {
+        // Whatever happened (a read that failed too), the place goes back.
+        release();
+      }
+      if (!found || !ok || found.client.revokedAt) {
+        wrong = true;
+        throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
+      }
     } finally {
-      // Whatever happened (a read that failed too), the place goes back.
-      release();
-    }
-    if (!found || !ok || found.client.revokedAt) {
-      this.#failures.spend(from, this.ctx.clock.now());
-      throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
+      if (!wrong) this.#failures.refund(from, this.ctx.clock.now());
     }
     const client = found.client;
     let piiAccess: PiiAccess = input.piiAccess ?? client.piiAccess;

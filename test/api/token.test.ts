@@ -129,6 +129,24 @@ describe('POST /v1/auth/m2m/token', () => {
     expect((await from('2001:db8:0:2::1', client.clientSecret)).status).toBe(201);
   });
 
+  it('a concurrent burst of wrong secrets from one address gets no more secret checks than the limit', async () => {
+    const ctx = makeContext({ 'auth.failedTokenRequestsPerMinute': 2, 'server.trustProxy': ['loopback'] });
+    const { http } = makeApi(ctx);
+    const client = await createApiClient(ctx, { orgId: createOrganization(ctx, 'Acme').id });
+    const checks = vi.mocked(scrypt).mock.calls.length;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.9').send({ clientId: client.id, clientSecret: 'wrong-secret' })),
+    );
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(2);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(18);
+    expect(vi.mocked(scrypt).mock.calls.length - checks).toBe(2);
+    // Right secrets give their try back: a burst of them within the limit leaves it whole.
+    const other = await Promise.all([1, 2].map(() => http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.10').send({ clientId: client.id, clientSecret: client.clientSecret })));
+    expect(other.map((r) => r.status)).toEqual([201, 201]);
+    expect((await http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.10').send({ clientId: client.id, clientSecret: 'wrong-secret' })).status).toBe(401);
+    expect((await http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.10').send({ clientId: client.id, clientSecret: 'wrong-secret' })).status).toBe(401);
+  });
+
   it('refuses a revoked client with the same problem as bad credentials', async () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);

@@ -141,5 +141,22 @@ describe('group commit', () => {
     // A busy wait would have held the thread (and so this test's COMMIT) until the busy timeout, then failed the write.
     expect(ticks).toBeGreaterThan(10);
   });
+
+  it('fails every queued write that waited database.busyTimeoutMs for a held lock, not only the first slice of them', async () => {
+    const { db, other, commit } = setup(0, 200);
+    other.exec('BEGIN IMMEDIATE'); // held 500 ms: past the busy timeout of every write queued now
+    const results = Array.from({ length: 600 }, (_, i) =>
+      commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(i)).then(
+        () => 'written',
+        () => 'busy',
+      ),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    other.exec('COMMIT');
+    // Writes queued behind the first 256 used to start their wait only when they reached the head:
+    // the last slice was still waiting at 500 ms and went in.
+    expect(new Set(await Promise.all(results))).toEqual(new Set(['busy']));
+    expect(rows(db)).toEqual([]);
+  });
 });
 

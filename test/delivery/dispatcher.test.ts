@@ -765,6 +765,52 @@ describe('while another process holds the write lock', () => {
   });
 });
 
+describe('lease renewal, more', () => {
+  it('renews every third of a lease even when pollIntervalMs is longer', async () => {
+    // Lease: 5 timeouts + 5 s = 30 s, so a renewal every 10 s; the poll timer (an hour) never fires.
+    // Only setInterval is faked: sends, their deadlines and the receiver run on real time.
+    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.timeoutMs': 5_000, 'delivery.leaseMs': 1, 'delivery.pollIntervalMs': 3_600_000 });
+    const release = holdAnswers(receiver);
+    for (let i = 0; i < 2; i++) newTx(ctx, org.org.id);
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      await whileDispatching(ctx, release, async () => {
+        await receiver.waitFor(1);
+        ctx.clock.advance(12_000);
+        vi.advanceTimersByTime(10_000);
+        const now = ctx.clock.now();
+        expect(ctx.db.prepare('SELECT lease_until FROM deliveries').pluck().all()).toEqual([now + 30_000, now + 30_000]);
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a queued row whose lease ran short while another process holds the write lock is not sent, and the loop is not held', async () => {
+    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.timeoutMs': 1_000, 'delivery.leaseMs': 1, 'delivery.pollIntervalMs': 3_600_000, 'database.busyTimeoutMs': 1_000 });
+    let answer!: () => void;
+    const first = new Promise<void>((r) => (answer = r));
+    receiver.setResponder((_r, res) => void (receiver.received.length === 1 ? first : Promise.resolve()).then(() => res.end('ok')));
+    for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
+    const other = openDatabase(ctx.config.database.path);
+    await whileDispatching(ctx, answer, async () => {
+      await receiver.waitFor(1);
+      other.exec('BEGIN IMMEDIATE'); // a CLI import holds the lock: no renewal can be written
+      ctx.clock.advance(9_000); // the queued rows' leases (10 s) run short of a send (1 s + 1 s)
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 10);
+      answer(); // the slot frees: the queued rows are checked, one after the other
+      await new Promise((r) => setTimeout(r, 1_000));
+      clearInterval(ticker);
+      // Each check waiting in SQLite (1 s to renew, 1 s to give back) would have held this thread for 4 s.
+      expect(ticks).toBeGreaterThan(20);
+      expect(receiver.received).toHaveLength(1);
+      other.exec('COMMIT');
+    });
+    other.close();
+  });
+});
+
 describe('a send whose deadline timer fires late', () => {
   it('reads an answer that arrived while the event loop was held, instead of recording a timeout', async () => {
     const { ctx, org, receiver, dispatcher } = await setup({ 'delivery.timeoutMs': 300, 'delivery.pollIntervalMs': 3_600_000 });

@@ -26,6 +26,21 @@ describe('FailureBudget', () => {
     expect(b.waitMs('k', 10 * 60_000)).toBe(30_000);
   });
 
+  it('takes back a try spent in advance that was not a failure, never above perMinute', () => {
+    const b = new FailureBudget(2);
+    b.spend('k', 0);
+    b.spend('k', 0);
+    expect(b.waitMs('k', 0)).toBeGreaterThan(0);
+    b.refund('k', 0);
+    expect(b.waitMs('k', 0)).toBe(0);
+    b.refund('k', 0);
+    b.refund('k', 0); // already full: nothing more, and nothing kept
+    expect(b.size).toBe(0);
+    b.spend('k', 0);
+    b.spend('k', 0);
+    expect(b.waitMs('k', 0)).toBeGreaterThan(0);
+  });
+
   it('refills nothing when the clock moves back', () => {
     const b = new FailureBudget(1);
     b.spend('k', 60_000);
