@@ -124,7 +124,11 @@ export async function startDaemon(opts: { env?: Record<string, string>; args?: s
   proc.stderr!.on('data', keep);
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`borderd did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => {
+      // Not left running: the benchmark process would wait for it and never exit.
+      proc.kill('SIGKILL');
+      reject(new Error(`borderd did not start:\n${out}`));
+    }, 30_000);
     // On stderr when the log on stdout is JSON lines (not a terminal), as here.
     const check = () => {
       const m = /borderd listening on (http:\/\/\S+)/.exec(out);
