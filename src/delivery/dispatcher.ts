@@ -216,6 +216,12 @@ export class Dispatcher implements Worker {
   readonly #heldBy = new Map<string, Set<string>>();
   #active = 0;
   readonly #sendingBy = new Map<string, number>();
+  /**
+   * Webhooks whose last send got no answer at all (a timeout, a refused or reset connection): they
+   * send one at a time until an answer comes back, so an endpoint that has stopped answering holds
+   * one of the process's slots for each timeout instead of perEndpointConcurrency of them.
+   */
+  readonly #unanswered = new Set<string>();
   /** Sends in flight per organization: what the share of send slots is computed from. */
   readonly #sendingByOrg = new Map<string, number>();
   #sending = 0;
@@ -353,13 +359,13 @@ export class Dispatcher implements Worker {
    * returns one promise per claimed row, resolved when its result is recorded.
    */
   #pass(): Promise<void>[] {
-    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
-    const perWebhookClaims = CLAIM_ROUNDS * perEndpointConcurrency;
+    const { concurrency } = this.#ctx.config.delivery;
+    const claimsOf = (webhookId: string) => CLAIM_ROUNDS * this.#slotsOf(webhookId);
     const budget = CLAIM_ROUNDS * concurrency;
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
     const leaseUntil = now + this.#leaseMs();
-    const due = dueWebhooks(db, now).filter((w) => (this.#claimedBy.get(w.id) ?? 0) < perWebhookClaims);
+    const due = dueWebhooks(db, now).filter((w) => (this.#claimedBy.get(w.id) ?? 0) < claimsOf(w.id));
     if (due.length === 0) return [];
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
     if (this.#active >= budget && this.#claimedByOrg.size === 1 && due.every((w) => this.#claimedByOrg.has(w.orgId))) return [];
@@ -388,7 +394,7 @@ export class Dispatcher implements Worker {
               break;
             }
             const before = (this.#claimedBy.get(webhook.id) ?? 0) + (taken.get(webhook.id) ?? 0);
-            const slots = Math.min(perWebhookClaims - before, room - took);
+            const slots = Math.min(claimsOf(webhook.id) - before, room - took);
             if (slots <= 0 || drained.has(webhook.id)) continue;
             const held = this.#heldBy.get(webhook.id);
             const rows = claimDue(db, webhook.id, this.owner, now, leaseUntil, slots, held ? [...held] : []);
@@ -529,18 +535,18 @@ export class Dispatcher implements Worker {
    * backlog cannot keep the process's slots from the others' claimed rows.
    */
   #pump(): void {
-    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
+    const { concurrency } = this.#ctx.config.delivery;
     let progress = true;
     while (progress && this.#sending < concurrency) {
       progress = false;
-      const share = this.#sendShare(concurrency, perEndpointConcurrency);
+      const share = this.#sendShare(concurrency);
       for (const [webhookId, queue] of [...this.#queues]) {
         if (this.#sending >= concurrency) break;
         if (queue.length === 0) {
           this.#queues.delete(webhookId);
           continue;
         }
-        if ((this.#sendingBy.get(webhookId) ?? 0) >= perEndpointConcurrency) continue;
+        if ((this.#sendingBy.get(webhookId) ?? 0) >= this.#slotsOf(webhookId)) continue;
         if (share !== undefined && (this.#sendingByOrg.get(queue[0]!.webhook.orgId) ?? 0) >= share) continue;
         this.#start(webhookId, queue.shift()!);
         progress = true;
@@ -557,13 +563,23 @@ export class Dispatcher implements Worker {
    * share costs nothing when nobody else needs a slot. An organization above its share keeps the
    * sends it has; the slots they free go to the others first.
    */
-  #sendShare(concurrency: number, perEndpointConcurrency: number): number | undefined {
+  #sendShare(concurrency: number): number | undefined {
     if (this.#queues.size < 2) return undefined;
     const waiting = new Set<string>();
     for (const [webhookId, queue] of this.#queues) {
-      if (queue.length && (this.#sendingBy.get(webhookId) ?? 0) < perEndpointConcurrency) waiting.add(queue[0]!.webhook.orgId);
+      if (queue.length && (this.#sendingBy.get(webhookId) ?? 0) < this.#slotsOf(webhookId)) waiting.add(queue[0]!.webhook.orgId);
     }
     return waiting.size > 1 ? Math.ceil(concurrency / waiting.size) : undefined;
+  }
+
+  /** Send slots a webhook may use now: one while its endpoint does not answer, else perEndpointConcurrency. */
+  #slotsOf(webhookId: string): number {
+    return this.#unanswered.has(webhookId) ? 1 : this.#ctx.config.delivery.perEndpointConcurrency;
+  }
+
+  /** How many sends of this webhook are in flight now (for tests and tools). */
+  sendingTo(webhookId: string): number {
+    return this.#sendingBy.get(webhookId) ?? 0;
   }
 
   #start(webhookId: string, job: Job): void {
@@ -596,8 +612,8 @@ export class Dispatcher implements Worker {
     this.#active--;
     if (this.#stopped) return;
     this.#pump();
-    const { concurrency, perEndpointConcurrency } = this.#ctx.config.delivery;
-    const low = (this.#claimedBy.get(webhookId) ?? 0) <= perEndpointConcurrency || (this.#starved && this.#active <= concurrency);
+    const { concurrency } = this.#ctx.config.delivery;
+    const low = (this.#claimedBy.get(webhookId) ?? 0) <= this.#slotsOf(webhookId) || (this.#starved && this.#active <= concurrency);
     if (this.#started && low) this.#schedulePass();
   }
 
@@ -813,7 +829,10 @@ export class Dispatcher implements Worker {
         'x-delivery-attempt': String(job.attempts + 1),
       });
       // Before the slot frees (the next queued row of this webhook starts at once): a result that will
-      // disable the webhook stops its queued rows now, not once the batch is recorded.
+      // disable the webhook stops its queued rows now, not once the batch is recorded; and an endpoint
+      // that gave no answer goes down to one send at a time until one comes back.
+      if (result.statusCode === null) this.#unanswered.add(job.webhook.id);
+      else this.#unanswered.delete(job.webhook.id);
       endsWebhook = this.#endsWebhook(job, result);
       if (endsWebhook) this.#count(this.#endingBy, job.webhook.id, 1);
     } catch (err) {

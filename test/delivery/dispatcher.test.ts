@@ -461,6 +461,42 @@ describe('bounded concurrency', () => {
   });
 });
 
+describe('an endpoint that stops answering', () => {
+  it('gets one send at a time until an answer comes back, then its whole perEndpointConcurrency again', async () => {
+    const { ctx, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 4, 'delivery.timeoutMs': 300, 'delivery.pollIntervalMs': 20 });
+    let mode: 'hang' | 'answer once' = 'hang';
+    const hung: import('node:http').ServerResponse[] = [];
+    receiver.setResponder((_r, res) => {
+      if (mode === 'answer once') {
+        mode = 'hang';
+        res.end('ok');
+      } else hung.push(res);
+    });
+    for (let i = 0; i < 16; i++) newTx(ctx, org.org.id);
+    const worker = new Dispatcher(ctx, { random: () => 0.5 });
+    worker.start();
+    const most = async (ms: number) => {
+      let top = 0;
+      for (const until = performance.now() + ms; performance.now() < until; await new Promise((r) => setTimeout(r, 5))) top = Math.max(top, worker.sendingTo(webhookId));
+      return top;
+    };
+    try {
+      await receiver.waitFor(4); // the first round goes out four at once, and times out
+      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThan(4), { timeout: 3_000 });
+      // No answer came: one at a time now.
+      expect(await most(700)).toBe(1);
+      mode = 'answer once';
+      const answeredAt = receiver.received.length;
+      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThan(answeredAt), { timeout: 3_000 });
+      // One answer came back: the rest go out four at once again (and hang).
+      await vi.waitFor(() => expect(worker.sendingTo(webhookId)).toBe(4), { timeout: 3_000 });
+    } finally {
+      for (const res of hung) res.destroy();
+      await worker.stop();
+    }
+  });
+});
+
 describe('overall and per-webhook connection budgets', () => {
   it('never has more than delivery.concurrency requests in flight, across webhooks', async () => {
     const { ctx, http, org, receiver } = await setup({ 'delivery.concurrency': 3, 'delivery.perEndpointConcurrency': 4 });
