@@ -5,7 +5,7 @@ import { BorderdError } from '../domain/errors.js';
 import { toProblem } from './problems.js';
 
 /** The answer to a request Node's HTTP parser refused before express saw it, by the parser's code. */
-export function clientErrorProblem(code: string | undefined): BorderdError {
+function clientErrorProblem(code: string | undefined): BorderdError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
       return new BorderdError(431, 'headers_too_large', 'the request line and headers are larger than this server accepts (16 KiB)', { title: 'Request Header Fields Too Large' });

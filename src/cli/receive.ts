@@ -11,10 +11,8 @@ import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js'
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
 import { isRefusedByBorderd } from '../verify/errors.js';
+import { MAX_TIMER_MS } from '../config/schema.js';
 import { CliExit, listenFailure, reportError, wholeNumber } from './context.js';
-
-/** The longest delay a Node.js timer holds; a longer one fires after 1 ms. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * `borderd receive`: a sidecar that verifies deliveries and forwards them to a local app (listen

@@ -14,7 +14,7 @@ const port = z.number().int().min(0).max(65535);
  * The longest delay a Node.js timer holds (a signed 32-bit int of ms, about 24.8 days). Above it,
  * setTimeout and setInterval fire after 1 ms instead, and SQLite reads such a busy_timeout as 0.
  */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 const MAX_TIMER_MESSAGE = `must be at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest delay a timer can hold`;
 const positiveMs = z.number().int().positive().max(MAX_TIMER_MS, MAX_TIMER_MESSAGE);
 /** One delay of a retry schedule: at most 30 days, so a due time always stays a valid date. */

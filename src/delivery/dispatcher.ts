@@ -564,7 +564,8 @@ export class Dispatcher implements Worker {
    * sends it has; the slots they free go to the others first.
    */
   #sendShare(concurrency: number): number | undefined {
-    if (this.#queues.size < 2) return undefined;
+    // Queued jobs are claimed ones: with claims of one organization only, there is nobody to share with.
+    if (this.#queues.size < 2 || this.#claimedByOrg.size < 2) return undefined;
     const waiting = new Set<string>();
     for (const [webhookId, queue] of this.#queues) {
       if (queue.length && (this.#sendingBy.get(webhookId) ?? 0) < this.#slotsOf(webhookId)) waiting.add(queue[0]!.webhook.orgId);

@@ -7,7 +7,7 @@ import { remember } from '../domain/bounded-map.js';
 import { BorderdError, forbidden, unauthorized } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { DUMMY_HASH, verifySecret } from '../security/secret-hash.js';
-import { getApiClientWithHash, getClientStanding, type PiiAccess } from '../store/api-clients.js';
+import { getApiClientWithHash, getClientStanding, type ApiClient, type PiiAccess } from '../store/api-clients.js';
 import { getActiveTokenKey, getTokenKey, insertTokenKey } from '../store/token-keys.js';
 
 /** The one algorithm access tokens are signed with; anything else in a header is refused. */
@@ -141,6 +141,28 @@ export class TokenService {
   }
 
   /**
+   * The active client these credentials name, or undefined (unknown id, wrong secret or revoked,
+   * which the caller answers alike). At most auth.secretChecksAtOnce checks run at once; a request
+   * that finds the queue full is a 503, and its try is given back (it was not a wrong secret).
+   */
+  async #activeClient(clientId: string, clientSecret: string): Promise<ApiClient | undefined> {
+    const release = await this.#secretChecks.enter();
+    if (!release) {
+      throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
+    }
+    try {
+      // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
+      const found = getApiClientWithHash(this.ctx.db, clientId);
+      // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
+      const ok = await verifySecret(clientSecret, found?.secretHash ?? DUMMY_HASH);
+      return found && ok && !found.client.revokedAt ? found.client : undefined;
+    } finally {
+      // Whatever happened (a read that failed too), the place goes back.
+      release();
+    }
+  }
+
+  /**
    * `address` is the client's address (the socket's, or the one a trusted proxy reports): its failed
    * requests are counted, and one that used up auth.failedTokenRequestsPerMinute is answered 429
    * before its secret is checked, whatever it sends.
@@ -157,31 +179,16 @@ export class TokenService {
     // counted only after the check, every request of a concurrent burst would pass the test above
     // before the first failure was counted.
     this.#failures.spend(from, this.ctx.clock.now());
-    let wrong = false;
-    let found: ReturnType<typeof getApiClientWithHash>;
+    // Only wrong credentials keep the try spent: a 503 or a failed read did not fail a secret.
+    let client: ApiClient | undefined;
     try {
-      const release = await this.#secretChecks.enter();
-      if (!release) {
-        throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
-      }
-      let ok: boolean;
-      try {
-        // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
-        found = getApiClientWithHash(this.ctx.db, input.clientId);
-        // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
-        ok = await verifySecret(input.clientSecret, found?.secretHash ?? DUMMY_HASH);
-      } finally {
-        // Whatever happened (a read that failed too), the place goes back.
-        release();
-      }
-      if (!found || !ok || found.client.revokedAt) {
-        wrong = true;
-        throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
-      }
-    } finally {
-      if (!wrong) this.#failures.refund(from, this.ctx.clock.now());
+      client = await this.#activeClient(input.clientId, input.clientSecret);
+    } catch (err) {
+      this.#failures.refund(from, this.ctx.clock.now());
+      throw err;
     }
-    const client = found.client;
+    if (!client) throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
+    this.#failures.refund(from, this.ctx.clock.now());
     let piiAccess: PiiAccess = input.piiAccess ?? client.piiAccess;
     if (client.piiAccess === 'redacted' && piiAccess === 'all') {
       throw forbidden('pii_access_denied', 'this client may only request piiAccess "redacted"');
