@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { badRequest, type FieldError } from '../domain/errors.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
+import type { Commit } from '../db/group-commit.js';
 import type { Reads } from '../db/read-pool.js';
 import type { OffloadedReads } from '../services/offloaded-reads.js';
 import type { AuthContext, TokenService } from '../services/tokens.js';
@@ -51,6 +52,13 @@ export interface HandlerInput<B, Q, P> {
   auth: AuthContext;
   req: Request;
   res: Response;
+  /**
+   * The database's group commit, for a handler that must await something (a key pair made off the
+   * main thread) before its write: the write then shares a batch, and a write lock held by another
+   * process is waited for on a timer, never in SQLite's busy wait. A `groupCommit: true` route is
+   * already inside it.
+   */
+  commit: Commit;
 }
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -160,7 +168,7 @@ export function routeChain(
   route: string,
   authenticate: (mode: AuthMode) => Middleware,
   parseBody: Middleware,
-  commit: <T>(fn: () => T) => Promise<T>,
+  commit: Commit,
 ): Middleware[] {
   const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
@@ -171,7 +179,7 @@ export function routeChain(
       // No body (every GET) needs no parse; only a body sent to a route that takes none is checked.
       if (!spec.body && req.body !== undefined) parsePart(NO_BODY, req.body, 'body', errors);
       if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
-      const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res };
+      const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
       const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));
       if (reply === undefined) return;
       if (reply.headers) res.set(reply.headers);

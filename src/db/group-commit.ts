@@ -122,7 +122,19 @@ class GroupCommitter {
  * one; a 5 ms window took the outbox benchmark's p99 at 500 events/s from about 770 ms to about
  * 45 ms, each write answered at most that much later.
  */
-export function createGroupCommit(db: Db, windowMs = 0, busyTimeoutMs = 5000): <T>(fn: () => T) => Promise<T> {
+export function createGroupCommit(db: Db, windowMs = 0, busyTimeoutMs = 5000): Commit {
   const committer = new GroupCommitter(db, windowMs, busyTimeoutMs);
   return (fn) => committer.run(fn);
 }
+
+/**
+ * Runs a synchronous write and resolves once it is committed: the API's group commit in the daemon;
+ * `commitAlone` elsewhere (CLI commands, tests).
+ */
+export type Commit = <T>(fn: () => T) => Promise<T>;
+
+/** A Commit that runs each write in a transaction of its own, at once, waiting in SQLite's busy wait for a held lock. */
+export const commitAlone =
+  (db: Db): Commit =>
+  async (fn) =>
+    db.transaction(fn).immediate();

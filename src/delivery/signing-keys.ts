@@ -1,6 +1,7 @@
 import { createPrivateKey, generateKeyPair, generateKeyPairSync, sign, createPublicKey, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { AppContext } from '../context.js';
+import { commitAlone, type Commit } from '../db/group-commit.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 
@@ -44,7 +45,7 @@ function toPublic(row: KeyRow): PublicSigningKey {
   return { keyId: row.id, publicKey: row.public_pem, algorithm: 'RSA-SHA256', createdAt: row.created_at };
 }
 
-interface KeyPair {
+export interface KeyPair {
   publicKey: KeyObject;
   privateKey: KeyObject;
 }
@@ -69,10 +70,24 @@ function insertNewKey(ctx: AppContext, orgId: string, pair: KeyPair = generateKe
   return row;
 }
 
-/** The current key, created if the organization has none yet. Safe inside or outside a transaction. */
-export function ensureSigningKey(ctx: AppContext, orgId: string): PublicSigningKey {
-  const run = () => currentRow(ctx, orgId) ?? insertNewKey(ctx, orgId);
+/**
+ * The current key, created if the organization has none yet (from `pair` when given, else made here,
+ * on this thread). Safe inside or outside a transaction.
+ */
+export function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair): PublicSigningKey {
+  const run = () => currentRow(ctx, orgId) ?? insertNewKey(ctx, orgId, pair);
   return toPublic(ctx.db.inTransaction ? run() : ctx.db.transaction(run).immediate());
+}
+
+/**
+ * A new pair for an organization that has no key yet, made on libuv's thread pool; undefined when it
+ * has one. Made inline, an RSA-2048 pair held the daemon's only thread for tens of milliseconds (at
+ * times hundreds: the search for primes is random), and, inside the write, the write lock with it.
+ * Pass it to `ensureSigningKey` in the write that needs the key; if another request made one
+ * meanwhile, that one stays and this pair is dropped.
+ */
+export async function pairIfKeyless(ctx: AppContext, orgId: string): Promise<KeyPair | undefined> {
+  return currentKeyIdOf(ctx, orgId) ? undefined : generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS });
 }
 
 export function currentSigningKey(ctx: AppContext, orgId: string): PublicSigningKey | undefined {
@@ -89,21 +104,20 @@ const rotations = new WeakMap<AppContext, Map<string, Promise<PublicSigningKey>>
  * held the daemon's only thread (and the write lock) for tens of milliseconds per call, so a client
  * looping on this route stalled every organization. Requests of one organization that arrive while
  * its rotation is being made get that rotation's key: each asked to retire the key current when it
- * asked, and the new one is newer than that.
+ * asked, and the new one is newer than that. The write goes through `commit`: the API's group
+ * commit in the daemon, which waits for a write lock another process holds on a timer.
  */
-export function rotateSigningKey(ctx: AppContext, orgId: string): Promise<PublicSigningKey> {
+export function rotateSigningKey(ctx: AppContext, orgId: string, commit: Commit = commitAlone(ctx.db)): Promise<PublicSigningKey> {
   let inFlight = rotations.get(ctx);
   if (!inFlight) rotations.set(ctx, (inFlight = new Map()));
   const pending = inFlight.get(orgId);
   if (pending) return pending;
   const made = generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS })
     .then((pair) =>
-      toPublic(
-        ctx.db.transaction(() => {
-          ctx.db.prepare('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL').run(isoAt(ctx.clock.now()), orgId);
-          return insertNewKey(ctx, orgId, pair);
-        }).immediate(),
-      ),
+      commit(() => {
+        ctx.db.prepare('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL').run(isoAt(ctx.clock.now()), orgId);
+        return toPublic(insertNewKey(ctx, orgId, pair));
+      }),
     )
     .finally(() => inFlight.delete(orgId));
   inFlight.set(orgId, made);

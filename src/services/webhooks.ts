@@ -3,7 +3,8 @@ import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
-import { ensureSigningKey, currentSigningKey, rotateSigningKey, type PublicSigningKey } from '../delivery/signing-keys.js';
+import { ensureSigningKey, currentSigningKey, pairIfKeyless, rotateSigningKey, type PublicSigningKey } from '../delivery/signing-keys.js';
+import { commitAlone, type Commit } from '../db/group-commit.js';
 import { setPendingState, webhookHealth, type WebhookHealth } from '../store/deliveries.js';
 import {
   countWebhooks,
@@ -23,30 +24,35 @@ function assertUrl(ctx: AppContext, url: string): void {
 }
 
 /** Endpoint 11. The organization's signing key pair is made with its first webhook, in the same transaction. */
-export function createWebhook(ctx: AppContext, orgId: string, input: { url: string; enabled?: boolean | undefined }): WebhookRecord {
+export async function createWebhook(
+  ctx: AppContext,
+  orgId: string,
+  input: { url: string; enabled?: boolean | undefined },
+  commit: Commit = commitAlone(ctx.db),
+): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
-  const now = isoAt(ctx.clock.now());
-  const webhook: WebhookRecord = {
-    id: newId('whk', ctx.clock.now()),
-    orgId,
-    url: input.url,
-    enabled: input.enabled ?? true,
-    disabledReason: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  ctx.db
-    .transaction(() => {
-      // Counted under the write lock, so two requests at once cannot both take the last place.
-      const max = ctx.config.webhooks.maxPerOrganization;
-      if (countWebhooks(ctx.db, orgId) >= max) {
-        throw conflict('webhook_limit_reached', `this organization already has ${max} webhooks (webhooks.maxPerOrganization); delete one first`);
-      }
-      insertWebhook(ctx.db, webhook);
-      ensureSigningKey(ctx, orgId);
-    })
-    .immediate();
-  return webhook;
+  // The organization's first webhook brings its signing key pair, made before the write and off the main thread.
+  const pair = await pairIfKeyless(ctx, orgId);
+  return commit(() => {
+    // Counted under the write lock, so two requests at once cannot both take the last place.
+    const max = ctx.config.webhooks.maxPerOrganization;
+    if (countWebhooks(ctx.db, orgId) >= max) {
+      throw conflict('webhook_limit_reached', `this organization already has ${max} webhooks (webhooks.maxPerOrganization); delete one first`);
+    }
+    const now = isoAt(ctx.clock.now());
+    const webhook: WebhookRecord = {
+      id: newId('whk', ctx.clock.now()),
+      orgId,
+      url: input.url,
+      enabled: input.enabled ?? true,
+      disabledReason: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    insertWebhook(ctx.db, webhook);
+    ensureSigningKey(ctx, orgId, pair);
+    return webhook;
+  });
 }
 
 function mustGet(ctx: AppContext, orgId: string, id: string): WebhookRecord {
@@ -101,7 +107,7 @@ export function getPublicKey(ctx: AppContext, orgId: string): PublicSigningKey {
 }
 
 /** Endpoint 16: a new pair; signatures made from now on verify only with it. */
-export const rotatePublicKey = (ctx: AppContext, orgId: string): Promise<PublicSigningKey> => rotateSigningKey(ctx, orgId);
+export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit): Promise<PublicSigningKey> => rotateSigningKey(ctx, orgId, commit);
 
 export const organizationHasWebhooks = (ctx: AppContext, orgId: string): boolean => countWebhooks(ctx.db, orgId) > 0;
 

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 
@@ -126,6 +127,42 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.post(BASE).set('authorization', other.auth).send({ url: 'http://127.0.0.1:9/a' })).status).toBe(201);
     expect((await http.delete(`${BASE}/${first.body.id}`).set('authorization', acme.auth)).status).toBe(204);
     expect((await http.post(BASE).set('authorization', acme.auth).send({ url: 'http://127.0.0.1:9/c' })).status).toBe(201);
+  });
+
+  it('keeps one key when the first webhooks of an organization arrive together, each having made a pair', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth, org } = await makeOrg(ctx, tokens);
+    const together = await Promise.all(['a', 'b', 'c'].map((p) => http.post(BASE).set('authorization', auth).send({ url: `http://127.0.0.1:9/${p}` })));
+    expect(together.map((r) => r.status)).toEqual([201, 201, 201]);
+    const keys = ctx.db.prepare('SELECT id FROM webhook_keys WHERE org_id = ?').all(org.id);
+    expect(keys).toHaveLength(1);
+  });
+
+  it('waits for a write lock another process holds on a timer: the event loop answers meanwhile, and the write goes in after', async () => {
+    const ctx = makeContext({ 'database.busyTimeoutMs': 3000 });
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
+    const before = (await http.get(`${BASE}/public-key`).set('authorization', auth)).body.keyId as string;
+    const holder = new Database(ctx.db.name);
+    holder.exec('BEGIN IMMEDIATE'); // another process (a CLI import) holds the write lock
+    let settled = 0;
+    const create = http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/b' }).then((r) => (settled++, r));
+    const rotate = http.post(`${BASE}/public-key`).set('authorization', auth).then((r) => (settled++, r));
+    try {
+      // SQLite's busy wait would hold the loop until the busy timeout, then answer 503.
+      for (let i = 0; i < 5; i++) expect((await http.get('/healthz')).status).toBe(200);
+      expect(settled).toBe(0);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect((await create).status).toBe(201);
+    const rotated = await rotate;
+    expect(rotated.status).toBe(201);
+    expect(rotated.body.keyId).not.toBe(before);
+    expect((await http.get(BASE).set('authorization', auth)).body).toHaveLength(2);
   });
 
   it('makes one new pair for rotations of one organization that arrive together', async () => {

@@ -20,7 +20,7 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
       res.end('down');
     });
     const org = createOrganization(ctx, 'Acme');
-    const webhook = createWebhook(ctx, org.id, { url: receiver.url });
+    const webhook = await createWebhook(ctx, org.id, { url: receiver.url });
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
 
     // The key its receivers verify with, for the operator to hand over.
@@ -85,7 +85,7 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
   it('refuses a replay time that is not ISO 8601 with a zone, and requeues nothing', async () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
-    const webhook = createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     for (const args of [['outbox', 'replay', '--webhook', webhook.id, '--since', 'hello 1'], ['webhooks', 'enable', webhook.id, '--replay-since', 'Nov 20'], ['outbox', 'replay', '--webhook', webhook.id, '--since', '2026-11-20T09:00:00']]) {
       const r = await runCli([...args, '--db', ctx.config.database.path, '--json']);
       expect(r.code, args.join(' ')).toBe(1);
@@ -105,7 +105,7 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
   it('says each usage or refusal in one line: yargs choices, a field error that repeats its message, --bits', async () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
-    const webhook = createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     const db = ['--db', ctx.config.database.path];
     const choices = await runCli(['outbox', 'list', '--state', 'bogus', ...db]);
     expect([choices.code, choices.stderr]).toEqual([2, expect.stringMatching(/^borderd: Invalid values: Argument: state, Given: "bogus", Choices: [^\n]*\n$/)]);

@@ -59,7 +59,7 @@ describe('native SQLite objects', () => {
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     const receiver = await startReceiver();
-    createWebhook(ctx, acme.org.id, { url: receiver.url });
+    await createWebhook(ctx, acme.org.id, { url: receiver.url });
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     // Enough rows for the summary to read more than one page.
     const header = 'type,status,provider,providerTransactionId,currency,country,corridor,benchmark,reviewState,reconciliation,amountUsd,costVsMarketUsd,createdAt,updatedAt';

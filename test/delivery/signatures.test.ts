@@ -23,7 +23,7 @@ describe('one signature per (event, key)', () => {
       }
       res.end();
     });
-    for (let i = 0; i < 10; i++) createWebhook(ctx, org.id, { url: `${receiver.url}/${i}` });
+    for (let i = 0; i < 10; i++) await createWebhook(ctx, org.id, { url: `${receiver.url}/${i}` });
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     const sign = vi.spyOn(Signer.prototype, 'sign');
     const event = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });

@@ -26,10 +26,10 @@ const count = (ctx: ReturnType<typeof makeContext>, table: string) =>
   (ctx.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe('outbox retention', () => {
-  it('deletes old delivered rows and old settled events, never anything pending or recent', () => {
+  it('deletes old delivered rows and old settled events, never anything pending or recent', async () => {
     const ctx = makeContext({ 'retention.deliveredDays': 30, 'retention.eventDays': 90, 'retention.batchSize': 100 }, '2026-01-01T00:00:00.000Z');
     const org = createOrganization(ctx, 'Acme');
-    createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
 
     // 250 events a year ago, delivered then (more than two batches).
     const old = Array.from({ length: 250 }, () => emit(ctx, org.id));
@@ -61,7 +61,7 @@ describe('a replay racing retention and the operator (replays run in batches of 
   async function replayable(n: number) {
     const ctx = makeContext({}, '2026-01-01T00:00:00.000Z');
     const org = createOrganization(ctx, 'Acme');
-    const webhook = createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     const ids = Array.from({ length: n }, () => emit(ctx, org.id));
     ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?").run(isoAt(ctx.clock.now()));
     return { ctx, org, webhook, ids };

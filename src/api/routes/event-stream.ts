@@ -2,7 +2,8 @@ import type { Response } from 'express';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { currentSigningKey, ensureSigningKey, Signer } from '../../delivery/signing-keys.js';
+import { currentSigningKey, ensureSigningKey, pairIfKeyless, Signer } from '../../delivery/signing-keys.js';
+import type { Commit } from '../../db/group-commit.js';
 import { BorderdError, badRequest } from '../../domain/errors.js';
 import { remember } from '../../domain/bounded-map.js';
 import { getClientStanding } from '../../store/api-clients.js';
@@ -132,7 +133,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       401: { description: 'missing or invalid token' },
       429: { description: 'the client already has eventStream.maxStreamsPerClient streams open on this daemon' },
     },
-    handler: ({ query, auth, req, res }) => {
+    handler: ({ query, auth, req, res, commit }) => {
       const header = req.get('last-event-id')?.trim();
       if (header && !EVENT_ID.test(header)) {
         throw badRequest('validation_failed', 'Last-Event-ID must be an event id', [{ path: 'headers.last-event-id', message: 'must be an event id (evt_…)' }]);
@@ -145,7 +146,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       if (resumeAfter) start = { mode: 'after', after: resumeAfter };
       else if (query.since) start = { mode: 'since', after: lastEventIdBefore(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
       else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
-      follow(ctx, signatures, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res);
+      follow(ctx, signatures, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res, commit);
       return undefined;
     },
   });
@@ -161,7 +162,7 @@ interface StreamAuth {
  * A stream outlives its request's authentication check, so it re-checks: it ends when the token
  * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh token.
  */
-function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, start: { mode: StartMode; after: string | null }, res: Response): void {
+function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, start: { mode: StartMode; after: string | null }, res: Response, commit: Commit): void {
   const { orgId } = auth;
   const { heartbeatMs, pollIntervalMs, batchSize } = ctx.config.eventStream;
   res.status(200);
@@ -251,7 +252,9 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
       // The starting position first (its id is where a client resumes), then the key, even before
       // any event, so a client can verify from the first event on.
       res.write(sseMessage('ready', { from: start.mode, after: cursor }, cursor ?? undefined));
-      ensureSigningKey(ctx, orgId);
+      // An organization without a webhook has no key yet: its pair is made off the main thread.
+      const pair = await pairIfKeyless(ctx, orgId);
+      if (pair) await commit(() => ensureSigningKey(ctx, orgId, pair));
       announceKey();
       while (!closed) {
         pending = false;

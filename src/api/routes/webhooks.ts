@@ -49,7 +49,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 201: { description: 'the new key', schema: publicKey } },
-    handler: async ({ auth }) => ({ status: 201, body: await rotatePublicKey(ctx, auth.orgId) }),
+    handler: async ({ auth, commit }) => ({ status: 201, body: await rotatePublicKey(ctx, auth.orgId, commit) }),
   });
   api.route({
     method: 'post',
@@ -64,7 +64,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
       400: { description: 'url refused (names body.url)' },
       409: { description: 'the organization has webhooks.maxPerOrganization webhooks already (webhook_limit_reached)' },
     },
-    handler: ({ auth, body }) => ({ status: 201, body: toSettings(createWebhook(ctx, auth.orgId, body)) }),
+    handler: async ({ auth, body, commit }) => ({ status: 201, body: toSettings(await createWebhook(ctx, auth.orgId, body, commit)) }),
   });
   api.route({
     method: 'get',
