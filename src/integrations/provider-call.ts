@@ -33,9 +33,15 @@ async function readAnswer(body: AsyncIterable<Buffer> & { destroy(): unknown }):
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * timeoutMs bounds the whole call, the answer's body included. undici's headersTimeout and
+ * bodyTimeout only bound the wait for the headers and between two chunks, so a provider sending a
+ * byte a second held the API request open without end.
+ */
 export async function postToProvider(call: ProviderCall): Promise<unknown> {
   let res: Awaited<ReturnType<typeof request>>;
   let text: string;
+  const deadline = AbortSignal.timeout(call.timeoutMs);
   try {
     res = await request(new URL(call.path, call.baseUrl.endsWith('/') ? call.baseUrl : call.baseUrl + '/'), {
       method: 'POST',
@@ -43,11 +49,13 @@ export async function postToProvider(call: ProviderCall): Promise<unknown> {
       body: call.body,
       headersTimeout: call.timeoutMs,
       bodyTimeout: call.timeoutMs,
+      signal: deadline,
     });
     // Inside the try: a connection that breaks or stalls mid-answer is the provider's failure too.
     text = await readAnswer(res.body);
   } catch (err) {
     if (err instanceof BorderdError) throw err;
+    if (deadline.aborted) throw new BorderdError(502, 'provider_unreachable', `the provider did not answer in full within ${call.timeoutMs} ms (integrations.timeoutMs)`);
     throw new BorderdError(502, 'provider_unreachable', `the provider could not be reached or broke off its answer (${(err as Error).name})`);
   }
   if (res.statusCode === 401 || res.statusCode === 403) {

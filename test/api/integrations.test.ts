@@ -34,8 +34,8 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
 
-async function setup(providers: Record<string, unknown>) {
-  const ctx = makeContext({ 'integrations.providers': providers });
+async function setup(providers: Record<string, unknown>, more: Record<string, unknown> = {}) {
+  const ctx = makeContext({ 'integrations.providers': providers, ...more });
   const api = makeApi(ctx);
   const acme = await makeOrg(ctx, api.tokens);
   return { ctx, ...api, acme };
@@ -167,6 +167,20 @@ describe('a provider that misbehaves mid-answer', () => {
     expect(res.body.code).toBe('provider_unreachable');
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
     expect(ctx.logs.text()).not.toMatch(/unexpected error/);
+  });
+
+  it('is a 502 when its answer trickles on past integrations.timeoutMs: the timeout bounds the whole call', async () => {
+    const url = await rawProvider((res) => {
+      res.write('{"integrationNetworkAddresses": [');
+      // A byte every 50 ms: never idle long enough for a timeout between chunks to fire.
+      const drip = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(drip));
+    });
+    const { ctx, http, acme } = await setup({ p: { kind: 'partner-key', baseUrl: url } }, { 'integrations.timeoutMs': 500 });
+    const res = await http.put('/v1/organizations/integrations/p').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
+    expect([res.status, res.body.code]).toEqual([502, 'provider_unreachable']);
+    expect(res.body.detail).toBe('the provider did not answer in full within 500 ms (integrations.timeoutMs)');
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
   });
 
   it('is a 502 when its answer is larger than any provider answer needs, read no further', async () => {
