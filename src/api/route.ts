@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { badRequest, type FieldError } from '../domain/errors.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
+import { illFormedTextPath } from '../domain/well-formed-text.js';
 import type { Commit } from '../db/group-commit.js';
 import type { Reads } from '../db/read-pool.js';
 import type { OffloadedReads } from '../services/offloaded-reads.js';
@@ -141,8 +142,12 @@ function sendJsonText(res: Response, text: string): void {
   res.end(text);
 }
 
-/** The body of a route that declares none: nothing, or an empty object; a field sent there is refused like any unknown field. */
-const NO_BODY = z.strictObject({});
+/**
+ * The body or query of a route that declares none: nothing (or an empty body object); a field or
+ * parameter sent there is refused like any unknown field.
+ */
+const NO_FIELDS = z.strictObject({});
+const hasQuery = (req: Request): boolean => req.originalUrl.includes('?') && Object.keys(req.query).length > 0;
 
 function imfDate(iso: string): string {
   return new Date(iso).toUTCString();
@@ -175,9 +180,13 @@ export function routeChain(
       const errors: FieldError[] = [];
       const params = parsePart(spec.params, req.params, 'params', errors);
       const query = parsePart(spec.query, req.query, 'query', errors);
+      const illFormed = illFormedTextPath(req.body, 'body');
+      if (illFormed) throw badRequest('validation_failed', `${illFormed} is not valid Unicode text`, [{ path: illFormed, message: 'holds a lone surrogate (\\ud800 to \\udfff without its pair), which cannot be stored as text' }]);
       const body = parsePart(spec.body, req.body ?? {}, 'body', errors);
       // No body (every GET) needs no parse; only a body sent to a route that takes none is checked.
-      if (!spec.body && req.body !== undefined) parsePart(NO_BODY, req.body, 'body', errors);
+      if (!spec.body && req.body !== undefined) parsePart(NO_FIELDS, req.body, 'body', errors);
+      // Likewise a query parameter sent to a route that takes none (`?limit=1` on a list that does not page).
+      if (!spec.query && hasQuery(req)) parsePart(NO_FIELDS, req.query, 'query', errors);
       if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
       const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
       const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));

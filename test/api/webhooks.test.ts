@@ -129,6 +129,27 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.post(BASE).set('authorization', acme.auth).send({ url: 'http://127.0.0.1:9/c' })).status).toBe(201);
   });
 
+  it('refuses a url holding a lone surrogate, which could not be stored as sent, and keeps a surrogate pair exactly', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const lone = await http.post(BASE).set('authorization', auth).set('content-type', 'application/json').send('{"url":"http://127.0.0.1:9/\\ud800x"}');
+    expect([lone.status, lone.body.code, lone.body.errors]).toEqual([400, 'validation_failed', [{ path: 'body.url', message: expect.stringMatching(/lone surrogate/) }]]);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM webhooks').get()).toEqual({ n: 0 });
+    const pair = await http.post(BASE).set('authorization', auth).set('content-type', 'application/json').send('{"url":"http://127.0.0.1:9/\\ud83d\\ude00"}');
+    expect(pair.status).toBe(201);
+    expect((await http.get(`${BASE}/${pair.body.id}`).set('authorization', auth)).body.url).toBe('http://127.0.0.1:9/\u{1F600}');
+  });
+
+  it('refuses query parameters on routes that take none, as it refuses unknown body fields', async () => {
+    const ctx = makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const paged = await http.get(`${BASE}?limit=1&startingAfter=x`).set('authorization', auth);
+    expect([paged.status, paged.body.code, paged.body.errors]).toEqual([400, 'validation_failed', [{ path: 'query', message: 'unknown field(s): limit, startingAfter' }]]);
+    expect((await http.get(`${BASE}?`).set('authorization', auth)).status).toBe(200);
+  });
+
   it('keeps one key when the first webhooks of an organization arrive together, each having made a pair', async () => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);
