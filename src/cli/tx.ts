@@ -50,7 +50,7 @@ export const txCommand: CommandModule = {
             .option('type', { choices: TRANSACTION_TYPES, demandOption: true, describe: 'operation kind' })
             .option('amount', { type: 'string', describe: 'decimal string, e.g. 125.50' })
             .option('currency', { type: 'string', describe: 'currency or asset code, e.g. USD, USDC' })
-            .option('network', { type: 'string', describe: 'network, e.g. ETHEREUM' })
+            .option('network', { type: 'string', describe: 'network: POLYGON, ETHEREUM, TRON, BASE, OPTIMISM, BITCOIN, SOLANA or CELO' })
             .option('source', { type: 'string', describe: 'JSON object' })
             .option('destination', { type: 'string', describe: 'JSON object' })
             .option('refund-destination', { type: 'string', describe: 'JSON object: this transaction\'s refund destination' })

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
+import { NETWORK_IDS } from '../domain/crypto-address.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { canMove, INITIAL_STATUS, TRANSITIONS } from '../domain/transaction-status.js';
@@ -28,7 +29,9 @@ export const createTransactionBody = z.strictObject({
   type: z.enum(TRANSACTION_TYPES),
   amount: decimalString.optional(),
   currency: z.string().min(2).max(20).optional(),
-  network: z.string().min(1).max(50).optional(),
+  // One of the spec's NetworkIds, as an import row's: the refund plan picks the default's address by it,
+  // so a misspelt network ("Solana") would make a crypto withdrawal look like a fiat payout.
+  network: z.enum(NETWORK_IDS).optional(),
   source: jsonObject.optional(),
   destination: jsonObject.optional(),
   refundDestination: jsonObject.optional(),

@@ -47,6 +47,15 @@ describe('admin transactions and event producers', () => {
     expect(bad.body.errors[0].path).toBe('body.status');
   });
 
+  it("refuses a network that is not one of the spec's NetworkIds, which the refund plan would not recognize", async () => {
+    const { http, org, events } = await setup();
+    const bad = await http.post('/admin/v1/transactions').set('authorization', admin).send({ orgId: org.org.id, type: 'Withdrawal', amount: '10.5', currency: 'USDC', network: 'Solana' });
+    expect([bad.status, bad.body.errors[0].path]).toEqual([400, 'body.network']);
+    expect(events()).toHaveLength(0);
+    const good = await http.post('/admin/v1/transactions').set('authorization', admin).send({ orgId: org.org.id, type: 'Withdrawal', amount: '10.5', currency: 'USDC', network: 'SOLANA' });
+    expect([good.status, good.body.network]).toEqual([201, 'SOLANA']);
+  });
+
   it('rolls back the change and its event together when a hook throws', async () => {
     const { http, org, events } = await setup();
     const id = (await http.post('/admin/v1/transactions').set('authorization', admin).send({ orgId: org.org.id, type: 'Swap' })).body.id;
