@@ -10,7 +10,8 @@ export const REVIEW_STATES = ['AllClear', 'NeedReview', 'ReconciliationIssues'] 
 export const RECONCILIATION_RESULTS = ['Matched', 'Mismatched', 'Missing', 'PfiError'] as const;
 export const SUMMARY_TYPES = ['Deposit', 'Withdrawal', 'Exchange'] as const;
 
-const date = z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
+// The pattern is published in /openapi.json; the refinement also refuses dates that do not exist (2026-02-30).
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a real date YYYY-MM-DD', abort: true }).refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
 
 /** Every filter of the spec; the unnamed ones are named in camelCase. */
 export const summaryQuerySchema = z

@@ -20,17 +20,20 @@ const publicKey = z.object({
   createdAt: instant,
 });
 
-// URL rules beyond "a string" (scheme, credentials, private targets) are checked by the service,
-// which names body.url in the 400 problem.
-const writeBody = z.strictObject({
-  url: z.string().min(1).max(8192),
-  enabled: z.boolean().optional(),
-});
+// URL rules beyond "a string" and its length (scheme, credentials, private targets) are checked by
+// the service, which names body.url in the 400 problem. The length is the configured one, so
+// /openapi.json publishes the limit the server applies.
+const writeBody = (maxUrlLength: number) =>
+  z.strictObject({
+    url: z.string().min(1).max(maxUrlLength, `must be at most ${maxUrlLength} characters (webhooks.maxUrlLength)`),
+    enabled: z.boolean().optional(),
+  });
 
 const BASE = '/v1/notifications/webhooks/settings';
 
 /** Endpoints 11 to 17: an organization's webhook settings and its signing key. */
 export const webhookRoutes: RouteModule = (api, { ctx }) => {
+  const settingsBody = writeBody(ctx.config.webhooks.maxUrlLength);
   // The public-key routes come first so that "public-key" is never taken for a webhook id.
   api.route({
     method: 'get',
@@ -58,7 +61,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     description: "The organization's signing key pair is generated with its first webhook.",
     tags: ['webhooks'],
     auth: 'bearer',
-    body: writeBody,
+    body: settingsBody,
     responses: {
       201: { description: 'registered', schema: settings },
       400: { description: 'url refused (names body.url)' },
@@ -92,8 +95,12 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     params: idParams,
-    body: writeBody,
-    responses: { 200: { description: 'updated', schema: settings }, 404: { description: 'unknown id or another organization\'s' } },
+    body: settingsBody,
+    responses: {
+      200: { description: 'updated', schema: settings },
+      400: { description: 'url refused (names body.url)' },
+      404: { description: 'unknown id or another organization\'s' },
+    },
     groupCommit: true,
     handler: ({ auth, params, body }) => ({ body: toSettings(updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
   });
