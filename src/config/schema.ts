@@ -294,6 +294,17 @@ export const configSchema = z.object({
   network: networkSchema,
   eventStream: eventStreamSchema,
   retention: retentionSchema,
+}).superRefine((c, zctx) => {
+  // The client-certificate header is set by a TLS terminator in front; borderd believes it only from
+  // that terminator (server.trustProxy), since a client reaching the port itself could send it too.
+  if (c.inbound.clientCertHeader && (c.server.trustProxy === false || c.server.trustProxy === 0)) {
+    zctx.addIssue({
+      code: 'custom',
+      path: ['inbound', 'clientCertHeader'],
+      message:
+        'needs server.trustProxy to name the TLS terminator that sets this header (its addresses, or a hop count when nothing else can reach this port): the header is believed only from it, since any client could send it',
+    });
+  }
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -46,13 +46,24 @@ export function ipAllowed(list: BlockList | undefined, ip: string | undefined): 
 }
 
 /** A checker made once per route from config; throws a 403 problem for a refused sender. */
-export function senderChecker(policy: SenderPolicy): (input: { ip: string | undefined; header: (name: string) => string | undefined }) => void {
+/**
+ * What the check reads of a request: the client address (through server.trustProxy), a header, and
+ * whether the connection's own peer is a trusted proxy, the only peer whose client-certificate
+ * header is believed (a client reaching the port directly could write that header itself).
+ */
+export interface SenderInput {
+  ip: string | undefined;
+  header: (name: string) => string | undefined;
+  peerIsTrustedProxy: boolean;
+}
+
+export function senderChecker(policy: SenderPolicy): (input: SenderInput) => void {
   const list = buildAllowlist(policy.allowlist);
   const cert = policy.clientCertHeader;
-  return ({ ip, header }) => {
+  return ({ ip, header, peerIsTrustedProxy }) => {
     if (!ipAllowed(list, ip)) throw forbidden('sender_not_allowed', 'this source address may not post card-network notifications');
     if (cert) {
-      const presented = header(cert.name);
+      const presented = peerIsTrustedProxy ? header(cert.name) : undefined;
       if (presented === undefined || !tokensEqual(presented, cert.value)) {
         throw forbidden('client_certificate_required', 'a verified client certificate is required to post card-network notifications');
       }

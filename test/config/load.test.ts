@@ -169,6 +169,7 @@ describe('environment values follow the type of their key', () => {
       env: {
         BORDERD_INBOUND_CLIENT_CERT_HEADER_NAME: 'x-ssl-client-verify',
         BORDERD_INBOUND_CLIENT_CERT_HEADER_VALUE: '0',
+        BORDERD_SERVER_TRUST_PROXY: '1',
         BORDERD_ADMIN_TOKEN: '123456789012345678901234567890',
         BORDERD_INBOUND_PATH_NAME: '2024',
         BORDERD_AUTH_ISSUER: '1',

@@ -202,8 +202,18 @@ describe('POST /v1/webhooks/card-network', () => {
     expect((await http.post(PATH).send(notification(await joseToken({}, key)))).status).toBe(200);
   });
 
+  it('believes the client-certificate header only from a peer server.trustProxy names: a client reaching the port itself could write it', async () => {
+    const ctx = makeContext({ 'server.trustProxy': ['10.0.0.0/8'], 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' } });
+    const { http } = makeApi(ctx);
+    const direct = await http.post(PATH).set('x-client-verified', 'SUCCESS').send(notification(await joseToken({}, key)));
+    expect([direct.status, direct.body.code]).toEqual([403, 'client_certificate_required']);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM inbound_events').get()).toEqual({ n: 0 });
+    // Without server.trustProxy nothing could vouch for the header: refused at start.
+    expect(() => makeContext({ 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' } })).toThrow(/inbound\.clientCertHeader: needs server\.trustProxy/);
+  });
+
   it('requires the client-certificate header when configured', async () => {
-    const ctx = makeContext({ 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' } });
+    const ctx = makeContext({ 'server.trustProxy': ['loopback'], 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' } });
     const { http } = makeApi(ctx);
     const body = notification(await joseToken({}, key));
     const missing = await http.post(PATH).send(body);

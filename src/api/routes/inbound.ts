@@ -25,7 +25,9 @@ export function inboundSenderGate(ctx: AppContext): Router {
   const gate = express.Router();
   gate.post(`/v1/webhooks/${ctx.config.inbound.pathName}`, (req, _res, next) => {
     try {
-      checkSender({ ip: req.ip, header: (name) => req.get(name) });
+      // Express's compiled server.trustProxy, asked about the connection's own peer (hop 0).
+      const trusted = req.app.get('trust proxy fn') as (address: string, hop: number) => boolean;
+      checkSender({ ip: req.ip, header: (name) => req.get(name), peerIsTrustedProxy: trusted(req.socket.remoteAddress ?? '', 0) });
       next();
     } catch (err) {
       next(err);
