@@ -15,6 +15,7 @@ import {
   eventBodies,
   finishAttempt,
   insertAttempt,
+  lastRetryGotNoAnswer,
   leaseOf,
   releaseLease,
   releaseLeases,
@@ -75,6 +76,13 @@ export interface DispatcherOptions {
   random?: () => number;
   /** Lease owner id; defaults to host:pid:random. */
   owner?: string;
+  /** Event bodies kept in memory between passes (2,000); tests make it small. */
+  bodyCacheSize?: number;
+}
+
+interface EventBody {
+  type: string;
+  body: string;
 }
 
 /** Counters of one dispatcher, for tests and tools. */
@@ -222,6 +230,8 @@ export class Dispatcher implements Worker {
    * one of the process's slots for each timeout instead of perEndpointConcurrency of them.
    */
   readonly #unanswered = new Set<string>();
+  /** Webhooks this process has looked at: on first sight, #unanswered is set from the database. */
+  readonly #seen = new Set<string>();
   /** Sends in flight per organization: what the share of send slots is computed from. */
   readonly #sendingByOrg = new Map<string, number>();
   #sending = 0;
@@ -229,7 +239,8 @@ export class Dispatcher implements Worker {
   readonly #queues = new Map<string, Job[]>();
   readonly #pools = new Map<string, WebhookPool>();
   readonly #targets = new Map<string, Target>();
-  readonly #bodies = new Map<string, { type: string; body: string }>();
+  readonly #bodies = new Map<string, EventBody>();
+  readonly #bodyCacheSize: number;
   /** `${eventId} ${keyId}` → the signature, or the promise of it while it is being made. */
   readonly #signatures = new Map<string, Promise<string>>();
   /** Signatures made since the last flush, written with the next batch of results. */
@@ -271,6 +282,7 @@ export class Dispatcher implements Worker {
     this.#policy = { scheduleSeconds: d.retryScheduleSeconds, jitter: d.jitter };
     this.#random = opts.random ?? Math.random;
     this.owner = opts.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.#bodyCacheSize = opts.bodyCacheSize ?? BODY_CACHE;
   }
 
   start(): void {
@@ -365,7 +377,7 @@ export class Dispatcher implements Worker {
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
     const leaseUntil = now + this.#leaseMs();
-    const due = dueWebhooks(db, now).filter((w) => (this.#claimedBy.get(w.id) ?? 0) < claimsOf(w.id));
+    const due = dueWebhooks(db, now).filter((w) => (this.#firstSight(w.id), (this.#claimedBy.get(w.id) ?? 0) < claimsOf(w.id)));
     if (due.length === 0) return [];
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
     if (this.#active >= budget && this.#claimedByOrg.size === 1 && due.every((w) => this.#claimedByOrg.has(w.orgId))) return [];
@@ -414,9 +426,21 @@ export class Dispatcher implements Worker {
     const claimed = attempt.value;
     if (claimed.length === 0) return [];
 
-    // Bodies: once per event, for every webhook it fans out to.
-    const missing = [...new Set(claimed.flatMap((c) => c.rows.map((r) => r.eventId)).filter((id) => !this.#bodies.has(id)))];
-    for (const e of eventBodies(db, missing)) remember(this.#bodies, e.id, { type: e.type, body: e.body }, BODY_CACHE);
+    // Bodies: once per event, for every webhook it fans out to. This pass's own map, not the cache
+    // alone: putting the bodies read now into the bounded cache can push out ones this pass found
+    // there, and a row whose body was pushed out would be recorded as a signing failure.
+    const bodies = new Map<string, EventBody>();
+    const missing: string[] = [];
+    for (const id of new Set(claimed.flatMap((c) => c.rows.map((r) => r.eventId)))) {
+      const cached = this.#bodies.get(id);
+      if (cached) bodies.set(id, cached);
+      else missing.push(id);
+    }
+    for (const e of eventBodies(db, missing)) {
+      const event = { type: e.type, body: e.body };
+      bodies.set(e.id, event);
+      remember(this.#bodies, e.id, event, this.#bodyCacheSize);
+    }
 
     // The current key of each organization involved: one read of its key id per pass, so a rotation
     // made anywhere is seen by the next pass; the private key is unsealed once per key id.
@@ -448,7 +472,7 @@ export class Dispatcher implements Worker {
       let held = this.#heldBy.get(webhook.id);
       if (!held) this.#heldBy.set(webhook.id, (held = new Set()));
       for (const row of rows) {
-        const event = this.#bodies.get(row.eventId);
+        const event = bodies.get(row.eventId);
         held.add(row.id);
         let settle!: () => void;
         const done = new Promise<void>((r) => (settle = r));
@@ -574,6 +598,17 @@ export class Dispatcher implements Worker {
   }
 
   /** Send slots a webhook may use now: one while its endpoint does not answer, else perEndpointConcurrency. */
+  /**
+   * An endpoint that had stopped answering before this process started (a restart, another
+   * daemon's sends) starts at one send at a time too, not with a burst of perEndpointConcurrency
+   * sends into the same timeouts; one answer gives it all of them back.
+   */
+  #firstSight(webhookId: string): void {
+    if (this.#seen.has(webhookId)) return;
+    this.#seen.add(webhookId);
+    if (lastRetryGotNoAnswer(this.#ctx.db, webhookId, SIGNING_FAILED)) this.#unanswered.add(webhookId);
+  }
+
   #slotsOf(webhookId: string): number {
     return this.#unanswered.has(webhookId) ? 1 : this.#ctx.config.delivery.perEndpointConcurrency;
   }

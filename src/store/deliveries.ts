@@ -211,6 +211,19 @@ export function trailingAttemptsFailedWith(db: Db, deliveryId: string, prefix: s
     .get({ deliveryId, prefix }) as number;
 }
 
+/**
+ * Whether the webhook's most recently retried pending row got no answer at all on its last attempt
+ * (a timeout, a refused or reset connection), not counting borderd's own failures (`oursPrefix`):
+ * how a process that starts finds out an endpoint had stopped answering before it started. Pending
+ * rows of one webhook only (its index), read once per webhook and process.
+ */
+export function lastRetryGotNoAnswer(db: Db, webhookId: string, oursPrefix: string): boolean {
+  const row = db
+    .prepare("SELECT last_status AS status, last_error AS error FROM deliveries WHERE webhook_id = ? AND state = 'pending' AND attempts > 0 ORDER BY updated_at DESC LIMIT 1")
+    .get(webhookId) as { status: number | null; error: string | null } | undefined;
+  return row !== undefined && row.status === null && !(row.error ?? '').startsWith(oursPrefix);
+}
+
 export function listAttempts(db: Db, deliveryId: string): AttemptRecord[] {
   return db
     .prepare(

@@ -495,6 +495,28 @@ describe('an endpoint that stops answering', () => {
       await worker.stop();
     }
   });
+
+  it('still gets one send at a time after a restart, when its last retried send got no answer', async () => {
+    const { ctx, org, receiver, webhookId } = await setup({ ...SHORT, 'delivery.perEndpointConcurrency': 4, 'delivery.timeoutMs': 200 });
+    const hung: import('node:http').ServerResponse[] = [];
+    receiver.setResponder((_r, res) => void hung.push(res));
+    for (let i = 0; i < 8; i++) newTx(ctx, org.org.id);
+    try {
+      const first = new Dispatcher(ctx, { random: () => 0.5 });
+      let attempted = 0;
+      for (let pass = 0; pass < 4 && attempted < 8; pass++) attempted += await first.runOnce();
+      expect(attempted).toBe(8); // every first attempt timed out
+      ctx.clock.advance(5_000); // the second attempts are due; a new process starts
+      const restarted = new Dispatcher(ctx, { random: () => 0.5 });
+      const sending = restarted.runOnce();
+      await vi.waitFor(() => expect(receiver.received.length).toBe(9), { timeout: 3_000 });
+      await new Promise((r) => setTimeout(r, 50));
+      expect([restarted.sendingTo(webhookId), receiver.received.length]).toEqual([1, 9]);
+      await sending;
+    } finally {
+      for (const res of hung) res.destroy();
+    }
+  });
 });
 
 describe('overall and per-webhook connection budgets', () => {
@@ -862,6 +884,23 @@ describe('a send whose deadline timer fires late', () => {
     }
     expect(await sending).toBe(1);
     expect(listDeliveries(ctx.db, { limit: 1 })[0]).toMatchObject({ state: 'delivered', lastStatus: 200, attempts: 1 });
+  });
+});
+
+describe('event bodies kept between passes', () => {
+  it('a pass that reads more bodies than the cache holds, or finds some cached and reads the rest, sends every row', async () => {
+    const { ctx, http, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 16 });
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5, bodyCacheSize: 4 });
+    const late = await startReceiver();
+    signatureChecks.push(() => expectAllSigned(ctx, late.received));
+    const b = await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: late.url, enabled: false });
+    for (let i = 0; i < 8; i++) newTx(ctx, org.org.id);
+    for (let pass = 0; pass < 3 && receiver.received.length < 8; pass++) await dispatcher.runOnce();
+    expect(receiver.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(Array(8).fill('1')); // the cache now holds 4 of the bodies
+    enableWebhook(ctx, b.body.id as string, '2000-01-01T00:00:00Z'); // all 8 at once to the second webhook: 4 cached, 4 read
+    expect(await dispatcher.runOnce()).toBe(8);
+    expect(late.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(Array(8).fill('1'));
+    expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND state = 'delivered'").get(b.body.id)).toEqual({ n: 8 });
   });
 });
 
