@@ -32,7 +32,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
       // owner's alone (SQLite gives the -wal and -shm files the database file's mode). Existing ones
       // keep the mode the operator gave them.
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      if (!opts.readonly) closeSync(openSync(path, 'a', 0o600));
+      if (!opts.readonly) createWithOwnerMode(path);
     }
     db = new Database(path, { readonly: opts.readonly ?? false });
     // exec(), not pragma(): pragma() prepares a statement and drops it (see "Native objects kept" at cacheStatements).
@@ -53,6 +53,24 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
   if (!opts.readonly && opts.synchronous !== 'normal') fsyncedCommits.add(db);
   connections.push(db);
   return db;
+}
+
+/**
+ * Creates the database file, mode 0600, unless it exists. Never opens an existing one: closing any
+ * descriptor of a file drops every POSIX lock this process holds on it, its open SQLite connections'
+ * included (SQLite's own opens and closes avoid that; this one would not). A receiver opening its
+ * capture log a second time (its checkpoint thread) so lost its locks, and another process's
+ * `sqlite3` then took itself for the last connection and deleted the WAL under it.
+ */
+function createWithOwnerMode(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw err;
+  }
+  closeSync(fd);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.js';
@@ -28,5 +28,27 @@ describe('database files', () => {
     chmodSync(path, 0o640);
     openDatabase(path).close();
     expect(mode(path)).toBe('640');
+  });
+
+  // Linux lists every POSIX lock in /proc/locks, with the inode and the process holding it.
+  it.skipIf(!existsSync('/proc/locks'))('opening an existing database again keeps the locks of the connections already open on it', () => {
+    const path = join(tempDir('borderd-locks-'), 'capture.db');
+    const held = () => {
+      const inode = statSync(path).ino;
+      return readFileSync('/proc/locks', 'utf8').split('\n').filter((l) => l.includes(` ${process.pid} `) && l.includes(`:${inode} `)).length;
+    };
+    const first = openDatabase(path);
+    first.exec('CREATE TABLE t (x)');
+    first.prepare('SELECT * FROM t').get();
+    const before = held();
+    expect(before).toBeGreaterThan(0);
+    // A second connection in the same process, as a checkpoint thread opens: closing a descriptor of
+    // the file would drop every lock the process holds on it, and another process could then take
+    // itself for the last connection and delete the WAL.
+    const second = openDatabase(path);
+    second.prepare('SELECT * FROM t').get();
+    expect(held()).toBe(before);
+    second.close();
+    first.close();
   });
 });
