@@ -182,6 +182,19 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(payloads(again).map((m) => m.id)).toEqual([c.event.id]);
   });
 
+  it('gives ?since= a position to resume from even when no event came before that time, or none at all', async () => {
+    const ctx = makeContext({}, '2026-03-01T11:00:00.000Z');
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const since = await open(`${url}?since=2026-03-01T10:00:00Z`, auth);
+    const [ready] = await since.next(1);
+    expect(ready!.id).toMatch(/^evt_/);
+    // Written while that client was away: resuming from the ready id gets it.
+    const later = writeEvent(ctx.db, ctx.clock.now(), org.id, 'Transaction_Updated', data);
+    const resumed = await open(url, auth, { 'last-event-id': ready!.id! });
+    expect(payloads(await resumed.next(3)).map((m) => m.id)).toEqual([later.event.id]);
+  });
+
   it('resumes after Last-Event-ID or ?after= and never shows another organization', async () => {
     const ctx = makeContext();
     const { tokens, url } = await serve(ctx);

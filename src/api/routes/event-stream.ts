@@ -144,7 +144,12 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       const resumeAfter = header || query.after;
       let start: { mode: StartMode; after: string | null };
       if (resumeAfter) start = { mode: 'after', after: resumeAfter };
-      else if (query.since) start = { mode: 'since', after: lastEventIdBefore(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
+      else if (query.since) {
+        const sinceMs = parseIsoTime(query.since)!;
+        // With no event before that time, the time itself is the position: `ready` then still carries
+        // an id to resume from, so a client stopped before the first event misses none written meanwhile.
+        start = { mode: 'since', after: lastEventIdBefore(ctx.db, auth.orgId, new Date(sinceMs).toISOString()) ?? idLowerBound('evt', sinceMs) };
+      }
       else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
       follow(ctx, signatures, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res, commit);
       return undefined;
