@@ -1,5 +1,5 @@
 import { schedule, type ScheduledTask } from 'node-cron';
-import { bookkeeping } from '../db/open.js';
+import { bookkeeping, tryWriteNow } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, isoAt } from '../domain/clock.js';
 import { deleteDeliveredBefore, deleteEventsBefore } from '../store/retention.js';
@@ -17,46 +17,96 @@ export interface PruneResult {
  * retention.deliveredDays, whole events (nothing pending) after retention.eventDays. A replay or
  * stream resume cannot reach past what was pruned; docs/webhooks.md says so.
  */
+class Pruning {
+  readonly result: PruneResult;
+  #phase: 'deliveries' | 'events' | 'done' = 'deliveries';
+
+  constructor(private readonly ctx: AppContext) {
+    const { deliveredDays, eventDays } = ctx.config.retention;
+    const now = ctx.clock.now();
+    this.result = { deliveriesDeleted: 0, eventsDeleted: 0, deliveredBefore: isoAt(now - deliveredDays * DAY_MS), eventsBefore: isoAt(now - eventDays * DAY_MS) };
+  }
+
+  get done(): boolean {
+    return this.#phase === 'done';
+  }
+
+  /** The next batch's deletions, to run in a transaction: at most retention.batchSize rows of one kind. */
+  step(): void {
+    const { db, config } = this.ctx;
+    const { batchSize } = config.retention;
+    if (this.#phase === 'deliveries') {
+      const n = deleteDeliveredBefore(db, this.result.deliveredBefore, batchSize);
+      this.result.deliveriesDeleted += n;
+      if (n === 0) this.#phase = 'events';
+    } else if (this.#phase === 'events') {
+      const n = deleteEventsBefore(db, this.result.eventsBefore, batchSize);
+      this.result.eventsDeleted += n;
+      if (n === 0) this.#phase = 'done';
+    }
+  }
+}
+
+/** The whole pruning at once, each batch its own transaction: `borderd outbox prune`, a process of its own. */
 export function pruneOutbox(ctx: AppContext): PruneResult {
-  const { deliveredDays, eventDays, batchSize } = ctx.config.retention;
-  const now = ctx.clock.now();
-  const deliveredBefore = isoAt(now - deliveredDays * DAY_MS);
-  const eventsBefore = isoAt(now - eventDays * DAY_MS);
-  const result: PruneResult = { deliveriesDeleted: 0, eventsDeleted: 0, deliveredBefore, eventsBefore };
+  const pruning = new Pruning(ctx);
   // Deleting old rows again after a power cut is harmless: no fsync per batch.
-  const inTx = <T>(fn: () => T): T => bookkeeping(ctx.db, () => ctx.db.transaction(fn).immediate());
-  for (let n = -1; n !== 0; ) {
-    n = inTx(() => deleteDeliveredBefore(ctx.db, deliveredBefore, batchSize));
-    result.deliveriesDeleted += n;
+  while (!pruning.done) bookkeeping(ctx.db, () => ctx.db.transaction(() => pruning.step()).immediate());
+  return pruning.result;
+}
+
+/** How soon a batch that found the write lock held by another process tries again. */
+const BUSY_RETRY_MS = 50;
+
+/**
+ * The same pruning inside the daemon, one batch per turn of the event loop. Done in one go, a
+ * day's million delivered rows held the daemon's only thread for about 16 s (every request and send
+ * with it); now each batch is one short transaction (retention.batchSize rows), and requests and
+ * sends run between them. A write lock another process holds is waited for on a timer, not in
+ * SQLite's busy wait; after database.busyTimeoutMs of waiting for one batch the pass fails, to run
+ * again at its next schedule. `stopped` ends it between two batches.
+ */
+export async function pruneOutboxInTurns(ctx: AppContext, stopped: () => boolean = () => false): Promise<PruneResult> {
+  const pruning = new Pruning(ctx);
+  let waitedMs = 0;
+  while (!pruning.done && !stopped()) {
+    const attempt = bookkeeping(ctx.db, () => tryWriteNow(ctx.db, () => pruning.step()));
+    if (attempt.ok) {
+      waitedMs = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+      continue;
+    }
+    if (waitedMs >= ctx.config.database.busyTimeoutMs) throw attempt.err;
+    await new Promise((resolve) => setTimeout(resolve, BUSY_RETRY_MS));
+    waitedMs += BUSY_RETRY_MS;
   }
-  for (let n = -1; n !== 0; ) {
-    n = inTx(() => deleteEventsBefore(ctx.db, eventsBefore, batchSize));
-    result.eventsDeleted += n;
-  }
-  return result;
+  return pruning.result;
 }
 
 /** The retention job as a worker of `borderd serve`, on its cron schedule. */
 export function retentionWorker(ctx: AppContext): Worker {
   let task: ScheduledTask | undefined;
+  let stopped = false;
+  let running: Promise<unknown> | undefined;
   return {
     name: 'retention',
     start() {
       task = schedule(
         ctx.config.retention.schedule,
-        () => {
-          try {
-            const result = pruneOutbox(ctx);
-            ctx.log.info(result, 'outbox retention pass');
-          } catch (err) {
-            ctx.log.error({ err }, 'outbox retention pass failed');
-          }
+        async () => {
+          running = pruneOutboxInTurns(ctx, () => stopped).then(
+            (result) => ctx.log.info(result, 'outbox retention pass'),
+            (err: unknown) => ctx.log.error({ err }, 'outbox retention pass failed'),
+          );
+          await running;
         },
         { name: 'outbox-retention', noOverlap: true },
       );
     },
     async stop() {
+      stopped = true;
       await task?.destroy();
+      await running;
     },
   };
 }

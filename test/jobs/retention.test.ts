@@ -1,10 +1,11 @@
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { makeContext } from '../support/context.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createWebhook, deleteWebhook, disableWebhook } from '../../src/services/webhooks.js';
 import { replayWebhookSince } from '../../src/services/outbox.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
-import { pruneOutbox } from '../../src/jobs/retention.js';
+import { pruneOutbox, pruneOutboxInTurns } from '../../src/jobs/retention.js';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 
 function emit(ctx: ReturnType<typeof makeContext>, orgId: string) {
@@ -54,6 +55,61 @@ describe('outbox retention', () => {
     expect(left).toEqual([stuck, recent]);
     expect(old.some((id) => left.includes(id))).toBe(false);
     expect(ctx.db.prepare("SELECT state FROM deliveries WHERE event_id = ?").pluck().get(stuck)).toBe('pending');
+  });
+});
+
+describe('outbox retention inside the daemon', () => {
+  async function oldDelivered(rows: number, overrides: Record<string, unknown> = {}) {
+    const ctx = makeContext({ 'retention.deliveredDays': 30, 'retention.batchSize': 100, ...overrides }, '2026-01-01T00:00:00.000Z');
+    const org = createOrganization(ctx, 'Acme');
+    await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    for (let i = 0; i < rows; i++) emit(ctx, org.id);
+    ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?").run(isoAt(ctx.clock.now()));
+    ctx.clock.advance(60 * DAY_MS);
+    return ctx;
+  }
+
+  /** Counts the turns of the event loop that other work gets until `until` settles. */
+  async function turnsDuring<T>(until: Promise<T>): Promise<{ value: T; turns: number }> {
+    let turns = 0;
+    let settled = false;
+    const tick = () => {
+      if (settled) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const value = await until.finally(() => (settled = true));
+    return { value, turns };
+  }
+
+  it('deletes one batch per turn of the event loop, so requests and sends run between batches', async () => {
+    const ctx = await oldDelivered(450);
+    const { value, turns } = await turnsDuring(pruneOutboxInTurns(ctx));
+    expect(value.deliveriesDeleted).toBe(450);
+    expect(turns).toBeGreaterThanOrEqual(5); // five batches of deliveries, at least one turn after each
+    expect(count(ctx, 'deliveries')).toBe(0);
+  });
+
+  it('waits for a write lock another process holds on a timer, not in SQLite, and stops between batches when told', async () => {
+    const ctx = await oldDelivered(250, { 'database.busyTimeoutMs': 5000 });
+    const holder = new Database(ctx.db.name);
+    holder.exec('BEGIN IMMEDIATE');
+    const pruning = pruneOutboxInTurns(ctx);
+    try {
+      const { turns } = await turnsDuring(new Promise((r) => setTimeout(r, 200)));
+      expect(turns).toBeGreaterThan(0); // the loop ran while the prune waited
+      expect(count(ctx, 'deliveries')).toBe(250);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect((await pruning).deliveriesDeleted).toBe(250);
+
+    const more = await oldDelivered(450);
+    let batches = 0;
+    const stopped = await pruneOutboxInTurns(more, () => ++batches > 2);
+    expect(stopped.deliveriesDeleted).toBe(200);
   });
 });
 
