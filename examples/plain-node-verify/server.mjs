@@ -18,8 +18,11 @@ const server = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ received: event.id }));
     } catch (err) {
       if (!(err instanceof WebhookVerificationError)) throw err;
+      // invalid_public_key: this server's own key file is unreadable, not the sender's fault. A 5xx
+      // makes borderd retry, so nothing is lost while the file is fixed; a 400 would say "bad delivery".
+      const status = err.code === 'invalid_public_key' ? 500 : 400;
       console.log(`refused: ${err.code}`);
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: err.code }));
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: err.code }));
     }
   });
 });

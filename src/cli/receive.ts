@@ -77,6 +77,17 @@ function parseSince(raw: string, nowMs: number = Date.now()): string {
   return new Date(ms).toISOString();
 }
 
+/** --forward-to of listen and tunnel mode and of replay: one check, one line, exit 2. */
+function forwardTarget(raw: string): string {
+  if (!/^https?:\/\//.test(raw) || !URL.canParse(raw)) throw new CliExit(2, '--forward-to must be an http(s) URL');
+  return raw;
+}
+
+/** The same URL written two ways (`http://h:80` and `http://h/`) is the same target. */
+function sameTarget(a: string, b: string): boolean {
+  return URL.canParse(a) && URL.canParse(b) ? new URL(a).href === new URL(b).href : a === b;
+}
+
 function credentialsOf(args: ReceiveArgs, flag: string): ClientCredentials {
   // Env vars keep the secret out of `ps` output; flags win when both are given.
   const clientId = args['client-id'] ?? process.env.BORDERD_CLIENT_ID;
@@ -131,9 +142,8 @@ const untilSignal = () =>
   });
 
 async function runReceive(args: ReceiveArgs): Promise<void> {
-  const target = args['forward-to'];
-  if (!target) throw new CliExit(2, 'receive needs --forward-to URL (the local app)');
-  if (!/^https?:\/\//.test(target) || !URL.canParse(target)) throw new CliExit(2, '--forward-to must be an http(s) URL');
+  if (!args['forward-to']) throw new CliExit(2, 'receive needs --forward-to URL (the local app)');
+  const target = forwardTarget(args['forward-to']);
   if (args.since !== undefined && !args.tunnel) throw new CliExit(2, '--since is for --tunnel (listen mode receives what borderd sends)');
   const since = args.since === undefined ? undefined : parseSince(args.since);
   const eventTypes = parseEvents(args.events);
@@ -146,7 +156,8 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     : { verify: await listenVerifier(args, keys, reporter) };
   const captureIsNew = !existsSync(args['capture-db']);
   const capture = new CaptureLog(args['capture-db']);
-  let listenFailed = false;
+  // Set when the run ends before anything could be recorded: a capture log it created goes with it.
+  let recordedNothing = false;
   const checkpoints = capture.checkpointInBackground((err) =>
     reporter.error(`capture log: background checkpoints stopped, SQLite checkpoints on write again: ${err.message}`),
   );
@@ -165,12 +176,18 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
         heartbeatTimeoutMs: args['heartbeat-timeout'],
         captureDbPath: args['capture-db'],
       });
-      const done = tunnel.start().catch((err: unknown) => {
-        throw err instanceof StreamError ? new CliExit(1, err.message) : err;
-      });
-      await Promise.race([done, untilSignal()]);
-      await tunnel.stop();
-      await done;
+      try {
+        const done = tunnel.start().catch((err: unknown) => {
+          throw err instanceof StreamError ? new CliExit(1, err.message) : err;
+        });
+        await Promise.race([done, untilSignal()]);
+        await tunnel.stop();
+        await done;
+      } finally {
+        // Refused credentials, an unreachable borderd, or stopped before the stream ever answered:
+        // the tunnel wrote nothing, not even a cursor (that comes with the stream's first message).
+        recordedNothing = tunnel.connections === 0;
+      }
       return;
     }
     const listener = await startListener({
@@ -181,7 +198,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       onRejected: (reason, eventId, status) =>
         reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status, target: null, latencyMs: null, detail: reason }),
     }).catch((err: unknown) => {
-      listenFailed = true;
+      recordedNothing = true;
       throw listenFailure(err, args.host, args.port, '--host, --port');
     });
     reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, { url: listener.url, forwardTo: forwarder.displayTarget });
@@ -191,25 +208,33 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     await forwarder.close();
     await checkpoints?.close();
     capture.close();
-    // Refused before anything was received: a capture log this run made is not left behind.
-    if (listenFailed && captureIsNew) for (const suffix of ['', '-wal', '-shm']) rmSync(`${args['capture-db']}${suffix}`, { force: true });
+    // Refused before anything was received: a capture log this run made is not left behind (one
+    // that was there before is kept, whatever happened).
+    if (recordedNothing && captureIsNew) for (const suffix of ['', '-wal', '-shm']) rmSync(`${args['capture-db']}${suffix}`, { force: true });
   }
 }
 
 async function runReplay(args: ReplayArgs): Promise<void> {
+  const otherTarget = args['forward-to'] === undefined ? undefined : forwardTarget(args['forward-to']);
+  const extraHeaders = headersOf(args.header);
   // Replay reads what listen or a tunnel captured: a path with no file is a mistake, not an empty log to create.
   if (!existsSync(args['capture-db'])) throw new CliExit(1, `no capture log at ${args['capture-db']}: give --capture-db PATH (the file borderd receive wrote)`);
   const capture = new CaptureLog(args['capture-db']);
   try {
     const captured = capture.get(args.eventId);
     if (!captured) throw new CliExit(1, `event ${args.eventId} is not in ${args['capture-db']}`);
-    const target = args['forward-to'] ?? captured.target;
+    const target = otherTarget ?? captured.target;
     if (!target) throw new CliExit(2, `event ${args.eventId} was never forwarded; give --forward-to URL`);
-    const forwarder = new Forwarder(target, headersOf(args.header), args['forward-timeout']);
+    // Decision: the row keeps the event's own target and its last forward there, which a plain
+    // replay and dedupe read. A replay to another target (a staging app) changes neither, or one
+    // test against staging would redirect later replays and undo the dedupe of an event the app
+    // already took; a replay to the event's own target is a delivery to it and is recorded.
+    const toOwnTarget = captured.target !== null && sameTarget(target, captured.target);
+    const forwarder = new Forwarder(target, extraHeaders, args['forward-timeout']);
     try {
       const result = await forwarder.forward(captured.body, { ...captured.headers, 'x-borderd-replay': 'true' });
       const at = new Date().toISOString();
-      capture.recordForward(captured.eventId, target, result.status, at);
+      if (toOwnTarget) capture.recordForward(captured.eventId, result.status, at);
       createReporter(args.json).event({
         time: at,
         eventId: captured.eventId,
@@ -247,7 +272,7 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
       .command<ReplayArgs>(
         'replay <eventId>',
         'Resend a captured event to its target (or --forward-to)',
-        (c) => c.positional('eventId', { type: 'string', demandOption: true }).option('forward-to', { type: 'string', describe: 'another target URL' }),
+        (c) => c.positional('eventId', { type: 'string', demandOption: true }).option('forward-to', { type: 'string', describe: 'another target URL (a try: the capture log keeps the original target and status)' }),
         guarded(runReplay),
       )
       // The options of listen and tunnel mode; global: false keeps them out of `receive replay`.

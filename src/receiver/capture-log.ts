@@ -10,7 +10,8 @@ import { openDatabase, type Db } from '../db/open.js';
 export interface CapturedEvent {
   eventId: string;
   eventType: string;
-  body: string;
+  /** As it was recorded: listen mode's bytes come back as a Buffer (a BLOB), a tunnel's string as a string. */
+  body: string | Buffer;
   headers: Record<string, string>;
   receivedAt: string;
   target: string | null;
@@ -22,7 +23,7 @@ export interface CapturedEvent {
 interface Row {
   event_id: string;
   event_type: string;
-  body: string;
+  body: string | Buffer;
   headers: string;
   received_at: string;
   target: string | null;
@@ -99,9 +100,11 @@ export class CaptureLog {
 
   /**
    * Stores a delivery together with its forward result in one write: the relay's hot path. A
-   * failed forward is kept (non-2xx status) so `borderd receive replay` can resend it.
+   * failed forward is kept (non-2xx status) so `borderd receive replay` can resend it. A Buffer
+   * body is stored as a BLOB (SQLite applies no text conversion to one), so a replay sends the
+   * same bytes even when they are not UTF-8.
    */
-  record(e: { eventId: string; eventType: string; body: string; headers: Record<string, string>; receivedAt: string; target: string; status: number; at: string }): void {
+  record(e: { eventId: string; eventType: string; body: string | Buffer; headers: Record<string, string>; receivedAt: string; target: string; status: number; at: string }): void {
     this.#db
       .prepare(
         `INSERT INTO captured_events (event_id, event_type, body, headers, received_at, target, forward_status, forwarded_at, attempts)
@@ -112,8 +115,12 @@ export class CaptureLog {
       .run(e.eventId, e.eventType, e.body, JSON.stringify(e.headers), e.receivedAt, e.target, e.status, e.at);
   }
 
-  recordForward(eventId: string, target: string, status: number, at: string): void {
-    this.#db.prepare('UPDATE captured_events SET target = ?, forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?').run(target, status, at, eventId);
+  /**
+   * A replay to the event's own target: its result is the event's last forward there, which dedupe
+   * reads. The target is not a parameter: a replay elsewhere is not recorded (see runReplay).
+   */
+  recordForward(eventId: string, status: number, at: string): void {
+    this.#db.prepare('UPDATE captured_events SET forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?').run(status, at, eventId);
   }
 
   recent(limit: number): CapturedEvent[] {

@@ -1,4 +1,4 @@
-import { errors, Pool } from 'undici';
+import { Pool } from 'undici';
 
 /**
  * Sends a verified delivery to the local app: the byte-exact body, the sender's headers minus
@@ -72,6 +72,7 @@ export class Forwarder {
   readonly #pool: Pool;
   readonly #path: string;
   readonly #headers: Record<string, string>;
+  readonly #timeoutMs: number;
   /** The target with any password masked: for the console, JSON lines and reports. */
   readonly displayTarget: string;
 
@@ -90,25 +91,34 @@ export class Forwarder {
       userinfo.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
     }
     this.#headers = { ...userinfo, ...extraHeaders };
-    this.#pool = new Pool(url.origin, { connections: 16, keepAliveTimeout: 10_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    this.#timeoutMs = timeoutMs;
+    // undici's own headersTimeout / bodyTimeout run on coarse timers (a 100 ms timeout fired after
+    // about 1 s) and each covers only one phase; forward() keeps one deadline of its own instead.
+    this.#pool = new Pool(url.origin, { connections: 16, keepAliveTimeout: 10_000, headersTimeout: 0, bodyTimeout: 0 });
   }
 
+  /**
+   * POSTs the delivery. The timeout is a deadline over the whole forward (connecting, sending, the
+   * app's headers and body): past it the request is aborted and the result is a 504.
+   */
   async forward(body: string | Buffer, headers: Record<string, string>): Promise<ForwardResult> {
     const started = performance.now();
     const latency = () => performance.now() - started;
+    // A timer cleared as soon as the forward ends, not AbortSignal.timeout: that one stays armed for
+    // the whole timeout (30 s by default), one per delivery.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.#timeoutMs);
     try {
-      const res = await this.#pool.request({
-        method: 'POST',
-        path: this.#path,
-        body,
-        headers: { ...headers, ...this.#headers }, // timeouts: set once on the pool
-      });
-      // Read the answer to the end so the connection goes back to the pool.
-      await res.body.dump();
+      const res = await this.#pool.request({ method: 'POST', path: this.#path, body, headers: { ...headers, ...this.#headers }, signal: deadline.signal });
+      // Read the answer to the end so the connection goes back to the pool (undici's default limit:
+      // a longer answer closes its connection instead).
+      await res.body.dump({ limit: 128 * 1024, signal: deadline.signal });
       return { status: res.statusCode, latencyMs: latency() };
     } catch (err) {
-      const timedOut = err instanceof errors.HeadersTimeoutError || err instanceof errors.BodyTimeoutError;
-      return { status: timedOut ? 504 : 502, latencyMs: latency(), error: (err as Error).message };
+      if (deadline.signal.aborted) return { status: 504, latencyMs: latency(), error: `no answer within ${this.#timeoutMs} ms` };
+      return { status: 502, latencyMs: latency(), error: (err as Error).message };
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -83,7 +83,8 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     if (typeof event?.id !== 'string' || typeof event.type !== 'string') {
       return reply(res, 400, { status: 400, title: 'not an event', detail: 'the signed body has no id or type' }, true);
     }
-    const outcome = await opts.relay.handle({ eventId: event.id, eventType: event.type, body: raw.toString('utf8'), headers: forwardableHeaders(req.headers) });
+    // The bytes as received, not a decoded string: a body that is not UTF-8 would not survive decoding.
+    const outcome = await opts.relay.handle({ eventId: event.id, eventType: event.type, body: raw, headers: forwardableHeaders(req.headers) });
     reply(res, outcome.status, { eventId: event.id, outcome: outcome.outcome, status: outcome.status }, false, {
       'server-timing': serverTiming(performance.now() - started, outcome.forwardMs),
     });

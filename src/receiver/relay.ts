@@ -10,8 +10,11 @@ import type { Forwarder } from './forwarder.js';
 export interface VerifiedDelivery {
   eventId: string;
   eventType: string;
-  /** The exact bytes that were signed. */
-  body: string;
+  /**
+   * The exact bytes that were signed: listen mode's Buffer as received (a body need not be valid
+   * UTF-8, and decoding would change it), or a tunnel's string, whose UTF-8 bytes were signed.
+   */
+  body: string | Buffer;
   /** Headers to forward (hop-by-hop already removed). */
   headers: Record<string, string>;
 }

@@ -4,6 +4,7 @@ import { createPublicKey } from 'node:crypto';
 import { isRefusedByBorderd, WebhookVerificationError } from '../verify/errors.js';
 import { fetchAccessToken, type ClientCredentials } from '../verify/public-key.js';
 import { verifySignature } from '../verify/signature.js';
+import { abortableSleep } from './abortable-sleep.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 import type { CaptureLog } from './capture-log.js';
 import type { Reporter } from './console-report.js';
@@ -41,7 +42,7 @@ export interface TunnelOptions {
   maxBackoffMs?: number;
   /** Tries per event when the local app fails, before moving on (the event stays replayable). */
   forwardAttempts?: number;
-  /** Delay before forward retry n (1-based); default 500 ms doubling (0.5, 1, 2, 4 s). */
+  /** Delay before forward retry n (1-based); default 500 ms doubling (0.5, 1, 2, 4 s), each jittered to 50-100%. */
   forwardRetryDelayMs?: (attempt: number) => number;
   /** The capture log's path, for the replay command printed when an event could not be delivered. */
   captureDbPath?: string;
@@ -56,13 +57,6 @@ interface StreamData {
   signature: string;
   keyId: string;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
 
 /** fatal: retrying cannot help (refused credentials, no such route); the tunnel stops with it. */
 export class StreamError extends Error {
@@ -120,6 +114,11 @@ export class TunnelClient {
     return this.#cursor;
   }
 
+  /** How many connections the stream accepted; 0 means nothing was received, not even a position. */
+  get connections(): number {
+    return this.#connections;
+  }
+
   /** How many tokens were fetched (a renewal after expiry makes it 2). */
   get tokenFetches(): number {
     return this.#tokenFetches;
@@ -154,7 +153,7 @@ export class TunnelClient {
       failures = this.#connections > before ? 0 : failures + 1;
       const delay = backoffDelay(failures, policy, (this.opts.random ?? Math.random)());
       reporter.note(`tunnel reconnecting in ${delay}ms`, { backoffMs: delay });
-      await sleep(delay, this.#stop.signal);
+      await abortableSleep(delay, this.#stop.signal);
     }
   }
 
@@ -235,7 +234,7 @@ export class TunnelClient {
         parser.feed(decoder.decode(value, { stream: true }));
         while (queue.length) {
           const message = queue.shift()!;
-          // A slow local app (5 tries take ~7.5 s) is not a dead stream: no watchdog while forwarding.
+          // A slow local app (5 tries wait up to 7.5 s between them) is not a dead stream: no watchdog while forwarding.
           pauseWatchdog();
           await this.#handle(message);
           if (this.#stop.signal.aborted) return;
@@ -338,7 +337,7 @@ export class TunnelClient {
       last = await relay.handle({ eventId: verified.id, eventType: verified.type, body: data.body, headers: { ...headers, 'x-delivery-attempt': String(attempt) } });
       await last.recorded;
       if (last.outcome !== 'failed') break;
-      if (attempt < attempts) await sleep(retryDelay(attempt), this.#stop.signal);
+      if (attempt < attempts) await abortableSleep(retryDelay(attempt), this.#stop.signal);
     }
     // Stopped in the middle of the retries: the event is not passed, a restart sends it again.
     if (this.#stop.signal.aborted && last?.outcome === 'failed') return;

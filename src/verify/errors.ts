@@ -8,7 +8,9 @@ export type WebhookVerificationCode =
   | 'no_key_matches'
   | 'body_not_raw'
   | 'invalid_json'
-  | 'no_public_key';
+  | 'no_public_key'
+  /** The key given to verify with is not a readable public key: the integrator's setup, not the delivery. */
+  | 'invalid_public_key';
 
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';

@@ -1,7 +1,7 @@
 import { WebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent } from './events.js';
 import { fetchPublicKey, type ClientCredentials, type PublicKeySource } from './public-key.js';
-import { headerValue, verifyWebhook, type PublicKeyInput } from './signature.js';
+import { headerValue, toKeyList, verifyWebhook, type PublicKeyInput } from './signature.js';
 
 /**
  * Express-style middleware that reads the raw body itself (so it works with or without
@@ -89,15 +89,22 @@ function problem(res: WebhookResponse, status: number, code: string, detail: str
   res.end(JSON.stringify({ type: 'about:blank', title: code, status, code, detail }));
 }
 
+/**
+ * Throws WebhookVerificationError `invalid_public_key` at once when a `publicKey` given here cannot
+ * be read (a broken PEM, an unset environment variable): the app fails where it is set up instead
+ * of answering every delivery with an error. A key that only comes later (a `keySource`) and
+ * cannot be read is answered 500 `invalid_public_key`, like the other setup errors.
+ */
 export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): WebhookMiddleware {
   const limit = opts.limitBytes ?? 1024 * 1024;
   let source: PublicKeySource | undefined;
+  let keys: PublicKeyInput | undefined;
   if ('keySource' in opts && opts.keySource) source = opts.keySource;
   else if (opts.publicKeyUrl) {
     source = fetchPublicKey(opts.publicKeyUrl, opts.credentials, { minRefreshIntervalMs: opts.minRefreshIntervalMs });
-  }
+  } else keys = toKeyList(opts.publicKey);
   const verifyWith = async (raw: Buffer, headers: WebhookRequest['headers']): Promise<AnyWebhookEvent> =>
-    source ? source.verify<AnyWebhookEvent>(raw, headers) : verifyWebhook<AnyWebhookEvent>(raw, headers, opts.publicKey!);
+    source ? source.verify<AnyWebhookEvent>(raw, headers) : verifyWebhook<AnyWebhookEvent>(raw, headers, keys!);
 
   return (req, res, next) => {
     void (async () => {
@@ -141,6 +148,8 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): Webhook
         if (!(err instanceof WebhookVerificationError)) throw err;
         if (err.code === 'invalid_json') return problem(res, 415, 'invalid_json', err.message);
         if (err.code === 'no_public_key') return problem(res, 503, err.code, err.message);
+        // The receiver's own key, as body_not_raw is its own setup: 500, and borderd retries meanwhile.
+        if (err.code === 'invalid_public_key') return problem(res, 500, err.code, err.message);
         return problem(res, 400, err.code, err.message);
       }
     })().catch(next);

@@ -1,5 +1,5 @@
 import { WebhookVerificationError } from './errors.js';
-import { verifyWebhook, type HeaderBag, type RawBody } from './signature.js';
+import { toKeyList, verifyWebhook, type HeaderBag, type RawBody } from './signature.js';
 import type { AnyWebhookEvent } from './events.js';
 
 /** The answer of GET /v1/notifications/webhooks/settings/public-key. */
@@ -97,6 +97,13 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
       const body = (await res.json()) as Partial<OrgPublicKey>;
       if (typeof body.publicKey !== 'string' || typeof body.keyId !== 'string') {
         throw new WebhookVerificationError('no_public_key', 'public key response lacks keyId or publicKey');
+      }
+      // An answer that is not a key is borderd's (or a proxy's) trouble, not the integrator's setup:
+      // no_public_key (the middleware's 503, retried), not invalid_public_key, and it is not cached.
+      try {
+        toKeyList(body.publicKey);
+      } catch (err) {
+        throw new WebhookVerificationError('no_public_key', `public key response holds no readable public key: ${(err as Error).message}`);
       }
       return { keyId: body.keyId, publicKey: body.publicKey, algorithm: 'RSA-SHA256', createdAt: String(body.createdAt ?? '') };
     });

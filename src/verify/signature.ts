@@ -1,4 +1,4 @@
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, KeyObject, verify } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent } from './events.js';
 
@@ -20,19 +20,39 @@ export type HeaderBag = Record<string, string | string[] | undefined> | Headers 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const keyCache = new Map<string, KeyObject>();
 
-function toKeyObject(key: string | KeyObject): KeyObject {
-  if (typeof key !== 'string') return key;
+/**
+ * A key that cannot be used (a PEM that does not parse, an unset environment variable, a secret
+ * KeyObject) is `invalid_public_key`, never OpenSSL's own error: callers tell it by its code, and
+ * the message names what was wrong without quoting the key.
+ */
+function toKeyObject(key: unknown): KeyObject {
+  if (key instanceof KeyObject) {
+    if (key.type === 'secret') throw new WebhookVerificationError('invalid_public_key', 'the public key is a secret (symmetric) KeyObject: give the PEM or KeyObject of an RSA public key');
+    return key;
+  }
+  if (typeof key !== 'string' || key.trim() === '') {
+    const given = key === undefined || key === null || typeof key === 'string' ? 'none was given (an unset environment variable?)' : `got ${typeof key}`;
+    throw new WebhookVerificationError('invalid_public_key', `the public key must be a PEM string or a KeyObject: ${given}`);
+  }
   let obj = keyCache.get(key);
   if (!obj) {
-    obj = createPublicKey(key);
+    try {
+      obj = createPublicKey(key);
+    } catch (err) {
+      throw new WebhookVerificationError('invalid_public_key', `the public key is not a readable PEM public key (${(err as Error).message})`);
+    }
     if (keyCache.size > 64) keyCache.clear();
     keyCache.set(key, obj);
   }
   return obj;
 }
 
-export function toKeyList(keys: PublicKeyInput): KeyObject[] {
-  const list = Array.isArray(keys) ? (keys as readonly (string | KeyObject)[]) : [keys as string | KeyObject];
+/**
+ * The keys as KeyObjects; throws WebhookVerificationError `invalid_public_key` for one that cannot be
+ * read. Takes undefined too: what an unset environment variable gives a JavaScript caller.
+ */
+export function toKeyList(keys: PublicKeyInput | undefined): KeyObject[] {
+  const list: readonly unknown[] = Array.isArray(keys) ? keys : [keys];
   return list.map(toKeyObject);
 }
 
@@ -62,11 +82,13 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
 
 /**
  * True when one of the keys verifies the signature over the body. Throws WebhookVerificationError:
- * missing_header when there is no signature (undefined, null or empty, as an absent x-signature
- * header gives), malformed_signature when it is not base64, body_not_raw for a parsed body. A
- * well-formed signature that no key matches is `false`.
+ * invalid_public_key when a key cannot be read, missing_header when there is no signature
+ * (undefined, null or empty, as an absent x-signature header gives), malformed_signature when it is
+ * not base64, body_not_raw for a parsed body. A well-formed signature that no key matches is `false`.
+ * The keys are read first, so a broken key shows on the first delivery, whatever that one carries.
  */
 export function verifySignature(rawBody: RawBody, signature: string | readonly string[] | null | undefined, publicKey: PublicKeyInput): boolean {
+  const keys = toKeyList(publicKey);
   const bytes = rawBytes(rawBody);
   const given: unknown = Array.isArray(signature) ? signature[0] : signature;
   if (given === undefined || given === null || given === '') {
@@ -76,18 +98,20 @@ export function verifySignature(rawBody: RawBody, signature: string | readonly s
   const sig = given.trim();
   if (!sig || !BASE64.test(sig)) throw new WebhookVerificationError('malformed_signature', `${SIGNATURE_HEADER} is not base64`);
   const sigBytes = Buffer.from(sig, 'base64');
-  return toKeyList(publicKey).some((key) => verify('sha256', bytes, key, sigBytes));
+  return keys.some((key) => verify('sha256', bytes, key, sigBytes));
 }
 
 /**
  * Verifies a delivery and returns its event. Throws WebhookVerificationError with code
- * missing_header, malformed_signature, no_key_matches, body_not_raw or invalid_json.
+ * invalid_public_key (checked first), missing_header, malformed_signature, no_key_matches,
+ * body_not_raw or invalid_json.
  */
 export function verifyWebhook<E = AnyWebhookEvent>(rawBody: RawBody, headers: HeaderBag, publicKey: PublicKeyInput): E {
+  const keys = toKeyList(publicKey);
   const bytes = rawBytes(rawBody);
   const signature = headerValue(headers, SIGNATURE_HEADER);
   if (!signature) throw new WebhookVerificationError('missing_header', `the ${SIGNATURE_HEADER} header is missing`);
-  if (!verifySignature(bytes, signature, publicKey)) {
+  if (!verifySignature(bytes, signature, keys)) {
     const keyId = headerValue(headers, KEY_ID_HEADER);
     throw new WebhookVerificationError('no_key_matches', `no public key verifies the signature${keyId ? ` (signed with ${keyId})` : ''}`);
   }

@@ -75,6 +75,29 @@ describe('borderd receive (listen mode)', () => {
     expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(60_000);
   });
 
+  it('forwards and replays a body that is not UTF-8 byte-exact', async () => {
+    const { app, rx, captureDb } = await setup();
+    // A latin-1 "é" (0xe9) and a lone continuation byte: both invalid UTF-8, which decoding would
+    // turn into 3-byte replacement characters. The signature covers these bytes as they are.
+    const bytes = Buffer.concat([
+      Buffer.from('{"id":"evt_latin1","type":"Transaction_Updated","organizationId":"org_1","createdAt":"2026-01-01T00:00:00.000Z","timestamp":1767225600000,"data":{"note":"caf'),
+      Buffer.from([0xe9, 0x80]),
+      Buffer.from('"}}'),
+    ]);
+    const headers = { 'content-type': 'application/json', 'x-signature': signer.sign(bytes), 'x-signature-key-id': signer.keyId, 'x-event-id': 'evt_latin1', 'x-event-type': 'Transaction_Updated' };
+    const res = await fetch(rx.url!, { method: 'POST', body: bytes, headers });
+    expect(res.status).toBe(200);
+    const [got] = await app.waitFor(1);
+    expect(got!.bytes.length).toBe(bytes.length);
+    expect(got!.bytes.equals(bytes)).toBe(true);
+    // The capture log keeps the bytes too: a replay sends them unchanged.
+    await rx.waitForOutput(/evt_latin1  \[200\] forwarded/);
+    expect((await runCli(['receive', 'replay', 'evt_latin1', '--capture-db', captureDb])).code).toBe(0);
+    const replayed = (await app.waitFor(2))[1]!;
+    expect(replayed.bytes.equals(bytes)).toBe(true);
+    expect(replayed.headers['x-signature']).toBe(headers['x-signature']);
+  });
+
   it("answers with Server-Timing: the receiver's own time apart from the app's", async () => {
     const { app, post } = await setup();
     app.delayMs = 300;

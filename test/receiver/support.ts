@@ -18,6 +18,8 @@ afterEach(async () => {
 
 export interface Received {
   body: string;
+  /** The body's bytes as they arrived (body is them decoded as UTF-8). */
+  bytes: Buffer;
   headers: IncomingHttpHeaders;
 }
 
@@ -52,7 +54,8 @@ export async function startLocalApp(): Promise<LocalApp> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      app.received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: req.headers });
+      const bytes = Buffer.concat(chunks);
+      app.received.push({ body: bytes.toString('utf8'), bytes, headers: req.headers });
       setTimeout(() => res.writeHead(app.status, { 'content-type': 'application/json' }).end('{"ok":true}'), app.delayMs);
       for (const w of waiters.filter((w) => app.received.length >= w.n)) {
         waiters.splice(waiters.indexOf(w), 1);

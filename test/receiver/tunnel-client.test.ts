@@ -272,6 +272,29 @@ describe('tunnel client', () => {
     expect(received[4]!.body).toBe(failing.delivery.body);
     expect(received[4]!.headers['x-borderd-replay']).toBe('true');
   });
+
+  it('leaves no abort listener behind on its stop signal after each wait (no MaxListenersExceededWarning)', async () => {
+    // 15 tries make 14 waits on the tunnel's one stop signal; a listener left by each passes the
+    // EventTarget limit of 10, which node reports with a process warning.
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    cleanups.push(() => void process.off('warning', onWarning));
+    const failing = streamEvent('Transaction_Created');
+    const fake = await fakeBorderd((res) => {
+      send(res, { event: 'ready', data: '{}' });
+      send(res, keyMessage);
+      send(res, failing.message);
+    });
+    const app = await startLocalApp();
+    app.status = 503;
+    const { waitLine, cursorAt } = startTunnel(fake.url, app.url, { forwardAttempts: 15 });
+    expect(await waitLine((l) => l.kind === 'error')).toMatchObject({ attempts: 15 });
+    await cursorAt(failing.delivery.event.id);
+    // A warning is emitted on the next tick after the listener that crossed the limit was added.
+    await new Promise((r) => setImmediate(r));
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning').map((w) => w.message)).toEqual([]);
+  });
 });
 
 describe('backoffDelay', () => {

@@ -1,10 +1,14 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { CaptureLog } from '../../src/receiver/capture-log.js';
 import { ensureSigningKey } from '../../src/delivery/signing-keys.js';
 import { verifyWebhook } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 import { tempDir } from '../support/context.js';
-import { startBorderd } from '../support/process.js';
+import { runCli, startBorderd } from '../support/process.js';
 import { daemonCredentials, openDaemonDb, startLocalApp, startProxy, startReceive } from './support.js';
 
 const data: TransactionEventData = {
@@ -121,5 +125,45 @@ describe('borderd receive --tunnel', () => {
     } finally {
       await daemon.stop();
     }
+  });
+});
+
+describe('borderd receive --tunnel that never starts', () => {
+  const env = { BORDERD_CLIENT_ID: 'cli_1', BORDERD_CLIENT_SECRET: 'wrong' };
+
+  it('leaves no capture log behind when its credentials are refused, and keeps one that was there before', async () => {
+    // A borderd stand-in that refuses every token request (401).
+    const refusing = createServer((req, res) => (req.resume(), res.writeHead(401, { 'content-type': 'application/problem+json' }).end('{"status":401}')));
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    onTestFinished(() => void refusing.close());
+    const base = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+    const dir = tempDir('borderd-tunnel-refused-');
+    const r = await runCli(['receive', '--tunnel', base, '--forward-to', 'http://127.0.0.1:9/app', '--capture-db', join(dir, 'c.db')], env);
+    expect([r.code, r.stderr]).toEqual([1, `borderd: could not get a token from ${base}: token request failed with 401\n`]);
+    expect(readdirSync(dir)).toEqual([]); // nor its -wal or -shm
+
+    // A capture log of earlier runs holds their events: a refused run does not take it away.
+    const earlier = join(dir, 'earlier.db');
+    const log = new CaptureLog(earlier);
+    log.record({ eventId: 'evt_kept', eventType: 'Transaction_Created', body: '{}', headers: {}, receivedAt: 't', target: 'http://127.0.0.1:9/app', status: 200, at: 't' });
+    log.close();
+    const again = await runCli(['receive', '--tunnel', base, '--forward-to', 'http://127.0.0.1:9/app', '--capture-db', earlier], env);
+    expect(again.code).toBe(1);
+    const reopened = new CaptureLog(earlier);
+    expect(reopened.get('evt_kept')).toMatchObject({ forwardStatus: 200 });
+    reopened.close();
+  });
+
+  it('leaves no capture log behind when stopped while borderd could not be reached', async () => {
+    // A port that was just free: nothing answers there.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const captureDb = join(tempDir('borderd-tunnel-unreachable-'), 'c.db');
+    const rx = await startReceive(['--tunnel', base, '--forward-to', 'http://127.0.0.1:9/app', '--capture-db', captureDb], /tunnel reconnecting in/, env);
+    expect(existsSync(captureDb)).toBe(true); // opened while it retries
+    expect(await rx.stop()).toBe(0);
+    expect(existsSync(captureDb)).toBe(false);
   });
 });

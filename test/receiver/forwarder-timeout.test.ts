@@ -1,0 +1,51 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Forwarder, type ForwardResult } from '../../src/receiver/forwarder.js';
+
+const cleanups: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+/** A local app that takes requests and never answers (or answers its headers and never ends its body). */
+async function stuckApp(mode: 'no-headers' | 'no-body-end'): Promise<string> {
+  const open: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    open.push(res);
+    if (mode === 'no-body-end') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":');
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  cleanups.push(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+}
+
+/**
+ * The result, or 'late' if it has not come 900 ms after the call. Not a timing bound on a fast path:
+ * undici's own timers, which this deadline replaced, took 1 s or more for a 100 ms timeout, so 800 ms
+ * of slack is left for a slow machine.
+ */
+function withinAlarm(p: Promise<ForwardResult>): Promise<ForwardResult | 'late'> {
+  let alarm: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<'late'>((r) => (alarm = setTimeout(() => r('late'), 900)))]).finally(() => clearTimeout(alarm));
+}
+
+describe('Forwarder --forward-timeout', () => {
+  it('answers 504 at its own deadline when the app never answers', async () => {
+    const fwd = new Forwarder(await stuckApp('no-headers'), {}, 100);
+    cleanups.push(() => fwd.close());
+    const result = await withinAlarm(fwd.forward('{}', { 'content-type': 'application/json' }));
+    expect(result).toMatchObject({ status: 504, error: 'no answer within 100 ms' });
+  });
+
+  it('covers the whole answer: an app that sends its headers but never ends its body is a 504 too', async () => {
+    const fwd = new Forwarder(await stuckApp('no-body-end'), {}, 100);
+    cleanups.push(() => fwd.close());
+    const result = await withinAlarm(fwd.forward('{}', { 'content-type': 'application/json' }));
+    expect(result).toMatchObject({ status: 504, error: 'no answer within 100 ms' });
+  });
+});
