@@ -1,11 +1,12 @@
 import { createServer, get as httpGet, type ClientRequest, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { writeEvent } from '../../src/delivery/events.js';
 import { newId } from '../../src/domain/ids.js';
 import { insertEvent, listEventsAfter } from '../../src/store/events.js';
-import { rotateSigningKey } from '../../src/delivery/signing-keys.js';
+import { rotateSigningKey, Signer } from '../../src/delivery/signing-keys.js';
+import { cacheSignature } from '../../src/store/deliveries.js';
 import { revokeClient } from '../../src/services/organizations.js';
 import { verifySignature } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
@@ -180,6 +181,29 @@ describe('GET /v1/notifications/events/stream', () => {
     const again = await resumed.next(3);
     expect(JSON.parse(again[0]!.data)).toEqual({ from: 'after', after: b.event.id });
     expect(payloads(again).map((m) => m.id)).toEqual([c.event.id]);
+  });
+
+  it('reuses the signatures the outbox stored and makes the others off the main thread: a long replay never signs inline', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const events = [emit(ctx, org.id), emit(ctx, org.id), emit(ctx, org.id)];
+    const signer = new Signer(ctx);
+    const key = signer.currentKey(org.id);
+    const stored = signer.sign(org.id, events[0]!.body).signature;
+    cacheSignature(ctx.db, events[0]!.event.id, key.keyId, stored);
+    const inline = vi.spyOn(Signer.prototype, 'sign');
+    const offThread = vi.spyOn(Signer.prototype, 'signAsync');
+    try {
+      const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
+      const got = payloads(await stream.next(5));
+      expect(got.map((m) => m.id)).toEqual(events.map((e) => e.event.id));
+      expect((JSON.parse(got[0]!.data) as { signature: string }).signature).toBe(stored);
+      expect([inline.mock.calls.length, offThread.mock.calls.length]).toEqual([0, 2]);
+    } finally {
+      inline.mockRestore();
+      offThread.mockRestore();
+    }
   });
 
   it('gives ?since= a position to resume from even when no event came before that time, or none at all', async () => {

@@ -4,9 +4,11 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { currentSigningKey, ensureSigningKey, pairIfKeyless, Signer } from '../../delivery/signing-keys.js';
 import type { Commit } from '../../db/group-commit.js';
+import type { Db } from '../../db/open.js';
 import { BorderdError, badRequest } from '../../domain/errors.js';
 import { remember } from '../../domain/bounded-map.js';
 import { getClientStanding } from '../../store/api-clients.js';
+import { cachedSignatures } from '../../store/deliveries.js';
 import { idLowerBound } from '../../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../../domain/iso-time.js';
 import { lastEventIdBefore, latestEventId, listEventsAfter, type EventRow } from '../../store/events.js';
@@ -84,22 +86,37 @@ export function eventStreamCloser(ctx: AppContext): Worker {
   };
 }
 
-/** Signatures are cached per event and key: a reconnecting client re-reads recent events often. */
+/**
+ * Signatures of the events a stream sends, per event and key: a reconnecting client re-reads recent
+ * events often. Ones the outbox already stored (event_signatures) are reused; the rest are made on
+ * libuv's thread pool, one stream's batch at a time across the process. Signed inline on the main
+ * thread, a stream replaying 20,000 events held the daemon for 8 s (every organization's requests
+ * and sends with it), and ten such streams for over a minute; the turn keeps a burst of catch-ups
+ * from filling the pool ahead of the deliveries' own signatures.
+ */
 class SignatureCache {
-  readonly #entries = new Map<string, { signature: string; keyId: string }>();
+  readonly #entries = new Map<string, string>();
+  #turn: Promise<unknown> = Promise.resolve();
   constructor(
     private readonly signer: Signer,
+    private readonly db: Db,
     private readonly max = 5000,
   ) {}
-  sign(row: EventRow): { signature: string; keyId: string } {
-    const keyId = this.signer.currentKeyId(row.org_id) ?? '';
-    const cacheKey = `${row.id}:${keyId}`;
-    let hit = this.#entries.get(cacheKey);
-    if (!hit) {
-      hit = this.signer.sign(row.org_id, row.body);
-      remember(this.#entries, `${row.id}:${hit.keyId}`, hit, this.max);
+
+  /** The signatures of `rows` (all of one organization), with the id of the key that made them. */
+  async signBatch(orgId: string, rows: readonly EventRow[]): Promise<{ keyId: string; signatures: string[] }> {
+    const key = this.signer.currentKey(orgId);
+    const entryOf = (row: EventRow) => `${row.id}:${key.keyId}`;
+    const stored = cachedSignatures(this.db, key.keyId, rows.filter((row) => !this.#entries.has(entryOf(row))).map((row) => row.id));
+    const known = rows.map((row) => this.#entries.get(entryOf(row)) ?? stored.get(row.id));
+    let signatures = known as string[];
+    if (known.includes(undefined)) {
+      const made = this.#turn.then(() => Promise.all(rows.map((row, i) => known[i] ?? this.signer.signAsync(key, row.body))));
+      this.#turn = made.catch(() => undefined);
+      signatures = await made;
     }
-    return hit;
+    rows.forEach((row, i) => remember(this.#entries, entryOf(row), signatures[i]!, this.max));
+    return { keyId: key.keyId, signatures };
   }
 }
 
@@ -107,7 +124,7 @@ const sseMessage = (event: string, data: unknown, id?: string): string =>
   `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
-  const signatures = new SignatureCache(new Signer(ctx));
+  const signatures = new SignatureCache(new Signer(ctx), ctx.db);
 
   api.route({
     method: 'get',
@@ -240,15 +257,15 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
     return key?.keyId;
   };
 
-  const sendBatch = (): number => {
+  const sendBatch = async (): Promise<number> => {
     const rows = listEventsAfter(ctx.db, orgId, cursor, batchSize);
-    for (const row of rows) {
-      let signed = signatures.sign(row);
-      // A rotation between signing and announcing: sign again with the key just announced.
-      if (signed.keyId !== announcedKey && announceKey() !== signed.keyId) signed = signatures.sign(row);
-      res.write(sseMessage(row.type, { body: row.body, signature: signed.signature, keyId: signed.keyId }, row.id));
-      cursor = row.id;
-    }
+    if (rows.length === 0) return 0;
+    const signed = await signatures.signBatch(orgId, rows);
+    if (closed) return 0;
+    // A rotation while the batch was signed: announce the new key, and sign the batch again with it.
+    if (signed.keyId !== announcedKey && announceKey() !== signed.keyId) return sendBatch();
+    rows.forEach((row, i) => res.write(sseMessage(row.type, { body: row.body, signature: signed.signatures[i], keyId: signed.keyId }, row.id)));
+    cursor = rows.at(-1)!.id;
     return rows.length;
   };
 
@@ -263,14 +280,15 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
       announceKey();
       while (!closed) {
         pending = false;
-        while (!closed && sendBatch() === batchSize) {
-          // Let the socket drain between full batches of a long catch-up.
+        while (!closed && (await sendBatch()) === batchSize) {
+          // Let the socket drain between full batches of a long catch-up, and the event loop take a
+          // turn: batches whose signatures are all known would otherwise follow each other at once.
           if (res.writableNeedDrain) {
             await waitUntil((resume) => {
               res.once('drain', resume);
               return () => res.off('drain', resume);
             });
-          }
+          } else await new Promise((resolve) => setImmediate(resolve));
         }
         if (closed || pending) continue;
         await waitUntil((resume) => {
