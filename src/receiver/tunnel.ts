@@ -191,7 +191,8 @@ export class TunnelClient {
       const open = async () => {
         const headers: Record<string, string> = { authorization: `Bearer ${await this.#token_(abort.signal)}`, accept: 'text/event-stream' };
         if (this.#cursor) headers['last-event-id'] = this.#cursor;
-        return fetch(this.#streamUrl(), { headers, signal: abort.signal });
+        // redirect: manual, so the bearer token goes only to the URL given; a 3xx is a failed connection.
+        return fetch(this.#streamUrl(), { headers, signal: abort.signal, redirect: 'manual' });
       };
       feedWatchdog();
       let res = await open();

@@ -64,6 +64,16 @@ async function fromBorderd<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Requests carrying credentials (the client secret, a bearer token) are sent only to the URL given:
+ * a redirect is refused, never followed to another address (as borderd's own outbound calls).
+ */
+function refuseRedirect(what: string, res: Response): void {
+  if (res.status >= 300 && res.status < 400) {
+    throw new WebhookVerificationError('no_public_key', `${what} answered ${res.status} (a redirect): not followed, credentials go only to the URL given`, res.status);
+  }
+}
+
 /** Exchanges client credentials for a bearer token (endpoint 1). */
 export async function fetchAccessToken(baseUrl: string, credentials: ClientCredentials, opts: FetchPublicKeyOptions = {}): Promise<string> {
   const f = opts.fetch ?? fetch;
@@ -72,8 +82,11 @@ export async function fetchAccessToken(baseUrl: string, credentials: ClientCrede
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }),
+      // Never followed: a 307 or 308 would send the client secret on to whatever address it names.
+      redirect: 'manual',
       ...(opts.signal ? { signal: opts.signal } : {}),
     });
+    refuseRedirect('token request', res);
     if (!res.ok) throw new WebhookVerificationError('no_public_key', `token request failed with ${res.status}`, res.status);
     const body = (await res.json()) as { accessToken?: unknown };
     if (typeof body.accessToken !== 'string') throw new WebhookVerificationError('no_public_key', 'token response has no accessToken');
@@ -92,7 +105,8 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
   const load = async (): Promise<OrgPublicKey> => {
     const token = await fetchAccessToken(baseUrl, credentials, { fetch: f });
     return fromBorderd('public key request', async () => {
-      const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+      const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, redirect: 'manual' });
+      refuseRedirect('public key request', res);
       if (!res.ok) throw new WebhookVerificationError('no_public_key', `public key request failed with ${res.status}`, res.status);
       const body = (await res.json()) as Partial<OrgPublicKey>;
       if (typeof body.publicKey !== 'string' || typeof body.keyId !== 'string') {

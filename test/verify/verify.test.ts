@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createTestSigner,
   createWebhookMiddleware,
+  fetchAccessToken,
   fetchPublicKey,
   verifySignature,
   verifyWebhook,
@@ -292,6 +293,28 @@ describe('fetchPublicKey when borderd cannot be reached', () => {
     const res = await request(app).post('/hook').set(d.headers).send(d.body);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('no_public_key');
+  });
+
+  it('never follows a redirect with the client secret or the token: the request fails, the other address gets nothing', async () => {
+    const elsewhere: string[] = [];
+    const other = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => (elsewhere.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''} ${body}`), res.end('{}')));
+    });
+    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const redirecting = createServer((req, res) => res.writeHead(307, { location: `${otherUrl}${req.url}` }).end());
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
+      await expect(fetchAccessToken(url, { clientId: 'cli_1', clientSecret: 'bsk_secret' })).rejects.toMatchObject({ code: 'no_public_key', message: expect.stringMatching(/307 \(a redirect\): not followed/) });
+      await expect(fetchPublicKey(url, { clientId: 'cli_1', clientSecret: 'bsk_secret' }).get()).rejects.toMatchObject({ code: 'no_public_key' });
+      expect(elsewhere).toEqual([]);
+    } finally {
+      redirecting.close();
+      other.close();
+    }
   });
 
   it('rejects with no_public_key when the answer is not JSON', async () => {
