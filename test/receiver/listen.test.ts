@@ -8,7 +8,7 @@ import { tempDir } from '../support/context.js';
 import { runCli, startBorderd } from '../support/process.js';
 import { ensureSigningKey, Signer } from '../../src/delivery/signing-keys.js';
 import { createTestSigner, type TransactionEventData } from '../../src/verify/index.js';
-import { daemonCredentials, openDaemonDb, startLocalApp, startReceive } from './support.js';
+import { daemonCredentials, openDaemonDb, startLocalApp, startReceive, unreachableBase } from './support.js';
 
 const signer = createTestSigner();
 const data: TransactionEventData = {
@@ -223,11 +223,7 @@ describe('borderd receive (listen mode)', () => {
   });
 
   it('answers 503 (not a 401 forgery) while the key cannot be fetched, and forwards nothing', async () => {
-    // A port that was just free: nothing answers there.
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise<void>((r) => closed.close(() => r()));
+    const base = await unreachableBase();
     const app = await startLocalApp();
     const rx = await startReceive(
       ['--forward-to', app.url, '--port', '0', '--public-key-url', base, '--json', '--capture-db', join(tempDir(), 'c.db')],

@@ -35,6 +35,15 @@ export interface LocalApp {
   close(): Promise<void>;
 }
 
+/** The base URL of a loopback port that was just free: nothing answers there (a borderd that cannot be reached). */
+export async function unreachableBase(): Promise<string> {
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise<void>((r) => closed.close(() => r()));
+  return base;
+}
+
 export async function startLocalApp(): Promise<LocalApp> {
   const waiters: { n: number; resolve: () => void }[] = [];
   let server: Server;

@@ -9,7 +9,7 @@ import { verifyWebhook } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 import { tempDir } from '../support/context.js';
 import { runCli, startBorderd } from '../support/process.js';
-import { daemonCredentials, openDaemonDb, startLocalApp, startProxy, startReceive } from './support.js';
+import { daemonCredentials, openDaemonDb, startLocalApp, startProxy, startReceive, unreachableBase } from './support.js';
 
 const data: TransactionEventData = {
   id: 'txn_9', type: 'Transfer', status: 'Pending', previousStatus: null, amount: '1.00', currency: 'USDC',
@@ -155,11 +155,7 @@ describe('borderd receive --tunnel that never starts', () => {
   });
 
   it('leaves no capture log behind when stopped while borderd could not be reached', async () => {
-    // A port that was just free: nothing answers there.
-    const closed = createServer();
-    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
-    await new Promise<void>((r) => closed.close(() => r()));
+    const base = await unreachableBase();
     const captureDb = join(tempDir('borderd-tunnel-unreachable-'), 'c.db');
     const rx = await startReceive(['--tunnel', base, '--forward-to', 'http://127.0.0.1:9/app', '--capture-db', captureDb], /tunnel reconnecting in/, env);
     expect(existsSync(captureDb)).toBe(true); // opened while it retries
