@@ -12,8 +12,11 @@ export const KEY_ID_HEADER = 'x-signature-key-id';
 export const EVENT_ID_HEADER = 'x-event-id';
 export const EVENT_TYPE_HEADER = 'x-event-type';
 
-/** A PEM string, a KeyObject, or several of them (during a rotation, old and new). */
-export type PublicKeyInput = string | KeyObject | readonly (string | KeyObject)[];
+/**
+ * A PEM (a string, or its bytes as `readFileSync` gives them), a KeyObject, or several of them
+ * (during a rotation, old and new).
+ */
+export type PublicKeyInput = string | Uint8Array | KeyObject | readonly (string | Uint8Array | KeyObject)[];
 export type RawBody = string | Buffer | Uint8Array;
 export type HeaderBag = Record<string, string | string[] | undefined> | Headers | Map<string, string>;
 
@@ -25,14 +28,16 @@ const keyCache = new Map<string, KeyObject>();
  * KeyObject) is `invalid_public_key`, never OpenSSL's own error: callers tell it by its code, and
  * the message names what was wrong without quoting the key.
  */
-function toKeyObject(key: unknown): KeyObject {
+function toKeyObject(given: unknown): KeyObject {
+  // A PEM read without an encoding (readFileSync(path)) is the same key: Node's own verify takes it.
+  const key = given instanceof Uint8Array ? Buffer.from(given.buffer, given.byteOffset, given.byteLength).toString('utf8') : given;
   if (key instanceof KeyObject) {
     if (key.type === 'secret') throw new WebhookVerificationError('invalid_public_key', 'the public key is a secret (symmetric) KeyObject: give the PEM or KeyObject of an RSA public key');
     return key;
   }
   if (typeof key !== 'string' || key.trim() === '') {
-    const given = key === undefined || key === null || typeof key === 'string' ? 'none was given (an unset environment variable?)' : `got ${typeof key}`;
-    throw new WebhookVerificationError('invalid_public_key', `the public key must be a PEM string or a KeyObject: ${given}`);
+    const what = key === undefined || key === null || typeof key === 'string' ? 'none was given (an unset environment variable?)' : `got ${typeof key}`;
+    throw new WebhookVerificationError('invalid_public_key', `the public key must be a PEM (string or bytes) or a KeyObject: ${what}`);
   }
   let obj = keyCache.get(key);
   if (!obj) {

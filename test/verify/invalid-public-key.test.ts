@@ -57,6 +57,15 @@ describe('an unreadable public key', () => {
     expect((errorOf(() => verifyWebhook(d.body, d.headers, undefined as never)) as Error).message).toMatch(/none was given/);
   });
 
+  it('takes a PEM given as bytes (readFileSync without an encoding), as Node\'s own verify does', () => {
+    const d = signer.signEvent('Transaction_Created', txData);
+    const bytes = Buffer.from(signer.publicKey);
+    expect(verifyWebhook(d.body, d.headers, bytes).id).toBe(d.event.id);
+    expect(verifySignature(d.body, d.headers['x-signature'], new Uint8Array(bytes))).toBe(true);
+    expect(() => createWebhookMiddleware({ publicKey: bytes })).not.toThrow();
+    expect((errorOf(() => verifyWebhook(d.body, d.headers, Buffer.from('not a pem'))) as WebhookVerificationError).code).toBe('invalid_public_key');
+  });
+
   it('makes createWebhookMiddleware throw at once when given as publicKey', () => {
     for (const key of [BROKEN_PEM, undefined]) {
       const err = errorOf(() => createWebhookMiddleware({ publicKey: key as never }));
