@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { badRequest, type FieldError } from '../domain/errors.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
-import { illFormedTextPath } from '../domain/well-formed-text.js';
+import { illFormedTextPath, maySpellSurrogate } from '../domain/well-formed-text.js';
 import type { Commit } from '../db/group-commit.js';
 import type { Reads } from '../db/read-pool.js';
 import type { OffloadedReads } from '../services/offloaded-reads.js';
@@ -180,14 +180,18 @@ export function routeChain(
       const errors: FieldError[] = [];
       const params = parsePart(spec.params, req.params, 'params', errors);
       const query = parsePart(spec.query, req.query, 'query', errors);
-      const illFormed = illFormedTextPath(req.body, 'body');
-      if (illFormed) throw badRequest('validation_failed', `${illFormed} is not valid Unicode text`, [{ path: illFormed, message: 'holds a lone surrogate (\\ud800 to \\udfff without its pair), which cannot be stored as text' }]);
       const body = parsePart(spec.body, req.body ?? {}, 'body', errors);
       // No body (every GET) needs no parse; only a body sent to a route that takes none is checked.
       if (!spec.body && req.body !== undefined) parsePart(NO_FIELDS, req.body, 'body', errors);
-      // Likewise a query parameter sent to a route that takes none (`?limit=1` on a list that does not page).
-      if (!spec.query && hasQuery(req)) parsePart(NO_FIELDS, req.query, 'query', errors);
+      // Likewise a query parameter sent to an API route that takes none (`?limit=1` on a list that does
+      // not page). Routes without credentials (health, token, card network) are called by load
+      // balancers and other parties whose conventions borderd does not set: their query is ignored.
+      if (!spec.query && spec.auth !== 'none' && hasQuery(req)) parsePart(NO_FIELDS, req.query, 'query', errors);
       if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
+      // What the route takes (its schema's output: fields a route keeps without knowing them are not
+      // checked) must be text that can be stored as sent. Only a body spelling a surrogate is walked.
+      const illFormed = req.rawBody && maySpellSurrogate(req.rawBody) ? illFormedTextPath(body, 'body') : undefined;
+      if (illFormed) throw badRequest('validation_failed', `${illFormed} is not valid Unicode text`, [{ path: illFormed, message: 'holds a lone surrogate (\\ud800 to \\udfff without its pair), which cannot be stored as text' }]);
       const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
       const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));
       if (reply === undefined) return;

@@ -17,4 +17,10 @@ describe('/healthz and /readyz', () => {
     expect((await http.get('/readyz')).status).toBe(503);
     expect((await http.get('/healthz')).status).toBe(200); // alive, just not ready
   });
+
+  it('ignores a query parameter, as load balancers and probes add them', async () => {
+    const { http } = makeApi(makeContext());
+    expect((await http.get('/healthz?probe=lb')).status).toBe(200);
+    expect((await http.head('/readyz?_=1')).status).toBe(200);
+  });
 });

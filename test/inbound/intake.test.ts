@@ -225,6 +225,18 @@ describe('POST /v1/webhooks/card-network', () => {
     expect(right.status).toBe(200);
   });
 
+  it('keeps what it does not know: a query parameter, an unknown field spelling a lone surrogate; a known field that does is refused', async () => {
+    const ctx = makeContext();
+    const { http } = makeApi(ctx);
+    const body = notification(await joseToken({}, key));
+    const extra = JSON.stringify(body).replace(/}$/, ',"merchantName":"Caf\\ud83d"}');
+    const kept = await http.post(`${PATH}?source=card-network`).set('content-type', 'application/json').send(extra);
+    expect(kept.status).toBe(200);
+    expect(getInboundEventByEventId(ctx.db, body.eventId)!.rawBody).toBe(extra);
+    const bad = await http.post(PATH).set('content-type', 'application/json').send(JSON.stringify({ ...body, eventId: 'x' }).replace('"eventId":"x"', '"eventId":"evt\\udc00"'));
+    expect([bad.status, bad.body.errors?.[0]?.path]).toEqual([400, 'body.eventId']);
+  });
+
   it('takes its path name from config', async () => {
     const ctx = makeContext({ 'inbound.pathName': 'mastercard' });
     const { http } = makeApi(ctx);
