@@ -140,7 +140,13 @@ function decryptContent(p: Parsed, cek: Buffer): Buffer {
     const mac = createHmac('sha256', cek.subarray(0, 16)).update(Buffer.concat([aad, p.iv, ciphertext, al])).digest().subarray(0, 16);
     if (!timingSafeEqual(mac, p.tag)) throw tagFailure(kid);
     const decipher = createDecipheriv('aes-128-cbc', cek.subarray(16), p.iv);
-    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+    try {
+      return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+    } catch {
+      // The MAC matched, so whoever made the token held the content key and still padded it wrong
+      // (or the ciphertext length is not whole blocks): the token's content, never borderd's fault.
+      throw new JweDecryptError('decryption_failed', 'the ciphertext does not decrypt (A128CBC-HS256 padding or length): the token is malformed', kid);
+    }
   }
   // 12 bytes is the standard; 16 is what the card network's library draws. Nothing else is taken.
   if (p.iv.length !== 12 && p.iv.length !== LIBRARY_GCM_IV_BYTES) throw new JweDecryptError('malformed_jwe', `the GCM IV has ${p.iv.length} bytes; 12 (or 16 from the card network's library) are accepted`, kid);

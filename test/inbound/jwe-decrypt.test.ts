@@ -1,3 +1,4 @@
+import { constants, createCipheriv, createHmac, publicEncrypt, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { compactDecrypt, decodeProtectedHeader } from 'jose';
 import { decryptJwe, JweDecryptError } from '../../src/inbound/jwe-decrypt.js';
@@ -152,6 +153,27 @@ describe('decryptJwe tolerant path, per content encryption', () => {
       expect(out).toMatchObject({ enc, tolerated: ['gcm-iv-length'] });
     });
   }
+  it('reads A128CBC-HS256 with a valid HMAC but broken padding as decryption_failed, the token\'s fault, on either path', async () => {
+    /** An A128CBC-HS256 token whose last block does not end in valid padding, its HMAC computed over it. */
+    const badPadding = (slash: boolean): string => {
+      for (;;) {
+        const header = Buffer.from(JSON.stringify({ alg: 'RSA-OAEP-256', enc: 'A128CBC-HS256', kid: key.kid })).toString('base64url');
+        const cek = randomBytes(32);
+        const iv = randomBytes(16);
+        const cipher = createCipheriv('aes-128-cbc', cek.subarray(16), iv).setAutoPadding(false);
+        const ciphertext = Buffer.concat([cipher.update(Buffer.alloc(32, 0)), cipher.final()]); // ends in 0x00: no valid padding
+        const al = Buffer.alloc(8);
+        al.writeBigUInt64BE(BigInt(header.length * 8));
+        const tag = createHmac('sha256', cek.subarray(0, 16)).update(Buffer.concat([Buffer.from(header, 'ascii'), iv, ciphertext, al])).digest().subarray(0, 16);
+        const wrapped = publicEncrypt({ key: key.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, cek);
+        const token = [header, wrapped.toString('base64url'), iv.toString('base64url'), ciphertext.toString('base64url'), tag.toString('base64url')].join('.');
+        if (!slash) return token;
+        if (token.includes('_')) return token.replace(/_/g, '/');
+      }
+    };
+    for (const slash of [false, true]) expect((await failure(decryptJwe(badPadding(slash), lookup))).code, slash ? 'library alphabet' : 'base64url').toBe('decryption_failed');
+  });
+
   it('still verifies the A128CBC-HS256 HMAC on the tolerant path', async () => {
     const parts = (await slashAlphabetToken({ a: 1 }, key, 'A128CBC-HS256')).split('.');
     parts[4] = parts[4]!.startsWith('A') ? `B${parts[4]!.slice(1)}` : `A${parts[4]!.slice(1)}`;
