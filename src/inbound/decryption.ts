@@ -29,13 +29,16 @@ async function attempt(ctx: AppContext, row: InboundEvent): Promise<AttemptOutco
   const now = ctx.clock.now();
   const at = isoAt(now);
   const orgId = row.orgId!;
+  // The outcome is recorded only against the copy it was made from: another process may have
+  // decrypted this row meanwhile, or replaced its copy with a held one (attempts back to 0).
+  const seen = { attempts: row.attempts, rawBody: row.rawBody };
   try {
     const parsed = inboundNotificationSchema.safeParse(parseStoredBody(row.rawBody));
     if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');
     const out = await decryptJwe(compactJweOf(parsed.data.data), (kid) => privateKeyFor(ctx, orgId, kid));
     const payloadEnc = ctx.secrets.seal(out.plaintext, payloadSealContext(row.id));
     // A lost outcome is redone from the stored raw body: no fsync needed (see bookkeeping).
-    const done = bookkeeping(ctx.db, () => ctx.db.transaction(() => recordAttempt(ctx.db, row.id, row.attempts, { state: 'decrypted', kid: out.kid, payloadEnc, at }))());
+    const done = bookkeeping(ctx.db, () => ctx.db.transaction(() => recordAttempt(ctx.db, row.id, seen, { state: 'decrypted', kid: out.kid, payloadEnc, at }))());
     if (done) ctx.log.info({ inboundId: row.id, eventId: row.eventId, orgId, kid: out.kid, enc: out.enc, tolerated: out.tolerated }, 'card-network notification decrypted');
     return done ? 'decrypted' : 'skipped';
   } catch (err) {
@@ -48,7 +51,7 @@ async function attempt(ctx: AppContext, row: InboundEvent): Promise<AttemptOutco
     const contentFailure = known !== undefined && !known.retryable;
     const { done, promoted } = bookkeeping(ctx.db, () =>
       ctx.db.transaction(() => {
-        const recorded = recordAttempt(ctx.db, row.id, row.attempts, {
+        const recorded = recordAttempt(ctx.db, row.id, seen, {
           state: next ? 'received' : 'failed',
           kid: known?.kid ?? null,
           failureCode: code,
@@ -72,11 +75,16 @@ async function attempt(ctx: AppContext, row: InboundEvent): Promise<AttemptOutco
   }
 }
 
-/** Attempts every due row (up to batchSize); returns what happened to each. */
+/**
+ * Attempts every due row (up to batchSize); returns what happened to each. The event loop gets a
+ * turn after each row: requests and sends run between two decryptions, however long the queue
+ * (the RSA unwrap itself runs on the thread pool, see jwe-decrypt.ts).
+ */
 export async function decryptDue(ctx: AppContext): Promise<Record<AttemptOutcome, number>> {
   const counts: Record<AttemptOutcome, number> = { decrypted: 0, retry: 0, failed: 0, replaced: 0, skipped: 0 };
   for (const row of dueInboundEvents(ctx.db, isoAt(ctx.clock.now()), ctx.config.inbound.batchSize)) {
     counts[await attempt(ctx, row)]++;
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return counts;
 }

@@ -1,4 +1,4 @@
-import { constants, createDecipheriv, createHmac, privateDecrypt, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createDecipheriv, createHmac, timingSafeEqual, webcrypto, type KeyObject } from 'node:crypto';
 import { compactDecrypt, errors as joseErrors } from 'jose';
 import { decodeSegment, segmentAlphabet, type SegmentAlphabet } from './jwe-segments.js';
 import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint.js';
@@ -100,6 +100,22 @@ function parse(token: string): Parsed {
 }
 
 /**
+ * The private key as WebCrypto's RSA-OAEP-256 decryption key, made once per key. WebCrypto runs the
+ * RSA operation on libuv's thread pool: node:crypto's privateDecrypt ran it on the daemon's only
+ * thread, a millisecond or more each (several with a 4096-bit key), and a queue of a thousand
+ * notifications held every request and send for seconds.
+ */
+const oaepKeys = new WeakMap<KeyObject, Promise<webcrypto.CryptoKey>>();
+function oaepKeyOf(key: KeyObject): Promise<webcrypto.CryptoKey> {
+  let made = oaepKeys.get(key);
+  if (!made) {
+    made = webcrypto.subtle.importKey('pkcs8', key.export({ type: 'pkcs8', format: 'der' }), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['decrypt']);
+    oaepKeys.set(key, made);
+  }
+  return made;
+}
+
+/**
  * RSA-OAEP-256 unwrap of the content key. When it fails, the kid decides what it means. A kid that is
  * the held key's own SPKI fingerprint names exactly that key, so the key is right and the token is
  * not: its encrypted-key segment was altered or corrupted, or the sender encrypted for another key
@@ -108,10 +124,11 @@ function parse(token: string): Parsed {
  * nothing about the key behind it, so there a wrong key is the likelier cause: `key_mismatch`,
  * retried (the operator may be swapping the key).
  */
-function unwrapKey(p: Parsed, key: KeyObject): Buffer {
+async function unwrapKey(p: Parsed, key: KeyObject): Promise<Buffer> {
+  const oaep = await oaepKeyOf(key);
   let cek: Buffer;
   try {
-    cek = privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, p.encryptedKey);
+    cek = Buffer.from(await webcrypto.subtle.decrypt({ name: 'RSA-OAEP' }, oaep, p.encryptedKey));
   } catch {
     const { kid } = p.header;
     if (spkiFingerprint(key) === normalizeKid(kid)) {
@@ -178,7 +195,7 @@ export async function decryptJwe(token: string, lookup: (kid: string) => KeyObje
   if (!key) throw new JweDecryptError('unknown_kid', `no card-network key with kid ${kid} is held for this organization`, kid);
   // Unwrapping first tells a wrong key apart from a tampered token. The answer reaches only the
   // operator (the sender already has its 200), so this is no padding oracle.
-  const cek = unwrapKey(p, key);
+  const cek = await unwrapKey(p, key);
   const tolerated = tolerancesOf(p);
   if (tolerated.length > 0) return { plaintext: decryptContent(p, cek), kid, enc, tolerated };
   try {

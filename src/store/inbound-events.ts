@@ -243,13 +243,15 @@ export function nextDueAt(db: Db): string | undefined {
 }
 
 /**
- * The outcome of one attempt. Guarded by the attempt count the worker read, so a row requeued or
- * finished by another process meanwhile is left alone (returns false).
+ * The outcome of one attempt. Guarded by the attempt count and the copy (its bytes) the worker read,
+ * so a row requeued or finished by another process meanwhile is left alone (returns false). The
+ * attempt count alone was not enough: a held copy put in place of a failed one starts again at 0
+ * attempts, and a second daemon's outcome for the old copy then passed as the new copy's.
  */
 export function recordAttempt(
   db: Db,
   id: string,
-  seenAttempts: number,
+  seen: { attempts: number; rawBody: string },
   outcome:
     | { state: 'decrypted'; kid: string; payloadEnc: string; at: string }
     | { state: 'received' | 'failed'; kid: string | null; failureCode: string; failureReason: string; nextAttemptAt: string | null; at: string },
@@ -260,9 +262,9 @@ export function recordAttempt(
         .prepare(
           `UPDATE inbound_events SET state = 'decrypted', attempts = attempts + 1, kid = ?, payload_enc = ?, decrypted_at = ?,
              next_attempt_at = NULL, failure_code = NULL, failure_reason = NULL, updated_at = ?
-           WHERE id = ? AND state = 'received' AND attempts = ?`,
+           WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ?`,
         )
-        .run(outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seenAttempts).changes === 1;
+        .run(outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seen.attempts, seen.rawBody).changes === 1;
     // The event is processed: copies held in case this one failed are not needed any more.
     if (done) db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ?').run(id);
     return done;
@@ -272,9 +274,9 @@ export function recordAttempt(
       .prepare(
         `UPDATE inbound_events SET state = ?, attempts = attempts + 1, kid = ?, failure_code = ?, failure_reason = ?,
            next_attempt_at = ?, updated_at = ?
-         WHERE id = ? AND state = 'received' AND attempts = ?`,
+         WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ?`,
       )
-      .run(outcome.state, outcome.kid, outcome.failureCode, outcome.failureReason, outcome.nextAttemptAt, outcome.at, id, seenAttempts).changes === 1
+      .run(outcome.state, outcome.kid, outcome.failureCode, outcome.failureReason, outcome.nextAttemptAt, outcome.at, id, seen.attempts, seen.rawBody).changes === 1
   );
 }
 

@@ -27,6 +27,24 @@ function setup(overrides: Record<string, unknown> = {}) {
 const state = (ctx: TestContext, eventId: string) => getInboundEventByEventId(ctx.db, eventId)!;
 
 describe('inbound decryption', () => {
+  it("gives the event loop turns while it works through a queue of the library's tokens (their unwrap off the main thread)", async () => {
+    const { ctx, org, post } = setup();
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    const cert = selfSignedCertificate(right, tempDir());
+    for (let i = 0; i < 5; i++) await post(notification({ encryptedValue: cardNetworkLibraryToken({ n: i }, cert) }, { eventId: `e-${i}` }));
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      if (done) return;
+      turns++;
+      setImmediate(tick);
+    };
+    setImmediate(tick);
+    const counts = await decryptDue(ctx).finally(() => (done = true));
+    expect(counts).toMatchObject({ decrypted: 5 });
+    expect(turns).toBeGreaterThanOrEqual(5);
+  });
+
   it('decrypts a jose token and a card-network library token, and seals the payload at rest', async () => {
     const { ctx, org, post } = setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));

@@ -5,7 +5,8 @@ import { showInbound } from '../../src/inbound/event-queue.js';
 import { mapIca } from '../../src/inbound/ica-mapping.js';
 import { MAX_HELD_COPIES, redeliveryAction } from '../../src/inbound/intake.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
-import { getInboundEventByEventId, listHeldCopies, listReplacedCopies } from '../../src/store/inbound-events.js';
+import { getInboundEventByEventId, listHeldCopies, listReplacedCopies, recordAttempt } from '../../src/store/inbound-events.js';
+import { isoAt } from '../../src/domain/clock.js';
 import { makeApi, makeContext, type TestContext } from '../support/context.js';
 import { joseToken, makeKeyPair, notification } from './jwe-fixtures.js';
 
@@ -86,6 +87,24 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     expect(listReplacedCopies(ctx.db, stored.id)[0]!.rawBody).toBe(JSON.stringify(first));
     // The copy that decrypted is recorded as having arrived when it was held, not when it was promoted.
     expect(ctx.db.prepare('SELECT copy_received_at AS at FROM inbound_events WHERE id = ?').get(stored.id)).toEqual({ at: heldAt });
+  });
+
+  it("a second process's outcome for the altered copy is not recorded against the genuine one put in its place", async () => {
+    const { ctx, post } = setup();
+    const genuine = await joseToken({ ok: 'genuine' }, key);
+    await post(notification(altered(genuine)));
+    ctx.clock.advance(2_000);
+    await post(notification(genuine)); // held
+    // Another daemon read the row (the altered copy, 0 attempts) and is still working on it ...
+    const seenElsewhere = row(ctx);
+    // ... while this one fails it for its content and puts the held genuine copy in its place (0 attempts again).
+    expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
+    const late = recordAttempt(ctx.db, seenElsewhere.id, { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody }, {
+      state: 'failed', kid: null, failureCode: 'decryption_failed', failureReason: 'the authentication tag does not match', nextAttemptAt: null, at: isoAt(ctx.clock.now()),
+    });
+    expect(late).toBe(false);
+    expect(row(ctx)).toMatchObject({ state: 'received', attempts: 0, failureCode: null });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
   });
 
   it('held copies are tried oldest first, each failed one kept', async () => {
