@@ -12,15 +12,7 @@ import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type Middleware, 
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
 import { VERSION } from '../version.js';
-
-declare module 'http' {
-  interface IncomingMessage {
-    /** The exact bytes of a JSON request body, kept for routes that store or verify them. */
-    rawBody?: Buffer;
-    /** The charset the JSON parser decoded rawBody with (from Content-Type; utf-8 when none is named). */
-    rawBodyCharset?: string;
-  }
-}
+import './raw-body.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
 

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { badRequest, type FieldError } from '../domain/errors.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { illFormedTextPath, maySpellSurrogate } from '../domain/well-formed-text.js';
+import './raw-body.js';
 import type { Commit } from '../db/group-commit.js';
 import type { Reads } from '../db/read-pool.js';
 import type { OffloadedReads } from '../services/offloaded-reads.js';
