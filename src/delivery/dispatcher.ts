@@ -15,6 +15,7 @@ import {
   eventBodies,
   finishAttempt,
   insertAttempt,
+  lastRetryGotNoAnswer,
   leaseOf,
   releaseLease,
   releaseLeases,
@@ -22,7 +23,6 @@ import {
   sendTarget,
   trailingAttemptsFailedWith,
   setPendingState,
-  type ClaimedDelivery,
   type DeliveryState,
   type DueWebhook,
 } from '../store/deliveries.js';
@@ -230,7 +230,7 @@ export class Dispatcher implements Worker {
    * one of the process's slots for each timeout instead of perEndpointConcurrency of them.
    */
   readonly #unanswered = new Set<string>();
-  /** Webhooks this process has claimed rows of: on first sight, #unanswered is set from their last attempts. */
+  /** Webhooks this process has looked at: on first sight, #unanswered is set from the database. */
   readonly #seen = new Set<string>();
   /** Sends in flight per organization: what the share of send slots is computed from. */
   readonly #sendingByOrg = new Map<string, number>();
@@ -377,7 +377,7 @@ export class Dispatcher implements Worker {
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
     const leaseUntil = now + this.#leaseMs();
-    const due = dueWebhooks(db, now).filter((w) => (this.#claimedBy.get(w.id) ?? 0) < claimsOf(w.id));
+    const due = dueWebhooks(db, now).filter((w) => (this.#firstSight(w.id), (this.#claimedBy.get(w.id) ?? 0) < claimsOf(w.id)));
     if (due.length === 0) return [];
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
     if (this.#active >= budget && this.#claimedByOrg.size === 1 && due.every((w) => this.#claimedByOrg.has(w.orgId))) return [];
@@ -466,7 +466,6 @@ export class Dispatcher implements Worker {
 
     const started: Promise<void>[] = [];
     for (const { webhook, rows } of claimed) {
-      this.#firstSight(webhook.id, rows);
       const key = keys.get(webhook.orgId)!;
       let queue = this.#queues.get(webhook.id);
       if (!queue) this.#queues.set(webhook.id, (queue = []));
@@ -602,15 +601,14 @@ export class Dispatcher implements Worker {
   /**
    * An endpoint that had stopped answering before this process started (a restart, another
    * daemon's sends) starts at one send at a time too, not with a burst of perEndpointConcurrency
-   * sends into the same timeouts; one answer gives it all of them back. Read from the first rows
-   * this process claims for it (their last attempt, returned by the claim itself, no query of its
-   * own): after an outage its due retries come first. Later, its own sends say.
+   * sends into the same timeouts; one answer gives it all of them back. Read once per webhook and
+   * process, before its first claim is sized, from its most recently tried pending row (one index
+   * seek); after that, this process's own sends say.
    */
-  #firstSight(webhookId: string, rows: readonly ClaimedDelivery[]): void {
+  #firstSight(webhookId: string): void {
     if (this.#seen.has(webhookId)) return;
     this.#seen.add(webhookId);
-    const noAnswer = (r: ClaimedDelivery) => r.attempts > 0 && r.lastStatus === null && !(r.lastError ?? '').startsWith(SIGNING_FAILED);
-    if (rows.some(noAnswer)) this.#unanswered.add(webhookId);
+    if (lastRetryGotNoAnswer(this.#ctx.db, webhookId, SIGNING_FAILED)) this.#unanswered.add(webhookId);
   }
 
   #slotsOf(webhookId: string): number {

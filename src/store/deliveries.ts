@@ -126,9 +126,6 @@ export interface ClaimedDelivery {
   attempts: number;
   step: number;
   nextAttemptAt: number;
-  /** The last attempt's status: null when it got no answer, or when there was none (attempts 0). */
-  lastStatus: number | null;
-  lastError: string | null;
 }
 
 /**
@@ -158,7 +155,7 @@ export function claimDue(
                       AND id NOT IN (SELECT value FROM json_each(@held))
                     ORDER BY next_attempt_at, id LIMIT @limit)
          AND +state = 'pending' AND (lease_until IS NULL OR lease_until < @now)
-       RETURNING id, event_id AS eventId, attempts, step, next_attempt_at AS nextAttemptAt, last_status AS lastStatus, last_error AS lastError`,
+       RETURNING id, event_id AS eventId, attempts, step, next_attempt_at AS nextAttemptAt`,
     )
     .all({ owner, leaseUntil, webhookId, now: nowMs, limit, held: held.length ? JSON.stringify(held) : '[]' }) as ClaimedDelivery[];
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -212,6 +209,21 @@ export function trailingAttemptsFailedWith(db: Db, deliveryId: string, prefix: s
     )
     .pluck()
     .get({ deliveryId, prefix }) as number;
+}
+
+/**
+ * Whether the webhook's most recently tried pending row got no answer at all on its last attempt (a
+ * timeout, a refused or reset connection), borderd's own failures (`oursPrefix`) not counted: how a
+ * process that starts learns an endpoint had stopped answering. One seek in the partial index
+ * deliveries_retrying (migration 013), whatever the backlog.
+ */
+export function lastRetryGotNoAnswer(db: Db, webhookId: string, oursPrefix: string): boolean {
+  const row = db
+    .prepare(
+      "SELECT last_status AS status, last_error AS error FROM deliveries INDEXED BY deliveries_retrying WHERE webhook_id = ? AND state = 'pending' AND attempts > 0 ORDER BY updated_at DESC LIMIT 1",
+    )
+    .get(webhookId) as { status: number | null; error: string | null } | undefined;
+  return row !== undefined && row.status === null && !(row.error ?? '').startsWith(oursPrefix);
 }
 
 export function listAttempts(db: Db, deliveryId: string): AttemptRecord[] {

@@ -496,7 +496,10 @@ describe('an endpoint that stops answering', () => {
     }
   });
 
-  it('still gets one send at a time after a restart, when its last retried send got no answer', async () => {
+  it.each([
+    ['its retries are due', 5_000, 0],
+    ['only new events are due, its retries not yet', 1_000, 8],
+  ])('still gets one send at a time after a restart, when its last retried send got no answer: %s', async (_case, later, newEvents) => {
     const { ctx, org, receiver, webhookId } = await setup({ ...SHORT, 'delivery.perEndpointConcurrency': 4, 'delivery.timeoutMs': 200 });
     const hung: import('node:http').ServerResponse[] = [];
     receiver.setResponder((_r, res) => void hung.push(res));
@@ -506,7 +509,8 @@ describe('an endpoint that stops answering', () => {
       let attempted = 0;
       for (let pass = 0; pass < 4 && attempted < 8; pass++) attempted += await first.runOnce();
       expect(attempted).toBe(8); // every first attempt timed out
-      ctx.clock.advance(5_000); // the second attempts are due; a new process starts
+      ctx.clock.advance(later); // a new process starts
+      for (let i = 0; i < newEvents; i++) newTx(ctx, org.org.id);
       const restarted = new Dispatcher(ctx, { random: () => 0.5 });
       const sending = restarted.runOnce();
       await vi.waitFor(() => expect(receiver.received.length).toBe(9), { timeout: 3_000 });
