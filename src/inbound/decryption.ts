@@ -29,9 +29,10 @@ async function attempt(ctx: AppContext, row: InboundEvent): Promise<AttemptOutco
   const now = ctx.clock.now();
   const at = isoAt(now);
   const orgId = row.orgId!;
-  // The outcome is recorded only against the copy it was made from: another process may have
-  // decrypted this row meanwhile, or replaced its copy with a held one (attempts back to 0).
-  const seen = { attempts: row.attempts, rawBody: row.rawBody };
+  // The outcome is recorded only against the copy and organization it was made with: meanwhile
+  // another process may have decrypted this row or replaced its copy with a held one, and an ica
+  // mapping (between two rows of this batch, or elsewhere) may have moved it to another organization.
+  const seen = { attempts: row.attempts, rawBody: row.rawBody, orgId };
   try {
     const parsed = inboundNotificationSchema.safeParse(parseStoredBody(row.rawBody));
     if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');

@@ -243,15 +243,16 @@ export function nextDueAt(db: Db): string | undefined {
 }
 
 /**
- * The outcome of one attempt. Guarded by the attempt count and the copy (its bytes) the worker read,
- * so a row requeued or finished by another process meanwhile is left alone (returns false). The
- * attempt count alone was not enough: a held copy put in place of a failed one starts again at 0
- * attempts, and a second daemon's outcome for the old copy then passed as the new copy's.
+ * The outcome of one attempt. Guarded by the attempt count, the copy (its bytes) and the
+ * organization the worker read, so a row requeued, finished or moved by another process meanwhile
+ * is left alone (returns false). The attempt count alone was not enough: a held copy put in place
+ * of a failed one, and a row moved to another organization by an ica mapping, start again at 0
+ * attempts, and an outcome made for the old copy or with the old organization's keys then passed.
  */
 export function recordAttempt(
   db: Db,
   id: string,
-  seen: { attempts: number; rawBody: string },
+  seen: { attempts: number; rawBody: string; orgId: string },
   outcome:
     | { state: 'decrypted'; kid: string; payloadEnc: string; at: string }
     | { state: 'received' | 'failed'; kid: string | null; failureCode: string; failureReason: string; nextAttemptAt: string | null; at: string },
@@ -262,9 +263,9 @@ export function recordAttempt(
         .prepare(
           `UPDATE inbound_events SET state = 'decrypted', attempts = attempts + 1, kid = ?, payload_enc = ?, decrypted_at = ?,
              next_attempt_at = NULL, failure_code = NULL, failure_reason = NULL, updated_at = ?
-           WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ?`,
+           WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ? AND org_id = ?`,
         )
-        .run(outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seen.attempts, seen.rawBody).changes === 1;
+        .run(outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seen.attempts, seen.rawBody, seen.orgId).changes === 1;
     // The event is processed: copies held in case this one failed are not needed any more.
     if (done) db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ?').run(id);
     return done;
@@ -274,9 +275,9 @@ export function recordAttempt(
       .prepare(
         `UPDATE inbound_events SET state = ?, attempts = attempts + 1, kid = ?, failure_code = ?, failure_reason = ?,
            next_attempt_at = ?, updated_at = ?
-         WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ?`,
+         WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ? AND org_id = ?`,
       )
-      .run(outcome.state, outcome.kid, outcome.failureCode, outcome.failureReason, outcome.nextAttemptAt, outcome.at, id, seen.attempts, seen.rawBody).changes === 1
+      .run(outcome.state, outcome.kid, outcome.failureCode, outcome.failureReason, outcome.nextAttemptAt, outcome.at, id, seen.attempts, seen.rawBody, seen.orgId).changes === 1
   );
 }
 

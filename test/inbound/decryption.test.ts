@@ -45,6 +45,21 @@ describe('inbound decryption', () => {
     expect(turns).toBeGreaterThanOrEqual(5);
   });
 
+  it('records nothing made with the old organization for rows an ica mapping moved while the pass ran', async () => {
+    const { ctx, org, post } = setup();
+    const other = createOrganization(ctx, 'Other');
+    importCardNetworkKey(ctx, other.id, Buffer.from(right.privatePem)); // the key is the other organization's
+    ctx.config.inbound.icaOrganizations = {};
+    mapIca(ctx, '123456', org.id); // mapped to the wrong organization, in the database, as an operator does
+    for (let i = 0; i < 3; i++) await post(notification(await joseToken({ n: i }, right), { eventId: `m-${i}` }));
+    const pass = decryptDue(ctx); // starts with the rows as mapped to Acme, which has no key
+    await new Promise((r) => setImmediate(r));
+    mapIca(ctx, '123456', other.id); // the operator's fix, between two rows of the pass
+    await pass;
+    for (let i = 1; i < 3; i++) expect(state(ctx, `m-${i}`)).toMatchObject({ orgId: other.id, state: 'received', attempts: 0, failureCode: null });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 3 });
+  });
+
   it('decrypts a jose token and a card-network library token, and seals the payload at rest', async () => {
     const { ctx, org, post } = setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));

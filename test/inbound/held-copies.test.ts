@@ -99,7 +99,7 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     const seenElsewhere = row(ctx);
     // ... while this one fails it for its content and puts the held genuine copy in its place (0 attempts again).
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
-    const late = recordAttempt(ctx.db, seenElsewhere.id, { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody }, {
+    const late = recordAttempt(ctx.db, seenElsewhere.id, { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody, orgId: seenElsewhere.orgId! }, {
       state: 'failed', kid: null, failureCode: 'decryption_failed', failureReason: 'the authentication tag does not match', nextAttemptAt: null, at: isoAt(ctx.clock.now()),
     });
     expect(late).toBe(false);
