@@ -190,8 +190,11 @@ export function routeChain(
       if (!spec.query && spec.auth !== 'none' && hasQuery(req)) parsePart(NO_FIELDS, req.query, 'query', errors);
       if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
       // What the route takes (its schema's output: fields a route keeps without knowing them are not
-      // checked) must be text that can be stored as sent. Only a body spelling a surrogate is walked.
-      const illFormed = req.rawBody && maySpellSurrogate(req.rawBody) ? illFormedTextPath(body, 'body') : undefined;
+      // checked) must be text that can be stored as sent. A UTF-8 body is walked only when its bytes
+      // spell a surrogate escape; one in another charset (the parser decodes UTF-16 and others),
+      // whose bytes the scan cannot read, always is.
+      const mayHoldSurrogate = req.rawBody !== undefined && (req.rawBodyCharset !== 'utf-8' || maySpellSurrogate(req.rawBody));
+      const illFormed = mayHoldSurrogate ? illFormedTextPath(body, 'body') : undefined;
       if (illFormed) throw badRequest('validation_failed', `${illFormed} is not valid Unicode text`, [{ path: illFormed, message: 'holds a lone surrogate (\\ud800 to \\udfff without its pair), which cannot be stored as text' }]);
       const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
       const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
@@ -131,10 +132,25 @@ describe('webhook settings (endpoints 11-17)', () => {
 
   it('refuses a url holding a lone surrogate, which could not be stored as sent, and keeps a surrogate pair exactly', async () => {
     const ctx = makeContext();
-    const { http, tokens } = makeApi(ctx);
+    const { app, http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     const lone = await http.post(BASE).set('authorization', auth).set('content-type', 'application/json').send('{"url":"http://127.0.0.1:9/\\ud800x"}');
     expect([lone.status, lone.body.code, lone.body.errors]).toEqual([400, 'validation_failed', [{ path: 'body.url', message: expect.stringMatching(/lone surrogate/) }]]);
+    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM webhooks').get()).toEqual({ n: 0 });
+    // In another charset the parser decodes (UTF-16), escaped or as a raw code unit: sent as bytes
+    // over a real socket (supertest would serialize a Buffer as JSON).
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${BASE}`;
+      for (const text of ['{"url":"http://127.0.0.1:9/\\ud800x"}', '{"url":"http://127.0.0.1:9/\ud800x"}']) {
+        const res = await fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json; charset=utf-16le' }, body: Buffer.from(text, 'utf16le') });
+        const problem = (await res.json()) as { errors?: { path: string }[] };
+        expect([res.status, problem.errors?.[0]?.path]).toEqual([400, 'body.url']);
+      }
+    } finally {
+      server.close();
+    }
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM webhooks').get()).toEqual({ n: 0 });
     const pair = await http.post(BASE).set('authorization', auth).set('content-type', 'application/json').send('{"url":"http://127.0.0.1:9/\\ud83d\\ude00"}');
     expect(pair.status).toBe(201);
