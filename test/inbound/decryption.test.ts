@@ -9,6 +9,7 @@ import { importCardNetworkKey, generateCardNetworkKey, removeCardNetworkKey } fr
 import { retryInbound, showInbound } from '../../src/inbound/event-queue.js';
 import { getInboundEventByEventId, listReplacedCopies } from '../../src/store/inbound-events.js';
 import { makeApi, makeContext, tempDir, type TestContext } from '../support/context.js';
+import { turnsDuring } from '../support/event-loop.js';
 import { cardNetworkLibraryToken, joseToken, makeKeyPair, notification, selfSignedCertificate } from './jwe-fixtures.js';
 
 const PATH = '/v1/webhooks/card-network';
@@ -32,15 +33,7 @@ describe('inbound decryption', () => {
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const cert = selfSignedCertificate(right, tempDir());
     for (let i = 0; i < 5; i++) await post(notification({ encryptedValue: cardNetworkLibraryToken({ n: i }, cert) }, { eventId: `e-${i}` }));
-    let turns = 0;
-    let done = false;
-    const tick = () => {
-      if (done) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const counts = await decryptDue(ctx).finally(() => (done = true));
+    const { value: counts, turns } = await turnsDuring(decryptDue(ctx));
     expect(counts).toMatchObject({ decrypted: 5 });
     expect(turns).toBeGreaterThanOrEqual(5);
   });

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { makeContext } from '../support/context.js';
+import { turnsDuring } from '../support/event-loop.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createWebhook, deleteWebhook, disableWebhook } from '../../src/services/webhooks.js';
 import { replayWebhookSince } from '../../src/services/outbox.js';
@@ -67,20 +68,6 @@ describe('outbox retention inside the daemon', () => {
     ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?").run(isoAt(ctx.clock.now()));
     ctx.clock.advance(60 * DAY_MS);
     return ctx;
-  }
-
-  /** Counts the turns of the event loop that other work gets until `until` settles. */
-  async function turnsDuring<T>(until: Promise<T>): Promise<{ value: T; turns: number }> {
-    let turns = 0;
-    let settled = false;
-    const tick = () => {
-      if (settled) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
-    const value = await until.finally(() => (settled = true));
-    return { value, turns };
   }
 
   it('deletes one batch per turn of the event loop, so requests and sends run between batches', async () => {
