@@ -39,7 +39,8 @@ async function heartbeatStream() {
   const { tokens, url } = await serve(ctx);
   const org = await makeOrg(ctx, tokens);
   const stream = await open(url, org.auth);
-  await stream.next(1);
+  // ready, then signing-key: the organization's first key pair (made off the main thread) is stored by then.
+  await stream.next(2);
   return { ctx, url, ...org, stream };
 }
 
