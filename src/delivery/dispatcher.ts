@@ -597,7 +597,6 @@ export class Dispatcher implements Worker {
     return waiting.size > 1 ? Math.ceil(concurrency / waiting.size) : undefined;
   }
 
-  /** Send slots a webhook may use now: one while its endpoint does not answer, else perEndpointConcurrency. */
   /**
    * An endpoint that had stopped answering before this process started (a restart, another
    * daemon's sends) starts at one send at a time too, not with a burst of perEndpointConcurrency
@@ -611,6 +610,7 @@ export class Dispatcher implements Worker {
     if (lastRetryGotNoAnswer(this.#ctx.db, webhookId, SIGNING_FAILED)) this.#unanswered.add(webhookId);
   }
 
+  /** Send slots a webhook may use now: one while its endpoint does not answer, else perEndpointConcurrency. */
   #slotsOf(webhookId: string): number {
     return this.#unanswered.has(webhookId) ? 1 : this.#ctx.config.delivery.perEndpointConcurrency;
   }
