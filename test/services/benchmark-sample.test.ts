@@ -1,0 +1,115 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Db } from '../../src/db/open.js';
+import { SAMPLE_CLASSES } from '../../src/domain/benchmark-stats.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { summaryQuerySchema } from '../../src/services/benchmark-summary.js';
+import { benchmarkSummary } from '../../src/services/benchmark-summary.js';
+import { insertImportedTransaction, selectBenchmarkSample, type ImportedTransaction } from '../../src/store/imported-transactions.js';
+import { makeContext } from '../support/context.js';
+
+/**
+ * The summary's sample is read in pages of 1,000 along one index. These tests hold more than two
+ * pages of rows, many of them sharing one createdAt (so a page ends inside a run of equal times),
+ * and compare what each kind of filter reads with the filter's own definition.
+ */
+const TIMES = ['2026-03-01T08:00:00.000Z', '2026-03-02T08:00:00.000Z', '2026-03-03T08:00:00.000Z', '2026-03-04T08:00:00.000Z'];
+const CLASSES = [...SAMPLE_CLASSES, 'Stale'] as const;
+
+function fill(db: Db, orgId: string, n: number): ImportedTransaction[] {
+  const rows: ImportedTransaction[] = [];
+  for (let i = 0; i < n; i++) {
+    const t: ImportedTransaction = {
+      id: `txn_${orgId.slice(-6)}${String(i).padStart(6, '0')}`,
+      orgId,
+      importId: 'imp_x',
+      type: i % 5 === 0 ? 'Withdrawal' : 'Deposit',
+      status: 'Completed',
+      amount: null,
+      currency: 'USD',
+      network: null,
+      provider: i % 3 === 0 ? 'P1' : 'P2',
+      providerTransactionId: `p-${i}`,
+      country: i % 2 === 0 ? 'MX' : 'BR',
+      corridor: 'US-MX',
+      benchmark: CLASSES[i % CLASSES.length]!,
+      reviewState: null,
+      reconciliation: null,
+      amountUsd: String(1 + (i % 7)),
+      costVsMarketUsd: String((i % 11) - 5),
+      // Blocks of equal times, longer than nothing and shorter than a page.
+      createdAt: TIMES[Math.floor(i / 700) % TIMES.length]!,
+      updatedAt: TIMES[(Math.floor(i / 700) + 1) % TIMES.length]!,
+    };
+    insertImportedTransaction(db, t);
+    rows.push(t);
+  }
+  return rows;
+}
+
+const FILTERS: Record<string, string>[] = [
+  {},
+  { country: 'MX' },
+  { provider: 'P1', type: 'Deposit' },
+  { origin: 'imported' },
+  { origin: 'imported', fromDate: '2026-03-02' },
+  { fromDate: '2026-03-02', toDate: '2026-03-03' },
+  { toDate: '2026-03-01' },
+  { fromUpdatedDate: '2026-03-03' },
+  { benchmark: 'InLine' },
+  { benchmark: 'Stale' },
+];
+
+/** The filter's definition, over the rows as inserted (every row is imported). */
+function expected(rows: readonly ImportedTransaction[], q: Record<string, string>): string[] {
+  const day = (iso: string) => iso.slice(0, 10);
+  return rows
+    .filter((r) => (SAMPLE_CLASSES as readonly string[]).includes(r.benchmark!))
+    .filter((r) => (q.country ? r.country === q.country : true) && (q.provider ? r.provider === q.provider : true) && (q.type ? r.type === q.type : true))
+    .filter((r) => (q.benchmark ? r.benchmark === q.benchmark : true) && (q.origin && q.origin !== 'all' ? q.origin === 'imported' : true))
+    .filter((r) => (q.fromDate ? day(r.createdAt) >= q.fromDate : true) && (q.toDate ? day(r.createdAt) <= q.toDate : true))
+    .filter((r) => (q.fromUpdatedDate ? day(r.updatedAt) >= q.fromUpdatedDate : true))
+    .map((r) => r.id)
+    .sort();
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('benchmark summary sample', () => {
+  it('reads every row of the sample exactly once, whichever filter drives the walk, across pages that end inside equal times', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const other = createOrganization(ctx, 'Other');
+    const rows = fill(ctx.db, org.id, 3_500);
+    fill(ctx.db, other.id, 1_200);
+    for (const raw of FILTERS) {
+      const q = summaryQuerySchema.parse(raw);
+      const read = [...selectBenchmarkSample(ctx.db, org.id, { ...q, createdFrom: q.fromDate && `${q.fromDate}T00:00:00.000Z`, createdTo: q.toDate && `${q.toDate}T23:59:59.999Z`, updatedFrom: q.fromUpdatedDate && `${q.fromUpdatedDate}T00:00:00.000Z` })];
+      const ids = read.map((r) => r.id).sort();
+      expect({ filter: raw, ids }).toEqual({ filter: raw, ids: expected(rows, raw) });
+      expect(benchmarkSummary(ctx.db, org.id, q).sampleSize).toBe(ids.length);
+    }
+    // The filters above do reach past one page: the sample without a filter is 2,625 rows.
+    expect(expected(rows, {}).length).toBe(2_625);
+  });
+
+  it('walks an index in its own order for every kind of filter: no page sorts the sample (which made each page cost the whole sample)', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    fill(ctx.db, org.id, 1_500);
+    // No ANALYZE has run, as in a daemon's database: the plan must not depend on table statistics.
+    const statements = new Set<string>();
+    const prepare = ctx.db.prepare.bind(ctx.db);
+    vi.spyOn(ctx.db, 'prepare').mockImplementation(((sql: string) => {
+      if (/FROM transactions\b/.test(sql) && /\bLIMIT\b/.test(sql)) statements.add(sql);
+      return prepare(sql);
+    }) as Db['prepare']);
+    for (const raw of FILTERS) benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(raw));
+    expect(statements.size).toBeGreaterThanOrEqual(5);
+    for (const sql of statements) {
+      const params = Array.from({ length: sql.split('?').length - 1 }, () => null);
+      const plan = (prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((p) => p.detail).join(' | ');
+      expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE/) });
+      expect(plan).toMatch(/USING INDEX transactions_org_/);
+    }
+  });
+});
