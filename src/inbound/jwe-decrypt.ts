@@ -193,19 +193,25 @@ export async function decryptJwe(token: string, lookup: (kid: string) => KeyObje
   const { kid, enc } = p.header;
   const key = lookup(kid);
   if (!key) throw new JweDecryptError('unknown_kid', `no card-network key with kid ${kid} is held for this organization`, kid);
-  // Unwrapping first tells a wrong key apart from a tampered token. The answer reaches only the
-  // operator (the sender already has its 200), so this is no padding oracle.
-  const cek = await unwrapKey(p, key);
   const tolerated = tolerancesOf(p);
-  if (tolerated.length > 0) return { plaintext: decryptContent(p, cek), kid, enc, tolerated };
+  if (tolerated.length > 0) return { plaintext: decryptContent(p, await unwrapKey(p, key)), kid, enc, tolerated };
   try {
-    const { plaintext } = await compactDecrypt(token, key, {
+    // jose unwraps with the same WebCrypto key (one RSA operation per token, on the thread pool).
+    const { plaintext } = await compactDecrypt(token, await oaepKeyOf(key), {
       keyManagementAlgorithms: [...KEY_MANAGEMENT_ALGORITHMS],
       contentEncryptionAlgorithms: CONTENT_ENCRYPTIONS,
     });
     return { plaintext: Buffer.from(plaintext), kid, enc, tolerated };
   } catch (err) {
-    if (err instanceof joseErrors.JWEDecryptionFailed) throw tagFailure(kid);
+    if (err instanceof joseErrors.JWEDecryptionFailed) {
+      // jose says only "failed", for a wrong key and a tampered token alike. Unwrapping the content
+      // key here tells them apart (unwrapKey throws key_mismatch or decryption_failed); a key that
+      // unwraps leaves the content at fault. Done only on this path: unwrapping every token first
+      // made each one cost two RSA operations. The answer reaches only the operator (the sender
+      // already has its 200), so this is no padding oracle.
+      await unwrapKey(p, key);
+      throw tagFailure(kid);
+    }
     if (err instanceof joseErrors.JOSEError) throw new JweDecryptError('malformed_jwe', `jose refused the token: ${err.message}`, kid);
     throw err;
   }

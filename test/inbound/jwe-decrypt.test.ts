@@ -1,5 +1,5 @@
-import { constants, createCipheriv, createHmac, publicEncrypt, randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { constants, createCipheriv, createHmac, publicEncrypt, randomBytes, webcrypto } from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
 import { compactDecrypt, decodeProtectedHeader } from 'jose';
 import { decryptJwe, JweDecryptError } from '../../src/inbound/jwe-decrypt.js';
 import { tempDir } from '../support/context.js';
@@ -55,6 +55,21 @@ describe('decryptJwe', () => {
     expect(err.code).toBe('unknown_kid');
     expect(err.kid).toBe(other.kid);
     expect(err.retryable).toBe(true);
+  });
+
+  it('makes one RSA operation for a token it decrypts, and a second only to name what went wrong', async () => {
+    const rsa = vi.spyOn(webcrypto.subtle, 'decrypt');
+    const rsaCalls = () => rsa.mock.calls.filter(([algorithm]) => (typeof algorithm === 'string' ? algorithm : algorithm.name) === 'RSA-OAEP').length;
+    try {
+      await decryptJwe(await joseToken({ once: true }, key), lookup);
+      expect(rsaCalls()).toBe(1);
+      rsa.mockClear();
+      const assigned = (kid: string) => (kid === 'portal-key-1' ? key.privateKey : undefined);
+      expect((await failure(decryptJwe(await joseToken({}, other, { kid: 'portal-key-1' }), assigned))).code).toBe('key_mismatch');
+      expect(rsaCalls()).toBe(2);
+    } finally {
+      rsa.mockRestore();
+    }
   });
 
   it('names a wrong key under a kid the operator assigned (import --kid)', async () => {
