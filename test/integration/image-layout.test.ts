@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/context.js';
@@ -12,15 +13,18 @@ import { ROOT } from '../support/process.js';
  * exactly what its COPY lines name, with node_modules cut down to the production dependencies as
  * `npm prune --omit=dev` leaves them. The daemon then starts from that tree through the image's
  * entrypoint with the image's environment and nothing else, answers the HEALTHCHECK, and a CLI
- * command runs as README's `docker run … borderd clients list` runs it. So a file the image lacks, a
- * development dependency imported at run time or an image variable the code does not read fails
- * here. The base image, apt and the `node` user are what this cannot check.
+ * command runs as README's `docker run … borderd clients list` runs it, in the image's working
+ * directory with /app not writable (the image's files belong to root, its commands run as `node`).
+ * So a file the image lacks, a development dependency imported at run time, an image variable the
+ * code does not read or a default path that lands in /app fails here. The base image, apt and the
+ * `node` user themselves are what this cannot check.
  */
 
 const WORKDIR = '/app';
 
 /** Where a path of the image lands in the replay: WORKDIR stands for `root`. */
 function inImage(root: string, path: string): string {
+  if (path === WORKDIR) return root;
   const rel = path.startsWith(`${WORKDIR}/`) ? path.slice(WORKDIR.length + 1) : path.replace(/^\.\//, '');
   return join(root, rel);
 }
@@ -53,10 +57,48 @@ function copyProductionModules(to: string): string[] {
   return packages;
 }
 
+/** Takes write permission from every directory under `root` (the image's root-owned /app); the returned function gives it back. */
+function readOnlyTree(root: string): () => void {
+  const dirs: string[] = [];
+  const walk = (dir: string) => {
+    dirs.push(dir);
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path, { throwIfNoEntry: false })?.isDirectory() && !name.startsWith('node_modules')) walk(path);
+    }
+  };
+  walk(root);
+  for (const dir of dirs) chmodSync(dir, 0o555);
+  return () => {
+    for (const dir of dirs) chmodSync(dir, 0o755);
+  };
+}
+
 const started: { kill(): void }[] = [];
+const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const p of started.splice(0)) p.kill();
+  for (const c of cleanups.splice(0)) c();
 });
+
+/** Waits until the process prints `marker` (stdout or stderr), then stops it with SIGTERM and expects exit 0. */
+async function untilListening(child: ReturnType<typeof spawn>, marker: string): Promise<void> {
+  started.push(child);
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`never printed "${marker}":\n${out}`)), 30_000);
+    const check = (d: Buffer) => {
+      out += d.toString();
+      if (out.includes(marker)) (clearTimeout(timer), resolve());
+    };
+    child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
+    void exited.then(() => (clearTimeout(timer), reject(new Error(`exited before "${marker}":\n${out}`))));
+  });
+  child.kill('SIGTERM');
+  expect(await exited, out).toBe(0);
+}
 
 describe('the Docker image, replayed without an engine', () => {
   it('builds from the files it copies and serves, answers its healthcheck and runs CLI commands with production dependencies only', async () => {
@@ -64,7 +106,10 @@ describe('the Docker image, replayed without an engine', () => {
     const build = stages.find((s) => s.name === 'build')!;
     const final = stages.at(-1)!;
     expect(build, 'a stage named build').toBeDefined();
-    for (const stage of [build, final]) expect(instructionArgs(stage, 'WORKDIR')).toEqual([WORKDIR]);
+    expect(instructionArgs(build, 'WORKDIR')).toEqual([WORKDIR]);
+    // The final stage copies into /app, then works in the volume.
+    const volume = (JSON.parse(instructionArgs(final, 'VOLUME')[0]!) as string[])[0]!;
+    expect(instructionArgs(final, 'WORKDIR')).toEqual([WORKDIR, volume]);
     const buildRuns = instructionArgs(build, 'RUN').join('\n');
     // What the replay does in their place: node_modules stands for `npm ci`, then the same build and prune.
     expect(buildRuns).toMatch(/npm ci/);
@@ -100,7 +145,11 @@ describe('the Docker image, replayed without an engine', () => {
       BORDERD_PORT: '0',
       BORDERD_DB: join(dataDir, 'borderd.db'),
     };
-    const daemon = spawn('sh', [script, ...cmd], { cwd: appRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Commands run where the image's last WORKDIR says (the volume); /app is not theirs to write.
+    const workdir = instructionArgs(final, 'WORKDIR').at(-1)!;
+    const cwd = workdir === volume ? dataDir : inImage(appRoot, workdir);
+    if (process.getuid?.() !== 0) cleanups.push(readOnlyTree(appRoot));
+    const daemon = spawn('sh', [script, ...cmd], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     started.push(daemon);
     let out = '';
     daemon.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -132,7 +181,7 @@ describe('the Docker image, replayed without an engine', () => {
     expect(out).toMatch(/no organization yet/);
     // `docker run --rm -v borderd-data:/data borderd …`: the entrypoint, the image's environment, the volume's database.
     const cli = (...args: string[]) => {
-      const r = spawnSync('sh', [script, ...args, '--json'], { cwd: appRoot, env, encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync('sh', [script, ...args, '--json'], { cwd, env, encoding: 'utf8', timeout: 30_000 });
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
       return JSON.parse(r.stdout) as Record<string, string>;
     };
@@ -150,5 +199,13 @@ describe('the Docker image, replayed without an engine', () => {
 
     daemon.kill('SIGTERM');
     expect(await exited).toBe(0);
+
+    // `docker run … borderd receive …` with its default capture log (a relative path): it must
+    // land in the volume. In /app the node user could not create it.
+    writeFileSync(join(dataDir, 'public.pem'), generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }));
+    await untilListening(spawn('sh', [script, 'receive', '--forward-to', 'http://127.0.0.1:9/hook', '--public-key', 'public.pem', '--host', '127.0.0.1', '--port', '0'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), 'forwarding to');
+    expect(existsSync(join(dataDir, 'borderd-receive.db'))).toBe(true);
+    // With no arguments at all (CMD cleared by `docker run --entrypoint …`) the entrypoint serves.
+    await untilListening(spawn('sh', [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), 'borderd listening on');
   }, 240_000);
 });
