@@ -1,0 +1,37 @@
+import { vi } from 'vitest';
+import type { Db } from '../../src/db/open.js';
+
+/**
+ * The query plans of what a piece of code runs. borderd's databases never have ANALYZE statistics,
+ * so SQLite plans each statement from its indexes alone; a plan that sorts a whole table slice per
+ * page, or reads a backlog per row, passes every functional test at test sizes and stalls the daemon
+ * at real ones. Tests assert on the plan instead of on a time, which these shared machines cannot.
+ */
+export interface Planned {
+  sql: string;
+  /** EXPLAIN QUERY PLAN's lines joined with " | ". */
+  plan: string;
+}
+
+/** Runs `fn`, recording every SQL text it prepares on `db` (matching `only`), and returns their plans. */
+export async function plansOf(db: Db, fn: () => unknown, only: RegExp = /./): Promise<Planned[]> {
+  const statements = new Set<string>();
+  const prepare = db.prepare.bind(db);
+  const spy = vi.spyOn(db, 'prepare').mockImplementation(((sql: string) => {
+    if (only.test(sql) && !/^\s*(PRAGMA|BEGIN|COMMIT|SAVEPOINT|RELEASE|ROLLBACK)/i.test(sql)) statements.add(sql);
+    return prepare(sql);
+  }) as Db['prepare']);
+  try {
+    await fn();
+  } finally {
+    spy.mockRestore();
+  }
+  return [...statements].map((sql) => {
+    // The plan does not depend on the values: every parameter is bound to null.
+    const params = Array.from({ length: (sql.match(/\?/g) ?? []).length }, () => null);
+    const named = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map((m) => [m[1]!, null]));
+    const explain = prepare(`EXPLAIN QUERY PLAN ${sql}`);
+    const rows = (Object.keys(named).length > 0 ? explain.all(named) : explain.all(...params)) as { detail: string }[];
+    return { sql, plan: rows.map((r) => r.detail).join(' | ') };
+  });
+}
