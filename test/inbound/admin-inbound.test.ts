@@ -3,6 +3,8 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { decryptDue } from '../../src/inbound/decryption.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
 import { ADMIN_TOKEN, makeApi, makeContext } from '../support/context.js';
+import { plansOf } from '../support/query-plans.js';
+import { listInbound } from '../../src/inbound/event-queue.js';
 import { joseToken, makeKeyPair, notification } from './jwe-fixtures.js';
 
 const key = makeKeyPair();
@@ -64,6 +66,27 @@ describe('admin inbound routes', () => {
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect((await http.post('/admin/v1/inbound/events/b/retry').set('authorization', admin)).status).toBe(409);
     expect((await http.post('/admin/v1/inbound/events/zzz/retry').set('authorization', admin)).status).toBe(404);
+  });
+});
+
+describe('inbound reads at scale', () => {
+  it('pages the list and takes the decryption queue along an index in their own order: no sort of every matching row', async () => {
+    const ctx = makeContext();
+    const plans = await plansOf(
+      ctx.db,
+      async () => {
+        for (const state of ['received', 'decrypted', 'failed', 'unmatched'] as const) {
+          listInbound(ctx, { state, limit: 20 });
+          listInbound(ctx, { state, startingAfter: 'inb_x', limit: 20 });
+          listInbound(ctx, { state, eventType: 'TOKEN_STATUS_UPDATED', limit: 20 });
+        }
+        listInbound(ctx, { limit: 20 });
+        await decryptDue(ctx);
+      },
+      /FROM inbound_events/,
+    );
+    expect(plans.length).toBeGreaterThanOrEqual(4);
+    for (const { sql, plan } of plans) expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE|\bSCAN inbound_events\b(?! USING)/) });
   });
 });
 
