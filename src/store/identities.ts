@@ -124,7 +124,7 @@ function nameMatch(columns: readonly NameColumn[], p: string): { sql: string; pa
 }
 
 /**
- * The capped match count per connection and `${orgId} ${prefix}`, newest last, at most
+ * The capped match count per connection and name prefix (`${orgId} ${prefix}`) or email prefix, newest last, at most
  * DENSITY_CACHE entries. Only the plan depends on it, never the rows listed (both plans answer the
  * same), so a count that went stale as identities were added costs speed at worst; it is still
  * refreshed after DENSITY_TTL_MS. Counting reads up to DENSE_COUNT_CAP index entries per column,
@@ -135,13 +135,30 @@ const DENSITY_CACHE = 1_000;
 const DENSITY_TTL_MS = 60_000;
 
 function isDenseNamePrefix(db: Db, orgId: string, p: string, limit: number): boolean {
+  return isDense(db, `${orgId} ${p}`, limit, () => countNameMatches(db, orgId, p));
+}
+
+/** The same for an email prefix, under keys of its own (no organization id holds a NUL). */
+function isDenseEmailPrefix(db: Db, orgId: string, p: string, limit: number): boolean {
+  return isDense(db, `${orgId}\u0000email\u0000${p}`, limit, () => countEmailMatches(db, orgId, p));
+}
+
+function isDense(db: Db, key: string, limit: number, count: () => number): boolean {
   let cache = densityCache.get(db);
   if (!cache) densityCache.set(db, (cache = new Map()));
-  const key = `${orgId} ${p}`;
   const now = performance.now();
   let hit = cache.get(key);
-  if (!hit || now - hit.at >= DENSITY_TTL_MS) remember(cache, key, (hit = { matches: countNameMatches(db, orgId, p), at: now }), DENSITY_CACHE);
+  if (!hit || now - hit.at >= DENSITY_TTL_MS) remember(cache, key, (hit = { matches: count(), at: now }), DENSITY_CACHE);
   return hit.matches > denseMatchesFor(limit);
+}
+
+/** The email matches up to DENSE_COUNT_CAP: at most that many entries of identities_org_email. */
+function countEmailMatches(db: Db, orgId: string, p: string): number {
+  return (
+    db
+      .prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM identities WHERE org_id = ? AND email_lc >= ? AND email_lc < ? LIMIT ?)')
+      .get(orgId, p, p + PREFIX_END, DENSE_COUNT_CAP) as { n: number }
+  ).n;
 }
 
 /** The name matches (one per matching column) up to DENSE_COUNT_CAP. */
@@ -162,7 +179,7 @@ function countNameMatches(db: Db, orgId: string, p: string): number {
 }
 
 /**
- * How a name filter is served: 'email' (the email range drives, names tested per row), 'walk' (a
+ * How a name filter is served: 'email' (a rare email prefix's matches drive, names tested on them), 'walk' (a
  * dense prefix: ids in order on the names index until limit + 1 matches) or 'collect' (a rare
  * prefix: one index range scan per name column, then only the matches are sorted by id).
  */
@@ -170,7 +187,10 @@ export type NamePlan = 'email' | 'walk' | 'collect';
 
 export function namePlan(db: Db, orgId: string, f: IdentityFilter): NamePlan | undefined {
   if (f.name === undefined) return undefined;
-  if (f.email !== undefined) return 'email';
+  // A rare email prefix drives (its matches collected, then sorted by id); a dense one is tested
+  // like the names, on the walk or on the collected name matches: driving by a dense email range
+  // sorted every match for each page.
+  if (f.email !== undefined && !isDenseEmailPrefix(db, orgId, f.email.toLowerCase(), f.limit)) return 'email';
   return isDenseNamePrefix(db, orgId, f.name.toLowerCase(), f.limit) ? 'walk' : 'collect';
 }
 
@@ -196,8 +216,18 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Listed
   }
   if (f.email !== undefined) {
     const p = f.email.toLowerCase();
-    where.push('email_lc >= ? AND email_lc < ?');
-    params.push(p, p + PREFIX_END);
+    // Without a name: a rare email prefix is collected (its matches sorted by id), a dense one walks
+    // the organization's ids on identities_org_id_names, which holds email_lc (migration 015). With
+    // a name, namePlan chose: 'email' collects here; otherwise the email is only tested per row.
+    const collect = plan === 'email' || (plan === undefined && !isDenseEmailPrefix(db, orgId, p, f.limit));
+    if (collect) {
+      where.push('id IN (SELECT id FROM identities WHERE org_id = ? AND email_lc >= ? AND email_lc < ?)');
+      params.push(orgId, p, p + PREFIX_END);
+    } else {
+      if (plan === undefined) indexHint = 'INDEXED BY identities_org_id_names';
+      where.push('+email_lc >= ? AND +email_lc < ?');
+      params.push(p, p + PREFIX_END);
+    }
   }
   if (f.type !== undefined) {
     where.push('type = ?');

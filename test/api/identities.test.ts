@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { createIdentity, importIdentities } from '../../src/services/identities.js';
 import { createApiClient } from '../../src/services/organizations.js';
-import { namePlan } from '../../src/store/identities.js';
+import { listIdentities, namePlan } from '../../src/store/identities.js';
+import { plansOf } from '../support/query-plans.js';
 import { identitySchema } from '../../src/api/routes/identities.js';
 
 const admin = `Bearer ${ADMIN_TOKEN}`;
@@ -331,5 +332,51 @@ describe('identity PII in logs', () => {
     const text = ctx.logs.text();
     expect(ctx.logs.lines.length).toBeGreaterThan(4);
     for (const pii of ['García', 'andres@corp', 'Wilhelmina', 'wil@secret.example', 'ana@example.com']) expect(text).not.toContain(pii);
+  });
+});
+
+describe('identity lists filtered by email', () => {
+  // 1,200 emails under "j" (dense for a page of 10 or 100), 30 under "zed" (rare), names mixed.
+  function seed() {
+    const ctx = makeContext();
+    const org = (ctx.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_e', 'E', '2026-01-01T00:00:00.000Z') RETURNING id").get() as { id: string }).id;
+    const lines = Array.from({ length: 1_230 }, (_, i) =>
+      JSON.stringify({ type: i % 3 === 0 ? 'Business' : 'Personal', data: { firstName: i % 2 ? 'Ana' : 'Bo', lastName: 'Ruiz', email: i < 1_200 ? `j${i}@example.com` : `zed${i}@example.com` } }),
+    );
+    importIdentities(ctx, org, lines);
+    const all = ctx.db.prepare('SELECT id, email_lc AS email, first_name_lc AS first, type FROM identities ORDER BY id').all() as { id: string; email: string; first: string; type: string }[];
+    return { ctx, org, all };
+  }
+  const FILTERS = [{ email: 'j' }, { email: 'j1' }, { email: 'zed' }, { email: 'j', name: 'ana' }, { email: 'zed', name: 'bo' }, { email: 'j', type: 'Business' as const }];
+
+  it('pages every filter exactly as its definition says, cursor after cursor', () => {
+    const { ctx, org, all } = seed();
+    for (const f of FILTERS) {
+      for (const limit of [10, 100]) {
+        const want = all.filter((r) => r.email.startsWith(f.email) && (!f.name || r.first.startsWith(f.name)) && (!f.type || r.type === f.type)).map((r) => r.id);
+        const got: string[] = [];
+        let after: string | undefined;
+        for (;;) {
+          const page = listIdentities(ctx.db, org, { ...f, limit, startingAfter: after });
+          got.push(...page.slice(0, limit).map((r) => r.id));
+          if (page.length <= limit) break;
+          after = page[limit - 1]!.id;
+        }
+        expect({ f, limit, got }).toEqual({ f, limit, got: want });
+      }
+    }
+  });
+
+  it('never sorts every match of a dense email prefix for a page: it walks ids in order; a rare one sorts only its matches', async () => {
+    const { ctx, org } = seed();
+    const plans = await plansOf(ctx.db, () => {
+      for (const f of FILTERS) for (const startingAfter of [undefined, 'idn_0']) listIdentities(ctx.db, org, { ...f, limit: 10, startingAfter });
+    }, /FROM identities .*ORDER BY id LIMIT/s);
+    expect(plans.length).toBeGreaterThanOrEqual(3);
+    for (const { sql, plan } of plans) {
+      // Only the rare-prefix statements (an id IN (…) list of the matches) may sort, and then only those matches.
+      if (!/id IN \(SELECT/.test(sql)) expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE/) });
+      expect(plan).not.toMatch(/identities_org_email \(org_id=\? AND email_lc>\? AND email_lc<\?\) \| USE TEMP B-TREE/);
+    }
   });
 });
