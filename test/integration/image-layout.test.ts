@@ -1,11 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../support/context.js';
 import { dockerCopies, dockerEnv, dockerStages, instructionArgs, type DockerStage } from '../support/dockerfile.js';
 import { ROOT } from '../support/process.js';
+import { copyProductionModules } from '../support/production-modules.js';
 
 /**
  * The Docker image without a Docker engine: the Dockerfile's stages replayed on this machine. The
@@ -40,21 +41,6 @@ function replayCopies(stage: DockerStage, root: string, stageRoots: Record<strin
       cpSync(from, dest, { recursive: true });
     }
   }
-}
-
-/** node_modules as `npm prune --omit=dev` leaves it: only the packages `npm ls --omit=dev` lists. */
-function copyProductionModules(to: string): string[] {
-  const res = spawnSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8' });
-  expect(res.status, res.stderr).toBe(0);
-  const packages = res.stdout
-    .split('\n')
-    .filter((p) => p.startsWith(join(ROOT, 'node_modules')))
-    .map((p) => relative(ROOT, p));
-  for (const pkg of packages) {
-    const nested = join(ROOT, pkg, 'node_modules');
-    cpSync(join(ROOT, pkg), join(to, pkg), { recursive: true, filter: (src) => src !== nested });
-  }
-  return packages;
 }
 
 /** Takes write permission from every directory under `root` (the image's root-owned /app); the returned function gives it back. */
