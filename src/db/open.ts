@@ -12,6 +12,8 @@ export interface OpenOptions {
   readonly?: boolean;
   /** database.synchronous; FULL unless told otherwise. */
   synchronous?: SynchronousLevel;
+  /** The setting that named the path, for the error when it cannot be opened: database.path unless told otherwise. */
+  setting?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
     db.exec('PRAGMA foreign_keys = ON');
   } catch (err) {
     if (db) (db.close(), connections.push(db));
-    throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (database.path)`, { cause: err });
+    throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (${opts.setting ?? 'database.path'})`, { cause: err });
   }
   cacheStatements(db);
   if (!opts.readonly && opts.synchronous !== 'normal') fsyncedCommits.add(db);

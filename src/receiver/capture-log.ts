@@ -84,7 +84,7 @@ export class CaptureLog {
 
   constructor(private readonly path: string) {
     if (path !== ':memory:') keepToOwner(path);
-    this.#db = openDatabase(path, { synchronous: 'normal' });
+    this.#db = openDatabase(path, { synchronous: 'normal', setting: '--capture-db' });
     this.#db.exec(SCHEMA);
   }
 

@@ -56,6 +56,16 @@ describe('borderd receive (listen mode)', () => {
     }
   });
 
+  it('a capture log that cannot be opened is one line naming --capture-db (exit 2)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'org.pem'), signer.publicKey);
+    writeFileSync(join(dir, 'not-a-dir'), '');
+    const at = join(dir, 'not-a-dir', 'c.db');
+    const r = await runCli(['receive', '--forward-to', 'http://127.0.0.1:9/app', '--port', '0', '--public-key', join(dir, 'org.pem'), '--capture-db', at]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^borderd: cannot open database ${at}: .*\\(--capture-db\\)\n$`));
+  });
+
   it('forwards a signed event byte-exact with its headers and answers with the app status', async () => {
     const { app, rx, post } = await setup();
     // Odd spacing proves the bytes are not re-serialized on the way.
