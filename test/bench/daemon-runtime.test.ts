@@ -30,7 +30,7 @@ describe('the daemon runtime settings', () => {
     for (const [k, v] of Object.entries(START_RUNTIME.env)) expect(env[k], k).toBe(v);
     expect(env.NODE_OPTIONS).toBeUndefined();
     expect(entrypointArgs(['serve', '--port', '8080'])).toEqual([...START_RUNTIME.nodeArgs, '/app/bin/borderd.js', 'serve', '--port', '8080']);
-    expect(entrypointArgs([])).toEqual([...START_RUNTIME.nodeArgs, '/app/bin/borderd.js']);
+    expect(entrypointArgs([])).toEqual([...START_RUNTIME.nodeArgs, '/app/bin/borderd.js', 'serve']);
     expect(entrypointArgs(['import', 'transactions', 'a b.csv'])).toEqual(['/app/bin/borderd.js', 'import', 'transactions', 'a b.csv']);
   });
 });
