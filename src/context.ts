@@ -4,6 +4,7 @@ import type { Config } from './config/schema.js';
 import type { Db } from './db/open.js';
 import { openDatabase } from './db/open.js';
 import { migrate } from './db/migrate.js';
+import { EventSignatures } from './delivery/event-signatures.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { checkMasterKey, mayCreateMasterKey, resolveMasterKey } from './security/master-key.js';
@@ -22,6 +23,12 @@ export interface AppContext {
   secrets: SecretBox;
   dataDir: string;
   signals: EventEmitter;
+  /**
+   * The signatures of events, shared by the dispatcher and the event stream: one Signer (each
+   * private key unsealed once) and one cache (an event signed for one is not signed again for the
+   * other). One per context, so one per daemon process.
+   */
+  eventSignatures: EventSignatures;
 }
 
 export interface ContextOptions {
@@ -55,5 +62,8 @@ export function createContext(config: Config, opts: ContextOptions = {}): AppCon
   }
   const signals = new EventEmitter();
   signals.setMaxListeners(100);
-  return { config, db, clock: opts.clock ?? systemClock, log, secrets, dataDir, signals };
+  const ctx = { config, db, clock: opts.clock ?? systemClock, log, secrets, dataDir, signals } as AppContext;
+  // Made from the context it belongs to: its Signer reads keys through ctx.db and opens them with ctx.secrets.
+  ctx.eventSignatures = new EventSignatures(ctx);
+  return ctx;
 }

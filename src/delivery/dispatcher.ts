@@ -8,8 +8,6 @@ import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../domain/retry-schedule.js';
 import {
-  cachedSignatures,
-  cacheSignature,
   claimDue,
   dueWebhooks,
   eventBodies,
@@ -21,6 +19,7 @@ import {
   releaseLeases,
   renewLeases,
   sendTarget,
+  storeSignature,
   trailingAttemptsFailedWith,
   setPendingState,
   type DeliveryState,
@@ -31,14 +30,14 @@ import { VERSION } from '../version.js';
 import type { Worker } from '../workers.js';
 import { createWebhookPool, literalAddressRefused } from './connector.js';
 import { OUTBOX_SIGNAL } from './enqueue.js';
-import { Signer, type SigningKey } from './signing-keys.js';
+import type { EventSignatures } from './event-signatures.js';
+import type { SigningKey } from './signing-keys.js';
 
 const RESPONSE_BODY_BYTES = 1024;
 /** Past this many bytes the rest of a response is dropped (the connection is then not reused). */
 const RESPONSE_READ_LIMIT = 64 * 1024;
-/** Event bodies and signatures kept in memory: a fan-out claims the same event for every webhook within a few passes. */
+/** Event bodies kept in memory: a fan-out claims the same event for every webhook within a few passes. */
 const BODY_CACHE = 2_000;
-const SIGNATURE_CACHE = 4_000;
 /** Results are recorded together: at most this many per transaction, at most this long after the first of them. */
 const FLUSH_BATCH = 64;
 const FLUSH_DELAY_MS = 4;
@@ -78,6 +77,8 @@ export interface DispatcherOptions {
   owner?: string;
   /** Event bodies kept in memory between passes (2,000); tests make it small. */
   bodyCacheSize?: number;
+  /** Where signatures come from; the process's own (ctx.eventSignatures) unless a test acts as another process. */
+  signatures?: EventSignatures;
 }
 
 interface EventBody {
@@ -88,7 +89,7 @@ interface EventBody {
 /** Counters of one dispatcher, for tests and tools. */
 export interface DispatcherStats {
   claimed: number;
-  /** Signatures made (node:crypto sign calls), across every organization and key. */
+  /** Signatures this dispatcher had made (node:crypto sign calls), across every organization and key. */
   signatures: number;
 }
 
@@ -193,12 +194,13 @@ export function shareClaims(dueOrgs: ReadonlySet<string>, heldByOrg: ReadonlyMap
  * Sends due deliveries. A pass costs what it claims, not the backlog: it lists the enabled webhooks
  * that have a due row (one index probe each), leases up to each webhook's free claim capacity in ONE
  * write transaction (a conditional UPDATE per webhook, on the (webhook_id, state, next_attempt_at)
- * index), reads the bodies of the claimed events once, and signs each (event, key) once (signatures
- * are kept in memory and in event_signatures; signing runs on libuv's thread pool). A webhook holds
- * up to CLAIM_ROUNDS x perEndpointConcurrency claimed rows but sends at most perEndpointConcurrency
- * at once (and the process at most `concurrency`): the waiting ones are signed meanwhile and go out
- * as soon as a slot frees. Results are recorded in batches: every send that finished in the same turn of
- * the event loop goes into one transaction, under its lease. Passes are coalesced: a commit signal,
+ * index), reads the bodies of the claimed events once, and signs each (event, key) once (through the
+ * process's EventSignatures, shared with the event stream: kept in memory and in event_signatures,
+ * made on libuv's thread pool). A webhook holds up to CLAIM_ROUNDS x perEndpointConcurrency claimed
+ * rows but sends at most perEndpointConcurrency at once (and the process at most `concurrency`): the
+ * waiting ones are signed meanwhile and go out as soon as a slot frees. Results are recorded in
+ * batches: every send that finished in the same turn of the event loop goes into one transaction,
+ * under its lease. Passes are coalesced: a commit signal,
  * the poll timer and recorded results only request one, and at most one runs per turn of the loop.
  *
  * A crash leaves leased rows that become claimable when the lease ends; a clean stop waits for
@@ -208,7 +210,9 @@ export class Dispatcher implements Worker {
   readonly name = 'dispatcher';
   readonly owner: string;
   readonly #ctx: AppContext;
-  readonly #signer: Signer;
+  readonly #signatures: EventSignatures;
+  /** Signatures made for this dispatcher's sends (its stats). */
+  #signed = 0;
   readonly #policy: RetryPolicy;
   readonly #random: () => number;
   /** Claimed jobs whose result is not recorded yet (queued or sending). */
@@ -241,10 +245,6 @@ export class Dispatcher implements Worker {
   readonly #targets = new Map<string, Target>();
   readonly #bodies = new Map<string, EventBody>();
   readonly #bodyCacheSize: number;
-  /** `${eventId} ${keyId}` → the signature, or the promise of it while it is being made. */
-  readonly #signatures = new Map<string, Promise<string>>();
-  /** Signatures made since the last flush, written with the next batch of results. */
-  #newSignatures: { eventId: string; keyId: string; signature: string }[] = [];
   #finished: Finished[] = [];
   /**
    * Webhooks a send result just disabled, until that result is recorded (a few ms later, with its
@@ -277,7 +277,7 @@ export class Dispatcher implements Worker {
 
   constructor(ctx: AppContext, opts: DispatcherOptions = {}) {
     this.#ctx = ctx;
-    this.#signer = new Signer(ctx);
+    this.#signatures = opts.signatures ?? ctx.eventSignatures;
     const d = ctx.config.delivery;
     this.#policy = { scheduleSeconds: d.retryScheduleSeconds, jitter: d.jitter };
     this.#random = opts.random ?? Math.random;
@@ -334,7 +334,7 @@ export class Dispatcher implements Worker {
   }
 
   stats(): DispatcherStats {
-    return { claimed: this.#claimed, signatures: this.#signer.signatures };
+    return { claimed: this.#claimed, signatures: this.#signed };
   }
 
   #count(map: Map<string, number>, key: string, delta: number): void {
@@ -448,7 +448,7 @@ export class Dispatcher implements Worker {
     for (const { webhook } of claimed) {
       if (keys.has(webhook.orgId)) continue;
       try {
-        keys.set(webhook.orgId, this.#signer.currentKey(webhook.orgId));
+        keys.set(webhook.orgId, this.#signatures.signer.currentKey(webhook.orgId));
       } catch (err) {
         keys.set(webhook.orgId, err instanceof Error ? err : new Error(String(err)));
       }
@@ -456,12 +456,7 @@ export class Dispatcher implements Worker {
     // Signatures already made (by this process or another, before a restart) are read in one query per key.
     for (const key of new Set(keys.values())) {
       if (key instanceof Error) continue;
-      const need = [...new Set(claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)))].filter(
-        (id) => !this.#signatures.has(`${id} ${key.keyId}`),
-      );
-      for (const [eventId, signature] of cachedSignatures(db, key.keyId, need)) {
-        remember(this.#signatures, `${eventId} ${key.keyId}`, Promise.resolve(signature), SIGNATURE_CACHE);
-      }
+      this.#signatures.preload(key.keyId, claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)));
     }
 
     const started: Promise<void>[] = [];
@@ -655,18 +650,11 @@ export class Dispatcher implements Worker {
     if (this.#started && low) this.#schedulePass();
   }
 
-  /** The signature of (event, key): made once, on the thread pool, and reused by every endpoint and retry. */
+  /** The signature of (event, key): made once per process, on the thread pool, and reused by every endpoint, retry and stream. */
   #signature(eventId: string, key: SigningKey, body: string): Promise<string> {
-    const cacheKey = `${eventId} ${key.keyId}`;
-    const hit = this.#signatures.get(cacheKey);
-    if (hit) return hit;
-    const made = this.#signer.signAsync(key, body).then((signature) => {
-      this.#newSignatures.push({ eventId, keyId: key.keyId, signature });
-      return signature;
-    });
-    made.catch(() => this.#signatures.delete(cacheKey)); // a failure is not cached: the next attempt tries again
-    remember(this.#signatures, cacheKey, made, SIGNATURE_CACHE);
-    return made;
+    const { signature, made } = this.#signatures.signatureOf(eventId, key, body);
+    if (made) this.#signed++;
+    return signature;
   }
 
   #target(href: string): Target {
@@ -831,7 +819,7 @@ export class Dispatcher implements Worker {
     if (target.keyRetired) {
       // Rotated while this row waited: a receiver that fetched the new public key could not check
       // the old signature. A failure here is a signing failure like any other (the caller's catch).
-      const key = this.#signer.currentKey(job.webhook.orgId);
+      const key = this.#signatures.signer.currentKey(job.webhook.orgId);
       job.signature = this.#signature(job.eventId, key, job.body);
       job.keyId = key.keyId;
     }
@@ -907,9 +895,9 @@ export class Dispatcher implements Worker {
     this.#flushTimer = undefined;
     const batch = this.#finished;
     if (batch.length === 0) return;
-    const signatures = this.#newSignatures;
+    // Every signature made and not stored yet (a stream's too) goes into this transaction.
+    const signatures = this.#signatures.takeUnstored();
     this.#finished = [];
-    this.#newSignatures = [];
     const ctx = this.#ctx;
     let lines: RecordedLine[] = [];
     // The whole batch in one transaction first: two statements per result. If any write fails (its
@@ -919,7 +907,7 @@ export class Dispatcher implements Worker {
     let began = false;
     const writeAll = (): RecordedLine[] => {
       began = true;
-      for (const s of signatures) cacheSignature(ctx.db, s.eventId, s.keyId, s.signature);
+      for (const s of signatures) storeSignature(ctx.db, s.eventId, s.keyId, s.signature);
       return batch.map((f) => this.#record(f));
     };
     // While running, a held write lock (another process) is waited for on a timer; at a stop, in
@@ -932,8 +920,8 @@ export class Dispatcher implements Worker {
     const recordEach = (): RecordedLine[] =>
       ctx.db.transaction(() => {
         for (const s of signatures) {
-          const o = inSavepoint(ctx.db, () => cacheSignature(ctx.db, s.eventId, s.keyId, s.signature));
-          if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not cached');
+          const o = inSavepoint(ctx.db, () => storeSignature(ctx.db, s.eventId, s.keyId, s.signature));
+          if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
         }
         return batch.flatMap((f) => {
           const o = inSavepoint(ctx.db, () => this.#record(f));
@@ -956,7 +944,7 @@ export class Dispatcher implements Worker {
         // The write lock is held elsewhere: the results wait in memory (their rows stay leased and
         // renewed) and are written a little later, with whatever finished meanwhile.
         this.#finished = batch.concat(this.#finished);
-        this.#newSignatures = signatures.concat(this.#newSignatures);
+        this.#signatures.giveBack(signatures);
         clearTimeout(this.#flushTimer);
         this.#flushTimer = setTimeout(() => this.#flush(), BUSY_RETRY_MS);
         return;

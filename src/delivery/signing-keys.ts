@@ -132,10 +132,11 @@ export interface SigningKey {
 
 /**
  * Signs bodies with an organization's current key. Private keys are unsealed once per key id and
- * kept in memory. `sign` re-reads which key is current, so a rotation made by another process is
- * picked up on the next signature; the dispatcher asks `currentKey` once per pass (one indexed
- * read of the key id) and signs a batch with it through `signAsync`, off the main thread.
- * `signatures` counts every signature made, whichever way.
+ * kept in memory, so the daemon has one Signer, in its EventSignatures (ctx.eventSignatures), which
+ * the dispatcher and the event stream share. `sign` re-reads which key is current, so a rotation
+ * made by another process is picked up on the next signature; the dispatcher asks `currentKey` once
+ * per pass (one indexed read of the key id) and signs a batch with it through `signAsync`, off the
+ * main thread. `signatures` counts every signature made, whichever way.
  */
 export class Signer {
   readonly #keys = new Map<string, KeyObject>();

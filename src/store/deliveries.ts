@@ -352,7 +352,7 @@ export function webhookHealth(db: Db, webhookId: string): WebhookHealth {
 }
 
 /** Stored signatures of `keyId` for the given events, by event id. */
-export function cachedSignatures(db: Db, keyId: string, eventIds: readonly string[]): Map<string, string> {
+export function storedSignatures(db: Db, keyId: string, eventIds: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
   if (eventIds.length === 0) return out;
   const rows = db
@@ -362,8 +362,18 @@ export function cachedSignatures(db: Db, keyId: string, eventIds: readonly strin
   return out;
 }
 
-export function cacheSignature(db: Db, eventId: string, keyId: string, signature: string): void {
-  db.prepare('INSERT OR IGNORE INTO event_signatures (event_id, key_id, signature) VALUES (?, ?, ?)').run(eventId, keyId, signature);
+/**
+ * Stores a signature unless one is stored for (event, key). An event deleted since it was signed
+ * (retention) is skipped rather than failing the foreign key: signatures are stored in batches,
+ * well after they were made, and one gone event must not cost the others their write.
+ */
+export function storeSignature(db: Db, eventId: string, keyId: string, signature: string): void {
+  db.prepare('INSERT OR IGNORE INTO event_signatures (event_id, key_id, signature) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)').run(
+    eventId,
+    keyId,
+    signature,
+    eventId,
+  );
 }
 
 /** Event ids of an organization created at or after `sinceIso`, oldest first. */

@@ -2,15 +2,21 @@ import { createServer, get as httpGet, type ClientRequest, type IncomingMessage,
 import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createContext } from '../../src/context.js';
+import { Dispatcher } from '../../src/delivery/dispatcher.js';
 import { writeEvent } from '../../src/delivery/events.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { emitEvent } from '../../src/services/outbox.js';
+import { createWebhook } from '../../src/services/webhooks.js';
 import { newId } from '../../src/domain/ids.js';
 import { insertEvent, listEventsAfter } from '../../src/store/events.js';
 import { rotateSigningKey, Signer } from '../../src/delivery/signing-keys.js';
-import { cacheSignature } from '../../src/store/deliveries.js';
+import { storeSignature } from '../../src/store/deliveries.js';
 import { revokeClient } from '../../src/services/organizations.js';
 import { verifySignature } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
-import { makeApi, makeContext, makeOrg, type TestContext } from '../support/context.js';
+import { LogCapture, makeApi, makeContext, makeOrg, type TestContext } from '../support/context.js';
+import { startReceiver } from '../delivery/receiver.js';
 
 const data: TransactionEventData = {
   id: 'txn_1', type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '5.00', currency: 'USDC',
@@ -18,19 +24,38 @@ const data: TransactionEventData = {
   createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
-let server: Server | undefined;
+const servers: Server[] = [];
 const aborts: AbortController[] = [];
+/** Contexts of other processes, closed once their servers are. */
+const others: TestContext[] = [];
 afterEach(async () => {
   for (const a of aborts.splice(0)) a.abort();
-  await new Promise<void>((r) => (server ? (server.closeAllConnections(), server.close(() => r())) : r()));
-  server = undefined;
+  for (const server of servers.splice(0)) await new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())));
+  for (const other of others.splice(0)) other.db.close();
 });
 
 async function serve(ctx: TestContext) {
   const api = makeApi(ctx);
-  server = createServer(api.app);
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  const server = createServer(api.app);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { ...api, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/notifications/events/stream` };
+}
+
+/** A second daemon process on the same database file: its own connection, and its own memory of signatures. */
+function anotherProcess(ctx: TestContext): TestContext {
+  const logs = new LogCapture();
+  const other = Object.assign(createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }), { clock: ctx.clock, logs });
+  others.push(other);
+  return other;
+}
+
+/** What event_signatures holds for these events, by event id. */
+function storedSignatures(ctx: TestContext, eventIds: string[]): Map<string, { keyId: string; signature: string }> {
+  const rows = ctx.db
+    .prepare('SELECT event_id AS eventId, key_id AS keyId, signature FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?))')
+    .all(JSON.stringify(eventIds)) as { eventId: string; keyId: string; signature: string }[];
+  return new Map(rows.map((r) => [r.eventId, { keyId: r.keyId, signature: r.signature }]));
 }
 
 /** A daemon with a 50 ms heartbeat and one organization's stream, open and past its first message. */
@@ -192,7 +217,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const signer = new Signer(ctx);
     const key = signer.currentKey(org.id);
     const stored = signer.sign(org.id, events[0]!.body).signature;
-    cacheSignature(ctx.db, events[0]!.event.id, key.keyId, stored);
+    storeSignature(ctx.db, events[0]!.event.id, key.keyId, stored);
     const inline = vi.spyOn(Signer.prototype, 'sign');
     const offThread = vi.spyOn(Signer.prototype, 'signAsync');
     try {
@@ -205,6 +230,90 @@ describe('GET /v1/notifications/events/stream', () => {
       inline.mockRestore();
       offThread.mockRestore();
     }
+  });
+
+  it('stores the signatures it makes: a stream in another process over the same events signs none again', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    // Events no webhook was sent, so the outbox never signed them.
+    const events = [emit(ctx, org.id), emit(ctx, org.id), emit(ctx, org.id)];
+    const ids = events.map((e) => e.event.id);
+    const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
+    try {
+      const first = await open(`${url}?since=${SINCE_ALL}`, auth);
+      const sent = payloads(await first.next(5)).map((m) => JSON.parse(m.data) as { signature: string; keyId: string });
+      expect(signAsync).toHaveBeenCalledTimes(3);
+      first.close();
+      // Stored before they were sent, as the stream sent them.
+      const stored = storedSignatures(ctx, ids);
+      expect(ids.map((id) => stored.get(id))).toEqual(sent.map((m) => ({ keyId: m.keyId, signature: m.signature })));
+      expect(ctx.eventSignatures.unstored).toBe(0);
+
+      // Another daemon on the same file (nothing in its memory) reads them instead of signing.
+      const other = anotherProcess(ctx);
+      const second = await open(`${(await serve(other)).url}?since=${SINCE_ALL}`, auth);
+      const again = payloads(await second.next(5)).map((m) => JSON.parse(m.data) as { signature: string; keyId: string });
+      expect(again).toEqual(sent);
+      expect(signAsync).toHaveBeenCalledTimes(3);
+    } finally {
+      signAsync.mockRestore();
+    }
+  });
+
+  it('shares its signatures with the dispatcher: a delivery of an event a stream signed signs nothing, and the other way round', async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const receiver = await startReceiver();
+    await createWebhook(ctx, org.id, { url: receiver.url });
+    const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
+    try {
+      // Signed by the stream first, then sent to the webhook with the same signature.
+      const streamedFirst = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+      ctx.signals.emit('events');
+      const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
+      const [streamed] = payloads(await stream.next(3)).map((m) => JSON.parse(m.data) as { signature: string; keyId: string });
+      expect(signAsync).toHaveBeenCalledTimes(1);
+      const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+      expect(await dispatcher.runOnce()).toBe(1);
+      expect(signAsync).toHaveBeenCalledTimes(1);
+      expect(dispatcher.stats().signatures).toBe(0);
+      expect(receiver.received[0]!.headers['x-event-id']).toBe(streamedFirst.event.id);
+      expect(receiver.received[0]!.headers['x-signature']).toBe(streamed!.signature);
+      expect(receiver.received[0]!.headers['x-signature-key-id']).toBe(streamed!.keyId);
+
+      // Sent first, then streamed with the signature the dispatcher made.
+      const sentFirst = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Failed' });
+      expect(await dispatcher.runOnce()).toBe(1);
+      expect(dispatcher.stats().signatures).toBe(1);
+      ctx.signals.emit('events');
+      const [, second] = payloads(await stream.next(4)).map((m) => JSON.parse(m.data) as { signature: string });
+      expect(receiver.received[1]!.headers['x-event-id']).toBe(sentFirst.event.id);
+      expect(second!.signature).toBe(receiver.received[1]!.headers['x-signature']);
+      expect(signAsync).toHaveBeenCalledTimes(2);
+    } finally {
+      signAsync.mockRestore();
+    }
+  });
+
+  it("unseals an organization's private key once for the stream and the dispatcher together (one Signer per process)", async () => {
+    const ctx = makeContext();
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const receiver = await startReceiver();
+    await createWebhook(ctx, org.id, { url: receiver.url });
+    const open_ = vi.spyOn(ctx.secrets, 'open');
+    const signingKeyUnseals = () => open_.mock.calls.filter(([, context]) => String(context).startsWith('webhook_keys.private:')).length;
+    // One event for the stream alone (written without deliveries), one for the webhook alone.
+    emit(ctx, org.id);
+    const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
+    await stream.next(3);
+    expect(signingKeyUnseals()).toBe(1);
+    emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+    expect(await new Dispatcher(ctx, { random: () => 0.5 }).runOnce()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    expect(signingKeyUnseals()).toBe(1);
   });
 
   it('gives ?since= a position to resume from even when no event came before that time, or none at all', async () => {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { EventSignatures } from '../../src/delivery/event-signatures.js';
 import { Signer } from '../../src/delivery/signing-keys.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { emitEvent, replayEvent } from '../../src/services/outbox.js';
@@ -38,9 +39,9 @@ describe('one signature per (event, key)', () => {
     expect(receiver.received).toHaveLength(11);
     expect(signAsync).toHaveBeenCalledTimes(1);
 
-    // A fresh dispatcher (as after a restart) finds the stored signature instead of signing again.
+    // A fresh dispatcher with nothing in memory (as after a restart) finds the stored signature instead of signing again.
     replayEvent(ctx, event.event.id);
-    const restarted = new Dispatcher(ctx, { random: () => 0.5 });
+    const restarted = new Dispatcher(ctx, { random: () => 0.5, signatures: new EventSignatures(ctx) });
     expect(await restarted.runOnce()).toBe(10);
     expect(signAsync).toHaveBeenCalledTimes(1);
     expect(restarted.stats().signatures).toBe(0);

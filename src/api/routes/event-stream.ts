@@ -2,16 +2,13 @@ import type { Response } from 'express';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { currentSigningKey, ensureSigningKey, pairIfKeyless, Signer } from '../../delivery/signing-keys.js';
+import { currentSigningKey, ensureSigningKey, pairIfKeyless } from '../../delivery/signing-keys.js';
 import type { Commit } from '../../db/group-commit.js';
-import type { Db } from '../../db/open.js';
 import { BorderdError, badRequest } from '../../domain/errors.js';
-import { remember } from '../../domain/bounded-map.js';
 import { getClientStanding } from '../../store/api-clients.js';
-import { cachedSignatures } from '../../store/deliveries.js';
 import { idLowerBound } from '../../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../../domain/iso-time.js';
-import { lastEventIdBefore, latestEventId, listEventsAfter, type EventRow } from '../../store/events.js';
+import { lastEventIdBefore, latestEventId, listEventsAfter } from '../../store/events.js';
 import type { Worker } from '../../workers.js';
 import type { RouteModule } from '../route.js';
 
@@ -86,46 +83,10 @@ export function eventStreamCloser(ctx: AppContext): Worker {
   };
 }
 
-/**
- * Signatures of the events a stream sends, per event and key: a reconnecting client re-reads recent
- * events often. Ones the outbox already stored (event_signatures) are reused; the rest are made on
- * libuv's thread pool, one stream's batch at a time across the process. Signed inline on the main
- * thread, a stream replaying 20,000 events held the daemon for 8 s (every organization's requests
- * and sends with it), and ten such streams for over a minute; the turn keeps a burst of catch-ups
- * from filling the pool ahead of the deliveries' own signatures.
- */
-class SignatureCache {
-  readonly #entries = new Map<string, string>();
-  #turn: Promise<unknown> = Promise.resolve();
-  constructor(
-    private readonly signer: Signer,
-    private readonly db: Db,
-    private readonly max = 5000,
-  ) {}
-
-  /** The signatures of `rows` (all of one organization), with the id of the key that made them. */
-  async signBatch(orgId: string, rows: readonly EventRow[]): Promise<{ keyId: string; signatures: string[] }> {
-    const key = this.signer.currentKey(orgId);
-    const entryOf = (row: EventRow) => `${row.id}:${key.keyId}`;
-    const stored = cachedSignatures(this.db, key.keyId, rows.filter((row) => !this.#entries.has(entryOf(row))).map((row) => row.id));
-    const known = rows.map((row) => this.#entries.get(entryOf(row)) ?? stored.get(row.id));
-    let signatures = known as string[];
-    if (known.includes(undefined)) {
-      const made = this.#turn.then(() => Promise.all(rows.map((row, i) => known[i] ?? this.signer.signAsync(key, row.body))));
-      this.#turn = made.catch(() => undefined);
-      signatures = await made;
-    }
-    rows.forEach((row, i) => remember(this.#entries, entryOf(row), signatures[i]!, this.max));
-    return { keyId: key.keyId, signatures };
-  }
-}
-
 const sseMessage = (event: string, data: unknown, id?: string): string =>
   `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
 export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
-  const signatures = new SignatureCache(new Signer(ctx), ctx.db);
-
   api.route({
     method: 'get',
     path: '/v1/notifications/events/stream',
@@ -168,7 +129,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
         start = { mode: 'since', after: lastEventIdBefore(ctx.db, auth.orgId, new Date(sinceMs).toISOString()) ?? idLowerBound('evt', sinceMs) };
       }
       else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
-      follow(ctx, signatures, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res, commit);
+      follow(ctx, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res, commit);
       return undefined;
     },
   });
@@ -184,7 +145,7 @@ interface StreamAuth {
  * A stream outlives its request's authentication check, so it re-checks: it ends when the token
  * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh token.
  */
-function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, start: { mode: StartMode; after: string | null }, res: Response, commit: Commit): void {
+function follow(ctx: AppContext, auth: StreamAuth, start: { mode: StartMode; after: string | null }, res: Response, commit: Commit): void {
   const { orgId } = auth;
   const { heartbeatMs, pollIntervalMs, batchSize } = ctx.config.eventStream;
   res.status(200);
@@ -260,7 +221,9 @@ function follow(ctx: AppContext, signatures: SignatureCache, auth: StreamAuth, s
   const sendBatch = async (): Promise<number> => {
     const rows = listEventsAfter(ctx.db, orgId, cursor, batchSize);
     if (rows.length === 0) return 0;
-    const signed = await signatures.signBatch(orgId, rows);
+    // The process's signatures, shared with the dispatcher: stored ones reused, the others made on
+    // the thread pool one stream's batch at a time, and stored (docs/receiver.md).
+    const signed = await ctx.eventSignatures.signBatch(orgId, rows);
     if (closed) return 0;
     // A rotation while the batch was signed: announce the new key, and sign the batch again with it.
     if (signed.keyId !== announcedKey && announceKey() !== signed.keyId) return sendBatch();

@@ -1,0 +1,135 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/open.js';
+import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { EventSignatures } from '../../src/delivery/event-signatures.js';
+import { writeEvent } from '../../src/delivery/events.js';
+import { ensureSigningKey, Signer } from '../../src/delivery/signing-keys.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { emitEvent } from '../../src/services/outbox.js';
+import { createWebhook } from '../../src/services/webhooks.js';
+import type { TransactionEventData } from '../../src/verify/events.js';
+import { makeContext, type TestContext } from '../support/context.js';
+import { startReceiver } from './receiver.js';
+
+afterEach(() => vi.restoreAllMocks());
+
+const holders: Db[] = [];
+afterEach(() => {
+  for (const db of holders.splice(0)) db.close();
+});
+
+/** Another connection to the file, holding the write lock as a CLI import would. */
+function holdWriteLock(ctx: TestContext): Db {
+  const other = openDatabase(ctx.config.database.path);
+  holders.push(other);
+  other.exec('BEGIN IMMEDIATE');
+  return other;
+}
+
+const data = (i: number): TransactionEventData => ({
+  id: `txn_${i}`, type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '5.00', currency: 'USDC',
+  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+});
+
+const storedCount = (ctx: TestContext) => (ctx.db.prepare('SELECT count(*) AS n FROM event_signatures').get() as { n: number }).n;
+
+/** An organization with a key and `n` events no webhook was sent. */
+function setup(n: number) {
+  // A busy wait on the held lock would last the whole test's timeout, not a moment.
+  const ctx = makeContext({ 'database.busyTimeoutMs': 60_000 });
+  const org = createOrganization(ctx, 'Acme');
+  ensureSigningKey(ctx, org.id);
+  const rows = Array.from({ length: n }, (_, i) => {
+    const e = writeEvent(ctx.db, ctx.clock.now(), org.id, 'Transaction_Updated', data(i));
+    return { id: e.event.id, body: e.body };
+  });
+  return { ctx, org, rows };
+}
+
+describe('EventSignatures', () => {
+  it('signs a batch while another process holds the write lock, keeps what it made, and stores it once the lock is free', async () => {
+    const { ctx, org, rows } = setup(3);
+    const signatures = new EventSignatures(ctx);
+    const holder = holdWriteLock(ctx);
+    const signed = await signatures.signBatch(org.id, rows);
+    expect(signed.signatures).toHaveLength(3);
+    expect(signatures.unstored).toBe(3);
+    holder.exec('COMMIT');
+    expect(storedCount(ctx)).toBe(0);
+    signatures.storeNow();
+    expect(signatures.unstored).toBe(0);
+    const stored = ctx.db.prepare('SELECT event_id AS id, key_id AS keyId, signature FROM event_signatures ORDER BY event_id').all();
+    expect(stored).toEqual(rows.map((r, i) => ({ id: r.id, keyId: signed.keyId, signature: signed.signatures[i] })));
+  });
+
+  it('keeps at most unstoredSize signatures waiting to be stored, whatever is made or given back meanwhile', async () => {
+    const { ctx, org, rows } = setup(5);
+    const signatures = new EventSignatures(ctx, { unstoredSize: 2 });
+    const holder = holdWriteLock(ctx);
+    const signed = await signatures.signBatch(org.id, rows);
+    // Every row is still signed and sent; only the storing is bounded.
+    expect(signed.signatures.every((s) => s.length > 0)).toBe(true);
+    expect(signatures.unstored).toBe(2);
+    const taken = signatures.takeUnstored();
+    await signatures.signBatch(org.id, [rows[0]!]); // in memory: nothing made
+    signatures.giveBack([...taken, ...taken]);
+    expect(signatures.unstored).toBe(2);
+    holder.exec('COMMIT');
+    signatures.storeNow();
+    expect(storedCount(ctx)).toBe(2);
+  });
+
+  it('reads stored signatures for a batch larger than its memory, and signs none of them again', async () => {
+    const { ctx, org, rows } = setup(3);
+    const first = await new EventSignatures(ctx).signBatch(org.id, rows);
+    expect(storedCount(ctx)).toBe(3);
+    const small = new EventSignatures(ctx, { memorySize: 1 });
+    const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
+    expect(await small.signBatch(org.id, rows)).toEqual(first);
+    expect(signAsync).not.toHaveBeenCalled();
+  });
+
+  it('does not keep a signing that failed: the next caller signs again', async () => {
+    const { ctx, org, rows } = setup(1);
+    const signatures = new EventSignatures(ctx);
+    const key = signatures.signer.currentKey(org.id);
+    const original = Signer.prototype.signAsync;
+    vi.spyOn(Signer.prototype, 'signAsync').mockImplementationOnce(() => Promise.reject(new Error('no thread today')));
+    const failed = signatures.signatureOf(rows[0]!.id, key, rows[0]!.body);
+    await expect(failed.signature).rejects.toThrow('no thread today');
+    expect(signatures.known(rows[0]!.id, key.keyId)).toBeUndefined();
+    expect(signatures.unstored).toBe(0);
+    const again = signatures.signatureOf(rows[0]!.id, key, rows[0]!.body);
+    expect(again.made).toBe(true);
+    expect(await again.signature).toBe(await original.call(signatures.signer, key, rows[0]!.body));
+    expect(signatures.unstored).toBe(1);
+  });
+
+  it('skips the signature of an event deleted since it was signed, and stores the others', async () => {
+    const { ctx, org, rows } = setup(2);
+    const signatures = new EventSignatures(ctx);
+    const key = signatures.signer.currentKey(org.id);
+    await Promise.all(rows.map((r) => signatures.signatureOf(r.id, key, r.body).signature));
+    ctx.db.prepare('DELETE FROM events WHERE id = ?').run(rows[0]!.id);
+    signatures.storeNow();
+    expect(ctx.db.prepare('SELECT event_id AS id FROM event_signatures').all()).toEqual([{ id: rows[1]!.id }]);
+    expect(ctx.logs.lines.filter((l) => l.msg === 'signatures not stored; they are made again when needed')).toEqual([]);
+  });
+
+  it("has the dispatcher's next batch of results store a stream's signatures that found the write lock held", async () => {
+    const { ctx, org, rows } = setup(2);
+    const receiver = await startReceiver();
+    await createWebhook(ctx, org.id, { url: receiver.url });
+    const holder = holdWriteLock(ctx);
+    await ctx.eventSignatures.signBatch(org.id, rows);
+    expect(ctx.eventSignatures.unstored).toBe(2);
+    holder.exec('COMMIT');
+    const sent = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+    expect(await dispatcher.runOnce()).toBe(1);
+    expect(ctx.eventSignatures.unstored).toBe(0);
+    const stored = (ctx.db.prepare('SELECT event_id AS id FROM event_signatures ORDER BY event_id').all() as { id: string }[]).map((r) => r.id);
+    expect(stored).toEqual([...rows.map((r) => r.id), sent.event.id].sort());
+  });
+});
