@@ -261,12 +261,18 @@ describe('GET /v1/notifications/events/stream', () => {
     }
   });
 
-  it('shares its signatures with the dispatcher: a delivery of an event a stream signed signs nothing, and the other way round', async () => {
+  /** A daemon's API on loopback, an organization with a token, and one webhook to a local receiver. */
+  async function streamAndWebhook() {
     const ctx = makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     const receiver = await startReceiver();
     await createWebhook(ctx, org.id, { url: receiver.url });
+    return { ctx, url, org, auth, receiver };
+  }
+
+  it('shares its signatures with the dispatcher: a delivery of an event a stream signed signs nothing, and the other way round', async () => {
+    const { ctx, url, org, auth, receiver } = await streamAndWebhook();
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     try {
       // Signed by the stream first, then sent to the webhook with the same signature.
@@ -298,11 +304,7 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it("unseals an organization's private key once for the stream and the dispatcher together (one Signer per process)", async () => {
-    const ctx = makeContext();
-    const { tokens, url } = await serve(ctx);
-    const { org, auth } = await makeOrg(ctx, tokens);
-    const receiver = await startReceiver();
-    await createWebhook(ctx, org.id, { url: receiver.url });
+    const { ctx, url, org, auth, receiver } = await streamAndWebhook();
     const open_ = vi.spyOn(ctx.secrets, 'open');
     const signingKeyUnseals = () => open_.mock.calls.filter(([, context]) => String(context).startsWith('webhook_keys.private:')).length;
     // One event for the stream alone (written without deliveries), one for the webhook alone.
