@@ -163,6 +163,9 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   );
   const forwarder = new Forwarder(target, extraHeaders, args['forward-timeout']);
   const relay = new Relay({ forwarder, capture, reporter, dedupe: args.dedupe, eventTypes });
+  // Listened for before the receiver announces itself: a SIGTERM sent on seeing "listening on" could
+  // otherwise arrive before the listener existed and end the process without closing the capture log.
+  const stopped = untilSignal();
   try {
     if ('tunnel' in mode) {
       const tunnel = new TunnelClient({
@@ -180,7 +183,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
         const done = tunnel.start().catch((err: unknown) => {
           throw err instanceof StreamError ? new CliExit(1, err.message) : err;
         });
-        await Promise.race([done, untilSignal()]);
+        await Promise.race([done, stopped]);
         await tunnel.stop();
         await done;
       } finally {
@@ -202,7 +205,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       throw listenFailure(err, args.host, args.port, '--host, --port');
     });
     reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, { url: listener.url, forwardTo: forwarder.displayTarget });
-    await untilSignal();
+    await stopped;
     await listener.close();
   } finally {
     await forwarder.close();
