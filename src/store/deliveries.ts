@@ -317,6 +317,18 @@ export function releaseLeases(db: Db, owner: string): number {
 }
 
 export function listDeliveries(db: Db, filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; eventId?: string | undefined; limit: number }): Delivery[] {
+  if (filter.state && !filter.webhookId && !filter.eventId) {
+    // By state alone: each organization's rows of that state in id order on (org_id, state, id),
+    // merged. Left to the planner, the (state, next_attempt_at) index gave every row in the state,
+    // sorted by id for the first page: a third of a second for delivered rows at a million.
+    const orgs = db.prepare('SELECT id FROM organizations').pluck().all() as string[];
+    const byOrg = db.prepare('SELECT * FROM deliveries INDEXED BY deliveries_org_state WHERE org_id = ? AND state = ? ORDER BY id LIMIT ?');
+    const rows = orgs.flatMap((org) => byOrg.all(org, filter.state, filter.limit) as Row[]);
+    return rows
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, filter.limit)
+      .map(toDelivery);
+  }
   const where: string[] = [];
   const params: unknown[] = [];
   if (filter.state) (where.push('state = ?'), params.push(filter.state));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventIdsSince, releaseLeases, webhookHealth } from '../../src/store/deliveries.js';
+import { eventIdsSince, insertDelivery, listDeliveries, releaseLeases, webhookHealth, type DeliveryState } from '../../src/store/deliveries.js';
 import { makeContext } from '../support/context.js';
 import { plansOf } from '../support/query-plans.js';
 
@@ -25,5 +25,22 @@ describe('outbox statements over a long history', () => {
     const plans = await plansOf(ctx.db, () => webhookHealth(ctx.db, 'whk_x'), /delivery_attempts/);
     expect(plans).toHaveLength(1);
     expect(plans[0]!.plan).toMatch(/SEARCH d USING (COVERING )?INDEX deliveries_webhook_due \(webhook_id=\? AND state=\?\)/);
+  });
+
+  it('lists by state in id order across organizations, each on its own (org_id, state, id) range: no sort of every row in the state', async () => {
+    const ctx = makeContext();
+    const db = ctx.db;
+    db.exec('PRAGMA foreign_keys = OFF'); // rows only: no events or webhooks behind them
+    const states: DeliveryState[] = ['delivered', 'pending', 'failed'];
+    for (let i = 0; i < 60; i++) {
+      insertDelivery(db, { id: `dlv_${String(i).padStart(4, '0')}`, eventId: `evt_${i}`, webhookId: 'whk_x', orgId: i % 3 === 0 ? 'org_a' : 'org_b', state: states[i % 3]!, nextAttemptAt: 0, at: '2026-01-01T00:00:00.000Z' });
+    }
+    for (const org of ['org_a', 'org_b']) db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'x', '2026-01-01T00:00:00.000Z')").run(org);
+    const want = (state: DeliveryState, limit: number) =>
+      Array.from({ length: 60 }, (_, i) => i).filter((i) => states[i % 3] === state).map((i) => `dlv_${String(i).padStart(4, '0')}`).slice(0, limit);
+    for (const state of states) expect(listDeliveries(db, { state, limit: 7 }).map((d) => d.id)).toEqual(want(state, 7));
+    const plans = await plansOf(db, () => listDeliveries(db, { state: 'delivered', limit: 10 }), /FROM deliveries/);
+    expect(plans.length).toBeGreaterThan(0);
+    for (const { sql, plan } of plans) expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE|\bSCAN deliveries\b/) });
   });
 });
