@@ -1,4 +1,4 @@
-import { bookkeeping } from '../db/open.js';
+import { bookkeeping, tryWriteNow } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { dueInboundEvents, promoteHeldCopy, recordAttempt, type InboundEvent } from '../store/inbound-events.js';
@@ -16,8 +16,11 @@ import { INBOUND_SIGNAL } from './signals.js';
  */
 export const payloadSealContext = (id: string) => `inbound_events.payload:${id}`;
 
-/** `replaced`: failed for its content, and a held redelivered copy was queued in its place. */
-export type AttemptOutcome = 'decrypted' | 'retry' | 'failed' | 'replaced' | 'skipped';
+/**
+ * `replaced`: failed for its content, and a held redelivered copy was queued in its place.
+ * `busy`: not recorded, another process held the write lock; the row stays due for a later pass.
+ */
+export type AttemptOutcome = 'decrypted' | 'retry' | 'failed' | 'replaced' | 'skipped' | 'busy';
 
 /** The delay before the retry that follows attempt number `attempt` (1-based), or undefined when none is left. */
 export function retryDelayMs(schedule: number[], attempt: number): number | undefined {
@@ -51,7 +54,9 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
   const seen = { attempts: row.attempts, rawBody: row.rawBody, orgId };
   if (opened.ok) {
     // A lost outcome is redone from the stored raw body: no fsync needed (see bookkeeping).
-    const done = bookkeeping(ctx.db, () => ctx.db.transaction(() => recordAttempt(ctx.db, row.id, seen, { state: 'decrypted', kid: opened.kid, payloadEnc: opened.payloadEnc, at }))());
+    const written = bookkeeping(ctx.db, () => tryWriteNow(ctx.db, () => recordAttempt(ctx.db, row.id, seen, { state: 'decrypted', kid: opened.kid, payloadEnc: opened.payloadEnc, at })));
+    if (!written.ok) return 'busy';
+    const done = written.value;
     if (done) ctx.log.info({ inboundId: row.id, eventId: row.eventId, orgId, kid: opened.kid, enc: opened.enc, tolerated: opened.tolerated }, 'card-network notification decrypted');
     return done ? 'decrypted' : 'skipped';
   }
@@ -63,8 +68,8 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
   const delay = known && !known.retryable ? undefined : retryDelayMs(ctx.config.inbound.decryptRetrySeconds, attemptNo);
   const next = delay === undefined ? null : isoAt(now + delay);
   const contentFailure = known !== undefined && !known.retryable;
-  const { done, promoted } = bookkeeping(ctx.db, () =>
-    ctx.db.transaction(() => {
+  const written = bookkeeping(ctx.db, () =>
+    tryWriteNow(ctx.db, () => {
       const recorded = recordAttempt(ctx.db, row.id, seen, {
         state: next ? 'received' : 'failed',
         kid: known?.kid ?? null,
@@ -75,8 +80,10 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
       });
       // An altered copy: a redelivery held meanwhile may be the genuine one.
       return { done: recorded, promoted: recorded && contentFailure && promoteHeldCopy(ctx.db, row.id, at) };
-    })(),
+    }),
   );
+  if (!written.ok) return 'busy';
+  const { done, promoted } = written.value;
   const log = { inboundId: row.id, eventId: row.eventId, orgId, attempt: attemptNo, code, reason, nextAttemptAt: next };
   if (promoted) {
     ctx.log.warn(log, 'card-network notification decryption failed for its content; a redelivered copy held meanwhile takes its place');
@@ -99,17 +106,22 @@ export const OPENS_IN_FLIGHT = 2;
  * Attempts every due row (up to batchSize); returns what happened to each. Up to OPENS_IN_FLIGHT
  * rows are being decrypted ahead, and outcomes are recorded one row at a time in queue order. The
  * event loop gets a turn after each row: requests and sends run between two decryptions, however
- * long the queue. A stop waits for the pass; rows opened ahead and not yet recorded leave no trace.
+ * long the queue. A stop waits for the pass; rows opened ahead and not yet recorded leave no trace,
+ * and so do rows a held write lock kept from being recorded: they stay due.
  */
 export async function decryptDue(ctx: AppContext): Promise<Record<AttemptOutcome, number>> {
-  const counts: Record<AttemptOutcome, number> = { decrypted: 0, retry: 0, failed: 0, replaced: 0, skipped: 0 };
+  const counts: Record<AttemptOutcome, number> = { decrypted: 0, retry: 0, failed: 0, replaced: 0, skipped: 0, busy: 0 };
   const rows = dueInboundEvents(ctx.db, isoAt(ctx.clock.now()), ctx.config.inbound.batchSize);
   const opening = rows.slice(0, OPENS_IN_FLIGHT).map((row) => open(ctx, row));
   for (let i = 0; i < rows.length; i++) {
     const opened = await opening[i]!;
     const ahead = rows[i + OPENS_IN_FLIGHT];
     if (ahead) opening.push(open(ctx, ahead));
-    counts[record(ctx, rows[i]!, opened)]++;
+    const outcome = record(ctx, rows[i]!, opened);
+    counts[outcome]++;
+    // Another process holds the write lock: the rest of the batch waits for the next pass (the
+    // worker's poll), rather than this thread waiting in SQLite's busy wait with every request.
+    if (outcome === 'busy') break;
     await new Promise((resolve) => setImmediate(resolve));
   }
   return counts;

@@ -1,3 +1,4 @@
+import { tryWriteNow } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
@@ -54,13 +55,20 @@ export function unmapIca(ctx: AppContext, ica: string): void {
   if (!deleteIcaMapping(ctx.db, ica)) throw notFound(`ica mapping ${ica}`);
 }
 
-/** Unmatched rows whose ica has since gained a mapping (e.g. added to the config file) are queued. */
+/**
+ * Unmatched rows whose ica has since gained a mapping (e.g. added to the config file) are queued.
+ * Runs on the daemon's thread at each decryption pass, so it never waits for a write lock another
+ * process holds (a CLI import): an ica it could not queue now is queued by a later pass.
+ */
 export function matchPendingIcas(ctx: AppContext): number {
   const nowIso = isoAt(ctx.clock.now());
   let total = 0;
   for (const ica of unmatchedIcas(ctx.db)) {
     const orgId = organizationForIca(ctx, ica);
-    if (orgId && getOrganization(ctx.db, orgId)) total += ctx.db.transaction(() => matchUnmatched(ctx.db, ica, orgId, nowIso)).immediate();
+    if (!orgId || !getOrganization(ctx.db, orgId)) continue;
+    const queued = tryWriteNow(ctx.db, () => matchUnmatched(ctx.db, ica, orgId, nowIso));
+    if (!queued.ok) break;
+    total += queued.value;
   }
   return total;
 }

@@ -1,10 +1,11 @@
 import { once } from 'node:events';
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/services/organizations.js';
 import { decryptDue } from '../../src/inbound/decryption.js';
 import { createDecryptWorker } from '../../src/inbound/decrypt-worker.js';
 import { INBOUND_PASS_SIGNAL } from '../../src/inbound/signals.js';
-import { mapIca } from '../../src/inbound/ica-mapping.js';
+import { mapIca, matchPendingIcas } from '../../src/inbound/ica-mapping.js';
 import { importCardNetworkKey, generateCardNetworkKey, removeCardNetworkKey } from '../../src/inbound/keyring.js';
 import { retryInbound, showInbound } from '../../src/inbound/event-queue.js';
 import { getInboundEventByEventId, listReplacedCopies } from '../../src/store/inbound-events.js';
@@ -36,6 +37,28 @@ describe('inbound decryption', () => {
     const { value: counts, turns } = await turnsDuring(decryptDue(ctx));
     expect(counts).toMatchObject({ decrypted: 5 });
     expect(turns).toBeGreaterThanOrEqual(5);
+  });
+
+  it('never waits in SQLite for a write lock another process holds: the pass ends, the rows stay due, a later pass decrypts them', async () => {
+    const { ctx, org, post } = setup({ 'database.busyTimeoutMs': 3000 });
+    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    for (let i = 0; i < 3; i++) await post(notification(await joseToken({ n: i }, right), { eventId: `l-${i}` }));
+    // One for an ica mapped only after it arrived: the pass's matching queues it.
+    await post(notification(await joseToken({ n: 9 }, right), { eventId: 'l-unmatched', ica: '999999' }));
+    ctx.config.inbound.icaOrganizations = { '123456': org.id, '999999': org.id };
+    const holder = new Database(ctx.db.name);
+    holder.exec('BEGIN IMMEDIATE'); // a CLI import writing a large file, say
+    try {
+      // Waiting in SQLite instead would hold this thread for the busy timeout, then throw SQLITE_BUSY.
+      expect(matchPendingIcas(ctx)).toBe(0);
+      expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0, busy: 1 });
+      for (let i = 0; i < 3; i++) expect(state(ctx, `l-${i}`)).toMatchObject({ state: 'received', attempts: 0 });
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect(matchPendingIcas(ctx)).toBe(1);
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 4, busy: 0 });
   });
 
   it('records nothing made with the old organization for rows an ica mapping moved while the pass ran', async () => {
