@@ -39,9 +39,6 @@ COPY config ./config
 COPY docker/entrypoint.sh ./docker/entrypoint.sh
 RUN mkdir -p /data && chown node:node /data && ln -s /app/bin/borderd.js /usr/local/bin/borderd
 USER node
-# Commands run in the volume, the one place the node user may write: a relative path (receive's
-# ./borderd-receive.db, a file to import) lands there, not in the root-owned /app.
-WORKDIR /data
 VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \

@@ -93,9 +93,9 @@ describe('the Docker image, replayed without an engine', () => {
     const final = stages.at(-1)!;
     expect(build, 'a stage named build').toBeDefined();
     expect(instructionArgs(build, 'WORKDIR')).toEqual([WORKDIR]);
-    // The final stage copies into /app, then works in the volume.
+    // Both work in /app: `--config config/production.yaml` finds the image's copy; files are written to the volume.
     const volume = (JSON.parse(instructionArgs(final, 'VOLUME')[0]!) as string[])[0]!;
-    expect(instructionArgs(final, 'WORKDIR')).toEqual([WORKDIR, volume]);
+    expect(instructionArgs(final, 'WORKDIR')).toEqual([WORKDIR]);
     const buildRuns = instructionArgs(build, 'RUN').join('\n');
     // What the replay does in their place: node_modules stands for `npm ci`, then the same build and prune.
     expect(buildRuns).toMatch(/npm ci/);
@@ -131,7 +131,7 @@ describe('the Docker image, replayed without an engine', () => {
       BORDERD_PORT: '0',
       BORDERD_DB: join(dataDir, 'borderd.db'),
     };
-    // Commands run where the image's last WORKDIR says (the volume); /app is not theirs to write.
+    // Commands run where the image's last WORKDIR says; /app is not theirs to write.
     const workdir = instructionArgs(final, 'WORKDIR').at(-1)!;
     const cwd = workdir === volume ? dataDir : inImage(appRoot, workdir);
     if (process.getuid?.() !== 0) cleanups.push(readOnlyTree(appRoot));
@@ -186,10 +186,16 @@ describe('the Docker image, replayed without an engine', () => {
     daemon.kill('SIGTERM');
     expect(await exited).toBe(0);
 
-    // `docker run … borderd receive …` with its default capture log (a relative path): it must
-    // land in the volume. In /app the node user could not create it.
-    writeFileSync(join(dataDir, 'public.pem'), generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }));
-    await untilListening(spawn('sh', [script, 'receive', '--forward-to', 'http://127.0.0.1:9/hook', '--public-key', 'public.pem', '--host', '127.0.0.1', '--port', '0'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), 'forwarding to');
+    // `docker run … borderd receive …`: its default capture log (relative to /app) is refused in one
+    // line naming the option; the README's --capture-db in the volume works.
+    const publicKey = join(dataDir, 'public.pem');
+    writeFileSync(publicKey, generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }));
+    const receive = ['receive', '--forward-to', 'http://127.0.0.1:9/hook', '--public-key', publicKey, '--host', '127.0.0.1', '--port', '0'];
+    if (process.getuid?.() !== 0) {
+      const refused = spawnSync('sh', [script, ...receive], { cwd, env, encoding: 'utf8', timeout: 30_000 });
+      expect([refused.status, refused.stderr]).toEqual([2, expect.stringMatching(/^borderd: cannot open database \.\/borderd-receive\.db: .*\(--capture-db\)\n$/)]);
+    }
+    await untilListening(spawn('sh', [script, ...receive, '--capture-db', join(dataDir, 'borderd-receive.db')], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), 'forwarding to');
     expect(existsSync(join(dataDir, 'borderd-receive.db'))).toBe(true);
     // With no arguments at all (CMD cleared by `docker run --entrypoint …`) the entrypoint serves.
     await untilListening(spawn('sh', [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), 'borderd listening on');
