@@ -308,12 +308,16 @@ export function releaseLease(db: Db, id: string, owner: string): void {
 }
 
 /**
- * Gives leases back without counting an attempt (clean shutdown). Only pending rows hold a lease
- * that matters, and `state = 'pending'` lets the statement seek them instead of scanning every
- * delivery for its owner (a quarter of a second at a million rows, under the write lock).
+ * Gives leases back without counting an attempt (clean shutdown). A delivered row never holds one
+ * (its result cleared it), so naming the other states lets the statement seek them instead of
+ * scanning every delivery for its owner (a quarter of a second at a million rows, under the write
+ * lock). Rows skipped or cancelled while claimed are released too: a replay makes them pending
+ * again, and a lease left on them would hold them back until it ended.
  */
 export function releaseLeases(db: Db, owner: string): number {
-  return db.prepare("UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE state = 'pending' AND claimed_by = ?").run(owner).changes;
+  return db
+    .prepare("UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE state IN ('pending', 'failed', 'skipped', 'cancelled') AND claimed_by = ?")
+    .run(owner).changes;
 }
 
 export function listDeliveries(db: Db, filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; eventId?: string | undefined; limit: number }): Delivery[] {

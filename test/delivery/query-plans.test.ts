@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventIdsSince, insertDelivery, listDeliveries, releaseLeases, webhookHealth, type DeliveryState } from '../../src/store/deliveries.js';
+import { claimDue, eventIdsSince, insertDelivery, listDeliveries, releaseLeases, setPendingState, webhookHealth, type DeliveryState } from '../../src/store/deliveries.js';
 import { makeContext } from '../support/context.js';
 import { plansOf } from '../support/query-plans.js';
 
@@ -14,10 +14,16 @@ describe('outbox statements over a long history', () => {
     expect(only!.plan).toMatch(/events_org_id \(org_id=\? AND id>\?\)/);
   });
 
-  it('a clean stop gives its leases back by seeking pending rows, not by scanning every delivery', async () => {
+  it('a clean stop gives back every lease it holds, a row skipped while claimed included, without scanning every delivery', async () => {
     const ctx = makeContext();
     const [only] = await plansOf(ctx.db, () => releaseLeases(ctx.db, 'owner'));
     expect(only!.plan).not.toMatch(/\bSCAN deliveries\b/);
+    ctx.db.exec('PRAGMA foreign_keys = OFF');
+    for (let i = 0; i < 3; i++) insertDelivery(ctx.db, { id: `dlv_${i}`, eventId: `evt_${i}`, webhookId: 'whk_x', orgId: 'org_a', state: 'pending', nextAttemptAt: 0, at: '2026-01-01T00:00:00.000Z' });
+    expect(claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(3);
+    setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
+    expect(releaseLeases(ctx.db, 'owner')).toBe(3);
+    expect(ctx.db.prepare('SELECT COUNT(*) FROM deliveries WHERE claimed_by IS NOT NULL').pluck().get()).toBe(0);
   });
 
   it("a webhook's health reads the rows that are not delivered, not every attempt of its history", async () => {

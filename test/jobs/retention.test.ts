@@ -8,6 +8,8 @@ import { createWebhook, deleteWebhook, disableWebhook } from '../../src/services
 import { replayWebhookSince } from '../../src/services/outbox.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
 import { pruneOutbox, pruneOutboxInTurns } from '../../src/jobs/retention.js';
+import { deleteEventsBefore } from '../../src/store/retention.js';
+import { writeEvent } from '../../src/delivery/events.js';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 
 function emit(ctx: ReturnType<typeof makeContext>, orgId: string) {
@@ -71,7 +73,7 @@ describe('outbox retention inside the daemon', () => {
     return ctx;
   }
 
-  it('seeks a range bounded by the cutoff in every statement: no scan of events or deliveries, no read of the pending backlog per event', async () => {
+  it('never scans deliveries or reads the pending backlog per event; the delivered pass ends at the cutoff', async () => {
     const ctx = makeContext({ 'retention.deliveredDays': 30, 'retention.eventDays': 90 }, '2026-01-01T00:00:00.000Z');
     const org = createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
@@ -82,12 +84,22 @@ describe('outbox retention inside the daemon', () => {
     expect(count(ctx, 'events')).toBe(0);
     expect(plans.length).toBeGreaterThanOrEqual(4);
     for (const { sql, plan } of plans) {
-      expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/\bSCAN (e|d|events|deliveries|delivery_attempts)\b|TEMP B-TREE/) });
+      expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/\bSCAN (d|deliveries|delivery_attempts)\b|TEMP B-TREE/) });
       // Pending rows are reached by state only through deliveries_due; the probe must go by event.
       if (/NOT EXISTS/.test(sql)) expect(plan).not.toMatch(/deliveries_due/);
       // Delivered rows: the range ends at the cutoff, not at the newest delivered row.
       if (/state = 'delivered'/.test(sql)) expect(plan).toMatch(/state=\? AND next_attempt_at<\?/);
     }
+  });
+
+  it('prunes an event by its createdAt even when its id runs ahead (ids sort after those of a process whose clock was ahead)', () => {
+    const ctx = makeContext({}, '2026-01-01T00:00:00.000Z');
+    const org = createOrganization(ctx, 'Acme');
+    const t0 = ctx.clock.now();
+    writeEvent(ctx.db, t0 + 365 * DAY_MS, org.id, 'Transaction_Updated', {}); // written by a clock a year ahead
+    for (let i = 0; i < 5; i++) writeEvent(ctx.db, t0 + i * 3_600_000, org.id, 'Transaction_Updated', {}); // ids sort after it
+    expect(deleteEventsBefore(ctx.db, isoAt(t0 + 30 * DAY_MS), 1000)).toBe(5);
+    expect(count(ctx, 'events')).toBe(1);
   });
 
   it('deletes one batch per turn of the event loop, so requests and sends run between batches', async () => {
