@@ -2,7 +2,7 @@ import { bookkeeping, tryWriteNow } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { dueInboundEvents, promoteHeldCopy, recordAttempt, type InboundEvent } from '../store/inbound-events.js';
-import { decryptJwe, JweDecryptError } from './jwe-decrypt.js';
+import { decryptJwe, JweDecryptError, type DecryptedJwe } from './jwe-decrypt.js';
 import { privateKeyFor } from './keyring.js';
 import { compactJweOf, inboundNotificationSchema, parseStoredBody } from './notification.js';
 import { INBOUND_SIGNAL } from './signals.js';
@@ -29,7 +29,7 @@ export function retryDelayMs(schedule: number[], attempt: number): number | unde
 }
 
 /** A row's token opened (or not), before anything about it is recorded. */
-type Opened = { ok: true; kid: string; enc: string; tolerated: unknown; payloadEnc: string } | { ok: false; err: unknown };
+type Opened = ({ ok: true; payloadEnc: string } & Omit<DecryptedJwe, 'plaintext'>) | { ok: false; err: unknown };
 
 /** Parses and decrypts a row's stored token and seals the payload; writes nothing. */
 async function open(ctx: AppContext, row: InboundEvent): Promise<Opened> {
