@@ -7,6 +7,7 @@ import { remember } from '../domain/bounded-map.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../domain/retry-schedule.js';
+import { post, type PostExchange } from '../http/post.js';
 import {
   claimDue,
   dueWebhooks,
@@ -260,7 +261,7 @@ export class Dispatcher implements Worker {
   #renewTimer: NodeJS.Timeout | undefined;
   /** Aborts the sends still in flight when a stop's grace (server.shutdownGraceMs) is over. */
   readonly #shutdown = new AbortController();
-  readonly #aborts = new Set<AbortController>();
+  readonly #exchanges = new Set<PostExchange>();
   #stopped = false;
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
   #started = false;
@@ -319,7 +320,7 @@ export class Dispatcher implements Worker {
     clearTimeout(graceTimer);
     if (this.#inflight.size) {
       this.#shutdown.abort();
-      for (const a of this.#aborts) a.abort(new Error('shutting down'));
+      for (const x of this.#exchanges) x.abort(new Error('shutting down'));
     }
     await this.drain();
     releaseLeases(this.#ctx.db, this.owner);
@@ -709,9 +710,14 @@ export class Dispatcher implements Worker {
     if (this.#shutdown.signal.aborted) return done({ statusCode: null, error: 'not sent: shutting down', responseBody: null, retryAfter: undefined });
     const entry = this.#poolFor(job.webhook, target);
     entry.inflight++;
-    // One controller per send: aborted by its deadline or by the end of a stop's grace.
-    const abort = new AbortController();
     const { timeoutMs } = this.#ctx.config.delivery;
+    const exchange = post(entry.pool, {
+      path: target.path,
+      headers,
+      body: job.body,
+      keepBytes: RESPONSE_BODY_BYTES,
+      readLimit: RESPONSE_READ_LIMIT,
+    });
     let timer: NodeJS.Timeout;
     const expire = (late: boolean) => {
       // Fired well past its time: the event loop was held (a long garbage collection, a write that
@@ -723,45 +729,21 @@ export class Dispatcher implements Worker {
       }
       const e = new Error(`no complete answer within ${timeoutMs} ms`);
       e.name = 'TimeoutError';
-      abort.abort(e);
+      exchange.abort(e);
     };
+    // The webhook's own pool has a socket for each of its slots, so the clock starts when the request can go.
     timer = setTimeout(() => expire(false), timeoutMs);
-    this.#aborts.add(abort);
+    this.#exchanges.add(exchange);
     try {
-      // The webhook's own pool has a socket for each of its slots, so the clock starts when the request can go.
-      const res = await entry.pool.request({
-        method: 'POST',
-        path: target.path,
-        headers,
-        body: job.body,
-        signal: abort.signal,
-      });
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let read = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        if (kept < RESPONSE_BODY_BYTES) {
-          const part = chunk.subarray(0, RESPONSE_BODY_BYTES - kept);
-          chunks.push(part);
-          kept += part.length;
-        }
-        read += chunk.length;
-        if (read > RESPONSE_READ_LIMIT) break;
-      }
-      const retryAfter = res.headers['retry-after'];
-      return done({
-        statusCode: res.statusCode,
-        error: null,
-        responseBody: Buffer.concat(chunks).toString('utf8'),
-        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-      });
+      const answer = await exchange.answer;
+      return done({ statusCode: answer.statusCode, error: null, responseBody: answer.body, retryAfter: answer.retryAfter });
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
       const code = e.code ?? e.cause?.code ?? e.name;
       return done({ statusCode: null, error: `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500), responseBody: null, retryAfter: undefined });
     } finally {
       clearTimeout(timer);
-      this.#aborts.delete(abort);
+      this.#exchanges.delete(exchange);
       entry.inflight--;
       if (entry.inflight === 0) entry.idleSince = performance.now();
     }

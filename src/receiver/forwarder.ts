@@ -1,4 +1,8 @@
 import { Pool } from 'undici';
+import { post } from '../http/post.js';
+
+/** Bytes of the app's answer read (and dropped); past them its connection is closed instead of reused. */
+const ANSWER_READ_LIMIT = 128 * 1024;
 
 /**
  * Sends a verified delivery to the local app: the byte-exact body, the sender's headers minus
@@ -104,18 +108,21 @@ export class Forwarder {
   async forward(body: string | Buffer, headers: Record<string, string>): Promise<ForwardResult> {
     const started = performance.now();
     const latency = () => performance.now() - started;
+    // Read the answer to the end so the connection goes back to the pool; a longer answer than the
+    // limit closes its connection instead.
+    const exchange = post(this.#pool, { path: this.#path, body, headers: { ...headers, ...this.#headers }, keepBytes: 0, readLimit: ANSWER_READ_LIMIT });
+    let timedOut = false;
     // A timer cleared as soon as the forward ends, not AbortSignal.timeout: that one stays armed for
     // the whole timeout (30 s by default), one per delivery.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.#timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      exchange.abort(new Error(`no answer within ${this.#timeoutMs} ms`));
+    }, this.#timeoutMs);
     try {
-      const res = await this.#pool.request({ method: 'POST', path: this.#path, body, headers: { ...headers, ...this.#headers }, signal: deadline.signal });
-      // Read the answer to the end so the connection goes back to the pool (undici's default limit:
-      // a longer answer closes its connection instead).
-      await res.body.dump({ limit: 128 * 1024, signal: deadline.signal });
-      return { status: res.statusCode, latencyMs: latency() };
+      const answer = await exchange.answer;
+      return { status: answer.statusCode, latencyMs: latency() };
     } catch (err) {
-      if (deadline.signal.aborted) return { status: 504, latencyMs: latency(), error: `no answer within ${this.#timeoutMs} ms` };
+      if (timedOut) return { status: 504, latencyMs: latency(), error: `no answer within ${this.#timeoutMs} ms` };
       return { status: 502, latencyMs: latency(), error: (err as Error).message };
     } finally {
       clearTimeout(timer);

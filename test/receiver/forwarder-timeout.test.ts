@@ -49,3 +49,35 @@ describe('Forwarder --forward-timeout', () => {
     expect(result).toMatchObject({ status: 504, error: 'no answer within 100 ms' });
   });
 });
+
+describe('Forwarder, the answer read', () => {
+  it('reads a normal answer to its end and reuses the connection; an endless one is cut past 128 KB and its status still forwarded', async () => {
+    const sockets = new Set<unknown>();
+    const server = createServer((req, res) => {
+      sockets.add(req.socket);
+      req.resume();
+      if (req.url === '/endless') {
+        res.writeHead(202);
+        // Never ends: only a reader that stops reading can answer.
+        const more = () => {
+          if (!res.destroyed) res.write(Buffer.alloc(16 * 1024, 120), () => setImmediate(more));
+        };
+        more();
+        return;
+      }
+      res.end('ok');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
+    const { port } = server.address() as AddressInfo;
+    const fwd = new Forwarder(`http://127.0.0.1:${port}/hooks`, {}, 5_000);
+    cleanups.push(() => fwd.close());
+    for (let i = 0; i < 10; i++) expect((await fwd.forward('{}', {})).status).toBe(200);
+    // Reused, not one per forward. undici's pool may open a second socket once, for a request made
+    // while the first socket's answer was still being completed.
+    expect(sockets.size).toBeLessThanOrEqual(2);
+    const endless = new Forwarder(`http://127.0.0.1:${port}/endless`, {}, 5_000);
+    cleanups.push(() => endless.close());
+    expect(await withinAlarm(endless.forward('{}', {}))).toMatchObject({ status: 202 });
+  });
+});
