@@ -40,10 +40,24 @@ export function latestEventId(db: Db, orgId: string): string | undefined {
 }
 
 /**
- * The id of the organization's newest event created before `createdAt` (ISO, exclusive), or null
- * when none is: the exclusive cursor of a stream that replays from that time. It walks back from the
- * newest event, so its cost follows the number of events being replayed.
+ * Where a stream that replays from a time starts (exclusive): just before the organization's first
+ * event, in id order, created at or after `createdAt`. `bound` is that time as an id. An event's id
+ * is never earlier than its createdAt, so that first event lies at or after `bound` and the walk
+ * starts there: one row when no clock ran ahead, otherwise also the rows a clock ahead numbered past
+ * the time. Events numbered after it but created before the time (a clock behind) come too, so none
+ * created at or after the time is passed over.
  */
-export function lastEventIdBefore(db: Db, orgId: string, createdAt: string): string | null {
-  return (db.prepare('SELECT id FROM events WHERE org_id = ? AND created_at < ? ORDER BY id DESC LIMIT 1').pluck().get(orgId, createdAt) as string | undefined) ?? null;
+export function replayStartAt(db: Db, orgId: string, createdAt: string, bound: string): string | null {
+  const first = db
+    .prepare('SELECT id FROM events WHERE org_id = ? AND id >= ? AND created_at >= ? ORDER BY id LIMIT 1')
+    .pluck()
+    .get(orgId, bound, createdAt) as string | undefined;
+  if (first === undefined) {
+    // None yet: the time itself, or the newest event when a clock ahead already numbered one past it.
+    const newest = latestEventId(db, orgId);
+    return newest !== undefined && newest > bound ? newest : bound;
+  }
+  const before = db.prepare('SELECT id FROM events WHERE org_id = ? AND id < ? ORDER BY id DESC LIMIT 1').pluck().get(orgId, first) as string | undefined;
+  // No event before it: the time, unless the first event's id is the bound itself (random part all zero).
+  return before ?? (bound < first ? bound : null);
 }

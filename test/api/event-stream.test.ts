@@ -8,8 +8,8 @@ import { writeEvent } from '../../src/delivery/events.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { emitEvent } from '../../src/services/outbox.js';
 import { createWebhook } from '../../src/services/webhooks.js';
-import { newId } from '../../src/domain/ids.js';
-import { insertEvent, listEventsAfter } from '../../src/store/events.js';
+import { idLowerBound, newId } from '../../src/domain/ids.js';
+import { insertEvent, listEventsAfter, replayStartAt } from '../../src/store/events.js';
 import { rotateSigningKey, Signer } from '../../src/delivery/signing-keys.js';
 import { storeSignature } from '../../src/store/deliveries.js';
 import { revokeClient } from '../../src/services/organizations.js';
@@ -17,6 +17,7 @@ import { verifySignature } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 import { LogCapture, makeApi, makeContext, makeOrg, type TestContext } from '../support/context.js';
 import { startReceiver } from '../delivery/receiver.js';
+import { plansOf } from '../support/query-plans.js';
 
 const data: TransactionEventData = {
   id: 'txn_1', type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '5.00', currency: 'USDC',
@@ -207,6 +208,33 @@ describe('GET /v1/notifications/events/stream', () => {
     const again = await resumed.next(3);
     expect(JSON.parse(again[0]!.data)).toEqual({ from: 'after', after: b.event.id });
     expect(payloads(again).map((m) => m.id)).toEqual([c.event.id]);
+  });
+
+  it('?since= passes over no event created at or after the time, even one numbered before an event of a clock behind', async () => {
+    const ctx = makeContext({}, '2026-03-01T11:00:00.000Z');
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const at = (iso: string) => writeEvent(ctx.db, Date.parse(iso), org.id, 'Transaction_Updated', data);
+    at('2026-03-01T10:00:00.000Z');
+    const inTime = at('2026-03-01T10:40:00.000Z');
+    // Written next by a process whose clock was behind: numbered after inTime, created before the time.
+    const behind = at('2026-03-01T10:20:00.000Z');
+    expect(behind.event.id > inTime.event.id).toBe(true);
+    const since = await open(`${url}?since=2026-03-01T10:30:00Z`, auth);
+    const got = payloads(await since.next(3)).map((m) => m.id);
+    // At least once: the one created at 10:40 comes; the one behind may come too (it does: its id is later).
+    expect(got).toEqual([inTime.event.id, behind.event.id]);
+  });
+
+  it('finds where ?since= starts by seeking from the time, not by walking back through the events being replayed', async () => {
+    const ctx = makeContext();
+    ctx.db.exec('PRAGMA foreign_keys = OFF'); // event rows only
+    for (const at of ['2026-03-01T10:00:00.000Z', '2026-03-01T10:40:00.000Z']) {
+      insertEvent(ctx.db, { id: newId('evt', Date.parse(at)), org_id: 'org_x', type: 'Transaction_Updated', body: '{}', created_at: at });
+    }
+    const plans = await plansOf(ctx.db, () => replayStartAt(ctx.db, 'org_x', '2026-03-01T10:30:00.000Z', idLowerBound('evt', Date.parse('2026-03-01T10:30:00.000Z'))), /FROM events WHERE org_id = \? AND id/);
+    expect(plans).toHaveLength(2); // the first event from the time, then the one before it
+    for (const { plan } of plans) expect(plan).toMatch(/SEARCH events USING (COVERING )?INDEX (events_org_id|sqlite_autoindex_events_1) \(org_id=\? AND id[<>]\?\)/);
   });
 
   it('reuses the signatures the outbox stored and makes the others off the main thread: a long replay never signs inline', async () => {
