@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
+import { countryCode } from '../domain/country-code.js';
 
 /**
  * The one description of borderd's configuration: its keys, types, limits and defaults.
@@ -237,7 +238,7 @@ export const networkIds = ['POLYGON', 'ETHEREUM', 'TRON', 'BASE', 'OPTIMISM', 'B
 export const networkSchema = z
   .strictObject({
     /** Two-letter codes of the countries where deposits are available. */
-    depositCountries: z.array(z.string().regex(/^[A-Z]{2}$/, 'a two-letter country code')).default(['BR', 'CO', 'MX', 'US']),
+    depositCountries: z.array(countryCode).default(['BR', 'CO', 'MX', 'US']),
     /** Networks the organization can use and the assets on each. */
     networks: z
       .array(z.strictObject({ network: z.enum(networkIds), assets: z.array(z.string().regex(/^[A-Z0-9]{2,12}$/)).min(1) }))

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/open.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
+import { countryCodeOrUnknown } from '../domain/country-code.js';
 import { summarizeBenchmark, type BenchmarkSummary } from '../domain/benchmark-stats.js';
 import { selectBenchmarkSample } from '../store/imported-transactions.js';
 import { TRANSACTION_STATUSES } from '../verify/events.js';
@@ -27,7 +28,7 @@ export const summaryQuerySchema = z
     benchmark: z.enum(BENCHMARK_CLASSES).optional(),
     reviewState: z.enum(REVIEW_STATES).optional(),
     reconciliation: z.enum(RECONCILIATION_RESULTS).optional(),
-    country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code (ZZ allowed)').optional(),
+    country: countryCodeOrUnknown.optional(),
     currency: z.string().regex(/^[A-Z0-9]{2,12}$/, 'must be an upper-case currency or asset code').optional(),
     providerTransactionId: z.string().min(1).max(200).optional(),
   })

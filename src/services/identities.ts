@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Db } from '../db/open.js';
 import { isoAt } from '../domain/clock.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
+import { countryCode } from '../domain/country-code.js';
 import { BorderdError, notFound, type FieldError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { redactIdentityData } from '../domain/pii-redaction.js';
@@ -19,7 +20,6 @@ import { importRefused } from './import-errors.js';
  */
 const text = z.string().max(500);
 const date = z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
-const country = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code');
 const enumWord = z.string().regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'must be an enumeration value such as the spec shows (PascalCase word)');
 
 export const identityDataSchema = z.strictObject({
@@ -40,7 +40,7 @@ export const identityDataSchema = z.strictObject({
       street2: text.optional(),
       city: text.optional(),
       state: text.optional(),
-      country: country.optional(),
+      country: countryCode.optional(),
       postalCode: text.optional(),
     })
     .optional(),
@@ -48,7 +48,7 @@ export const identityDataSchema = z.strictObject({
     .array(
       z.strictObject({
         id: text.optional(),
-        issuingCountry: country.optional(),
+        issuingCountry: countryCode.optional(),
         type: enumWord.optional(),
         subType: enumWord.optional(),
         idNumber: text.optional(),
@@ -68,9 +68,9 @@ export const identityDataSchema = z.strictObject({
   accountPurposeOther: text.optional(),
   monthlyAmounts: enumWord.optional(),
   actingAsIntermediary: z.boolean().optional(),
-  citizenship: country.optional(),
-  nationalities: z.array(country).max(20).optional(),
-  placeOfBirthCountry: country.optional(),
+  citizenship: countryCode.optional(),
+  nationalities: z.array(countryCode).max(20).optional(),
+  placeOfBirthCountry: countryCode.optional(),
   placeOfBirthCity: text.optional(),
   hasForeignTaxRegistration: z.boolean().optional(),
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
+import { corridor, countryCodeOrUnknown } from '../domain/country-code.js';
 import { NETWORK_IDS } from '../domain/crypto-address.js';
 import { notFound, type FieldError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -42,8 +43,8 @@ export const importRowSchema = z
     amount: opt(decimal),
     currency: opt(z.string().regex(/^[A-Z0-9]{2,12}$/, 'must be an upper-case currency or asset code')),
     network: opt(z.enum(NETWORK_IDS)),
-    country: opt(z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter country code (ZZ allowed)')),
-    corridor: opt(z.string().regex(/^[A-Z]{2}-[A-Z]{2}$/, 'must be two country codes joined by a dash, e.g. US-MX')),
+    country: opt(countryCodeOrUnknown),
+    corridor: opt(corridor),
     benchmark: opt(z.enum(BENCHMARK_CLASSES)),
     reviewState: opt(z.enum(REVIEW_STATES)),
     reconciliation: opt(z.enum(RECONCILIATION_RESULTS)),

@@ -91,6 +91,7 @@ describe('GET /v1/transactions/import-benchmark-summary', () => {
     ['?reviewState=Ok', 'query.reviewState'],
     ['?reconciliation=Ok', 'query.reconciliation'],
     ['?country=MEX', 'query.country'],
+    ['?country=QQ', 'query.country'],
     ['?currency=us%20d', 'query.currency'],
     ['?nope=1', 'query'],
   ])('refuses %s naming %s', async (q, path) => {

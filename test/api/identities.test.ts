@@ -196,6 +196,15 @@ describe('identity creation and import', () => {
     expect(res.status).toBe(400);
     const paths = res.body.errors.map((e: { path: string }) => e.path);
     expect(paths).toEqual(expect.arrayContaining(['body.data.dateOfBirth', 'body.data.citizenship', 'body.data']));
+    // Shaped like a country code, and not one: each field that holds a code is checked against the list.
+    const codes = await http
+      .post(`/admin/v1/organizations/${org.id}/identities`)
+      .set('Authorization', admin)
+      .send({ type: 'Personal', data: { citizenship: 'QQ', nationalities: ['MX', 'UK'], placeOfBirthCountry: 'ZZ', address: { country: 'XX' }, documents: [{ issuingCountry: 'AA' }] } });
+    expect(codes.status).toBe(400);
+    expect(codes.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(
+      ['body.data.address.country', 'body.data.citizenship', 'body.data.documents.0.issuingCountry', 'body.data.nationalities.1', 'body.data.placeOfBirthCountry'],
+    );
   });
 
   it('imports all lines or none, naming each bad line', () => {

@@ -51,6 +51,11 @@ describe('config layers', () => {
     expect(() => loadConfig({ file: path, env: {} })).toThrow(/log\.level: .*config file/);
   });
 
+  it('refuses a deposit country that is not an ISO 3166-1 alpha-2 code, naming the entry', () => {
+    expect(() => loadConfig({ file: file('network:\n  depositCountries: [MX, UK]\n'), env: {} })).toThrow(/network\.depositCountries\.1: is not an ISO 3166-1 alpha-2 country code/);
+    expect(loadConfig({ file: file('network:\n  depositCountries: [MX, GB]\n'), env: {} }).network.depositCountries).toEqual(['MX', 'GB']);
+  });
+
   it('refuses unknown keys, so a typo is not silently ignored', () => {
     const path = file('server:\n  prot: 1\n');
     expect(() => loadConfig({ file: path, env: {} })).toThrow(/server: unknown key\(s\) prot/);

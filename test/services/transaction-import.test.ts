@@ -87,6 +87,23 @@ describe('transaction import deduplication', () => {
     expect(refusal(CSV + '\nDeposit,Nope,P1,p-3,InLine,1,1,2026-01-01T00:00:00Z').map((e) => e.path)).toEqual(['line 2.providerTransactionId', 'line 3.providerTransactionId', 'line 4.status']);
     expect(count(ctx.db, org.id)).toBe(2);
   });
+
+  it('refuses a country or corridor that is not on the ISO 3166-1 list, and takes ZZ, unknown', () => {
+    const ctx = makeContext();
+    const org = createOrganization(ctx, 'Acme');
+    const line = (i: number, extra: Record<string, string>) =>
+      JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '1', createdAt: '2026-01-01T00:00:00Z', providerTransactionId: `p-${i}`, provider: 'P', ...extra });
+    let errors: { path: string; message: string }[] = [];
+    try {
+      importTransactions(ctx, org.id, [line(1, { country: 'QQ' }), line(2, { corridor: 'US-UK' }), line(3, { country: 'MX', corridor: 'US-MX' })].join('\n'), 'jsonl');
+    } catch (err) {
+      errors = (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
+    }
+    expect(errors.map((e) => e.path)).toEqual(['line 1.country', 'line 2.corridor']);
+    expect(count(ctx.db, org.id)).toBe(0);
+    importTransactions(ctx, org.id, [line(1, { country: 'ZZ', corridor: 'ZZ-MX' }), line(2, { country: 'XK' })].join('\n'), 'jsonl');
+    expect(count(ctx.db, org.id)).toBe(2);
+  });
 });
 
 describe('import progress', () => {
