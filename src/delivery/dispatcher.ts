@@ -727,7 +727,8 @@ export class Dispatcher implements Worker {
         timer = setTimeout(() => expire(true), LATE_TIMER_MS);
         return;
       }
-      const e = new Error(`no complete answer within ${timeoutMs} ms`);
+      // Said apart: an endpoint that took no connection in time, and one that did not answer in time.
+      const e = new Error(exchange.connected ? `no complete answer within ${timeoutMs} ms` : `no connection within ${timeoutMs} ms`);
       e.name = 'TimeoutError';
       exchange.abort(e);
     };

@@ -12,8 +12,10 @@ export interface PostAnswer {
 /** One POST in flight: its answer, and a way to give up on it. */
 export interface PostExchange {
   readonly answer: Promise<PostAnswer>;
-  /** Rejects `answer` with `reason` at once and ends the request, wherever it is (queued, sending, reading). */
+  /** Rejects `answer` with `reason` at once and ends the request, wherever it is (queued, connecting, sending, reading). */
   abort(reason: Error): void;
+  /** The request got a connection: false while it waits for one (queued in the pool, or connecting). */
+  readonly connected: boolean;
 }
 
 export interface PostRequest {
@@ -24,6 +26,12 @@ export interface PostRequest {
   keepBytes: number;
   /** Past this many bytes read, the rest of the answer is dropped (the connection is then not reused). */
   readLimit: number;
+  /**
+   * An answer whose body breaks off (the connection reset or closed) after a final status came:
+   * true resolves with that status, as an answered request; false (the default) rejects with the
+   * connection's error, since only a complete answer counts. Either way the caller's own abort rejects.
+   */
+  statusOnBodyError?: boolean;
 }
 
 /**
@@ -36,7 +44,7 @@ export interface PostRequest {
  * about 135 to 70 µs (docs/performance.md, section 1).
  */
 export function post(pool: Dispatcher, request: PostRequest): PostExchange {
-  const reader = new AnswerReader(request.keepBytes, request.readLimit);
+  const reader = new AnswerReader(request.keepBytes, request.readLimit, request.statusOnBodyError ?? false);
   pool.dispatch({ method: 'POST', path: request.path, headers: request.headers, body: request.body }, reader);
   return reader;
 }
@@ -57,14 +65,20 @@ class AnswerReader implements Dispatcher.DispatchHandler, PostExchange {
 
   readonly #keepBytes: number;
   readonly #readLimit: number;
+  readonly #statusOnBodyError: boolean;
 
-  constructor(keepBytes: number, readLimit: number) {
+  constructor(keepBytes: number, readLimit: number, statusOnBodyError: boolean) {
     this.#keepBytes = keepBytes;
     this.#readLimit = readLimit;
+    this.#statusOnBodyError = statusOnBodyError;
     this.answer = new Promise<PostAnswer>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+  }
+
+  get connected(): boolean {
+    return this.#controller !== undefined;
   }
 
   abort(reason: Error): void {
@@ -106,7 +120,9 @@ class AnswerReader implements Dispatcher.DispatchHandler, PostExchange {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, err: Error): void {
-    this.#fail(err);
+    // A caller's abort settled the answer already; this is the connection's own error.
+    if (this.#statusOnBodyError && this.#statusCode >= 200) this.#succeed();
+    else this.#fail(err);
   }
 
   #succeed(): void {

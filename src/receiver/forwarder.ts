@@ -109,8 +109,16 @@ export class Forwarder {
     const started = performance.now();
     const latency = () => performance.now() - started;
     // Read the answer to the end so the connection goes back to the pool; a longer answer than the
-    // limit closes its connection instead.
-    const exchange = post(this.#pool, { path: this.#path, body, headers: { ...headers, ...this.#headers }, keepBytes: 0, readLimit: ANSWER_READ_LIMIT });
+    // limit closes its connection instead. The app's status is what counts: an answer whose body
+    // breaks off after it was still answered (a 502 would have the sender deliver it again).
+    const exchange = post(this.#pool, {
+      path: this.#path,
+      body,
+      headers: { ...headers, ...this.#headers },
+      keepBytes: 0,
+      readLimit: ANSWER_READ_LIMIT,
+      statusOnBodyError: true,
+    });
     let timedOut = false;
     // A timer cleared as soon as the forward ends, not AbortSignal.timeout: that one stays armed for
     // the whole timeout (30 s by default), one per delivery.

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { post } from '../../src/http/post.js';
@@ -87,6 +87,7 @@ describe('post', () => {
     const first = post(pool, { ...request, path: '/first' });
     await expect.poll(() => seen.length).toBe(1);
     const queued = post(pool, { ...request, path: '/queued' });
+    expect([first.connected, queued.connected]).toEqual([true, false]);
     const reason = new Error('shutting down');
     queued.abort(reason);
     await expect(queued.answer).rejects.toBe(reason);
@@ -95,6 +96,22 @@ describe('post', () => {
     // The socket is free again: the next request goes, and the aborted one never went.
     expect((await post(pool, { ...request, path: '/after' }).answer).statusCode).toBe(200);
     expect(seen.map((s) => s.path)).toEqual(['/first', '/after']);
+  });
+
+  it('an answer whose body breaks off after its status: rejected by default, answered with statusOnBodyError', async () => {
+    const server = createNetServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial');
+        setTimeout(() => socket.destroy(), 20);
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    closers.push(() => new Promise((r) => server.close(r)));
+    const pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    closers.push(() => pool.destroy());
+    await expect(post(pool, { ...request, path: '/' }).answer).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
+    expect(await post(pool, { ...request, path: '/', statusOnBodyError: true }).answer).toEqual({ statusCode: 200, body: 'partial', retryAfter: undefined });
   });
 
   it('rejects with the connection error when nothing listens', async () => {

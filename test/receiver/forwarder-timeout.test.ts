@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Forwarder, type ForwardResult } from '../../src/receiver/forwarder.js';
 
@@ -79,5 +79,22 @@ describe('Forwarder, the answer read', () => {
     const endless = new Forwarder(`http://127.0.0.1:${port}/endless`, {}, 5_000);
     cleanups.push(() => endless.close());
     expect(await withinAlarm(endless.forward('{}', {}))).toMatchObject({ status: 202 });
+  });
+});
+
+describe('Forwarder, an app whose answer breaks off', () => {
+  it('forwards the app\'s status when its connection drops after the status line: it did answer', async () => {
+    const server = createNetServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial');
+        setTimeout(() => socket.destroy(), 20);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => server.close(() => r())));
+    const fwd = new Forwarder(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, {}, 2_000);
+    cleanups.push(() => fwd.close());
+    const result = await fwd.forward('{}', { 'content-type': 'application/json' });
+    expect({ status: result.status, error: result.error }).toEqual({ status: 200, error: undefined });
   });
 });
