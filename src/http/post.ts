@@ -41,7 +41,7 @@ export interface PostRequest {
  * Not `pool.request()`: that one wraps the answer in a Readable stream and follows an AbortSignal,
  * which neither caller needs (they keep at most a kilobyte of the answer and end on a timer of
  * their own). On one keep-alive connection to a local server the client's CPU per POST went from
- * about 135 to 70 µs (docs/performance.md, section 1).
+ * about 135 to 70 µs (docs/performance.md, "the HTTP client's own cost").
  */
 export function post(pool: Dispatcher, request: PostRequest): PostExchange {
   const reader = new AnswerReader(request.keepBytes, request.readLimit, request.statusOnBodyError ?? false);
