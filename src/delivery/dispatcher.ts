@@ -235,7 +235,12 @@ export class Dispatcher implements Worker {
    * one of the process's slots for each timeout instead of perEndpointConcurrency of them.
    */
   readonly #unanswered = new Set<string>();
-  /** Webhooks this process has looked at: on first sight, #unanswered is set from the database. */
+  /**
+   * Webhooks this process has looked at: on first sight, #unanswered is set from the database. Both
+   * forget a webhook with nothing in hand once its pool is closed as idle (#closeIdlePools), so they
+   * hold the webhooks of the last POOL_IDLE_MS, not every webhook since start; the next sight reads
+   * the database again, which says the same.
+   */
   readonly #seen = new Set<string>();
   /** Sends in flight per organization: what the share of send slots is computed from. */
   readonly #sendingByOrg = new Map<string, number>();
@@ -697,6 +702,18 @@ export class Dispatcher implements Worker {
         void entry.pool.close().catch(() => undefined);
       }
     }
+    // A webhook with no pool (closed above, or never made: a refused target) and nothing in hand.
+    for (const id of this.#seen) {
+      if (!this.#pools.has(id) && !this.#queues.get(id)?.length && !this.#claimedBy.has(id) && !this.#sendingBy.has(id)) {
+        this.#seen.delete(id);
+        this.#unanswered.delete(id);
+      }
+    }
+  }
+
+  /** How many webhooks this process keeps state for (for tests and tools). */
+  get webhooksTracked(): number {
+    return this.#seen.size;
   }
 
   async #send(job: Job, headers: Record<string, string>): Promise<SendResult> {

@@ -380,6 +380,32 @@ describe('address checks at send time', () => {
 });
 
 describe('worker lifecycle', () => {
+  it('forgets a webhook idle past the pool timeout: its memory is of recent webhooks, not every one since start', async () => {
+    const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 20 });
+    const worker = new Dispatcher(ctx, { random: () => 0.5 });
+    worker.start();
+    try {
+      newTx(ctx, org.org.id);
+      await receiver.waitFor(1);
+      await worker.drain();
+      expect(worker.webhooksTracked).toBe(1);
+      // 31 s later by the monotonic clock: the pool is closed as idle at the next tick, and the webhook forgotten.
+      const realNow = performance.now.bind(performance);
+      const later = vi.spyOn(performance, 'now').mockImplementation(() => realNow() + 31_000);
+      try {
+        await vi.waitFor(() => expect(worker.webhooksTracked).toBe(0));
+      } finally {
+        later.mockRestore();
+      }
+      // Seen again on its next event, and sent to as before.
+      newTx(ctx, org.org.id);
+      await receiver.waitFor(2);
+      expect(worker.webhooksTracked).toBe(1);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it('is woken by a commit, and stop() finishes the send in flight and leaves no lease behind', async () => {
     // A poll interval far beyond the test: only the in-process signal can start the send.
     const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
