@@ -5,11 +5,11 @@ import { newId } from '../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
 import { enqueueEvent, firstAttemptAt, inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import type { StoredEvent } from '../delivery/events.js';
+import { eventIdsSince } from '../store/events.js';
 import { getOrganization } from '../store/organizations.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
 import {
   countByState,
-  eventIdsSince,
   getDelivery,
   listAttempts,
   listDeliveries,

@@ -1,5 +1,4 @@
 import type { Db } from '../db/open.js';
-import { idLowerBound } from '../domain/ids.js';
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -412,15 +411,4 @@ export function storeSignature(db: Db, eventId: string, keyId: string, signature
     signature,
     eventId,
   );
-}
-
-/**
- * Event ids of an organization created at or after `sinceIso`, oldest first. An id's time is never
- * before its event's createdAt (ids only move forward), so the walk of (org_id, id) starts at the
- * first id of that time instead of at the organization's first event.
- */
-export function eventIdsSince(db: Db, orgId: string, sinceIso: string): string[] {
-  return (
-    db.prepare('SELECT id FROM events WHERE org_id = ? AND id >= ? AND created_at >= ? ORDER BY id').all(orgId, idLowerBound('evt', Date.parse(sinceIso)), sinceIso) as { id: string }[]
-  ).map((r) => r.id);
 }

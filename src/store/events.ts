@@ -1,4 +1,5 @@
 import type { Db } from '../db/open.js';
+import { idLowerBound } from '../domain/ids.js';
 
 export interface EventRow {
   id: string;
@@ -40,18 +41,30 @@ export function latestEventId(db: Db, orgId: string): string | undefined {
 }
 
 /**
- * Where a stream that replays from a time starts (exclusive): just before the organization's first
- * event, in id order, created at or after `createdAt`. `bound` is that time as an id. An event's id
- * is never earlier than its createdAt, so that first event lies at or after `bound` and the walk
- * starts there: one row when no clock ran ahead, otherwise also the rows a clock ahead numbered past
- * the time. Events numbered after it but created before the time (a clock behind) come too, so none
- * created at or after the time is passed over.
+ * The events of an organization created at or after a time, on the (org_id, id) index. An event's id
+ * is never earlier than its createdAt (ids only move forward, and take the instant of their event or
+ * a later one), so they all lie at or after the time as an id: the walk starts there, not at the
+ * organization's first event. Parameters: organization id, then `sinceParams(sinceIso)`.
  */
-export function replayStartAt(db: Db, orgId: string, createdAt: string, bound: string): string | null {
-  const first = db
-    .prepare('SELECT id FROM events WHERE org_id = ? AND id >= ? AND created_at >= ? ORDER BY id LIMIT 1')
-    .pluck()
-    .get(orgId, bound, createdAt) as string | undefined;
+const CREATED_SINCE = 'org_id = ? AND id >= ? AND created_at >= ?';
+const sinceParams = (sinceIso: string) => [idLowerBound('evt', Date.parse(sinceIso)), sinceIso] as const;
+
+/** Event ids of an organization created at or after `sinceIso`, oldest first (a replay). */
+export function eventIdsSince(db: Db, orgId: string, sinceIso: string): string[] {
+  return db.prepare(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id`).pluck().all(orgId, ...sinceParams(sinceIso)) as string[];
+}
+
+/**
+ * Where a stream that replays from a time starts (exclusive): just before the organization's first
+ * event, in id order, created at or after `sinceIso`. That walk reads one row when no clock ran
+ * ahead, otherwise also the rows a clock ahead numbered past the time. Events numbered after it but
+ * created before the time (a clock behind) come too, so none created at or after the time is passed
+ * over.
+ */
+export function replayStartAt(db: Db, orgId: string, sinceIso: string): string | null {
+  const params = sinceParams(sinceIso);
+  const [bound] = params;
+  const first = db.prepare(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id LIMIT 1`).pluck().get(orgId, ...params) as string | undefined;
   if (first === undefined) {
     // None yet: the time itself, or the newest event when a clock ahead already numbered one past it.
     const newest = latestEventId(db, orgId);

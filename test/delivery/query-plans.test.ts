@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { claimDue, eventIdsSince, insertDelivery, listDeliveries, releaseLeases, setPendingState, webhookHealth, type DeliveryState } from '../../src/store/deliveries.js';
+import { claimDue, insertDelivery, listDeliveries, releaseLeases, setPendingState, webhookHealth, type DeliveryState } from '../../src/store/deliveries.js';
+import { eventIdsSince } from '../../src/store/events.js';
 import { makeContext } from '../support/context.js';
 import { plansOf } from '../support/query-plans.js';
 

@@ -127,8 +127,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
         // can be numbered before such an event, and finding it walked every event being replayed
         // (150 ms on the main thread for 30 days). With no event before the time, the time itself is
         // the position: `ready` then still carries an id to resume from.
-        const sinceMs = parseIsoTime(query.since)!;
-        start = { mode: 'since', after: replayStartAt(ctx.db, auth.orgId, new Date(sinceMs).toISOString(), idLowerBound('evt', sinceMs)) };
+        start = { mode: 'since', after: replayStartAt(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
       }
       else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
       follow(ctx, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res, commit);
