@@ -28,7 +28,10 @@ const IDENTITY_QUERIES: Record<string, Parameters<typeof identitiesPageJson>[2]>
 
 function timeIdentityQueries(dbPath: string, rounds: number): Row[] {
   const config = loadConfig({ env: {}, flags: { 'database.path': dbPath } });
-  const ctx = createContext(config, { log: createLogger({ level: 'error', pretty: 'never', destination: process.stderr }), migrate: false });
+  const ctx = createContext(config, {
+    log: createLogger({ level: 'error', pretty: 'never', destination: process.stderr }),
+    migrate: false,
+  });
   try {
     // The first-start organization, created before the second one.
     const orgId = (ctx.db.prepare('SELECT id FROM organizations ORDER BY created_at, id LIMIT 1').get() as { id: string }).id;
@@ -41,7 +44,12 @@ function timeIdentityQueries(dbPath: string, rounds: number): Row[] {
       }
       const s = summarize(times);
       const plan = namePlan(ctx.db, orgId, filter);
-      return { metric: `query ${label}`, value: round(s.p50, 3), unit: 'ms p50', note: `p95 ${round(s.p95, 3)} ms (in-process, no HTTP)${plan ? `, plan: ${plan}` : ''}` };
+      return {
+        metric: `query ${label}`,
+        value: round(s.p50, 3),
+        unit: 'ms p50',
+        note: `p95 ${round(s.p95, 3)} ms (in-process, no HTTP)${plan ? `, plan: ${plan}` : ''}`,
+      };
     });
   } finally {
     ctx.db.close();
@@ -72,8 +80,30 @@ export const apiBenchmark: Benchmark = {
       // The same identities in a second organization, so every query has to stay within its own.
       const other = await cli<{ id: string }>(['orgs', 'create', '--name', 'Other', '--db', daemon.dbPath]);
       await cli(['identities', 'import', identitiesFile, '--org', other.id, '--db', daemon.dbPath]);
-      const transactions = await cli<{ imported: number }>(['import', 'transactions', transactionsFile, '--org', orgId, '--db', daemon.dbPath]);
-      const account = await cli<{ id: string }>(['accounts', 'create', '--org', orgId, '--db', daemon.dbPath, '--record', JSON.stringify({ provider: 'Standalone', name: 'Treasury', assets: [{ asset: 'USDC', address: '0x52908400098527886E0F7030069857D2E4169EE7' }], fiats: [{ fiat: 'MXN' }] })]);
+      const transactions = await cli<{ imported: number }>([
+        'import',
+        'transactions',
+        transactionsFile,
+        '--org',
+        orgId,
+        '--db',
+        daemon.dbPath,
+      ]);
+      const account = await cli<{ id: string }>([
+        'accounts',
+        'create',
+        '--org',
+        orgId,
+        '--db',
+        daemon.dbPath,
+        '--record',
+        JSON.stringify({
+          provider: 'Standalone',
+          name: 'Treasury',
+          assets: [{ asset: 'USDC', address: '0x52908400098527886E0F7030069857D2E4169EE7' }],
+          fiats: [{ fiat: 'MXN' }],
+        }),
+      ]);
       const headers = { authorization: `Bearer ${await bearerToken(daemon)}` };
 
       const identitiesPath = '/v1/identities?name=and&limit=10';
@@ -85,14 +115,21 @@ export const apiBenchmark: Benchmark = {
       writeFileSync(bodyFile, JSON.stringify(sample));
 
       // The daemon's peak RSS after each route, so the route that raises it can be named.
-      const peaks: Row[] = [{ metric: 'daemon peak RSS before the routes', value: mb(daemon.peakRss()), unit: 'MB', note: `now ${mb(daemon.rss())} MB` }];
+      const peaks: Row[] = [
+        { metric: 'daemon peak RSS before the routes', value: mb(daemon.peakRss()), unit: 'MB', note: `now ${mb(daemon.rss())} MB` },
+      ];
       const drive = async (label: string, url: string, h: Record<string, string>, connections = 10): Promise<LoadResult> => {
         await load({ url, headers: h, connections, durationSeconds: quick ? 0.3 : 1, timeoutSeconds: 120 }); // warm-up: JIT, page cache
         const r = await load({ url, headers: h, connections, durationSeconds, timeoutSeconds: 120 });
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${label}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
         log(`api: ${label} ${round(r.requestsPerSecond, 0)} req/s`);
         if (!url.startsWith(daemon.url)) return r;
-        peaks.push({ metric: `daemon peak RSS after ${label}`, value: mb(daemon.peakRss()), unit: 'MB', note: `now ${mb(daemon.rss())} MB` });
+        peaks.push({
+          metric: `daemon peak RSS after ${label}`,
+          value: mb(daemon.peakRss()),
+          unit: 'MB',
+          note: `now ${mb(daemon.rss())} MB`,
+        });
         return r;
       };
       const prefix = await drive('identities prefix', daemon.url + identitiesPath, headers);
@@ -115,9 +152,24 @@ export const apiBenchmark: Benchmark = {
         { metric: 'transactions imported', value: transactions.imported },
         { metric: 'GET /v1/identities?name=and', value: round(prefix.requestsPerSecond, 0), unit: 'req/s', note: `p99 ${prefix.p99Ms} ms` },
         { metric: 'GET /v1/identities?name=maría5', value: round(rare.requestsPerSecond, 0), unit: 'req/s', note: `p99 ${rare.p99Ms} ms` },
-        { metric: 'GET /v1/accounts/{id}', value: round(accountById.requestsPerSecond, 0), unit: 'req/s', note: `p99 ${accountById.p99Ms} ms` },
-        { metric: 'GET …/import-benchmark-summary', value: round(summary.requestsPerSecond, 2), unit: 'req/s', note: `p99 ${summary.p99Ms} ms, 1 connection, over ${transactions.imported} rows` },
-        { metric: 'bare express, same body', value: round(bareResult.requestsPerSecond, 0), unit: 'req/s', note: `p99 ${bareResult.p99Ms} ms` },
+        {
+          metric: 'GET /v1/accounts/{id}',
+          value: round(accountById.requestsPerSecond, 0),
+          unit: 'req/s',
+          note: `p99 ${accountById.p99Ms} ms`,
+        },
+        {
+          metric: 'GET …/import-benchmark-summary',
+          value: round(summary.requestsPerSecond, 2),
+          unit: 'req/s',
+          note: `p99 ${summary.p99Ms} ms, 1 connection, over ${transactions.imported} rows`,
+        },
+        {
+          metric: 'bare express, same body',
+          value: round(bareResult.requestsPerSecond, 0),
+          unit: 'req/s',
+          note: `p99 ${bareResult.p99Ms} ms`,
+        },
         { metric: 'identities prefix / bare express', value: round(ratio * 100, 1), unit: '%', note: 'target ≥ 50%' },
         { metric: 'daemon peak RSS', value: mb(peakRss), unit: 'MB', note: 'target < 200 MB' },
         ...peaks,

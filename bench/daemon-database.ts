@@ -14,7 +14,10 @@ export class DaemonDatabase {
 
   /** Counts of rows of `table` by `column` value. Table and column are bench constants, never input. */
   countBy(table: string, column: string): Record<string, number> {
-    const rows = this.#db.prepare(`SELECT ${column} AS k, count(*) AS n FROM ${table} GROUP BY ${column}`).all() as { k: string; n: number }[];
+    const rows = this.#db.prepare(`SELECT ${column} AS k, count(*) AS n FROM ${table} GROUP BY ${column}`).all() as {
+      k: string;
+      n: number;
+    }[];
     return Object.fromEntries(rows.map((r) => [r.k, r.n]));
   }
 

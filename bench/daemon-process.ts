@@ -39,7 +39,8 @@ export function parseStartScript(script: string): DaemonRuntime {
   if (words[i] !== 'node') throw new Error(`start script does not run node: ${script}`);
   const nodeArgs: string[] = [];
   for (i++; i < words.length && words[i]!.startsWith('--'); i++) nodeArgs.push(words[i]!);
-  if (words[i] !== 'bin/borderd.js' || words[i + 1] !== 'serve') throw new Error(`start script does not run bin/borderd.js serve: ${script}`);
+  if (words[i] !== 'bin/borderd.js' || words[i + 1] !== 'serve')
+    throw new Error(`start script does not run bin/borderd.js serve: ${script}`);
   return { env, nodeArgs };
 }
 
@@ -110,11 +111,15 @@ export async function startDaemon(opts: { env?: Record<string, string>; args?: s
   const dataDir = tempDir('borderd-bench-');
   const dbPath = join(dataDir, 'borderd.db');
   const nodeArgs = [...START_RUNTIME.nodeArgs, ...daemonNodeArgs, ...(opts.nodeArgs ?? [])];
-  const proc: ChildProcess = spawn(process.execPath, [...nodeArgs, BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {
-    env: { ...process.env, ...START_RUNTIME.env, BORDERD_LOG_LEVEL: 'error', BORDERD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    cwd: dataDir,
-  });
+  const proc: ChildProcess = spawn(
+    process.execPath,
+    [...nodeArgs, BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])],
+    {
+      env: { ...process.env, ...START_RUNTIME.env, BORDERD_LOG_LEVEL: 'error', BORDERD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...opts.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: dataDir,
+    },
+  );
   let out = '';
   const keep = (d: Buffer) => {
     // Keep only the head (banner) and a tail for error messages; a long run must not grow memory.
@@ -169,7 +174,10 @@ export async function startDaemon(opts: { env?: Record<string, string>; args?: s
 /** Runs `borderd <args> --json` to completion and parses its stdout; throws on a non-zero exit. */
 export function cli<T>(args: string[], env: Record<string, string> = {}): Promise<T> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BIN, ...args, '--json'], { env: { ...process.env, BORDERD_LOG_LEVEL: 'error', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [BIN, ...args, '--json'], {
+      env: { ...process.env, BORDERD_LOG_LEVEL: 'error', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -183,7 +191,11 @@ export function cli<T>(args: string[], env: Record<string, string> = {}): Promis
 
 /** A bearer token for the daemon's first-start client. */
 export async function bearerToken(d: BenchDaemon): Promise<string> {
-  const res = await fetch(`${d.url}/v1/auth/m2m/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(d.credentials) });
+  const res = await fetch(`${d.url}/v1/auth/m2m/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(d.credentials),
+  });
   if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { accessToken: string }).accessToken;
 }

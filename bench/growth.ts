@@ -50,7 +50,13 @@ function fillDelivered(dbPath: string, orgId: string, webhookId: string, rows: n
  * (claimDue: one conditional UPDATE, as a pass does per webhook). Nothing is committed, and the
  * daemon, idle by then, waits on the write lock meanwhile.
  */
-function timeClaims(dbPath: string, orgId: string, webhookId: string, rounds: number, backlog = 100): { findDue: ReturnType<typeof summarize>; claim: ReturnType<typeof summarize> } {
+function timeClaims(
+  dbPath: string,
+  orgId: string,
+  webhookId: string,
+  rounds: number,
+  backlog = 100,
+): { findDue: ReturnType<typeof summarize>; claim: ReturnType<typeof summarize> } {
   const db = openDatabase(dbPath);
   const pending = rounds * 4 + backlog; // each round leases four rows: keep `backlog` due rows past the last round
   try {
@@ -116,7 +122,19 @@ async function measureAt(delivered: number, backlog: number, quick: boolean, log
     const bigBacklog = quick ? 5_000 : 20_000;
     const claimsBacklog = timeClaims(daemon.dbPath, scenario.orgId, scenario.webhookIds[1]!, quick ? 10 : 50, bigBacklog);
     const label = `${delivered.toLocaleString('en-US')} delivered${prune ? ', pruned' : ''}`;
-    return { label, delivered, remaining, pruned, fillSeconds: fillMs / 1000, deliveries: stats.deliveries, rate, claims, bigBacklog, claimsBacklog, peakRss: daemon.peakRss() };
+    return {
+      label,
+      delivered,
+      remaining,
+      pruned,
+      fillSeconds: fillMs / 1000,
+      deliveries: stats.deliveries,
+      rate,
+      claims,
+      bigBacklog,
+      claimsBacklog,
+      peakRss: daemon.peakRss(),
+    };
   } finally {
     await scenario.stop();
     await daemon.stop();
@@ -139,11 +157,32 @@ export const growthBenchmark: Benchmark = {
     const large = await measureAt(sizes[1]!, backlog, quick, log, false);
     const pruned = await measureAt(sizes[1]!, backlog, quick, log, true);
     const rows: Row[] = [small, large, pruned].flatMap((r) => [
-      { metric: `${r.label}: rows kept`, value: r.remaining, note: r.pruned ? `prune deleted ${r.pruned.deliveriesDeleted} deliveries, ${r.pruned.eventsDeleted} events in ${round(r.pruned.seconds, 1)} s` : `history filled in ${round(r.fillSeconds, 1)} s` },
+      {
+        metric: `${r.label}: rows kept`,
+        value: r.remaining,
+        note: r.pruned
+          ? `prune deleted ${r.pruned.deliveriesDeleted} deliveries, ${r.pruned.eventsDeleted} events in ${round(r.pruned.seconds, 1)} s`
+          : `history filled in ${round(r.fillSeconds, 1)} s`,
+      },
       { metric: `${r.label}: deliveries/s`, value: round(r.rate, 0), unit: '/s', note: `${r.deliveries} deliveries to 2 webhooks` },
-      { metric: `${r.label}: due query p50`, value: round(r.claims.findDue.p50, 3), unit: 'ms', note: `p99 ${round(r.claims.findDue.p99, 3)} ms` },
-      { metric: `${r.label}: claim of 4 p50`, value: round(r.claims.claim.p50, 3), unit: 'ms', note: `p99 ${round(r.claims.claim.p99, 3)} ms` },
-      { metric: `${r.label}: due query, ${r.bigBacklog.toLocaleString('en-US')} pending`, value: round(r.claimsBacklog.findDue.p50, 2), unit: 'ms', note: 'p50; one index probe per webhook, flat in the backlog' },
+      {
+        metric: `${r.label}: due query p50`,
+        value: round(r.claims.findDue.p50, 3),
+        unit: 'ms',
+        note: `p99 ${round(r.claims.findDue.p99, 3)} ms`,
+      },
+      {
+        metric: `${r.label}: claim of 4 p50`,
+        value: round(r.claims.claim.p50, 3),
+        unit: 'ms',
+        note: `p99 ${round(r.claims.claim.p99, 3)} ms`,
+      },
+      {
+        metric: `${r.label}: due query, ${r.bigBacklog.toLocaleString('en-US')} pending`,
+        value: round(r.claimsBacklog.findDue.p50, 2),
+        unit: 'ms',
+        note: 'p50; one index probe per webhook, flat in the backlog',
+      },
     ]);
     rows.push({ metric: 'throughput large ÷ small', value: round((large.rate / small.rate) * 100, 1), unit: '%', note: 'flat = 100%' });
     rows.push({ metric: 'throughput large pruned ÷ small', value: round((pruned.rate / small.rate) * 100, 1), unit: '%' });

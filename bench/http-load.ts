@@ -43,7 +43,9 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     ...(body ? { requests: [{ method: 'POST' as const, setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }] } : {}),
   };
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(options, (err: unknown, r: autocannon.Result) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(r)));
+    const instance = autocannon(options, (err: unknown, r: autocannon.Result) =>
+      err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(r),
+    );
     instance.on('response', () => {
       lastResponse = performance.now();
     });

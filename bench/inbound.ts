@@ -31,20 +31,32 @@ export const inboundBenchmark: Benchmark = {
 
       const tokens: string[] = [];
       for (let i = 0; i < distinctTokens; i++) {
-        const payload = { tokenUniqueReference: `DWSPMC0000000000000000000000000000${String(i).padStart(6, '0')}`, status: 'ACTIVE', panSuffix: String(1000 + i), reason: 'bench' };
+        const payload = {
+          tokenUniqueReference: `DWSPMC0000000000000000000000000000${String(i).padStart(6, '0')}`,
+          status: 'ACTIVE',
+          panSuffix: String(1000 + i),
+          reason: 'bench',
+        };
         tokens.push(await key.encrypt(payload));
       }
 
       let seq = 0;
       const body = () => {
         const i = seq++;
-        return JSON.stringify({ eventId: `bench-${i}`, eventType: 'TOKEN_STATUS_UPDATED', eventCreatedDate: '2026-01-01T00:00:00.000Z', ica: ICA, data: tokens[i % tokens.length] });
+        return JSON.stringify({
+          eventId: `bench-${i}`,
+          eventType: 'TOKEN_STATUS_UPDATED',
+          eventCreatedDate: '2026-01-01T00:00:00.000Z',
+          ica: ICA,
+          data: tokens[i % tokens.length],
+        });
       };
       log(`inbound: posting ${n} notifications`);
       const intake = await load({ url: `${daemon.url}/v1/webhooks/card-network`, method: 'POST', body, amount: n, connections: 10 });
       if (intake.non2xx > 0 || intake.errors > 0) throw new Error(`intake: ${intake.non2xx} non-2xx answers, ${intake.errors} errors`);
       const stored = db.countBy('inbound_events', 'state');
-      if ((stored.unmatched ?? 0) !== intake.requests) throw new Error(`intake answered ${intake.requests} times 200 but stored ${JSON.stringify(stored)}`);
+      if ((stored.unmatched ?? 0) !== intake.requests)
+        throw new Error(`intake answered ${intake.requests} times 200 but stored ${JSON.stringify(stored)}`);
 
       // Phase 2: map the ica; the daemon queues every waiting notification and decrypts them.
       const t0 = performance.now();
@@ -75,8 +87,18 @@ export const inboundBenchmark: Benchmark = {
       return {
         rows: [
           { metric: 'notifications accepted', value: intake.requests, note: 'each stored before its 200 (checked in the database)' },
-          { metric: 'accepted/s', value: round(intake.requestsPerSecond, 0), unit: '/s', note: `p50 ${intake.p50Ms} ms, p99 ${intake.p99Ms} ms, 10 connections` },
-          { metric: 'daemon decryptions/s', value: round(decryptionsPerSecond, 0), unit: '/s', note: `${n} queued at once, all decrypted in ${round(daemonSeconds, 2)} s` },
+          {
+            metric: 'accepted/s',
+            value: round(intake.requestsPerSecond, 0),
+            unit: '/s',
+            note: `p50 ${intake.p50Ms} ms, p99 ${intake.p99Ms} ms, 10 connections`,
+          },
+          {
+            metric: 'daemon decryptions/s',
+            value: round(decryptionsPerSecond, 0),
+            unit: '/s',
+            note: `${n} queued at once, all decrypted in ${round(daemonSeconds, 2)} s`,
+          },
           { metric: 'raw jose compactDecrypt/s', value: round(josePerSecond, 0), unit: '/s', note: 'same tokens, same key, one thread' },
           { metric: 'daemon / raw jose', value: round(ratio * 100, 1), unit: '%' },
           { metric: 'daemon peak RSS', value: mb(peakRss), unit: 'MB', note: 'target < 200 MB' },

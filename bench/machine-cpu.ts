@@ -11,7 +11,12 @@ export interface MachineCpu {
 /** Zeros where /proc/stat is absent (not Linux). */
 export function machineCpu(): MachineCpu {
   try {
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
+      .split('\n')[0]!
+      .trim()
+      .split(/\s+/)
+      .slice(1)
+      .map(Number);
     return { busy: user! + nice! + system! + irq! + softirq!, idle: idle! + iowait!, steal: steal ?? 0 };
   } catch {
     return { busy: 0, idle: 0, steal: 0 };

@@ -49,7 +49,10 @@ export class OutboxScenario {
   /** Adds webhooks (to the one receiver, told apart by path) and hands the org's public key to the receiver. */
   async addWebhooks(count: number, enabled: boolean): Promise<void> {
     for (let i = 0; i < count; i++) {
-      const created = (await this.#api('POST', '/v1/notifications/webhooks/settings', { url: `${this.receiver.url}/hook/${this.webhookIds.length}`, enabled })) as { id: string };
+      const created = (await this.#api('POST', '/v1/notifications/webhooks/settings', {
+        url: `${this.receiver.url}/hook/${this.webhookIds.length}`,
+        enabled,
+      })) as { id: string };
       this.webhookIds.push(created.id);
     }
     const key = (await this.#api('GET', '/v1/notifications/webhooks/settings/public-key')) as { publicKey: string };
@@ -84,7 +87,10 @@ export class OutboxScenario {
    * overallRate, which sends each second's quota in a burst). A sender that falls behind sends what
    * is overdue at once and reports how late it got, so a run that could not offer the rate says so.
    */
-  async writeEventsPaced(rate: number, durationSeconds: number): Promise<{ requests: number; offeredPerSecond: number; maxLagMs: number; p99Ms: number }> {
+  async writeEventsPaced(
+    rate: number,
+    durationSeconds: number,
+  ): Promise<{ requests: number; offeredPerSecond: number; maxLagMs: number; p99Ms: number }> {
     const body = JSON.stringify({ orgId: this.orgId, type: 'Transaction_Updated' });
     const target = new URL(`${this.daemon.url}/admin/v1/events`);
     const pool = new Pool(target.origin, { connections: 64, pipelining: 1 });
@@ -97,7 +103,7 @@ export class OutboxScenario {
     let maxLagMs = 0;
     const t0 = performance.now();
     try {
-      for (let i = 0; i < total; ) {
+      for (let i = 0; i < total;) {
         const now = performance.now();
         const dueAt = t0 + i * intervalMs;
         if (dueAt > now) {
@@ -140,7 +146,9 @@ export class OutboxScenario {
       const at = new Date(now).toISOString();
       db.transaction(() => {
         db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, updated_at = ? WHERE org_id = ?').run(at, this.orgId);
-        db.prepare("UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'").run(now, at, this.orgId);
+        db.prepare(
+          "UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'",
+        ).run(now, at, this.orgId);
       }).immediate();
     } finally {
       db.close();
@@ -159,7 +167,11 @@ export class OutboxScenario {
    * Waits until the receiver has seen `deliveries` verified deliveries (or, with `count:
    * 'distinctEvents'`, that many different events); throws on a signature failure.
    */
-  async waitForDeliveries(deliveries: number, timeoutMs: number, count: 'deliveries' | 'distinctEvents' = 'deliveries'): Promise<ReceiverStats> {
+  async waitForDeliveries(
+    deliveries: number,
+    timeoutMs: number,
+    count: 'deliveries' | 'distinctEvents' = 'deliveries',
+  ): Promise<ReceiverStats> {
     const until = Date.now() + timeoutMs;
     for (;;) {
       const s = await this.stats();

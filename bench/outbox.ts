@@ -80,29 +80,76 @@ export const outboxBenchmark: Benchmark = {
 
       // Stored signatures per event and key (INSERT OR IGNORE: this cannot show a re-sign; the unit test counts sign() calls).
       const events = db.get<{ n: number }>('SELECT count(*) AS n FROM events WHERE created_at >= ?', since3)!.n;
-      const signatures = db.get<{ n: number }>('SELECT count(*) AS n FROM event_signatures s JOIN events e ON e.id = s.event_id WHERE e.created_at >= ?', since3)!.n;
+      const signatures = db.get<{ n: number }>(
+        'SELECT count(*) AS n FROM event_signatures s JOIN events e ON e.id = s.event_id WHERE e.created_at >= ?',
+        since3,
+      )!.n;
       const delivered = db.get<{ n: number }>("SELECT count(*) AS n FROM deliveries WHERE state = 'delivered'")!.n;
       const samples = rss.stop();
       const peak = daemon.peakRss();
       const rows: Row[] = [
-        { metric: 'signing limit (node:crypto, one core)', value: round(signing.perSecond, 0), unit: 'sig/s', note: `RSA-2048 SHA-256, per CPU second (${round(signing.wallPerSecond, 0)}/s by the clock)` },
-        { metric: 'events written/s (admin API)', value: round(written.requestsPerSecond, 0), unit: '/s', note: `${written.requests} events, 10 connections, p99 ${written.p99Ms} ms` },
+        {
+          metric: 'signing limit (node:crypto, one core)',
+          value: round(signing.perSecond, 0),
+          unit: 'sig/s',
+          note: `RSA-2048 SHA-256, per CPU second (${round(signing.wallPerSecond, 0)}/s by the clock)`,
+        },
+        {
+          metric: 'events written/s (admin API)',
+          value: round(written.requestsPerSecond, 0),
+          unit: '/s',
+          note: `${written.requests} events, 10 connections, p99 ${written.p99Ms} ms`,
+        },
         { metric: 'deliveries/s, 1 endpoint', value: round(singleRate, 0), unit: '/s', note: `${single.deliveries} verified deliveries` },
-        { metric: 'deliveries/s ÷ signing limit', value: round((singleRate / signing.perSecond) * 100, 1), unit: '%', note: 'target ≥ 80%' },
+        {
+          metric: 'deliveries/s ÷ signing limit',
+          value: round((singleRate / signing.perSecond) * 100, 1),
+          unit: '%',
+          note: 'target ≥ 80%',
+        },
         {
           metric: 'CPU per delivery, 1 endpoint',
           value: round(costMs, 3),
           unit: 'ms',
           note: `daemon main thread ${round(cost.daemonMain, 3)}, its other threads (signing, GC) ${round(cost.daemonOther, 3)}, verifying receiver ${round(cost.receiver, 3)}`,
         },
-        { metric: `CPU ceiling on ${cpus().length} cores`, value: round(ceiling, 0), unit: '/s', note: `cores ÷ CPU per delivery; 1 endpoint reached ${round(ceiling > 0 ? (singleRate / ceiling) * 100 : 0, 1)}% of it` },
-        { metric: `commit→receipt p50 at ${rate}/s`, value: round(latency.p50, 2), unit: 'ms', note: `${timed.distinctEvents} events over ${latencySeconds} s, paced: ${round(offered.offeredPerSecond, 1)}/s offered, sender at most ${round(offered.maxLagMs, 1)} ms late` },
+        {
+          metric: `CPU ceiling on ${cpus().length} cores`,
+          value: round(ceiling, 0),
+          unit: '/s',
+          note: `cores ÷ CPU per delivery; 1 endpoint reached ${round(ceiling > 0 ? (singleRate / ceiling) * 100 : 0, 1)}% of it`,
+        },
+        {
+          metric: `commit→receipt p50 at ${rate}/s`,
+          value: round(latency.p50, 2),
+          unit: 'ms',
+          note: `${timed.distinctEvents} events over ${latencySeconds} s, paced: ${round(offered.offeredPerSecond, 1)}/s offered, sender at most ${round(offered.maxLagMs, 1)} ms late`,
+        },
         { metric: `commit→receipt p95 at ${rate}/s`, value: round(latency.p95, 2), unit: 'ms' },
         { metric: `commit→receipt p99 at ${rate}/s`, value: round(latency.p99, 2), unit: 'ms', note: 'target < 50 ms' },
-        { metric: `machine CPU during the ${rate}/s phase`, value: round(machine.busyPct, 1), unit: '%', note: `of all ${cpus().length} cores, every process; ${round(machine.stealPct, 1)}% more taken by the host (steal)` },
-        { metric: 'deliveries/s, 10 endpoints', value: round(fanRate, 0), unit: '/s', note: `${fan.deliveries} verified deliveries of ${fanoutEvents} events` },
-        { metric: 'fan-out ÷ signing limit', value: round((fanRate / signing.perSecond) * 100, 1), unit: '%', note: '> 100% means the signature is reused' },
-        { metric: 'fan-out: stored signatures / events', value: `${signatures} / ${events}`, note: 'rows of event_signatures; sign() calls are counted in test/delivery/signatures.test.ts' },
+        {
+          metric: `machine CPU during the ${rate}/s phase`,
+          value: round(machine.busyPct, 1),
+          unit: '%',
+          note: `of all ${cpus().length} cores, every process; ${round(machine.stealPct, 1)}% more taken by the host (steal)`,
+        },
+        {
+          metric: 'deliveries/s, 10 endpoints',
+          value: round(fanRate, 0),
+          unit: '/s',
+          note: `${fan.deliveries} verified deliveries of ${fanoutEvents} events`,
+        },
+        {
+          metric: 'fan-out ÷ signing limit',
+          value: round((fanRate / signing.perSecond) * 100, 1),
+          unit: '%',
+          note: '> 100% means the signature is reused',
+        },
+        {
+          metric: 'fan-out: stored signatures / events',
+          value: `${signatures} / ${events}`,
+          note: 'rows of event_signatures; sign() calls are counted in test/delivery/signatures.test.ts',
+        },
         { metric: 'daemon peak RSS', value: mb(peak), unit: 'MB', note: `target < 200 MB; last sample ${mb(samples.at(-1) ?? 0)} MB` },
       ];
       return {

@@ -18,7 +18,11 @@ interface SequenceTimes {
  * Sends each delivery once, one after another on a keep-alive pool, and times each round trip. Each
  * request also carries its send time and `path`, from which the app records the one-way time.
  */
-async function sendSequentially(url: string, deliveries: readonly SignedDelivery<unknown>[], path: 'direct' | 'through' | 'warmup'): Promise<SequenceTimes> {
+async function sendSequentially(
+  url: string,
+  deliveries: readonly SignedDelivery<unknown>[],
+  path: 'direct' | 'through' | 'warmup',
+): Promise<SequenceTimes> {
   const target = new URL(url);
   const pool = new Pool(target.origin, { connections: 1 });
   const out: SequenceTimes = { times: [], serverTiming: {} };
@@ -31,7 +35,8 @@ async function sendSequentially(url: string, deliveries: readonly SignedDelivery
       out.times.push(performance.now() - t0);
       if (res.statusCode !== 200) throw new Error(`POST ${url}: ${res.statusCode}`);
       const timing = res.headers['server-timing'];
-      for (const m of typeof timing === 'string' ? timing.matchAll(/(\w+);dur=([\d.]+)/g) : []) (out.serverTiming[m[1]!] ??= []).push(Number(m[2]));
+      for (const m of typeof timing === 'string' ? timing.matchAll(/(\w+);dur=([\d.]+)/g) : [])
+        (out.serverTiming[m[1]!] ??= []).push(Number(m[2]));
     }
   } finally {
     await pool.close();
@@ -40,7 +45,11 @@ async function sendSequentially(url: string, deliveries: readonly SignedDelivery
 }
 
 /** p50 and p99 of the direct and the through-the-receiver times and their difference, as `<name>P50Ms`, `<name>P99Ms`. */
-function compared(names: [direct: string, through: string, added: string], direct: LatencySummary, through: LatencySummary): Record<string, number> {
+function compared(
+  names: [direct: string, through: string, added: string],
+  direct: LatencySummary,
+  through: LatencySummary,
+): Record<string, number> {
   const out: Record<string, number> = {};
   for (const p of ['p50', 'p99'] as const) {
     const suffix = `${p.toUpperCase()}Ms`;
@@ -69,7 +78,19 @@ export const receiverBenchmark: Benchmark = {
     const app = await startChildServer('webhook-receiver-server');
     // --cpu-prof DIR (daemonNodeArgs) profiles the receiver too: it is the process this benchmark is about.
     const receive = await startListening(
-      [...daemonNodeArgs, BIN, 'receive', '--forward-to', `${app.url}/webhooks`, '--port', '0', '--public-key', keyFile, '--capture-db', join(dir, 'capture.db')],
+      [
+        ...daemonNodeArgs,
+        BIN,
+        'receive',
+        '--forward-to',
+        `${app.url}/webhooks`,
+        '--port',
+        '0',
+        '--public-key',
+        keyFile,
+        '--capture-db',
+        join(dir, 'capture.db'),
+      ],
       'borderd receive',
     );
     try {
@@ -106,13 +127,15 @@ export const receiverBenchmark: Benchmark = {
         own.push(...(via.serverTiming.receive ?? []));
         forward.push(...(via.serverTiming.forward ?? []));
       }
-      if (own.length !== through.length || forward.length !== through.length) throw new Error(`borderd receive sent Server-Timing on ${own.length} of ${through.length} answers`);
+      if (own.length !== through.length || forward.length !== through.length)
+        throw new Error(`borderd receive sent Server-Timing on ${own.length} of ${through.length} answers`);
       const d: LatencySummary = summarize(direct);
       const r: LatencySummary = summarize(through);
       const o: LatencySummary = summarize(own);
       const f: LatencySummary = summarize(forward);
       const oneWay = (await (await fetch(`${app.url}/one-way`)).json()) as Record<'direct' | 'through', number[] | undefined>;
-      if (oneWay.direct?.length !== direct.length || oneWay.through?.length !== through.length) throw new Error('the app did not record a one-way time for every delivery');
+      if (oneWay.direct?.length !== direct.length || oneWay.through?.length !== through.length)
+        throw new Error('the app did not record a one-way time for every delivery');
       const od: LatencySummary = summarize(oneWay.direct);
       const ot: LatencySummary = summarize(oneWay.through);
       const stats = (await (await fetch(`${app.url}/stats`)).json()) as { deliveries: number };
@@ -121,20 +144,39 @@ export const receiverBenchmark: Benchmark = {
       const receiverPeak = receive.peakRss();
       return {
         rows: [
-          { metric: 'deliveries each way', value: direct.length, note: 'sequential, keep-alive, RSA-2048 signatures verified by the receiver' },
+          {
+            metric: 'deliveries each way',
+            value: direct.length,
+            note: 'sequential, keep-alive, RSA-2048 signatures verified by the receiver',
+          },
           { metric: 'direct POST p50', value: round(d.p50, 3), unit: 'ms' },
           { metric: 'direct POST p99', value: round(d.p99, 3), unit: 'ms' },
           { metric: 'through borderd receive p50', value: round(r.p50, 3), unit: 'ms' },
           { metric: 'through borderd receive p99', value: round(r.p99, 3), unit: 'ms' },
           { metric: 'added p50', value: round(r.p50 - d.p50, 3), unit: 'ms' },
           { metric: 'added p99', value: round(r.p99 - d.p99, 3), unit: 'ms', note: 'target < 2 ms' },
-          { metric: 'one-way direct p50 / p99', value: `${round(od.p50, 3)} / ${round(od.p99, 3)}`, unit: 'ms', note: "from the sender's send to the end of the body at the app" },
+          {
+            metric: 'one-way direct p50 / p99',
+            value: `${round(od.p50, 3)} / ${round(od.p99, 3)}`,
+            unit: 'ms',
+            note: "from the sender's send to the end of the body at the app",
+          },
           { metric: 'one-way through receive p50 / p99', value: `${round(ot.p50, 3)} / ${round(ot.p99, 3)}`, unit: 'ms' },
           { metric: 'one-way added p50', value: round(ot.p50 - od.p50, 3), unit: 'ms' },
           { metric: 'one-way added p99', value: round(ot.p99 - od.p99, 3), unit: 'ms', note: 'target < 2 ms, read as sender to app' },
-          { metric: "receiver's own time p50", value: round(o.p50, 3), unit: 'ms', note: 'its Server-Timing: reading, verifying, deduplicating, answering' },
+          {
+            metric: "receiver's own time p50",
+            value: round(o.p50, 3),
+            unit: 'ms',
+            note: 'its Server-Timing: reading, verifying, deduplicating, answering',
+          },
           { metric: "receiver's own time p99", value: round(o.p99, 3), unit: 'ms' },
-          { metric: 'its forward to the app p50', value: round(f.p50, 3), unit: 'ms', note: 'its Server-Timing: the round trip to the app' },
+          {
+            metric: 'its forward to the app p50',
+            value: round(f.p50, 3),
+            unit: 'ms',
+            note: 'its Server-Timing: the round trip to the app',
+          },
           { metric: 'its forward to the app p99', value: round(f.p99, 3), unit: 'ms' },
           { metric: 'receiver peak RSS', value: round(receiverPeak / 2 ** 20, 1), unit: 'MB' },
         ],

@@ -35,7 +35,11 @@ function parseArgs(argv: string[]): Args {
     const value = () => inline ?? argv[++i] ?? usage(`${flag} needs a value`);
     if (flag === '--quick') args.quick = true;
     else if (flag === '--soak') args.soak = true;
-    else if (flag === '--only') args.only = value().split(',').map((s) => s.trim()).filter(Boolean);
+    else if (flag === '--only')
+      args.only = value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     else if (flag === '--out') args.out = value();
     else if (flag === '--cpu-prof') args.cpuProfDir = value();
     else usage(`unknown option ${a}`);
@@ -46,7 +50,9 @@ function parseArgs(argv: string[]): Args {
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE] [--cpu-prof DIR]\n`);
+  process.stderr.write(
+    `bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE] [--cpu-prof DIR]\n`,
+  );
   process.exit(2);
 }
 
@@ -77,7 +83,13 @@ async function main(): Promise<void> {
   const document = {
     generatedAt: new Date().toISOString(),
     mode: args.soak ? 'soak' : args.quick ? 'quick' : 'full',
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: process.platform,
+    },
     benchmarks: results,
   };
   writeFileSync(args.out, JSON.stringify(document, null, 2) + '\n');

@@ -25,7 +25,11 @@ export const SAMPLE_EVENT_BODY = JSON.stringify({
  * (one run measured 1,699/s by the clock while the core's rate was about 3,400/s), which would
  * flatter every ratio to it. `wallPerSecond` is the clock's figure, printed next to it.
  */
-export function measureSigningRate(key: KeyObject, seconds: number, body: string = SAMPLE_EVENT_BODY): { perSecond: number; wallPerSecond: number; signatures: number } {
+export function measureSigningRate(
+  key: KeyObject,
+  seconds: number,
+  body: string = SAMPLE_EVENT_BODY,
+): { perSecond: number; wallPerSecond: number; signatures: number } {
   const bytes = Buffer.from(body);
   for (let i = 0; i < 20; i++) sign('sha256', bytes, key); // warm-up
   let signatures = 0;

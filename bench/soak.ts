@@ -42,24 +42,42 @@ export const soakBenchmark: Benchmark = {
       let seq = 0;
       const [, reads, inbound] = await Promise.all([
         scenario.writeEvents({ overallRate: rates.events, durationSeconds: seconds, connections: 4 }),
-        load({ url: `${daemon.url}/v1/identities?name=and&limit=10`, headers, overallRate: rates.reads, durationSeconds: seconds, connections: 2 }),
+        load({
+          url: `${daemon.url}/v1/identities?name=and&limit=10`,
+          headers,
+          overallRate: rates.reads,
+          durationSeconds: seconds,
+          connections: 2,
+        }),
         load({
           url: `${daemon.url}/v1/webhooks/card-network`,
           method: 'POST',
-          body: () => JSON.stringify({ eventId: `soak-${seq++}`, eventType: 'TOKEN_STATUS_UPDATED', eventCreatedDate: '2026-01-01T00:00:00.000Z', ica: 'soak', data: token }),
+          body: () =>
+            JSON.stringify({
+              eventId: `soak-${seq++}`,
+              eventType: 'TOKEN_STATUS_UPDATED',
+              eventCreatedDate: '2026-01-01T00:00:00.000Z',
+              ica: 'soak',
+              data: token,
+            }),
           overallRate: rates.inbound,
           durationSeconds: seconds,
           connections: 2,
         }),
       ]);
       const samples = rss.stop();
-      if (reads.non2xx > 0 || inbound.non2xx > 0) throw new Error(`soak: ${reads.non2xx} reads and ${inbound.non2xx} notifications not answered 2xx`);
+      if (reads.non2xx > 0 || inbound.non2xx > 0)
+        throw new Error(`soak: ${reads.non2xx} reads and ${inbound.non2xx} notifications not answered 2xx`);
       // Nothing dropped: every event delivered, every notification decrypted.
       const stored = db.get<{ n: number }>('SELECT count(*) AS n FROM events')!.n;
       const delivered = await scenario.waitForDeliveries(stored, 120_000, 'distinctEvents');
       // Count what was stored, not what autocannon counted: a request in flight when it stopped may still have been stored.
       const notifications = db.get<{ n: number }>('SELECT count(*) AS n FROM inbound_events')!.n;
-      await waitUntil(() => (db.countBy('inbound_events', 'state').decrypted ?? 0) === notifications, 'every notification decrypted', 120_000);
+      await waitUntil(
+        () => (db.countBy('inbound_events', 'state').decrypted ?? 0) === notifications,
+        'every notification decrypted',
+        120_000,
+      );
       const perWindow = Math.max(1, Math.round((window * 1000) / everyMs));
       // Skip the first window (warm-up: JIT, caches, pools) and compare the second with the last.
       const early = mean(samples.slice(perWindow, 2 * perWindow));
@@ -67,8 +85,17 @@ export const soakBenchmark: Benchmark = {
       const peak = daemon.peakRss();
       return {
         rows: [
-          { metric: 'duration', value: seconds, unit: 's', note: `${rates.events} events/s, ${rates.reads} reads/s, ${rates.inbound} notifications/s offered` },
-          { metric: 'events stored / delivered', value: `${stored} / ${delivered.distinctEvents}`, note: 'every event delivered and verified' },
+          {
+            metric: 'duration',
+            value: seconds,
+            unit: 's',
+            note: `${rates.events} events/s, ${rates.reads} reads/s, ${rates.inbound} notifications/s offered`,
+          },
+          {
+            metric: 'events stored / delivered',
+            value: `${stored} / ${delivered.distinctEvents}`,
+            note: 'every event delivered and verified',
+          },
           { metric: 'identity reads', value: reads.requests, note: `p99 ${reads.p99Ms} ms` },
           { metric: 'notifications stored = decrypted', value: notifications },
           { metric: `RSS mean, early window`, value: mb(early), unit: 'MB', note: `${window} s after a ${window} s warm-up` },

@@ -4,7 +4,24 @@ import { writeFileSync } from 'node:fs';
  * Deterministic bench data: identities spread over 16 first names x 997 suffixes (so `and` matches
  * about 6% and `maría5` is rare), and imported transactions over every benchmark class.
  */
-const FIRST = ['Ana', 'Andrés', 'Bruno', 'Carla', 'Diego', 'Elena', 'Fabio', 'Gina', 'Hugo', 'Inés', 'Jorge', 'Karla', 'Luis', 'María', 'Nora', 'Óscar'];
+const FIRST = [
+  'Ana',
+  'Andrés',
+  'Bruno',
+  'Carla',
+  'Diego',
+  'Elena',
+  'Fabio',
+  'Gina',
+  'Hugo',
+  'Inés',
+  'Jorge',
+  'Karla',
+  'Luis',
+  'María',
+  'Nora',
+  'Óscar',
+];
 const LAST = ['García', 'López', 'Martínez', 'Smith', 'Nguyen', 'Silva', 'Rossi', 'Müller', 'Kim', 'Diaz', 'Santos', 'Reyes'];
 
 export function writeIdentitiesJsonl(file: string, n: number): void {
@@ -12,7 +29,10 @@ export function writeIdentitiesJsonl(file: string, n: number): void {
   for (let i = 0; i < n; i++) {
     const firstName = `${FIRST[i % FIRST.length]}${i % 997}`;
     const lastName = `${LAST[(i * 7) % LAST.length]}${i % 389}`;
-    const email = `${firstName}.${lastName}.${i}@example.com`.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+    const email = `${firstName}.${lastName}.${i}@example.com`
+      .normalize('NFD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase();
     lines.push(JSON.stringify({ type: i % 5 === 0 ? 'Business' : 'Personal', data: { firstName, lastName, email } }));
   }
   writeFileSync(file, lines.join('\n') + '\n');

@@ -41,7 +41,16 @@ const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url?.startsWith('/stats')) {
       res.writeHead(200, { 'content-type': 'application/json' });
       const withLatencies = req.url.includes('latencies=1');
-      res.end(JSON.stringify({ deliveries, failures, distinctEvents: firstReceipt.size, firstAt, lastAt, ...(withLatencies ? { latenciesMs } : {}) }));
+      res.end(
+        JSON.stringify({
+          deliveries,
+          failures,
+          distinctEvents: firstReceipt.size,
+          firstAt,
+          lastAt,
+          ...(withLatencies ? { latenciesMs } : {}),
+        }),
+      );
       return;
     }
     if (req.method === 'POST' && req.url === '/reset') {

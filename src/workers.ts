@@ -18,9 +18,4 @@ export interface Worker {
 export type WorkerFactory = (ctx: AppContext) => Worker | undefined;
 
 /** Every feature's workers, in start order (stopped in reverse). */
-export const workerFactories: WorkerFactory[] = [
-  dispatcherWorker,
-  createDecryptWorker,
-  eventStreamCloser,
-  retentionWorker,
-];
+export const workerFactories: WorkerFactory[] = [dispatcherWorker, createDecryptWorker, eventStreamCloser, retentionWorker];

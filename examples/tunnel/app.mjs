@@ -9,8 +9,14 @@ import { fetchPublicKey, verifyWebhook } from 'borderd/verify';
 // A key file, or the key fetched from borderd (GET /v1/notifications/webhooks/settings/public-key)
 // and fetched again after a rotation.
 const verify = process.env.PUBLIC_KEY_FILE
-  ? ((key) => async (raw, headers) => verifyWebhook(raw, headers, key))(readFileSync(process.env.PUBLIC_KEY_FILE, 'utf8'))
-  : ((source) => (raw, headers) => source.verify(raw, headers))(
+  ? (
+      (key) => async (raw, headers) =>
+        verifyWebhook(raw, headers, key)
+    )(readFileSync(process.env.PUBLIC_KEY_FILE, 'utf8'))
+  : (
+      (source) => (raw, headers) =>
+        source.verify(raw, headers)
+    )(
       fetchPublicKey(process.env.BORDERD_URL ?? 'http://127.0.0.1:8080', {
         clientId: process.env.BORDERD_CLIENT_ID ?? '',
         clientSecret: process.env.BORDERD_CLIENT_SECRET ?? '',

@@ -56,7 +56,9 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   // The busy timeout ran out behind another process's write (a CLI import, another daemon):
   // the same request can succeed a moment later, so say so instead of an internal error.
   if (isDatabaseBusy(err)) {
-    return new BorderdError(503, 'database_busy', 'the database is busy with another writer; retry the request', { headers: { 'Retry-After': '1' } });
+    return new BorderdError(503, 'database_busy', 'the database is busy with another writer; retry the request', {
+      headers: { 'Retry-After': '1' },
+    });
   }
   return undefined;
 }
@@ -94,7 +96,10 @@ export interface BuiltApp {
 }
 
 /** Without `reads`, the offloaded reads run inline on ctx.db (tests, in-memory databases). */
-export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 'reads'>>, modules: RouteModule[] = routeModules): BuiltApp {
+export function createApp(
+  given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 'reads'>>,
+  modules: RouteModule[] = routeModules,
+): BuiltApp {
   const deps: ApiDeps = { ...given, reads: given.reads ?? inlineReads(given.ctx.db, readQueries) };
   const { ctx } = deps;
   const limit = ctx.config.server.bodyLimitBytes;
@@ -157,7 +162,9 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
   // are a 405 there, not taken by the parameter route (PATCH …/settings/public-key is not a webhook
   // id). Every other 405 check comes after the routes, so a request to a route passes none of them.
   const paths = [...methodsByPath.keys()];
-  const early = new Set(paths.filter((path) => !path.includes(':') && paths.some((other) => other.includes(':') && segmentsMatch(other, path))));
+  const early = new Set(
+    paths.filter((path) => !path.includes(':') && paths.some((other) => other.includes(':') && segmentsMatch(other, path))),
+  );
   for (const path of early) router.all(path, methodNotAllowed(methodsByPath.get(path)!));
   const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs, ctx.config.database.busyTimeoutMs);
   const exact = new Map<string, ReturnType<typeof routeChain>>();
@@ -198,7 +205,14 @@ export function createApp(given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 
       res.destroy();
       return;
     }
-    sendProblem(res, new BorderdError(500, 'internal_error', `an unexpected error occurred; quote request id ${String(res.locals.requestId)} when reporting it`));
+    sendProblem(
+      res,
+      new BorderdError(
+        500,
+        'internal_error',
+        `an unexpected error occurred; quote request id ${String(res.locals.requestId)} when reporting it`,
+      ),
+    );
   });
   return { app, registry };
 }

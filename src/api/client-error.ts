@@ -8,7 +8,9 @@ import { toProblem } from './problems.js';
 function clientErrorProblem(code: string | undefined): BorderdError {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return new BorderdError(431, 'headers_too_large', 'the request line and headers are larger than this server accepts (16 KiB)', { title: 'Request Header Fields Too Large' });
+      return new BorderdError(431, 'headers_too_large', 'the request line and headers are larger than this server accepts (16 KiB)', {
+        title: 'Request Header Fields Too Large',
+      });
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return new BorderdError(408, 'request_timeout', 'the request did not arrive in time', { title: 'Request Timeout' });
     default:

@@ -20,7 +20,10 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
 
 function parameters(spec: AnyRouteSpec): unknown[] {
   const out: unknown[] = [];
-  for (const [where, schema] of [['path', spec.params], ['query', spec.query]] as const) {
+  for (const [where, schema] of [
+    ['path', spec.params],
+    ['query', spec.query],
+  ] as const) {
     if (!schema) continue;
     const js = jsonSchema(schema as z.ZodType, 'input') as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, prop] of Object.entries(js.properties ?? {})) {
@@ -37,7 +40,11 @@ export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
   for (const spec of routes) {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(spec.responses)) {
-      if (r.schema) responses[status] = { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output') } } };
+      if (r.schema)
+        responses[status] = {
+          description: r.description,
+          content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output') } },
+        };
       // A declared error status replaces `default` for that status: it keeps the problem body every error has.
       else if (Number(status) >= 400) responses[status] = { description: r.description, content: PROBLEM_CONTENT };
       else responses[status] = { description: r.description };

@@ -66,7 +66,11 @@ export interface HandlerInput<B, Q, P> {
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** What every route declares besides its handler. */
-export interface RouteShape<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> {
+export interface RouteShape<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  P extends z.ZodType | undefined = undefined,
+> {
   method: HttpMethod;
   /** OpenAPI-style path: /v1/accounts/{id}. */
   path: string;
@@ -92,7 +96,11 @@ type Handler<B, Q, P, R> = (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) =
  * transaction (better-sqlite3 would also refuse it at run time, rolling the write back).
  * Return a Reply (sent as JSON), or undefined after writing the response yourself (streams).
  */
-export type RouteSpec<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined> = RouteShape<B, Q, P> &
+export type RouteSpec<
+  B extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  P extends z.ZodType | undefined = undefined,
+> = RouteShape<B, Q, P> &
   (
     | { groupCommit: true; handler: Handler<B, Q, P, Reply | undefined> }
     | { groupCommit?: false; handler: Handler<B, Q, P, Promise<Reply | undefined> | Reply | undefined> }
@@ -115,9 +123,11 @@ export type RouteModule = (api: ApiRegistry, deps: ApiDeps) => void;
 
 export class ApiRegistry {
   readonly routes: AnyRouteSpec[] = [];
-  route<B extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, P extends z.ZodType | undefined = undefined>(
-    spec: RouteSpec<B, Q, P>,
-  ): void {
+  route<
+    B extends z.ZodType | undefined = undefined,
+    Q extends z.ZodType | undefined = undefined,
+    P extends z.ZodType | undefined = undefined,
+  >(spec: RouteSpec<B, Q, P>): void {
     this.routes.push(spec as AnyRouteSpec);
   }
 }
@@ -188,14 +198,22 @@ export function routeChain(
       // not page). Routes without credentials (health, token, card network) are called by load
       // balancers and other parties whose conventions borderd does not set: their query is ignored.
       if (!spec.query && spec.auth !== 'none' && hasQuery(req)) parsePart(NO_FIELDS, req.query, 'query', errors);
-      if (errors.length) throw badRequest('validation_failed', `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`, errors);
+      if (errors.length)
+        throw badRequest(
+          'validation_failed',
+          `${errors.length} field(s) failed validation: ${errors.map((e) => e.path).join(', ')}`,
+          errors,
+        );
       // What the route takes (its schema's output: fields a route keeps without knowing them are not
       // checked) must be text that can be stored as sent. A UTF-8 body is walked only when its bytes
       // spell a surrogate escape; one in another charset (the parser decodes UTF-16 and others),
       // whose bytes the scan cannot read, always is.
       const mayHoldSurrogate = req.rawBody !== undefined && (req.rawBodyCharset !== 'utf-8' || maySpellSurrogate(req.rawBody));
       const illFormed = mayHoldSurrogate ? illFormedTextPath(body, 'body') : undefined;
-      if (illFormed) throw badRequest('validation_failed', `${illFormed} is not valid Unicode text`, [{ path: illFormed, message: 'holds a lone surrogate (\\ud800 to \\udfff without its pair), which cannot be stored as text' }]);
+      if (illFormed)
+        throw badRequest('validation_failed', `${illFormed} is not valid Unicode text`, [
+          { path: illFormed, message: 'holds a lone surrogate (\\ud800 to \\udfff without its pair), which cannot be stored as text' },
+        ]);
       const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
       const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));
       if (reply === undefined) return;

@@ -11,7 +11,10 @@ export const accountsCommand: CommandModule = {
       .command<CommonArgs & { org: string; record: string }>(
         'create',
         'Create an account from its JSON record ({"provider": "Standalone", "name": "…", "assets": [...], "fiats": [...]})',
-        (c) => c.option('org', { type: 'string', demandOption: true, describe: 'organization id' }).option('record', { type: 'string', demandOption: true, describe: 'the account as JSON' }),
+        (c) =>
+          c
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
+            .option('record', { type: 'string', demandOption: true, describe: 'the account as JSON' }),
         (args) =>
           runWithContext(args, (ctx) => {
             const record = parseJsonRecord(newAccountSchema, args.record, 'account');

@@ -29,7 +29,10 @@ export function loadCliConfig(args: CommonArgs, flags: Record<string, unknown> =
 
 /** Exit codes: 0 ok, 1 the operation was refused or failed, 2 bad usage or bad config. */
 export class CliExit extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -76,7 +79,10 @@ const LISTEN_FAILURES: Record<string, string> = {
 export function listenFailure(err: unknown, host: string, port: number, options: string): unknown {
   const sys = err as NodeJS.ErrnoException | null;
   if ((sys?.syscall !== 'listen' && sys?.syscall !== 'getaddrinfo') || !sys.code) return err;
-  return new CliExit(2, `cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${LISTEN_FAILURES[sys.code] ?? sys.code} (${options})`);
+  return new CliExit(
+    2,
+    `cannot listen on ${host.includes(':') ? `[${host}]` : host}:${port}: ${LISTEN_FAILURES[sys.code] ?? sys.code} (${options})`,
+  );
 }
 
 export function reportError(err: unknown, json: boolean | undefined): number {
@@ -89,7 +95,10 @@ export function reportError(err: unknown, json: boolean | undefined): number {
     return err.code;
   }
   if (err instanceof BorderdError) {
-    if (json) process.stdout.write(JSON.stringify({ error: { code: err.code, status: err.status, detail: err.message, errors: err.extra.errors } }) + '\n');
+    if (json)
+      process.stdout.write(
+        JSON.stringify({ error: { code: err.code, status: err.status, detail: err.message, errors: err.extra.errors } }) + '\n',
+      );
     else {
       // One line; a field error that only repeats the message (invalid_time) is not said twice.
       const more = (err.extra.errors ?? []).filter((e) => !err.message.includes(e.message)).map((e) => `${e.path}: ${e.message}`);
@@ -100,7 +109,9 @@ export function reportError(err: unknown, json: boolean | undefined): number {
   // better-sqlite3's SqliteError: the busy timeout ran out behind another process's write (a long
   // import, a held transaction). Nothing was written; running the command again is the remedy.
   if (isDatabaseBusy(err)) {
-    process.stderr.write('borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again\n');
+    process.stderr.write(
+      'borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again\n',
+    );
     return 1;
   }
   process.stderr.write(`borderd: ${(err as Error)?.stack ?? String(err)}\n`);
@@ -139,6 +150,10 @@ export function table<T extends object>(rows: readonly T[], columns: readonly (k
   if (rows.length === 0) return '(none)';
   const cells = rows.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '-' : String(r[c]))));
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
-  const line = (vals: readonly string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (vals: readonly string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...cells.map(line)].join('\n');
 }

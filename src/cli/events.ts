@@ -1,5 +1,12 @@
 import type { CommandModule } from 'yargs';
-import { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, createComplianceCheck, updateComplianceCheckStatus, type ComplianceResult, type ComplianceStatus } from '../services/compliance-checks.js';
+import {
+  COMPLIANCE_RESULTS,
+  COMPLIANCE_STATUSES,
+  createComplianceCheck,
+  updateComplianceCheckStatus,
+  type ComplianceResult,
+  type ComplianceStatus,
+} from '../services/compliance-checks.js';
 import { emitEvent } from '../services/outbox.js';
 import { recordVirtualAccount } from '../services/virtual-accounts.js';
 import { EVENT_TYPES, VIRTUAL_ACCOUNT_STATUSES, type EventType, type VirtualAccountStatus } from '../verify/events.js';
@@ -29,7 +36,10 @@ export const eventsCommand: CommandModule = {
       .command<CommonArgs & { org: string; identity: string }>(
         'compliance-start',
         'Start an identity compliance check (emits IdentityComplianceCheck_Updated)',
-        (c) => c.option('org', { type: 'string', demandOption: true, describe: 'organization id' }).option('identity', { type: 'string', demandOption: true, describe: 'identity id (idn_…)' }) as never,
+        (c) =>
+          c
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
+            .option('identity', { type: 'string', demandOption: true, describe: 'identity id (idn_…)' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const check = createComplianceCheck(ctx, { orgId: args.org, identityId: args.identity });
@@ -51,7 +61,16 @@ export const eventsCommand: CommandModule = {
             output(args, check, () => `moved ${check.id} to ${check.status}${check.result ? ` (${check.result})` : ''}`);
           }),
       )
-      .command<CommonArgs & { org: string; status: VirtualAccountStatus; identity?: string; account?: string; currency?: string; failureReason?: string }>(
+      .command<
+        CommonArgs & {
+          org: string;
+          status: VirtualAccountStatus;
+          identity?: string;
+          account?: string;
+          currency?: string;
+          failureReason?: string;
+        }
+      >(
         'virtual-account',
         'Record a virtual account outcome (emits VirtualAccount_Created or VirtualAccount_CreationFailed)',
         (c) =>
@@ -64,7 +83,14 @@ export const eventsCommand: CommandModule = {
             .option('failure-reason', { type: 'string', describe: 'why it failed (CreationFailed)' }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
-            const v = recordVirtualAccount(ctx, { orgId: args.org, status: args.status, identityId: args.identity, accountId: args.account, currency: args.currency, failureReason: args.failureReason });
+            const v = recordVirtualAccount(ctx, {
+              orgId: args.org,
+              status: args.status,
+              identityId: args.identity,
+              accountId: args.account,
+              currency: args.currency,
+              failureReason: args.failureReason,
+            });
             output(args, v, () => `recorded ${v.id} (${v.status})`);
           }),
       )

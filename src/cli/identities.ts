@@ -11,7 +11,10 @@ export const identitiesCommand: CommandModule = {
       .command<CommonArgs & { file: string; org: string }>(
         'import <file>',
         'Import identities from a JSON-lines file: all lines or none',
-        (c) => c.positional('file', { type: 'string', demandOption: true }).option('org', { type: 'string', demandOption: true, describe: 'organization id' }),
+        (c) =>
+          c
+            .positional('file', { type: 'string', demandOption: true })
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' }),
         (args) =>
           runWithContext(args, (ctx) => {
             const lines = readInputFile(args.file).split(/\r?\n/);
@@ -28,7 +31,10 @@ export const identitiesCommand: CommandModule = {
       .command<CommonArgs & { org: string; record: string }>(
         'create',
         'Create one identity from its JSON record ({"type": "Personal", "data": {...}})',
-        (c) => c.option('org', { type: 'string', demandOption: true, describe: 'organization id' }).option('record', { type: 'string', demandOption: true, describe: 'the identity as JSON' }),
+        (c) =>
+          c
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
+            .option('record', { type: 'string', demandOption: true, describe: 'the identity as JSON' }),
         (args) =>
           runWithContext(args, (ctx) => {
             const record = parseJsonRecord(newIdentitySchema, args.record, 'identity');

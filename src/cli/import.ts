@@ -12,13 +12,22 @@ import { withoutByteOrderMark } from '../domain/byte-order-mark.js';
  * Progress on stderr: a bar when stderr is a terminal, nothing otherwise (stdout stays the result).
  * `total` is the records of the file (blank lines are not counted), so the bar ends at 100%.
  */
-export function progressReporter(label: string, stream: NodeJS.WriteStream = process.stderr): { update: (done: number, total: number) => void; stop: () => void } {
+export function progressReporter(
+  label: string,
+  stream: NodeJS.WriteStream = process.stderr,
+): { update: (done: number, total: number) => void; stop: () => void } {
   if (!stream.isTTY) return { update: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar({ stream, format: `${label} [{bar}] {percentage}% {value}/{total}` }, cliProgress.Presets.shades_classic);
+  const bar = new cliProgress.SingleBar(
+    { stream, format: `${label} [{bar}] {percentage}% {value}/{total}` },
+    cliProgress.Presets.shades_classic,
+  );
   let started = false;
   return {
     update: (done, total) => {
-      if (!started) (bar.start(total, 0), (started = true));
+      if (!started) {
+        bar.start(total, 0);
+        started = true;
+      }
       bar.update(done);
     },
     stop: () => {
@@ -64,7 +73,9 @@ export const importCommand: CommandModule = {
             .option('format', { choices: ['csv', 'jsonl'] as const, describe: 'default: from the file extension' }),
         (args) =>
           runWithContext(args, (ctx) => {
-            const format = args.format ?? (extname(args.file).toLowerCase() === '.csv' ? 'csv' : extname(args.file).toLowerCase() === '.jsonl' ? 'jsonl' : undefined);
+            const format =
+              args.format ??
+              (extname(args.file).toLowerCase() === '.csv' ? 'csv' : extname(args.file).toLowerCase() === '.jsonl' ? 'jsonl' : undefined);
             if (!format) throw new CliExit(2, 'cannot tell the format from the file name; pass --format csv|jsonl');
             const text = readInputFile(args.file);
             const progress = progressReporter('transactions');

@@ -20,7 +20,12 @@ export const inboundCommand: CommandModule = {
             .option('starting-after', { type: 'string', describe: 'id (inb_…) to page after' }),
         (args) =>
           runWithContext(args, (ctx) => {
-            const rows = listInbound(ctx, { state: args.state, eventType: args.eventType, limit: args.limit, startingAfter: args.startingAfter });
+            const rows = listInbound(ctx, {
+              state: args.state,
+              eventType: args.eventType,
+              limit: args.limit,
+              startingAfter: args.startingAfter,
+            });
             output(args, rows, () =>
               table(rows, ['id', 'eventId', 'eventType', 'ica', 'organizationId', 'state', 'attempts', 'failureCode', 'receivedAt']),
             );
@@ -37,7 +42,15 @@ export const inboundCommand: CommandModule = {
               // The replaced and held copies are lists of records: tables of their own, not "key: value" lines.
               const { payload, replacedCopies, heldCopies, ...meta } = event;
               const lines = Object.entries(meta).map(([k, v]) => `${k}: ${v ?? '-'}`);
-              const replaced = table(replacedCopies, ['seq', 'failureCode', 'failureReason', 'kid', 'attempts', 'receivedAt', 'replacedAt']);
+              const replaced = table(replacedCopies, [
+                'seq',
+                'failureCode',
+                'failureReason',
+                'kid',
+                'attempts',
+                'receivedAt',
+                'replacedAt',
+              ]);
               const held = table(heldCopies, ['seq', 'eventType', 'eventCreatedDate', 'receivedAt']);
               const shownPayload = payload === null ? '(not decrypted)' : JSON.stringify(payload, null, 2);
               return [...lines, 'replacedCopies:', replaced, 'heldCopies:', held, 'payload:', shownPayload].join('\n');
@@ -47,22 +60,37 @@ export const inboundCommand: CommandModule = {
       .command<CommonArgs & { eventId?: string; failed: boolean }>(
         'retry [eventId]',
         'Requeue a failed notification (or every failed one with --failed) for decryption',
-        (c) => c.positional('eventId', { type: 'string' }).option('failed', { type: 'boolean', default: false, describe: 'every notification in the failed state' }),
+        (c) =>
+          c
+            .positional('eventId', { type: 'string' })
+            .option('failed', { type: 'boolean', default: false, describe: 'every notification in the failed state' }),
         (args) =>
           runWithContext(args, (ctx) => {
             if (!args.eventId === !args.failed) throw new CliExit(2, 'name one EVENT_ID or pass --failed');
             const result = retryInbound(ctx, args.eventId ? { eventId: args.eventId } : { allFailed: true });
-            output(args, result, () => `requeued ${result.requeued} notification(s); a running borderd serve decrypts them within inbound.pollIntervalMs`);
+            output(
+              args,
+              result,
+              () => `requeued ${result.requeued} notification(s); a running borderd serve decrypts them within inbound.pollIntervalMs`,
+            );
           }),
       )
       .command<CommonArgs & { ica: string; org: string }>(
         'map-ica <ica>',
         'Map an ica to an organization; its unmatched notifications are queued',
-        (c) => c.positional('ica', { type: 'string', demandOption: true }).option('org', { type: 'string', demandOption: true, describe: 'organization id' }),
+        (c) =>
+          c
+            .positional('ica', { type: 'string', demandOption: true })
+            .option('org', { type: 'string', demandOption: true, describe: 'organization id' }),
         (args) =>
           runWithContext(args, (ctx) => {
             const result = mapIca(ctx, args.ica, args.org);
-            output(args, result, () => `ica ${args.ica} -> ${result.mapping.organizationId} (${result.mapping.source}); ${result.requeued} waiting notification(s) queued`);
+            output(
+              args,
+              result,
+              () =>
+                `ica ${args.ica} -> ${result.mapping.organizationId} (${result.mapping.source}); ${result.requeued} waiting notification(s) queued`,
+            );
           }),
       )
       .command<CommonArgs & { ica: string }>(
@@ -75,11 +103,15 @@ export const inboundCommand: CommandModule = {
             output(args, { ica: args.ica, removed: true }, () => `removed mapping of ica ${args.ica}`);
           }),
       )
-      .command<CommonArgs>('icas', 'List ica mappings (config and database)', (c) => c, (args) =>
-        runWithContext(args, (ctx) => {
-          const rows = listMappings(ctx);
-          output(args, rows, () => table(rows, ['ica', 'organizationId', 'source', 'createdAt']));
-        }),
+      .command<CommonArgs>(
+        'icas',
+        'List ica mappings (config and database)',
+        (c) => c,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const rows = listMappings(ctx);
+            output(args, rows, () => table(rows, ['ica', 'organizationId', 'source', 'createdAt']));
+          }),
       )
       .demandCommand(1),
   handler: () => undefined,

@@ -13,13 +13,25 @@ const cardNetworkCommand: CommandModule = {
         (c) =>
           c
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
-            .option('bits', { type: 'number', default: 2048, coerce: wholeNumber('bits', 2048, 8192), describe: 'RSA modulus length (2048 to 8192)' })
+            .option('bits', {
+              type: 'number',
+              default: 2048,
+              coerce: wholeNumber('bits', 2048, 8192),
+              describe: 'RSA modulus length (2048 to 8192)',
+            })
             .option('cn', { type: 'string', describe: 'common name of the CSR subject' }),
         (args) =>
           runWithContext(args, (ctx) => {
             const key = generateCardNetworkKey(ctx, args.org, { bits: args.bits, ...(args.cn ? { commonName: args.cn } : {}) });
             output(args, key, () =>
-              [`generated card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})`, `kid: ${key.kid}`, '', key.publicKey.trimEnd(), '', key.csr.trimEnd()].join('\n'),
+              [
+                `generated card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})`,
+                `kid: ${key.kid}`,
+                '',
+                key.publicKey.trimEnd(),
+                '',
+                key.csr.trimEnd(),
+              ].join('\n'),
             );
           }),
       )
@@ -29,19 +41,29 @@ const cardNetworkCommand: CommandModule = {
         (c) =>
           c
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
-            .option('private-key', { type: 'string', demandOption: true, describe: 'file holding the private key, or a .p12/.pfx keystore' })
+            .option('private-key', {
+              type: 'string',
+              demandOption: true,
+              describe: 'file holding the private key, or a .p12/.pfx keystore',
+            })
             .option('keystore-password', {
               type: 'string',
               describe:
                 'password of a .p12/.pfx keystore or an encrypted key (default: BORDERD_KEY_PASSPHRASE, which stays out of the process list). ' +
                 'A keystore whose key is only inside encrypted safe contents: openssl pkcs12 -in k.p12 -nocerts -nodes -out key.pem, then import key.pem',
             })
-            .option('kid', { type: 'string', describe: 'the kid the card network sends for this key, when it is not the SPKI fingerprint' }),
+            .option('kid', {
+              type: 'string',
+              describe: 'the kid the card network sends for this key, when it is not the SPKI fingerprint',
+            }),
         (args) =>
           runWithContext(args, (ctx) => {
             const bytes = readCliFile(args.privateKey);
             const passphrase = args.keystorePassword ?? process.env.BORDERD_KEY_PASSPHRASE;
-            const key = importCardNetworkKey(ctx, args.org, bytes, { ...(args.kid ? { kid: args.kid } : {}), ...(passphrase !== undefined ? { passphrase } : {}) });
+            const key = importCardNetworkKey(ctx, args.org, bytes, {
+              ...(args.kid ? { kid: args.kid } : {}),
+              ...(passphrase !== undefined ? { passphrase } : {}),
+            });
             output(args, key, () => `imported card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})\nkid: ${key.kid}`);
           }),
       )
@@ -58,7 +80,10 @@ const cardNetworkCommand: CommandModule = {
       .command<CommonArgs & { kid: string; org?: string }>(
         'remove <kid>',
         'Remove a key by kid (or key id cnk_…); notifications for that kid then fail until a key for it is back',
-        (c) => c.positional('kid', { type: 'string', demandOption: true }).option('org', { type: 'string', describe: 'organization id, when the kid exists in several' }),
+        (c) =>
+          c
+            .positional('kid', { type: 'string', demandOption: true })
+            .option('org', { type: 'string', describe: 'organization id, when the kid exists in several' }),
         (args) =>
           runWithContext(args, (ctx) => {
             const key = removeCardNetworkKey(ctx, args.kid, args.org);

@@ -13,16 +13,21 @@ export const orgsCommand: CommandModule = {
         'create',
         'Create an organization',
         (c) => c.option('name', { type: 'string', demandOption: true, describe: 'display name' }),
-        (args) => runWithContext(args, (ctx) => {
-          const org = createOrganization(ctx, args.name);
-          output(args, org, () => `created organization ${org.id} (${org.name})`);
-        }),
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const org = createOrganization(ctx, args.name);
+            output(args, org, () => `created organization ${org.id} (${org.name})`);
+          }),
       )
-      .command<CommonArgs>('list', 'List organizations', (c) => c, (args) =>
-        runWithContext(args, (ctx) => {
-          const orgs = listOrganizations(ctx.db);
-          output(args, orgs, () => table(orgs, ['id', 'name', 'createdAt']));
-        }),
+      .command<CommonArgs>(
+        'list',
+        'List organizations',
+        (c) => c,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const orgs = listOrganizations(ctx.db);
+            output(args, orgs, () => table(orgs, ['id', 'name', 'createdAt']));
+          }),
       )
       .demandCommand(1),
   handler: () => undefined,
@@ -45,7 +50,11 @@ export const clientsCommand: CommandModule = {
           runWithContext(args, async (ctx) => {
             const client = await createApiClient(ctx, { orgId: args.org, piiAccess: args.pii, name: args.name });
             output(args, client, () =>
-              [`created client ${client.id} for ${client.orgId} (piiAccess ${client.piiAccess})`, `clientSecret: ${client.clientSecret}`, 'The secret is shown only now; store it safely.'].join('\n'),
+              [
+                `created client ${client.id} for ${client.orgId} (piiAccess ${client.piiAccess})`,
+                `clientSecret: ${client.clientSecret}`,
+                'The secret is shown only now; store it safely.',
+              ].join('\n'),
             );
           }),
       )

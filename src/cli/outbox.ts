@@ -11,19 +11,35 @@ export const outboxCommand: CommandModule = {
   describe: 'Inspect deliveries and their attempts; replay events; prune old ones',
   builder: (y) =>
     withCommonOptions(y)
-      .command<CommonArgs>('prune', 'Run the retention job once (retention.deliveredDays, retention.eventDays)', (c) => c, (args) =>
-        runWithContext(args, (ctx) => {
-          const result = pruneOutbox(ctx);
-          output(args, result, () =>
-            `deleted ${result.deliveriesDeleted} delivered deliveries (before ${result.deliveredBefore}) and ${result.eventsDeleted} events (before ${result.eventsBefore})`,
-          );
-        }),
+      .command<CommonArgs>(
+        'prune',
+        'Run the retention job once (retention.deliveredDays, retention.eventDays)',
+        (c) => c,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const result = pruneOutbox(ctx);
+            output(
+              args,
+              result,
+              () =>
+                `deleted ${result.deliveriesDeleted} delivered deliveries (before ${result.deliveredBefore}) and ${result.eventsDeleted} events (before ${result.eventsBefore})`,
+            );
+          }),
       )
-      .command<CommonArgs>('status', 'Delivery counts by state', (c) => c, (args) =>
-        runWithContext(args, (ctx) => {
-          const counts = outboxStatus(ctx);
-          output(args, counts, () => table(Object.entries(counts).map(([state, count]) => ({ state, count })), ['state', 'count']));
-        }),
+      .command<CommonArgs>(
+        'status',
+        'Delivery counts by state',
+        (c) => c,
+        (args) =>
+          runWithContext(args, (ctx) => {
+            const counts = outboxStatus(ctx);
+            output(args, counts, () =>
+              table(
+                Object.entries(counts).map(([state, count]) => ({ state, count })),
+                ['state', 'count'],
+              ),
+            );
+          }),
       )
       .command<CommonArgs & { state?: DeliveryState; webhook?: string; limit: number }>(
         'list',
@@ -32,7 +48,12 @@ export const outboxCommand: CommandModule = {
           c
             .option('state', { choices: DELIVERY_STATES, describe: 'only deliveries in this state' })
             .option('webhook', { type: 'string', describe: 'only this webhook (whk_…)' })
-            .option('limit', { type: 'number', default: 100, coerce: wholeNumber('limit', 1, 1_000_000), describe: 'most rows to print' }) as never,
+            .option('limit', {
+              type: 'number',
+              default: 100,
+              coerce: wholeNumber('limit', 1, 1_000_000),
+              describe: 'most rows to print',
+            }) as never,
         (args) =>
           runWithContext(args, (ctx) => {
             const rows = listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });
@@ -48,9 +69,12 @@ export const outboxCommand: CommandModule = {
         (args) =>
           runWithContext(args, (ctx) => {
             const result = deliveryAttempts(ctx, args.id);
-            output(args, result, () =>
-              `${result.delivery.id} ${result.delivery.state}\n` +
-              table(result.attempts, ['attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'responseBody']),
+            output(
+              args,
+              result,
+              () =>
+                `${result.delivery.id} ${result.delivery.state}\n` +
+                table(result.attempts, ['attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'responseBody']),
             );
           }),
       )
@@ -70,7 +94,10 @@ export const outboxCommand: CommandModule = {
               return;
             }
             if (!args.webhook || !args.since || args.event) throw new CliExit(2, 'use either --webhook ID --since TIME, or --event ID');
-            const bar = !args.json && process.stderr.isTTY ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic) : undefined;
+            const bar =
+              !args.json && process.stderr.isTTY
+                ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic)
+                : undefined;
             const result = replayWebhookSince(ctx, args.webhook, args.since, (done, total) => {
               if (!bar) return;
               if (done <= 500) bar.start(total, 0);

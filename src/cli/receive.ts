@@ -51,15 +51,33 @@ const DEFAULT_CAPTURE_DB = './borderd-receive.db';
 
 function sharedOptions<T>(y: Argv<T>) {
   return y
-    .option('capture-db', { type: 'string', default: DEFAULT_CAPTURE_DB, describe: 'SQLite file of captured events (dedupe, replay, tunnel cursor)' })
-    .option('header', { alias: 'H', type: 'string', array: true, default: [] as string[], describe: 'extra header for the local app, "Name: value" (repeatable)' })
-    .option('forward-timeout', { type: 'number', default: 30_000, coerce: wholeNumber('forward-timeout', 1, MAX_TIMER_MS), describe: 'ms to wait for the local app' })
+    .option('capture-db', {
+      type: 'string',
+      default: DEFAULT_CAPTURE_DB,
+      describe: 'SQLite file of captured events (dedupe, replay, tunnel cursor)',
+    })
+    .option('header', {
+      alias: 'H',
+      type: 'string',
+      array: true,
+      default: [] as string[],
+      describe: 'extra header for the local app, "Name: value" (repeatable)',
+    })
+    .option('forward-timeout', {
+      type: 'number',
+      default: 30_000,
+      coerce: wholeNumber('forward-timeout', 1, MAX_TIMER_MS),
+      describe: 'ms to wait for the local app',
+    })
     .option('json', { type: 'boolean', default: false, describe: 'one JSON object per line' });
 }
 
 function parseEvents(raw: string | undefined): string[] {
   if (!raw) return [];
-  const types = raw.split(',').map((t) => t.trim()).filter(Boolean);
+  const types = raw
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length) throw new CliExit(2, `--events: unknown event type(s) ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`);
   return types;
@@ -92,7 +110,8 @@ function credentialsOf(args: ReceiveArgs, flag: string): ClientCredentials {
   // Env vars keep the secret out of `ps` output; flags win when both are given.
   const clientId = args['client-id'] ?? process.env.BORDERD_CLIENT_ID;
   const clientSecret = args['client-secret'] ?? process.env.BORDERD_CLIENT_SECRET;
-  if (!clientId || !clientSecret) throw new CliExit(2, `${flag} needs --client-id and --client-secret (or BORDERD_CLIENT_ID / BORDERD_CLIENT_SECRET)`);
+  if (!clientId || !clientSecret)
+    throw new CliExit(2, `${flag} needs --client-id and --client-secret (or BORDERD_CLIENT_ID / BORDERD_CLIENT_SECRET)`);
   return { clientId, clientSecret };
 }
 
@@ -126,7 +145,11 @@ async function listenVerifier(args: ReceiveArgs, keys: ReturnType<typeof staticK
     try {
       await source.get();
     } catch (err) {
-      if (isRefusedByBorderd(err)) throw new CliExit(1, `--public-key-url ${args['public-key-url']}: ${(err as Error).message}; check --client-id and --client-secret`);
+      if (isRefusedByBorderd(err))
+        throw new CliExit(
+          1,
+          `--public-key-url ${args['public-key-url']}: ${(err as Error).message}; check --client-id and --client-secret`,
+        );
       reporter.error(`--public-key-url: ${(err as Error).message}; deliveries are answered 503 until the key can be fetched`);
     }
     return (raw, headers) => source.verify(raw, headers);
@@ -199,12 +222,24 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       verify: mode.verify,
       relay,
       onRejected: (reason, eventId, status) =>
-        reporter.event({ time: new Date().toISOString(), eventId: eventId ?? '-', eventType: '-', outcome: 'rejected', status, target: null, latencyMs: null, detail: reason }),
+        reporter.event({
+          time: new Date().toISOString(),
+          eventId: eventId ?? '-',
+          eventType: '-',
+          outcome: 'rejected',
+          status,
+          target: null,
+          latencyMs: null,
+          detail: reason,
+        }),
     }).catch((err: unknown) => {
       recordedNothing = true;
       throw listenFailure(err, args.host, args.port, '--host, --port');
     });
-    reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, { url: listener.url, forwardTo: forwarder.displayTarget });
+    reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, {
+      url: listener.url,
+      forwardTo: forwarder.displayTarget,
+    });
     await stopped;
     await listener.close();
   } finally {
@@ -213,7 +248,8 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     capture.close();
     // Refused before anything was received: a capture log this run made is not left behind (one
     // that was there before is kept, whatever happened).
-    if (recordedNothing && captureIsNew) for (const suffix of ['', '-wal', '-shm']) rmSync(`${args['capture-db']}${suffix}`, { force: true });
+    if (recordedNothing && captureIsNew)
+      for (const suffix of ['', '-wal', '-shm']) rmSync(`${args['capture-db']}${suffix}`, { force: true });
   }
 }
 
@@ -221,7 +257,8 @@ async function runReplay(args: ReplayArgs): Promise<void> {
   const otherTarget = args['forward-to'] === undefined ? undefined : forwardTarget(args['forward-to']);
   const extraHeaders = headersOf(args.header);
   // Replay reads what listen or a tunnel captured: a path with no file is a mistake, not an empty log to create.
-  if (!existsSync(args['capture-db'])) throw new CliExit(1, `no capture log at ${args['capture-db']}: give --capture-db PATH (the file borderd receive wrote)`);
+  if (!existsSync(args['capture-db']))
+    throw new CliExit(1, `no capture log at ${args['capture-db']}: give --capture-db PATH (the file borderd receive wrote)`);
   const capture = new CaptureLog(args['capture-db']);
   try {
     const captured = capture.get(args.eventId);
@@ -275,25 +312,55 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
       .command<ReplayArgs>(
         'replay <eventId>',
         'Resend a captured event to its target (or --forward-to)',
-        (c) => c.positional('eventId', { type: 'string', demandOption: true }).option('forward-to', { type: 'string', describe: 'another target URL (a try: the capture log keeps the original target and status)' }),
+        (c) =>
+          c.positional('eventId', { type: 'string', demandOption: true }).option('forward-to', {
+            type: 'string',
+            describe: 'another target URL (a try: the capture log keeps the original target and status)',
+          }),
         guarded(runReplay),
       )
       // The options of listen and tunnel mode; global: false keeps them out of `receive replay`.
       .option('forward-to', { type: 'string', global: false, describe: 'URL of the local app' })
-      .option('tunnel', { type: 'string', global: false, describe: 'base URL of a remote borderd: follow its event stream instead of listening' })
-      .option('port', { type: 'number', default: 4242, global: false, coerce: wholeNumber('port', 0, 65535), describe: 'listen port (0 picks a free one)' })
+      .option('tunnel', {
+        type: 'string',
+        global: false,
+        describe: 'base URL of a remote borderd: follow its event stream instead of listening',
+      })
+      .option('port', {
+        type: 'number',
+        default: 4242,
+        global: false,
+        coerce: wholeNumber('port', 0, 65535),
+        describe: 'listen port (0 picks a free one)',
+      })
       .option('host', { type: 'string', default: '127.0.0.1', global: false, describe: 'listen address' })
       .option('public-key', { type: 'string', global: false, describe: 'PEM file of the organization public key' })
-      .option('public-key-url', { type: 'string', global: false, describe: 'base URL of borderd to fetch the key from (GET /v1/notifications/webhooks/settings/public-key)' })
+      .option('public-key-url', {
+        type: 'string',
+        global: false,
+        describe: 'base URL of borderd to fetch the key from (GET /v1/notifications/webhooks/settings/public-key)',
+      })
       .option('client-id', { type: 'string', global: false, describe: 'API client id (or BORDERD_CLIENT_ID)' })
       .option('client-secret', { type: 'string', global: false, describe: 'API client secret (or BORDERD_CLIENT_SECRET)' })
       .option('events', { type: 'string', global: false, describe: 'forward only these types, comma-separated' })
-      .option('dedupe', { type: 'boolean', default: true, global: false, describe: 'answer a repeated event 200 without forwarding it again (--no-dedupe)' })
-      .option('heartbeat-timeout', { type: 'number', default: 45_000, global: false, coerce: wholeNumber('heartbeat-timeout', 1, MAX_TIMER_MS), describe: 'tunnel: reconnect after this many ms without data' })
+      .option('dedupe', {
+        type: 'boolean',
+        default: true,
+        global: false,
+        describe: 'answer a repeated event 200 without forwarding it again (--no-dedupe)',
+      })
+      .option('heartbeat-timeout', {
+        type: 'number',
+        default: 45_000,
+        global: false,
+        coerce: wholeNumber('heartbeat-timeout', 1, MAX_TIMER_MS),
+        describe: 'tunnel: reconnect after this many ms without data',
+      })
       .option('since', {
         type: 'string',
         global: false,
-        describe: 'tunnel: replay the events created since TIME (ISO 8601, or 30m / 2h / 7d back); without it a new tunnel starts with new events and a known one resumes from its capture log',
+        describe:
+          'tunnel: replay the events created since TIME (ISO 8601, or 30m / 2h / 7d back); without it a new tunnel starts with new events and a known one resumes from its capture log',
       }) as unknown as Argv<ReceiveArgs>,
   handler: guarded(runReceive),
 };

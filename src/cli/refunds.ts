@@ -12,7 +12,10 @@ export const refundsCommand: CommandModule = {
       .command<CommonArgs & { org?: string; state?: RefundPlanState }>(
         'list',
         'List refund plans',
-        (c) => c.option('org', { type: 'string', describe: 'only this organization' }).option('state', { choices: REFUND_PLAN_STATES, describe: 'only plans in this state' }),
+        (c) =>
+          c
+            .option('org', { type: 'string', describe: 'only this organization' })
+            .option('state', { choices: REFUND_PLAN_STATES, describe: 'only plans in this state' }),
         (args) =>
           runWithContext(args, (ctx) => {
             const plans = listRefundPlans(ctx.db, { orgId: args.org, state: args.state });

@@ -41,7 +41,12 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
     try {
       // --json: stdout is JSON lines only (the log and the one {listening} line), on a terminal too.
-      config = loadCliConfig(args, { 'server.host': args.host, 'server.port': args.port, 'log.level': args.logLevel, 'log.pretty': args.json ? 'never' : undefined });
+      config = loadCliConfig(args, {
+        'server.host': args.host,
+        'server.port': args.port,
+        'log.level': args.logLevel,
+        'log.pretty': args.json ? 'never' : undefined,
+      });
       // The banner and the listening line are for a person: on stdout beside a readable log, on
       // stderr when stdout carries JSON lines for a log pipeline, which a plain line would break.
       const human = stdoutLogIsPretty(config.log.pretty) ? process.stdout : process.stderr;
@@ -52,7 +57,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       const dev = config.admin.bootstrapOrganization ? await bootstrapDevelopment(ctx) : undefined;
       const log = ctx.log;
       if (!config.admin.bootstrapOrganization && countOrganizations(ctx.db) === 0) {
-        log.info('no organization yet (admin.bootstrapOrganization is off): create one with `borderd orgs create --name NAME`, then `borderd clients create --org ORG`');
+        log.info(
+          'no organization yet (admin.bootstrapOrganization is off): create one with `borderd orgs create --name NAME`, then `borderd clients create --org ORG`',
+        );
       }
       let stopping = false;
       const stop = (signal: string) => {
@@ -80,7 +87,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       if (args.json) {
         // One line for a supervisor or script: where it listens and, on a first start, the client made.
         const firstStart = dev ? { organizationId: dev.org.id, clientId: dev.client.id, clientSecret: dev.client.clientSecret } : undefined;
-        process.stdout.write(JSON.stringify({ listening: daemon.url, adminTokenFile: daemon.adminTokenFile ?? null, ...(firstStart ? { firstStart } : {}) }) + '\n');
+        process.stdout.write(
+          JSON.stringify({ listening: daemon.url, adminTokenFile: daemon.adminTokenFile ?? null, ...(firstStart ? { firstStart } : {}) }) +
+            '\n',
+        );
         return;
       }
       if (dev) human.write(firstStartBanner(baseUrl, dev.client.id, dev.client.clientSecret) + '\n');
@@ -89,7 +99,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     } catch (err) {
       if (daemon) await daemon.close().catch(() => undefined);
       else if (ctx?.db.open) ctx.db.close();
-      process.exitCode = reportError(config ? listenFailure(err, config.server.host, config.server.port, 'server.host, server.port') : err, args.json);
+      process.exitCode = reportError(
+        config ? listenFailure(err, config.server.host, config.server.port, 'server.host, server.port') : err,
+        args.json,
+      );
     }
   },
 };

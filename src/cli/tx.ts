@@ -53,7 +53,7 @@ export const txCommand: CommandModule = {
             .option('network', { type: 'string', describe: 'network: POLYGON, ETHEREUM, TRON, BASE, OPTIMISM, BITCOIN, SOLANA or CELO' })
             .option('source', { type: 'string', describe: 'JSON object' })
             .option('destination', { type: 'string', describe: 'JSON object' })
-            .option('refund-destination', { type: 'string', describe: 'JSON object: this transaction\'s refund destination' })
+            .option('refund-destination', { type: 'string', describe: "JSON object: this transaction's refund destination" })
             .option('identity-id', { type: 'string', describe: 'identity id (idn_…)' })
             .option('account-id', { type: 'string', describe: 'account id (acc_…)' }) as never,
         (args) =>

@@ -32,8 +32,11 @@ export const webhooksCommand: CommandModule = {
           runWithContext(args, (ctx) => {
             const since = args.replaySince === undefined ? undefined : parseInstant(args.replaySince, 'replay-since');
             const result = enableWebhook(ctx, args.id, since);
-            output(args, result, () =>
-              `enabled ${result.webhook.id}${result.replay ? `; requeued ${result.replay.requeued} deliveries of ${result.replay.events} events` : ''}`,
+            output(
+              args,
+              result,
+              () =>
+                `enabled ${result.webhook.id}${result.replay ? `; requeued ${result.replay.requeued} deliveries of ${result.replay.events} events` : ''}`,
             );
           }),
       )

@@ -54,7 +54,11 @@ function merge(base: Tree, over: Tree): Tree {
 }
 
 const toEnvName = (path: string): string =>
-  'BORDERD_' + path.split('.').map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()).join('_');
+  'BORDERD_' +
+  path
+    .split('.')
+    .map((p) => p.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase())
+    .join('_');
 
 /** Leaf paths of the schema's shape, so env names exist for keys that have no default. */
 export function leafPaths(shape: Record<string, unknown>): string[] {

@@ -19,7 +19,10 @@ export const MAX_TIMER_MS = 2_147_483_647;
 const MAX_TIMER_MESSAGE = `must be at most ${MAX_TIMER_MS} ms (about 24.8 days), the longest delay a timer can hold`;
 const positiveMs = z.number().int().positive().max(MAX_TIMER_MS, MAX_TIMER_MESSAGE);
 /** One delay of a retry schedule: at most 30 days, so a due time always stays a valid date. */
-const retryDelaySeconds = z.number().min(0).max(30 * 86_400, 'must be at most 2592000 (30 days)');
+const retryDelaySeconds = z
+  .number()
+  .min(0)
+  .max(30 * 86_400, 'must be at most 2592000 (30 days)');
 
 function isCidr(value: string): boolean {
   const [address = '', prefix, ...rest] = value.split('/');
@@ -34,19 +37,35 @@ const TRUST_PROXY_HELP =
 
 /** false | hop count | proxy addresses. A comma-separated string (an environment variable) is a list. */
 const trustProxySchema = z.preprocess(
-  (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter(Boolean) : v),
-  z.union([
-    z.literal(false),
-    z.number().int().min(0).max(16),
-    z
-      .array(z.string().refine((v) => PROXY_PRESETS.includes(v) || isCidr(v), `must be an IP address, a CIDR range or one of ${PROXY_PRESETS.join(', ')}`))
-      .min(1),
-  ], {
-    error: (issue) =>
-      issue.input === true
-        ? `true is refused: it trusts the left-most X-Forwarded-For entry, which the client writes, so any sender could pass inbound.allowlist; ${TRUST_PROXY_HELP}`
-        : `must be false, a hop count or a list of proxy addresses; ${TRUST_PROXY_HELP}`,
-  }),
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : v,
+  z.union(
+    [
+      z.literal(false),
+      z.number().int().min(0).max(16),
+      z
+        .array(
+          z
+            .string()
+            .refine(
+              (v) => PROXY_PRESETS.includes(v) || isCidr(v),
+              `must be an IP address, a CIDR range or one of ${PROXY_PRESETS.join(', ')}`,
+            ),
+        )
+        .min(1),
+    ],
+    {
+      error: (issue) =>
+        issue.input === true
+          ? `true is refused: it trusts the left-most X-Forwarded-For entry, which the client writes, so any sender could pass inbound.allowlist; ${TRUST_PROXY_HELP}`
+          : `must be false, a hop count or a list of proxy addresses; ${TRUST_PROXY_HELP}`,
+    },
+  ),
 );
 
 export const serverSchema = z
@@ -55,7 +74,12 @@ export const serverSchema = z
     port: port.default(8080),
     /** How the outside world reaches this daemon; used in printed curl lines and docs links. */
     publicBaseUrl: z.url().optional(),
-    bodyLimitBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
     /**
      * Which X-Forwarded-For entries to believe (the client IP used by inbound.allowlist): false (none,
      * the socket peer is the client), a hop count (the number of proxies in front; the entry they
@@ -181,7 +205,10 @@ export const deliverySchema = z
 export const inboundSchema = z
   .strictObject({
     /** Path segment of the card-network endpoint: POST /v1/webhooks/<pathName>. */
-    pathName: z.string().regex(/^[a-z0-9-]+$/).default('card-network'),
+    pathName: z
+      .string()
+      .regex(/^[a-z0-9-]+$/)
+      .default('card-network'),
     /** CIDR ranges (IPv4 or IPv6) allowed to post; empty means no IP check. */
     allowlist: z
       .array(z.string().refine((v) => isCidr(v), 'must be an IPv4 or IPv6 address or CIDR range, e.g. 203.0.113.0/24'))
@@ -270,7 +297,10 @@ export const eventStreamSchema = z
 export const retentionSchema = z
   .strictObject({
     /** When the retention job runs (cron, local time of the host); it also runs with `borderd outbox prune`. */
-    schedule: z.string().refine((v) => isCronExpression(v), 'must be a cron expression, e.g. "17 3 * * *"').default('17 3 * * *'),
+    schedule: z
+      .string()
+      .refine((v) => isCronExpression(v), 'must be a cron expression, e.g. "17 3 * * *"')
+      .default('17 3 * * *'),
     /** Delivered deliveries (and their attempts) older than this are deleted. */
     deliveredDays: z.number().int().min(1).default(30),
     /** Events older than this, with nothing pending, are deleted with everything that refers to them. */
@@ -280,33 +310,35 @@ export const retentionSchema = z
   })
   .prefault({});
 
-export const configSchema = z.object({
-  server: serverSchema,
-  database: databaseSchema,
-  log: logSchema,
-  auth: authSchema,
-  security: securitySchema,
-  admin: adminSchema,
-  webhooks: webhooksSchema,
-  delivery: deliverySchema,
-  inbound: inboundSchema,
-  accounts: accountsSchema,
-  integrations: integrationsSchema,
-  network: networkSchema,
-  eventStream: eventStreamSchema,
-  retention: retentionSchema,
-}).superRefine((c, zctx) => {
-  // The client-certificate header is set by a TLS terminator in front; borderd believes it only from
-  // that terminator (server.trustProxy), since a client reaching the port itself could send it too.
-  if (c.inbound.clientCertHeader && (c.server.trustProxy === false || c.server.trustProxy === 0)) {
-    zctx.addIssue({
-      code: 'custom',
-      path: ['inbound', 'clientCertHeader'],
-      message:
-        'needs server.trustProxy to name the TLS terminator that sets this header (its addresses, or a hop count when nothing else can reach this port): the header is believed only from it, since any client could send it',
-    });
-  }
-});
+export const configSchema = z
+  .object({
+    server: serverSchema,
+    database: databaseSchema,
+    log: logSchema,
+    auth: authSchema,
+    security: securitySchema,
+    admin: adminSchema,
+    webhooks: webhooksSchema,
+    delivery: deliverySchema,
+    inbound: inboundSchema,
+    accounts: accountsSchema,
+    integrations: integrationsSchema,
+    network: networkSchema,
+    eventStream: eventStreamSchema,
+    retention: retentionSchema,
+  })
+  .superRefine((c, zctx) => {
+    // The client-certificate header is set by a TLS terminator in front; borderd believes it only from
+    // that terminator (server.trustProxy), since a client reaching the port itself could send it too.
+    if (c.inbound.clientCertHeader && (c.server.trustProxy === false || c.server.trustProxy === 0)) {
+      zctx.addIssue({
+        code: 'custom',
+        path: ['inbound', 'clientCertHeader'],
+        message:
+          'needs server.trustProxy to name the TLS terminator that sets this header (its addresses, or a hop count when nothing else can reach this port): the header is believed only from it, since any client could send it',
+      });
+    }
+  });
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;

@@ -28,7 +28,10 @@ export function migrate(db: Db, migrations: Migration[] = listMigrations()): Mig
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const applied = new Set(
-    db.prepare('SELECT version FROM schema_migrations').all().map((r) => (r as { version: number }).version),
+    db
+      .prepare('SELECT version FROM schema_migrations')
+      .all()
+      .map((r) => (r as { version: number }).version),
   );
   // This build's code cannot know what a later migration changed (a new NOT NULL column, a moved
   // table), so it must not read or write such a database: an older binary after a rollback stops here.

@@ -48,8 +48,13 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
     }
     db.exec('PRAGMA foreign_keys = ON');
   } catch (err) {
-    if (db) (db.close(), connections.push(db));
-    throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (${opts.setting ?? 'database.path'})`, { cause: err });
+    if (db) {
+      db.close();
+      connections.push(db);
+    }
+    throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (${opts.setting ?? 'database.path'})`, {
+      cause: err,
+    });
   }
   cacheStatements(db);
   if (!opts.readonly && opts.synchronous !== 'normal') fsyncedCommits.add(db);

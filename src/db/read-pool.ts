@@ -59,7 +59,10 @@ export function serializeError(err: unknown): SerializedError {
 /** The worker's error as the main thread throws it: a BorderdError stays one (its problem is shown), anything else a 500 with its code kept (SQLITE_BUSY is a 503). */
 export function deserializeError(e: SerializedError): Error {
   if (e.status !== undefined && e.code !== undefined) {
-    return new BorderdError(e.status, e.code, e.message, { ...(e.errors && { errors: e.errors }), ...(e.headers && { headers: e.headers }) });
+    return new BorderdError(e.status, e.code, e.message, {
+      ...(e.errors && { errors: e.errors }),
+      ...(e.headers && { headers: e.headers }),
+    });
   }
   const err = new Error(`read worker: ${e.message}`) as Error & { code?: string };
   if (e.code !== undefined) err.code = e.code;

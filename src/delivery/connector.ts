@@ -14,7 +14,11 @@ export class RefusedAddressError extends Error {
  * resolves to a public address at registration and to 127.0.0.1 later cannot get through.
  */
 export function checkedLookup(policy: { allowPrivateNetworks: boolean }): LookupFunction {
-  return ((hostname: string, options: object, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+  return ((
+    hostname: string,
+    options: object,
+    callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const allowed = addresses.filter((a) => !isRefusedAddress(a.address, policy));

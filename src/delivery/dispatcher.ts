@@ -157,7 +157,12 @@ export const CLAIM_ROUNDS = 4;
  * alone) claims nothing more, and the others still get theirs: the process may then hold more than
  * `budget` for a while, never more than twice it.
  */
-export function shareClaims(dueOrgs: ReadonlySet<string>, heldByOrg: ReadonlyMap<string, number>, budget: number, claim: (orgId: string, room: number) => number): void {
+export function shareClaims(
+  dueOrgs: ReadonlySet<string>,
+  heldByOrg: ReadonlyMap<string, number>,
+  budget: number,
+  claim: (orgId: string, room: number) => number,
+): void {
   const held = (orgId: string) => heldByOrg.get(orgId) ?? 0;
   // An organization holding claims takes part even with nothing due now: what it holds is its part.
   const orgs = [...new Set([...dueOrgs, ...heldByOrg.keys()])].sort((a, b) => held(a) - held(b));
@@ -363,7 +368,8 @@ export class Dispatcher implements Worker {
       this.#passScheduled = false;
       if (this.#stopped) return;
       try {
-        this.#pass();
+        // Each started row's promise is the recording of its result, which #start already handles.
+        void this.#pass();
       } catch (err) {
         this.#ctx.log.error({ err }, 'dispatcher pass failed');
       }
@@ -462,7 +468,10 @@ export class Dispatcher implements Worker {
     // Signatures already made (by this process or another, before a restart) are read in one query per key.
     for (const key of new Set(keys.values())) {
       if (key instanceof Error) continue;
-      this.#signatures.preload(key.keyId, claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)));
+      this.#signatures.preload(
+        key.keyId,
+        claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)),
+      );
     }
 
     const started: Promise<void>[] = [];
@@ -494,7 +503,12 @@ export class Dispatcher implements Worker {
           eventType: event?.type ?? '',
           body: event?.body ?? '',
           keyId: key instanceof Error ? null : key.keyId,
-          signature: key instanceof Error ? Promise.reject(key) : event ? this.#signature(row.eventId, key, event.body) : Promise.reject(new Error(`event ${row.eventId} not found`)),
+          signature:
+            key instanceof Error
+              ? Promise.reject(key)
+              : event
+                ? this.#signature(row.eventId, key, event.body)
+                : Promise.reject(new Error(`event ${row.eventId} not found`)),
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
         this.#count(this.#claimedBy, webhook.id, 1);
@@ -685,7 +699,11 @@ export class Dispatcher implements Worker {
       const { timeoutMs, perEndpointConcurrency } = this.#ctx.config.delivery;
       entry = {
         origin: target.origin,
-        pool: createWebhookPool(target.origin, { allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks, timeoutMs, connections: perEndpointConcurrency }),
+        pool: createWebhookPool(target.origin, {
+          allowPrivateNetworks: this.#ctx.config.webhooks.allowPrivateNetworks,
+          timeoutMs,
+          connections: perEndpointConcurrency,
+        }),
         inflight: 0,
         idleSince: performance.now(),
       };
@@ -721,10 +739,16 @@ export class Dispatcher implements Worker {
     const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - t0) });
     const target = this.#target(job.webhook.url);
     if (target.refused) {
-      return done({ statusCode: null, error: 'address refused: private, loopback or link-local target', responseBody: null, retryAfter: undefined });
+      return done({
+        statusCode: null,
+        error: 'address refused: private, loopback or link-local target',
+        responseBody: null,
+        retryAfter: undefined,
+      });
     }
     // A stop's grace ended while this job waited for its signature: send nothing (stop() gives the lease back).
-    if (this.#shutdown.signal.aborted) return done({ statusCode: null, error: 'not sent: shutting down', responseBody: null, retryAfter: undefined });
+    if (this.#shutdown.signal.aborted)
+      return done({ statusCode: null, error: 'not sent: shutting down', responseBody: null, retryAfter: undefined });
     const entry = this.#poolFor(job.webhook, target);
     entry.inflight++;
     const { timeoutMs } = this.#ctx.config.delivery;
@@ -758,7 +782,12 @@ export class Dispatcher implements Worker {
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
       const code = e.code ?? e.cause?.code ?? e.name;
-      return done({ statusCode: null, error: `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500), responseBody: null, retryAfter: undefined });
+      return done({
+        statusCode: null,
+        error: `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500),
+        responseBody: null,
+        retryAfter: undefined,
+      });
     } finally {
       clearTimeout(timer);
       this.#exchanges.delete(exchange);
@@ -810,7 +839,10 @@ export class Dispatcher implements Worker {
         // Not sent either way; the lease then ends on its own. Not an attempt, so not the caller's catch.
         this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease of a row not sent was not given back; it ends on its own');
       }
-      this.#ctx.log.info({ deliveryId: job.id, eventId: job.eventId, webhookId: job.webhook.id }, 'delivery not sent: its webhook or row changed while it waited');
+      this.#ctx.log.info(
+        { deliveryId: job.id, eventId: job.eventId, webhookId: job.webhook.id },
+        'delivery not sent: its webhook or row changed while it waited',
+      );
       return false;
     }
     if (target.url !== job.webhook.url) job.webhook = { ...job.webhook, url: target.url };
@@ -832,7 +864,9 @@ export class Dispatcher implements Worker {
     let endsWebhook = false;
     let slotHeld = true;
     const freeSlot = () => {
-      if (slotHeld) (slotHeld = false), this.#sendFinished(job.webhook.id, job.webhook.orgId);
+      if (!slotHeld) return;
+      slotHeld = false;
+      this.#sendFinished(job.webhook.id, job.webhook.orgId);
     };
     try {
       await job.signature;
@@ -864,7 +898,14 @@ export class Dispatcher implements Worker {
     } catch (err) {
       // Nothing was sent (the private key could not be opened, the event is gone): a failed attempt like any other.
       const message = err instanceof Error ? err.message : String(err);
-      result = { statusCode: null, error: `${SIGNING_FAILED}${message}`.slice(0, 500), responseBody: null, retryAfter: undefined, durationMs: 0, ours: true };
+      result = {
+        statusCode: null,
+        error: `${SIGNING_FAILED}${message}`.slice(0, 500),
+        responseBody: null,
+        retryAfter: undefined,
+        durationMs: 0,
+        ours: true,
+      };
       job.keyId = null;
     } finally {
       freeSlot();
@@ -918,18 +959,20 @@ export class Dispatcher implements Worker {
       return attempt.ok ? attempt.value : undefined;
     };
     const recordEach = (): RecordedLine[] =>
-      ctx.db.transaction(() => {
-        for (const s of signatures) {
-          const o = inSavepoint(ctx.db, () => storeSignature(ctx.db, s.eventId, s.keyId, s.signature));
-          if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
-        }
-        return batch.flatMap((f) => {
-          const o = inSavepoint(ctx.db, () => this.#record(f));
-          if (o.ok) return [o.value];
-          ctx.log.error({ err: o.err, deliveryId: f.job.id }, 'delivery bookkeeping failed');
-          return [];
-        });
-      }).immediate();
+      ctx.db
+        .transaction(() => {
+          for (const s of signatures) {
+            const o = inSavepoint(ctx.db, () => storeSignature(ctx.db, s.eventId, s.keyId, s.signature));
+            if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
+          }
+          return batch.flatMap((f) => {
+            const o = inSavepoint(ctx.db, () => this.#record(f));
+            if (o.ok) return [o.value];
+            ctx.log.error({ err: o.err, deliveryId: f.job.id }, 'delivery bookkeeping failed');
+            return [];
+          });
+        })
+        .immediate();
     try {
       const recorded = bookkeeping(ctx.db, () => {
         try {
@@ -1014,7 +1057,13 @@ export class Dispatcher implements Worker {
       ctx.db,
       job.id,
       this.owner,
-      { ...common, state: ok ? 'delivered' : disable ? 'failed' : 'pending', step: nextStep, nextAttemptAt: decision?.kind === 'retry' ? now + decision.delayMs : now, deliveredAt: ok ? at : null },
+      {
+        ...common,
+        state: ok ? 'delivered' : disable ? 'failed' : 'pending',
+        step: nextStep,
+        nextAttemptAt: decision?.kind === 'retry' ? now + decision.delayMs : now,
+        deliveredAt: ok ? at : null,
+      },
       { state: 'pending', step: job.step, nextAttemptAt: job.nextAttemptAt },
     );
     if (!advanced) return this.#recordChanged(job, ok, line, common);
@@ -1028,12 +1077,22 @@ export class Dispatcher implements Worker {
     }
     const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
     if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
-    if (result.ours) return { line: { ...line, outcome }, msg: 'delivery not sent: signing failed (the endpoint is not penalized)', level: 'warn' };
-    return { line: { ...line, outcome }, msg: disable ? 'delivery failed for good; webhook disabled' : 'delivery attempt failed', level: 'warn' };
+    if (result.ours)
+      return { line: { ...line, outcome }, msg: 'delivery not sent: signing failed (the endpoint is not penalized)', level: 'warn' };
+    return {
+      line: { ...line, outcome },
+      msg: disable ? 'delivery failed for good; webhook disabled' : 'delivery attempt failed',
+      level: 'warn',
+    };
   }
 
   /** #record when the row changed while the attempt was in flight: its lease ended, or an operator moved it. */
-  #recordChanged(job: Job, ok: boolean, line: Record<string, unknown>, common: { attempts: number; lastStatus: number | null; lastError: string | null; at: string }): RecordedLine {
+  #recordChanged(
+    job: Job,
+    ok: boolean,
+    line: Record<string, unknown>,
+    common: { attempts: number; lastStatus: number | null; lastError: string | null; at: string },
+  ): RecordedLine {
     const ctx = this.#ctx;
     const row = leaseOf(ctx.db, job.id);
     if (!row || row.claimedBy !== this.owner) {
@@ -1045,7 +1104,13 @@ export class Dispatcher implements Worker {
     // Disabled, deleted or replayed while in flight. A 2xx is what happened: delivered. A failure
     // leaves the row as the operator set it (skipped, cancelled, or a fresh replay cycle).
     const state: DeliveryState = ok ? 'delivered' : row.state;
-    finishAttempt(ctx.db, job.id, this.owner, { ...common, state, step: row.step, nextAttemptAt: row.nextAttemptAt, deliveredAt: ok ? common.at : null });
+    finishAttempt(ctx.db, job.id, this.owner, {
+      ...common,
+      state,
+      step: row.step,
+      nextAttemptAt: row.nextAttemptAt,
+      deliveredAt: ok ? common.at : null,
+    });
     return ok
       ? { line: { ...line, outcome: 'delivered' }, msg: 'delivery attempt', level: 'info' }
       : { line: { ...line, outcome: row.state }, msg: 'delivery attempt failed', level: 'warn' };

@@ -76,7 +76,8 @@ export class EventSignatures {
   preload(keyId: string, eventIds: Iterable<string>): Map<string, string> {
     const need = [...new Set(eventIds)].filter((id) => !this.#memory.has(entryOf(id, keyId)));
     const stored = storedSignatures(this.ctx.db, keyId, need);
-    for (const [eventId, signature] of stored) remember(this.#memory, entryOf(eventId, keyId), Promise.resolve(signature), this.#memorySize);
+    for (const [eventId, signature] of stored)
+      remember(this.#memory, entryOf(eventId, keyId), Promise.resolve(signature), this.#memorySize);
     return stored;
   }
 
@@ -117,7 +118,10 @@ export class EventSignatures {
    */
   async signBatch(orgId: string, rows: readonly { id: string; body: string }[]): Promise<{ keyId: string; signatures: string[] }> {
     const key = this.signer.currentKey(orgId);
-    const stored = this.preload(key.keyId, rows.map((row) => row.id));
+    const stored = this.preload(
+      key.keyId,
+      rows.map((row) => row.id),
+    );
     const known = rows.map((row) => this.known(row.id, key.keyId) ?? fromStore(stored.get(row.id)));
     if (!known.includes(undefined)) return { keyId: key.keyId, signatures: await Promise.all(known as Promise<string>[]) };
     // Within the turn, a row another stream or the dispatcher has signed meanwhile is found in memory.

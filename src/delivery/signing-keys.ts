@@ -52,7 +52,11 @@ export interface KeyPair {
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
-function insertNewKey(ctx: AppContext, orgId: string, pair: KeyPair = generateKeyPairSync('rsa', { modulusLength: SIGNING_KEY_BITS })): KeyRow {
+function insertNewKey(
+  ctx: AppContext,
+  orgId: string,
+  pair: KeyPair = generateKeyPairSync('rsa', { modulusLength: SIGNING_KEY_BITS }),
+): KeyRow {
   const { publicKey, privateKey } = pair;
   const now = ctx.clock.now();
   const id = newId('wsk', now);
@@ -169,7 +173,10 @@ export class Signer {
     if (!keyId) keyId = ensureSigningKey(this.ctx, orgId).keyId;
     const cached = this.#keys.get(keyId);
     if (cached) return { keyId, key: cached };
-    const row = this.ctx.db.prepare('SELECT id, private_enc FROM webhook_keys WHERE id = ?').get(keyId) as Pick<KeyRow, 'id' | 'private_enc'>;
+    const row = this.ctx.db.prepare('SELECT id, private_enc FROM webhook_keys WHERE id = ?').get(keyId) as Pick<
+      KeyRow,
+      'id' | 'private_enc'
+    >;
     return { keyId, key: this.#privateKey(row) };
   }
 
@@ -184,7 +191,9 @@ export class Signer {
   signAsync(key: SigningKey, body: string | Buffer): Promise<string> {
     this.signatures++;
     return new Promise((resolve, reject) =>
-      sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, key.key, (err, sig) => (err ? reject(err) : resolve(sig.toString('base64')))),
+      sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, key.key, (err, sig) =>
+        err ? reject(err) : resolve(sig.toString('base64')),
+      ),
     );
   }
 }

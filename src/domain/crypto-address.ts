@@ -15,7 +15,8 @@ export const NETWORK_IDS = ['POLYGON', 'ETHEREUM', 'TRON', 'BASE', 'OPTIMISM', '
 export type NetworkId = (typeof NETWORK_IDS)[number];
 
 /** The value as a NetworkId, or null when it is not one. */
-export const asNetworkId = (v: unknown): NetworkId | null => (typeof v === 'string' && (NETWORK_IDS as readonly string[]).includes(v) ? (v as NetworkId) : null);
+export const asNetworkId = (v: unknown): NetworkId | null =>
+  typeof v === 'string' && (NETWORK_IDS as readonly string[]).includes(v) ? (v as NetworkId) : null;
 export const EVM_NETWORKS: ReadonlySet<NetworkId> = new Set(['POLYGON', 'ETHEREUM', 'BASE', 'OPTIMISM', 'CELO']);
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

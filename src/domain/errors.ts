@@ -29,9 +29,12 @@ export const badRequest = (code: string, message: string, errors?: FieldError[])
  */
 const challengeText = (message: string): string => message.replace(/"/g, "'").replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
 export const unauthorized = (code: string, message: string) =>
-  new BorderdError(401, code, message, { headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${challengeText(message)}"` } });
+  new BorderdError(401, code, message, {
+    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${challengeText(message)}"` },
+  });
 /** A request with no credentials at all: the bare challenge, since RFC 6750 (3.1) asks for no error code then. */
-export const credentialsMissing = (code: string, message: string) => new BorderdError(401, code, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+export const credentialsMissing = (code: string, message: string) =>
+  new BorderdError(401, code, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
 export const forbidden = (code: string, message: string) => new BorderdError(403, code, message);
 export const notFound = (what: string) => new BorderdError(404, 'not_found', `${what} was not found`);
 export const conflict = (code: string, message: string) => new BorderdError(409, code, message);

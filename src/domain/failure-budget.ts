@@ -40,7 +40,8 @@ export class FailureBudget {
   refund(key: string, nowMs: number): void {
     if (!this.#buckets.has(key)) return;
     const tries = Math.min(this.perMinute, this.#tries(key, nowMs) + 1);
-    if (tries >= this.perMinute) this.#buckets.delete(key); // full again: nothing to remember
+    if (tries >= this.perMinute)
+      this.#buckets.delete(key); // full again: nothing to remember
     else remember(this.#buckets, key, { tries, atMs: nowMs }, this.maxKeys);
   }
 

@@ -8,8 +8,27 @@ import { randomFillSync } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
-  | 'org' | 'cli' | 'key' | 'idn' | 'acc' | 'txn' | 'evt' | 'whk' | 'dlv' | 'att' | 'wsk'
-  | 'rfp' | 'int' | 'inb' | 'cnk' | 'imp' | 'cmp' | 'vac' | 'req' | 'ast' | 'fia';
+  | 'org'
+  | 'cli'
+  | 'key'
+  | 'idn'
+  | 'acc'
+  | 'txn'
+  | 'evt'
+  | 'whk'
+  | 'dlv'
+  | 'att'
+  | 'wsk'
+  | 'rfp'
+  | 'int'
+  | 'inb'
+  | 'cnk'
+  | 'imp'
+  | 'cmp'
+  | 'vac'
+  | 'req'
+  | 'ast'
+  | 'fia';
 
 let lastMs = -1;
 let lastRandom: Uint8Array = new Uint8Array(10);

@@ -25,7 +25,8 @@ export interface OrgRefundDestination {
 export function refundDestinationProblems(d: { type: RefundDestinationType; addresses?: OrgRefundAddress[] | undefined }): FieldError[] {
   const errors: FieldError[] = [];
   if (d.type !== 'Address') {
-    if (d.addresses !== undefined) errors.push({ path: 'addresses', message: `addresses is only allowed when type is Address (type is ${d.type})` });
+    if (d.addresses !== undefined)
+      errors.push({ path: 'addresses', message: `addresses is only allowed when type is Address (type is ${d.type})` });
     return errors;
   }
   if (!d.addresses || d.addresses.length === 0) {
@@ -35,7 +36,11 @@ export function refundDestinationProblems(d: { type: RefundDestinationType; addr
   const seen = new Map<NetworkId, number>();
   d.addresses.forEach((a, i) => {
     const first = seen.get(a.network);
-    if (first !== undefined) errors.push({ path: `addresses.${i}.network`, message: `a second address for ${a.network} (first at addresses.${first}); one refund address per network` });
+    if (first !== undefined)
+      errors.push({
+        path: `addresses.${i}.network`,
+        message: `a second address for ${a.network} (first at addresses.${first}); one refund address per network`,
+      });
     else seen.set(a.network, i);
     const problem = addressProblem(a.network, a.address);
     if (problem) errors.push({ path: `addresses.${i}.address`, message: `not a valid ${a.network} address: ${problem}` });
@@ -55,11 +60,20 @@ export interface TransactionRefundDestinationInput {
  * default type) needs an address, and the address must be valid for its network, which is
  * `network` or else the transaction's own. Paths are relative to the destination object.
  */
-export function transactionRefundDestinationProblems(d: TransactionRefundDestinationInput, transactionNetwork: string | null | undefined): FieldError[] {
+export function transactionRefundDestinationProblems(
+  d: TransactionRefundDestinationInput,
+  transactionNetwork: string | null | undefined,
+): FieldError[] {
   const type = d.type ?? 'Address';
   if (d.address === undefined) return type === 'Address' ? [{ path: 'address', message: 'type Address needs an address' }] : [];
   const network = d.network ?? asNetworkId(transactionNetwork);
-  if (!network) return [{ path: 'network', message: 'needed to check the address: the transaction has no crypto network, name one of ' + NETWORK_IDS.join(', ') }];
+  if (!network)
+    return [
+      {
+        path: 'network',
+        message: 'needed to check the address: the transaction has no crypto network, name one of ' + NETWORK_IDS.join(', '),
+      },
+    ];
   const problem = addressProblem(network, d.address);
   return problem ? [{ path: 'address', message: `not a valid ${network} address: ${problem}` }] : [];
 }

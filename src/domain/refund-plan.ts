@@ -81,26 +81,64 @@ function resolveDestination(input: RefundPlanInput): Resolved {
   if (d.type !== 'Address') return { from: 'default', destination: { type: d.type } };
   if (input.isFiatPayout && input.network === null) return fiatReturnAddress(input, d);
   const match = input.network ? d.addresses?.find((a) => a.network === input.network) : undefined;
-  return match ? { from: 'default', destination: { type: 'Address', network: match.network, address: match.address } } : { from: 'none', destination: null };
+  return match
+    ? { from: 'default', destination: { type: 'Address', network: match.network, address: match.address } }
+    : { from: 'none', destination: null };
 }
 
 export function decideRefundPlan(input: RefundPlanInput): RefundPlanDecision {
   const autoRefund = input.transactionDestination?.autoRefund ?? input.orgDefault?.destination.autoRefund ?? true;
   if (input.isFiatPayout && !(input.orgDefault?.destination.autoFiatReturn ?? false)) {
-    return { state: 'ManualHandling', kind: 'ManualFiat', destinationFrom: 'none', destination: null, autoRefund, reason: 'failed fiat payout and autoFiatReturn is false' };
+    return {
+      state: 'ManualHandling',
+      kind: 'ManualFiat',
+      destinationFrom: 'none',
+      destination: null,
+      autoRefund,
+      reason: 'failed fiat payout and autoFiatReturn is false',
+    };
   }
   const kind: RefundPlanKind = input.isFiatPayout ? 'FiatReturnAsCrypto' : 'CryptoRefund';
   const { from, destination, why } = resolveDestination(input);
   if (!destination && why) {
     // A fiat return with an Address default that names several networks and none to choose by.
-    return { state: 'ManualHandling', kind: 'ManualFiat', destinationFrom: 'none', destination: null, autoRefund, reason: `failed fiat payout with autoFiatReturn: ${why}` };
+    return {
+      state: 'ManualHandling',
+      kind: 'ManualFiat',
+      destinationFrom: 'none',
+      destination: null,
+      autoRefund,
+      reason: `failed fiat payout with autoFiatReturn: ${why}`,
+    };
   }
   if (!destination) {
-    return { state: 'NoDestination', kind: 'None', destinationFrom: 'none', destination: null, autoRefund, reason: `no per-transaction destination and no default for network ${input.network ?? '(none)'}` };
+    return {
+      state: 'NoDestination',
+      kind: 'None',
+      destinationFrom: 'none',
+      destination: null,
+      autoRefund,
+      reason: `no per-transaction destination and no default for network ${input.network ?? '(none)'}`,
+    };
   }
-  if (!autoRefund) return { state: 'Created', kind, destinationFrom: from, destination, autoRefund, reason: 'autoRefund is false: waits for a manual dispatch' };
+  if (!autoRefund)
+    return {
+      state: 'Created',
+      kind,
+      destinationFrom: from,
+      destination,
+      autoRefund,
+      reason: 'autoRefund is false: waits for a manual dispatch',
+    };
   if (from === 'default' && input.orgDefault?.isStaleReject) {
-    return { state: 'Paused', kind, destinationFrom: from, destination, autoRefund, reason: 'the default destination is stale (isStaleReject): re-confirm it to dispatch' };
+    return {
+      state: 'Paused',
+      kind,
+      destinationFrom: from,
+      destination,
+      autoRefund,
+      reason: 'the default destination is stale (isStaleReject): re-confirm it to dispatch',
+    };
   }
   return { state: 'Dispatched', kind, destinationFrom: from, destination, autoRefund, reason: 'dispatched automatically' };
 }

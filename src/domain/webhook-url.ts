@@ -15,16 +15,37 @@ export interface WebhookUrlPolicy {
 // reserved ranges: whatever is not a public unicast address.
 const refused = new BlockList();
 for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) refused.addSubnet(net, bits, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  refused.addSubnet(net, bits, 'ipv4');
 // IPv6 besides loopback, unique-local, link-local and multicast: the deprecated site-local range
 // (fec0::/10, still routed inside some networks), discard-only (100::/64), Teredo (2001::/32, which
 // tunnels to an IPv4 host through a relay) and documentation (2001:db8::/32).
 for (const [net, bits] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001::', 32], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) refused.addSubnet(net, bits, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['100::', 64],
+  ['2001::', 32],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  refused.addSubnet(net, bits, 'ipv6');
 
 /** The 16 bytes of an IPv6 address (any textual form, dotted IPv4 tail included); undefined when it is not one. */
 export function ipv6Bytes(address: string): Uint8Array | undefined {
@@ -93,6 +114,7 @@ export function checkWebhookUrl(raw: string, policy: WebhookUrlPolicy, path = 'b
   if (raw.length > policy.maxUrlLength) return fail(`must be at most ${policy.maxUrlLength} characters`);
   // The URL parser strips spaces and controls at either end and tabs and newlines anywhere, so the url
   // stored and shown would not be the one called: such a url is refused, not silently cleaned.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
   if (/[\u0000-\u0020\u007f]/.test(raw)) return fail('must not contain spaces or control characters (percent-encode them)');
   let url: URL;
   try {

@@ -38,7 +38,14 @@ export type SubjectAttribute = keyof typeof ATTRIBUTE_OIDS;
 function name(subject: Partial<Record<SubjectAttribute, string>>): Buffer {
   const rdns = (Object.keys(ATTRIBUTE_OIDS) as SubjectAttribute[])
     .filter((k) => subject[k])
-    .map((k) => set(sequence(oid(ATTRIBUTE_OIDS[k]), k === 'C' ? tlv(0x13, Buffer.from(subject[k]!, 'ascii')) : tlv(0x0c, Buffer.from(subject[k]!, 'utf8')))));
+    .map((k) =>
+      set(
+        sequence(
+          oid(ATTRIBUTE_OIDS[k]),
+          k === 'C' ? tlv(0x13, Buffer.from(subject[k]!, 'ascii')) : tlv(0x0c, Buffer.from(subject[k]!, 'utf8')),
+        ),
+      ),
+    );
   return sequence(...rdns);
 }
 

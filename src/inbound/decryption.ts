@@ -37,7 +37,13 @@ async function open(ctx: AppContext, row: InboundEvent): Promise<Opened> {
     const parsed = inboundNotificationSchema.safeParse(parseStoredBody(row.rawBody));
     if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');
     const out = await decryptJwe(compactJweOf(parsed.data.data), (kid) => privateKeyFor(ctx, row.orgId!, kid));
-    return { ok: true, kid: out.kid, enc: out.enc, tolerated: out.tolerated, payloadEnc: ctx.secrets.seal(out.plaintext, payloadSealContext(row.id)) };
+    return {
+      ok: true,
+      kid: out.kid,
+      enc: out.enc,
+      tolerated: out.tolerated,
+      payloadEnc: ctx.secrets.seal(out.plaintext, payloadSealContext(row.id)),
+    };
   } catch (err) {
     return { ok: false, err };
   }
@@ -54,10 +60,18 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
   const seen = { attempts: row.attempts, rawBody: row.rawBody, orgId };
   if (opened.ok) {
     // A lost outcome is redone from the stored raw body: no fsync needed (see bookkeeping).
-    const written = bookkeeping(ctx.db, () => tryWriteNow(ctx.db, () => recordAttempt(ctx.db, row.id, seen, { state: 'decrypted', kid: opened.kid, payloadEnc: opened.payloadEnc, at })));
+    const written = bookkeeping(ctx.db, () =>
+      tryWriteNow(ctx.db, () =>
+        recordAttempt(ctx.db, row.id, seen, { state: 'decrypted', kid: opened.kid, payloadEnc: opened.payloadEnc, at }),
+      ),
+    );
     if (!written.ok) return 'busy';
     const done = written.value;
-    if (done) ctx.log.info({ inboundId: row.id, eventId: row.eventId, orgId, kid: opened.kid, enc: opened.enc, tolerated: opened.tolerated }, 'card-network notification decrypted');
+    if (done)
+      ctx.log.info(
+        { inboundId: row.id, eventId: row.eventId, orgId, kid: opened.kid, enc: opened.enc, tolerated: opened.tolerated },
+        'card-network notification decrypted',
+      );
     return done ? 'decrypted' : 'skipped';
   }
   const { err } = opened;

@@ -95,7 +95,8 @@ export function retryInbound(ctx: AppContext, target: { eventId: string } | { al
     const row = getInboundEventByEventId(ctx.db, target.eventId);
     if (!row) throw notFound(`inbound event ${target.eventId}`);
     if (row.state === 'decrypted') throw conflict('already_decrypted', `inbound event ${target.eventId} is already decrypted`);
-    if (row.state === 'unmatched') throw conflict('unmatched_ica', `inbound event ${target.eventId} has ica ${row.ica}, which maps to no organization; map it first`);
+    if (row.state === 'unmatched')
+      throw conflict('unmatched_ica', `inbound event ${target.eventId} has ica ${row.ica}, which maps to no organization; map it first`);
     requeued = requeueInboundEvent(ctx.db, row.id, nowIso) ? 1 : 0;
   } else {
     requeued = requeueAllFailed(ctx.db, nowIso);

@@ -4,7 +4,15 @@ import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { getOrganization } from '../store/organizations.js';
 import { INBOUND_SIGNAL } from './signals.js';
-import { deleteIcaMapping, getIcaMapping, listIcaMappings, matchUnmatched, reassignUndecrypted, unmatchedIcas, upsertIcaMapping } from '../store/inbound-events.js';
+import {
+  deleteIcaMapping,
+  getIcaMapping,
+  listIcaMappings,
+  matchUnmatched,
+  reassignUndecrypted,
+  unmatchedIcas,
+  upsertIcaMapping,
+} from '../store/inbound-events.js';
 
 export interface IcaMappingView {
   ica: string;
@@ -19,7 +27,12 @@ export function organizationForIca(ctx: AppContext, ica: string): string | undef
 }
 
 export function listMappings(ctx: AppContext): IcaMappingView[] {
-  const fromConfig = Object.entries(ctx.config.inbound.icaOrganizations).map(([ica, organizationId]) => ({ ica, organizationId, source: 'config' as const, createdAt: null }));
+  const fromConfig = Object.entries(ctx.config.inbound.icaOrganizations).map(([ica, organizationId]) => ({
+    ica,
+    organizationId,
+    source: 'config' as const,
+    createdAt: null,
+  }));
   const configured = new Set(fromConfig.map((m) => m.ica));
   const fromDb = listIcaMappings(ctx.db)
     .filter((m) => !configured.has(m.ica))
@@ -37,15 +50,20 @@ export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: 
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const configured = ctx.config.inbound.icaOrganizations[ica];
   if (configured !== undefined && !getOrganization(ctx.db, configured)) {
-    throw conflict('ica_config_invalid', `inbound.icaOrganizations maps ica ${ica} to organization ${configured}, which does not exist, and the config file wins; fix it there first`);
+    throw conflict(
+      'ica_config_invalid',
+      `inbound.icaOrganizations maps ica ${ica} to organization ${configured}, which does not exist, and the config file wins; fix it there first`,
+    );
   }
   // The organization the ica now resolves to (organizationForIca): the config file's wins over this mapping.
   const effective = configured ?? orgId;
   const at = isoAt(ctx.clock.now());
-  const requeued = ctx.db.transaction(() => {
-    upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
-    return matchUnmatched(ctx.db, ica, effective, at) + reassignUndecrypted(ctx.db, ica, effective, at);
-  }).immediate();
+  const requeued = ctx.db
+    .transaction(() => {
+      upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
+      return matchUnmatched(ctx.db, ica, effective, at) + reassignUndecrypted(ctx.db, ica, effective, at);
+    })
+    .immediate();
   if (requeued > 0) ctx.signals.emit(INBOUND_SIGNAL);
   const mapping = listMappings(ctx).find((m) => m.ica === ica)!;
   return { mapping, requeued };

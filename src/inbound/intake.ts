@@ -1,7 +1,15 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
-import { getInboundEventByEventId, holdCopy, insertInboundEvent, replaceCopy, type HoldOutcome, type InboundEvent, type InboundState } from '../store/inbound-events.js';
+import {
+  getInboundEventByEventId,
+  holdCopy,
+  insertInboundEvent,
+  replaceCopy,
+  type HoldOutcome,
+  type InboundEvent,
+  type InboundState,
+} from '../store/inbound-events.js';
 import { getOrganization } from '../store/organizations.js';
 import { organizationForIca } from './ica-mapping.js';
 import { INBOUND_SIGNAL } from './signals.js';
@@ -37,7 +45,11 @@ export function redeliveryAction(
   copy: Pick<InboundEvent, 'ica' | 'rawBody'>,
 ): 'replace' | 'hold' | 'ignore' {
   if (stored.ica !== copy.ica || stored.state === 'decrypted') return 'ignore';
-  const failedForContent = stored.state === 'failed' && stored.orgId !== null && stored.failureCode !== null && (CONTENT_FAILURES as readonly string[]).includes(stored.failureCode);
+  const failedForContent =
+    stored.state === 'failed' &&
+    stored.orgId !== null &&
+    stored.failureCode !== null &&
+    (CONTENT_FAILURES as readonly string[]).includes(stored.failureCode);
   if (failedForContent) return 'replace';
   return stored.rawBody === copy.rawBody ? 'ignore' : 'hold';
 }
@@ -61,7 +73,8 @@ export function receiveNotification(ctx: AppContext, n: InboundNotification, raw
       const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
       const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
       const state = orgId ? 'received' : 'unmatched';
-      if (insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state })) return { outcome: 'stored', id, state, orgId };
+      if (insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state }))
+        return { outcome: 'stored', id, state, orgId };
       const stored = getInboundEventByEventId(ctx.db, n.eventId)!;
       const action = redeliveryAction(stored, { ica: n.ica, rawBody });
       if (action === 'replace') {
@@ -87,7 +100,10 @@ export function receiveNotification(ctx: AppContext, n: InboundNotification, raw
       ctx.log.info(log, 'redelivered card-network notification with other bytes held until the stored copy is decrypted');
       break;
     case 'full':
-      ctx.log.warn({ ...log, held: MAX_HELD_COPIES }, 'redelivered card-network notification ignored: as many copies as are kept are already held');
+      ctx.log.warn(
+        { ...log, held: MAX_HELD_COPIES },
+        'redelivered card-network notification ignored: as many copies as are kept are already held',
+      );
       break;
     default:
       ctx.log.info(log, 'duplicate card-network notification ignored');

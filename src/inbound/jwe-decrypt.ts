@@ -20,10 +20,16 @@ import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint
  * 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that library's own decryptor skips), the header
  * bytes as received as additional data.
  */
-export type DecryptFailureCode = 'malformed_jwe' | 'unsupported_algorithm' | 'missing_kid' | 'unknown_kid' | 'key_mismatch' | 'decryption_failed';
+export type DecryptFailureCode =
+  'malformed_jwe' | 'unsupported_algorithm' | 'missing_kid' | 'unknown_kid' | 'key_mismatch' | 'decryption_failed';
 
 /** Failures caused by the token's bytes themselves: no key import cures them, only a new copy. */
-export const CONTENT_FAILURES: readonly DecryptFailureCode[] = ['malformed_jwe', 'unsupported_algorithm', 'missing_kid', 'decryption_failed'];
+export const CONTENT_FAILURES: readonly DecryptFailureCode[] = [
+  'malformed_jwe',
+  'unsupported_algorithm',
+  'missing_kid',
+  'decryption_failed',
+];
 
 export class JweDecryptError extends Error {
   override name = 'JweDecryptError';
@@ -71,7 +77,10 @@ function parse(token: string): Parsed {
   if (segments.length !== 5) throw new JweDecryptError('malformed_jwe', `a compact JWE has 5 segments; this one has ${segments.length}`);
   const alphabet = segmentAlphabet(segments);
   if (!alphabet) {
-    throw new JweDecryptError('malformed_jwe', 'the segments are not base64url (characters A-Z a-z 0-9 - _, no padding; "/" instead of "_" is tolerated, as the card network\'s library writes it)');
+    throw new JweDecryptError(
+      'malformed_jwe',
+      'the segments are not base64url (characters A-Z a-z 0-9 - _, no padding; "/" instead of "_" is tolerated, as the card network\'s library writes it)',
+    );
   }
   let header: Record<string, unknown>;
   try {
@@ -81,13 +90,21 @@ function parse(token: string): Parsed {
     throw new JweDecryptError('malformed_jwe', 'the protected header is not a base64url JSON object');
   }
   const { alg, enc, kid } = header;
-  if (!KEY_MANAGEMENT_ALGORITHMS.includes(alg as 'RSA-OAEP-256')) throw new JweDecryptError('unsupported_algorithm', `alg ${String(alg)} is not accepted; expected RSA-OAEP-256`);
-  if (!CONTENT_ENCRYPTIONS.includes(enc as ContentEncryption)) throw new JweDecryptError('unsupported_algorithm', `enc ${String(enc)} is not accepted; expected one of ${CONTENT_ENCRYPTIONS.join(', ')}`);
-  if (header.zip !== undefined || header.crit !== undefined) throw new JweDecryptError('unsupported_algorithm', 'zip and crit headers are not accepted');
-  if (typeof kid !== 'string' || kid === '') throw new JweDecryptError('missing_kid', 'the protected header has no kid, so no key can be chosen');
+  if (!KEY_MANAGEMENT_ALGORITHMS.includes(alg as 'RSA-OAEP-256'))
+    throw new JweDecryptError('unsupported_algorithm', `alg ${String(alg)} is not accepted; expected RSA-OAEP-256`);
+  if (!CONTENT_ENCRYPTIONS.includes(enc as ContentEncryption))
+    throw new JweDecryptError(
+      'unsupported_algorithm',
+      `enc ${String(enc)} is not accepted; expected one of ${CONTENT_ENCRYPTIONS.join(', ')}`,
+    );
+  if (header.zip !== undefined || header.crit !== undefined)
+    throw new JweDecryptError('unsupported_algorithm', 'zip and crit headers are not accepted');
+  if (typeof kid !== 'string' || kid === '')
+    throw new JweDecryptError('missing_kid', 'the protected header has no kid, so no key can be chosen');
   // Not an unknown kid to wait for a key for: no key can have it. Said without the kid itself, which
   // would otherwise be copied, whatever its size, into the row and every log line about it.
-  if (kid.length > MAX_KID_LENGTH) throw new JweDecryptError('malformed_jwe', `the kid is ${kid.length} characters long; a key's kid has at most ${MAX_KID_LENGTH}`);
+  if (kid.length > MAX_KID_LENGTH)
+    throw new JweDecryptError('malformed_jwe', `the kid is ${kid.length} characters long; a key's kid has at most ${MAX_KID_LENGTH}`);
   const s = segments as Parsed['segments'];
   return {
     segments: s,
@@ -109,7 +126,9 @@ const oaepKeys = new WeakMap<KeyObject, Promise<webcrypto.CryptoKey>>();
 function oaepKeyOf(key: KeyObject): Promise<webcrypto.CryptoKey> {
   let made = oaepKeys.get(key);
   if (!made) {
-    made = webcrypto.subtle.importKey('pkcs8', key.export({ type: 'pkcs8', format: 'der' }), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['decrypt']);
+    made = webcrypto.subtle.importKey('pkcs8', key.export({ type: 'pkcs8', format: 'der' }), { name: 'RSA-OAEP', hash: 'SHA-256' }, false, [
+      'decrypt',
+    ]);
     oaepKeys.set(key, made);
   }
   return made;
@@ -132,29 +151,46 @@ async function unwrapKey(p: Parsed, key: KeyObject): Promise<Buffer> {
   } catch {
     const { kid } = p.header;
     if (spkiFingerprint(key) === normalizeKid(kid)) {
-      throw new JweDecryptError('decryption_failed', `the content key does not unwrap (RSA-OAEP-256) with the key whose fingerprint is kid ${kid}: the encrypted key was altered or corrupted, or the sender encrypted for another key while naming this one`, kid);
+      throw new JweDecryptError(
+        'decryption_failed',
+        `the content key does not unwrap (RSA-OAEP-256) with the key whose fingerprint is kid ${kid}: the encrypted key was altered or corrupted, or the sender encrypted for another key while naming this one`,
+        kid,
+      );
     }
-    throw new JweDecryptError('key_mismatch', `the content key does not unwrap with the private key imported under kid ${kid} (RSA-OAEP-256): the token was encrypted for another key`, kid);
+    throw new JweDecryptError(
+      'key_mismatch',
+      `the content key does not unwrap with the private key imported under kid ${kid} (RSA-OAEP-256): the token was encrypted for another key`,
+      kid,
+    );
   }
   if (cek.length !== CEK_BYTES[p.header.enc]) {
-    throw new JweDecryptError('decryption_failed', `the content key has ${cek.length} bytes; ${p.header.enc} needs ${CEK_BYTES[p.header.enc]}`, p.header.kid);
+    throw new JweDecryptError(
+      'decryption_failed',
+      `the content key has ${cek.length} bytes; ${p.header.enc} needs ${CEK_BYTES[p.header.enc]}`,
+      p.header.kid,
+    );
   }
   return cek;
 }
 
-const tagFailure = (kid: string) => new JweDecryptError('decryption_failed', 'the authentication tag does not match: the token was altered or corrupted', kid);
+const tagFailure = (kid: string) =>
+  new JweDecryptError('decryption_failed', 'the authentication tag does not match: the token was altered or corrupted', kid);
 
 /** AES-GCM or AES-CBC + HMAC-SHA-256 (RFC 7518 5.2) over the segments as received. */
 function decryptContent(p: Parsed, cek: Buffer): Buffer {
   const aad = Buffer.from(p.segments[0], 'ascii');
   const ciphertext = decodeSegment(p.segments[3]);
   const { enc, kid } = p.header;
-  if (p.tag.length !== 16) throw new JweDecryptError('decryption_failed', `the authentication tag has ${p.tag.length} bytes; 16 are required`, kid);
+  if (p.tag.length !== 16)
+    throw new JweDecryptError('decryption_failed', `the authentication tag has ${p.tag.length} bytes; 16 are required`, kid);
   if (enc === 'A128CBC-HS256') {
     if (p.iv.length !== 16) throw new JweDecryptError('malformed_jwe', 'A128CBC-HS256 needs a 16-byte IV', kid);
     const al = Buffer.alloc(8);
     al.writeBigUInt64BE(BigInt(aad.length * 8));
-    const mac = createHmac('sha256', cek.subarray(0, 16)).update(Buffer.concat([aad, p.iv, ciphertext, al])).digest().subarray(0, 16);
+    const mac = createHmac('sha256', cek.subarray(0, 16))
+      .update(Buffer.concat([aad, p.iv, ciphertext, al]))
+      .digest()
+      .subarray(0, 16);
     if (!timingSafeEqual(mac, p.tag)) throw tagFailure(kid);
     const decipher = createDecipheriv('aes-128-cbc', cek.subarray(16), p.iv);
     try {
@@ -162,11 +198,20 @@ function decryptContent(p: Parsed, cek: Buffer): Buffer {
     } catch {
       // The MAC matched, so whoever made the token held the content key and still padded it wrong
       // (or the ciphertext length is not whole blocks): the token's content, never borderd's fault.
-      throw new JweDecryptError('decryption_failed', 'the ciphertext does not decrypt (A128CBC-HS256 padding or length): the token is malformed', kid);
+      throw new JweDecryptError(
+        'decryption_failed',
+        'the ciphertext does not decrypt (A128CBC-HS256 padding or length): the token is malformed',
+        kid,
+      );
     }
   }
   // 12 bytes is the standard; 16 is what the card network's library draws. Nothing else is taken.
-  if (p.iv.length !== 12 && p.iv.length !== LIBRARY_GCM_IV_BYTES) throw new JweDecryptError('malformed_jwe', `the GCM IV has ${p.iv.length} bytes; 12 (or 16 from the card network's library) are accepted`, kid);
+  if (p.iv.length !== 12 && p.iv.length !== LIBRARY_GCM_IV_BYTES)
+    throw new JweDecryptError(
+      'malformed_jwe',
+      `the GCM IV has ${p.iv.length} bytes; 12 (or 16 from the card network's library) are accepted`,
+      kid,
+    );
   const decipher = createDecipheriv(`aes-${cek.length * 8}-gcm` as 'aes-256-gcm', cek, p.iv, { authTagLength: 16 });
   decipher.setAAD(aad);
   decipher.setAuthTag(p.tag);

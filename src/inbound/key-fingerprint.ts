@@ -9,7 +9,9 @@ import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
  */
 export function spkiFingerprint(key: KeyObject | string): string {
   const publicKey = typeof key === 'string' ? createPublicKey(key) : key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex');
 }
 
 /** The longest kid a held key may have; a token naming a longer one can match no key. */

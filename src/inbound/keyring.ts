@@ -4,7 +4,14 @@ import type { Db } from '../db/open.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { deleteCardNetworkKey, findCardNetworkKey, insertCardNetworkKey, keysWithKid, listCardNetworkKeys, type CardNetworkKey } from '../store/card-network-keys.js';
+import {
+  deleteCardNetworkKey,
+  findCardNetworkKey,
+  insertCardNetworkKey,
+  keysWithKid,
+  listCardNetworkKeys,
+  type CardNetworkKey,
+} from '../store/card-network-keys.js';
 import { getOrganization } from '../store/organizations.js';
 import { buildCsrPem } from './csr.js';
 import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint.js';
@@ -34,13 +41,28 @@ function bitsOf(key: KeyObject): number {
 }
 
 function toView(k: CardNetworkKey): CardNetworkKeyView {
-  return { id: k.id, organizationId: k.orgId, kid: k.kid, bits: bitsOf(createPublicKey(k.publicPem)), source: k.source, publicKey: k.publicPem, createdAt: k.createdAt };
+  return {
+    id: k.id,
+    organizationId: k.orgId,
+    kid: k.kid,
+    bits: bitsOf(createPublicKey(k.publicPem)),
+    source: k.source,
+    publicKey: k.publicPem,
+    createdAt: k.createdAt,
+  };
 }
 
-function store(ctx: AppContext, orgId: string, privateKey: KeyObject, source: 'generated' | 'imported', explicitKid?: string): CardNetworkKeyView {
+function store(
+  ctx: AppContext,
+  orgId: string,
+  privateKey: KeyObject,
+  source: 'generated' | 'imported',
+  explicitKid?: string,
+): CardNetworkKeyView {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   if (privateKey.asymmetricKeyType !== 'rsa') throw badRequest('unsupported_key', 'card-network keys are RSA keys');
-  if (bitsOf(privateKey) < MIN_KEY_BITS) throw badRequest('key_too_small', `card-network keys must have at least ${MIN_KEY_BITS} bits; this one has ${bitsOf(privateKey)}`);
+  if (bitsOf(privateKey) < MIN_KEY_BITS)
+    throw badRequest('key_too_small', `card-network keys must have at least ${MIN_KEY_BITS} bits; this one has ${bitsOf(privateKey)}`);
   const kid = explicitKid ? normalizeKid(explicitKid) : spkiFingerprint(privateKey);
   if (kid.length > MAX_KID_LENGTH) throw badRequest('invalid_kid', `kid must be at most ${MAX_KID_LENGTH} characters`);
   const now = ctx.clock.now();
@@ -54,10 +76,13 @@ function store(ctx: AppContext, orgId: string, privateKey: KeyObject, source: 'g
     source,
     createdAt: isoAt(now),
   };
-  ctx.db.transaction(() => {
-    if (findCardNetworkKey(ctx.db, orgId, kid)) throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
-    insertCardNetworkKey(ctx.db, row);
-  }).immediate();
+  ctx.db
+    .transaction(() => {
+      if (findCardNetworkKey(ctx.db, orgId, kid))
+        throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
+      insertCardNetworkKey(ctx.db, row);
+    })
+    .immediate();
   ctx.log.info({ orgId, kid, keyId: id, source }, 'card-network key added');
   return toView(row);
 }
@@ -69,7 +94,8 @@ export interface GeneratedKey extends CardNetworkKeyView {
 
 export function generateCardNetworkKey(ctx: AppContext, orgId: string, opts: { bits?: number; commonName?: string } = {}): GeneratedKey {
   const bits = opts.bits ?? MIN_KEY_BITS;
-  if (!Number.isInteger(bits) || bits < MIN_KEY_BITS || bits > 8192) throw badRequest('invalid_bits', `bits must be an integer from ${MIN_KEY_BITS} to 8192`);
+  if (!Number.isInteger(bits) || bits < MIN_KEY_BITS || bits > 8192)
+    throw badRequest('invalid_bits', `bits must be an integer from ${MIN_KEY_BITS} to 8192`);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
   const view = store(ctx, orgId, privateKey, 'generated');
   return { ...view, csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: getOrganization(ctx.db, orgId)!.name }) };
@@ -103,7 +129,12 @@ function readPrivateKey(keyBytes: Buffer, passphrase?: string): KeyObject {
 }
 
 /** Imports a private key (see readPrivateKey for the formats). The kid defaults to the SPKI fingerprint. */
-export function importCardNetworkKey(ctx: AppContext, orgId: string, keyBytes: Buffer, opts: { kid?: string; passphrase?: string } = {}): CardNetworkKeyView {
+export function importCardNetworkKey(
+  ctx: AppContext,
+  orgId: string,
+  keyBytes: Buffer,
+  opts: { kid?: string; passphrase?: string } = {},
+): CardNetworkKeyView {
   let privateKey: KeyObject;
   try {
     privateKey = readPrivateKey(keyBytes, opts.passphrase);

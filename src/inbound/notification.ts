@@ -22,7 +22,12 @@ export function looksLikeCompactJwe(value: string): boolean {
   if (!header || !key || !iv || !tag) return false;
   try {
     const parsed: unknown = JSON.parse(decodeSegment(header).toString('utf8'));
-    return typeof parsed === 'object' && parsed !== null && typeof (parsed as { alg?: unknown }).alg === 'string' && typeof (parsed as { enc?: unknown }).enc === 'string';
+    return (
+      typeof parsed === 'object' &&
+      parsed !== null &&
+      typeof (parsed as { alg?: unknown }).alg === 'string' &&
+      typeof (parsed as { enc?: unknown }).enc === 'string'
+    );
   } catch {
     return false;
   }
@@ -34,16 +39,24 @@ const field = (name: string) =>
     .min(1, `${name} must not be empty`)
     .max(MAX, `${name} must be at most ${MAX} characters`);
 
-const jweString = z.string().refine(looksLikeCompactJwe, 'data must be a compact JWE (five base64url segments: header.encryptedKey.iv.ciphertext.tag)');
+const jweString = z
+  .string()
+  .refine(looksLikeCompactJwe, 'data must be a compact JWE (five base64url segments: header.encryptedKey.iv.ciphertext.tag)');
 
-const jweData = z.union([
-  jweString,
-  z
-    .record(z.string(), z.unknown())
-    .refine((o) => Object.keys(o).length === 1 && typeof Object.values(o)[0] === 'string' && looksLikeCompactJwe(Object.values(o)[0] as string), {
-      message: 'data as an object must hold exactly one member whose value is a compact JWE string',
-    }),
-], { error: (issue) => (issue.input === undefined ? 'data is required' : 'data must be a compact JWE string or an object holding one') });
+const jweData = z.union(
+  [
+    jweString,
+    z
+      .record(z.string(), z.unknown())
+      .refine(
+        (o) => Object.keys(o).length === 1 && typeof Object.values(o)[0] === 'string' && looksLikeCompactJwe(Object.values(o)[0] as string),
+        {
+          message: 'data as an object must hold exactly one member whose value is a compact JWE string',
+        },
+      ),
+  ],
+  { error: (issue) => (issue.input === undefined ? 'data is required' : 'data must be a compact JWE string or an object holding one') },
+);
 
 export const inboundNotificationSchema = z.object({
   eventId: field('eventId'),

@@ -52,7 +52,7 @@ function readTlv(buf: Buffer, pos: number, limit = buf.length, depth = 0): Tlv {
     // BER indefinite length (some keystore writers use it): children up to an end-of-contents marker
     // (00 00, read as a value like any other, so a missing marker is the header check above).
     if (!(tag & 0x20)) throw new Pkcs12Error('indefinite length on a primitive value');
-    for (let p = offset; ; ) {
+    for (let p = offset; ;) {
       const child = readTlv(buf, p, limit, depth + 1);
       if (child.tag === 0 && child.end === p + 2) return { tag, start: pos, contentStart: offset, contentEnd: p, end: child.end, depth };
       p = child.end;
@@ -72,7 +72,7 @@ function readTlv(buf: Buffer, pos: number, limit = buf.length, depth = 0): Tlv {
 
 function children(buf: Buffer, parent: Tlv): Tlv[] {
   const out: Tlv[] = [];
-  for (let p = parent.contentStart; p < parent.contentEnd; ) {
+  for (let p = parent.contentStart; p < parent.contentEnd;) {
     const child = readTlv(buf, p, parent.contentEnd, parent.depth + 1);
     out.push(child);
     p = child.end;
@@ -113,7 +113,8 @@ function authenticatedSafe(der: Buffer): Buffer | undefined {
     const pfx = readTlv(der, 0);
     if (pfx.tag !== SEQUENCE || pfx.end !== der.length) return undefined;
     const [version, authSafe] = children(der, pfx);
-    if (!version || version.tag !== 0x02 || version.contentEnd - version.contentStart !== 1 || der[version.contentStart] !== 3 || !authSafe) return undefined;
+    if (!version || version.tag !== 0x02 || version.contentEnd - version.contentStart !== 1 || der[version.contentStart] !== 3 || !authSafe)
+      return undefined;
     const [type, content] = contentInfo(der, authSafe);
     if (type !== OID.data || !content) return undefined;
     return octets(der, content);
@@ -153,15 +154,20 @@ export function privateKeyFromPkcs12(der: Buffer, password: string | undefined):
         try {
           keys.push(createPrivateKey({ key: keyDer, format: 'der', type: 'pkcs8' }));
         } catch (err) {
-          throw new Pkcs12Error(`the keystore's key bag does not hold a valid private key (${(err as Error).message.split('\n')[0]})`, { cause: err });
+          throw new Pkcs12Error(`the keystore's key bag does not hold a valid private key (${(err as Error).message.split('\n')[0]})`, {
+            cause: err,
+          });
         }
         continue;
       }
-      if (password === undefined) throw new Pkcs12Error('the keystore\'s private key is encrypted: give its password (--keystore-password or BORDERD_KEY_PASSPHRASE)');
+      if (password === undefined)
+        throw new Pkcs12Error("the keystore's private key is encrypted: give its password (--keystore-password or BORDERD_KEY_PASSPHRASE)");
       try {
         keys.push(createPrivateKey({ key: keyDer, format: 'der', type: 'pkcs8', passphrase: password }));
       } catch (err) {
-        throw new Pkcs12Error(`the keystore's private key does not decrypt with this password (${(err as Error).message.split('\n')[0]})`, { cause: err });
+        throw new Pkcs12Error(`the keystore's private key does not decrypt with this password (${(err as Error).message.split('\n')[0]})`, {
+          cause: err,
+        });
       }
     }
   }
@@ -172,6 +178,7 @@ export function privateKeyFromPkcs12(der: Buffer, password: string | undefined):
         : 'the keystore holds no private key',
     );
   }
-  if (keys.length > 1) throw new Pkcs12Error(`the keystore holds ${keys.length} private keys; export the one to import (${PKCS12_CONVERT_HINT})`);
+  if (keys.length > 1)
+    throw new Pkcs12Error(`the keystore holds ${keys.length} private keys; export the one to import (${PKCS12_CONVERT_HINT})`);
   return keys[0]!;
 }

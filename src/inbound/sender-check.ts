@@ -22,7 +22,14 @@ export function buildAllowlist(cidrs: string[]): BlockList | undefined {
     const family = isIP(address);
     const max = family === 4 ? 32 : 128;
     const prefix = prefixText === undefined ? max : Number(prefixText);
-    if (family === 0 || rest.length > 0 || !Number.isInteger(prefix) || prefix < 0 || prefix > max || (prefixText !== undefined && !/^\d+$/.test(prefixText))) {
+    if (
+      family === 0 ||
+      rest.length > 0 ||
+      !Number.isInteger(prefix) ||
+      prefix < 0 ||
+      prefix > max ||
+      (prefixText !== undefined && !/^\d+$/.test(prefixText))
+    ) {
       throw new Error(`inbound.allowlist: "${entry}" is not an IPv4 or IPv6 CIDR range`);
     }
     list.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');

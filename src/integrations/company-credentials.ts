@@ -8,7 +8,11 @@ export const companyCredentialsSchema = z.strictObject({
   apiSecret: headerCredential(500),
   // It becomes a path segment, and URL resolution takes "." and ".." (escaped or not) as dot segments:
   // "companies/../integration" would be POSTed to {baseUrl}integration.
-  companyId: z.string().min(1).max(200).refine((v) => v !== '.' && v !== '..', 'must not be "." or ".."'),
+  companyId: z
+    .string()
+    .min(1)
+    .max(200)
+    .refine((v) => v !== '.' && v !== '..', 'must not be "." or ".."'),
 });
 export type CompanyCredentials = z.output<typeof companyCredentialsSchema>;
 

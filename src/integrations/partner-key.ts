@@ -9,5 +9,10 @@ export const partnerKeySchema = z.strictObject({
 export type PartnerKey = z.output<typeof partnerKeySchema>;
 
 export async function registerPartnerKey(baseUrl: string, creds: PartnerKey, timeoutMs: number): Promise<void> {
-  await postToProvider({ baseUrl, path: 'partner-keys', timeoutMs, body: JSON.stringify({ apiKey: creds.apiKey, apiSecret: creds.apiSecret }) });
+  await postToProvider({
+    baseUrl,
+    path: 'partner-keys',
+    timeoutMs,
+    body: JSON.stringify({ apiKey: creds.apiKey, apiSecret: creds.apiSecret }),
+  });
 }

@@ -4,7 +4,11 @@ import { postToProvider } from './provider-call.js';
 /** PFI client credentials: checked by asking the PFI for a client-credentials token. */
 export const pfiClientCredentialsSchema = z.strictObject({
   // The user-id of HTTP Basic ends at its first ":" (RFC 7617): one inside would move the rest into the password.
-  clientId: z.string().min(10).max(64).refine((v) => !v.includes(':'), 'must not contain ":" (it is sent as the HTTP Basic user-id)'),
+  clientId: z
+    .string()
+    .min(10)
+    .max(64)
+    .refine((v) => !v.includes(':'), 'must not contain ":" (it is sent as the HTTP Basic user-id)'),
   clientSecret: z.string().min(10).max(64),
 });
 export type PfiClientCredentials = z.output<typeof pfiClientCredentialsSchema>;

@@ -55,13 +55,25 @@ export async function postToProvider(call: ProviderCall): Promise<unknown> {
     text = await readAnswer(res.body);
   } catch (err) {
     if (err instanceof BorderdError) throw err;
-    if (deadline.aborted) throw new BorderdError(502, 'provider_unreachable', `the provider did not answer in full within ${call.timeoutMs} ms (integrations.timeoutMs)`);
-    throw new BorderdError(502, 'provider_unreachable', `the provider could not be reached or broke off its answer (${(err as Error).name})`);
+    if (deadline.aborted)
+      throw new BorderdError(
+        502,
+        'provider_unreachable',
+        `the provider did not answer in full within ${call.timeoutMs} ms (integrations.timeoutMs)`,
+      );
+    throw new BorderdError(
+      502,
+      'provider_unreachable',
+      `the provider could not be reached or broke off its answer (${(err as Error).name})`,
+    );
   }
   if (res.statusCode === 401 || res.statusCode === 403) {
-    throw badRequest('provider_rejected_credentials', 'the provider refused these credentials', [{ path: 'body', message: 'credentials refused by the provider' }]);
+    throw badRequest('provider_rejected_credentials', 'the provider refused these credentials', [
+      { path: 'body', message: 'credentials refused by the provider' },
+    ]);
   }
-  if (res.statusCode < 200 || res.statusCode >= 300) throw new BorderdError(502, 'provider_error', `the provider answered ${res.statusCode}`);
+  if (res.statusCode < 200 || res.statusCode >= 300)
+    throw new BorderdError(502, 'provider_error', `the provider answered ${res.statusCode}`);
   if (!text) return {};
   try {
     return JSON.parse(text) as unknown;
@@ -80,4 +92,7 @@ export const headerCredential = (max: number) =>
     .string()
     .min(1)
     .max(max)
-    .regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, 'must be printable ASCII, without spaces at either end (it is sent as an HTTP header)');
+    .regex(
+      /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/,
+      'must be printable ASCII, without spaces at either end (it is sent as an HTTP header)',
+    );

@@ -24,7 +24,12 @@ class Pruning {
   constructor(private readonly ctx: AppContext) {
     const { deliveredDays, eventDays } = ctx.config.retention;
     const now = ctx.clock.now();
-    this.result = { deliveriesDeleted: 0, eventsDeleted: 0, deliveredBefore: isoAt(now - deliveredDays * DAY_MS), eventsBefore: isoAt(now - eventDays * DAY_MS) };
+    this.result = {
+      deliveriesDeleted: 0,
+      eventsDeleted: 0,
+      deliveredBefore: isoAt(now - deliveredDays * DAY_MS),
+      eventsBefore: isoAt(now - eventDays * DAY_MS),
+    };
   }
 
   get done(): boolean {

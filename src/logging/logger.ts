@@ -11,8 +11,19 @@ export type { Logger };
  * (src/domain/pii-redaction.ts), so a field masked for redacted tokens is never logged either.
  */
 const SENSITIVE_KEYS = new Set([
-  'authorization', 'cookie', 'x-admin-token',
-  'clientSecret', 'apiSecret', 'apiKey', 'accessToken', 'privateKey', 'masterKey', 'password', 'secret', 'credentials', 'companyId',
+  'authorization',
+  'cookie',
+  'x-admin-token',
+  'clientSecret',
+  'apiSecret',
+  'apiKey',
+  'accessToken',
+  'privateKey',
+  'masterKey',
+  'password',
+  'secret',
+  'credentials',
+  'companyId',
   ...PII_FIELDS,
 ]);
 
@@ -89,7 +100,10 @@ export function createLogger(opts: LogOptions): Logger {
  */
 export function usePretty(mode: LogOptions['pretty'], isTTY: boolean, installed: () => boolean): boolean {
   if (mode === 'always') {
-    if (!installed()) throw new ConfigError('invalid config: log.pretty: always needs pino-pretty, a development dependency this installation lacks; use auto or never');
+    if (!installed())
+      throw new ConfigError(
+        'invalid config: log.pretty: always needs pino-pretty, a development dependency this installation lacks; use auto or never',
+      );
     return true;
   }
   return mode === 'auto' && isTTY && installed();

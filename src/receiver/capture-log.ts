@@ -62,7 +62,8 @@ const toCaptured = (r: Row): CapturedEvent => ({
   attempts: r.attempts,
 });
 
-export const isSuccess = (status: number | null | undefined): boolean => status !== null && status !== undefined && status >= 200 && status < 300;
+export const isSuccess = (status: number | null | undefined): boolean =>
+  status !== null && status !== undefined && status >= 200 && status < 300;
 
 /**
  * Bodies may hold personal data: openDatabase makes a new file mode 0600 (and SQLite its -wal and
@@ -95,7 +96,9 @@ export class CaptureLog {
 
   /** True when the event was already forwarded with a 2xx: the dedupe check (reads the status only). */
   alreadyDelivered(eventId: string): boolean {
-    return isSuccess(this.#db.prepare('SELECT forward_status FROM captured_events WHERE event_id = ?').pluck().get(eventId) as number | null | undefined);
+    return isSuccess(
+      this.#db.prepare('SELECT forward_status FROM captured_events WHERE event_id = ?').pluck().get(eventId) as number | null | undefined,
+    );
   }
 
   /**
@@ -104,7 +107,16 @@ export class CaptureLog {
    * body is stored as a BLOB (SQLite applies no text conversion to one), so a replay sends the
    * same bytes even when they are not UTF-8.
    */
-  record(e: { eventId: string; eventType: string; body: string | Buffer; headers: Record<string, string>; receivedAt: string; target: string; status: number; at: string }): void {
+  record(e: {
+    eventId: string;
+    eventType: string;
+    body: string | Buffer;
+    headers: Record<string, string>;
+    receivedAt: string;
+    target: string;
+    status: number;
+    at: string;
+  }): void {
     this.#db
       .prepare(
         `INSERT INTO captured_events (event_id, event_type, body, headers, received_at, target, forward_status, forwarded_at, attempts)
@@ -120,11 +132,15 @@ export class CaptureLog {
    * reads. The target is not a parameter: a replay elsewhere is not recorded (see runReplay).
    */
   recordForward(eventId: string, status: number, at: string): void {
-    this.#db.prepare('UPDATE captured_events SET forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?').run(status, at, eventId);
+    this.#db
+      .prepare('UPDATE captured_events SET forward_status = ?, forwarded_at = ?, attempts = attempts + 1 WHERE event_id = ?')
+      .run(status, at, eventId);
   }
 
   recent(limit: number): CapturedEvent[] {
-    return (this.#db.prepare('SELECT * FROM captured_events ORDER BY received_at DESC, event_id DESC LIMIT ?').all(limit) as Row[]).map(toCaptured);
+    return (this.#db.prepare('SELECT * FROM captured_events ORDER BY received_at DESC, event_id DESC LIMIT ?').all(limit) as Row[]).map(
+      toCaptured,
+    );
   }
 
   cursor(source: string): string | undefined {
@@ -133,7 +149,9 @@ export class CaptureLog {
 
   saveCursor(source: string, eventId: string, at: string): void {
     this.#db
-      .prepare('INSERT INTO tunnel_cursors (source, last_event_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET last_event_id = excluded.last_event_id, updated_at = excluded.updated_at')
+      .prepare(
+        'INSERT INTO tunnel_cursors (source, last_event_id, updated_at) VALUES (?, ?, ?) ON CONFLICT(source) DO UPDATE SET last_event_id = excluded.last_event_id, updated_at = excluded.updated_at',
+      )
       .run(source, eventId, at);
   }
 

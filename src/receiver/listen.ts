@@ -29,7 +29,13 @@ export interface Listener {
   close(): Promise<void>;
 }
 
-function reply(res: ServerResponse, status: number, body: Record<string, unknown>, problem = false, headers: Record<string, string> = {}): void {
+function reply(
+  res: ServerResponse,
+  status: number,
+  body: Record<string, unknown>,
+  problem = false,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': problem ? 'application/problem+json' : 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
@@ -61,7 +67,8 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
   const limit = opts.limitBytes ?? 1024 * 1024;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
-    if (req.method !== 'POST') return reply(res, 405, { status: 405, title: 'method not allowed', detail: 'POST webhook deliveries here' }, true);
+    if (req.method !== 'POST')
+      return reply(res, 405, { status: 405, title: 'method not allowed', detail: 'POST webhook deliveries here' }, true);
     const raw = await readBody(req, limit);
     if (!raw) return reply(res, 413, { status: 413, title: 'payload too large', detail: `body larger than ${limit} bytes` }, true);
     let event: AnyWebhookEvent;
@@ -75,7 +82,9 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       // receiver's own trouble (503, retried by the sender), not a 401 recorded as a forgery.
       if (err.code === 'no_public_key') {
         opts.onRejected?.(err.code, eventId, 503);
-        return reply(res, 503, { status: 503, title: 'public key unavailable', code: err.code, detail: err.message }, true, { 'retry-after': '5' });
+        return reply(res, 503, { status: 503, title: 'public key unavailable', code: err.code, detail: err.message }, true, {
+          'retry-after': '5',
+        });
       }
       opts.onRejected?.(err.code, eventId, 401);
       return reply(res, 401, { status: 401, title: 'signature verification failed', code: err.code, detail: err.message }, true);
@@ -84,7 +93,12 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       return reply(res, 400, { status: 400, title: 'not an event', detail: 'the signed body has no id or type' }, true);
     }
     // The bytes as received, not a decoded string: a body that is not UTF-8 would not survive decoding.
-    const outcome = await opts.relay.handle({ eventId: event.id, eventType: event.type, body: raw, headers: forwardableHeaders(req.headers) });
+    const outcome = await opts.relay.handle({
+      eventId: event.id,
+      eventType: event.type,
+      body: raw,
+      headers: forwardableHeaders(req.headers),
+    });
     reply(res, outcome.status, { eventId: event.id, outcome: outcome.outcome, status: outcome.status }, false, {
       'server-timing': serverTiming(performance.now() - started, outcome.forwardMs),
     });

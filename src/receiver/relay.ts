@@ -89,16 +89,36 @@ export class Relay {
     return { ...answer, recorded };
   }
 
-  async #handle(d: VerifiedDelivery): Promise<{ status: number; outcome: RelayOutcome['outcome']; forwardMs?: number; write?: () => void }> {
+  async #handle(
+    d: VerifiedDelivery,
+  ): Promise<{ status: number; outcome: RelayOutcome['outcome']; forwardMs?: number; write?: () => void }> {
     const { forwarder, capture, reporter } = this.opts;
     const now = () => (this.opts.now?.() ?? new Date()).toISOString();
     const receivedAt = now();
     if (this.opts.eventTypes.length > 0 && !this.opts.eventTypes.includes(d.eventType)) {
-      reporter.event({ time: receivedAt, eventId: d.eventId, eventType: d.eventType, outcome: 'skipped', status: 200, latencyMs: null, target: null, detail: 'not in --events' });
+      reporter.event({
+        time: receivedAt,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        outcome: 'skipped',
+        status: 200,
+        latencyMs: null,
+        target: null,
+        detail: 'not in --events',
+      });
       return { status: 200, outcome: 'skipped' };
     }
     if (this.opts.dedupe && capture.alreadyDelivered(d.eventId)) {
-      reporter.event({ time: receivedAt, eventId: d.eventId, eventType: d.eventType, outcome: 'duplicate', status: 200, latencyMs: null, target: null, detail: 'already forwarded' });
+      reporter.event({
+        time: receivedAt,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        outcome: 'duplicate',
+        status: 200,
+        latencyMs: null,
+        target: null,
+        detail: 'already forwarded',
+      });
       return { status: 200, outcome: 'duplicate' };
     }
     const result = await forwarder.forward(d.body, d.headers);
@@ -118,7 +138,16 @@ export class Relay {
         latencyMs: result.latencyMs,
         ...(result.error ? { detail: result.error } : {}),
       });
-      capture.record({ eventId: d.eventId, eventType: d.eventType, body: d.body, headers: d.headers, receivedAt, target: forwarder.target, status: result.status, at });
+      capture.record({
+        eventId: d.eventId,
+        eventType: d.eventType,
+        body: d.body,
+        headers: d.headers,
+        receivedAt,
+        target: forwarder.target,
+        status: result.status,
+        at,
+      });
     };
     return { status: result.status, outcome: ok ? 'forwarded' : 'failed', forwardMs: result.latencyMs, write };
   }

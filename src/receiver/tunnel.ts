@@ -137,7 +137,10 @@ export class TunnelClient {
 
   async #run(): Promise<void> {
     const { reporter } = this.opts;
-    const policy = { initialMs: this.opts.initialBackoffMs ?? DEFAULT_BACKOFF.initialMs, maxMs: this.opts.maxBackoffMs ?? DEFAULT_BACKOFF.maxMs };
+    const policy = {
+      initialMs: this.opts.initialBackoffMs ?? DEFAULT_BACKOFF.initialMs,
+      maxMs: this.opts.maxBackoffMs ?? DEFAULT_BACKOFF.maxMs,
+    };
     let failures = 0;
     while (!this.#stop.signal.aborted) {
       const before = this.#connections;
@@ -189,7 +192,10 @@ export class TunnelClient {
     };
     try {
       const open = async () => {
-        const headers: Record<string, string> = { authorization: `Bearer ${await this.#token_(abort.signal)}`, accept: 'text/event-stream' };
+        const headers: Record<string, string> = {
+          authorization: `Bearer ${await this.#token_(abort.signal)}`,
+          accept: 'text/event-stream',
+        };
         if (this.#cursor) headers['last-event-id'] = this.#cursor;
         // redirect: manual, so the bearer token goes only to the URL given; a 3xx is a failed connection.
         return fetch(this.#streamUrl(), { headers, signal: abort.signal, redirect: 'manual' });
@@ -273,7 +279,9 @@ export class TunnelClient {
   /** A message that cannot be used: say so and go on; move past it only when it names a plausible event id. */
   #skipMalformed(message: EventSourceMessage, why: string): void {
     const id = message.id && EVENT_ID.test(message.id) ? message.id : undefined;
-    this.opts.reporter.error(`tunnel: skipped a malformed ${message.event ?? 'message'} message${id ? ` (${id})` : ''}: ${why}`, { eventId: id ?? null });
+    this.opts.reporter.error(`tunnel: skipped a malformed ${message.event ?? 'message'} message${id ? ` (${id})` : ''}: ${why}`, {
+      eventId: id ?? null,
+    });
     if (id && message.event !== 'signing-key' && message.event !== 'ready' && (!this.#cursor || id > this.#cursor)) this.#advance(id);
   }
 
@@ -330,12 +338,18 @@ export class TunnelClient {
       'x-delivery-attempt': '1',
     };
     const attempts = Math.max(1, this.opts.forwardAttempts ?? 5);
-    const retryDelay = this.opts.forwardRetryDelayMs ?? ((n: number) => backoffDelay(n - 1, FORWARD_BACKOFF, (this.opts.random ?? Math.random)()));
+    const retryDelay =
+      this.opts.forwardRetryDelayMs ?? ((n: number) => backoffDelay(n - 1, FORWARD_BACKOFF, (this.opts.random ?? Math.random)()));
     let last: RelayOutcome | undefined;
     let tries = 0;
     for (let attempt = 1; attempt <= attempts && !this.#stop.signal.aborted; attempt++) {
       tries = attempt;
-      last = await relay.handle({ eventId: verified.id, eventType: verified.type, body: data.body, headers: { ...headers, 'x-delivery-attempt': String(attempt) } });
+      last = await relay.handle({
+        eventId: verified.id,
+        eventType: verified.type,
+        body: data.body,
+        headers: { ...headers, 'x-delivery-attempt': String(attempt) },
+      });
       await last.recorded;
       if (last.outcome !== 'failed') break;
       if (attempt < attempts) await abortableSleep(retryDelay(attempt), this.#stop.signal);
@@ -345,13 +359,16 @@ export class TunnelClient {
     if (last?.outcome === 'failed') {
       // A stream cannot retry for us: the event stays in the capture log as failed, with its last status.
       const replay = `borderd receive replay ${verified.id}${this.opts.captureDbPath ? ` --capture-db ${this.opts.captureDbPath}` : ''}`;
-      reporter.error(`${verified.type} ${verified.id} failed after ${tries} attempts (last status ${last.status}); moving on. Replay it with: ${replay}`, {
-        eventId: verified.id,
-        eventType: verified.type,
-        attempts: tries,
-        lastStatus: last.status,
-        replay,
-      });
+      reporter.error(
+        `${verified.type} ${verified.id} failed after ${tries} attempts (last status ${last.status}); moving on. Replay it with: ${replay}`,
+        {
+          eventId: verified.id,
+          eventType: verified.type,
+          attempts: tries,
+          lastStatus: last.status,
+          replay,
+        },
+      );
     }
     this.#advance(verified.id);
   }

@@ -14,7 +14,10 @@ export class MasterKeyError extends Error {}
  * Losing the key file makes the encrypted columns unreadable, so a new one is created only while
  * the database holds nothing sealed (`mayCreate`); otherwise start-up stops and says what to restore.
  */
-export function resolveMasterKey(opts: { configured?: string | undefined; file: string; mayCreate?: boolean }): { key: Buffer; created: boolean } {
+export function resolveMasterKey(opts: { configured?: string | undefined; file: string; mayCreate?: boolean }): {
+  key: Buffer;
+  created: boolean;
+} {
   if (opts.configured) {
     const key = Buffer.from(opts.configured, 'base64');
     if (key.length !== 32) throw new MasterKeyError('security.masterKey (BORDERD_MASTER_KEY) must be base64 of 32 bytes');
@@ -46,10 +49,13 @@ export function resolveMasterKey(opts: { configured?: string | undefined; file: 
 
 const CHECK_KEY = 'master_key_check';
 const wrongKey = (source: string) =>
-  new MasterKeyError(`the master key from ${source} is not the one this database's secrets are sealed with: use the key it was created with`);
+  new MasterKeyError(
+    `the master key from ${source} is not the one this database's secrets are sealed with: use the key it was created with`,
+  );
 const CHECK_CONTEXT = 'service_meta.master_key_check';
 
-const hasTable = (db: Db, name: string): boolean => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+const hasTable = (db: Db, name: string): boolean =>
+  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 const hasMetaTable = (db: Db): boolean => hasTable(db, 'service_meta');
 
 /** Where sealed values live: a database with a row in any of these already depends on its master key. */
@@ -62,7 +68,10 @@ const SEALED = [
 ] as const;
 
 function holdsSealedValues(db: Db): boolean {
-  return SEALED.some(([table, column]) => hasTable(db, table) && db.prepare(`SELECT 1 FROM ${table} WHERE ${column} IS NOT NULL LIMIT 1`).get() !== undefined);
+  return SEALED.some(
+    ([table, column]) =>
+      hasTable(db, table) && db.prepare(`SELECT 1 FROM ${table} WHERE ${column} IS NOT NULL LIMIT 1`).get() !== undefined,
+  );
 }
 
 /**

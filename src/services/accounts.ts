@@ -13,8 +13,14 @@ export const newAccountSchema = z.strictObject({
   provider: z.string().min(1).max(100),
   name: z.string().min(1).max(200),
   identityId: z.string().min(1).max(100).optional(),
-  assets: z.array(z.strictObject({ asset: code, address: z.string().min(1).max(200) })).max(100).default([]),
-  fiats: z.array(z.strictObject({ fiat: code })).max(100).default([]),
+  assets: z
+    .array(z.strictObject({ asset: code, address: z.string().min(1).max(200) }))
+    .max(100)
+    .default([]),
+  fiats: z
+    .array(z.strictObject({ fiat: code }))
+    .max(100)
+    .default([]),
   /** The deprecated fields, accepted so that the legacy flag can still show them. */
   type: z.enum(['wallet', 'institution']).optional(),
   pfi: z.string().min(1).max(100).optional(),
@@ -57,7 +63,16 @@ export function createAccount(ctx: AppContext, orgId: string, input: NewAccount)
 /** The Account as the API shows it: the deprecated fields only when accounts.legacyFields is on. */
 export function presentAccount(a: AccountRecord, legacyFields: boolean): Account {
   const legacy = legacyFields ? { type: a.legacy.type, pfi: a.legacy.pfi, web3Provider: a.legacy.web3Provider } : {};
-  return { id: a.id, provider: a.provider, ...legacy, name: a.name, assets: a.assets, fiats: a.fiats, identityId: a.identityId, createdAt: a.createdAt };
+  return {
+    id: a.id,
+    provider: a.provider,
+    ...legacy,
+    name: a.name,
+    assets: a.assets,
+    fiats: a.fiats,
+    identityId: a.identityId,
+    createdAt: a.createdAt,
+  };
 }
 
 export function findAccount(ctx: AppContext, orgId: string, id: string): Account {

@@ -12,7 +12,10 @@ export const RECONCILIATION_RESULTS = ['Matched', 'Mismatched', 'Missing', 'PfiE
 export const SUMMARY_TYPES = ['Deposit', 'Withdrawal', 'Exchange'] as const;
 
 // The pattern is published in /openapi.json; the refinement also refuses dates that do not exist (2026-02-30).
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a real date YYYY-MM-DD', abort: true }).refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a real date YYYY-MM-DD', abort: true })
+  .refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
 
 /** Every filter of the spec; the unnamed ones are named in camelCase. */
 export const summaryQuerySchema = z
@@ -29,7 +32,10 @@ export const summaryQuerySchema = z
     reviewState: z.enum(REVIEW_STATES).optional(),
     reconciliation: z.enum(RECONCILIATION_RESULTS).optional(),
     country: countryCodeOrUnknown.optional(),
-    currency: z.string().regex(/^[A-Z0-9]{2,12}$/, 'must be an upper-case currency or asset code').optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z0-9]{2,12}$/, 'must be an upper-case currency or asset code')
+      .optional(),
     providerTransactionId: z.string().min(1).max(200).optional(),
   })
   .superRefine((q, zctx) => {
@@ -37,11 +43,14 @@ export const summaryQuerySchema = z
     const updated = q.fromUpdatedDate !== undefined || q.toUpdatedDate !== undefined;
     if (created && updated) {
       for (const key of ['fromUpdatedDate', 'toUpdatedDate'] as const) {
-        if (q[key] !== undefined) zctx.addIssue({ code: 'custom', path: [key], message: `cannot be combined with a createdAt date filter (fromDate/toDate)` });
+        if (q[key] !== undefined)
+          zctx.addIssue({ code: 'custom', path: [key], message: `cannot be combined with a createdAt date filter (fromDate/toDate)` });
       }
     }
-    if (q.fromDate && q.toDate && q.fromDate > q.toDate) zctx.addIssue({ code: 'custom', path: ['toDate'], message: 'must not be before fromDate' });
-    if (q.fromUpdatedDate && q.toUpdatedDate && q.fromUpdatedDate > q.toUpdatedDate) zctx.addIssue({ code: 'custom', path: ['toUpdatedDate'], message: 'must not be before fromUpdatedDate' });
+    if (q.fromDate && q.toDate && q.fromDate > q.toDate)
+      zctx.addIssue({ code: 'custom', path: ['toDate'], message: 'must not be before fromDate' });
+    if (q.fromUpdatedDate && q.toUpdatedDate && q.fromUpdatedDate > q.toUpdatedDate)
+      zctx.addIssue({ code: 'custom', path: ['toUpdatedDate'], message: 'must not be before fromUpdatedDate' });
   });
 export type SummaryQuery = z.output<typeof summaryQuerySchema>;
 

@@ -29,7 +29,16 @@ export function createComplianceCheck(ctx: AppContext, input: { orgId: string; i
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
   return inOutboxTransaction(ctx, () => {
     const now = ctx.clock.now();
-    const c: ComplianceCheck = { id: newId('cmp', now), orgId: input.orgId, identityId: input.identityId, status: 'Pending', result: null, reason: null, createdAt: isoAt(now), updatedAt: isoAt(now) };
+    const c: ComplianceCheck = {
+      id: newId('cmp', now),
+      orgId: input.orgId,
+      identityId: input.identityId,
+      status: 'Pending',
+      result: null,
+      reason: null,
+      createdAt: isoAt(now),
+      updatedAt: isoAt(now),
+    };
     insertComplianceCheck(ctx.db, c);
     enqueueEvent(ctx, c.orgId, 'IdentityComplianceCheck_Updated', eventData(c));
     return c;
@@ -41,16 +50,33 @@ export function updateComplianceCheckStatus(
   id: string,
   input: { status: ComplianceStatus; result?: ComplianceResult | undefined; reason?: string | undefined },
 ): ComplianceCheck {
-  if (input.status === 'Completed' && !input.result) throw badRequest('result_required', 'result is required when status is Completed', [{ path: 'body.result', message: 'required when status is Completed' }]);
-  if (input.status !== 'Completed' && input.result) throw badRequest('result_not_allowed', 'result is only given with status Completed', [{ path: 'body.result', message: 'only with status Completed' }]);
+  if (input.status === 'Completed' && !input.result)
+    throw badRequest('result_required', 'result is required when status is Completed', [
+      { path: 'body.result', message: 'required when status is Completed' },
+    ]);
+  if (input.status !== 'Completed' && input.result)
+    throw badRequest('result_not_allowed', 'result is only given with status Completed', [
+      { path: 'body.result', message: 'only with status Completed' },
+    ]);
   return inOutboxTransaction(ctx, () => {
     const current = getComplianceCheck(ctx.db, id);
     if (!current) throw notFound(`compliance check ${id}`);
     if (current.status === 'Completed') throw conflict('compliance_check_completed', `compliance check ${id} is already Completed`);
     const at = isoAt(ctx.clock.now());
-    const c: ComplianceCheck = { ...current, status: input.status, result: input.result ?? null, reason: input.reason ?? null, updatedAt: at };
+    const c: ComplianceCheck = {
+      ...current,
+      status: input.status,
+      result: input.result ?? null,
+      reason: input.reason ?? null,
+      updatedAt: at,
+    };
     updateComplianceCheck(ctx.db, c);
-    enqueueEvent(ctx, c.orgId, c.status === 'Completed' ? 'IdentityComplianceCheck_Completed' : 'IdentityComplianceCheck_Updated', eventData(c));
+    enqueueEvent(
+      ctx,
+      c.orgId,
+      c.status === 'Completed' ? 'IdentityComplianceCheck_Completed' : 'IdentityComplianceCheck_Updated',
+      eventData(c),
+    );
     return c;
   });
 }

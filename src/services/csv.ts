@@ -42,9 +42,13 @@ function splitRows(text: string): CsvRow[] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') (quoted = false), (afterQuote = true);
-      else {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') {
+        quoted = false;
+        afterQuote = true;
+      } else {
         if (c === '\n') line++;
         field += c;
       }
@@ -63,8 +67,11 @@ function splitRows(text: string): CsvRow[] {
       // "abc"def: RFC 4180 has no such field; keeping "abcdef" would be a guess.
       error ??= `text follows the closing quote of field ${fields.length + 1}`;
       field += c;
-    } else if (c === '"' && field === '') (quoted = true), (hadQuote = true), (quoteLine = line);
-    else field += c;
+    } else if (c === '"' && field === '') {
+      quoted = true;
+      hadQuote = true;
+      quoteLine = line;
+    } else field += c;
   }
   // An open quote would otherwise make the rest of the file one field's value.
   if (quoted) error = `the quoted field opened on line ${quoteLine} is never closed`;
@@ -84,7 +91,8 @@ export function parseCsv(text: string): CsvRecord[] {
   if (twice !== undefined) return [{ line: header.line, value: undefined, error: `the header names ${twice} twice` }];
   return rows.map(({ line, fields, error }) => {
     if (error) return { line, value: undefined, error };
-    if (fields.length !== names.length) return { line, value: undefined, error: `has ${fields.length} fields, the header names ${names.length}` };
+    if (fields.length !== names.length)
+      return { line, value: undefined, error: `has ${fields.length} fields, the header names ${names.length}` };
     const value: Record<string, string> = {};
     names.forEach((n, i) => {
       if (fields[i] !== '') value[n] = fields[i]!;

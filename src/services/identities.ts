@@ -9,7 +9,15 @@ import { newId } from '../domain/ids.js';
 import { redactIdentityData } from '../domain/pii-redaction.js';
 import type { PiiAccess } from '../store/api-clients.js';
 import { getOrganization } from '../store/organizations.js';
-import { getIdentity, insertIdentity, listIdentities, updateIdentityFlags, type Identity, type IdentityFilter, type ListedIdentity } from '../store/identities.js';
+import {
+  getIdentity,
+  insertIdentity,
+  listIdentities,
+  updateIdentityFlags,
+  type Identity,
+  type IdentityFilter,
+  type ListedIdentity,
+} from '../store/identities.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
 
@@ -30,7 +38,10 @@ export const identityDataSchema = z.strictObject({
   taxId: text.optional(),
   dateOfBirth: date.optional(),
   email: z.email().max(320).optional(),
-  phone: z.string().regex(/^\+?[0-9 ()-]{4,32}$/, 'must be a phone number').optional(),
+  phone: z
+    .string()
+    .regex(/^\+?[0-9 ()-]{4,32}$/, 'must be a phone number')
+    .optional(),
   activity: text.optional(),
   sex: enumWord.optional(),
   address: z
@@ -58,7 +69,10 @@ export const identityDataSchema = z.strictObject({
     )
     .max(50)
     .optional(),
-  occupationCode: z.string().regex(/^\d{1,12}$/, 'must be a string of digits').optional(),
+  occupationCode: z
+    .string()
+    .regex(/^\d{1,12}$/, 'must be a string of digits')
+    .optional(),
   employmentStatus: enumWord.optional(),
   sourceOfFunds: enumWord.optional(),
   nameInLocalScript: text.optional(),
@@ -97,7 +111,13 @@ export const newIdentitySchema = z.strictObject({
 export type NewIdentity = z.output<typeof newIdentitySchema>;
 
 function insertOne(ctx: AppContext, orgId: string, input: NewIdentity, nowMs: number): Identity {
-  const identity: Identity = { id: newId('idn', nowMs), type: input.type, deleted: input.deleted, hasComplianceChecks: input.hasComplianceChecks, data: input.data };
+  const identity: Identity = {
+    id: newId('idn', nowMs),
+    type: input.type,
+    deleted: input.deleted,
+    hasComplianceChecks: input.hasComplianceChecks,
+    data: input.data,
+  };
   insertIdentity(ctx.db, { ...identity, orgId, createdAt: isoAt(nowMs) });
   return identity;
 }
@@ -112,7 +132,12 @@ export function createIdentity(ctx: AppContext, orgId: string, input: NewIdentit
  * any bad line refuses the whole file with one error per bad line, paths prefixed `line N`.
  * onProgress gets (written, identities in the file) every 500 and once at the end.
  */
-export function importIdentities(ctx: AppContext, orgId: string, lines: string[], onProgress?: (done: number, total: number) => void): { imported: number; ids: string[] } {
+export function importIdentities(
+  ctx: AppContext,
+  orgId: string,
+  lines: string[],
+  onProgress?: (done: number, total: number) => void,
+): { imported: number; ids: string[] } {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const errors: FieldError[] = [];
   const parsed: NewIdentity[] = [];
@@ -133,13 +158,15 @@ export function importIdentities(ctx: AppContext, orgId: string, lines: string[]
   if (parsed.length === 0 && errors.length === 0) errors.push({ path: 'file', message: 'holds no identities' });
   if (errors.length) throw importRefused(errors);
   const now = ctx.clock.now();
-  const ids = ctx.db.transaction(() =>
-    parsed.map((p, i) => {
-      const id = insertOne(ctx, orgId, p, now).id;
-      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
-      return id;
-    }),
-  ).immediate();
+  const ids = ctx.db
+    .transaction(() =>
+      parsed.map((p, i) => {
+        const id = insertOne(ctx, orgId, p, now).id;
+        if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
+        return id;
+      }),
+    )
+    .immediate();
   // The total is the identities of the file (blank lines are not counted), so the bar ends at 100%.
   onProgress?.(ids.length, parsed.length);
   return { imported: ids.length, ids };
@@ -161,9 +188,14 @@ export function identitiesPageJson(db: Db, orgId: string, filter: IdentityFilter
     const used = PII_FILTERS.filter((f) => filter[f] !== undefined);
     if (used.length) {
       const names = used.join(' and ');
-      throw new BorderdError(403, 'pii_filter_forbidden', `the ${names} filter${used.length > 1 ? 's need' : ' needs'} a token with piiAccess "all"; this token has piiAccess "redacted" (a prefix filter would reveal the masked values)`, {
-        errors: used.map((f) => ({ path: `query.${f}`, message: 'needs piiAccess "all"' })),
-      });
+      throw new BorderdError(
+        403,
+        'pii_filter_forbidden',
+        `the ${names} filter${used.length > 1 ? 's need' : ' needs'} a token with piiAccess "all"; this token has piiAccess "redacted" (a prefix filter would reveal the masked values)`,
+        {
+          errors: used.map((f) => ({ path: `query.${f}`, message: 'needs piiAccess "all"' })),
+        },
+      );
     }
   }
   const rows = listIdentities(db, orgId, filter);
@@ -173,7 +205,8 @@ export function identitiesPageJson(db: Db, orgId: string, filter: IdentityFilter
 
 /** One Identity as JSON text, its fields in the order of the API's schema. */
 function identityJson(i: ListedIdentity, piiAccess: PiiAccess): string {
-  const data = piiAccess === 'redacted' ? JSON.stringify(redactIdentityData(JSON.parse(i.dataJson) as Record<string, unknown>)) : i.dataJson;
+  const data =
+    piiAccess === 'redacted' ? JSON.stringify(redactIdentityData(JSON.parse(i.dataJson) as Record<string, unknown>)) : i.dataJson;
   return `{"id":${JSON.stringify(i.id)},"type":${JSON.stringify(i.type)},"deleted":${i.deleted},"hasComplianceChecks":${i.hasComplianceChecks},"data":${data}}`;
 }
 

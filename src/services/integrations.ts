@@ -15,7 +15,14 @@ import { getIntegration, upsertIntegration, type IntegrationRow } from '../store
  */
 export const credentialsContext = (orgId: string, provider: string): string => `integrations.credentials:${orgId}:${provider}`;
 
-function store(ctx: AppContext, orgId: string, provider: string, cfg: IntegrationProviderConfig, credentials: object, result: Record<string, unknown>): IntegrationRow {
+function store(
+  ctx: AppContext,
+  orgId: string,
+  provider: string,
+  cfg: IntegrationProviderConfig,
+  credentials: object,
+  result: Record<string, unknown>,
+): IntegrationRow {
   const now = ctx.clock.now();
   const row = upsertIntegration(ctx.db, {
     id: newId('int', now),
@@ -27,17 +34,34 @@ function store(ctx: AppContext, orgId: string, provider: string, cfg: Integratio
     createdAt: isoAt(now),
     updatedAt: isoAt(now),
   });
-  ctx.log.info({ orgId, provider, kind: cfg.kind, integrationId: row.id, providerCalled: Boolean(cfg.baseUrl) }, 'integration credentials stored');
+  ctx.log.info(
+    { orgId, provider, kind: cfg.kind, integrationId: row.id, providerCalled: Boolean(cfg.baseUrl) },
+    'integration credentials stored',
+  );
   return row;
 }
 
-export async function putCompanyCredentials(ctx: AppContext, orgId: string, provider: string, cfg: IntegrationProviderConfig, creds: CompanyCredentials) {
-  const addresses: IntegrationNetworkAddress[] = cfg.baseUrl ? await linkCompany(cfg.baseUrl, creds, ctx.config.integrations.timeoutMs) : [];
+export async function putCompanyCredentials(
+  ctx: AppContext,
+  orgId: string,
+  provider: string,
+  cfg: IntegrationProviderConfig,
+  creds: CompanyCredentials,
+) {
+  const addresses: IntegrationNetworkAddress[] = cfg.baseUrl
+    ? await linkCompany(cfg.baseUrl, creds, ctx.config.integrations.timeoutMs)
+    : [];
   store(ctx, orgId, provider, cfg, creds, { companyId: creds.companyId, integrationNetworkAddresses: addresses });
   return { provider, integrationNetworkAddresses: addresses };
 }
 
-export async function putPfiClientCredentials(ctx: AppContext, orgId: string, provider: string, cfg: IntegrationProviderConfig, creds: PfiClientCredentials) {
+export async function putPfiClientCredentials(
+  ctx: AppContext,
+  orgId: string,
+  provider: string,
+  cfg: IntegrationProviderConfig,
+  creds: PfiClientCredentials,
+) {
   if (cfg.baseUrl) await verifyPfiClient(cfg.baseUrl, creds, ctx.config.integrations.timeoutMs);
   store(ctx, orgId, provider, cfg, creds, { clientId: creds.clientId });
   return { clientId: creds.clientId, clientSecret: creds.clientSecret };

@@ -13,7 +13,8 @@ import { identitiesPageJson } from './identities.js';
  * Imported by every read worker, so it stays free of what the main thread alone holds.
  */
 export const readQueries = {
-  identitiesPage: (db: Db, a: { orgId: string; filter: IdentityFilter; piiAccess: PiiAccess }) => identitiesPageJson(db, a.orgId, a.filter, a.piiAccess),
+  identitiesPage: (db: Db, a: { orgId: string; filter: IdentityFilter; piiAccess: PiiAccess }) =>
+    identitiesPageJson(db, a.orgId, a.filter, a.piiAccess),
   benchmarkSummary: (db: Db, a: { orgId: string; query: SummaryQuery }) => benchmarkSummary(db, a.orgId, a.query),
 } satisfies ReadTable;
 

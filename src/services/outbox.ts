@@ -32,7 +32,8 @@ const REPLAY_BATCH = 500;
 
 export function parseInstant(value: string, field: string): string {
   const ms = parseIsoTime(value);
-  if (ms === undefined) throw badRequest('invalid_time', `${field} must be ${ISO_TIME_HINT}`, [{ path: field, message: `must be ${ISO_TIME_HINT}` }]);
+  if (ms === undefined)
+    throw badRequest('invalid_time', `${field} must be ${ISO_TIME_HINT}`, [{ path: field, message: `must be ${ISO_TIME_HINT}` }]);
   return isoAt(ms);
 }
 
@@ -41,7 +42,12 @@ export function parseInstant(value: string, field: string): string {
  * skipped, failed, cancelled and delivered rows start a fresh retry cycle; missing rows are created.
  * The bodies are the stored ones, byte for byte, with the same event ids.
  */
-export function replayWebhookSince(ctx: AppContext, webhookId: string, since: string, onProgress?: (done: number, total: number) => void): ReplayResult {
+export function replayWebhookSince(
+  ctx: AppContext,
+  webhookId: string,
+  since: string,
+  onProgress?: (done: number, total: number) => void,
+): ReplayResult {
   const webhook = replayableWebhook(ctx, webhookId);
   const ids = eventIdsSince(ctx.db, webhook.orgId, parseInstant(since, 'since'));
   let requeued = 0;
@@ -55,7 +61,17 @@ export function replayWebhookSince(ctx: AppContext, webhookId: string, since: st
         const now = ctx.clock.now();
         let n = 0;
         for (const eventId of batch) {
-          if (requeueDelivery(ctx.db, { id: newId('dlv', now), eventId, webhookId, orgId: webhook.orgId, nextAttemptAt: firstAttemptAt(ctx, now), at: isoAt(now) })) n++;
+          if (
+            requeueDelivery(ctx.db, {
+              id: newId('dlv', now),
+              eventId,
+              webhookId,
+              orgId: webhook.orgId,
+              nextAttemptAt: firstAttemptAt(ctx, now),
+              at: isoAt(now),
+            })
+          )
+            n++;
         }
         return n;
       })
@@ -69,7 +85,8 @@ export function replayWebhookSince(ctx: AppContext, webhookId: string, since: st
 function replayableWebhook(ctx: AppContext, webhookId: string) {
   const webhook = getWebhookById(ctx.db, webhookId);
   if (!webhook) throw notFound(`webhook ${webhookId}`);
-  if (!webhook.enabled) throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (borderd webhooks enable ${webhookId})`);
+  if (!webhook.enabled)
+    throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (borderd webhooks enable ${webhookId})`);
   return webhook;
 }
 
@@ -82,7 +99,18 @@ export function replayEvent(ctx: AppContext, eventId: string): ReplayResult {
       const now = ctx.clock.now();
       let n = 0;
       for (const w of listWebhooks(ctx.db, event.orgId)) {
-        if (w.enabled && requeueDelivery(ctx.db, { id: newId('dlv', now), eventId, webhookId: w.id, orgId: event.orgId, nextAttemptAt: firstAttemptAt(ctx, now), at: isoAt(now) })) n++;
+        if (
+          w.enabled &&
+          requeueDelivery(ctx.db, {
+            id: newId('dlv', now),
+            eventId,
+            webhookId: w.id,
+            orgId: event.orgId,
+            nextAttemptAt: firstAttemptAt(ctx, now),
+            at: isoAt(now),
+          })
+        )
+          n++;
       }
       return n;
     })
@@ -93,8 +121,10 @@ export function replayEvent(ctx: AppContext, eventId: string): ReplayResult {
 
 export const outboxStatus = (ctx: AppContext): Record<DeliveryState, number> => countByState(ctx.db);
 
-export const listOutbox = (ctx: AppContext, filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; limit?: number | undefined }): Delivery[] =>
-  listDeliveries(ctx.db, { ...filter, limit: filter.limit ?? 100 });
+export const listOutbox = (
+  ctx: AppContext,
+  filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; limit?: number | undefined },
+): Delivery[] => listDeliveries(ctx.db, { ...filter, limit: filter.limit ?? 100 });
 
 export function deliveryAttempts(ctx: AppContext, deliveryId: string): { delivery: Delivery; attempts: AttemptRecord[] } {
   const delivery = getDelivery(ctx.db, deliveryId);
@@ -107,7 +137,12 @@ export function emitEvent(ctx: AppContext, orgId: string, type: EventType, data?
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   return inOutboxTransaction(ctx, () => {
     const at = isoAt(ctx.clock.now());
-    const sample = { id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()), createdAt: at, updatedAt: at, synthetic: true };
+    const sample = {
+      id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()),
+      createdAt: at,
+      updatedAt: at,
+      synthetic: true,
+    };
     // The operator vouches for the shape of a synthetic event's data; it is sent as given.
     return enqueueEvent(ctx, orgId, type, { ...sample, ...data } as unknown as EventDataByType[typeof type]);
   });

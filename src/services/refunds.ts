@@ -4,11 +4,26 @@ import { isoAt } from '../domain/clock.js';
 import { asNetworkId, NETWORK_IDS, type NetworkId } from '../domain/crypto-address.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { REFUND_DESTINATION_TYPES, refundDestinationProblems, transactionDestinationSchema, transactionRefundDestinationProblems, type OrgRefundDestination } from '../domain/refund-destination.js';
+import {
+  REFUND_DESTINATION_TYPES,
+  refundDestinationProblems,
+  transactionDestinationSchema,
+  transactionRefundDestinationProblems,
+  type OrgRefundDestination,
+} from '../domain/refund-destination.js';
 import { refundFreshness } from '../domain/refund-freshness.js';
 import { canDispatch, decideRefundPlan, type RefundPlanDecision, type TransactionRefundDestination } from '../domain/refund-plan.js';
 import { getRefundConfig, markRefundConfigVerified, upsertRefundConfig, type StoredRefundConfig } from '../store/refund-configs.js';
-import { getRefundPlan, getRefundPlanForTransaction, getTransactionRefundFacts, insertRefundPlan, listRefundPlans, replaceRefundPlanDecision, setRefundPlanState, type RefundPlan } from '../store/refund-plans.js';
+import {
+  getRefundPlan,
+  getRefundPlanForTransaction,
+  getTransactionRefundFacts,
+  insertRefundPlan,
+  listRefundPlans,
+  replaceRefundPlanDecision,
+  setRefundPlanState,
+  type RefundPlan,
+} from '../store/refund-plans.js';
 import type { TransactionStatusChange } from './transaction-hooks.js';
 
 export const orgRefundAddressSchema = z.strictObject({
@@ -19,12 +34,16 @@ export const orgRefundAddressSchema = z.strictObject({
 export const orgRefundDestinationSchema = z
   .strictObject({
     type: z.enum(REFUND_DESTINATION_TYPES),
-    addresses: z.array(orgRefundAddressSchema).max(NETWORK_IDS.length * 2).optional(),
+    addresses: z
+      .array(orgRefundAddressSchema)
+      .max(NETWORK_IDS.length * 2)
+      .optional(),
     autoRefund: z.boolean().default(true),
     autoFiatReturn: z.boolean().default(false),
   })
   .superRefine((d, zctx) => {
-    for (const e of refundDestinationProblems(d)) zctx.addIssue({ code: 'custom', path: e.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), message: e.message });
+    for (const e of refundDestinationProblems(d))
+      zctx.addIssue({ code: 'custom', path: e.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), message: e.message });
   });
 
 export interface RefundConfig {
@@ -46,22 +65,30 @@ export function readRefundConfig(ctx: AppContext, orgId: string): RefundConfig |
  * organization has just said where refunds go now, so nothing is ever sent to the replaced address.
  * Plans in other states keep their decision.
  */
-export function setRefundConfig(ctx: AppContext, orgId: string, destination: OrgRefundDestination): RefundConfig & { replannedPlans: string[] } {
+export function setRefundConfig(
+  ctx: AppContext,
+  orgId: string,
+  destination: OrgRefundDestination,
+): RefundConfig & { replannedPlans: string[] } {
   const nowMs = ctx.clock.now();
   const at = isoAt(nowMs);
-  const replanned = ctx.db.transaction(() => {
-    const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
-    const stale = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter((p) => p.destinationFrom === 'default' && p.defaultVersion !== version);
-    // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
-    const config = getRefundConfig(ctx.db, orgId);
-    for (const p of stale) {
-      const planned = planFor(ctx, orgId, p.transactionId, nowMs, config);
-      if (!planned) continue;
-      const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
-      replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
-    }
-    return stale.map((p) => p.id);
-  }).immediate();
+  const replanned = ctx.db
+    .transaction(() => {
+      const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
+      const stale = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
+        (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
+      );
+      // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
+      const config = getRefundConfig(ctx.db, orgId);
+      for (const p of stale) {
+        const planned = planFor(ctx, orgId, p.transactionId, nowMs, config);
+        if (!planned) continue;
+        const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
+        replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
+      }
+      return stale.map((p) => p.id);
+    })
+    .immediate();
   if (replanned.length) ctx.log.info({ orgId, plans: replanned }, 'paused refund plans re-planned against the new default');
   return { ...readRefundConfig(ctx, orgId)!, replannedPlans: replanned };
 }
@@ -72,19 +99,28 @@ export function setRefundConfig(ctx: AppContext, orgId: string, destination: Org
  */
 export function reconfirmRefundConfig(ctx: AppContext, orgId: string): RefundConfig & { dispatchedPlans: string[] } {
   const at = isoAt(ctx.clock.now());
-  const dispatched = ctx.db.transaction(() => {
-    const config = getRefundConfig(ctx.db, orgId);
-    if (!config) throw notFound('refund configuration');
-    markRefundConfigVerified(ctx.db, orgId, at);
-    const paused = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter((p) => p.destinationFrom === 'default' && p.defaultVersion === config.version && p.autoRefund);
-    for (const p of paused) setRefundPlanState(ctx.db, p.id, 'Dispatched', 'dispatched after the default was re-confirmed', at, at);
-    return paused.map((p) => p.id);
-  }).immediate();
+  const dispatched = ctx.db
+    .transaction(() => {
+      const config = getRefundConfig(ctx.db, orgId);
+      if (!config) throw notFound('refund configuration');
+      markRefundConfigVerified(ctx.db, orgId, at);
+      const paused = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
+        (p) => p.destinationFrom === 'default' && p.defaultVersion === config.version && p.autoRefund,
+      );
+      for (const p of paused) setRefundPlanState(ctx.db, p.id, 'Dispatched', 'dispatched after the default was re-confirmed', at, at);
+      return paused.map((p) => p.id);
+    })
+    .immediate();
   return { ...readRefundConfig(ctx, orgId)!, dispatchedPlans: dispatched };
 }
 
 /** The per-transaction destination column, or null when it is absent or unusable (the reason is logged). */
-function parseTransactionDestination(ctx: AppContext, transactionId: string, raw: string | null, network: NetworkId | null): TransactionRefundDestination | null {
+function parseTransactionDestination(
+  ctx: AppContext,
+  transactionId: string,
+  raw: string | null,
+  network: NetworkId | null,
+): TransactionRefundDestination | null {
   if (!raw) return null;
   let parsed: unknown;
   try {
@@ -99,9 +135,12 @@ function parseTransactionDestination(ctx: AppContext, transactionId: string, raw
     return null;
   }
   const d = r.data;
-  return { type: d.type, ...(d.address ? { address: d.address, network: d.network ?? network ?? undefined } : {}), ...(d.autoRefund !== undefined ? { autoRefund: d.autoRefund } : {}) } as TransactionRefundDestination;
+  return {
+    type: d.type,
+    ...(d.address ? { address: d.address, network: d.network ?? network ?? undefined } : {}),
+    ...(d.autoRefund !== undefined ? { autoRefund: d.autoRefund } : {}),
+  } as TransactionRefundDestination;
 }
-
 
 /** `source.network` of the transaction's source JSON when it names a known network, else null. */
 function sourceNetworkOf(raw: string | null): NetworkId | null {
@@ -144,7 +183,13 @@ export function recordRefundPlanOnFailure(change: TransactionStatusChange): void
  * the caller so that re-planning many plans reads it once), and that default's version when the
  * destination came from it.
  */
-function planFor(ctx: AppContext, orgId: string, transactionId: string, nowMs: number, config: StoredRefundConfig | undefined): { decision: RefundPlanDecision; defaultVersion: number | null } | undefined {
+function planFor(
+  ctx: AppContext,
+  orgId: string,
+  transactionId: string,
+  nowMs: number,
+  config: StoredRefundConfig | undefined,
+): { decision: RefundPlanDecision; defaultVersion: number | null } | undefined {
   const facts = getTransactionRefundFacts(ctx.db, orgId, transactionId);
   if (!facts) return undefined;
   const network = asNetworkId(facts.network);
@@ -153,19 +198,27 @@ function planFor(ctx: AppContext, orgId: string, transactionId: string, nowMs: n
     sourceNetwork: sourceNetworkOf(facts.source),
     isFiatPayout: facts.type === 'Withdrawal' && network === null,
     transactionDestination: parseTransactionDestination(ctx, transactionId, facts.refundDestination, network),
-    orgDefault: config ? { destination: config.destination, isStaleReject: refundFreshness(Date.parse(config.verifiedAt), nowMs).isStaleReject } : null,
+    orgDefault: config
+      ? { destination: config.destination, isStaleReject: refundFreshness(Date.parse(config.verifiedAt), nowMs).isStaleReject }
+      : null,
   });
   return { decision, defaultVersion: decision.destinationFrom === 'default' && config ? config.version : null };
 }
 
 /** Operator dispatch (CLI or admin API) of a plan in Created or Paused. */
 export function dispatchRefundPlan(ctx: AppContext, planId: string): RefundPlan {
-  return ctx.db.transaction(() => {
-    const plan = getRefundPlan(ctx.db, planId);
-    if (!plan) throw notFound(`refund plan ${planId}`);
-    if (!canDispatch(plan.state)) throw conflict('refund_plan_not_dispatchable', `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`);
-    const at = isoAt(ctx.clock.now());
-    setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
-    return getRefundPlan(ctx.db, planId)!;
-  }).immediate();
+  return ctx.db
+    .transaction(() => {
+      const plan = getRefundPlan(ctx.db, planId);
+      if (!plan) throw notFound(`refund plan ${planId}`);
+      if (!canDispatch(plan.state))
+        throw conflict(
+          'refund_plan_not_dispatchable',
+          `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`,
+        );
+      const at = isoAt(ctx.clock.now());
+      setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
+      return getRefundPlan(ctx.db, planId)!;
+    })
+    .immediate();
 }

@@ -115,9 +115,11 @@ export class TokenService {
         retired_at: null,
       };
       // Another process may have created one meanwhile; keep whichever is active after our write.
-      this.ctx.db.transaction(() => {
-        if (!getActiveTokenKey(this.ctx.db)) insertTokenKey(this.ctx.db, candidate);
-      }).immediate();
+      this.ctx.db
+        .transaction(() => {
+          if (!getActiveTokenKey(this.ctx.db)) insertTokenKey(this.ctx.db, candidate);
+        })
+        .immediate();
       row = getActiveTokenKey(this.ctx.db)!;
     }
     const jwk = JSON.parse(this.ctx.secrets.open(row.private_enc, `token_keys.private:${row.kid}`)) as JWK;
@@ -148,7 +150,9 @@ export class TokenService {
   async #activeClient(clientId: string, clientSecret: string): Promise<ApiClient | undefined> {
     const release = await this.#secretChecks.enter();
     if (!release) {
-      throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', { headers: { 'Retry-After': '1' } });
+      throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', {
+        headers: { 'Retry-After': '1' },
+      });
     }
     try {
       // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
@@ -171,9 +175,14 @@ export class TokenService {
     const from = addressKey(address);
     const waitMs = this.#failures.waitMs(from, this.ctx.clock.now());
     if (waitMs > 0) {
-      throw new BorderdError(429, 'too_many_failed_token_requests', 'too many token requests with wrong credentials came from this address; retry later', {
-        headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
-      });
+      throw new BorderdError(
+        429,
+        'too_many_failed_token_requests',
+        'too many token requests with wrong credentials came from this address; retry later',
+        {
+          headers: { 'Retry-After': String(Math.ceil(waitMs / 1000)) },
+        },
+      );
     }
     // A try is spent before the secret is checked and given back unless the credentials are wrong:
     // counted only after the check, every request of a concurrent burst would pass the test above
@@ -240,7 +249,8 @@ export class TokenService {
       }));
     } catch (err) {
       if (err instanceof errors.JWTExpired) throw unauthorized('token_expired', 'the access token has expired');
-      if (err instanceof errors.JWSSignatureVerificationFailed) throw unauthorized('bad_token_signature', 'the token signature does not verify');
+      if (err instanceof errors.JWSSignatureVerificationFailed)
+        throw unauthorized('bad_token_signature', 'the token signature does not verify');
       if (err instanceof errors.JWTClaimValidationFailed) throw unauthorized('invalid_token_claims', `token claim ${err.claim} is invalid`);
       throw unauthorized('malformed_token', 'the bearer token could not be verified');
     }

@@ -19,6 +19,4 @@ export interface TransactionStatusChange {
 export type TransactionHook = (change: TransactionStatusChange) => void;
 
 /** Every feature's hooks, in the order they run. */
-export const transactionHooks: TransactionHook[] = [
-  recordRefundPlanOnFailure,
-];
+export const transactionHooks: TransactionHook[] = [recordRefundPlanOnFailure];

@@ -89,7 +89,13 @@ function alreadyImported(ctx: AppContext, orgId: string, rows: { line: number; r
 const lineOf = (e: FieldError): number => Number(/^line (\d+)/.exec(e.path)?.[1] ?? 0);
 const byLine = (a: FieldError, b: FieldError): number => lineOf(a) - lineOf(b);
 
-export function importTransactions(ctx: AppContext, orgId: string, text: string, format: ImportFormat, onProgress?: (done: number, total: number) => void): { imported: number; importId: string } {
+export function importTransactions(
+  ctx: AppContext,
+  orgId: string,
+  text: string,
+  format: ImportFormat,
+  onProgress?: (done: number, total: number) => void,
+): { imported: number; importId: string } {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const records = readRecords(text, format);
   const errors: FieldError[] = [];
@@ -122,36 +128,38 @@ export function importTransactions(ctx: AppContext, orgId: string, text: string,
   // The duplicate check and the inserts share one IMMEDIATE transaction (the write lock is taken
   // first), so two imports of the same file cannot both pass the check; the UNIQUE index of
   // migration 007 backs it up.
-  ctx.db.transaction(() => {
-    const duplicates = alreadyImported(ctx, orgId, rows);
-    if (duplicates.length) throw importRefused(duplicates);
-    rows.forEach(({ row }, i) => {
-      const createdAt = isoAt(Date.parse(row.createdAt));
-      const t: ImportedTransaction = {
-        id: newId('txn', now),
-        orgId,
-        importId,
-        type: row.type,
-        status: row.status,
-        amount: row.amount ?? null,
-        currency: row.currency ?? null,
-        network: row.network ?? null,
-        provider: row.provider ?? null,
-        providerTransactionId: row.providerTransactionId ?? null,
-        country: row.country ?? null,
-        corridor: row.corridor ?? null,
-        benchmark: row.benchmark ?? null,
-        reviewState: row.reviewState ?? null,
-        reconciliation: row.reconciliation ?? null,
-        amountUsd: row.amountUsd,
-        costVsMarketUsd: row.costVsMarketUsd ?? null,
-        createdAt,
-        updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
-      };
-      insertImportedTransaction(ctx.db, t);
-      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
-    });
-  }).immediate();
+  ctx.db
+    .transaction(() => {
+      const duplicates = alreadyImported(ctx, orgId, rows);
+      if (duplicates.length) throw importRefused(duplicates);
+      rows.forEach(({ row }, i) => {
+        const createdAt = isoAt(Date.parse(row.createdAt));
+        const t: ImportedTransaction = {
+          id: newId('txn', now),
+          orgId,
+          importId,
+          type: row.type,
+          status: row.status,
+          amount: row.amount ?? null,
+          currency: row.currency ?? null,
+          network: row.network ?? null,
+          provider: row.provider ?? null,
+          providerTransactionId: row.providerTransactionId ?? null,
+          country: row.country ?? null,
+          corridor: row.corridor ?? null,
+          benchmark: row.benchmark ?? null,
+          reviewState: row.reviewState ?? null,
+          reconciliation: row.reconciliation ?? null,
+          amountUsd: row.amountUsd,
+          costVsMarketUsd: row.costVsMarketUsd ?? null,
+          createdAt,
+          updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
+        };
+        insertImportedTransaction(ctx.db, t);
+        if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
+      });
+    })
+    .immediate();
   onProgress?.(rows.length, rows.length);
   return { imported: rows.length, importId };
 }

@@ -21,34 +21,40 @@ import { transactionHooks } from './transaction-hooks.js';
 /** Decimal string: digits, optional fraction, no exponent. Stored and sent exactly as given (no float ever touches it). */
 export const decimalString = z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, 'must be a non-negative decimal string like "125.50"');
 const jsonObject = z.record(z.string(), z.unknown());
-const optText = z.string().min(1).max(200).optional();
 
 /** The create input as the admin API and the CLI accept it (one schema for both). */
-export const createTransactionBody = z.strictObject({
-  orgId: z.string().min(1),
-  type: z.enum(TRANSACTION_TYPES),
-  amount: decimalString.optional(),
-  currency: z.string().min(2).max(20).optional(),
-  // One of the spec's NetworkIds, as an import row's: the refund plan picks the default's address by it,
-  // so a misspelt network ("Solana") would make a crypto withdrawal look like a fiat payout.
-  network: z.enum(NETWORK_IDS).optional(),
-  source: jsonObject.optional(),
-  destination: jsonObject.optional(),
-  refundDestination: jsonObject.optional(),
-  identityId: z.string().min(1).max(200).optional(),
-  accountId: z.string().min(1).max(200).optional(),
-}).superRefine((b, zctx) => {
-  // The refund destination is checked when it is given (a 400 naming the field), with the rules of
-  // the default's addresses; the refund-plan hook would otherwise find out only when the transaction fails.
-  if (b.refundDestination === undefined) return;
-  const r = transactionDestinationSchema.safeParse(b.refundDestination);
-  if (!r.success) {
-    for (const issue of r.error.issues) zctx.addIssue({ code: 'custom', path: ['refundDestination', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))], message: issue.message });
-    return;
-  }
-  for (const e of transactionRefundDestinationProblems(r.data, b.network)) zctx.addIssue({ code: 'custom', path: ['refundDestination', e.path], message: e.message });
-});
-
+export const createTransactionBody = z
+  .strictObject({
+    orgId: z.string().min(1),
+    type: z.enum(TRANSACTION_TYPES),
+    amount: decimalString.optional(),
+    currency: z.string().min(2).max(20).optional(),
+    // One of the spec's NetworkIds, as an import row's: the refund plan picks the default's address by it,
+    // so a misspelt network ("Solana") would make a crypto withdrawal look like a fiat payout.
+    network: z.enum(NETWORK_IDS).optional(),
+    source: jsonObject.optional(),
+    destination: jsonObject.optional(),
+    refundDestination: jsonObject.optional(),
+    identityId: z.string().min(1).max(200).optional(),
+    accountId: z.string().min(1).max(200).optional(),
+  })
+  .superRefine((b, zctx) => {
+    // The refund destination is checked when it is given (a 400 naming the field), with the rules of
+    // the default's addresses; the refund-plan hook would otherwise find out only when the transaction fails.
+    if (b.refundDestination === undefined) return;
+    const r = transactionDestinationSchema.safeParse(b.refundDestination);
+    if (!r.success) {
+      for (const issue of r.error.issues)
+        zctx.addIssue({
+          code: 'custom',
+          path: ['refundDestination', ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))],
+          message: issue.message,
+        });
+      return;
+    }
+    for (const e of transactionRefundDestinationProblems(r.data, b.network))
+      zctx.addIssue({ code: 'custom', path: ['refundDestination', e.path], message: e.message });
+  });
 
 export interface CreateTransactionInput {
   orgId: string;
@@ -137,7 +143,8 @@ export function changeTransactionStatus(ctx: AppContext, id: string, to: Transac
     const now = ctx.clock.now();
     const at = isoAt(now);
     const reason = to === 'Failed' ? (failureReason ?? current.failureReason) : (failureReason ?? null);
-    if (!updateTransactionStatus(ctx.db, id, current.status, to, reason, at)) throw conflict('concurrent_change', `transaction ${id} changed meanwhile; retry`);
+    if (!updateTransactionStatus(ctx.db, id, current.status, to, reason, at))
+      throw conflict('concurrent_change', `transaction ${id} changed meanwhile; retry`);
     const t: Transaction = { ...current, status: to, failureReason: reason, updatedAt: at };
     runHooks(ctx, t, current.status, now);
     enqueueEvent(ctx, t.orgId, 'Transaction_Updated', transactionEventData(t, current.status));

@@ -13,11 +13,20 @@ import type { VirtualAccountStatus } from '../verify/events.js';
  */
 export function recordVirtualAccount(
   ctx: AppContext,
-  input: { orgId: string; status: VirtualAccountStatus; identityId?: string | undefined; accountId?: string | undefined; currency?: string | undefined; failureReason?: string | undefined },
+  input: {
+    orgId: string;
+    status: VirtualAccountStatus;
+    identityId?: string | undefined;
+    accountId?: string | undefined;
+    currency?: string | undefined;
+    failureReason?: string | undefined;
+  },
 ): VirtualAccount {
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
   if (input.status === 'CreationFailed' && !input.failureReason) {
-    throw badRequest('failure_reason_required', 'failureReason is required when status is CreationFailed', [{ path: 'body.failureReason', message: 'required when status is CreationFailed' }]);
+    throw badRequest('failure_reason_required', 'failureReason is required when status is CreationFailed', [
+      { path: 'body.failureReason', message: 'required when status is CreationFailed' },
+    ]);
   }
   return inOutboxTransaction(ctx, () => {
     const now = ctx.clock.now();

@@ -37,7 +37,10 @@ export async function createWebhook(
     // Counted under the write lock, so two requests at once cannot both take the last place.
     const max = ctx.config.webhooks.maxPerOrganization;
     if (countWebhooks(ctx.db, orgId) >= max) {
-      throw conflict('webhook_limit_reached', `this organization already has ${max} webhooks (webhooks.maxPerOrganization); delete one first`);
+      throw conflict(
+        'webhook_limit_reached',
+        `this organization already has ${max} webhooks (webhooks.maxPerOrganization); delete one first`,
+      );
     }
     const now = isoAt(ctx.clock.now());
     const webhook: WebhookRecord = {
@@ -68,7 +71,12 @@ export const listWebhookSettings = (ctx: AppContext, orgId: string): WebhookReco
  * Endpoint 12. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
  * disabled webhook re-enables it. Disabling keeps its pending deliveries as skipped.
  */
-export function updateWebhookSettings(ctx: AppContext, orgId: string, id: string, input: { url: string; enabled?: boolean | undefined }): WebhookRecord {
+export function updateWebhookSettings(
+  ctx: AppContext,
+  orgId: string,
+  id: string,
+  input: { url: string; enabled?: boolean | undefined },
+): WebhookRecord {
   assertUrl(ctx, input.url);
   return ctx.db
     .transaction(() => {
@@ -107,7 +115,8 @@ export function getPublicKey(ctx: AppContext, orgId: string): PublicSigningKey {
 }
 
 /** Endpoint 16: a new pair; signatures made from now on verify only with it. */
-export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit): Promise<PublicSigningKey> => rotateSigningKey(ctx, orgId, commit);
+export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit): Promise<PublicSigningKey> =>
+  rotateSigningKey(ctx, orgId, commit);
 
 export const organizationHasWebhooks = (ctx: AppContext, orgId: string): boolean => countWebhooks(ctx.db, orgId) > 0;
 

@@ -53,7 +53,19 @@ export function insertAccount(db: Db, a: AccountRecord): void {
   db.prepare(
     `INSERT INTO accounts (id, org_id, provider, name, assets, fiats, identity_id, legacy_type, legacy_pfi, legacy_web3_provider, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(a.id, a.orgId, a.provider, a.name, JSON.stringify(a.assets), JSON.stringify(a.fiats), a.identityId, a.legacy.type, a.legacy.pfi, a.legacy.web3Provider, a.createdAt);
+  ).run(
+    a.id,
+    a.orgId,
+    a.provider,
+    a.name,
+    JSON.stringify(a.assets),
+    JSON.stringify(a.fiats),
+    a.identityId,
+    a.legacy.type,
+    a.legacy.pfi,
+    a.legacy.web3Provider,
+    a.createdAt,
+  );
 }
 
 export function getAccount(db: Db, orgId: string, id: string): AccountRecord | undefined {

@@ -51,7 +51,8 @@ export function getApiClient(db: Db, id: string): ApiClient | undefined {
  * event-stream heartbeat: its organization and whether it is revoked, not the row with its secret hash.
  */
 export function getClientStanding(db: Db, id: string): { id: string; orgId: string; revoked: boolean } | undefined {
-  const row = db.prepare('SELECT org_id, revoked_at IS NOT NULL AS revoked FROM api_clients WHERE id = ?').get(id) as { org_id: string; revoked: number } | undefined;
+  const row = db.prepare('SELECT org_id, revoked_at IS NOT NULL AS revoked FROM api_clients WHERE id = ?').get(id) as
+    { org_id: string; revoked: number } | undefined;
   return row && { id, orgId: row.org_id, revoked: row.revoked === 1 };
 }
 

@@ -41,6 +41,10 @@ export function getComplianceCheck(db: Db, id: string): ComplianceCheck | undefi
 
 export function updateComplianceCheck(db: Db, c: ComplianceCheck): void {
   db.prepare('UPDATE compliance_checks SET status = ?, result = ?, reason = ?, updated_at = ? WHERE id = ?').run(
-    c.status, c.result, c.reason, c.updatedAt, c.id,
+    c.status,
+    c.result,
+    c.reason,
+    c.updatedAt,
+    c.id,
   );
 }

@@ -53,7 +53,10 @@ const toDelivery = (r: Row): Delivery => ({
   updatedAt: r.updated_at,
 });
 
-export function insertDelivery(db: Db, d: { id: string; eventId: string; webhookId: string; orgId: string; state: DeliveryState; nextAttemptAt: number; at: string }): void {
+export function insertDelivery(
+  db: Db,
+  d: { id: string; eventId: string; webhookId: string; orgId: string; state: DeliveryState; nextAttemptAt: number; at: string },
+): void {
   db.prepare(
     `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -67,7 +70,10 @@ export function insertDelivery(db: Db, d: { id: string; eventId: string; webhook
  * once that send has recorded its result, so it is never sent twice at once. An event the retention
  * job deleted since the replay listed it is left out. Returns true when something was queued.
  */
-export function requeueDelivery(db: Db, d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string }): boolean {
+export function requeueDelivery(
+  db: Db,
+  d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string },
+): boolean {
   const info = db
     .prepare(
       `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
@@ -91,7 +97,8 @@ export function getDelivery(db: Db, id: string): Delivery | undefined {
  * makes it delivered) and only then lets go of it.
  */
 export function setPendingState(db: Db, webhookId: string, state: 'skipped' | 'cancelled', at: string): number {
-  return db.prepare("UPDATE deliveries SET state = ?, updated_at = ? WHERE webhook_id = ? AND state = 'pending'").run(state, at, webhookId).changes;
+  return db.prepare("UPDATE deliveries SET state = ?, updated_at = ? WHERE webhook_id = ? AND state = 'pending'").run(state, at, webhookId)
+    .changes;
 }
 
 /** An enabled, live webhook with at least one due, unleased pending row. */
@@ -172,10 +179,13 @@ export function eventBodies(db: Db, ids: readonly string[]): { id: string; type:
 }
 
 /** The lease holder, state and retry step of a row, read when its attempt's result is recorded. */
-export function leaseOf(db: Db, id: string): { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined {
-  return db.prepare('SELECT state, step, next_attempt_at AS nextAttemptAt, claimed_by AS claimedBy FROM deliveries WHERE id = ?').get(id) as
-    | { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null }
-    | undefined;
+export function leaseOf(
+  db: Db,
+  id: string,
+): { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined {
+  return db
+    .prepare('SELECT state, step, next_attempt_at AS nextAttemptAt, claimed_by AS claimedBy FROM deliveries WHERE id = ?')
+    .get(id) as { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined;
 }
 
 export interface AttemptRecord {
@@ -246,7 +256,16 @@ export function finishAttempt(
   db: Db,
   id: string,
   owner: string,
-  next: { state: DeliveryState; attempts: number; step: number; nextAttemptAt: number; lastStatus: number | null; lastError: string | null; deliveredAt: string | null; at: string },
+  next: {
+    state: DeliveryState;
+    attempts: number;
+    step: number;
+    nextAttemptAt: number;
+    lastStatus: number | null;
+    lastError: string | null;
+    deliveredAt: string | null;
+    at: string;
+  },
   expect?: { state: DeliveryState; step: number; nextAttemptAt: number },
 ): boolean {
   const set = `UPDATE deliveries SET state = @state, attempts = MAX(attempts, @attempts), step = @step, next_attempt_at = @nextAttemptAt,
@@ -254,9 +273,11 @@ export function finishAttempt(
            claimed_by = NULL, lease_until = NULL, updated_at = @at
          WHERE id = @id AND claimed_by = @owner`;
   if (!expect) return db.prepare(set).run({ ...next, id, owner }).changes > 0;
-  return db
-    .prepare(`${set} AND state = @expectState AND step = @expectStep AND next_attempt_at = @expectDue`)
-    .run({ ...next, id, owner, expectState: expect.state, expectStep: expect.step, expectDue: expect.nextAttemptAt }).changes > 0;
+  return (
+    db
+      .prepare(`${set} AND state = @expectState AND step = @expectStep AND next_attempt_at = @expectDue`)
+      .run({ ...next, id, owner, expectState: expect.state, expectStep: expect.step, expectDue: expect.nextAttemptAt }).changes > 0
+  );
 }
 
 /**
@@ -315,15 +336,21 @@ export function releaseLease(db: Db, id: string, owner: string): void {
  */
 export function releaseLeases(db: Db, owner: string): number {
   return db
-    .prepare("UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE state IN ('pending', 'failed', 'skipped', 'cancelled') AND claimed_by = ?")
+    .prepare(
+      "UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE state IN ('pending', 'failed', 'skipped', 'cancelled') AND claimed_by = ?",
+    )
     .run(owner).changes;
 }
 
 /** Rows a by-state listing may read across organizations before it merges them (see listDeliveries). */
 const MERGED_LIST_ROWS = 50_000;
 
-export function listDeliveries(db: Db, filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; eventId?: string | undefined; limit: number }): Delivery[] {
-  const orgs = filter.state && !filter.webhookId && !filter.eventId ? (db.prepare('SELECT id FROM organizations').pluck().all() as string[]) : [];
+export function listDeliveries(
+  db: Db,
+  filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; eventId?: string | undefined; limit: number },
+): Delivery[] {
+  const orgs =
+    filter.state && !filter.webhookId && !filter.eventId ? (db.prepare('SELECT id FROM organizations').pluck().all() as string[]) : [];
   if (orgs.length > 0 && orgs.length * filter.limit <= MERGED_LIST_ROWS) {
     // By state alone: each organization's rows of that state in id order on (org_id, state, id),
     // merged. Left to the planner, the (state, next_attempt_at) index gave every row in the state,
@@ -339,16 +366,26 @@ export function listDeliveries(db: Db, filter: { state?: DeliveryState | undefin
   }
   const where: string[] = [];
   const params: unknown[] = [];
-  if (filter.state) (where.push('state = ?'), params.push(filter.state));
-  if (filter.webhookId) (where.push('webhook_id = ?'), params.push(filter.webhookId));
-  if (filter.eventId) (where.push('event_id = ?'), params.push(filter.eventId));
+  if (filter.state) {
+    where.push('state = ?');
+    params.push(filter.state);
+  }
+  if (filter.webhookId) {
+    where.push('webhook_id = ?');
+    params.push(filter.webhookId);
+  }
+  if (filter.eventId) {
+    where.push('event_id = ?');
+    params.push(filter.eventId);
+  }
   const sql = `SELECT * FROM deliveries ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ?`;
   return (db.prepare(sql).all(...params, filter.limit) as Row[]).map(toDelivery);
 }
 
 export function countByState(db: Db): Record<DeliveryState, number> {
   const out = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-  for (const r of db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as { state: DeliveryState; n: number }[]) out[r.state] = r.n;
+  for (const r of db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as { state: DeliveryState; n: number }[])
+    out[r.state] = r.n;
   return out;
 }
 
@@ -368,7 +405,9 @@ export function webhookHealth(db: Db, webhookId: string): WebhookHealth {
          WHERE webhook_id = ? AND state = 'delivered' ORDER BY next_attempt_at DESC LIMIT 100)`,
     )
     .get(webhookId) as { at: string | null };
-  const pending = db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND state = 'pending'").get(webhookId) as { n: number };
+  const pending = db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND state = 'pending'").get(webhookId) as {
+    n: number;
+  };
   // Attempts after the last success, newest first. A delivered row's attempts all came before its
   // own success, so every attempt after the newest success is a row's that is not delivered: only
   // those rows are read. (An attempt that started while the newest success was still in flight
@@ -393,7 +432,9 @@ export function storedSignatures(db: Db, keyId: string, eventIds: readonly strin
   const out = new Map<string, string>();
   if (eventIds.length === 0) return out;
   const rows = db
-    .prepare('SELECT event_id AS eventId, signature FROM event_signatures WHERE key_id = ? AND event_id IN (SELECT value FROM json_each(?))')
+    .prepare(
+      'SELECT event_id AS eventId, signature FROM event_signatures WHERE key_id = ? AND event_id IN (SELECT value FROM json_each(?))',
+    )
     .all(keyId, JSON.stringify(eventIds)) as { eventId: string; signature: string }[];
   for (const r of rows) out.set(r.eventId, r.signature);
   return out;
@@ -405,10 +446,7 @@ export function storedSignatures(db: Db, keyId: string, eventIds: readonly strin
  * well after they were made, and one gone event must not cost the others their write.
  */
 export function storeSignature(db: Db, eventId: string, keyId: string, signature: string): void {
-  db.prepare('INSERT OR IGNORE INTO event_signatures (event_id, key_id, signature) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)').run(
-    eventId,
-    keyId,
-    signature,
-    eventId,
-  );
+  db.prepare(
+    'INSERT OR IGNORE INTO event_signatures (event_id, key_id, signature) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)',
+  ).run(eventId, keyId, signature, eventId);
 }

@@ -25,9 +25,7 @@ export function getEvent(db: Db, orgId: string, id: string): EventRow | undefine
 
 /** Events of one organization after an id (exclusive), oldest first: the event stream's resume query. */
 export function listEventsAfter(db: Db, orgId: string, afterId: string | null, limit: number): EventRow[] {
-  return db
-    .prepare('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?')
-    .all(orgId, afterId ?? '', limit) as EventRow[];
+  return db.prepare('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?').all(orgId, afterId ?? '', limit) as EventRow[];
 }
 
 /** The newest event id of every organization (one seek at the end of the primary key). */
@@ -51,7 +49,10 @@ const sinceParams = (sinceIso: string) => [idLowerBound('evt', Date.parse(sinceI
 
 /** Event ids of an organization created at or after `sinceIso`, oldest first (a replay). */
 export function eventIdsSince(db: Db, orgId: string, sinceIso: string): string[] {
-  return db.prepare(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id`).pluck().all(orgId, ...sinceParams(sinceIso)) as string[];
+  return db
+    .prepare(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id`)
+    .pluck()
+    .all(orgId, ...sinceParams(sinceIso)) as string[];
 }
 
 /**
@@ -64,13 +65,17 @@ export function eventIdsSince(db: Db, orgId: string, sinceIso: string): string[]
 export function replayStartAt(db: Db, orgId: string, sinceIso: string): string | null {
   const params = sinceParams(sinceIso);
   const [bound] = params;
-  const first = db.prepare(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id LIMIT 1`).pluck().get(orgId, ...params) as string | undefined;
+  const first = db
+    .prepare(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id LIMIT 1`)
+    .pluck()
+    .get(orgId, ...params) as string | undefined;
   if (first === undefined) {
     // None yet: the time itself, or the newest event when a clock ahead already numbered one past it.
     const newest = latestEventId(db, orgId);
     return newest !== undefined && newest > bound ? newest : bound;
   }
-  const before = db.prepare('SELECT id FROM events WHERE org_id = ? AND id < ? ORDER BY id DESC LIMIT 1').pluck().get(orgId, first) as string | undefined;
+  const before = db.prepare('SELECT id FROM events WHERE org_id = ? AND id < ? ORDER BY id DESC LIMIT 1').pluck().get(orgId, first) as
+    string | undefined;
   // No event before it: the time, unless the first event's id is the bound itself (random part all zero).
   return before ?? (bound < first ? bound : null);
 }

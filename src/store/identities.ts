@@ -40,7 +40,10 @@ const toListed = (r: Row): ListedIdentity => ({
   dataJson: r.data,
 });
 
-const parseListed = ({ dataJson, ...rest }: ListedIdentity): Identity => ({ ...rest, data: JSON.parse(dataJson) as Record<string, unknown> });
+const parseListed = ({ dataJson, ...rest }: ListedIdentity): Identity => ({
+  ...rest,
+  data: JSON.parse(dataJson) as Record<string, unknown>,
+});
 
 const toIdentity = (r: Row): Identity => parseListed(toListed(r));
 
@@ -62,7 +65,19 @@ export function insertIdentity(db: Db, identity: IdentityRow): void {
   db.prepare(
     `INSERT INTO identities (id, org_id, type, deleted, has_compliance_checks, data, first_name_lc, last_name_lc, full_name_lc, email_lc, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(identity.id, identity.orgId, identity.type, identity.deleted ? 1 : 0, identity.hasComplianceChecks ? 1 : 0, JSON.stringify(d), first, last, fullNameLc(first, last), lc(d.email), identity.createdAt);
+  ).run(
+    identity.id,
+    identity.orgId,
+    identity.type,
+    identity.deleted ? 1 : 0,
+    identity.hasComplianceChecks ? 1 : 0,
+    JSON.stringify(d),
+    first,
+    last,
+    fullNameLc(first, last),
+    lc(d.email),
+    identity.createdAt,
+  );
 }
 
 export function getIdentity(db: Db, orgId: string, id: string): Identity | undefined {
@@ -71,10 +86,22 @@ export function getIdentity(db: Db, orgId: string, id: string): Identity | undef
 }
 
 /** Sets the flags given; answers false when the identity is not the organization's. */
-export function updateIdentityFlags(db: Db, orgId: string, id: string, flags: { deleted?: boolean | undefined; hasComplianceChecks?: boolean | undefined }): boolean {
+export function updateIdentityFlags(
+  db: Db,
+  orgId: string,
+  id: string,
+  flags: { deleted?: boolean | undefined; hasComplianceChecks?: boolean | undefined },
+): boolean {
   const r = db
-    .prepare('UPDATE identities SET deleted = COALESCE(?, deleted), has_compliance_checks = COALESCE(?, has_compliance_checks) WHERE org_id = ? AND id = ?')
-    .run(flags.deleted === undefined ? null : Number(flags.deleted), flags.hasComplianceChecks === undefined ? null : Number(flags.hasComplianceChecks), orgId, id);
+    .prepare(
+      'UPDATE identities SET deleted = COALESCE(?, deleted), has_compliance_checks = COALESCE(?, has_compliance_checks) WHERE org_id = ? AND id = ?',
+    )
+    .run(
+      flags.deleted === undefined ? null : Number(flags.deleted),
+      flags.hasComplianceChecks === undefined ? null : Number(flags.hasComplianceChecks),
+      orgId,
+      id,
+    );
   return r.changes === 1;
 }
 
@@ -238,6 +265,8 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Listed
     params.push(f.startingAfter);
   }
   params.push(f.limit + 1);
-  const rows = db.prepare(`SELECT ${COLUMNS} FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`).all(...params) as Row[];
+  const rows = db
+    .prepare(`SELECT ${COLUMNS} FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`)
+    .all(...params) as Row[];
   return rows.map(toListed);
 }

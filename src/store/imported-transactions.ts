@@ -28,7 +28,27 @@ export function insertImportedTransaction(db: Db, t: ImportedTransaction): void 
     `INSERT INTO transactions (id, org_id, origin, type, status, amount, currency, network, provider, provider_transaction_id, country, corridor,
        benchmark, review_state, reconciliation, amount_usd, cost_vs_market_usd, import_id, created_at, updated_at)
      VALUES (?, ?, 'imported', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(t.id, t.orgId, t.type, t.status, t.amount, t.currency, t.network, t.provider, t.providerTransactionId, t.country, t.corridor, t.benchmark, t.reviewState, t.reconciliation, t.amountUsd, t.costVsMarketUsd, t.importId, t.createdAt, t.updatedAt);
+  ).run(
+    t.id,
+    t.orgId,
+    t.type,
+    t.status,
+    t.amount,
+    t.currency,
+    t.network,
+    t.provider,
+    t.providerTransactionId,
+    t.country,
+    t.corridor,
+    t.benchmark,
+    t.reviewState,
+    t.reconciliation,
+    t.amountUsd,
+    t.costVsMarketUsd,
+    t.importId,
+    t.createdAt,
+    t.updatedAt,
+  );
 }
 
 /** Whether the organization already holds an imported transaction with this provider id (re-imports are refused). */
@@ -132,7 +152,10 @@ export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): 
 function* walk(db: Db, orgId: string, f: SummaryFilter, scan: SampleScan): Generator<SampleItem> {
   const where = ['org_id = ?'];
   const params: (string | number | null)[] = [orgId];
-  if (scan.equals) (where.push(`${scan.equals.column} = ?`), params.push(scan.equals.value));
+  if (scan.equals) {
+    where.push(`${scan.equals.column} = ?`);
+    params.push(scan.equals.value);
+  }
   where.push(`benchmark IN (${SAMPLE_CLASSES.map(() => '?').join(', ')})`);
   params.push(...SAMPLE_CLASSES);
   const others: [string, string | undefined][] = [

@@ -63,7 +63,10 @@ const toEvent = (r: Row): InboundEvent => ({
   updatedAt: r.updated_at,
 });
 
-export type NewInboundEvent = Pick<InboundEvent, 'id' | 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'orgId' | 'rawBody' | 'receivedAt'> & {
+export type NewInboundEvent = Pick<
+  InboundEvent,
+  'id' | 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'orgId' | 'rawBody' | 'receivedAt'
+> & {
   state: 'received' | 'unmatched';
 };
 
@@ -76,7 +79,19 @@ export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
        ON CONFLICT (event_id) DO NOTHING`,
     )
-    .run(e.id, e.eventId, e.eventType, e.eventCreatedDate, e.ica, e.orgId, e.rawBody, e.state, e.state === 'received' ? e.receivedAt : null, e.receivedAt, e.receivedAt);
+    .run(
+      e.id,
+      e.eventId,
+      e.eventType,
+      e.eventCreatedDate,
+      e.ica,
+      e.orgId,
+      e.rawBody,
+      e.state,
+      e.state === 'received' ? e.receivedAt : null,
+      e.receivedAt,
+      e.receivedAt,
+    );
   return result.changes === 1;
 }
 
@@ -111,21 +126,18 @@ export type HoldOutcome = 'held' | 'known' | 'full';
  * Call inside a transaction.
  */
 export function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHeld: number): HoldOutcome {
-  const held = db.prepare('SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(raw_body = ?) AS same FROM inbound_event_held_copies WHERE inbound_id = ?').get(copy.rawBody, id) as {
+  const held = db
+    .prepare('SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(raw_body = ?) AS same FROM inbound_event_held_copies WHERE inbound_id = ?')
+    .get(copy.rawBody, id) as {
     n: number;
     last: number | null;
     same: number | null;
   };
   if (held.same) return 'known';
   if (held.n >= maxHeld) return 'full';
-  db.prepare('INSERT INTO inbound_event_held_copies (inbound_id, seq, raw_body, event_type, event_created_date, received_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-    id,
-    (held.last ?? 0) + 1,
-    copy.rawBody,
-    copy.eventType,
-    copy.eventCreatedDate,
-    copy.receivedAt,
-  );
+  db.prepare(
+    'INSERT INTO inbound_event_held_copies (inbound_id, seq, raw_body, event_type, event_created_date, received_at) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(id, (held.last ?? 0) + 1, copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt);
   return 'held';
 }
 
@@ -149,9 +161,17 @@ export type HeldCopy = { seq: number } & NotificationCopy;
 /** The copies held for a notification, oldest first. */
 export function listHeldCopies(db: Db, inboundId: string): HeldCopy[] {
   const rows = db
-    .prepare('SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq')
+    .prepare(
+      'SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq',
+    )
     .all(inboundId) as { seq: number; raw_body: string; event_type: string; event_created_date: string; received_at: string }[];
-  return rows.map((r) => ({ seq: r.seq, rawBody: r.raw_body, eventType: r.event_type, eventCreatedDate: r.event_created_date, receivedAt: r.received_at }));
+  return rows.map((r) => ({
+    seq: r.seq,
+    rawBody: r.raw_body,
+    eventType: r.event_type,
+    eventCreatedDate: r.event_created_date,
+    receivedAt: r.received_at,
+  }));
 }
 
 export interface ReplacedCopy {
@@ -220,9 +240,18 @@ export interface InboundFilter {
 export function listInboundEvents(db: Db, f: InboundFilter = {}): InboundEvent[] {
   const where: string[] = [];
   const args: unknown[] = [];
-  if (f.state) (where.push('state = ?'), args.push(f.state));
-  if (f.eventType) (where.push('event_type = ?'), args.push(f.eventType));
-  if (f.startingAfter) (where.push('id > ?'), args.push(f.startingAfter));
+  if (f.state) {
+    where.push('state = ?');
+    args.push(f.state);
+  }
+  if (f.eventType) {
+    where.push('event_type = ?');
+    args.push(f.eventType);
+  }
+  if (f.startingAfter) {
+    where.push('id > ?');
+    args.push(f.startingAfter);
+  }
   const sql = `SELECT * FROM inbound_events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ?`;
   return (db.prepare(sql).all(...args, f.limit ?? 1000) as Row[]).map(toEvent);
 }
@@ -255,7 +284,14 @@ export function recordAttempt(
   seen: { attempts: number; rawBody: string; orgId: string },
   outcome:
     | { state: 'decrypted'; kid: string; payloadEnc: string; at: string }
-    | { state: 'received' | 'failed'; kid: string | null; failureCode: string; failureReason: string; nextAttemptAt: string | null; at: string },
+    | {
+        state: 'received' | 'failed';
+        kid: string | null;
+        failureCode: string;
+        failureReason: string;
+        nextAttemptAt: string | null;
+        at: string;
+      },
 ): boolean {
   if (outcome.state === 'decrypted') {
     const done =
@@ -277,7 +313,18 @@ export function recordAttempt(
            next_attempt_at = ?, updated_at = ?
          WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ? AND org_id = ?`,
       )
-      .run(outcome.state, outcome.kid, outcome.failureCode, outcome.failureReason, outcome.nextAttemptAt, outcome.at, id, seen.attempts, seen.rawBody, seen.orgId).changes === 1
+      .run(
+        outcome.state,
+        outcome.kid,
+        outcome.failureCode,
+        outcome.failureReason,
+        outcome.nextAttemptAt,
+        outcome.at,
+        id,
+        seen.attempts,
+        seen.rawBody,
+        seen.orgId,
+      ).changes === 1
   );
 }
 
@@ -345,15 +392,18 @@ export function upsertIcaMapping(db: Db, m: IcaMapping): void {
 
 export function getIcaMapping(db: Db, ica: string): IcaMapping | undefined {
   const row = db.prepare('SELECT ica, org_id, created_at FROM inbound_ica_organizations WHERE ica = ?').get(ica) as
-    | { ica: string; org_id: string; created_at: string }
-    | undefined;
+    { ica: string; org_id: string; created_at: string } | undefined;
   return row && { ica: row.ica, orgId: row.org_id, createdAt: row.created_at };
 }
 
 export function listIcaMappings(db: Db): IcaMapping[] {
-  return (db.prepare('SELECT ica, org_id, created_at FROM inbound_ica_organizations ORDER BY ica').all() as { ica: string; org_id: string; created_at: string }[]).map(
-    (r) => ({ ica: r.ica, orgId: r.org_id, createdAt: r.created_at }),
-  );
+  return (
+    db.prepare('SELECT ica, org_id, created_at FROM inbound_ica_organizations ORDER BY ica').all() as {
+      ica: string;
+      org_id: string;
+      created_at: string;
+    }[]
+  ).map((r) => ({ ica: r.ica, orgId: r.org_id, createdAt: r.created_at }));
 }
 
 export function deleteIcaMapping(db: Db, ica: string): boolean {

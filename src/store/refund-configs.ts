@@ -20,7 +20,15 @@ interface Row {
 
 export function getRefundConfig(db: Db, orgId: string): StoredRefundConfig | undefined {
   const r = db.prepare('SELECT * FROM refund_configs WHERE org_id = ?').get(orgId) as Row | undefined;
-  return r && { orgId: r.org_id, destination: JSON.parse(r.destination) as OrgRefundDestination, verifiedAt: r.verified_at, updatedAt: r.updated_at, version: r.version };
+  return (
+    r && {
+      orgId: r.org_id,
+      destination: JSON.parse(r.destination) as OrgRefundDestination,
+      verifiedAt: r.verified_at,
+      updatedAt: r.updated_at,
+      version: r.version,
+    }
+  );
 }
 
 /** Sets the default; replacing one moves its version on by one. Answers the stored version. */

@@ -48,7 +48,21 @@ export function insertRefundPlan(db: Db, p: RefundPlan): void {
   db.prepare(
     `INSERT INTO refund_plans (id, org_id, transaction_id, state, kind, destination_from, destination, auto_refund, reason, created_at, updated_at, dispatched_at, default_version)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(p.id, p.orgId, p.transactionId, p.state, p.kind, p.destinationFrom, p.destination ? JSON.stringify(p.destination) : null, p.autoRefund ? 1 : 0, p.reason, p.createdAt, p.updatedAt, p.dispatchedAt, p.defaultVersion);
+  ).run(
+    p.id,
+    p.orgId,
+    p.transactionId,
+    p.state,
+    p.kind,
+    p.destinationFrom,
+    p.destination ? JSON.stringify(p.destination) : null,
+    p.autoRefund ? 1 : 0,
+    p.reason,
+    p.createdAt,
+    p.updatedAt,
+    p.dispatchedAt,
+    p.defaultVersion,
+  );
 }
 
 export function getRefundPlan(db: Db, id: string): RefundPlan | undefined {
@@ -64,14 +78,33 @@ export function getRefundPlanForTransaction(db: Db, transactionId: string): Refu
 export function listRefundPlans(db: Db, f: { orgId?: string | undefined; state?: RefundPlanState | undefined }): RefundPlan[] {
   const where: string[] = [];
   const params: string[] = [];
-  if (f.orgId) (where.push('org_id = ?'), params.push(f.orgId));
-  if (f.state) (where.push('state = ?'), params.push(f.state));
+  if (f.orgId) {
+    where.push('org_id = ?');
+    params.push(f.orgId);
+  }
+  if (f.state) {
+    where.push('state = ?');
+    params.push(f.state);
+  }
   const sql = `SELECT * FROM refund_plans ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id`;
   return (db.prepare(sql).all(...params) as Row[]).map(toPlan);
 }
 
-export function setRefundPlanState(db: Db, id: string, state: RefundPlanState, reason: string, at: string, dispatchedAt: string | null): void {
-  db.prepare('UPDATE refund_plans SET state = ?, reason = ?, updated_at = ?, dispatched_at = COALESCE(?, dispatched_at) WHERE id = ?').run(state, reason, at, dispatchedAt, id);
+export function setRefundPlanState(
+  db: Db,
+  id: string,
+  state: RefundPlanState,
+  reason: string,
+  at: string,
+  dispatchedAt: string | null,
+): void {
+  db.prepare('UPDATE refund_plans SET state = ?, reason = ?, updated_at = ?, dispatched_at = COALESCE(?, dispatched_at) WHERE id = ?').run(
+    state,
+    reason,
+    at,
+    dispatchedAt,
+    id,
+  );
 }
 
 /** Replaces a plan's decision (a Paused plan re-planned against a new default). */
@@ -80,7 +113,19 @@ export function replaceRefundPlanDecision(db: Db, id: string, d: RefundPlanDecis
     `UPDATE refund_plans SET state = ?, kind = ?, destination_from = ?, destination = ?, auto_refund = ?, reason = ?, default_version = ?, updated_at = ?,
        dispatched_at = CASE WHEN ? = 'Dispatched' THEN ? ELSE dispatched_at END
      WHERE id = ?`,
-  ).run(d.state, d.kind, d.destinationFrom, d.destination ? JSON.stringify(d.destination) : null, d.autoRefund ? 1 : 0, d.reason, defaultVersion, at, d.state, at, id);
+  ).run(
+    d.state,
+    d.kind,
+    d.destinationFrom,
+    d.destination ? JSON.stringify(d.destination) : null,
+    d.autoRefund ? 1 : 0,
+    d.reason,
+    defaultVersion,
+    at,
+    d.state,
+    at,
+    id,
+  );
 }
 
 /** What the plan needs from the failed transaction (scoped to its organization). */

@@ -10,9 +10,8 @@ export interface TokenKeyRow {
 }
 
 export function getActiveTokenKey(db: Db): TokenKeyRow | undefined {
-  return db
-    .prepare('SELECT * FROM token_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 1')
-    .get() as TokenKeyRow | undefined;
+  return db.prepare('SELECT * FROM token_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 1').get() as
+    TokenKeyRow | undefined;
 }
 
 export function getTokenKey(db: Db, kid: string): TokenKeyRow | undefined {
@@ -20,7 +19,12 @@ export function getTokenKey(db: Db, kid: string): TokenKeyRow | undefined {
 }
 
 export function insertTokenKey(db: Db, row: TokenKeyRow): void {
-  db.prepare(
-    'INSERT INTO token_keys (kid, alg, public_jwk, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(row.kid, row.alg, row.public_jwk, row.private_enc, row.created_at, row.retired_at);
+  db.prepare('INSERT INTO token_keys (kid, alg, public_jwk, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    row.kid,
+    row.alg,
+    row.public_jwk,
+    row.private_enc,
+    row.created_at,
+    row.retired_at,
+  );
 }

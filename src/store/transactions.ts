@@ -65,21 +65,43 @@ export function insertOrchestratedTransaction(db: Db, t: Transaction): void {
        failure_reason, identity_id, account_id, created_at, updated_at)
      VALUES (?, ?, 'orchestrated', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
-    t.id, t.orgId, t.type, t.status, t.amount, t.currency, t.network, text(t.source), text(t.destination), text(t.refundDestination),
-    t.failureReason, t.identityId, t.accountId, t.createdAt, t.updatedAt,
+    t.id,
+    t.orgId,
+    t.type,
+    t.status,
+    t.amount,
+    t.currency,
+    t.network,
+    text(t.source),
+    text(t.destination),
+    text(t.refundDestination),
+    t.failureReason,
+    t.identityId,
+    t.accountId,
+    t.createdAt,
+    t.updatedAt,
   );
 }
 
 /** An orchestrated transaction by id; with orgId, only that organization's. */
 export function getOrchestratedTransaction(db: Db, id: string, orgId?: string): Transaction | undefined {
-  const row = (orgId
-    ? db.prepare("SELECT * FROM transactions WHERE id = ? AND org_id = ? AND origin = 'orchestrated'").get(id, orgId)
-    : db.prepare("SELECT * FROM transactions WHERE id = ? AND origin = 'orchestrated'").get(id)) as Row | undefined;
+  const row = (
+    orgId
+      ? db.prepare("SELECT * FROM transactions WHERE id = ? AND org_id = ? AND origin = 'orchestrated'").get(id, orgId)
+      : db.prepare("SELECT * FROM transactions WHERE id = ? AND origin = 'orchestrated'").get(id)
+  ) as Row | undefined;
   return row && toTransaction(row);
 }
 
 /** Moves the status only if it is still `from` (a concurrent change loses instead of overwriting). */
-export function updateTransactionStatus(db: Db, id: string, from: TransactionStatus, to: TransactionStatus, failureReason: string | null, at: string): boolean {
+export function updateTransactionStatus(
+  db: Db,
+  id: string,
+  from: TransactionStatus,
+  to: TransactionStatus,
+  failureReason: string | null,
+  at: string,
+): boolean {
   return (
     db
       .prepare('UPDATE transactions SET status = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?')

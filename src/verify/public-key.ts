@@ -70,7 +70,11 @@ async function fromBorderd<T>(what: string, fn: () => Promise<T>): Promise<T> {
  */
 function refuseRedirect(what: string, res: Response): void {
   if (res.status >= 300 && res.status < 400) {
-    throw new WebhookVerificationError('no_public_key', `${what} answered ${res.status} (a redirect): not followed, credentials go only to the URL given`, res.status);
+    throw new WebhookVerificationError(
+      'no_public_key',
+      `${what} answered ${res.status} (a redirect): not followed, credentials go only to the URL given`,
+      res.status,
+    );
   }
 }
 
@@ -105,7 +109,10 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
   const load = async (): Promise<OrgPublicKey> => {
     const token = await fetchAccessToken(baseUrl, credentials, { fetch: f });
     return fromBorderd('public key request', async () => {
-      const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' }, redirect: 'manual' });
+      const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, {
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        redirect: 'manual',
+      });
       refuseRedirect('public key request', res);
       if (!res.ok) throw new WebhookVerificationError('no_public_key', `public key request failed with ${res.status}`, res.status);
       const body = (await res.json()) as Partial<OrgPublicKey>;

@@ -32,11 +32,18 @@ function toKeyObject(given: unknown): KeyObject {
   // A PEM read without an encoding (readFileSync(path)) is the same key: Node's own verify takes it.
   const key = given instanceof Uint8Array ? Buffer.from(given.buffer, given.byteOffset, given.byteLength).toString('utf8') : given;
   if (key instanceof KeyObject) {
-    if (key.type === 'secret') throw new WebhookVerificationError('invalid_public_key', 'the public key is a secret (symmetric) KeyObject: give the PEM or KeyObject of an RSA public key');
+    if (key.type === 'secret')
+      throw new WebhookVerificationError(
+        'invalid_public_key',
+        'the public key is a secret (symmetric) KeyObject: give the PEM or KeyObject of an RSA public key',
+      );
     return key;
   }
   if (typeof key !== 'string' || key.trim() === '') {
-    const what = key === undefined || key === null || typeof key === 'string' ? 'none was given (an unset environment variable?)' : `got ${typeof key}`;
+    const what =
+      key === undefined || key === null || typeof key === 'string'
+        ? 'none was given (an unset environment variable?)'
+        : `got ${typeof key}`;
     throw new WebhookVerificationError('invalid_public_key', `the public key must be a PEM (string or bytes) or a KeyObject: ${what}`);
   }
   let obj = keyCache.get(key);
@@ -44,7 +51,10 @@ function toKeyObject(given: unknown): KeyObject {
     try {
       obj = createPublicKey(key);
     } catch (err) {
-      throw new WebhookVerificationError('invalid_public_key', `the public key is not a readable PEM public key (${(err as Error).message})`);
+      throw new WebhookVerificationError(
+        'invalid_public_key',
+        `the public key is not a readable PEM public key (${(err as Error).message})`,
+      );
     }
     if (keyCache.size > 64) keyCache.clear();
     keyCache.set(key, obj);
@@ -92,7 +102,11 @@ export function headerValue(headers: HeaderBag, name: string): string | undefine
  * not base64, body_not_raw for a parsed body. A well-formed signature that no key matches is `false`.
  * The keys are read first, so a broken key shows on the first delivery, whatever that one carries.
  */
-export function verifySignature(rawBody: RawBody, signature: string | readonly string[] | null | undefined, publicKey: PublicKeyInput): boolean {
+export function verifySignature(
+  rawBody: RawBody,
+  signature: string | readonly string[] | null | undefined,
+  publicKey: PublicKeyInput,
+): boolean {
   const keys = toKeyList(publicKey);
   const bytes = rawBytes(rawBody);
   const given: unknown = Array.isArray(signature) ? signature[0] : signature;

@@ -20,7 +20,11 @@ export interface TestSigner {
   /** base64 RSA-SHA256 over the exact bytes. */
   sign(body: string | Buffer): string;
   /** Builds an event (id, organizationId and times filled in unless given) and signs its body. */
-  signEvent<T extends EventType>(type: T, data: EventDataByType[T], overrides?: Partial<Omit<WebhookEvent<T>, 'type' | 'data'>>): SignedDelivery<WebhookEvent<T>>;
+  signEvent<T extends EventType>(
+    type: T,
+    data: EventDataByType[T],
+    overrides?: Partial<Omit<WebhookEvent<T>, 'type' | 'data'>>,
+  ): SignedDelivery<WebhookEvent<T>>;
   /** Signs a body exactly as given (for tests of odd bodies). */
   signBody(body: string, extraHeaders?: Record<string, string>): SignedDelivery<unknown>;
 }
@@ -30,7 +34,8 @@ const rid = (prefix: string) => `${prefix}_test${randomBytes(8).toString('hex')}
 export function createTestSigner(opts: { keyId?: string; modulusLength?: number } = {}): TestSigner {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: opts.modulusLength ?? 2048 });
   const keyId = opts.keyId ?? rid('wsk');
-  const signBytes = (body: string | Buffer) => sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, privateKey).toString('base64');
+  const signBytes = (body: string | Buffer) =>
+    sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, privateKey).toString('base64');
   const headersFor = (body: string, id: string, type: string): Record<string, string> => ({
     'content-type': 'application/json',
     'user-agent': 'borderd-test-signer',

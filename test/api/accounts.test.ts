@@ -27,7 +27,13 @@ describe('GET /v1/accounts/{id}', () => {
     const res = await http.get(`/v1/accounts/${id}`).set('Authorization', acme.auth);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(['id', 'provider', 'name', 'assets', 'fiats', 'identityId', 'createdAt']);
-    expect(res.body).toMatchObject({ id, provider: 'Standalone', name: 'Treasury', identityId: null, createdAt: new Date(ctx.clock.now()).toISOString() });
+    expect(res.body).toMatchObject({
+      id,
+      provider: 'Standalone',
+      name: 'Treasury',
+      identityId: null,
+      createdAt: new Date(ctx.clock.now()).toISOString(),
+    });
     expect(res.body.assets).toEqual([{ id: expect.stringMatching(/^ast_/), asset: 'USDC', address: body.assets[0]!.address }]);
     expect(res.body.fiats).toEqual([{ id: expect.stringMatching(/^fia_/), fiat: 'MXN' }]);
     expect(res.headers.deprecation).toBeUndefined();
@@ -41,7 +47,7 @@ describe('GET /v1/accounts/{id}', () => {
     expect(res.headers.sunset).toBe('Tue, 01 Sep 2026 00:00:00 GMT');
   });
 
-  it('answers 404 for an unknown id and for another organization\'s account', async () => {
+  it("answers 404 for an unknown id and for another organization's account", async () => {
     const { ctx, http, tokens, acme, id } = await setup();
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
     const unknown = await http.get('/v1/accounts/acc_nope').set('Authorization', acme.auth);
@@ -58,9 +64,15 @@ describe('GET /v1/accounts/{id}', () => {
 
   it('refuses an account for an unknown identity and bad asset codes', async () => {
     const { http, acme } = await setup();
-    const noIdentity = await http.post(`/admin/v1/organizations/${acme.org.id}/accounts`).set('Authorization', admin).send({ ...body, identityId: 'idn_nope' });
+    const noIdentity = await http
+      .post(`/admin/v1/organizations/${acme.org.id}/accounts`)
+      .set('Authorization', admin)
+      .send({ ...body, identityId: 'idn_nope' });
     expect(noIdentity.status).toBe(404);
-    const badCode = await http.post(`/admin/v1/organizations/${acme.org.id}/accounts`).set('Authorization', admin).send({ ...body, fiats: [{ fiat: 'mx n' }] });
+    const badCode = await http
+      .post(`/admin/v1/organizations/${acme.org.id}/accounts`)
+      .set('Authorization', admin)
+      .send({ ...body, fiats: [{ fiat: 'mx n' }] });
     expect(badCode.status).toBe(400);
     expect(badCode.body.errors[0].path).toBe('body.fiats.0.fiat');
     const noAuth = await http.post(`/admin/v1/organizations/${acme.org.id}/accounts`).set('Authorization', acme.auth).send(body);

@@ -9,7 +9,10 @@ async function setup() {
   const ctx = makeContext();
   const api = makeApi(ctx);
   const org = await makeOrg(ctx, api.tokens);
-  const hook = await api.http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: 'http://127.0.0.1:9/hook' });
+  const hook = await api.http
+    .post('/v1/notifications/webhooks/settings')
+    .set('authorization', org.auth)
+    .send({ url: 'http://127.0.0.1:9/hook' });
   const events = () => ctx.db.prepare('SELECT type, body FROM events ORDER BY id').all() as { type: string; body: string }[];
   return { ctx, ...api, org, webhookId: hook.body.id as string, events };
 }
@@ -17,19 +20,39 @@ async function setup() {
 describe('admin transactions and event producers', () => {
   it('creates a transaction and moves it, writing one event and one delivery per change', async () => {
     const { ctx, http, org, events } = await setup();
-    const created = await http.post('/admin/v1/transactions').set('authorization', admin).send({
-      orgId: org.org.id, type: 'Transfer', amount: '99.99', currency: 'EUR', source: { accountId: 'acc_1' }, destination: { iban: 'DE00' }, refundDestination: { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' },
-    });
+    const created = await http
+      .post('/admin/v1/transactions')
+      .set('authorization', admin)
+      .send({
+        orgId: org.org.id,
+        type: 'Transfer',
+        amount: '99.99',
+        currency: 'EUR',
+        source: { accountId: 'acc_1' },
+        destination: { iban: 'DE00' },
+        refundDestination: { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' },
+      });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'Submitted', type: 'Transfer', amount: '99.99', refundDestination: { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' } });
+    expect(created.body).toMatchObject({
+      status: 'Submitted',
+      type: 'Transfer',
+      amount: '99.99',
+      refundDestination: { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' },
+    });
     const id = created.body.id as string;
-    const moved = await http.post(`/admin/v1/transactions/${id}/status`).set('authorization', admin).send({ status: 'Failed', failureReason: 'insufficient funds' });
+    const moved = await http
+      .post(`/admin/v1/transactions/${id}/status`)
+      .set('authorization', admin)
+      .send({ status: 'Failed', failureReason: 'insufficient funds' });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ status: 'Failed', failureReason: 'insufficient funds' });
     const rows = events();
     expect(rows.map((r) => r.type)).toEqual(['Transaction_Created', 'Transaction_Updated']);
     const body = JSON.parse(rows[1]!.body);
-    expect(body).toMatchObject({ organizationId: org.org.id, data: { id, status: 'Failed', previousStatus: 'Submitted', failureReason: 'insufficient funds' } });
+    expect(body).toMatchObject({
+      organizationId: org.org.id,
+      data: { id, status: 'Failed', previousStatus: 'Submitted', failureReason: 'insufficient funds' },
+    });
     expect(body.timestamp).toBe(Date.parse(body.createdAt));
     expect(listDeliveries(ctx.db, { limit: 10 }).map((d) => d.state)).toEqual(['pending', 'pending']);
   });
@@ -49,10 +72,16 @@ describe('admin transactions and event producers', () => {
 
   it("refuses a network that is not one of the spec's NetworkIds, which the refund plan would not recognize", async () => {
     const { http, org, events } = await setup();
-    const bad = await http.post('/admin/v1/transactions').set('authorization', admin).send({ orgId: org.org.id, type: 'Withdrawal', amount: '10.5', currency: 'USDC', network: 'Solana' });
+    const bad = await http
+      .post('/admin/v1/transactions')
+      .set('authorization', admin)
+      .send({ orgId: org.org.id, type: 'Withdrawal', amount: '10.5', currency: 'USDC', network: 'Solana' });
     expect([bad.status, bad.body.errors[0].path]).toEqual([400, 'body.network']);
     expect(events()).toHaveLength(0);
-    const good = await http.post('/admin/v1/transactions').set('authorization', admin).send({ orgId: org.org.id, type: 'Withdrawal', amount: '10.5', currency: 'USDC', network: 'SOLANA' });
+    const good = await http
+      .post('/admin/v1/transactions')
+      .set('authorization', admin)
+      .send({ orgId: org.org.id, type: 'Withdrawal', amount: '10.5', currency: 'USDC', network: 'SOLANA' });
     expect([good.status, good.body.network]).toEqual([201, 'SOLANA']);
   });
 
@@ -75,17 +104,42 @@ describe('admin transactions and event producers', () => {
 
   it('emits the compliance and virtual account events, and synthetic ones', async () => {
     const { http, org, events } = await setup();
-    const check = await http.post('/admin/v1/compliance-checks').set('authorization', admin).send({ orgId: org.org.id, identityId: 'idn_1' });
+    const check = await http
+      .post('/admin/v1/compliance-checks')
+      .set('authorization', admin)
+      .send({ orgId: org.org.id, identityId: 'idn_1' });
     expect(check.status).toBe(201);
-    const noResult = await http.post(`/admin/v1/compliance-checks/${check.body.id}/status`).set('authorization', admin).send({ status: 'Completed' });
+    const noResult = await http
+      .post(`/admin/v1/compliance-checks/${check.body.id}/status`)
+      .set('authorization', admin)
+      .send({ status: 'Completed' });
     expect(noResult.status).toBe(400);
-    await http.post(`/admin/v1/compliance-checks/${check.body.id}/status`).set('authorization', admin).send({ status: 'Completed', result: 'Approved' });
-    expect((await http.post(`/admin/v1/compliance-checks/${check.body.id}/status`).set('authorization', admin).send({ status: 'InProgress' })).status).toBe(409);
-    await http.post('/admin/v1/virtual-accounts').set('authorization', admin).send({ orgId: org.org.id, status: 'Created', currency: 'USD' });
-    await http.post('/admin/v1/virtual-accounts').set('authorization', admin).send({ orgId: org.org.id, status: 'CreationFailed', failureReason: 'provider down' });
-    const synthetic = await http.post('/admin/v1/events').set('authorization', admin).send({ orgId: org.org.id, type: 'Transaction_Created', data: { status: 'Submitted' } });
+    await http
+      .post(`/admin/v1/compliance-checks/${check.body.id}/status`)
+      .set('authorization', admin)
+      .send({ status: 'Completed', result: 'Approved' });
+    expect(
+      (await http.post(`/admin/v1/compliance-checks/${check.body.id}/status`).set('authorization', admin).send({ status: 'InProgress' }))
+        .status,
+    ).toBe(409);
+    await http
+      .post('/admin/v1/virtual-accounts')
+      .set('authorization', admin)
+      .send({ orgId: org.org.id, status: 'Created', currency: 'USD' });
+    await http
+      .post('/admin/v1/virtual-accounts')
+      .set('authorization', admin)
+      .send({ orgId: org.org.id, status: 'CreationFailed', failureReason: 'provider down' });
+    const synthetic = await http
+      .post('/admin/v1/events')
+      .set('authorization', admin)
+      .send({ orgId: org.org.id, type: 'Transaction_Created', data: { status: 'Submitted' } });
     expect(synthetic.status).toBe(201);
-    expect(synthetic.body).toMatchObject({ type: 'Transaction_Created', organizationId: org.org.id, data: { status: 'Submitted', synthetic: true } });
+    expect(synthetic.body).toMatchObject({
+      type: 'Transaction_Created',
+      organizationId: org.org.id,
+      data: { status: 'Submitted', synthetic: true },
+    });
     expect(events().map((e) => e.type)).toEqual([
       'IdentityComplianceCheck_Updated',
       'IdentityComplianceCheck_Completed',

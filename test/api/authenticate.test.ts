@@ -109,7 +109,12 @@ describe('bearer authentication', () => {
     const { http, client, org } = await setup();
     const { privateKey } = await generateKeyPair('ES256');
     const sign = (header: { alg: 'ES256'; kid?: string }) =>
-      new SignJWT({ org: org.id, pii: 'all' }).setProtectedHeader(header).setIssuer('borderd').setSubject(client.id).setExpirationTime('1h').sign(privateKey);
+      new SignJWT({ org: org.id, pii: 'all' })
+        .setProtectedHeader(header)
+        .setIssuer('borderd')
+        .setSubject(client.id)
+        .setExpirationTime('1h')
+        .sign(privateKey);
     const unknown = await sign({ alg: 'ES256', kid: 'key_00000000000000000000000000' });
     const res = await http.get('/v1/probe').set('Authorization', `Bearer ${unknown}`);
     expect401(res, 'unknown_token_key');
@@ -119,7 +124,11 @@ describe('bearer authentication', () => {
 
   it('refuses alg none', async () => {
     const { http, client, org } = await setup();
-    const unsecured = new UnsecuredJWT({ org: org.id, pii: 'all' }).setIssuer('borderd').setSubject(client.id).setExpirationTime('1h').encode();
+    const unsecured = new UnsecuredJWT({ org: org.id, pii: 'all' })
+      .setIssuer('borderd')
+      .setSubject(client.id)
+      .setExpirationTime('1h')
+      .encode();
     expect401(await http.get('/v1/probe').set('Authorization', `Bearer ${unsecured}`), 'unsupported_token_algorithm');
   });
 
@@ -133,7 +142,7 @@ describe('bearer authentication', () => {
     const sig = createHmac('sha256', publicJwk).update(`${head}.${body}`).digest('base64url');
     expect401(await http.get('/v1/probe').set('Authorization', `Bearer ${head}.${body}.${sig}`), 'unsupported_token_algorithm');
     // The public key really is an importable ES256 key (so the test above is the confusion case, not a junk key).
-    expect((await importJWK(JSON.parse(publicJwk), 'ES256')).type).toBe('public');
+    expect(((await importJWK(JSON.parse(publicJwk), 'ES256')) as { type: string }).type).toBe('public');
   });
 
   it('answers 401 with a valid challenge when the token header holds characters a header cannot carry', async () => {
@@ -144,7 +153,9 @@ describe('bearer authentication', () => {
     for (const alg of ['x\r\nSet-Cookie: a=b', 'x\u2028', 'é€', 'x\\', 'x"y']) {
       const res = await http.get('/v1/probe').set('Authorization', `Bearer ${enc({ alg })}.${enc({})}.c2ln`);
       expect401(res, 'unsupported_token_algorithm');
-      expect(res.headers['www-authenticate'], alg).toMatch(/^Bearer error="invalid_token", error_description="[\x20\x21\x23-\x5b\x5d-\x7e]*"$/);
+      expect(res.headers['www-authenticate'], alg).toMatch(
+        /^Bearer error="invalid_token", error_description="[\x20\x21\x23-\x5b\x5d-\x7e]*"$/,
+      );
       expect(res.headers['set-cookie']).toBeUndefined();
     }
     expect(ctx.logs.text()).not.toMatch(/unexpected error/);

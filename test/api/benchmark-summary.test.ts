@@ -101,7 +101,7 @@ describe('GET /v1/transactions/import-benchmark-summary', () => {
     expect(res.body.errors.map((e: { path: string }) => e.path)).toContain(path);
   });
 
-  it('is scoped to the token\'s organization', async () => {
+  it("is scoped to the token's organization", async () => {
     const { ctx, http, tokens } = await setup();
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
     const res = await http.get('/v1/transactions/import-benchmark-summary').set('Authorization', other.auth);
@@ -115,25 +115,43 @@ describe('benchmark summaries per organization', () => {
     // Reads that finish only when the test lets them: summaries that take their time, as over 100,000 rows.
     const inline = inlineReads(ctx.db, readQueries);
     const gates: (() => void)[] = [];
-    const reads = { ...inline, run: (async (name, args) => {
-      if (name === 'benchmarkSummary') await new Promise<void>((r) => gates.push(r));
-      return inline.run(name, args);
-    }) as typeof inline.run };
+    const reads = {
+      ...inline,
+      run: (async (name, args) => {
+        if (name === 'benchmarkSummary') await new Promise<void>((r) => gates.push(r));
+        return inline.run(name, args);
+      }) as typeof inline.run,
+    };
     const tokens = new TokenService(ctx);
     const http = request(createApp({ ctx, tokens, adminToken: ADMIN_TOKEN, reads }).app);
     const acme = await makeOrg(ctx, tokens);
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
     const path = '/v1/transactions/import-benchmark-summary';
-    const running = [http.get(path).set('authorization', acme.auth).then((r) => r), http.get(path).set('authorization', acme.auth).then((r) => r)];
+    const running = [
+      http
+        .get(path)
+        .set('authorization', acme.auth)
+        .then((r) => r),
+      http
+        .get(path)
+        .set('authorization', acme.auth)
+        .then((r) => r),
+    ];
     while (gates.length < 2) await new Promise((r) => setTimeout(r, 5));
     const third = await http.get(path).set('authorization', acme.auth);
     expect([third.status, third.body.code, third.headers['retry-after']]).toEqual([429, 'too_many_summaries', '1']);
-    const others = http.get(path).set('authorization', other.auth).then((r) => r);
+    const others = http
+      .get(path)
+      .set('authorization', other.auth)
+      .then((r) => r);
     while (gates.length < 3) await new Promise((r) => setTimeout(r, 5));
     for (const open of gates.splice(0)) open();
     expect((await Promise.all([...running, others])).map((r) => r.status)).toEqual([200, 200, 200]);
     // Done, so the places are free again.
-    const again = http.get(path).set('authorization', acme.auth).then((r) => r);
+    const again = http
+      .get(path)
+      .set('authorization', acme.auth)
+      .then((r) => r);
     while (gates.length < 1) await new Promise((r) => setTimeout(r, 5));
     gates.splice(0).forEach((open) => open());
     expect((await again).status).toBe(200);
@@ -148,7 +166,14 @@ describe('transaction import', () => {
       '{nope',
       JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '-1', createdAt: '2026-01-01T00:00:00Z' }),
       JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '1', benchmark: 'OffMarket', createdAt: 'yesterday' }),
-      JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '1', provider: 'PfiOne', providerTransactionId: 'p-1', createdAt: '2026-01-01T00:00:00Z' }),
+      JSON.stringify({
+        type: 'Deposit',
+        status: 'Completed',
+        amountUsd: '1',
+        provider: 'PfiOne',
+        providerTransactionId: 'p-1',
+        createdAt: '2026-01-01T00:00:00Z',
+      }),
     ].join('\n');
     let paths: string[] = [];
     try {
@@ -164,6 +189,9 @@ describe('transaction import', () => {
     const ctx = makeContext();
     ctx.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'A', '2026-01-01T00:00:00.000Z')").run();
     expect(() => importTransactions(ctx, 'org_1', 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(/1 error/);
-    expect(importTransactions(ctx, 'org_1', 'type,status,amountUsd,createdAt\r\nDeposit,Completed,"1.50",2026-01-01T00:00:00Z\r\n', 'csv').imported).toBe(1);
+    expect(
+      importTransactions(ctx, 'org_1', 'type,status,amountUsd,createdAt\r\nDeposit,Completed,"1.50",2026-01-01T00:00:00Z\r\n', 'csv')
+        .imported,
+    ).toBe(1);
   });
 });

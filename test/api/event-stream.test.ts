@@ -20,9 +20,18 @@ import { startReceiver } from '../delivery/receiver.js';
 import { plansOf } from '../support/query-plans.js';
 
 const data: TransactionEventData = {
-  id: 'txn_1', type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '5.00', currency: 'USDC',
-  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  id: 'txn_1',
+  type: 'Deposit',
+  status: 'Completed',
+  previousStatus: 'Pending',
+  amount: '5.00',
+  currency: 'USDC',
+  network: 'ETHEREUM',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
 const servers: Server[] = [];
@@ -46,7 +55,10 @@ async function serve(ctx: TestContext) {
 /** A second daemon process on the same database file: its own connection, and its own memory of signatures. */
 function anotherProcess(ctx: TestContext): TestContext {
   const logs = new LogCapture();
-  const other = Object.assign(createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }), { clock: ctx.clock, logs });
+  const other = Object.assign(
+    createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }),
+    { clock: ctx.clock, logs },
+  );
   others.push(other);
   return other;
 }
@@ -54,7 +66,9 @@ function anotherProcess(ctx: TestContext): TestContext {
 /** What event_signatures holds for these events, by event id. */
 function storedSignatures(ctx: TestContext, eventIds: string[]): Map<string, { keyId: string; signature: string }> {
   const rows = ctx.db
-    .prepare('SELECT event_id AS eventId, key_id AS keyId, signature FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?))')
+    .prepare(
+      'SELECT event_id AS eventId, key_id AS keyId, signature FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?))',
+    )
     .all(JSON.stringify(eventIds)) as { eventId: string; keyId: string; signature: string }[];
   return new Map(rows.map((r) => [r.eventId, { keyId: r.keyId, signature: r.signature }]));
 }
@@ -83,7 +97,10 @@ async function open(url: string, auth: string, headers: Record<string, string> =
   const parser = createParser({
     onEvent: (m) => {
       messages.push(m);
-      for (const w of waiters.filter((w) => messages.length >= w.n)) waiters.splice(waiters.indexOf(w), 1), w.resolve();
+      for (const w of waiters.filter((w) => messages.length >= w.n)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
     },
     onComment: (c) => comments.push(c),
   });
@@ -100,7 +117,10 @@ async function open(url: string, auth: string, headers: Record<string, string> =
     res,
     messages,
     comments,
-    next: (n: number) => new Promise<EventSourceMessage[]>((resolve) => (messages.length >= n ? resolve(messages) : waiters.push({ n, resolve: () => resolve(messages) }))),
+    next: (n: number) =>
+      new Promise<EventSourceMessage[]>((resolve) =>
+        messages.length >= n ? resolve(messages) : waiters.push({ n, resolve: () => resolve(messages) }),
+      ),
     close: () => abort.abort(),
     /** Resolves when the server ended the stream. */
     ended: endedPromise,
@@ -180,8 +200,21 @@ describe('GET /v1/notifications/events/stream', () => {
     // Another process on the same file committed an event in this very millisecond whose random
     // part happens to sort high (or its clock is a little ahead): the stream sends it first.
     const foreign = `${newId('evt', ctx.clock.now()).slice(0, -16)}yzzzzzzzzzzzzzzz`;
-    const body = JSON.stringify({ id: foreign, type: 'Transaction_Updated', organizationId: org.id, createdAt: new Date(ctx.clock.now()).toISOString(), timestamp: ctx.clock.now(), data });
-    insertEvent(ctx.db, { id: foreign, org_id: org.id, type: 'Transaction_Updated', body, created_at: new Date(ctx.clock.now()).toISOString() });
+    const body = JSON.stringify({
+      id: foreign,
+      type: 'Transaction_Updated',
+      organizationId: org.id,
+      createdAt: new Date(ctx.clock.now()).toISOString(),
+      timestamp: ctx.clock.now(),
+      data,
+    });
+    insertEvent(ctx.db, {
+      id: foreign,
+      org_id: org.id,
+      type: 'Transaction_Updated',
+      body,
+      created_at: new Date(ctx.clock.now()).toISOString(),
+    });
     ctx.signals.emit('events');
     expect(payloads(await stream.next(3)).map((m) => m.id)).toEqual([foreign]);
     // Committed after it, by this process: it must sort after it, or every cursor at `foreign` skips it.
@@ -232,9 +265,14 @@ describe('GET /v1/notifications/events/stream', () => {
     for (const at of ['2026-03-01T10:00:00.000Z', '2026-03-01T10:40:00.000Z']) {
       insertEvent(ctx.db, { id: newId('evt', Date.parse(at)), org_id: 'org_x', type: 'Transaction_Updated', body: '{}', created_at: at });
     }
-    const plans = await plansOf(ctx.db, () => replayStartAt(ctx.db, 'org_x', '2026-03-01T10:30:00.000Z'), /FROM events WHERE org_id = \? AND id/);
+    const plans = await plansOf(
+      ctx.db,
+      () => replayStartAt(ctx.db, 'org_x', '2026-03-01T10:30:00.000Z'),
+      /FROM events WHERE org_id = \? AND id/,
+    );
     expect(plans).toHaveLength(2); // the first event from the time, then the one before it
-    for (const { plan } of plans) expect(plan).toMatch(/SEARCH events USING (COVERING )?INDEX (events_org_id|sqlite_autoindex_events_1) \(org_id=\? AND id[<>]\?\)/);
+    for (const { plan } of plans)
+      expect(plan).toMatch(/SEARCH events USING (COVERING )?INDEX (events_org_id|sqlite_autoindex_events_1) \(org_id=\? AND id[<>]\?\)/);
   });
 
   it('reuses the signatures the outbox stored and makes the others off the main thread: a long replay never signs inline', async () => {
@@ -422,7 +460,9 @@ describe('GET /v1/notifications/events/stream', () => {
 
   it('is described in /openapi.json as text/event-stream', async () => {
     const { http } = makeApi(makeContext());
-    const doc = (await http.get('/openapi.json')).body as { paths: Record<string, { get: { responses: Record<string, { content?: object }> } }> };
+    const doc = (await http.get('/openapi.json')).body as {
+      paths: Record<string, { get: { responses: Record<string, { content?: object }> } }>;
+    };
     const op = doc.paths['/v1/notifications/events/stream']!.get;
     expect(Object.keys(op.responses['200']!.content!)).toEqual(['text/event-stream']);
   });
@@ -462,7 +502,13 @@ describe('GET /v1/notifications/events/stream', () => {
       for (let i = 0; i < 2000; i++) {
         const id = newId('evt', ctx.clock.now());
         const createdAt = new Date(ctx.clock.now()).toISOString();
-        insertEvent(ctx.db, { id, org_id: org.id, type: 'Transaction_Updated', body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }), created_at: createdAt });
+        insertEvent(ctx.db, {
+          id,
+          org_id: org.id,
+          type: 'Transaction_Updated',
+          body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }),
+          created_at: createdAt,
+        });
       }
     })();
     const stalled = await new Promise<{ req: ClientRequest; res: IncomingMessage }>((resolve, reject) => {

@@ -34,7 +34,13 @@ describe('GET /v1/identities', () => {
     expect(all.status).toBe(200);
     expect(all.body.hasMore).toBe(false);
     expect(all.body.data.map((i: { id: string }) => i.id)).toEqual(ids);
-    expect(all.body.data[0]).toEqual({ id: ids[0], type: 'Personal', deleted: false, hasComplianceChecks: false, data: { firstName: 'Ana', lastName: 'García', email: 'ana@example.com' } });
+    expect(all.body.data[0]).toEqual({
+      id: ids[0],
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: false,
+      data: { firstName: 'Ana', lastName: 'García', email: 'ana@example.com' },
+    });
 
     const page1 = await http.get('/v1/identities?limit=2').set('Authorization', acme.auth);
     expect(page1.body).toMatchObject({ hasMore: true });
@@ -46,7 +52,8 @@ describe('GET /v1/identities', () => {
 
   it('filters by name prefix on first, last or full name, case-insensitively', async () => {
     const { http, acme, ids } = await setup();
-    const q = async (s: string) => (await http.get(`/v1/identities?${s}`).set('Authorization', acme.auth)).body.data.map((i: { id: string }) => i.id);
+    const q = async (s: string) =>
+      (await http.get(`/v1/identities?${s}`).set('Authorization', acme.auth)).body.data.map((i: { id: string }) => i.id);
     expect(await q('name=an')).toEqual([ids[0], ids[1], ids[2]]); // Ana, Andrés, Anders (last name)
     expect(await q('name=ANA%20G')).toEqual([ids[0]]);
     expect(await q('name=andr%C3%A9s%20s')).toEqual([ids[1]]);
@@ -59,7 +66,13 @@ describe('GET /v1/identities', () => {
 
   it('answers the same bytes JSON.stringify would, with stored data spliced in as it is', async () => {
     const { ctx, http, acme } = await setup();
-    const tricky = { firstName: 'Zoë "Q" \\ \u2028', lastName: '😀 Ñandú', email: 'zoe@example.com', address: { street1: 'Calle </script> 5', city: 'CDMX', country: 'MX' }, documents: [{ type: 'Passport', idNumber: 'P1' }] };
+    const tricky = {
+      firstName: 'Zoë "Q" \\ \u2028',
+      lastName: '😀 Ñandú',
+      email: 'zoe@example.com',
+      address: { street1: 'Calle </script> 5', city: 'CDMX', country: 'MX' },
+      documents: [{ type: 'Passport', idNumber: 'P1' }],
+    };
     createIdentity(ctx, acme.org.id, { type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky });
     for (const q of ['', '?name=zo%C3%AB', '?limit=1']) {
       const res = await http.get(`/v1/identities${q}`).set('Authorization', acme.auth);
@@ -75,7 +88,10 @@ describe('GET /v1/identities', () => {
     expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(Number(head.headers['content-length'])).toBeGreaterThan(0);
     const res = await http.get('/v1/identities?name=zo%C3%AB').set('Authorization', acme.auth);
-    expect(res.body).toEqual({ hasMore: false, data: [{ id: expect.any(String), type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky }] });
+    expect(res.body).toEqual({
+      hasMore: false,
+      data: [{ id: expect.any(String), type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky }],
+    });
   });
 
   it.each(['0', '101', '5.5', 'ten', '-1', '', '1e1', '0x10', '%205'])('refuses limit=%s with a 400 naming the field', async (limit) => {
@@ -94,7 +110,7 @@ describe('GET /v1/identities', () => {
     expect(bad.body.errors[0].path).toBe('query.type');
   });
 
-  it('never shows another organization\'s identities', async () => {
+  it("never shows another organization's identities", async () => {
     const { ctx, http, tokens } = await setup();
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
     const res = await http.get('/v1/identities').set('Authorization', other.auth);
@@ -110,18 +126,47 @@ describe('GET /v1/identities', () => {
       deleted: false,
       hasComplianceChecks: true,
       data: {
-        firstName: 'Ana', lastName: 'García', middleName: 'Lu', taxId: 'ABC12345', dateOfBirth: '1990-02-03', email: 'ana.g@example.com', phone: '+5215512345678',
-        nameInLocalScript: 'アナ', city: undefined, address: { street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', country: 'MX', postalCode: '06700' },
-        documents: [{ type: 'Passport', idNumber: 'P1234567', issuingCountry: 'MX', expiryDate: '2030-01-01' }], actingAsIntermediary: false, citizenship: 'MX',
-        employerName: 'Acme Mexicana', activity: 'Dentist', accountPurposeOther: 'rent for Calle 5', placeOfBirthCity: 'Puebla', placeOfBirthCountry: 'MX', employmentStatus: 'Employed',
+        firstName: 'Ana',
+        lastName: 'García',
+        middleName: 'Lu',
+        taxId: 'ABC12345',
+        dateOfBirth: '1990-02-03',
+        email: 'ana.g@example.com',
+        phone: '+5215512345678',
+        nameInLocalScript: 'アナ',
+        city: undefined,
+        address: { street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', country: 'MX', postalCode: '06700' },
+        documents: [{ type: 'Passport', idNumber: 'P1234567', issuingCountry: 'MX', expiryDate: '2030-01-01' }],
+        actingAsIntermediary: false,
+        citizenship: 'MX',
+        employerName: 'Acme Mexicana',
+        activity: 'Dentist',
+        accountPurposeOther: 'rent for Calle 5',
+        placeOfBirthCity: 'Puebla',
+        placeOfBirthCountry: 'MX',
+        employmentStatus: 'Employed',
       } as Record<string, unknown>,
     });
     const res = await http.get('/v1/identities').set('Authorization', org.auth);
     expect(res.body.data[0].data).toEqual({
-      firstName: 'A**', lastName: 'G*****', middleName: '**', taxId: '******45', dateOfBirth: '****-**-**', email: 'a****@example.com', phone: '************78',
-      nameInLocalScript: '**', address: { street1: 'C******', street2: 'I****', city: 'CDMX', country: 'MX', postalCode: '*****' },
-      documents: [{ type: 'Passport', idNumber: '******67', issuingCountry: 'MX', expiryDate: '2030-01-01' }], actingAsIntermediary: false, citizenship: 'MX',
-      employerName: 'A************', activity: 'D******', accountPurposeOther: 'r***************', placeOfBirthCity: 'P*****', placeOfBirthCountry: 'MX', employmentStatus: 'Employed',
+      firstName: 'A**',
+      lastName: 'G*****',
+      middleName: '**',
+      taxId: '******45',
+      dateOfBirth: '****-**-**',
+      email: 'a****@example.com',
+      phone: '************78',
+      nameInLocalScript: '**',
+      address: { street1: 'C******', street2: 'I****', city: 'CDMX', country: 'MX', postalCode: '*****' },
+      documents: [{ type: 'Passport', idNumber: '******67', issuingCountry: 'MX', expiryDate: '2030-01-01' }],
+      actingAsIntermediary: false,
+      citizenship: 'MX',
+      employerName: 'A************',
+      activity: 'D******',
+      accountPurposeOther: 'r***************',
+      placeOfBirthCity: 'P*****',
+      placeOfBirthCountry: 'MX',
+      employmentStatus: 'Employed',
     });
     expect(res.body.data[0].hasComplianceChecks).toBe(true);
   });
@@ -132,7 +177,14 @@ describe('GET /v1/identities', () => {
     const all = await makeOrg(ctx, tokens);
     const client = await createApiClient(ctx, { orgId: all.org.id, piiAccess: 'redacted' });
     const redacted = await tokens.issue({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' });
-    const data = { firstName: 'Ana', email: 'ana.g@example.com', phone: '+52 55 1234 5678', dateOfBirth: '1990-02-03', taxId: 'ABC12345', address: { postalCode: '06700' } };
+    const data = {
+      firstName: 'Ana',
+      email: 'ana.g@example.com',
+      phone: '+52 55 1234 5678',
+      dateOfBirth: '1990-02-03',
+      taxId: 'ABC12345',
+      address: { postalCode: '06700' },
+    };
     createIdentity(ctx, all.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: false, data });
     for (const auth of [all.auth, `Bearer ${redacted.accessToken}`]) {
       const res = await http.get('/v1/identities').set('Authorization', auth);
@@ -140,7 +192,8 @@ describe('GET /v1/identities', () => {
       expect(identitySchema.safeParse(res.body.data[0]).error?.issues ?? []).toEqual([]);
     }
     // The published document states no format a mask breaks (an email pattern, a phone pattern).
-    const published = (await http.get('/openapi.json')).body.paths['/v1/identities'].get.responses['200'].content['application/json'].schema;
+    const published = (await http.get('/openapi.json')).body.paths['/v1/identities'].get.responses['200'].content['application/json']
+      .schema;
     const fields = published.properties.data.items.properties.data.properties;
     for (const f of ['email', 'phone', 'dateOfBirth']) expect(fields[f]).not.toHaveProperty('pattern');
     expect(fields.email).not.toHaveProperty('format');
@@ -151,12 +204,28 @@ describe('GET /v1/identities', () => {
     const { http, tokens } = makeApi(ctx);
     const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
     createIdentity(ctx, org.org.id, {
-      type: 'Personal', deleted: false, hasComplianceChecks: false,
-      data: { firstName: 'A', lastName: 'Li', secondLastName: 'Ng', taxId: '12', email: 'a@x.com', address: { street1: 'K', postalCode: '1' }, documents: [{ idNumber: '123' }] },
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: false,
+      data: {
+        firstName: 'A',
+        lastName: 'Li',
+        secondLastName: 'Ng',
+        taxId: '12',
+        email: 'a@x.com',
+        address: { street1: 'K', postalCode: '1' },
+        documents: [{ idNumber: '123' }],
+      },
     });
     const res = await http.get('/v1/identities').set('Authorization', org.auth);
     expect(res.body.data[0].data).toEqual({
-      firstName: '*', lastName: '**', secondLastName: '**', taxId: '**', email: '*@x.com', address: { street1: '*', postalCode: '*' }, documents: [{ idNumber: '***' }],
+      firstName: '*',
+      lastName: '**',
+      secondLastName: '**',
+      taxId: '**',
+      email: '*@x.com',
+      address: { street1: '*', postalCode: '*' },
+      documents: [{ idNumber: '***' }],
     });
   });
 
@@ -200,17 +269,34 @@ describe('identity creation and import', () => {
     const codes = await http
       .post(`/admin/v1/organizations/${org.id}/identities`)
       .set('Authorization', admin)
-      .send({ type: 'Personal', data: { citizenship: 'QQ', nationalities: ['MX', 'UK'], placeOfBirthCountry: 'ZZ', address: { country: 'XX' }, documents: [{ issuingCountry: 'AA' }] } });
+      .send({
+        type: 'Personal',
+        data: {
+          citizenship: 'QQ',
+          nationalities: ['MX', 'UK'],
+          placeOfBirthCountry: 'ZZ',
+          address: { country: 'XX' },
+          documents: [{ issuingCountry: 'AA' }],
+        },
+      });
     expect(codes.status).toBe(400);
-    expect(codes.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(
-      ['body.data.address.country', 'body.data.citizenship', 'body.data.documents.0.issuingCountry', 'body.data.nationalities.1', 'body.data.placeOfBirthCountry'],
-    );
+    expect(codes.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+      'body.data.address.country',
+      'body.data.citizenship',
+      'body.data.documents.0.issuingCountry',
+      'body.data.nationalities.1',
+      'body.data.placeOfBirthCountry',
+    ]);
   });
 
   it('imports all lines or none, naming each bad line', () => {
     const ctx = makeContext();
     const org = { id: '' };
-    org.id = (ctx.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_x', 'X', '2026-01-01T00:00:00.000Z') RETURNING id").get() as { id: string }).id;
+    org.id = (
+      ctx.db
+        .prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_x', 'X', '2026-01-01T00:00:00.000Z') RETURNING id")
+        .get() as { id: string }
+    ).id;
     const good = JSON.stringify({ type: 'Personal', data: { firstName: 'A' } });
     expect(() => importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })])).toThrow(/2 error/);
     try {
@@ -232,7 +318,9 @@ describe('name prefix over many identities', () => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
-    const lines = Array.from({ length: 2400 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: i % 2 ? `Zed${i}` : `Amy${i}`, lastName: i % 3 ? 'Stone' : 'Zorro' } }));
+    const lines = Array.from({ length: 2400 }, (_, i) =>
+      JSON.stringify({ type: 'Personal', data: { firstName: i % 2 ? `Zed${i}` : `Amy${i}`, lastName: i % 3 ? 'Stone' : 'Zorro' } }),
+    );
     const { ids } = importIdentities(ctx, acme.org.id, lines);
     const expected = ids.filter((_, i) => i % 2 === 1 || i % 3 === 0);
     expect(namePlan(ctx.db, acme.org.id, { name: 'z', limit: 100 })).toBe('walk');
@@ -240,13 +328,19 @@ describe('name prefix over many identities', () => {
     const page = await http.get('/v1/identities?name=z&limit=100').set('Authorization', acme.auth);
     expect(page.body.hasMore).toBe(true);
     expect(page.body.data.map((i: { id: string }) => i.id)).toEqual(expected.slice(0, 100));
-    const last = await http.get(`/v1/identities?name=Z&limit=100&startingAfter=${expected[expected.length - 2]}`).set('Authorization', acme.auth);
+    const last = await http
+      .get(`/v1/identities?name=Z&limit=100&startingAfter=${expected[expected.length - 2]}`)
+      .set('Authorization', acme.auth);
     expect(last.body).toMatchObject({ hasMore: false });
     expect(last.body.data.map((i: { id: string }) => i.id)).toEqual([expected[expected.length - 1]]);
     const rare = await http.get('/v1/identities?name=zed1199').set('Authorization', acme.auth);
     expect(rare.body.data.map((i: { id: string }) => i.id)).toEqual([ids[1199]]);
     // The same prefix with a smaller page is dense sooner: the walk meets limit + 1 matches earlier.
-    const few = importIdentities(ctx, acme.org.id, Array.from({ length: 600 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Quinn${i}` } }))).ids;
+    const few = importIdentities(
+      ctx,
+      acme.org.id,
+      Array.from({ length: 600 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Quinn${i}` } })),
+    ).ids;
     expect(namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 10 })).toBe('walk');
     expect(namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 100 })).toBe('collect');
     for (const limit of [10, 100]) {
@@ -259,11 +353,15 @@ describe('name prefix over many identities', () => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
-    const before = importIdentities(ctx, acme.org.id, [JSON.stringify({ type: 'Personal', data: { firstName: 'Zoe', lastName: 'Early' } })]).ids;
+    const before = importIdentities(ctx, acme.org.id, [
+      JSON.stringify({ type: 'Personal', data: { firstName: 'Zoe', lastName: 'Early' } }),
+    ]).ids;
     const sparse = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
     expect(sparse.body.data.map((i: { id: string }) => i.id)).toEqual(before);
     // Now 1,500 more matches: far past denseMatchesFor(5), while "zo" is still remembered as rare.
-    const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Zoltan${i}`, lastName: 'Late' } }));
+    const lines = Array.from({ length: 1500 }, (_, i) =>
+      JSON.stringify({ type: 'Personal', data: { firstName: `Zoltan${i}`, lastName: 'Late' } }),
+    );
     const after = importIdentities(ctx, acme.org.id, lines).ids;
     // Still remembered as rare, though a fresh count would say dense.
     expect(namePlan(ctx.db, acme.org.id, { name: 'zo', limit: 5 })).toBe('collect');
@@ -288,7 +386,24 @@ describe('the name filter against its definition', () => {
     { firstName: 'ANNA', lastName: 'Ng' },
     {},
   ];
-  const prefixes = ['an', 'ann', ' an', 'ana', 'ana ', 'ana  r', 'ana g', ' ana g', 'mary a', 'mary ann l', 'bo ann', 'bo ann m', 'ann ', 'anna ng', 'ng', 'z'];
+  const prefixes = [
+    'an',
+    'ann',
+    ' an',
+    'ana',
+    'ana ',
+    'ana  r',
+    'ana g',
+    ' ana g',
+    'mary a',
+    'mary ann l',
+    'bo ann',
+    'bo ann m',
+    'ann ',
+    'anna ng',
+    'ng',
+    'z',
+  ];
   const matches = (d: { firstName?: string; lastName?: string }, p: string): boolean => {
     const first = (d.firstName ?? '').toLowerCase();
     const last = (d.lastName ?? '').toLowerCase();
@@ -305,7 +420,11 @@ describe('the name filter against its definition', () => {
     const acme = await makeOrg(ctx, tokens);
     // The filler makes "an", "ann" and "ann " dense (more than denseMatchesFor(limit) matches each).
     const people = [...tricky, ...Array.from({ length: filler }, (_, i) => ({ firstName: `Anxx${i}`, lastName: `Ann ${i}` }))];
-    const { ids } = importIdentities(ctx, acme.org.id, people.map((data) => JSON.stringify({ type: 'Personal', data })));
+    const { ids } = importIdentities(
+      ctx,
+      acme.org.id,
+      people.map((data) => JSON.stringify({ type: 'Personal', data })),
+    );
     for (const p of ['an', 'ann', 'ann ']) expect(namePlan(ctx.db, acme.org.id, { name: p, limit: 100 })).toBe(filler ? 'walk' : 'collect');
     for (const p of prefixes) {
       const expected = ids.filter((_, i) => matches(people[i]!, p)).slice(0, 100);
@@ -319,15 +438,28 @@ describe('the name filter against its definition', () => {
 describe('PATCH /admin/v1/organizations/{orgId}/identities/{id}', () => {
   it('sets the compliance and deleted flags, scoped to the organization', async () => {
     const { ctx, http, tokens, acme, ids } = await setup();
-    const res = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ hasComplianceChecks: true });
+    const res = await http
+      .patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`)
+      .set('Authorization', admin)
+      .send({ hasComplianceChecks: true });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: ids[0], hasComplianceChecks: true, deleted: false });
-    const del = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ deleted: true });
+    const del = await http
+      .patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`)
+      .set('Authorization', admin)
+      .send({ deleted: true });
     expect(del.body).toMatchObject({ hasComplianceChecks: true, deleted: true });
     const listed = await http.get('/v1/identities?limit=1').set('Authorization', acme.auth);
     expect(listed.body.data[0]).toMatchObject({ id: ids[0], deleted: true, hasComplianceChecks: true });
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
-    expect((await http.patch(`/admin/v1/organizations/${other.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({ deleted: false })).status).toBe(404);
+    expect(
+      (
+        await http
+          .patch(`/admin/v1/organizations/${other.org.id}/identities/${ids[0]}`)
+          .set('Authorization', admin)
+          .send({ deleted: false })
+      ).status,
+    ).toBe(404);
     const empty = await http.patch(`/admin/v1/organizations/${acme.org.id}/identities/${ids[0]}`).set('Authorization', admin).send({});
     expect(empty.status).toBe(400);
   });
@@ -337,7 +469,10 @@ describe('identity PII in logs', () => {
   it('never writes names or emails (from filters or records) to a log line', async () => {
     const { ctx, http, acme } = await setup();
     await http.get('/v1/identities?name=Garc%C3%ADa&email=andres@corp').set('Authorization', acme.auth);
-    await http.post(`/admin/v1/organizations/${acme.org.id}/identities`).set('Authorization', admin).send({ type: 'Personal', data: { firstName: 'Wilhelmina', email: 'wil@secret.example' } });
+    await http
+      .post(`/admin/v1/organizations/${acme.org.id}/identities`)
+      .set('Authorization', admin)
+      .send({ type: 'Personal', data: { firstName: 'Wilhelmina', email: 'wil@secret.example' } });
     const text = ctx.logs.text();
     expect(ctx.logs.lines.length).toBeGreaterThan(4);
     for (const pii of ['García', 'andres@corp', 'Wilhelmina', 'wil@secret.example', 'ana@example.com']) expect(text).not.toContain(pii);
@@ -348,21 +483,42 @@ describe('identity lists filtered by email', () => {
   // 1,200 emails under "j" (dense for a page of 10 or 100), 30 under "zed" (rare), names mixed.
   function seed() {
     const ctx = makeContext();
-    const org = (ctx.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_e', 'E', '2026-01-01T00:00:00.000Z') RETURNING id").get() as { id: string }).id;
+    const org = (
+      ctx.db
+        .prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_e', 'E', '2026-01-01T00:00:00.000Z') RETURNING id")
+        .get() as { id: string }
+    ).id;
     const lines = Array.from({ length: 1_230 }, (_, i) =>
-      JSON.stringify({ type: i % 3 === 0 ? 'Business' : 'Personal', data: { firstName: i % 2 ? 'Ana' : 'Bo', lastName: 'Ruiz', email: i < 1_200 ? `j${i}@example.com` : `zed${i}@example.com` } }),
+      JSON.stringify({
+        type: i % 3 === 0 ? 'Business' : 'Personal',
+        data: { firstName: i % 2 ? 'Ana' : 'Bo', lastName: 'Ruiz', email: i < 1_200 ? `j${i}@example.com` : `zed${i}@example.com` },
+      }),
     );
     importIdentities(ctx, org, lines);
-    const all = ctx.db.prepare('SELECT id, email_lc AS email, first_name_lc AS first, type FROM identities ORDER BY id').all() as { id: string; email: string; first: string; type: string }[];
+    const all = ctx.db.prepare('SELECT id, email_lc AS email, first_name_lc AS first, type FROM identities ORDER BY id').all() as {
+      id: string;
+      email: string;
+      first: string;
+      type: string;
+    }[];
     return { ctx, org, all };
   }
-  const FILTERS = [{ email: 'j' }, { email: 'j1' }, { email: 'zed' }, { email: 'j', name: 'ana' }, { email: 'zed', name: 'bo' }, { email: 'j', type: 'Business' as const }];
+  const FILTERS = [
+    { email: 'j' },
+    { email: 'j1' },
+    { email: 'zed' },
+    { email: 'j', name: 'ana' },
+    { email: 'zed', name: 'bo' },
+    { email: 'j', type: 'Business' as const },
+  ];
 
   it('pages every filter exactly as its definition says, cursor after cursor', () => {
     const { ctx, org, all } = seed();
     for (const f of FILTERS) {
       for (const limit of [10, 100]) {
-        const want = all.filter((r) => r.email.startsWith(f.email) && (!f.name || r.first.startsWith(f.name)) && (!f.type || r.type === f.type)).map((r) => r.id);
+        const want = all
+          .filter((r) => r.email.startsWith(f.email) && (!f.name || r.first.startsWith(f.name)) && (!f.type || r.type === f.type))
+          .map((r) => r.id);
         const got: string[] = [];
         let after: string | undefined;
         for (;;) {
@@ -378,9 +534,14 @@ describe('identity lists filtered by email', () => {
 
   it('never sorts every match of a dense email prefix for a page: it walks ids in order; a rare one sorts only its matches', async () => {
     const { ctx, org } = seed();
-    const plans = await plansOf(ctx.db, () => {
-      for (const f of FILTERS) for (const startingAfter of [undefined, 'idn_0']) listIdentities(ctx.db, org, { ...f, limit: 10, startingAfter });
-    }, /FROM identities .*ORDER BY id LIMIT/s);
+    const plans = await plansOf(
+      ctx.db,
+      () => {
+        for (const f of FILTERS)
+          for (const startingAfter of [undefined, 'idn_0']) listIdentities(ctx.db, org, { ...f, limit: 10, startingAfter });
+      },
+      /FROM identities .*ORDER BY id LIMIT/s,
+    );
     expect(plans.length).toBeGreaterThanOrEqual(3);
     for (const { sql, plan } of plans) {
       // Only the rare-prefix statements (an id IN (…) list of the matches) may sort, and then only those matches.

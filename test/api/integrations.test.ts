@@ -43,9 +43,17 @@ async function setup(providers: Record<string, unknown>, more: Record<string, un
 
 describe('PUT /v1/organizations/integrations/{provider}', () => {
   it('company credentials: calls the provider, returns its addresses, seals the credentials, logs no secret', async () => {
-    const fake = await fakeProvider(() => ({ status: 200, body: { integrationNetworkAddresses: [{ network: 'POLYGON', address: '0xabc', extra: 1 }] } }));
-    const { ctx, http, acme } = await setup({ acme: { kind: 'company-credentials', deprecated: true, sunset: '2027-01-01', baseUrl: fake.url } });
-    const res = await http.put('/v1/organizations/integrations/acme').set('Authorization', acme.auth).send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId: 'co 42' });
+    const fake = await fakeProvider(() => ({
+      status: 200,
+      body: { integrationNetworkAddresses: [{ network: 'POLYGON', address: '0xabc', extra: 1 }] },
+    }));
+    const { ctx, http, acme } = await setup({
+      acme: { kind: 'company-credentials', deprecated: true, sunset: '2027-01-01', baseUrl: fake.url },
+    });
+    const res = await http
+      .put('/v1/organizations/integrations/acme')
+      .set('Authorization', acme.auth)
+      .send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId: 'co 42' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ provider: 'acme', integrationNetworkAddresses: [{ network: 'POLYGON', address: '0xabc' }] });
     expect(res.headers.deprecation).toMatch(/^@\d+$/);
@@ -56,7 +64,11 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     const row = ctx.db.prepare('SELECT * FROM integrations').get() as { credentials_enc: string; kind: string };
     expect(row.kind).toBe('company-credentials');
     expect(row.credentials_enc).not.toContain('secret-ABCDEFG');
-    expect(JSON.parse(ctx.secrets.open(row.credentials_enc, credentialsContext(acme.org.id, 'acme')))).toEqual({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId: 'co 42' });
+    expect(JSON.parse(ctx.secrets.open(row.credentials_enc, credentialsContext(acme.org.id, 'acme')))).toEqual({
+      apiKey: 'key-123456',
+      apiSecret: 'secret-ABCDEFG',
+      companyId: 'co 42',
+    });
     expect(() => ctx.secrets.open(row.credentials_enc, credentialsContext('org_other', 'acme'))).toThrow();
     expect(ctx.logs.text()).not.toContain('secret-ABCDEFG');
     expect(ctx.logs.text()).not.toContain('key-123456');
@@ -66,7 +78,10 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     const fake = await fakeProvider(() => ({ status: 200, body: { integrationNetworkAddresses: [] } }));
     const { http, acme } = await setup({ acme: { kind: 'company-credentials', baseUrl: fake.url } });
     for (const companyId of ['..', '.']) {
-      const res = await http.put('/v1/organizations/integrations/acme').set('Authorization', acme.auth).send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId });
+      const res = await http
+        .put('/v1/organizations/integrations/acme')
+        .set('Authorization', acme.auth)
+        .send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId });
       expect(res.status, companyId).toBe(400);
       expect(res.body.errors[0].path).toBe('body.companyId');
     }
@@ -77,29 +92,51 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
   it('company credentials: a key or secret that cannot be a header value is a 400 naming it, not a provider outage', async () => {
     const fake = await fakeProvider(() => ({ status: 200, body: { integrationNetworkAddresses: [] } }));
     const { http, acme } = await setup({ acme: { kind: 'company-credentials', baseUrl: fake.url } });
-    for (const [field, value] of [['apiKey', 'key\r\nx-injected: 1'], ['apiSecret', ' secret'], ['apiKey', 'clé-123456']] as const) {
-      const res = await http.put('/v1/organizations/integrations/acme').set('Authorization', acme.auth).send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId: 'c1', [field]: value });
+    for (const [field, value] of [
+      ['apiKey', 'key\r\nx-injected: 1'],
+      ['apiSecret', ' secret'],
+      ['apiKey', 'clé-123456'],
+    ] as const) {
+      const res = await http
+        .put('/v1/organizations/integrations/acme')
+        .set('Authorization', acme.auth)
+        .send({ apiKey: 'key-123456', apiSecret: 'secret-ABCDEFG', companyId: 'c1', [field]: value });
       expect([res.status, res.body.errors?.[0]?.path], value).toEqual([400, `body.${field}`]);
     }
     expect(fake.seen).toEqual([]);
   });
 
   it('PFI client credentials: 10 to 64 characters each, verified at the provider', async () => {
-    const fake = await fakeProvider((req) => ({ status: req.headers.authorization === `Basic ${Buffer.from('client-0001:secret-0001').toString('base64')}` ? 200 : 401, body: {} }));
+    const fake = await fakeProvider((req) => ({
+      status: req.headers.authorization === `Basic ${Buffer.from('client-0001:secret-0001').toString('base64')}` ? 200 : 401,
+      body: {},
+    }));
     const { http, acme } = await setup({ pfi: { kind: 'pfi-client-credentials', baseUrl: fake.url } });
-    const ok = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: 'client-0001', clientSecret: 'secret-0001' });
+    const ok = await http
+      .put('/v1/organizations/integrations/pfi')
+      .set('Authorization', acme.auth)
+      .send({ clientId: 'client-0001', clientSecret: 'secret-0001' });
     expect(ok.status).toBe(200);
     expect(ok.body).toEqual({ clientId: 'client-0001', clientSecret: 'secret-0001' });
     expect(ok.headers.deprecation).toBeUndefined();
     expect(fake.seen[0]).toMatchObject({ url: '/api/oauth/token', body: 'grant_type=client_credentials' });
-    const refused = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: 'client-0002', clientSecret: 'secret-0002' });
+    const refused = await http
+      .put('/v1/organizations/integrations/pfi')
+      .set('Authorization', acme.auth)
+      .send({ clientId: 'client-0002', clientSecret: 'secret-0002' });
     expect(refused.status).toBe(400);
     expect(refused.body.code).toBe('provider_rejected_credentials');
-    const short = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: '123456789', clientSecret: 'x'.repeat(65) });
+    const short = await http
+      .put('/v1/organizations/integrations/pfi')
+      .set('Authorization', acme.auth)
+      .send({ clientId: '123456789', clientSecret: 'x'.repeat(65) });
     expect(short.status).toBe(400);
     expect(short.body.errors.map((e: { path: string }) => e.path)).toEqual(['body.clientId', 'body.clientSecret']);
     // A ":" would end the Basic user-id early and move the rest into the password.
-    const colon = await http.put('/v1/organizations/integrations/pfi').set('Authorization', acme.auth).send({ clientId: 'client:0001', clientSecret: 'secret-0001' });
+    const colon = await http
+      .put('/v1/organizations/integrations/pfi')
+      .set('Authorization', acme.auth)
+      .send({ clientId: 'client:0001', clientSecret: 'secret-0001' });
     expect([colon.status, colon.body.errors[0].path]).toEqual([400, 'body.clientId']);
     expect(fake.seen).toHaveLength(2);
   });
@@ -108,13 +145,19 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     let status = 500;
     const fake = await fakeProvider(() => ({ status }));
     const { ctx, http, acme } = await setup({ partner: { kind: 'partner-key', deprecated: true, baseUrl: fake.url } });
-    const failed = await http.put('/v1/organizations/integrations/partner').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
+    const failed = await http
+      .put('/v1/organizations/integrations/partner')
+      .set('Authorization', acme.auth)
+      .send({ apiKey: 'k', apiSecret: 's' });
     expect(failed.status).toBe(502);
     expect(failed.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(failed.body).toMatchObject({ status: 502, title: 'Bad Gateway', code: 'provider_error' });
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
     status = 201;
-    const res = await http.put('/v1/organizations/integrations/partner').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
+    const res = await http
+      .put('/v1/organizations/integrations/partner')
+      .set('Authorization', acme.auth)
+      .send({ apiKey: 'k', apiSecret: 's' });
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ provider: 'partner', kind: 'partner-key', id: expect.stringMatching(/^int_/) });
     expect(JSON.parse(fake.seen[1]!.body)).toEqual({ apiKey: 'k', apiSecret: 's' });
@@ -122,11 +165,17 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
 
   it('stores without a call when no baseUrl is configured; unknown providers are 404', async () => {
     const { ctx, http, acme } = await setup({ 'provider-a': { kind: 'company-credentials' } });
-    const res = await http.put('/v1/organizations/integrations/provider-a').set('Authorization', acme.auth).send({ apiKey: 'a', apiSecret: 'b', companyId: 'c' });
+    const res = await http
+      .put('/v1/organizations/integrations/provider-a')
+      .set('Authorization', acme.auth)
+      .send({ apiKey: 'a', apiSecret: 'b', companyId: 'c' });
     expect(res.body).toEqual({ provider: 'provider-a', integrationNetworkAddresses: [] });
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 1 });
     expect((await http.put('/v1/organizations/integrations/provider-z').set('Authorization', acme.auth).send({})).status).toBe(404);
-    const unknownField = await http.put('/v1/organizations/integrations/provider-a').set('Authorization', acme.auth).send({ apiKey: 'a', apiSecret: 'b' });
+    const unknownField = await http
+      .put('/v1/organizations/integrations/provider-a')
+      .set('Authorization', acme.auth)
+      .send({ apiKey: 'a', apiSecret: 'b' });
     expect(unknownField.status).toBe(400);
     expect(unknownField.body.errors[0].path).toBe('body.companyId');
   });
@@ -207,11 +256,24 @@ describe('a provider that misbehaves mid-answer', () => {
 
 describe('network and deposit countries', () => {
   it('serves the network from config and the deprecated countries list', async () => {
-    const ctx = makeContext({ 'network.depositCountries': ['MX', 'BR'], 'network.networks': [{ network: 'TRON', assets: ['USDT'] }, { network: 'BASE', assets: ['USDC', 'USDT'] }] });
+    const ctx = makeContext({
+      'network.depositCountries': ['MX', 'BR'],
+      'network.networks': [
+        { network: 'TRON', assets: ['USDT'] },
+        { network: 'BASE', assets: ['USDC', 'USDT'] },
+      ],
+    });
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     const net = await http.get('/v1/organizations/network').set('Authorization', acme.auth);
-    expect(net.body).toEqual({ countries: ['BR', 'MX'], networks: [{ network: 'TRON', assets: ['USDT'] }, { network: 'BASE', assets: ['USDC', 'USDT'] }], assets: ['USDC', 'USDT'] });
+    expect(net.body).toEqual({
+      countries: ['BR', 'MX'],
+      networks: [
+        { network: 'TRON', assets: ['USDT'] },
+        { network: 'BASE', assets: ['USDC', 'USDT'] },
+      ],
+      assets: ['USDC', 'USDT'],
+    });
     expect(net.headers.deprecation).toBeUndefined();
     const countries = await http.get('/v1/deposits/countries').set('Authorization', acme.auth);
     expect(countries.body).toEqual(['BR', 'MX']);
@@ -228,7 +290,12 @@ describe('network and deposit countries', () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);
     const doc = (await http.get('/openapi.json')).body;
-    for (const p of ['/v1/organizations/integrations/provider-a', '/v1/organizations/integrations/provider-b', '/v1/organizations/integrations/provider-c']) expect(doc.paths[p].put).toBeDefined();
+    for (const p of [
+      '/v1/organizations/integrations/provider-a',
+      '/v1/organizations/integrations/provider-b',
+      '/v1/organizations/integrations/provider-c',
+    ])
+      expect(doc.paths[p].put).toBeDefined();
     expect(doc.paths['/v1/organizations/integrations/provider-a'].put.deprecated).toBe(true);
     expect(doc.paths['/v1/organizations/integrations/provider-b'].put.deprecated).toBeFalsy();
     expect(doc.paths['/v1/identities'].get).toBeDefined();

@@ -28,7 +28,21 @@ function documentValidator(doc: Doc) {
   const ajv = new Ajv2020({ allErrors: true, strict: true });
   addFormats(ajv);
   // The document's own fields (and OpenAPI's schema keywords), so ajv's strict mode accepts it as a schema root.
-  ajv.addVocabulary(['openapi', 'info', 'paths', 'components', 'servers', 'security', 'tags', 'webhooks', 'jsonSchemaDialect', 'externalDocs', 'discriminator', 'xml', 'example']);
+  ajv.addVocabulary([
+    'openapi',
+    'info',
+    'paths',
+    'components',
+    'servers',
+    'security',
+    'tags',
+    'webhooks',
+    'jsonSchemaDialect',
+    'externalDocs',
+    'discriminator',
+    'xml',
+    'example',
+  ]);
   ajv.addSchema(doc as object, DOC_ID);
   const cache = new Map<string, ValidateFunction>();
   const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
@@ -67,7 +81,9 @@ async function setup(flags: Record<string, unknown> = {}) {
       expect(hasBody, `${method} ${path} ${status}: documented without a body, answered ${res.text}`).toBe(false);
       return;
     }
-    const mediaType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
+    const mediaType = String(res.headers['content-type'] ?? '')
+      .split(';')[0]!
+      .trim();
     expect(Object.keys(content), `${method} ${path} ${status}: content type`).toContain(mediaType);
     const validate = schemaAt(['paths', path, method, 'responses', key!, 'content', mediaType, 'schema']);
     const ok = validate(JSON.parse(res.text));
@@ -88,7 +104,8 @@ describe('/openapi.json conformance', () => {
 
   it('the check itself refuses answers the document does not describe', async () => {
     const { conforms } = await setup();
-    const fake = (status: number, type: string, body: unknown) => ({ status, text: JSON.stringify(body), headers: { 'content-type': type } }) as unknown as Response;
+    const fake = (status: number, type: string, body: unknown) =>
+      ({ status, text: JSON.stringify(body), headers: { 'content-type': type } }) as unknown as Response;
     const page = { hasMore: false, data: [{ id: 'idn_1', type: 'Personal', deleted: false, hasComplianceChecks: false, data: {} }] };
     expect(() => conforms('get', '/v1/identities', fake(200, 'application/json', page))).not.toThrow();
     expect(() => conforms('get', '/v1/identities', fake(200, 'application/json', { ...page, hasMore: 'no' }))).toThrow();
@@ -109,7 +126,12 @@ describe('/openapi.json conformance', () => {
     conforms('post', path, await http.post(path).send({ clientId: client.id, clientSecret: 'bsk_nope' }), 401);
     conforms('post', path, await http.post(path).send({ clientId: client.id }), 400);
     const limited = await makeOrg(ctx, tokens, { name: 'Limited', piiAccess: 'redacted' });
-    conforms('post', path, await http.post(path).send({ clientId: limited.client.id, clientSecret: limited.client.clientSecret, piiAccess: 'all' }), 403);
+    conforms(
+      'post',
+      path,
+      await http.post(path).send({ clientId: limited.client.id, clientSecret: limited.client.clientSecret, piiAccess: 'all' }),
+      403,
+    );
   });
 
   it('errors raised before any route: malformed JSON, a body not JSON, a body too large', async () => {
@@ -119,8 +141,21 @@ describe('/openapi.json conformance', () => {
     const malformed = await http.post(path).set('Authorization', acme.auth).set('Content-Type', 'application/json').send('{"type":');
     expect([malformed.status, malformed.body.code]).toEqual([400, 'malformed_json']);
     conforms('post', path, malformed);
-    conforms('post', path, await http.post(path).set('Authorization', acme.auth).set('Content-Type', 'text/plain').send('type=Source'), 415);
-    conforms('post', path, await http.post(path).set('Authorization', acme.auth).send({ type: 'Source', pad: 'x'.repeat(2048) }), 413);
+    conforms(
+      'post',
+      path,
+      await http.post(path).set('Authorization', acme.auth).set('Content-Type', 'text/plain').send('type=Source'),
+      415,
+    );
+    conforms(
+      'post',
+      path,
+      await http
+        .post(path)
+        .set('Authorization', acme.auth)
+        .send({ type: 'Source', pad: 'x'.repeat(2048) }),
+      413,
+    );
   });
 
   it('integrations of each kind (no provider to call)', async () => {
@@ -144,22 +179,68 @@ describe('/openapi.json conformance', () => {
     const full = await makeOrg(ctx, tokens, { name: 'Full' });
     const red = await makeOrg(ctx, tokens, { name: 'Redacted', piiAccess: 'redacted' });
     const data = {
-      firstName: 'Ana', lastName: 'García', secondLastName: 'Ruiz', middleName: 'Lu', taxId: 'ABC12345', dateOfBirth: '1990-02-03',
-      email: 'ana.g@example.com', phone: '+5215512345678', activity: 'Trade', sex: 'Female', nameInLocalScript: 'アナ', employerName: 'Acme',
+      firstName: 'Ana',
+      lastName: 'García',
+      secondLastName: 'Ruiz',
+      middleName: 'Lu',
+      taxId: 'ABC12345',
+      dateOfBirth: '1990-02-03',
+      email: 'ana.g@example.com',
+      phone: '+5215512345678',
+      activity: 'Trade',
+      sex: 'Female',
+      nameInLocalScript: 'アナ',
+      employerName: 'Acme',
       address: { id: 'adr_1', street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', state: 'CDMX', country: 'MX', postalCode: '06700' },
-      documents: [{ id: 'doc_1', type: 'Passport', subType: 'UtilityBill', idNumber: 'P1234567', issuingCountry: 'MX', issuedDate: '2020-01-01', expiryDate: '2030-01-01' }],
-      occupationCode: '123456', employmentStatus: 'Employed', sourceOfFunds: 'CompanyFunds', sourceOfWealth: 'BusinessDividendsOrProfits',
-      accountPurpose: 'CharitableDonations', accountPurposeOther: 'gifts', monthlyAmounts: 'LessThan5K', actingAsIntermediary: false,
-      citizenship: 'MX', nationalities: ['MX', 'ES'], placeOfBirthCountry: 'MX', placeOfBirthCity: 'Puebla', hasForeignTaxRegistration: false,
+      documents: [
+        {
+          id: 'doc_1',
+          type: 'Passport',
+          subType: 'UtilityBill',
+          idNumber: 'P1234567',
+          issuingCountry: 'MX',
+          issuedDate: '2020-01-01',
+          expiryDate: '2030-01-01',
+        },
+      ],
+      occupationCode: '123456',
+      employmentStatus: 'Employed',
+      sourceOfFunds: 'CompanyFunds',
+      sourceOfWealth: 'BusinessDividendsOrProfits',
+      accountPurpose: 'CharitableDonations',
+      accountPurposeOther: 'gifts',
+      monthlyAmounts: 'LessThan5K',
+      actingAsIntermediary: false,
+      citizenship: 'MX',
+      nationalities: ['MX', 'ES'],
+      placeOfBirthCountry: 'MX',
+      placeOfBirthCity: 'Puebla',
+      hasForeignTaxRegistration: false,
     };
     for (const org of [full, red]) {
       createIdentity(ctx, org.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: true, data });
-      createIdentity(ctx, org.org.id, { type: 'Business', deleted: true, hasComplianceChecks: false, data: { firstName: 'A', email: 'a@x.com', taxId: '12' } });
+      createIdentity(ctx, org.org.id, {
+        type: 'Business',
+        deleted: true,
+        hasComplianceChecks: false,
+        data: { firstName: 'A', email: 'a@x.com', taxId: '12' },
+      });
     }
     // The operator's routes that create an identity and set its flags answer the same record.
-    const made = await http.post(`/admin/v1/organizations/${full.org.id}/identities`).set('Authorization', admin).send({ type: 'Personal', data });
+    const made = await http
+      .post(`/admin/v1/organizations/${full.org.id}/identities`)
+      .set('Authorization', admin)
+      .send({ type: 'Personal', data });
     conforms('post', '/admin/v1/organizations/{orgId}/identities', made, 201);
-    conforms('patch', '/admin/v1/organizations/{orgId}/identities/{id}', await http.patch(`/admin/v1/organizations/${full.org.id}/identities/${made.body.id}`).set('Authorization', admin).send({ deleted: true }), 200);
+    conforms(
+      'patch',
+      '/admin/v1/organizations/{orgId}/identities/{id}',
+      await http
+        .patch(`/admin/v1/organizations/${full.org.id}/identities/${made.body.id}`)
+        .set('Authorization', admin)
+        .send({ deleted: true }),
+      200,
+    );
     const a = await http.get('/v1/identities').set('Authorization', full.auth);
     expect(a.status).toBe(200);
     expect(a.body.data[0].data.email).toBe('ana.g@example.com');
@@ -181,9 +262,22 @@ describe('/openapi.json conformance', () => {
   it.each([false, true])('accounts (legacy fields %s) and the 404', async (legacyFields) => {
     const { http, ctx, tokens, conforms } = await setup({ 'accounts.legacyFields': legacyFields });
     const acme = await makeOrg(ctx, tokens);
-    const identity = createIdentity(ctx, acme.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: false, data: { firstName: 'Ana' } });
+    const identity = createIdentity(ctx, acme.org.id, {
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: false,
+      data: { firstName: 'Ana' },
+    });
     for (const body of [
-      { provider: 'Standalone', name: 'Treasury', assets: [{ asset: 'USDC', address: EVM }], fiats: [{ fiat: 'MXN' }], type: 'wallet', pfi: 'SomePfi', web3Provider: 'Standalone' },
+      {
+        provider: 'Standalone',
+        name: 'Treasury',
+        assets: [{ asset: 'USDC', address: EVM }],
+        fiats: [{ fiat: 'MXN' }],
+        type: 'wallet',
+        pfi: 'SomePfi',
+        web3Provider: 'Standalone',
+      },
       { provider: 'Standalone', name: 'Bare', identityId: identity.id },
     ]) {
       const created = await http.post(`/admin/v1/organizations/${acme.org.id}/accounts`).set('Authorization', admin).send(body);
@@ -197,16 +291,30 @@ describe('/openapi.json conformance', () => {
     const { http, ctx, tokens, conforms } = await setup();
     const acme = await makeOrg(ctx, tokens);
     // autoRefund false: the plans wait as Created for an operator to dispatch.
-    await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }], autoRefund: false });
+    await http
+      .post('/v1/refunds/config')
+      .set('Authorization', acme.auth)
+      .send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }], autoRefund: false });
     const at = new Date(ctx.clock.now()).toISOString();
-    for (const [id, network] of [['txn_a', 'ETHEREUM'], ['txn_b', null]] as const) {
-      ctx.db.prepare(`INSERT INTO transactions (id, org_id, origin, type, status, network, created_at, updated_at) VALUES (?, ?, 'orchestrated', 'Deposit', 'Failed', ?, ?, ?)`).run(id, acme.org.id, network, at, at);
-      for (const hook of transactionHooks) hook({ ctx, orgId: acme.org.id, transactionId: id, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
+    for (const [id, network] of [
+      ['txn_a', 'ETHEREUM'],
+      ['txn_b', null],
+    ] as const) {
+      ctx.db
+        .prepare(
+          `INSERT INTO transactions (id, org_id, origin, type, status, network, created_at, updated_at) VALUES (?, ?, 'orchestrated', 'Deposit', 'Failed', ?, ?, ?)`,
+        )
+        .run(id, acme.org.id, network, at, at);
+      for (const hook of transactionHooks)
+        hook({ ctx, orgId: acme.org.id, transactionId: id, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
     }
     const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}`).set('Authorization', admin);
     conforms('get', '/admin/v1/refund-plans', list, 200);
     // Both shapes are checked: a plan with a destination and one without.
-    expect(list.body.data.map((p: { destination: unknown }) => p.destination)).toEqual([{ type: 'Address', network: 'ETHEREUM', address: EVM }, null]);
+    expect(list.body.data.map((p: { destination: unknown }) => p.destination)).toEqual([
+      { type: 'Address', network: 'ETHEREUM', address: EVM },
+      null,
+    ]);
     const created = list.body.data.find((p: { state: string }) => p.state === 'Created');
     const path = '/admin/v1/refund-plans/{id}/dispatch';
     conforms('post', path, await http.post(`/admin/v1/refund-plans/${created.id}/dispatch`).set('Authorization', admin), 200);
@@ -223,7 +331,11 @@ describe('/openapi.json conformance', () => {
     expect(none.text).toBe('null');
     conforms('get', path, none);
     conforms('post', `${path}/reconfirm`, await http.post(`${path}/reconfirm`).set('Authorization', acme.auth), 404);
-    for (const body of [{ type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }] }, { type: 'Source', autoRefund: false, autoFiatReturn: true }, { type: 'ProviderBalance' }]) {
+    for (const body of [
+      { type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }] },
+      { type: 'Source', autoRefund: false, autoFiatReturn: true },
+      { type: 'ProviderBalance' },
+    ]) {
       const set = await http.post(path).set('Authorization', acme.auth).send(body);
       conforms('post', path, set, 200);
       const read = await http.get(path).set('Authorization', acme.auth);
@@ -231,7 +343,15 @@ describe('/openapi.json conformance', () => {
       conforms('get', path, read);
     }
     conforms('post', `${path}/reconfirm`, await http.post(`${path}/reconfirm`).set('Authorization', acme.auth), 200);
-    conforms('post', path, await http.post(path).set('Authorization', acme.auth).send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: 'nope' }] }), 400);
+    conforms(
+      'post',
+      path,
+      await http
+        .post(path)
+        .set('Authorization', acme.auth)
+        .send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: 'nope' }] }),
+      400,
+    );
   });
 
   it('webhook settings and the public key', async () => {
@@ -244,7 +364,12 @@ describe('/openapi.json conformance', () => {
     const id = created.body.id as string;
     const one = await http.get(`${BASE}/${id}`).set('Authorization', acme.auth);
     conforms('get', `${BASE}/{id}`, one);
-    conforms('patch', `${BASE}/{id}`, await http.patch(`${BASE}/${id}`).set('Authorization', acme.auth).send({ url: 'http://127.0.0.1:9/other', enabled: false }), 200);
+    conforms(
+      'patch',
+      `${BASE}/{id}`,
+      await http.patch(`${BASE}/${id}`).set('Authorization', acme.auth).send({ url: 'http://127.0.0.1:9/other', enabled: false }),
+      200,
+    );
     const list = await http.get(BASE).set('Authorization', acme.auth);
     expect(list.body).toHaveLength(1);
     conforms('get', BASE, list);

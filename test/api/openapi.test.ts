@@ -45,7 +45,12 @@ describe('/openapi.json', () => {
     const { http } = makeApi(makeContext());
     const res = await http.get('/openapi.json');
     const limit = (res.body.paths['/v1/identities'].get.parameters as { name: string }[]).find((p) => p.name === 'limit');
-    expect(limit).toEqual({ name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 } });
+    expect(limit).toEqual({
+      name: 'limit',
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+    });
   });
 
   it('publishes the limits the server applies: the configured url length, the date pattern, the 400 of a PATCH', async () => {
@@ -56,11 +61,19 @@ describe('/openapi.json', () => {
     const url = settings.post.requestBody.content['application/json'].schema.properties.url;
     expect(url).toMatchObject({ type: 'string', minLength: 1, maxLength: 300 });
     expect(Object.keys(doc.paths['/v1/notifications/webhooks/settings/{id}'].patch.responses)).toContain('400');
-    const from = (doc.paths['/v1/transactions/import-benchmark-summary'].get.parameters as { name: string; schema: { pattern?: string } }[]).find((p) => p.name === 'fromDate');
+    const from = (
+      doc.paths['/v1/transactions/import-benchmark-summary'].get.parameters as { name: string; schema: { pattern?: string } }[]
+    ).find((p) => p.name === 'fromDate');
     expect(from?.schema.pattern).toBe('^\\d{4}-\\d{2}-\\d{2}$');
     // And the server applies them: 301 characters is refused, naming the setting.
     const { auth } = await makeOrg(ctx, tokens);
-    const long = await http.post('/v1/notifications/webhooks/settings').set('authorization', auth).send({ url: `http://127.0.0.1:9/${'a'.repeat(300 - 19 + 1)}` });
-    expect([long.status, long.body.errors]).toEqual([400, [{ path: 'body.url', message: 'must be at most 300 characters (webhooks.maxUrlLength)' }]]);
+    const long = await http
+      .post('/v1/notifications/webhooks/settings')
+      .set('authorization', auth)
+      .send({ url: `http://127.0.0.1:9/${'a'.repeat(300 - 19 + 1)}` });
+    expect([long.status, long.body.errors]).toEqual([
+      400,
+      [{ path: 'body.url', message: 'must be at most 300 characters (webhooks.maxUrlLength)' }],
+    ]);
   });
 });

@@ -15,21 +15,47 @@ describe('piiAccess redacted changes only identities', () => {
     const client = await createApiClient(ctx, { orgId: all.org.id, piiAccess: 'redacted' });
     const redacted = `Bearer ${(await tokens.issue({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' })).accessToken}`;
 
-    const identity = createIdentity(ctx, all.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: false, data: { firstName: 'Wilhelmina', email: 'wil@example.com' } });
+    const identity = createIdentity(ctx, all.org.id, {
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: false,
+      data: { firstName: 'Wilhelmina', email: 'wil@example.com' },
+    });
     const account = await http
       .post(`/admin/v1/organizations/${all.org.id}/accounts`)
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
-      .send({ provider: 'Standalone', name: 'Treasury Wilhelmina', identityId: identity.id, assets: [{ asset: 'USDC', address: EVM }], fiats: [{ fiat: 'MXN' }] });
+      .send({
+        provider: 'Standalone',
+        name: 'Treasury Wilhelmina',
+        identityId: identity.id,
+        assets: [{ asset: 'USDC', address: EVM }],
+        fiats: [{ fiat: 'MXN' }],
+      });
     expect(account.status).toBe(201);
-    setRefundConfig(ctx, all.org.id, { type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    setRefundConfig(ctx, all.org.id, {
+      type: 'Address',
+      addresses: [{ network: 'ETHEREUM', address: EVM }],
+      autoRefund: true,
+      autoFiatReturn: false,
+    });
     importTransactions(
       ctx,
       all.org.id,
-      ['type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt', 'Deposit,Completed,P1,p-1,Competitive,100,-1,2026-01-10T10:00:00Z', 'Deposit,Completed,P2,p-2,OffMarket,50,2,2026-01-11T10:00:00Z'].join('\n'),
+      [
+        'type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt',
+        'Deposit,Completed,P1,p-1,Competitive,100,-1,2026-01-10T10:00:00Z',
+        'Deposit,Completed,P2,p-2,OffMarket,50,2,2026-01-11T10:00:00Z',
+      ].join('\n'),
       'csv',
     );
 
-    const paths = [`/v1/accounts/${account.body.id}`, '/v1/refunds/config', '/v1/transactions/import-benchmark-summary', '/v1/organizations/network', '/v1/deposits/countries'];
+    const paths = [
+      `/v1/accounts/${account.body.id}`,
+      '/v1/refunds/config',
+      '/v1/transactions/import-benchmark-summary',
+      '/v1/organizations/network',
+      '/v1/deposits/countries',
+    ];
     for (const path of paths) {
       const a = await http.get(path).set('Authorization', all.auth);
       const r = await http.get(path).set('Authorization', redacted);
@@ -39,6 +65,10 @@ describe('piiAccess redacted changes only identities', () => {
       expect(a.text.length, path).toBeGreaterThan(4);
     }
     // The account answer really carries what a masking mistake would change.
-    expect((await http.get(`/v1/accounts/${account.body.id}`).set('Authorization', redacted)).body).toMatchObject({ name: 'Treasury Wilhelmina', identityId: identity.id, assets: [{ address: EVM }] });
+    expect((await http.get(`/v1/accounts/${account.body.id}`).set('Authorization', redacted)).body).toMatchObject({
+      name: 'Treasury Wilhelmina',
+      identityId: identity.id,
+      assets: [{ address: EVM }],
+    });
   });
 });

@@ -121,13 +121,20 @@ describe('problem responses', () => {
   it('400 for a body that does not decode as its Content-Encoding says, and a gzipped body that does is read', async () => {
     const { http, ctx } = setup();
     for (const encoding of ['gzip', 'deflate', 'br']) {
-      const res = await http.post('/v1/echo').set('content-type', 'application/json').set('content-encoding', encoding).send('{"text":"hi"}');
+      const res = await http
+        .post('/v1/echo')
+        .set('content-type', 'application/json')
+        .set('content-encoding', encoding)
+        .send('{"text":"hi"}');
       expectProblem(res, 400, 'malformed_body');
     }
     expect(ctx.logs.lines.find((l) => l.msg === 'unexpected error')).toBeUndefined();
-    const zipped = await http.post('/v1/echo').set('content-type', 'application/json').set('content-encoding', 'gzip')
+    const zipped = await http
+      .post('/v1/echo')
+      .set('content-type', 'application/json')
+      .set('content-encoding', 'gzip')
       // As bytes: superagent would otherwise serialize the Buffer as JSON.
-      .serialize((b: Buffer) => b)
+      .serialize((b: Buffer) => b as unknown as string)
       .send(gzipSync('{"text":"hi"}'));
     expect(zipped.status).toBe(200);
     expect(zipped.body).toMatchObject({ text: 'hi' });
@@ -136,12 +143,19 @@ describe('problem responses', () => {
   it('415 for a body that is not JSON', async () => {
     const { http } = setup();
     expectProblem(await http.post('/v1/echo').set('content-type', 'text/plain').send('text=hi'), 415, 'unsupported_media_type');
-    expectProblem(await http.post('/v1/echo').set('content-type', 'application/x-www-form-urlencoded').send('text=hi'), 415, 'unsupported_media_type');
+    expectProblem(
+      await http.post('/v1/echo').set('content-type', 'application/x-www-form-urlencoded').send('text=hi'),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('413 for a body over the configured limit', async () => {
     const { http } = setup({ 'server.bodyLimitBytes': 2048 });
-    const res = await http.post('/v1/echo').set('content-type', 'application/json').send(JSON.stringify({ text: 'x'.repeat(4096) }));
+    const res = await http
+      .post('/v1/echo')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ text: 'x'.repeat(4096) }));
     expectProblem(res, 413, 'body_too_large');
     expect(res.body.detail).toContain('2048');
   });
@@ -184,7 +198,10 @@ describe('problem responses', () => {
     const holder = new Database(ctx.db.name);
     holder.exec('BEGIN IMMEDIATE');
     try {
-      const res = await http.post('/admin/v1/events').set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ orgId: org.id, type: 'Transaction_Created', data: {} });
+      const res = await http
+        .post('/admin/v1/events')
+        .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send({ orgId: org.id, type: 'Transaction_Created', data: {} });
       expectProblem(res, 503, 'database_busy');
       expect(res.headers['retry-after']).toBe('1');
     } finally {
@@ -192,7 +209,10 @@ describe('problem responses', () => {
       holder.close();
     }
     // The lock is gone: the same write goes through.
-    const again = await http.post('/admin/v1/events').set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ orgId: org.id, type: 'Transaction_Created', data: {} });
+    const again = await http
+      .post('/admin/v1/events')
+      .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ orgId: org.id, type: 'Transaction_Created', data: {} });
     expect(again.status).toBe(201);
   });
 

@@ -25,11 +25,25 @@ describe('refund configuration', () => {
     const set = await http
       .post('/v1/refunds/config')
       .set('Authorization', acme.auth)
-      .send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }, { network: 'TRON', address: TRON }] });
+      .send({
+        type: 'Address',
+        addresses: [
+          { network: 'ETHEREUM', address: EVM },
+          { network: 'TRON', address: TRON },
+        ],
+      });
     expect(set.status).toBe(200);
     const res = await http.get('/v1/refunds/config').set('Authorization', acme.auth);
     expect(res.body).toEqual({
-      destination: { type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }, { network: 'TRON', address: TRON }], autoRefund: true, autoFiatReturn: false },
+      destination: {
+        type: 'Address',
+        addresses: [
+          { network: 'ETHEREUM', address: EVM },
+          { network: 'TRON', address: TRON },
+        ],
+        autoRefund: true,
+        autoFiatReturn: false,
+      },
       verifiedAt: '2026-03-01T00:00:00.000Z',
       isStaleWarning: false,
       isStaleReject: false,
@@ -40,7 +54,8 @@ describe('refund configuration', () => {
     const { ctx, http, tokens, acme } = await setup();
     await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'Source' });
     // Tokens live an hour: a fresh one for each moment the clock is moved to.
-    const fresh = async () => `Bearer ${(await tokens.issue({ clientId: acme.client.id, clientSecret: acme.client.clientSecret })).accessToken}`;
+    const fresh = async () =>
+      `Bearer ${(await tokens.issue({ clientId: acme.client.id, clientSecret: acme.client.clientSecret })).accessToken}`;
     const flags = async () => {
       const b = (await http.get('/v1/refunds/config').set('Authorization', await fresh())).body;
       return [b.isStaleWarning, b.isStaleReject];
@@ -56,7 +71,11 @@ describe('refund configuration', () => {
     expect(await flags()).toEqual([true, true]);
     const re = await http.post('/v1/refunds/config/reconfirm').set('Authorization', await fresh());
     expect(re.status).toBe(200);
-    expect(re.body).toMatchObject({ verifiedAt: new Date(start + 90 * DAY_MS + 1).toISOString(), isStaleWarning: false, isStaleReject: false });
+    expect(re.body).toMatchObject({
+      verifiedAt: new Date(start + 90 * DAY_MS + 1).toISOString(),
+      isStaleWarning: false,
+      isStaleReject: false,
+    });
   });
 
   it('re-confirming without a default is a 404', async () => {
@@ -68,7 +87,17 @@ describe('refund configuration', () => {
     [{ type: 'Address' }, 'body.addresses', /at least one/],
     [{ type: 'Address', addresses: [] }, 'body.addresses', /at least one/],
     [{ type: 'Source', addresses: [{ network: 'ETHEREUM', address: EVM }] }, 'body.addresses', /only allowed when type is Address/],
-    [{ type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }, { network: 'ETHEREUM', address: EVM.toLowerCase() }] }, 'body.addresses.1.network', /one refund address per network/],
+    [
+      {
+        type: 'Address',
+        addresses: [
+          { network: 'ETHEREUM', address: EVM },
+          { network: 'ETHEREUM', address: EVM.toLowerCase() },
+        ],
+      },
+      'body.addresses.1.network',
+      /one refund address per network/,
+    ],
     [{ type: 'Address', addresses: [{ network: 'POLYGON', address: EVM.replace('d', 'D') }] }, 'body.addresses.0.address', /EIP-55/],
     [{ type: 'Address', addresses: [{ network: 'TRON', address: EVM }] }, 'body.addresses.0.address', /TRON/],
     [{ type: 'Address', addresses: [{ network: 'DOGE', address: EVM }] }, 'body.addresses.0.network', /./],
@@ -83,7 +112,7 @@ describe('refund configuration', () => {
     expect((await http.get('/v1/refunds/config').set('Authorization', acme.auth)).text).toBe('null');
   });
 
-  it('keeps each organization\'s default to itself', async () => {
+  it("keeps each organization's default to itself", async () => {
     const { ctx, http, tokens, acme } = await setup();
     await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'ProviderBalance', autoRefund: false });
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
@@ -94,15 +123,42 @@ describe('refund configuration', () => {
 describe('per-transaction refund destination', () => {
   const admin = `Bearer ${ADMIN_TOKEN}`;
   it.each([
-    ['an address invalid for its network', { network: 'ETHEREUM', address: '0xabc' }, undefined, 'body.refundDestination.address', /not a valid ETHEREUM address/],
-    ['a bad EIP-55 checksum', { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' }, undefined, 'body.refundDestination.address', /EIP-55/],
-    ['an address checked against the transaction network', { address: EVM }, 'TRON', 'body.refundDestination.address', /not a valid TRON address/],
+    [
+      'an address invalid for its network',
+      { network: 'ETHEREUM', address: '0xabc' },
+      undefined,
+      'body.refundDestination.address',
+      /not a valid ETHEREUM address/,
+    ],
+    [
+      'a bad EIP-55 checksum',
+      { network: 'ETHEREUM', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD' },
+      undefined,
+      'body.refundDestination.address',
+      /EIP-55/,
+    ],
+    [
+      'an address checked against the transaction network',
+      { address: EVM },
+      'TRON',
+      'body.refundDestination.address',
+      /not a valid TRON address/,
+    ],
     ['an address without any network', { address: EVM }, undefined, 'body.refundDestination.network', /no crypto network/],
-    ['type Address without an address', { type: 'Address', network: 'TRON' }, undefined, 'body.refundDestination.address', /needs an address/],
+    [
+      'type Address without an address',
+      { type: 'Address', network: 'TRON' },
+      undefined,
+      'body.refundDestination.address',
+      /needs an address/,
+    ],
     ['an unknown network', { network: 'DOGE', address: EVM }, undefined, 'body.refundDestination.network', /./],
   ])('refuses %s with a 400 naming the field', async (_what, refundDestination, network, path, message) => {
     const { ctx, http, acme } = await setup();
-    const res = await http.post('/admin/v1/transactions').set('Authorization', admin).send({ orgId: acme.org.id, type: 'Deposit', ...(network ? { network } : {}), refundDestination });
+    const res = await http
+      .post('/admin/v1/transactions')
+      .set('Authorization', admin)
+      .send({ orgId: acme.org.id, type: 'Deposit', ...(network ? { network } : {}), refundDestination });
     expect(res.status).toBe(400);
     const error = (res.body.errors as { path: string; message: string }[]).find((e) => e.path === path);
     expect(error?.message).toMatch(message);
@@ -117,7 +173,10 @@ describe('per-transaction refund destination', () => {
       [undefined, { type: 'Source' }],
       [undefined, { type: 'ProviderBalance', autoRefund: false }],
     ] as const) {
-      const res = await http.post('/admin/v1/transactions').set('Authorization', admin).send({ orgId: acme.org.id, type: 'Deposit', ...(network ? { network } : {}), refundDestination });
+      const res = await http
+        .post('/admin/v1/transactions')
+        .set('Authorization', admin)
+        .send({ orgId: acme.org.id, type: 'Deposit', ...(network ? { network } : {}), refundDestination });
       expect(res.status).toBe(201);
       expect(res.body.refundDestination).toEqual(refundDestination);
     }
@@ -131,9 +190,14 @@ describe('admin refund plans', () => {
     const admin = `Bearer ${ADMIN_TOKEN}`;
     await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'Source', autoRefund: false });
     const at = new Date(ctx.clock.now()).toISOString();
-    ctx.db.prepare(`INSERT INTO transactions (id, org_id, origin, type, status, created_at, updated_at) VALUES ('txn_a', ?, 'orchestrated', 'Deposit', 'Failed', ?, ?)`).run(acme.org.id, at, at);
+    ctx.db
+      .prepare(
+        `INSERT INTO transactions (id, org_id, origin, type, status, created_at, updated_at) VALUES ('txn_a', ?, 'orchestrated', 'Deposit', 'Failed', ?, ?)`,
+      )
+      .run(acme.org.id, at, at);
     const { transactionHooks } = await import('../../src/services/transaction-hooks.js');
-    for (const h of transactionHooks) h({ ctx, orgId: acme.org.id, transactionId: 'txn_a', from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
+    for (const h of transactionHooks)
+      h({ ctx, orgId: acme.org.id, transactionId: 'txn_a', from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
     const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}&state=Created`).set('Authorization', admin);
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);

@@ -6,11 +6,15 @@ import { ROOT } from '../support/process.js';
 describe('route declarations (types)', () => {
   it('refuse an async handler with groupCommit: true, and accept the declarations the API uses', () => {
     // test/types/route-spec.fixture.ts with the project's compiler options; an unused @ts-expect-error fails the compile too.
-    const res = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'test', 'types', 'tsconfig.json')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const res = spawnSync(
+      process.execPath,
+      [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'test', 'types', 'tsconfig.json')],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     expect(`${res.stdout}${res.stderr}`).toBe('');
     expect(res.status).toBe(0);
   });

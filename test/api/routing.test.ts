@@ -13,12 +13,35 @@ import { ADMIN_TOKEN, makeContext, makeOrg } from '../support/context.js';
 const routes: RouteModule = (api) => {
   const reply = (which: string) => () => ({ body: { which } });
   const ok = { 200: { description: 'ok', schema: z.object({ which: z.string() }) } };
-  api.route({ method: 'get', path: '/v1/things/{id}', summary: 'by id', auth: 'none', params: z.object({ id: z.string() }), responses: ok, handler: ({ params }) => ({ body: { which: `id ${params.id}` } }) });
+  api.route({
+    method: 'get',
+    path: '/v1/things/{id}',
+    summary: 'by id',
+    auth: 'none',
+    params: z.object({ id: z.string() }),
+    responses: ok,
+    handler: ({ params }) => ({ body: { which: `id ${params.id}` } }),
+  });
   // Registered after the parameter route that also matches it: the router takes that one.
   api.route({ method: 'get', path: '/v1/things/special', summary: 'shadowed', auth: 'none', responses: ok, handler: reply('special') });
   api.route({ method: 'get', path: '/v1/plain', summary: 'plain', auth: 'none', responses: ok, handler: reply('plain') });
-  api.route({ method: 'post', path: '/v1/plain', summary: 'plain write', auth: 'none', body: z.strictObject({ n: z.number() }), responses: ok, handler: ({ body }) => ({ body: { which: `posted ${body.n}` } }) });
-  api.route({ method: 'get', path: '/v1/secret', summary: 'needs a token', auth: 'bearer', responses: ok, handler: ({ auth }) => ({ body: { which: auth.orgId } }) });
+  api.route({
+    method: 'post',
+    path: '/v1/plain',
+    summary: 'plain write',
+    auth: 'none',
+    body: z.strictObject({ n: z.number() }),
+    responses: ok,
+    handler: ({ body }) => ({ body: { which: `posted ${body.n}` } }),
+  });
+  api.route({
+    method: 'get',
+    path: '/v1/secret',
+    summary: 'needs a token',
+    auth: 'bearer',
+    responses: ok,
+    handler: ({ auth }) => ({ body: { which: auth.orgId } }),
+  });
   api.route({
     method: 'get',
     path: '/v1/old',
@@ -37,7 +60,8 @@ function setup() {
   return { ctx, tokens, http: request(app) };
 }
 
-const requestLines = (ctx: ReturnType<typeof setup>['ctx']) => ctx.logs.lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.route, l.status]);
+const requestLines = (ctx: ReturnType<typeof setup>['ctx']) =>
+  ctx.logs.lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.route, l.status]);
 
 describe('routing', () => {
   it('answers a path without parameters, and its other spellings through the router, the same', async () => {
@@ -50,7 +74,10 @@ describe('routing', () => {
     const head = await http.head('/v1/plain');
     expect(head.status).toBe(200);
     expect((await http.post('/v1/plain').send({ n: 2 })).body).toEqual({ which: 'posted 2' });
-    expect((await http.post('/v1/plain').send({ n: 'two' })).body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'body.n' }] });
+    expect((await http.post('/v1/plain').send({ n: 'two' })).body).toMatchObject({
+      code: 'validation_failed',
+      errors: [{ path: 'body.n' }],
+    });
     expect((await http.delete('/v1/plain')).status).toBe(405);
     expect(requestLines(ctx)).toEqual([
       ['GET', '/v1/plain', 200],

@@ -11,10 +11,13 @@ vi.mock('node:crypto', async (importOriginal) => {
 });
 /** Each scrypt call since `from`: key length and cost parameters (N, r, p). */
 const scryptWork = (from: number) =>
-  vi.mocked(scrypt).mock.calls.slice(from).map((c) => {
-    const [, , keylen, opts] = c as unknown as [unknown, unknown, number, { N: number; r: number; p: number }];
-    return { keylen, N: opts.N, r: opts.r, p: opts.p };
-  });
+  vi
+    .mocked(scrypt)
+    .mock.calls.slice(from)
+    .map((c) => {
+      const [, , keylen, opts] = c as unknown as [unknown, unknown, number, { N: number; r: number; p: number }];
+      return { keylen, N: opts.N, r: opts.r, p: opts.p };
+    });
 
 describe('POST /v1/auth/m2m/token', () => {
   it('issues an ES256 JWT with kid, org and piiAccess', async () => {
@@ -70,7 +73,11 @@ describe('POST /v1/auth/m2m/token', () => {
     const unknownClient = await http.post('/v1/auth/m2m/token').send({ clientId: 'cli_unknown', clientSecret: 'bsk_nope' });
     const unknownWork = scryptWork(from);
     expect(wrongSecret.status).toBe(401);
-    expect(unknownClient.body).toEqual({ ...wrongSecret.body, instance: unknownClient.body.instance, requestId: unknownClient.body.requestId });
+    expect(unknownClient.body).toEqual({
+      ...wrongSecret.body,
+      instance: unknownClient.body.instance,
+      requestId: unknownClient.body.requestId,
+    });
     expect(secretWork).toEqual([{ keylen: 32, N: 16384, r: 8, p: 1 }]);
     expect(unknownWork).toEqual(secretWork);
   });
@@ -94,7 +101,9 @@ describe('POST /v1/auth/m2m/token', () => {
     }) as typeof scrypt);
     try {
       const answers = await Promise.all(
-        [client.clientSecret, client.clientSecret, 'wrong-secret', 'wrong-secret'].map((clientSecret) => http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret })),
+        [client.clientSecret, client.clientSecret, 'wrong-secret', 'wrong-secret'].map((clientSecret) =>
+          http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret }),
+        ),
       );
       expect(answers.map((r) => r.status)).toEqual([201, 201, 401, 401]);
       expect(most).toBe(1);
@@ -108,7 +117,8 @@ describe('POST /v1/auth/m2m/token', () => {
     const { http } = makeApi(ctx);
     const org = createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
-    const from = (address: string, clientSecret: string) => http.post('/v1/auth/m2m/token').set('x-forwarded-for', address).send({ clientId: client.id, clientSecret });
+    const from = (address: string, clientSecret: string) =>
+      http.post('/v1/auth/m2m/token').set('x-forwarded-for', address).send({ clientId: client.id, clientSecret });
     // Successes cost nothing.
     for (let i = 0; i < 3; i++) expect((await from('203.0.113.7', client.clientSecret)).status).toBe(201);
     expect((await from('203.0.113.7', 'wrong-secret')).status).toBe(401);
@@ -135,16 +145,39 @@ describe('POST /v1/auth/m2m/token', () => {
     const client = await createApiClient(ctx, { orgId: createOrganization(ctx, 'Acme').id });
     const checks = vi.mocked(scrypt).mock.calls.length;
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.9').send({ clientId: client.id, clientSecret: 'wrong-secret' })),
+      Array.from({ length: 20 }, () =>
+        http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.9').send({ clientId: client.id, clientSecret: 'wrong-secret' }),
+      ),
     );
     expect(answers.filter((r) => r.status === 401)).toHaveLength(2);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(18);
     expect(vi.mocked(scrypt).mock.calls.length - checks).toBe(2);
     // Right secrets give their try back: a burst of them within the limit leaves it whole.
-    const other = await Promise.all([1, 2].map(() => http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.10').send({ clientId: client.id, clientSecret: client.clientSecret })));
+    const other = await Promise.all(
+      [1, 2].map(() =>
+        http
+          .post('/v1/auth/m2m/token')
+          .set('x-forwarded-for', '203.0.113.10')
+          .send({ clientId: client.id, clientSecret: client.clientSecret }),
+      ),
+    );
     expect(other.map((r) => r.status)).toEqual([201, 201]);
-    expect((await http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.10').send({ clientId: client.id, clientSecret: 'wrong-secret' })).status).toBe(401);
-    expect((await http.post('/v1/auth/m2m/token').set('x-forwarded-for', '203.0.113.10').send({ clientId: client.id, clientSecret: 'wrong-secret' })).status).toBe(401);
+    expect(
+      (
+        await http
+          .post('/v1/auth/m2m/token')
+          .set('x-forwarded-for', '203.0.113.10')
+          .send({ clientId: client.id, clientSecret: 'wrong-secret' })
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await http
+          .post('/v1/auth/m2m/token')
+          .set('x-forwarded-for', '203.0.113.10')
+          .send({ clientId: client.id, clientSecret: 'wrong-secret' })
+      ).status,
+    ).toBe(401);
   });
 
   it('refuses a revoked client with the same problem as bad credentials', async () => {
@@ -185,7 +218,9 @@ describe('POST /v1/auth/m2m/token', () => {
     const org = createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     expect(client.piiAccess).toBe('all');
-    const res = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' });
+    const res = await http
+      .post('/v1/auth/m2m/token')
+      .send({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' });
     expect(res.status).toBe(201);
     expect(res.body.piiAccess).toBe('redacted');
     expect(decodeJwt(res.body.accessToken).pii).toBe('redacted');
@@ -197,7 +232,10 @@ describe('POST /v1/auth/m2m/token', () => {
   it('refuses a body over 16 KiB with a 413 before parsing it (it is read before any authentication)', async () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);
-    const res = await http.post('/v1/auth/m2m/token').set('content-type', 'application/json').send('['.repeat(20_000) + ']'.repeat(20_000));
+    const res = await http
+      .post('/v1/auth/m2m/token')
+      .set('content-type', 'application/json')
+      .send('['.repeat(20_000) + ']'.repeat(20_000));
     expect([res.status, res.body.code, res.body.detail]).toEqual([413, 'body_too_large', 'request body exceeds 16384 bytes']);
   });
 

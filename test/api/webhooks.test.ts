@@ -31,7 +31,7 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.delete(`${BASE}/${id}`).set('authorization', auth)).status).toBe(404);
   });
 
-  it('answers another organization\'s webhook id with 404 on every route', async () => {
+  it("answers another organization's webhook id with 404 on every route", async () => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);
     const a = await makeOrg(ctx, tokens, { name: 'A' });
@@ -48,7 +48,8 @@ describe('webhook settings (endpoints 11-17)', () => {
       await http.get(`${BASE}/${long}`).set('authorization', a.auth),
       await http.patch(`${BASE}/${long}`).set('authorization', a.auth).send({ url: 'http://127.0.0.1:9/a' }),
       await http.delete(`${BASE}/${long}`).set('authorization', a.auth),
-    ]) expect([res.status, res.body.code]).toEqual([404, 'not_found']);
+    ])
+      expect([res.status, res.body.code]).toEqual([404, 'not_found']);
   });
 
   it('refuses bad urls with a 400 naming body.url; production rules refuse http and private targets', async () => {
@@ -134,8 +135,16 @@ describe('webhook settings (endpoints 11-17)', () => {
     const ctx = makeContext();
     const { app, http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
-    const lone = await http.post(BASE).set('authorization', auth).set('content-type', 'application/json').send('{"url":"http://127.0.0.1:9/\\ud800x"}');
-    expect([lone.status, lone.body.code, lone.body.errors]).toEqual([400, 'validation_failed', [{ path: 'body.url', message: expect.stringMatching(/lone surrogate/) }]]);
+    const lone = await http
+      .post(BASE)
+      .set('authorization', auth)
+      .set('content-type', 'application/json')
+      .send('{"url":"http://127.0.0.1:9/\\ud800x"}');
+    expect([lone.status, lone.body.code, lone.body.errors]).toEqual([
+      400,
+      'validation_failed',
+      [{ path: 'body.url', message: expect.stringMatching(/lone surrogate/) }],
+    ]);
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM webhooks').get()).toEqual({ n: 0 });
     // In another charset the parser decodes (UTF-16), escaped or as a raw code unit: sent as bytes
     // over a real socket (supertest would serialize a Buffer as JSON).
@@ -144,7 +153,11 @@ describe('webhook settings (endpoints 11-17)', () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${BASE}`;
       for (const text of ['{"url":"http://127.0.0.1:9/\\ud800x"}', '{"url":"http://127.0.0.1:9/\ud800x"}']) {
-        const res = await fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json; charset=utf-16le' }, body: Buffer.from(text, 'utf16le') });
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json; charset=utf-16le' },
+          body: Buffer.from(text, 'utf16le'),
+        });
         const problem = (await res.json()) as { errors?: { path: string }[] };
         expect([res.status, problem.errors?.[0]?.path]).toEqual([400, 'body.url']);
       }
@@ -152,7 +165,11 @@ describe('webhook settings (endpoints 11-17)', () => {
       server.close();
     }
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM webhooks').get()).toEqual({ n: 0 });
-    const pair = await http.post(BASE).set('authorization', auth).set('content-type', 'application/json').send('{"url":"http://127.0.0.1:9/\\ud83d\\ude00"}');
+    const pair = await http
+      .post(BASE)
+      .set('authorization', auth)
+      .set('content-type', 'application/json')
+      .send('{"url":"http://127.0.0.1:9/\\ud83d\\ude00"}');
     expect(pair.status).toBe(201);
     expect((await http.get(`${BASE}/${pair.body.id}`).set('authorization', auth)).body.url).toBe('http://127.0.0.1:9/\u{1F600}');
   });
@@ -162,7 +179,11 @@ describe('webhook settings (endpoints 11-17)', () => {
     const { http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     const paged = await http.get(`${BASE}?limit=1&startingAfter=x`).set('authorization', auth);
-    expect([paged.status, paged.body.code, paged.body.errors]).toEqual([400, 'validation_failed', [{ path: 'query', message: 'unknown field(s): limit, startingAfter' }]]);
+    expect([paged.status, paged.body.code, paged.body.errors]).toEqual([
+      400,
+      'validation_failed',
+      [{ path: 'query', message: 'unknown field(s): limit, startingAfter' }],
+    ]);
     expect((await http.get(`${BASE}?`).set('authorization', auth)).status).toBe(200);
   });
 
@@ -170,7 +191,14 @@ describe('webhook settings (endpoints 11-17)', () => {
     const ctx = makeContext();
     const { http, tokens } = makeApi(ctx);
     const { auth, org } = await makeOrg(ctx, tokens);
-    const together = await Promise.all(['a', 'b', 'c'].map((p) => http.post(BASE).set('authorization', auth).send({ url: `http://127.0.0.1:9/${p}` })));
+    const together = await Promise.all(
+      ['a', 'b', 'c'].map((p) =>
+        http
+          .post(BASE)
+          .set('authorization', auth)
+          .send({ url: `http://127.0.0.1:9/${p}` }),
+      ),
+    );
     expect(together.map((r) => r.status)).toEqual([201, 201, 201]);
     const keys = ctx.db.prepare('SELECT id FROM webhook_keys WHERE org_id = ?').all(org.id);
     expect(keys).toHaveLength(1);
@@ -185,8 +213,15 @@ describe('webhook settings (endpoints 11-17)', () => {
     const holder = new Database(ctx.db.name);
     holder.exec('BEGIN IMMEDIATE'); // another process (a CLI import) holds the write lock
     let settled = 0;
-    const create = http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/b' }).then((r) => (settled++, r));
-    const rotate = http.post(`${BASE}/public-key`).set('authorization', auth).then((r) => (settled++, r));
+    const create = http
+      .post(BASE)
+      .set('authorization', auth)
+      .send({ url: 'http://127.0.0.1:9/b' })
+      .then((r) => (settled++, r));
+    const rotate = http
+      .post(`${BASE}/public-key`)
+      .set('authorization', auth)
+      .then((r) => (settled++, r));
     try {
       // SQLite's busy wait would hold the loop until the busy timeout, then answer 503.
       for (let i = 0; i < 5; i++) expect((await http.get('/healthz')).status).toBe(200);
@@ -218,8 +253,13 @@ describe('webhook settings (endpoints 11-17)', () => {
     const [rotated] = [...acmeKeys];
     expect(rotated).not.toBe(before);
     expect(together[5]!.body.keyId).not.toBe(rotated);
-    const rows = ctx.db.prepare('SELECT id, retired_at IS NOT NULL AS retired FROM webhook_keys WHERE org_id = ? ORDER BY id').all(acme.org.id);
-    expect(rows).toEqual([{ id: before, retired: 1 }, { id: rotated, retired: 0 }]);
+    const rows = ctx.db
+      .prepare('SELECT id, retired_at IS NOT NULL AS retired FROM webhook_keys WHERE org_id = ? ORDER BY id')
+      .all(acme.org.id);
+    expect(rows).toEqual([
+      { id: before, retired: 1 },
+      { id: rotated, retired: 0 },
+    ]);
     // One after it is a rotation of its own.
     const again = await http.post(`${BASE}/public-key`).set('authorization', acme.auth);
     expect(again.body.keyId).not.toBe(rotated);
@@ -256,7 +296,14 @@ describe('OpenAPI', () => {
     const res = await http.get('/openapi.json');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.paths)).toEqual(
-      expect.arrayContaining([BASE, `${BASE}/{id}`, `${BASE}/public-key`, '/admin/v1/transactions', '/admin/v1/transactions/{id}/status', '/admin/v1/events']),
+      expect.arrayContaining([
+        BASE,
+        `${BASE}/{id}`,
+        `${BASE}/public-key`,
+        '/admin/v1/transactions',
+        '/admin/v1/transactions/{id}/status',
+        '/admin/v1/events',
+      ]),
     );
   });
 });

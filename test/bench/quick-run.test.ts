@@ -43,7 +43,16 @@ describe('npm run bench -- --quick', () => {
     for (const [name, m] of Object.entries(results.benchmarks)) expect(m.error, `${name} failed`).toBeUndefined();
 
     const { outbox, api, receiver, inbound, growth } = results.benchmarks as Record<string, Metrics>;
-    positive(outbox!, ['signaturesPerSecond', 'eventsWrittenPerSecond', 'deliveriesPerSecondSingle', 'cpuPerDeliveryMs', 'cpuCeilingPerSecond', 'commitToReceiptP99Ms', 'deliveriesPerSecondFanout', 'daemonPeakRssMb']);
+    positive(outbox!, [
+      'signaturesPerSecond',
+      'eventsWrittenPerSecond',
+      'deliveriesPerSecondSingle',
+      'cpuPerDeliveryMs',
+      'cpuCeilingPerSecond',
+      'commitToReceiptP99Ms',
+      'deliveriesPerSecondFanout',
+      'daemonPeakRssMb',
+    ]);
     expect(outbox!.eventsWritten).toBe(200);
     expect(outbox!.deliveriesSingle).toBeGreaterThanOrEqual(200);
     expect(outbox!.deliveriesFanout).toBeGreaterThanOrEqual(500);
@@ -53,16 +62,42 @@ describe('npm run bench -- --quick', () => {
     // The signature is made once per event and key, whatever the number of endpoints.
     expect(outbox!.fanoutEventSignatures).toBe(outbox!.fanoutEventsStored);
 
-    positive(api!, ['identitiesPrefixRps', 'identitiesRarePrefixRps', 'accountByIdRps', 'benchmarkSummaryRps', 'bareExpressRps', 'identitiesPrefixVsBareRatio', 'daemonPeakRssMb']);
+    positive(api!, [
+      'identitiesPrefixRps',
+      'identitiesRarePrefixRps',
+      'accountByIdRps',
+      'benchmarkSummaryRps',
+      'bareExpressRps',
+      'identitiesPrefixVsBareRatio',
+      'daemonPeakRssMb',
+    ]);
     expect(api!.identities).toBe(2000);
     expect(api!.transactions).toBe(2000);
 
-    positive(receiver!, ['directP50Ms', 'receiverP50Ms', 'receiverP99Ms', 'oneWayDirectP50Ms', 'oneWayThroughP50Ms', 'oneWayThroughP99Ms', 'ownP50Ms', 'ownP99Ms', 'forwardP50Ms', 'forwardP99Ms', 'receiverPeakRssMb']);
+    positive(receiver!, [
+      'directP50Ms',
+      'receiverP50Ms',
+      'receiverP99Ms',
+      'oneWayDirectP50Ms',
+      'oneWayThroughP50Ms',
+      'oneWayThroughP99Ms',
+      'ownP50Ms',
+      'ownP99Ms',
+      'forwardP50Ms',
+      'forwardP99Ms',
+      'receiverPeakRssMb',
+    ]);
     expect(receiver!.deliveries).toBe(200);
     expect(typeof receiver!.addedP99Ms).toBe('number');
     expect(typeof receiver!.oneWayAddedP99Ms).toBe('number');
 
-    positive(inbound!, ['acceptedPerSecond', 'decryptionsPerSecond', 'joseDecryptionsPerSecond', 'decryptionVsJoseRatio', 'daemonPeakRssMb']);
+    positive(inbound!, [
+      'acceptedPerSecond',
+      'decryptionsPerSecond',
+      'joseDecryptionsPerSecond',
+      'decryptionVsJoseRatio',
+      'daemonPeakRssMb',
+    ]);
     expect(inbound!.notifications).toBe(300);
     expect(inbound!.decrypted).toBe(300);
 

@@ -14,13 +14,26 @@ describe('borderd --help', () => {
     expect(joined(await help([]))).toContain('Emit events through the outbox (synthetic, compliance checks, virtual accounts)');
     expect(joined(await help([]))).toContain('(listen or --tunnel); replay captured events');
     expect(joined(await help(['tx']))).toContain('(emits Transaction_Updated; refused when the state machine forbids it)');
-    expect(joined(await help(['receive']))).toContain('without it a new tunnel starts with new events and a known one resumes from its capture log');
+    expect(joined(await help(['receive']))).toContain(
+      'without it a new tunnel starts with new events and a known one resumes from its capture log',
+    );
   });
 
   it('receive replay lists only the options replay uses', async () => {
     const text = await help(['receive', 'replay']);
     for (const option of ['--capture-db', '--forward-to', '--header', '--forward-timeout', '--json']) expect(text).toContain(option);
-    for (const option of ['--tunnel', '--port', '--host', '--public-key', '--client-id', '--client-secret', '--events', '--dedupe', '--heartbeat-timeout', '--since']) {
+    for (const option of [
+      '--tunnel',
+      '--port',
+      '--host',
+      '--public-key',
+      '--client-id',
+      '--client-secret',
+      '--events',
+      '--dedupe',
+      '--heartbeat-timeout',
+      '--since',
+    ]) {
       expect(text).not.toContain(option);
     }
   });

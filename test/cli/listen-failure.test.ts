@@ -8,7 +8,10 @@ describe('listenFailure', () => {
     const cases: [Error, string][] = [
       [sysError('listen', 'EADDRINUSE'), 'cannot listen on 127.0.0.1:4242: the address is already in use (--host, --port)'],
       [sysError('getaddrinfo', 'ENOTFOUND'), 'cannot listen on 127.0.0.1:4242: the host name does not resolve (--host, --port)'],
-      [sysError('listen', 'EADDRNOTAVAIL'), 'cannot listen on 127.0.0.1:4242: no interface of this machine has that address (--host, --port)'],
+      [
+        sysError('listen', 'EADDRNOTAVAIL'),
+        'cannot listen on 127.0.0.1:4242: no interface of this machine has that address (--host, --port)',
+      ],
       [sysError('listen', 'EWHATEVER'), 'cannot listen on 127.0.0.1:4242: EWHATEVER (--host, --port)'],
     ];
     for (const [err, line] of cases) {

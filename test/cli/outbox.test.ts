@@ -32,7 +32,20 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const none = await cli('webhooks', 'public-key', '--org', createOrganization(ctx, 'No webhooks').id);
     expect([none.code, none.json.error.status]).toEqual([1, 404]);
 
-    const tx = await cli('tx', 'create', '--org', org.id, '--type', 'Withdrawal', '--amount', '10.25', '--currency', 'USD', '--destination', '{"iban":"DE00"}');
+    const tx = await cli(
+      'tx',
+      'create',
+      '--org',
+      org.id,
+      '--type',
+      'Withdrawal',
+      '--amount',
+      '10.25',
+      '--currency',
+      'USD',
+      '--destination',
+      '{"iban":"DE00"}',
+    );
     expect(tx.code).toBe(0);
     expect(tx.json).toMatchObject({ type: 'Withdrawal', status: 'Submitted', amount: '10.25', destination: { iban: 'DE00' } });
     const illegal = await cli('tx', 'status', tx.json.id, 'Refunded');
@@ -44,7 +57,16 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     expect(await dispatcher.runOnce()).toBe(1);
     ctx.clock.advance(5000);
     await dispatcher.runOnce();
-    const emitted = await cli('events', 'emit', '--org', org.id, '--type', 'IdentityComplianceCheck_Completed', '--data', '{"result":"Approved"}');
+    const emitted = await cli(
+      'events',
+      'emit',
+      '--org',
+      org.id,
+      '--type',
+      'IdentityComplianceCheck_Completed',
+      '--data',
+      '{"result":"Approved"}',
+    );
     expect(emitted.json).toMatchObject({ type: 'IdentityComplianceCheck_Completed', data: { result: 'Approved' } });
 
     const list = await cli('webhooks', 'list');
@@ -55,7 +77,10 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const failed = await cli('outbox', 'list', '--state', 'failed');
     expect(failed.json).toHaveLength(1);
     const attempts = await cli('outbox', 'attempts', failed.json[0].id);
-    expect(attempts.json.attempts.map((a: { statusCode: number; responseBody: string }) => [a.statusCode, a.responseBody])).toEqual([[500, 'down'], [500, 'down']]);
+    expect(attempts.json.attempts.map((a: { statusCode: number; responseBody: string }) => [a.statusCode, a.responseBody])).toEqual([
+      [500, 'down'],
+      [500, 'down'],
+    ]);
     const refused = await cli('outbox', 'replay', '--webhook', webhook.id, '--since', '2000-01-01T00:00:00Z');
     expect(refused.code).toBe(1);
     expect(refused.json.error.code).toBe('webhook_disabled');
@@ -71,7 +96,9 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     expect(again.json).toEqual({ events: 1, requeued: 1 });
     ctx.clock.set(Date.now() + 10_000);
     expect(await dispatcher.runOnce()).toBe(1);
-    expect(receiver.received.filter((r) => r.headers['x-event-id'] === emitted.json.id && r.headers['x-delivery-attempt'] === '2')).toHaveLength(1);
+    expect(
+      receiver.received.filter((r) => r.headers['x-event-id'] === emitted.json.id && r.headers['x-delivery-attempt'] === '2'),
+    ).toHaveLength(1);
 
     const disabled = await cli('webhooks', 'disable', webhook.id);
     expect(disabled.json.enabled).toBe(false);
@@ -86,7 +113,11 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
-    for (const args of [['outbox', 'replay', '--webhook', webhook.id, '--since', 'hello 1'], ['webhooks', 'enable', webhook.id, '--replay-since', 'Nov 20'], ['outbox', 'replay', '--webhook', webhook.id, '--since', '2026-11-20T09:00:00']]) {
+    for (const args of [
+      ['outbox', 'replay', '--webhook', webhook.id, '--since', 'hello 1'],
+      ['webhooks', 'enable', webhook.id, '--replay-since', 'Nov 20'],
+      ['outbox', 'replay', '--webhook', webhook.id, '--since', '2026-11-20T09:00:00'],
+    ]) {
       const r = await runCli([...args, '--db', ctx.config.database.path, '--json']);
       expect(r.code, args.join(' ')).toBe(1);
       expect(JSON.parse(r.stdout).error).toMatchObject({ status: 400, code: 'invalid_time' });
@@ -96,9 +127,18 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
 
   it('refuses a --limit that is not a whole number from 1 to 1000000 as bad usage (exit 2), before touching the database', async () => {
     const ctx = makeContext();
-    for (const args of [['outbox', 'list', '--limit', 'abc'], ['outbox', 'list', '--limit', '-5'], ['inbound', 'list', '--limit', '1.5'], ['outbox', 'list', '--limit', '1e20'], ['inbound', 'list', '--limit', '9223372036854775808']]) {
+    for (const args of [
+      ['outbox', 'list', '--limit', 'abc'],
+      ['outbox', 'list', '--limit', '-5'],
+      ['inbound', 'list', '--limit', '1.5'],
+      ['outbox', 'list', '--limit', '1e20'],
+      ['inbound', 'list', '--limit', '9223372036854775808'],
+    ]) {
       const r = await runCli([...args, '--db', ctx.config.database.path]);
-      expect([r.code, r.stderr], args.join(' ')).toEqual([2, expect.stringMatching(/^borderd: --limit must be a whole number from 1 to 1000000, not [^\n]*\n$/)]);
+      expect([r.code, r.stderr], args.join(' ')).toEqual([
+        2,
+        expect.stringMatching(/^borderd: --limit must be a whole number from 1 to 1000000, not [^\n]*\n$/),
+      ]);
     }
   });
 
@@ -108,7 +148,10 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     const db = ['--db', ctx.config.database.path];
     const choices = await runCli(['outbox', 'list', '--state', 'bogus', ...db]);
-    expect([choices.code, choices.stderr]).toEqual([2, expect.stringMatching(/^borderd: Invalid values: Argument: state, Given: "bogus", Choices: [^\n]*\n$/)]);
+    expect([choices.code, choices.stderr]).toEqual([
+      2,
+      expect.stringMatching(/^borderd: Invalid values: Argument: state, Given: "bogus", Choices: [^\n]*\n$/),
+    ]);
     const since = await runCli(['outbox', 'replay', '--webhook', webhook.id, '--since', 'Nov 20', ...db]);
     expect([since.code, since.stderr]).toEqual([1, expect.stringMatching(/^borderd: since must be [^\n]*\n$/)]);
     const bits = await runCli(['keys', 'card-network', 'generate', '--org', org.id, '--bits', 'abc', ...db]);

@@ -15,6 +15,8 @@ describe('database.synchronous', () => {
     expect(level(makeContext({ 'database.synchronous': 'full' }))).toBe(2);
   });
   it('refuses other values, naming the key', () => {
-    expect(() => loadConfig({ env: { BORDERD_DATABASE_SYNCHRONOUS: 'off' } })).toThrow(/database\.synchronous: .*environment variable BORDERD_DATABASE_SYNCHRONOUS/);
+    expect(() => loadConfig({ env: { BORDERD_DATABASE_SYNCHRONOUS: 'off' } })).toThrow(
+      /database\.synchronous: .*environment variable BORDERD_DATABASE_SYNCHRONOUS/,
+    );
   });
 });

@@ -52,7 +52,9 @@ describe('config layers', () => {
   });
 
   it('refuses a deposit country that is not an ISO 3166-1 alpha-2 code, naming the entry', () => {
-    expect(() => loadConfig({ file: file('network:\n  depositCountries: [MX, UK]\n'), env: {} })).toThrow(/network\.depositCountries\.1: is not an ISO 3166-1 alpha-2 country code/);
+    expect(() => loadConfig({ file: file('network:\n  depositCountries: [MX, UK]\n'), env: {} })).toThrow(
+      /network\.depositCountries\.1: is not an ISO 3166-1 alpha-2 country code/,
+    );
     expect(loadConfig({ file: file('network:\n  depositCountries: [MX, GB]\n'), env: {} }).network.depositCountries).toEqual(['MX', 'GB']);
   });
 
@@ -87,7 +89,10 @@ describe('server.trustProxy', () => {
   it('takes a hop count or proxy addresses / CIDR ranges', () => {
     expect(trust(1)).toBe(1);
     expect(trust(['10.0.0.0/8', '::1', 'loopback'])).toEqual(['10.0.0.0/8', '::1', 'loopback']);
-    expect(loadConfig({ env: { BORDERD_SERVER_TRUST_PROXY: '10.0.0.0/8, 192.0.2.1' } }).server.trustProxy).toEqual(['10.0.0.0/8', '192.0.2.1']);
+    expect(loadConfig({ env: { BORDERD_SERVER_TRUST_PROXY: '10.0.0.0/8, 192.0.2.1' } }).server.trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.1',
+    ]);
     expect(loadConfig({ env: { BORDERD_SERVER_TRUST_PROXY: '2' } }).server.trustProxy).toBe(2);
   });
   it('refuses true, naming the key and what to use instead', () => {
@@ -147,12 +152,16 @@ describe('durations fit a Node.js timer', () => {
     const keys = await msKeys();
     expect(keys).toEqual(expect.arrayContaining(['eventStream.heartbeatMs', 'delivery.timeoutMs', 'database.busyTimeoutMs']));
     for (const key of keys) {
-      expect(() => loadConfig({ env: {}, flags: { [key]: TIMER_MAX_MS + 1 } }), key).toThrow(new RegExp(`invalid config: ${key.replace('.', '\\.')}: `));
+      expect(() => loadConfig({ env: {}, flags: { [key]: TIMER_MAX_MS + 1 } }), key).toThrow(
+        new RegExp(`invalid config: ${key.replace('.', '\\.')}: `),
+      );
     }
     expect(() => loadConfig({ env: { BORDERD_EVENT_STREAM_HEARTBEAT_MS: '3000000000' } })).toThrow(
       /eventStream\.heartbeatMs: must be at most 2147483647 ms .*environment variable BORDERD_EVENT_STREAM_HEARTBEAT_MS/,
     );
-    expect(() => loadConfig({ env: { BORDERD_DATABASE_BUSY_TIMEOUT_MS: '3000000000' } })).toThrow(/database\.busyTimeoutMs: must be at most 2147483647 ms/);
+    expect(() => loadConfig({ env: { BORDERD_DATABASE_BUSY_TIMEOUT_MS: '3000000000' } })).toThrow(
+      /database\.busyTimeoutMs: must be at most 2147483647 ms/,
+    );
   });
 
   it('takes 2147483647 itself and keeps the defaults', async () => {
@@ -188,7 +197,13 @@ describe('environment values follow the type of their key', () => {
   });
 
   it('still converts numbers, booleans and JSON for the keys that take them', () => {
-    const c = loadConfig({ env: { BORDERD_SERVER_PORT: '9002', BORDERD_ADMIN_BOOTSTRAP_ORGANIZATION: 'false', BORDERD_INBOUND_ICA_ORGANIZATIONS: '{"1234": "org_1"}' } });
+    const c = loadConfig({
+      env: {
+        BORDERD_SERVER_PORT: '9002',
+        BORDERD_ADMIN_BOOTSTRAP_ORGANIZATION: 'false',
+        BORDERD_INBOUND_ICA_ORGANIZATIONS: '{"1234": "org_1"}',
+      },
+    });
     expect(c.server.port).toBe(9002);
     expect(c.admin.bootstrapOrganization).toBe(false);
     expect(c.inbound.icaOrganizations).toEqual({ '1234': 'org_1' });
@@ -198,7 +213,9 @@ describe('environment values follow the type of their key', () => {
     expect(() => loadConfig({ env: { BORDERD_SERVER_PORT: '-5' } })).toThrow(/server\.port: Too small: expected number to be >=0 /);
     expect(() => loadConfig({ env: { BORDERD_ADMIN_TOKEN: '123' } })).toThrow(/admin\.token: must be at least 24 characters/);
     expect(() => loadConfig({ env: { BORDERD_SERVER_PORT: '1.5' } })).toThrow(/server\.port: Invalid input: expected int, received number/);
-    expect(() => loadConfig({ env: { BORDERD_SERVER_PORT: 'http' } })).toThrow(/server\.port: Invalid input: expected number, received string/);
+    expect(() => loadConfig({ env: { BORDERD_SERVER_PORT: 'http' } })).toThrow(
+      /server\.port: Invalid input: expected number, received string/,
+    );
   });
 });
 
@@ -229,7 +246,9 @@ describe('a config error names where the bad value came from', () => {
     const path = file('inbound:\n  allowlist: ["203.0.113.0/24", "203.0.113.300/24"]\n');
     expect(() => loadConfig({ file: path, env: {} })).toThrow(/inbound\.allowlist\.1: .*\(from config file .*borderd\.yaml\)$/);
     const other = file('server:\n  port: 9000\n');
-    expect(() => loadConfig({ file: other, env: {}, flags: { 'inbound.allowlist': ['x'] } })).toThrow(/inbound\.allowlist\.0: .*\(from command-line flag\)$/);
+    expect(() => loadConfig({ file: other, env: {}, flags: { 'inbound.allowlist': ['x'] } })).toThrow(
+      /inbound\.allowlist\.0: .*\(from command-line flag\)$/,
+    );
     expect(() => loadConfig({ file: other, env: {}, flags: { 'integrations.providers': { p: { deprecated: true } } } })).toThrow(
       /integrations\.providers\.p\.kind: .*\(from command-line flag\)$/,
     );
@@ -237,7 +256,9 @@ describe('a config error names where the bad value came from', () => {
 
   it('names the file for an unknown key, even where the environment sets a neighbour', () => {
     const path = file('inbound:\n  alowlist: []\n');
-    expect(() => loadConfig({ file: path, env: { BORDERD_INBOUND_PATH_NAME: 'cards' } })).toThrow(/inbound: unknown key\(s\) alowlist \(from config file .*borderd\.yaml\)$/);
+    expect(() => loadConfig({ file: path, env: { BORDERD_INBOUND_PATH_NAME: 'cards' } })).toThrow(
+      /inbound: unknown key\(s\) alowlist \(from config file .*borderd\.yaml\)$/,
+    );
   });
 });
 
@@ -256,7 +277,9 @@ describe('a config file that is not YAML', () => {
     expect(yamlError('server:\n  port: [1\n  host: x\n')).toMatch(
       /^config file .*borderd\.yaml is not valid YAML: Flow sequence in block collection must be sufficiently indented and end with a \] \(line 3, column 3\)$/,
     );
-    expect(yamlError('server:\n  port: 1\n  port: 2\n')).toMatch(/^config file .*borderd\.yaml is not valid YAML: Map keys must be unique \(line 3, column 3\)$/);
+    expect(yamlError('server:\n  port: 1\n  port: 2\n')).toMatch(
+      /^config file .*borderd\.yaml is not valid YAML: Map keys must be unique \(line 3, column 3\)$/,
+    );
     expect(yamlError('server:\n\tport: 1\n')).toMatch(/is not valid YAML: Tabs are not allowed as indentation \(line 2, column 1\)$/);
   });
 
@@ -269,8 +292,14 @@ describe('a config file that is not YAML', () => {
 
 describe('retry delays stay dates', () => {
   it('refuses a retry delay over 30 days, naming the key', () => {
-    expect(() => loadConfig({ env: { BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0, 1e13]' } })).toThrow(/delivery\.retryScheduleSeconds\.1: must be at most 2592000/);
-    expect(() => loadConfig({ env: { BORDERD_INBOUND_DECRYPT_RETRY_SECONDS: '[2592001]' } })).toThrow(/inbound\.decryptRetrySeconds\.0: must be at most 2592000/);
-    expect(loadConfig({ env: { BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0, 2592000]' } }).delivery.retryScheduleSeconds).toEqual([0, 2_592_000]);
+    expect(() => loadConfig({ env: { BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0, 1e13]' } })).toThrow(
+      /delivery\.retryScheduleSeconds\.1: must be at most 2592000/,
+    );
+    expect(() => loadConfig({ env: { BORDERD_INBOUND_DECRYPT_RETRY_SECONDS: '[2592001]' } })).toThrow(
+      /inbound\.decryptRetrySeconds\.0: must be at most 2592000/,
+    );
+    expect(loadConfig({ env: { BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0, 2592000]' } }).delivery.retryScheduleSeconds).toEqual([
+      0, 2_592_000,
+    ]);
   });
 });

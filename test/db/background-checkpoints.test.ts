@@ -22,7 +22,13 @@ function setUp(script = workerScript) {
   const db = openDatabase(path, { synchronous: 'normal' });
   db.exec('CREATE TABLE blobs (b BLOB NOT NULL)');
   const failures: Error[] = [];
-  const checkpoints = startBackgroundCheckpoints(db, { dbPath: path, synchronous: 'normal', intervalMs: 50, workerScript: script, onFailure: (err) => failures.push(err) });
+  const checkpoints = startBackgroundCheckpoints(db, {
+    dbPath: path,
+    synchronous: 'normal',
+    intervalMs: 50,
+    workerScript: script,
+    onFailure: (err) => failures.push(err),
+  });
   opened.push({ db, checkpoints });
   return { db, path, checkpoints, failures };
 }

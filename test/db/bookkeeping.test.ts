@@ -13,7 +13,11 @@ describe('bookkeeping transactions', () => {
     expect(level(db)).toBe(FULL);
     expect(bookkeeping(db, () => level(db))).toBe(NORMAL);
     expect(level(db)).toBe(FULL);
-    expect(() => bookkeeping(db, () => { throw new Error('boom'); })).toThrow('boom');
+    expect(() =>
+      bookkeeping(db, () => {
+        throw new Error('boom');
+      }),
+    ).toThrow('boom');
     expect(level(db)).toBe(FULL);
     db.close();
   });

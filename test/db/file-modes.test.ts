@@ -7,7 +7,7 @@ import { tempDir } from '../support/context.js';
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 describe('database files', () => {
-  it('a new database, its -wal and -shm, and a directory made for it are the owner\'s alone, whatever the umask', () => {
+  it("a new database, its -wal and -shm, and a directory made for it are the owner's alone, whatever the umask", () => {
     const old = process.umask(0o022);
     try {
       const dir = join(tempDir('borderd-modes-'), 'data');
@@ -35,7 +35,9 @@ describe('database files', () => {
     const path = join(tempDir('borderd-locks-'), 'capture.db');
     const held = () => {
       const inode = statSync(path).ino;
-      return readFileSync('/proc/locks', 'utf8').split('\n').filter((l) => l.includes(` ${process.pid} `) && l.includes(`:${inode} `)).length;
+      return readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(` ${process.pid} `) && l.includes(`:${inode} `)).length;
     };
     const first = openDatabase(path);
     first.exec('CREATE TABLE t (x)');

@@ -4,7 +4,10 @@ import { createGroupCommit } from '../../src/db/group-commit.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { tempDir } from '../support/context.js';
 
-function setup(windowMs = 0, busyTimeoutMs = 50): { db: Db; other: Db; commit: ReturnType<typeof createGroupCommit>; topLevelTransactions: () => number } {
+function setup(
+  windowMs = 0,
+  busyTimeoutMs = 50,
+): { db: Db; other: Db; commit: ReturnType<typeof createGroupCommit>; topLevelTransactions: () => number } {
   const file = join(tempDir(), 'g.db');
   const db = openDatabase(file, { busyTimeoutMs });
   db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)');
@@ -13,10 +16,12 @@ function setup(windowMs = 0, busyTimeoutMs = 50): { db: Db; other: Db; commit: R
   const original = db.transaction.bind(db);
   db.transaction = ((fn: (...a: unknown[]) => unknown) => {
     const tx = original(fn);
-    const wrap = (mode?: 'immediate') => (...args: unknown[]) => {
-      if (!db.inTransaction) top++;
-      return mode ? tx[mode](...args) : tx(...args);
-    };
+    const wrap =
+      (mode?: 'immediate') =>
+      (...args: unknown[]) => {
+        if (!db.inTransaction) top++;
+        return mode ? tx[mode](...args) : tx(...args);
+      };
     return Object.assign(wrap(), { immediate: wrap('immediate'), deferred: wrap(), exclusive: wrap() });
   }) as Db['transaction'];
   return { db, other: openDatabase(file), commit: createGroupCommit(db, windowMs, busyTimeoutMs), topLevelTransactions: () => top };
@@ -36,7 +41,11 @@ describe('group commit', () => {
     );
     expect(await Promise.all(writes)).toEqual([1, 1, 1]);
     expect(topLevelTransactions()).toBe(1);
-    expect(seenByOther).toEqual([[1, 2, 3], [1, 2, 3], [1, 2, 3]]);
+    expect(seenByOther).toEqual([
+      [1, 2, 3],
+      [1, 2, 3],
+      [1, 2, 3],
+    ]);
     await commit(() => db.prepare('INSERT INTO t (x) VALUES (4)').run());
     expect(topLevelTransactions()).toBe(2); // a later write is its own batch
   });
@@ -159,4 +168,3 @@ describe('group commit', () => {
     expect(rows(db)).toEqual([]);
   });
 });
-

@@ -75,7 +75,10 @@ describe('migration 011', () => {
     }
     const changes = db.prepare('SELECT total_changes() AS n').pluck();
     const before = changes.get() as number;
-    migrate(db, listMigrations().filter((m) => m.version === 11));
+    migrate(
+      db,
+      listMigrations().filter((m) => m.version === 11),
+    );
     expect(db.prepare('SELECT id, full_name_lc AS full FROM identities ORDER BY id').all()).toEqual([
       { id: 'idn_both', full: 'ana garcía' },
       { id: 'idn_first', full: '' },
@@ -109,7 +112,9 @@ describe('migration 012', () => {
       { id: 'inb_plain', at: null },
       { id: 'inb_replaced', at: '2026-01-03T00:00:00.000Z' },
     ]);
-    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'inbound_event_held_copies'").get()).toEqual({ name: 'inbound_event_held_copies' });
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'inbound_event_held_copies'").get()).toEqual({
+      name: 'inbound_event_held_copies',
+    });
     db.close();
   });
 });

@@ -22,7 +22,10 @@ import { joseToken, makeKeyPair, notification } from '../inbound/jwe-fixtures.js
  */
 const prototype = Database.prototype as unknown as Record<'prepare' | 'pragma', (...args: unknown[]) => unknown>;
 const original = { prepare: prototype.prepare, pragma: prototype.pragma };
-const statementPrototype = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<'iterate', (...args: unknown[]) => unknown>;
+const statementPrototype = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1')) as Record<
+  'iterate',
+  (...args: unknown[]) => unknown
+>;
 const originalIterate = statementPrototype.iterate;
 let compiled: Map<Database.Database, Map<string, number>>;
 let pragmas: string[];
@@ -62,23 +65,40 @@ describe('native SQLite objects', () => {
     await createWebhook(ctx, acme.org.id, { url: receiver.url });
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     // Enough rows for the summary to read more than one page.
-    const header = 'type,status,provider,providerTransactionId,currency,country,corridor,benchmark,reviewState,reconciliation,amountUsd,costVsMarketUsd,createdAt,updatedAt';
-    const lines = Array.from({ length: 2345 }, (_, i) => `Deposit,Completed,PfiOne,p-${i},USDC,MX,US-MX,${['Competitive', 'InLine', 'OffMarket'][i % 3]},AllClear,Matched,100,1,2026-01-10T10:00:00Z,`);
+    const header =
+      'type,status,provider,providerTransactionId,currency,country,corridor,benchmark,reviewState,reconciliation,amountUsd,costVsMarketUsd,createdAt,updatedAt';
+    const lines = Array.from(
+      { length: 2345 },
+      (_, i) =>
+        `Deposit,Completed,PfiOne,p-${i},USDC,MX,US-MX,${['Competitive', 'InLine', 'OffMarket'][i % 3]},AllClear,Matched,100,1,2026-01-10T10:00:00Z,`,
+    );
     expect(importTransactions(ctx, acme.org.id, [header, ...lines].join('\n'), 'csv').imported).toBe(2345);
     const cardKey = makeKeyPair();
     importCardNetworkKey(ctx, acme.org.id, Buffer.from(cardKey.privatePem));
     ctx.config.inbound.icaOrganizations = { '123456': acme.org.id };
     for (let round = 0; round < 2; round++) {
-      createIdentity(ctx, acme.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: false, data: { firstName: `Ana${round}`, lastName: 'Lopez', email: `ana${round}@example.com` } });
+      createIdentity(ctx, acme.org.id, {
+        type: 'Personal',
+        deleted: false,
+        hasComplianceChecks: false,
+        data: { firstName: `Ana${round}`, lastName: 'Lopez', email: `ana${round}@example.com` },
+      });
       expect((await http.get('/v1/identities?name=ana&limit=10').set('authorization', acme.auth)).body.data).toHaveLength(round + 1);
       const summary = await http.get('/v1/transactions/import-benchmark-summary').set('authorization', acme.auth);
       expect(summary.body.sampleSize).toBe(2345);
-      expect((await http.get('/v1/transactions/import-benchmark-summary?benchmark=InLine').set('authorization', acme.auth)).body.sampleSize).toBe(782);
+      expect(
+        (await http.get('/v1/transactions/import-benchmark-summary?benchmark=InLine').set('authorization', acme.auth)).body.sampleSize,
+      ).toBe(782);
       expect((await http.post('/v1/notifications/webhooks/settings/public-key').set('authorization', acme.auth)).status).toBe(201);
       expect((await http.post('/v1/refunds/config/reconfirm').set('authorization', acme.auth)).status).toBeLessThan(500);
-      const event = await http.post('/admin/v1/events').set('authorization', `Bearer ${ADMIN_TOKEN}`).send({ orgId: acme.org.id, type: 'Transaction_Updated', data: {} });
+      const event = await http
+        .post('/admin/v1/events')
+        .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+        .send({ orgId: acme.org.id, type: 'Transaction_Updated', data: {} });
       expect(event.status).toBe(201);
-      const inbound = await http.post('/v1/webhooks/card-network').send(notification(await joseToken({ round }, cardKey), { eventId: `ev-${round}` }));
+      const inbound = await http
+        .post('/v1/webhooks/card-network')
+        .send(notification(await joseToken({ round }, cardKey), { eventId: `ev-${round}` }));
       expect(inbound.status).toBe(200);
       expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
       ctx.clock.advance(1000);
@@ -88,7 +108,12 @@ describe('native SQLite objects', () => {
     expect(receiver.received).toHaveLength(2);
 
     // Summary filters in every combination of four: one SQL shape per driving filter, not one per combination.
-    const summarySql = () => new Set([...compiled.values()].flatMap((perConnection) => [...perConnection.keys()]).filter((sql) => sql.includes('FROM transactions WHERE')));
+    const summarySql = () =>
+      new Set(
+        [...compiled.values()]
+          .flatMap((perConnection) => [...perConnection.keys()])
+          .filter((sql) => sql.includes('FROM transactions WHERE')),
+      );
     const before = summarySql();
     const filters = ['status=Completed', 'type=Deposit', 'provider=PfiOne', 'country=MX'];
     for (let mask = 0; mask < 16; mask++) {

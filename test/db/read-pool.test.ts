@@ -72,12 +72,20 @@ describe('read workers', () => {
     const { reads } = setUp(1);
     const err = await reads.run('refuse', { field: 'limit' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BorderdError);
-    expect(err).toMatchObject({ status: 400, code: 'validation_failed', message: 'one field failed', extra: { errors: [{ path: 'query.limit', message: 'is wrong' }], headers: { 'Retry-After': '1' } } });
+    expect(err).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      message: 'one field failed',
+      extra: { errors: [{ path: 'query.limit', message: 'is wrong' }], headers: { 'Retry-After': '1' } },
+    });
   });
 
   it('keep SQLite error codes, and the connection is read-only', async () => {
     const { reads, db } = setUp(1);
-    await expect(reads.run('missingTable', undefined)).rejects.toMatchObject({ code: 'SQLITE_ERROR', message: expect.stringMatching(/no such table: nowhere/) });
+    await expect(reads.run('missingTable', undefined)).rejects.toMatchObject({
+      code: 'SQLITE_ERROR',
+      message: expect.stringMatching(/no such table: nowhere/),
+    });
     await expect(reads.run('write', undefined)).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
     expect(db.prepare('SELECT count(*) FROM people').pluck().get()).toBe(2);
   });
@@ -105,7 +113,14 @@ describe('read workers', () => {
   it('say when a worker cannot open the database', async () => {
     const dir = tempDir('borderd-reads-');
     const log = createLogger({ level: 'silent', pretty: 'never' });
-    const reads = workerReads<TestTable>({ dbPath: join(dir, 'missing', 'none.db'), busyTimeoutMs: 100, size: 1, tableModule, workerScript, log });
+    const reads = workerReads<TestTable>({
+      dbPath: join(dir, 'missing', 'none.db'),
+      busyTimeoutMs: 100,
+      size: 1,
+      tableModule,
+      workerScript,
+      log,
+    });
     await expect(reads.ready()).rejects.toThrow(/cannot open database/);
     await expect(reads.run('names', undefined)).rejects.toThrow(/cannot open database|exited/);
     await reads.close();

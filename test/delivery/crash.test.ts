@@ -24,7 +24,11 @@ const env = {
 };
 
 async function post(url: string, auth: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method: 'POST', headers: { ...(auth ? { authorization: auth } : {}), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { ...(auth ? { authorization: auth } : {}), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -56,7 +60,9 @@ describe('crash safety of the outbox', () => {
     const { accessToken, orgId } = await daemonToken(first);
     const auth = `Bearer ${accessToken}`;
     expect((await post(`${first.url}/v1/notifications/webhooks/settings`, auth, { url: receiver.url })).status).toBe(201);
-    const key = (await (await fetch(`${first.url}/v1/notifications/webhooks/settings/public-key`, { headers: { authorization: auth } })).json()) as { keyId: string; publicKey: string };
+    const key = (await (
+      await fetch(`${first.url}/v1/notifications/webhooks/settings/public-key`, { headers: { authorization: auth } })
+    ).json()) as { keyId: string; publicKey: string };
     publicKey = createPublicKey(key.publicKey);
     keyId = key.keyId;
 
@@ -66,7 +72,11 @@ describe('crash safety of the outbox', () => {
       Array.from({ length: 16 }, async () => {
         while (next < EVENTS) {
           next++;
-          const res = await post(`${first.url}/admin/v1/events`, `Bearer ${ADMIN}`, { orgId, type: 'Transaction_Created', data: { status: 'Submitted' } });
+          const res = await post(`${first.url}/admin/v1/events`, `Bearer ${ADMIN}`, {
+            orgId,
+            type: 'Transaction_Created',
+            data: { status: 'Submitted' },
+          });
           expect(res.status).toBe(201);
           created.push(String(res.body.id));
         }

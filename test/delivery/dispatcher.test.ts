@@ -31,7 +31,8 @@ async function setup(overrides: Record<string, unknown> = {}) {
   expect(created.status).toBe(201);
   // random 0.5 = no jitter, so delays are exact.
   const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
-  const publicPem = async () => (await api.http.get('/v1/notifications/webhooks/settings/public-key').set('authorization', org.auth)).body.publicKey as string;
+  const publicPem = async () =>
+    (await api.http.get('/v1/notifications/webhooks/settings/public-key').set('authorization', org.auth)).body.publicKey as string;
   return { ctx, ...api, org, receiver, webhookId: created.body.id as string, dispatcher, publicPem };
 }
 
@@ -41,7 +42,11 @@ function verifiesWithOpenssl(r: Received, publicPem: string): boolean {
   writeFileSync(join(dir, 'body.bin'), r.body);
   writeFileSync(join(dir, 'sig.bin'), Buffer.from(String(r.headers['x-signature']), 'base64'));
   try {
-    const out = execFileSync('openssl', ['dgst', '-sha256', '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sig.bin'), join(dir, 'body.bin')], { stdio: 'pipe' });
+    const out = execFileSync(
+      'openssl',
+      ['dgst', '-sha256', '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sig.bin'), join(dir, 'body.bin')],
+      { stdio: 'pipe' },
+    );
     return out.toString().includes('Verified OK');
   } catch {
     return false;
@@ -55,12 +60,17 @@ const verifiesWithNode = (r: Received, publicPem: string): boolean => signatureV
  * body, with the public key its x-signature-key-id names (retries and replays included).
  */
 function expectAllSigned(ctx: TestContext, received: Received[]): void {
-  const keys = new Map((ctx.db.prepare('SELECT id, public_pem AS pem FROM webhook_keys').all() as { id: string; pem: string }[]).map((k) => [k.id, k.pem]));
+  const keys = new Map(
+    (ctx.db.prepare('SELECT id, public_pem AS pem FROM webhook_keys').all() as { id: string; pem: string }[]).map((k) => [k.id, k.pem]),
+  );
   expect(received.length).toBeGreaterThan(0);
   for (const r of received) {
     const pem = keys.get(String(r.headers['x-signature-key-id']));
     expect(pem, `key ${String(r.headers['x-signature-key-id'])}`).toBeDefined();
-    expect(verifiesWithNode(r, pem!), `signature of ${String(r.headers['x-event-id'])} attempt ${String(r.headers['x-delivery-attempt'])}`).toBe(true);
+    expect(
+      verifiesWithNode(r, pem!),
+      `signature of ${String(r.headers['x-event-id'])} attempt ${String(r.headers['x-delivery-attempt'])}`,
+    ).toBe(true);
   }
 }
 
@@ -193,7 +203,10 @@ describe('delivery', () => {
 
     // PATCH with the same url re-enables; new events flow, skipped ones wait for a replay.
     receiver.setResponder((_r, res) => res.end('ok'));
-    const patched = await http.patch(`/v1/notifications/webhooks/settings/${webhookId}`).set('authorization', org.auth).send({ url: receiver.url });
+    const patched = await http
+      .patch(`/v1/notifications/webhooks/settings/${webhookId}`)
+      .set('authorization', org.auth)
+      .send({ url: receiver.url });
     expect(patched.body.enabled).toBe(true);
     newTx(ctx, org.org.id);
     expect(await dispatcher.runOnce()).toBe(1);
@@ -235,7 +248,10 @@ describe('delivery', () => {
     newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     expect(listDeliveries(ctx.db, { webhookId, limit: 5 })[0]!.state).toBe('failed');
-    const w = ctx.db.prepare('SELECT enabled, disabled_reason FROM webhooks WHERE id = ?').get(webhookId) as { enabled: number; disabled_reason: string };
+    const w = ctx.db.prepare('SELECT enabled, disabled_reason FROM webhooks WHERE id = ?').get(webhookId) as {
+      enabled: number;
+      disabled_reason: string;
+    };
     expect(w).toEqual({ enabled: 0, disabled_reason: 'endpoint answered 410 Gone' });
   });
 
@@ -489,7 +505,11 @@ describe('bounded concurrency', () => {
 
 describe('an endpoint that stops answering', () => {
   it('gets one send at a time until an answer comes back, then its whole perEndpointConcurrency again', async () => {
-    const { ctx, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 4, 'delivery.timeoutMs': 300, 'delivery.pollIntervalMs': 20 });
+    const { ctx, org, receiver, webhookId } = await setup({
+      'delivery.perEndpointConcurrency': 4,
+      'delivery.timeoutMs': 300,
+      'delivery.pollIntervalMs': 20,
+    });
     let mode: 'hang' | 'answer once' = 'hang';
     const hung: import('node:http').ServerResponse[] = [];
     receiver.setResponder((_r, res) => {
@@ -503,7 +523,8 @@ describe('an endpoint that stops answering', () => {
     worker.start();
     const most = async (ms: number) => {
       let top = 0;
-      for (const until = performance.now() + ms; performance.now() < until; await new Promise((r) => setTimeout(r, 5))) top = Math.max(top, worker.sendingTo(webhookId));
+      for (const until = performance.now() + ms; performance.now() < until; await new Promise((r) => setTimeout(r, 5)))
+        top = Math.max(top, worker.sendingTo(webhookId));
       return top;
     };
     try {
@@ -555,7 +576,10 @@ describe('overall and per-webhook connection budgets', () => {
     const release = holdAnswers(receiver);
     // Three webhooks (12 per-endpoint slots in all) on the same holding receiver.
     for (let i = 0; i < 2; i++) {
-      await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: `${receiver.url}/${i}` });
+      await http
+        .post('/v1/notifications/webhooks/settings')
+        .set('authorization', org.auth)
+        .send({ url: `${receiver.url}/${i}` });
     }
     // More deliveries (one per webhook per transaction) than the process may claim: CLAIM_ROUNDS rounds of its 3 send slots.
     const total = 3 * (CLAIM_ROUNDS + 1);
@@ -581,7 +605,10 @@ describe('overall and per-webhook connection budgets', () => {
     const held = new Promise<void>((r) => (release = r));
     // The first webhook's path hangs until the end of the test; the second one (same host and port) answers at once.
     receiver.setResponder((r, res) => (r.url === '/hook' ? void held.then(() => res.end('late')) : res.end('ok')));
-    const second = await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: `${receiver.url}/fast` });
+    const second = await http
+      .post('/v1/notifications/webhooks/settings')
+      .set('authorization', org.auth)
+      .send({ url: `${receiver.url}/fast` });
     newTx(ctx, org.org.id);
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     try {
@@ -639,7 +666,11 @@ describe('sharing the process between organizations', () => {
       arrivals.push('A');
       held.push(res);
     });
-    for (let i = 0; i < 2; i++) await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: `${stalled.url}/${i}` });
+    for (let i = 0; i < 2; i++)
+      await http
+        .post('/v1/notifications/webhooks/settings')
+        .set('authorization', org.auth)
+        .send({ url: `${stalled.url}/${i}` });
     const orgB = await makeOrg(ctx, tokens, { name: 'Other' });
     const fast = await answeringWebhook(ctx, http, orgB.auth);
     fast.setResponder((_r, res) => {
@@ -654,7 +685,16 @@ describe('sharing the process between organizations', () => {
         await stalled.waitFor(2);
         newTx(ctx, orgB.org.id);
         // B's row is claimed although A holds every claim the process has.
-        await vi.waitFor(() => expect(ctx.db.prepare('SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.org_id = ? AND d.claimed_by IS NOT NULL').pluck().get(orgB.org.id)).toBe(1));
+        await vi.waitFor(() =>
+          expect(
+            ctx.db
+              .prepare(
+                'SELECT count(*) FROM deliveries d JOIN events e ON e.id = d.event_id WHERE e.org_id = ? AND d.claimed_by IS NOT NULL',
+              )
+              .pluck()
+              .get(orgB.org.id),
+          ).toBe(1),
+        );
         held.shift()!.end('ok');
         // The slot A's answer freed goes to B, not to A's next queued row.
         await fast.waitFor(1);
@@ -668,7 +708,10 @@ describe('sharing the process between organizations', () => {
 
 describe('retry schedule', () => {
   it('spreads retries by the jitter: the next attempt falls inside ±20% of the scheduled delay', async () => {
-    for (const [random, expected] of [[0.9, 5800], [0.1, 4200]] as const) {
+    for (const [random, expected] of [
+      [0.9, 5800],
+      [0.1, 4200],
+    ] as const) {
       const { ctx, org, receiver } = await setup(SHORT);
       receiver.setResponder((_r, res) => {
         res.statusCode = 500;
@@ -724,7 +767,12 @@ describe('retry schedule', () => {
     expect(after).toMatchObject({ state: 'pending', attempts: 4 });
     expect(Date.parse(after.nextAttemptAt) - ctx.clock.now()).toBe(60_000);
     const attempts = listAttempts(ctx.db, d!.id);
-    expect(attempts.map((a) => [a.attempt, a.statusCode, a.keyId])).toEqual([[1, null, null], [2, null, null], [3, null, null], [4, null, null]]);
+    expect(attempts.map((a) => [a.attempt, a.statusCode, a.keyId])).toEqual([
+      [1, null, null],
+      [2, null, null],
+      [3, null, null],
+      [4, null, null],
+    ]);
     expect(attempts.every((a) => a.error?.startsWith('signing failed: '))).toBe(true);
     expect(receiver.received).toHaveLength(0);
     expect(ctx.db.prepare('SELECT enabled FROM webhooks WHERE id = ?').get(webhookId)).toEqual({ enabled: 1 });
@@ -752,7 +800,12 @@ describe('retry schedule', () => {
     newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     await dispatcher.stop();
-    const before = ctx.db.prepare('SELECT id, next_attempt_at AS n, step, attempts FROM deliveries').get() as { id: string; n: number; step: number; attempts: number };
+    const before = ctx.db.prepare('SELECT id, next_attempt_at AS n, step, attempts FROM deliveries').get() as {
+      id: string;
+      n: number;
+      step: number;
+      attempts: number;
+    };
     expect(before.n - ctx.clock.now()).toBe(5000);
     ctx.db.close();
     // The restarted process: a new connection and a new dispatcher, its clock where the first one stopped.
@@ -773,16 +826,22 @@ describe('retry schedule', () => {
 });
 
 describe('leases of rows that wait long for a send slot', () => {
-  const leaseOf = (ctx: TestContext, id: string) => ctx.db.prepare('SELECT lease_until FROM deliveries WHERE id = ?').pluck().get(id) as number;
+  const leaseOf = (ctx: TestContext, id: string) =>
+    ctx.db.prepare('SELECT lease_until FROM deliveries WHERE id = ?').pluck().get(id) as number;
 
   it('are renewed while this process holds them, so another process cannot take and send them meanwhile', async () => {
     // Lease: 5 timeouts + 5 s = 30 s. One send slot; the endpoint stalls, so the other rows wait.
-    const { ctx, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.timeoutMs': 5_000, 'delivery.leaseMs': 1, 'delivery.pollIntervalMs': 20 });
+    const { ctx, org, receiver, webhookId } = await setup({
+      'delivery.perEndpointConcurrency': 1,
+      'delivery.timeoutMs': 5_000,
+      'delivery.leaseMs': 1,
+      'delivery.pollIntervalMs': 20,
+    });
     const release = holdAnswers(receiver);
     for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
     await whileDispatching(ctx, release, async () => {
       await receiver.waitFor(1);
-      const ids = (ctx.db.prepare('SELECT id FROM deliveries WHERE claimed_by IS NOT NULL').pluck().all() as string[]);
+      const ids = ctx.db.prepare('SELECT id FROM deliveries WHERE claimed_by IS NOT NULL').pluck().all() as string[];
       expect(ids).toHaveLength(3);
       // 36 s in three steps: past the first lease, each step past a third of a lease.
       for (let step = 0; step < 3; step++) {
@@ -857,7 +916,12 @@ describe('lease renewal, more', () => {
   it('renews every third of a lease even when pollIntervalMs is longer', async () => {
     // Lease: 5 timeouts + 5 s = 30 s, so a renewal every 10 s; the poll timer (an hour) never fires.
     // Only setInterval is faked: sends, their deadlines and the receiver run on real time.
-    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.timeoutMs': 5_000, 'delivery.leaseMs': 1, 'delivery.pollIntervalMs': 3_600_000 });
+    const { ctx, org, receiver } = await setup({
+      'delivery.perEndpointConcurrency': 1,
+      'delivery.timeoutMs': 5_000,
+      'delivery.leaseMs': 1,
+      'delivery.pollIntervalMs': 3_600_000,
+    });
     const release = holdAnswers(receiver);
     for (let i = 0; i < 2; i++) newTx(ctx, org.org.id);
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
@@ -875,7 +939,13 @@ describe('lease renewal, more', () => {
   });
 
   it('a queued row whose lease ran short while another process holds the write lock is not sent, and the loop is not held', async () => {
-    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.timeoutMs': 1_000, 'delivery.leaseMs': 1, 'delivery.pollIntervalMs': 3_600_000, 'database.busyTimeoutMs': 1_000 });
+    const { ctx, org, receiver } = await setup({
+      'delivery.perEndpointConcurrency': 1,
+      'delivery.timeoutMs': 1_000,
+      'delivery.leaseMs': 1,
+      'delivery.pollIntervalMs': 3_600_000,
+      'database.busyTimeoutMs': 1_000,
+    });
     let answer!: () => void;
     const first = new Promise<void>((r) => (answer = r));
     receiver.setResponder((_r, res) => void (receiver.received.length === 1 ? first : Promise.resolve()).then(() => res.end('ok')));
@@ -930,7 +1000,9 @@ describe('event bodies kept between passes', () => {
     enableWebhook(ctx, b.body.id as string, '2000-01-01T00:00:00Z'); // all 8 at once to the second webhook: 4 cached, 4 read
     expect(await dispatcher.runOnce()).toBe(8);
     expect(late.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(Array(8).fill('1'));
-    expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND state = 'delivered'").get(b.body.id)).toEqual({ n: 8 });
+    expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND state = 'delivered'").get(b.body.id)).toEqual({
+      n: 8,
+    });
   });
 });
 
@@ -950,7 +1022,10 @@ describe('leases while the operator changes the webhook', () => {
   it('disable then enable --replay-since while a send is in flight: the row is not sent twice at once, and the 2xx is recorded', async () => {
     const { ctx, webhookId, d, release, sending, receiver } = await inFlight();
     disableWebhook(ctx, webhookId);
-    expect(ctx.db.prepare('SELECT state, claimed_by AS c FROM deliveries WHERE id = ?').get(d.id)).toMatchObject({ state: 'skipped', c: expect.any(String) });
+    expect(ctx.db.prepare('SELECT state, claimed_by AS c FROM deliveries WHERE id = ?').get(d.id)).toMatchObject({
+      state: 'skipped',
+      c: expect.any(String),
+    });
     enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
     expect(getDelivery(ctx.db, d.id)!.state).toBe('pending');
     // Another process looks for work right now: the row is still leased by the sender.
@@ -1022,7 +1097,10 @@ describe('leases while the operator changes the webhook', () => {
     expect(ctx.logs.lines.some((l) => l.msg === 'delivery attempt failed')).toBe(false);
     // The attempt is recorded; the row is the new owner's.
     expect(listAttempts(ctx.db, d.id).map((a) => a.statusCode)).toEqual([200]);
-    expect(ctx.db.prepare('SELECT claimed_by AS c, state FROM deliveries WHERE id = ?').get(d.id)).toEqual({ c: 'someone-else', state: 'pending' });
+    expect(ctx.db.prepare('SELECT claimed_by AS c, state FROM deliveries WHERE id = ?').get(d.id)).toEqual({
+      c: 'someone-else',
+      state: 'pending',
+    });
   });
 });
 
@@ -1084,7 +1162,9 @@ describe('claimed rows still waiting for a send slot when the operator changes t
       [0, 0],
     ]);
     // Still leased: the lease ends on its own.
-    expect(s.ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL AND state = 'skipped'").get()).toEqual({ n: 2 });
+    expect(s.ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE claimed_by IS NOT NULL AND state = 'skipped'").get()).toEqual({
+      n: 2,
+    });
     const warned = s.ctx.logs.lines.filter((l) => l.msg === 'lease of a row not sent was not given back; it ends on its own');
     expect(warned.map((l) => [l.level, l.deliveryId]).sort()).toEqual(skipped.map((d) => [40, d.id]).sort());
     expect(s.ctx.logs.text()).toContain('simulated write failure');
@@ -1141,7 +1221,10 @@ describe('claimed rows still waiting for a send slot when the operator changes t
   it('url changed (PATCH): the queued ones go to the new url', async () => {
     const s = await queuedBehindOne();
     const moved = await startReceiver();
-    const patched = await s.http.patch(`/v1/notifications/webhooks/settings/${s.webhookId}`).set('authorization', s.org.auth).send({ url: moved.url });
+    const patched = await s.http
+      .patch(`/v1/notifications/webhooks/settings/${s.webhookId}`)
+      .set('authorization', s.org.auth)
+      .send({ url: moved.url });
     expect(patched.status).toBe(200);
     expect(await s.finish(200)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(s.receiver.received).toHaveLength(1);

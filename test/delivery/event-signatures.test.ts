@@ -27,9 +27,18 @@ function holdWriteLock(ctx: TestContext): Db {
 }
 
 const data = (i: number): TransactionEventData => ({
-  id: `txn_${i}`, type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '5.00', currency: 'USDC',
-  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  id: `txn_${i}`,
+  type: 'Deposit',
+  status: 'Completed',
+  previousStatus: 'Pending',
+  amount: '5.00',
+  currency: 'USDC',
+  network: 'ETHEREUM',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
 });
 
 const storedCount = (ctx: TestContext) => (ctx.db.prepare('SELECT count(*) AS n FROM event_signatures').get() as { n: number }).n;
@@ -129,7 +138,9 @@ describe('EventSignatures', () => {
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     expect(await dispatcher.runOnce()).toBe(1);
     expect(ctx.eventSignatures.unstored).toBe(0);
-    const stored = (ctx.db.prepare('SELECT event_id AS id FROM event_signatures ORDER BY event_id').all() as { id: string }[]).map((r) => r.id);
+    const stored = (ctx.db.prepare('SELECT event_id AS id FROM event_signatures ORDER BY event_id').all() as { id: string }[]).map(
+      (r) => r.id,
+    );
     expect(stored).toEqual([...rows.map((r) => r.id), sent.event.id].sort());
   });
 });

@@ -11,12 +11,33 @@ describe('a running daemon polls for rows other processes wrote', () => {
     try {
       const { accessToken, orgId } = await daemonToken(daemon);
       const auth = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
-      const hook = await fetch(`${daemon.url}/v1/notifications/webhooks/settings`, { method: 'POST', headers: auth, body: JSON.stringify({ url: receiver.url }) });
+      const hook = await fetch(`${daemon.url}/v1/notifications/webhooks/settings`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ url: receiver.url }),
+      });
       expect(hook.status).toBe(201);
-      const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: auth })).json()) as { keyId: string; publicKey: string };
+      const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: auth })).json()) as {
+        keyId: string;
+        publicKey: string;
+      };
 
       // Another process writes the transaction, its event and its delivery row; nothing signals the daemon.
-      const cli = await runCli(['tx', 'create', '--org', orgId, '--type', 'Deposit', '--amount', '12.34', '--currency', 'USD', '--db', daemon.dbPath, '--json']);
+      const cli = await runCli([
+        'tx',
+        'create',
+        '--org',
+        orgId,
+        '--type',
+        'Deposit',
+        '--amount',
+        '12.34',
+        '--currency',
+        'USD',
+        '--db',
+        daemon.dbPath,
+        '--json',
+      ]);
       expect(cli.code, cli.stderr).toBe(0);
       const tx = JSON.parse(cli.stdout) as { id: string };
 

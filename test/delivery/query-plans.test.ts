@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { claimDue, insertDelivery, listDeliveries, releaseLeases, setPendingState, webhookHealth, type DeliveryState } from '../../src/store/deliveries.js';
+import {
+  claimDue,
+  insertDelivery,
+  listDeliveries,
+  releaseLeases,
+  setPendingState,
+  webhookHealth,
+  type DeliveryState,
+} from '../../src/store/deliveries.js';
 import { eventIdsSince } from '../../src/store/events.js';
 import { makeContext } from '../support/context.js';
 import { plansOf } from '../support/query-plans.js';
@@ -9,7 +17,7 @@ import { plansOf } from '../support/query-plans.js';
  * since a database of a million deliveries is what makes a wrong one show (the tests' are small).
  */
 describe('outbox statements over a long history', () => {
-  it('a replay since a time seeks the events from that time on, not from the organization\'s first', async () => {
+  it("a replay since a time seeks the events from that time on, not from the organization's first", async () => {
     const ctx = makeContext();
     const [only] = await plansOf(ctx.db, () => eventIdsSince(ctx.db, 'org_x', '2026-01-01T00:00:00.000Z'));
     expect(only!.plan).toMatch(/events_org_id \(org_id=\? AND id>\?\)/);
@@ -20,7 +28,16 @@ describe('outbox statements over a long history', () => {
     const [only] = await plansOf(ctx.db, () => releaseLeases(ctx.db, 'owner'));
     expect(only!.plan).not.toMatch(/\bSCAN deliveries\b/);
     ctx.db.exec('PRAGMA foreign_keys = OFF');
-    for (let i = 0; i < 3; i++) insertDelivery(ctx.db, { id: `dlv_${i}`, eventId: `evt_${i}`, webhookId: 'whk_x', orgId: 'org_a', state: 'pending', nextAttemptAt: 0, at: '2026-01-01T00:00:00.000Z' });
+    for (let i = 0; i < 3; i++)
+      insertDelivery(ctx.db, {
+        id: `dlv_${i}`,
+        eventId: `evt_${i}`,
+        webhookId: 'whk_x',
+        orgId: 'org_a',
+        state: 'pending',
+        nextAttemptAt: 0,
+        at: '2026-01-01T00:00:00.000Z',
+      });
     expect(claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(3);
     setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
     expect(releaseLeases(ctx.db, 'owner')).toBe(3);
@@ -40,16 +57,29 @@ describe('outbox statements over a long history', () => {
     db.exec('PRAGMA foreign_keys = OFF'); // rows only: no events or webhooks behind them
     const states: DeliveryState[] = ['delivered', 'pending', 'failed'];
     for (let i = 0; i < 60; i++) {
-      insertDelivery(db, { id: `dlv_${String(i).padStart(4, '0')}`, eventId: `evt_${i}`, webhookId: 'whk_x', orgId: i % 3 === 0 ? 'org_a' : 'org_b', state: states[i % 3]!, nextAttemptAt: 0, at: '2026-01-01T00:00:00.000Z' });
+      insertDelivery(db, {
+        id: `dlv_${String(i).padStart(4, '0')}`,
+        eventId: `evt_${i}`,
+        webhookId: 'whk_x',
+        orgId: i % 3 === 0 ? 'org_a' : 'org_b',
+        state: states[i % 3]!,
+        nextAttemptAt: 0,
+        at: '2026-01-01T00:00:00.000Z',
+      });
     }
-    for (const org of ['org_a', 'org_b']) db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'x', '2026-01-01T00:00:00.000Z')").run(org);
+    for (const org of ['org_a', 'org_b'])
+      db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'x', '2026-01-01T00:00:00.000Z')").run(org);
     const want = (state: DeliveryState, limit: number) =>
-      Array.from({ length: 60 }, (_, i) => i).filter((i) => states[i % 3] === state).map((i) => `dlv_${String(i).padStart(4, '0')}`).slice(0, limit);
+      Array.from({ length: 60 }, (_, i) => i)
+        .filter((i) => states[i % 3] === state)
+        .map((i) => `dlv_${String(i).padStart(4, '0')}`)
+        .slice(0, limit);
     for (const state of states) expect(listDeliveries(db, { state, limit: 7 }).map((d) => d.id)).toEqual(want(state, 7));
     // A limit that would read too many rows across organizations takes the single query: same rows.
     for (const state of states) expect(listDeliveries(db, { state, limit: 30_000 }).map((d) => d.id)).toEqual(want(state, 30_000));
     const plans = await plansOf(db, () => listDeliveries(db, { state: 'delivered', limit: 10 }), /FROM deliveries/);
     expect(plans.length).toBeGreaterThan(0);
-    for (const { sql, plan } of plans) expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE|\bSCAN deliveries\b/) });
+    for (const { sql, plan } of plans)
+      expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE|\bSCAN deliveries\b/) });
   });
 });

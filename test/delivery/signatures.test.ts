@@ -55,7 +55,9 @@ describe('one signature per (event, key)', () => {
     expect(listDeliveries(ctx.db, { state: 'delivered', limit: 20 })).toHaveLength(10);
 
     // Every one of the 31 requests verifies with the key it names.
-    const pems = new Map((ctx.db.prepare('SELECT id, public_pem AS pem FROM webhook_keys').all() as { id: string; pem: string }[]).map((k) => [k.id, k.pem]));
+    const pems = new Map(
+      (ctx.db.prepare('SELECT id, public_pem AS pem FROM webhook_keys').all() as { id: string; pem: string }[]).map((k) => [k.id, k.pem]),
+    );
     expect(receiver.received).toHaveLength(31);
     for (const r of receiver.received) {
       const pem = pems.get(String(r.headers['x-signature-key-id']))!;

@@ -39,17 +39,34 @@ describe('summarizeBenchmark', () => {
   });
 
   it('sums exactly, without binary floating point', () => {
-    const s = summarizeBenchmark([item({ amountUsd: '0.1', costVsMarketUsd: '0.1' }), item({ amountUsd: '0.2', costVsMarketUsd: '0.2' }), item({ amountUsd: '123456789012345678.123456789012345678', costVsMarketUsd: '-0.000000000000000001' })]);
+    const s = summarizeBenchmark([
+      item({ amountUsd: '0.1', costVsMarketUsd: '0.1' }),
+      item({ amountUsd: '0.2', costVsMarketUsd: '0.2' }),
+      item({ amountUsd: '123456789012345678.123456789012345678', costVsMarketUsd: '-0.000000000000000001' }),
+    ]);
     expect(s.totalVolumeUsd).toBe('123456789012345678.423456789012345678');
     expect(s.pointUsd).toBe('0.299999999999999999');
   });
 
   it('answers an empty sample with zeros and no signal', () => {
-    expect(summarizeBenchmark([])).toMatchObject({ hasSignal: false, sampleSize: 0, totalVolumeUsd: '0', pointUsd: '0', lowUsd: '0.00', highUsd: '0.00', concentrationDisclosure: false, divergenceDisclosure: false, nearZero: false });
+    expect(summarizeBenchmark([])).toMatchObject({
+      hasSignal: false,
+      sampleSize: 0,
+      totalVolumeUsd: '0',
+      pointUsd: '0',
+      lowUsd: '0.00',
+      highUsd: '0.00',
+      concentrationDisclosure: false,
+      divergenceDisclosure: false,
+      nearZero: false,
+    });
   });
 
   it('gates the signal at 30 transactions and gives the 95% interval of the total', () => {
-    const costs = (n: number) => [...many(Math.ceil(n / 2), { costVsMarketUsd: '1' }), ...many(Math.floor(n / 2), { costVsMarketUsd: '3' })];
+    const costs = (n: number) => [
+      ...many(Math.ceil(n / 2), { costVsMarketUsd: '1' }),
+      ...many(Math.floor(n / 2), { costVsMarketUsd: '3' }),
+    ];
     expect(summarizeBenchmark(costs(29)).hasSignal).toBe(false);
     const s = summarizeBenchmark(costs(30));
     // mean 2, s² = 30/29, half width = 1.96 · √(30/29) · √30 = 58.8 / √29 = 10.91888588…
@@ -68,7 +85,13 @@ describe('summarizeBenchmark', () => {
     // Costs m ± 1 (15 each): half width = 1.96 · √(30/29) · √30 = 10.91888588…
     const pair = (a: string, b: string) => summarizeBenchmark([...many(15, { costVsMarketUsd: a }), ...many(15, { costVsMarketUsd: b })]);
     // point 10.92: low = +0.00111… (prints 0.00), high = 21.83888…: touches zero with a non-zero width.
-    expect(pair('-0.636', '1.364')).toMatchObject({ hasSignal: true, pointUsd: '10.92', nearZero: true, lowUsd: '10.92', highUsd: '10.92' });
+    expect(pair('-0.636', '1.364')).toMatchObject({
+      hasSignal: true,
+      pointUsd: '10.92',
+      nearZero: true,
+      lowUsd: '10.92',
+      highUsd: '10.92',
+    });
     // point 10.95: low = +0.0311… prints 0.03, away from zero.
     expect(pair('-0.635', '1.365')).toMatchObject({ pointUsd: '10.95', nearZero: false, lowUsd: '0.03', highUsd: '21.87' });
     // The mirror: high = −0.00111… rounds up to zero; never printed as "-0.00".
@@ -97,7 +120,10 @@ describe('summarizeBenchmark', () => {
   it('discloses concentration strictly above 20% for one transaction and 50% for a provider or corridor', () => {
     expect(summarizeBenchmark(many(5, {})).concentrationDisclosure).toBe(false); // 20% each
     expect(summarizeBenchmark([...many(4, {}), item({ amountUsd: '100.0001' })]).concentrationDisclosure).toBe(true);
-    const tenWith = (k: number, key: 'provider' | 'corridor') => [...many(k, { amountUsd: '10', [key]: 'X' }), ...Array.from({ length: 10 - k }, (_, i) => item({ amountUsd: '10', [key]: `Y${i}` }))];
+    const tenWith = (k: number, key: 'provider' | 'corridor') => [
+      ...many(k, { amountUsd: '10', [key]: 'X' }),
+      ...Array.from({ length: 10 - k }, (_, i) => item({ amountUsd: '10', [key]: `Y${i}` })),
+    ];
     expect(summarizeBenchmark(tenWith(5, 'provider')).concentrationDisclosure).toBe(false);
     expect(summarizeBenchmark(tenWith(6, 'provider')).concentrationDisclosure).toBe(true);
     expect(summarizeBenchmark(tenWith(5, 'corridor')).concentrationDisclosure).toBe(false);
@@ -105,7 +131,12 @@ describe('summarizeBenchmark', () => {
   });
 
   it('discloses divergence only when counts and dollars point opposite ways', () => {
-    const d = (c: number, o: number, cost: string) => summarizeBenchmark([...many(c, { benchmark: 'Competitive', costVsMarketUsd: '0' }), ...many(o, { benchmark: 'OffMarket', costVsMarketUsd: '0' }), item({ costVsMarketUsd: cost })]).divergenceDisclosure;
+    const d = (c: number, o: number, cost: string) =>
+      summarizeBenchmark([
+        ...many(c, { benchmark: 'Competitive', costVsMarketUsd: '0' }),
+        ...many(o, { benchmark: 'OffMarket', costVsMarketUsd: '0' }),
+        item({ costVsMarketUsd: cost }),
+      ]).divergenceDisclosure;
     expect(d(3, 1, '5')).toBe(true);
     expect(d(1, 3, '-5')).toBe(true);
     expect(d(1, 3, '5')).toBe(false);
@@ -128,7 +159,7 @@ describe('exact scaled sums', () => {
   it('gives the same range as a two-pass decimal computation of the variance', () => {
     const D = Decimal.clone({ precision: 60 });
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 20; round++) {
       const n = 30 + Math.floor(rand() * 200);
       const costs = Array.from({ length: n }, () => ((rand() - 0.45) * 1000).toFixed(1 + Math.floor(rand() * 6)));

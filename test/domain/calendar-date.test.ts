@@ -6,7 +6,10 @@ describe('isCalendarDate', () => {
     expect(isCalendarDate(d)).toBe(true);
   });
 
-  it.each(['2026-02-29', '2026-02-30', '2026-13-01', '2026-00-10', '2026-1-5', '26-01-01', '2026-01-01T00:00:00Z', ''])('refuses %s', (d) => {
-    expect(isCalendarDate(d)).toBe(false);
-  });
+  it.each(['2026-02-29', '2026-02-30', '2026-13-01', '2026-00-10', '2026-1-5', '26-01-01', '2026-01-01T00:00:00Z', ''])(
+    'refuses %s',
+    (d) => {
+      expect(isCalendarDate(d)).toBe(false);
+    },
+  );
 });

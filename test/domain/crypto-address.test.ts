@@ -4,7 +4,9 @@ import { keccak256 } from '../../src/domain/keccak256.js';
 
 describe('keccak256', () => {
   it('matches the known digest of the empty input', () => {
-    expect(Buffer.from(keccak256(new Uint8Array())).toString('hex')).toBe('c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470');
+    expect(Buffer.from(keccak256(new Uint8Array())).toString('hex')).toBe(
+      'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+    );
   });
 });
 

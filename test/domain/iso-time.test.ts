@@ -10,7 +10,20 @@ describe('parseIsoTime', () => {
   });
 
   it('refuses what Date.parse would read loosely, a time without a zone, and dates that do not exist', () => {
-    for (const loose of ['Nov 20', '5', 'hello 1', '2026-11-20', '2026-11-20T09:00:00', '2026-11-20 09:00:00Z', ' 2026-11-20T09:00:00Z', '2026-13-01T00:00:00Z', '2026-02-30T00:00:00Z', '2026-02-29T10:00:00+01:00', '2026-04-31T23:59Z', '2026-01-01T24:00:00Z']) {
+    for (const loose of [
+      'Nov 20',
+      '5',
+      'hello 1',
+      '2026-11-20',
+      '2026-11-20T09:00:00',
+      '2026-11-20 09:00:00Z',
+      ' 2026-11-20T09:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '2026-02-29T10:00:00+01:00',
+      '2026-04-31T23:59Z',
+      '2026-01-01T24:00:00Z',
+    ]) {
       expect(parseIsoTime(loose), loose).toBeUndefined();
     }
   });

@@ -18,7 +18,9 @@ describe('illFormedTextPath', () => {
 
 describe('maySpellSurrogate', () => {
   it('finds the escapes of D800 to DFFF in raw JSON, in either case, and nothing else', () => {
-    for (const yes of ['{"a":"\\ud800"}', '{"a":"x\\uDFFF"}', '["\\uD83D\\uDE00"]', '"\\udBff"']) expect(maySpellSurrogate(Buffer.from(yes)), yes).toBe(true);
-    for (const no of ['{"a":"\\u00e9"}', '{"a":"\\ud7ff"}', '{"a":"\\ue000"}', '{"a":"d800"}', '{"a":"\\u"}', '{"a":"\u{1F600}"}']) expect(maySpellSurrogate(Buffer.from(no)), no).toBe(false);
+    for (const yes of ['{"a":"\\ud800"}', '{"a":"x\\uDFFF"}', '["\\uD83D\\uDE00"]', '"\\udBff"'])
+      expect(maySpellSurrogate(Buffer.from(yes)), yes).toBe(true);
+    for (const no of ['{"a":"\\u00e9"}', '{"a":"\\ud7ff"}', '{"a":"\\ue000"}', '{"a":"d800"}', '{"a":"\\u"}', '{"a":"\u{1F600}"}'])
+      expect(maySpellSurrogate(Buffer.from(no)), no).toBe(false);
   });
 });

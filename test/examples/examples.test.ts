@@ -9,9 +9,18 @@ import { ROOT, startBorderd } from '../support/process.js';
 import { daemonCredentials, openDaemonDb, startNodeProcess, startReceive } from '../receiver/support.js';
 
 const data: TransactionEventData = {
-  id: 'txn_7', type: 'Deposit', status: 'Completed', previousStatus: 'Processing', amount: '250.00', currency: 'USDC',
-  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  id: 'txn_7',
+  type: 'Deposit',
+  status: 'Completed',
+  previousStatus: 'Processing',
+  amount: '250.00',
+  currency: 'USDC',
+  network: 'ETHEREUM',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
 const example = (name: string, file: string) => join(ROOT, 'examples', name, file);
@@ -26,7 +35,10 @@ function keyFile(pem: string): string {
 describe('examples', () => {
   it('express-receiver verifies with createWebhookMiddleware and refuses a forgery', async () => {
     const signer = createTestSigner();
-    const app = await startNodeProcess([example('express-receiver', 'server.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(signer.publicKey), PORT: '0' });
+    const app = await startNodeProcess([example('express-receiver', 'server.mjs')], READY, {
+      PUBLIC_KEY_FILE: keyFile(signer.publicKey),
+      PORT: '0',
+    });
     const d = signer.signEvent('Transaction_Updated', data);
     const ok = await fetch(app.url!, { method: 'POST', body: d.body, headers: d.headers });
     expect(ok.status).toBe(200);
@@ -40,7 +52,10 @@ describe('examples', () => {
 
   it('plain-node-verify answers 200 for a signed event and 400 with the code for a tampered one', async () => {
     const signer = createTestSigner();
-    const app = await startNodeProcess([example('plain-node-verify', 'server.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(signer.publicKey), PORT: '0' });
+    const app = await startNodeProcess([example('plain-node-verify', 'server.mjs')], READY, {
+      PUBLIC_KEY_FILE: keyFile(signer.publicKey),
+      PORT: '0',
+    });
     const d = signer.signEvent('Transaction_Created', data);
     const ok = await fetch(app.url!, { method: 'POST', body: d.body, headers: d.headers });
     expect((await ok.json()) as Record<string, unknown>).toEqual({ received: d.event.id });
@@ -115,7 +130,12 @@ console.log(JSON.stringify({ status: res.status, text, expressRefused: escaped }
       const specifiers = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"`])([^'"`]+)\1/g)].map((m) => m[2]!);
       for (const spec of specifiers) expect(spec, `${file} imports ${spec}`).toMatch(/^(node:|\.\/)/);
     }
-    const run = spawnSync(process.execPath, ['--import', './register.mjs', 'main.mjs'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 });
+    const run = spawnSync(process.execPath, ['--import', './register.mjs', 'main.mjs'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+      timeout: 30_000,
+    });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ status: 200, text: expect.stringMatching(/^evt_/), expressRefused: true });

@@ -46,7 +46,11 @@ describe('post', () => {
       res.end('ünavailable for now');
     });
     const answer = await post(pool, { ...request, path: '/hooks?x=1' }).answer;
-    expect(answer).toEqual({ statusCode: 503, body: Buffer.from('ünavailable for now').subarray(0, 8).toString('utf8'), retryAfter: '120' });
+    expect(answer).toEqual({
+      statusCode: 503,
+      body: Buffer.from('ünavailable for now').subarray(0, 8).toString('utf8'),
+      retryAfter: '120',
+    });
     expect(seen).toEqual([{ path: '/hooks?x=1', body: '{"a":1}' }]);
   });
 
@@ -111,7 +115,11 @@ describe('post', () => {
     const pool = new Pool(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     closers.push(() => pool.destroy());
     await expect(post(pool, { ...request, path: '/' }).answer).rejects.toMatchObject({ code: 'UND_ERR_SOCKET' });
-    expect(await post(pool, { ...request, path: '/', statusOnBodyError: true }).answer).toEqual({ statusCode: 200, body: 'partial', retryAfter: undefined });
+    expect(await post(pool, { ...request, path: '/', statusOnBodyError: true }).answer).toEqual({
+      statusCode: 200,
+      body: 'partial',
+      retryAfter: undefined,
+    });
   });
 
   it('rejects with the connection error when nothing listens', async () => {

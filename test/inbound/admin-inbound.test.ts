@@ -25,7 +25,10 @@ describe('admin inbound routes', () => {
     expect(put.body).toMatchObject({ mapping: { ica: '777', organizationId: org.id, source: 'database' }, requeued: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     const list = await http.get('/admin/v1/inbound/events').set('authorization', admin);
-    expect(list.body).toMatchObject({ hasMore: false, data: [{ eventId: 'ev-1', state: 'decrypted', organizationId: org.id, kid: key.kid }] });
+    expect(list.body).toMatchObject({
+      hasMore: false,
+      data: [{ eventId: 'ev-1', state: 'decrypted', organizationId: org.id, kid: key.kid }],
+    });
     expect(JSON.stringify(list.body)).not.toContain('"x":1');
 
     const icas = await http.get('/admin/v1/inbound/icas').set('authorization', admin);
@@ -49,12 +52,15 @@ describe('admin inbound routes', () => {
     const org = createOrganization(ctx, 'Acme');
     ctx.config.inbound.icaOrganizations = { '123456': org.id };
     const { http } = makeApi(ctx);
-    for (const id of ['a', 'b', 'c']) await http.post('/v1/webhooks/card-network').send(notification(await joseToken({ id }, key), { eventId: id }));
+    for (const id of ['a', 'b', 'c'])
+      await http.post('/v1/webhooks/card-network').send(notification(await joseToken({ id }, key), { eventId: id }));
     expect(await decryptDue(ctx)).toMatchObject({ failed: 3 });
     const page = await http.get('/admin/v1/inbound/events?state=failed&limit=2').set('authorization', admin);
     expect(page.body.hasMore).toBe(true);
     expect(page.body.data.map((e: { failureCode: string }) => e.failureCode)).toEqual(['unknown_kid', 'unknown_kid']);
-    const next = await http.get(`/admin/v1/inbound/events?state=failed&limit=2&startingAfter=${page.body.data[1].id}`).set('authorization', admin);
+    const next = await http
+      .get(`/admin/v1/inbound/events?state=failed&limit=2&startingAfter=${page.body.data[1].id}`)
+      .set('authorization', admin);
     expect(next.body).toMatchObject({ hasMore: false, data: [{ eventId: 'c' }] });
     for (const bad of ['0', '101', '1e1', '2.0']) {
       const refused = await http.get(`/admin/v1/inbound/events?limit=${bad}`).set('authorization', admin);
@@ -86,7 +92,8 @@ describe('inbound reads at scale', () => {
       /FROM inbound_events/,
     );
     expect(plans.length).toBeGreaterThanOrEqual(4);
-    for (const { sql, plan } of plans) expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE|\bSCAN inbound_events\b(?! USING)/) });
+    for (const { sql, plan } of plans)
+      expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE|\bSCAN inbound_events\b(?! USING)/) });
   });
 });
 
@@ -96,7 +103,11 @@ describe('openapi', () => {
     const { http } = makeApi(ctx);
     const doc = (await http.get('/openapi.json')).body as { paths: Record<string, Record<string, { security: unknown[] }>> };
     expect(doc.paths['/v1/webhooks/card-network']!.post!.security).toEqual([]);
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith('/admin/v1/inbound')).sort()).toEqual([
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith('/admin/v1/inbound'))
+        .sort(),
+    ).toEqual([
       '/admin/v1/inbound/events',
       '/admin/v1/inbound/events/{eventId}/retry',
       '/admin/v1/inbound/icas',

@@ -33,7 +33,8 @@ describe('inbound decryption of a queue', () => {
     importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
     const { http } = makeApi(ctx);
     const ids = Array.from({ length: 7 }, (_, i) => `q-${i}`);
-    for (const eventId of ids) await http.post('/v1/webhooks/card-network').send(notification(await joseToken({ eventId }, key), { eventId }));
+    for (const eventId of ids)
+      await http.post('/v1/webhooks/card-network').send(notification(await joseToken({ eventId }, key), { eventId }));
 
     let open!: () => void;
     probe.gate = new Promise<void>((r) => (open = r));

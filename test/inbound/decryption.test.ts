@@ -33,7 +33,8 @@ describe('inbound decryption', () => {
     const { ctx, org, post } = setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const cert = selfSignedCertificate(right, tempDir());
-    for (let i = 0; i < 5; i++) await post(notification({ encryptedValue: cardNetworkLibraryToken({ n: i }, cert) }, { eventId: `e-${i}` }));
+    for (let i = 0; i < 5; i++)
+      await post(notification({ encryptedValue: cardNetworkLibraryToken({ n: i }, cert) }, { eventId: `e-${i}` }));
     const { value: counts, turns } = await turnsDuring(decryptDue(ctx));
     expect(counts).toMatchObject({ decrypted: 5 });
     expect(turns).toBeGreaterThanOrEqual(5);
@@ -72,7 +73,8 @@ describe('inbound decryption', () => {
     await new Promise((r) => setImmediate(r));
     mapIca(ctx, '123456', other.id); // the operator's fix, between two rows of the pass
     await pass;
-    for (let i = 1; i < 3; i++) expect(state(ctx, `m-${i}`)).toMatchObject({ orgId: other.id, state: 'received', attempts: 0, failureCode: null });
+    for (let i = 1; i < 3; i++)
+      expect(state(ctx, `m-${i}`)).toMatchObject({ orgId: other.id, state: 'received', attempts: 0, failureCode: null });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 3 });
   });
 
@@ -83,7 +85,12 @@ describe('inbound decryption', () => {
     await post(notification(await joseToken({ from: 'jose', pan: '5555' }, right), { eventId: 'e-jose' }));
     await post(notification({ encryptedValue: cardNetworkLibraryToken({ from: 'library', pan: '4444' }, cert) }, { eventId: 'e-lib' }));
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 2, failed: 0 });
-    expect(showInbound(ctx, 'e-jose')).toMatchObject({ state: 'decrypted', kid: right.kid, payload: { from: 'jose', pan: '5555' }, organizationId: org.id });
+    expect(showInbound(ctx, 'e-jose')).toMatchObject({
+      state: 'decrypted',
+      kid: right.kid,
+      payload: { from: 'jose', pan: '5555' },
+      organizationId: org.id,
+    });
     expect(showInbound(ctx, 'e-lib').payload).toEqual({ from: 'library', pan: '4444' });
     const row = state(ctx, 'e-lib');
     expect(row.payloadEnc).toMatch(/^v1\./);
@@ -177,7 +184,14 @@ describe('inbound decryption', () => {
     const shown = showInbound(ctx, 'ev-1');
     expect(shown).toMatchObject({ state: 'decrypted', payload: { ok: 'genuine-key' }, failureCode: null });
     expect(shown.replacedCopies).toEqual([
-      expect.objectContaining({ seq: 1, eventType: 'FIRST_COPY', failureCode: 'decryption_failed', attempts: 1, kid: right.kid, receivedAt: failedAt.receivedAt }),
+      expect.objectContaining({
+        seq: 1,
+        eventType: 'FIRST_COPY',
+        failureCode: 'decryption_failed',
+        attempts: 1,
+        kid: right.kid,
+        receivedAt: failedAt.receivedAt,
+      }),
     ]);
     expect(shown.replacedCopies[0]).not.toHaveProperty('rawBody');
     expect(listReplacedCopies(ctx.db, failedAt.id)[0]!.rawBody).toBe(JSON.stringify(tampered));
@@ -295,7 +309,7 @@ describe('inbound decryption', () => {
     const { ctx, org, post } = setup({ 'inbound.pollIntervalMs': 3_600_000 });
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const worker = createDecryptWorker(ctx);
-    worker.start();
+    await worker.start();
     try {
       await once(ctx.signals, INBOUND_PASS_SIGNAL); // the start-up pass
       const passed = once(ctx.signals, INBOUND_PASS_SIGNAL);

@@ -51,7 +51,11 @@ describe('redeliveryAction: what a second copy does to the stored one', () => {
     ['retrying for want of a key', 'hold', { ...stored, failureCode: 'unknown_kid' }],
     ['failed for want of a key', 'hold', { ...stored, state: 'failed' as const, failureCode: 'unknown_kid' }],
     ['failed for its content', 'replace', { ...stored, state: 'failed' as const, failureCode: 'decryption_failed' }],
-    ['failed for its content, the same bytes', 'replace', { ...stored, state: 'failed' as const, failureCode: 'malformed_jwe', rawBody: 'b' }],
+    [
+      'failed for its content, the same bytes',
+      'replace',
+      { ...stored, state: 'failed' as const, failureCode: 'malformed_jwe', rawBody: 'b' },
+    ],
     ['decrypted', 'ignore', { ...stored, state: 'decrypted' as const }],
     ['stored for another ica', 'ignore', { ...stored, ica: '2' }],
   ])('%s: %s', (_name, action, row) => {
@@ -71,7 +75,9 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     expect(await post(redelivery)).toMatchObject({ duplicate: true });
     expect(row(ctx)).toMatchObject({ state: 'received', rawBody: JSON.stringify(first) });
     const heldAt = listHeldCopies(ctx.db, stored.id)[0]!.receivedAt;
-    expect(showInbound(ctx, 'ev-1').heldCopies).toEqual([{ seq: 1, eventType: 'TOKEN_STATUS_UPDATED', eventCreatedDate: '2026-01-01T00:00:00.000Z', receivedAt: heldAt }]);
+    expect(showInbound(ctx, 'ev-1').heldCopies).toEqual([
+      { seq: 1, eventType: 'TOKEN_STATUS_UPDATED', eventCreatedDate: '2026-01-01T00:00:00.000Z', receivedAt: heldAt },
+    ]);
 
     ctx.clock.advance(3_000);
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1, failed: 0 });
@@ -99,9 +105,19 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     const seenElsewhere = row(ctx);
     // ... while this one fails it for its content and puts the held genuine copy in its place (0 attempts again).
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
-    const late = recordAttempt(ctx.db, seenElsewhere.id, { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody, orgId: seenElsewhere.orgId! }, {
-      state: 'failed', kid: null, failureCode: 'decryption_failed', failureReason: 'the authentication tag does not match', nextAttemptAt: null, at: isoAt(ctx.clock.now()),
-    });
+    const late = recordAttempt(
+      ctx.db,
+      seenElsewhere.id,
+      { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody, orgId: seenElsewhere.orgId! },
+      {
+        state: 'failed',
+        kid: null,
+        failureCode: 'decryption_failed',
+        failureReason: 'the authentication tag does not match',
+        nextAttemptAt: null,
+        at: isoAt(ctx.clock.now()),
+      },
+    );
     expect(late).toBe(false);
     expect(row(ctx)).toMatchObject({ state: 'received', attempts: 0, failureCode: null });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });

@@ -105,7 +105,8 @@ describe('borderd keys card-network import (CLI)', () => {
     const { ctx, org } = await fixture();
     const dir = dirname(ctx.config.database.path);
     const db = ['--db', ctx.config.database.path, '--json'];
-    const run = async (file: string, extra: string[] = [], env: Record<string, string> = {}) => runCli(['keys', 'card-network', 'import', '--org', org.id, '--private-key', file, ...extra, ...db], env);
+    const run = async (file: string, extra: string[] = [], env: Record<string, string> = {}) =>
+      runCli(['keys', 'card-network', 'import', '--org', org.id, '--private-key', file, ...extra, ...db], env);
 
     const der = makeKeyPair();
     writeFileSync(join(dir, 'key.der'), der.privateKey.export({ type: 'pkcs1', format: 'der' }));
@@ -118,7 +119,11 @@ describe('borderd keys card-network import (CLI)', () => {
     writeFileSync(join(dir, 'flag.p12'), p12(viaFlag));
     const noPassword = await run(join(dir, 'flag.p12'));
     expect(noPassword.code).toBe(1);
-    expect(JSON.parse(noPassword.stdout).error).toMatchObject({ status: 400, code: 'invalid_private_key', detail: expect.stringMatching(/--keystore-password/) });
+    expect(JSON.parse(noPassword.stdout).error).toMatchObject({
+      status: 400,
+      code: 'invalid_private_key',
+      detail: expect.stringMatching(/--keystore-password/),
+    });
     const withFlag = await run(join(dir, 'flag.p12'), ['--keystore-password', 'keystore-pw']);
     expect(withFlag.code, withFlag.stdout + withFlag.stderr).toBe(0);
     expect(JSON.parse(withFlag.stdout)).toMatchObject({ kid: viaFlag.kid });
@@ -131,9 +136,16 @@ describe('borderd keys card-network import (CLI)', () => {
 
     // A file that is not there is bad usage, said in one line, as for the import commands.
     const missing = await run(join(dir, 'none.pem'));
-    expect([missing.code, missing.stderr.trim()]).toEqual([2, expect.stringMatching(/^borderd: cannot read .*none\.pem: ENOENT: no such file or directory/)]);
+    expect([missing.code, missing.stderr.trim()]).toEqual([
+      2,
+      expect.stringMatching(/^borderd: cannot read .*none\.pem: ENOENT: no such file or directory/),
+    ]);
 
-    const help = execFileSync(process.execPath, [join(dirname(require.resolve('../../package.json')), 'bin', 'borderd.js'), 'keys', 'card-network', 'import', '--help'], { encoding: 'utf8' });
+    const help = execFileSync(
+      process.execPath,
+      [join(dirname(require.resolve('../../package.json')), 'bin', 'borderd.js'), 'keys', 'card-network', 'import', '--help'],
+      { encoding: 'utf8' },
+    );
     expect(help).toMatch(/--keystore-password/);
     // Help is wrapped to the terminal's width, between words: compare it as one line.
     expect(help.replace(/\s+/g, ' ')).toMatch(/openssl pkcs12 -in k\.p12 -nocerts -nodes -out key\.pem/);

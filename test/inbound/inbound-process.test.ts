@@ -20,28 +20,50 @@ describe('inbound notifications through the real daemon and CLI', () => {
       const [org] = (await cli(['orgs', 'list'])) as { id: string }[];
       const orgId = org!.id;
 
-      const generated = (await cli(['keys', 'card-network', 'generate', '--org', orgId])) as { kid: string; publicKey: string; csr: string; bits: number };
+      const generated = (await cli(['keys', 'card-network', 'generate', '--org', orgId])) as {
+        kid: string;
+        publicKey: string;
+        csr: string;
+        bits: number;
+      };
       expect(generated.bits).toBe(2048);
       expect(generated.csr).toMatch(/^-----BEGIN CERTIFICATE REQUEST-----/);
       if (hasOpenssl()) {
         const csrFile = join(daemon.dataDir, 'key.csr');
         writeFileSync(csrFile, generated.csr);
-        const text = execFileSync('openssl', ['req', '-in', csrFile, '-noout', '-verify', '-subject'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+        const text = execFileSync('openssl', ['req', '-in', csrFile, '-noout', '-verify', '-subject'], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         expect(text).toMatch(/borderd/);
       }
 
       const imported = makeKeyPair();
       const keyFile = join(daemon.dataDir, 'imported.pem');
       writeFileSync(keyFile, imported.privatePem);
-      expect(await cli(['keys', 'card-network', 'import', '--org', orgId, '--private-key', keyFile])).toMatchObject({ kid: imported.kid, source: 'imported' });
-      expect(((await cli(['keys', 'card-network', 'list', '--org', orgId])) as { kid: string }[]).map((k) => k.kid).sort()).toEqual([generated.kid, imported.kid].sort());
+      expect(await cli(['keys', 'card-network', 'import', '--org', orgId, '--private-key', keyFile])).toMatchObject({
+        kid: imported.kid,
+        source: 'imported',
+      });
+      expect(((await cli(['keys', 'card-network', 'list', '--org', orgId])) as { kid: string }[]).map((k) => k.kid).sort()).toEqual(
+        [generated.kid, imported.kid].sort(),
+      );
       expect(await cli(['inbound', 'map-ica', '5000', '--org', orgId])).toMatchObject({ requeued: 0 });
 
       const late = makeKeyPair();
-      const post = (body: unknown) => fetch(`${daemon.url}/v1/webhooks/card-network`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const post = (body: unknown) =>
+        fetch(`${daemon.url}/v1/webhooks/card-network`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       const toGenerated = await joseToken({ n: 'jose' }, { publicKey: createPublicKey(generated.publicKey), kid: generated.kid });
       const fromLibrary = cardNetworkLibraryToken({ n: 'library' }, selfSignedCertificate(imported, daemon.dataDir));
-      for (const [eventId, data] of [['p-1', toGenerated], ['p-2', { encryptedValue: fromLibrary }], ['p-3', await joseToken({ n: 'late' }, late)]] as const) {
+      for (const [eventId, data] of [
+        ['p-1', toGenerated],
+        ['p-2', { encryptedValue: fromLibrary }],
+        ['p-3', await joseToken({ n: 'late' }, late)],
+      ] as const) {
         const res = await post(notification(data, { eventId, ica: '5000' }));
         expect(res.status).toBe(200);
       }
@@ -67,7 +89,9 @@ describe('inbound notifications through the real daemon and CLI', () => {
       expect(await waitFor('p-3', 'decrypted')).toMatchObject({ payload: { n: 'late' }, failureCode: null });
 
       // A burst: every acknowledged notification is on disk.
-      const burst = await Promise.all(Array.from({ length: 100 }, (_, i) => post(notification(toGenerated, { eventId: `b-${i}`, ica: 'burst' }))));
+      const burst = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => post(notification(toGenerated, { eventId: `b-${i}`, ica: 'burst' }))),
+      );
       expect(burst.map((r) => r.status)).toEqual(Array(100).fill(200));
       const unmatched = (await cli(['inbound', 'list', '--state', 'unmatched', '--limit', '1000'])) as { eventId: string }[];
       expect(unmatched.map((e) => e.eventId).sort()).toEqual(Array.from({ length: 100 }, (_, i) => `b-${i}`).sort());

@@ -38,10 +38,13 @@ describe('intake does not decrypt inside the request', () => {
         app(req, res);
       });
       const worker = createDecryptWorker(ctx);
-      worker.start();
+      await worker.start();
       try {
         await once(ctx.signals, INBOUND_PASS_SIGNAL); // the start-up pass, nothing due
-        const token = kind === 'library' ? cardNetworkLibraryToken({ ok: kind }, selfSignedCertificate(key, tempDir())) : await joseToken({ ok: kind }, key);
+        const token =
+          kind === 'library'
+            ? cardNetworkLibraryToken({ ok: kind }, selfSignedCertificate(key, tempDir()))
+            : await joseToken({ ok: kind }, key);
         const passed = once(ctx.signals, INBOUND_PASS_SIGNAL);
         const res = await request(server).post(PATH).send(notification(token));
         expect(res.status).toBe(200);

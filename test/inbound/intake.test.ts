@@ -42,9 +42,15 @@ describe('POST /v1/webhooks/card-network', () => {
     const ctx = makeContext();
     const { http } = makeApi(ctx);
     const token = await joseToken({ n: 1 }, key);
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => http.post(PATH).send(notification(token, { eventId: `burst-${i}` }))));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => http.post(PATH).send(notification(token, { eventId: `burst-${i}` }))),
+    );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
-    expect(listInboundEvents(ctx.db).map((r) => r.eventId).sort()).toEqual(Array.from({ length: 50 }, (_, i) => `burst-${i}`).sort());
+    expect(
+      listInboundEvents(ctx.db)
+        .map((r) => r.eventId)
+        .sort(),
+    ).toEqual(Array.from({ length: 50 }, (_, i) => `burst-${i}`).sort());
   });
 
   it('stores an unknown ica as unmatched', async () => {
@@ -91,10 +97,23 @@ describe('POST /v1/webhooks/card-network', () => {
       ['numeric eventCreatedDate', notification(token, { eventCreatedDate: 1767225600000 }), 'body.eventCreatedDate'],
       ['data a one-member object whose value is not a JWE', notification({ encryptedValue: 'hello' }), 'body.data'],
       ['data a one-member object whose value is not a string', notification({ encryptedValue: 42 }), 'body.data'],
-      ['data a one-member object holding a four-segment token', notification({ encryptedValue: token.split('.').slice(0, 4).join('.') }), 'body.data'],
+      [
+        'data a one-member object holding a four-segment token',
+        notification({ encryptedValue: token.split('.').slice(0, 4).join('.') }),
+        'body.data',
+      ],
       ['data an empty object', notification({}), 'body.data'],
       ['data with "+" in a segment', notification(token.replace(/[-_]/, '+')), 'body.data'],
-      ['data with "=" padding', notification(token.split('.').map((p, i) => (i === 2 ? `${p}==` : p)).join('.')), 'body.data'],
+      [
+        'data with "=" padding',
+        notification(
+          token
+            .split('.')
+            .map((p, i) => (i === 2 ? `${p}==` : p))
+            .join('.'),
+        ),
+        'body.data',
+      ],
     ];
     for (const [name, body, path] of cases) {
       it(name, async () => {
@@ -141,7 +160,11 @@ describe('POST /v1/webhooks/card-network', () => {
     const raw = JSON.stringify(notification(await joseToken({}, key)));
     for (const charset of ['utf-16le', 'utf-16be', 'utf-16']) {
       const bytes = charset === 'utf-16be' ? Buffer.from(raw, 'utf16le').swap16() : Buffer.from(raw, 'utf16le');
-      const res = await http.post(PATH).set('content-type', `application/json; charset=${charset}`).serialize((b: unknown) => b as string).send(bytes);
+      const res = await http
+        .post(PATH)
+        .set('content-type', `application/json; charset=${charset}`)
+        .serialize((b: unknown) => b as string)
+        .send(bytes);
       expect(res.status, charset).toBe(415);
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     }
@@ -203,17 +226,28 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('believes the client-certificate header only from a peer server.trustProxy names: a client reaching the port itself could write it', async () => {
-    const ctx = makeContext({ 'server.trustProxy': ['10.0.0.0/8'], 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' } });
+    const ctx = makeContext({
+      'server.trustProxy': ['10.0.0.0/8'],
+      'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' },
+    });
     const { http } = makeApi(ctx);
-    const direct = await http.post(PATH).set('x-client-verified', 'SUCCESS').send(notification(await joseToken({}, key)));
+    const direct = await http
+      .post(PATH)
+      .set('x-client-verified', 'SUCCESS')
+      .send(notification(await joseToken({}, key)));
     expect([direct.status, direct.body.code]).toEqual([403, 'client_certificate_required']);
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM inbound_events').get()).toEqual({ n: 0 });
     // Without server.trustProxy nothing could vouch for the header: refused at start.
-    expect(() => makeContext({ 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' } })).toThrow(/inbound\.clientCertHeader: needs server\.trustProxy/);
+    expect(() => makeContext({ 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' } })).toThrow(
+      /inbound\.clientCertHeader: needs server\.trustProxy/,
+    );
   });
 
   it('requires the client-certificate header when configured', async () => {
-    const ctx = makeContext({ 'server.trustProxy': ['loopback'], 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' } });
+    const ctx = makeContext({
+      'server.trustProxy': ['loopback'],
+      'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' },
+    });
     const { http } = makeApi(ctx);
     const body = notification(await joseToken({}, key));
     const missing = await http.post(PATH).send(body);
@@ -232,8 +266,11 @@ describe('POST /v1/webhooks/card-network', () => {
     const extra = JSON.stringify(body).replace(/}$/, ',"merchantName":"Caf\\ud83d"}');
     const kept = await http.post(`${PATH}?source=card-network`).set('content-type', 'application/json').send(extra);
     expect(kept.status).toBe(200);
-    expect(getInboundEventByEventId(ctx.db, body.eventId)!.rawBody).toBe(extra);
-    const bad = await http.post(PATH).set('content-type', 'application/json').send(JSON.stringify({ ...body, eventId: 'x' }).replace('"eventId":"x"', '"eventId":"evt\\udc00"'));
+    expect(getInboundEventByEventId(ctx.db, body.eventId as string)!.rawBody).toBe(extra);
+    const bad = await http
+      .post(PATH)
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ ...body, eventId: 'x' }).replace('"eventId":"x"', '"eventId":"evt\\udc00"'));
     expect([bad.status, bad.body.errors?.[0]?.path]).toEqual([400, 'body.eventId']);
   });
 

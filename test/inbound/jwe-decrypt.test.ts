@@ -3,14 +3,22 @@ import { describe, expect, it, vi } from 'vitest';
 import { compactDecrypt, decodeProtectedHeader } from 'jose';
 import { decryptJwe, JweDecryptError } from '../../src/inbound/jwe-decrypt.js';
 import { tempDir } from '../support/context.js';
-import { cardNetworkLibraryToken, gcm16ByteIvToken, joseToken, makeKeyPair, selfSignedCertificate, slashAlphabetToken } from './jwe-fixtures.js';
+import {
+  cardNetworkLibraryToken,
+  gcm16ByteIvToken,
+  joseToken,
+  makeKeyPair,
+  selfSignedCertificate,
+  slashAlphabetToken,
+} from './jwe-fixtures.js';
 
 const key = makeKeyPair();
 const other = makeKeyPair();
 const lookup = (kid: string) => (kid === key.kid ? key.privateKey : undefined);
 
 /** Encodes bytes as a segment of `token` would be: base64url, or with "/" for a library token. */
-const sameAlphabet = (token: string, bytes: Buffer) => (token.includes('/') ? bytes.toString('base64url').replace(/_/g, '/') : bytes.toString('base64url'));
+const sameAlphabet = (token: string, bytes: Buffer) =>
+  token.includes('/') ? bytes.toString('base64url').replace(/_/g, '/') : bytes.toString('base64url');
 
 async function failure(p: Promise<unknown>): Promise<JweDecryptError> {
   try {
@@ -59,7 +67,8 @@ describe('decryptJwe', () => {
 
   it('makes one RSA operation for a token it decrypts, and a second only to name what went wrong', async () => {
     const rsa = vi.spyOn(webcrypto.subtle, 'decrypt');
-    const rsaCalls = () => rsa.mock.calls.filter(([algorithm]) => (typeof algorithm === 'string' ? algorithm : algorithm.name) === 'RSA-OAEP').length;
+    const rsaCalls = () =>
+      rsa.mock.calls.filter(([algorithm]) => (typeof algorithm === 'string' ? algorithm : algorithm.name) === 'RSA-OAEP').length;
     try {
       await decryptJwe(await joseToken({ once: true }, key), lookup);
       expect(rsaCalls()).toBe(1);
@@ -79,7 +88,7 @@ describe('decryptJwe', () => {
     expect(err.retryable).toBe(true);
   });
 
-  it('an unwrap failure under the key\'s own fingerprint kid is the token\'s fault: decryption_failed, not retried', async () => {
+  it("an unwrap failure under the key's own fingerprint kid is the token's fault: decryption_failed, not retried", async () => {
     // Encrypted for another key while naming ours.
     const misnamed = await failure(decryptJwe(await joseToken({}, other, { kid: key.kid }), lookup));
     expect(misnamed.code).toBe('decryption_failed');
@@ -107,7 +116,11 @@ describe('decryptJwe', () => {
       return parts.join('.');
     };
     const cert = selfSignedCertificate(key, tempDir());
-    for (const token of [await joseToken({ a: 1 }, key), await joseToken({ a: 1 }, key, { enc: 'A128CBC-HS256' }), cardNetworkLibraryToken({ a: 1 }, cert)]) {
+    for (const token of [
+      await joseToken({ a: 1 }, key),
+      await joseToken({ a: 1 }, key, { enc: 'A128CBC-HS256' }),
+      cardNetworkLibraryToken({ a: 1 }, cert),
+    ]) {
       const err = await failure(decryptJwe(flipLast(token), lookup));
       expect(err.code).toBe('decryption_failed');
       expect(err.retryable).toBe(false);
@@ -117,8 +130,12 @@ describe('decryptJwe', () => {
   it('refuses other algorithms, a missing kid and one longer than any key can have', async () => {
     const header = (h: object) => Buffer.from(JSON.stringify(h)).toString('base64url');
     const rest = (await joseToken({}, key)).split('.').slice(1).join('.');
-    expect((await failure(decryptJwe(`${header({ alg: 'RSA1_5', enc: 'A256GCM', kid: key.kid })}.${rest}`, lookup))).code).toBe('unsupported_algorithm');
-    expect((await failure(decryptJwe(`${header({ alg: 'RSA-OAEP-256', enc: 'A256CBC-HS512', kid: key.kid })}.${rest}`, lookup))).code).toBe('unsupported_algorithm');
+    expect((await failure(decryptJwe(`${header({ alg: 'RSA1_5', enc: 'A256GCM', kid: key.kid })}.${rest}`, lookup))).code).toBe(
+      'unsupported_algorithm',
+    );
+    expect((await failure(decryptJwe(`${header({ alg: 'RSA-OAEP-256', enc: 'A256CBC-HS512', kid: key.kid })}.${rest}`, lookup))).code).toBe(
+      'unsupported_algorithm',
+    );
     expect((await failure(decryptJwe(`${header({ alg: 'RSA-OAEP-256', enc: 'A256GCM' })}.${rest}`, lookup))).code).toBe('missing_kid');
     expect((await failure(decryptJwe('a.b.c', lookup))).code).toBe('malformed_jwe');
     // A kid no key can have (longer than any held one) is the token's fault, not retried, and not repeated in the reason.
@@ -168,7 +185,7 @@ describe('decryptJwe tolerant path, per content encryption', () => {
       expect(out).toMatchObject({ enc, tolerated: ['gcm-iv-length'] });
     });
   }
-  it('reads A128CBC-HS256 with a valid HMAC but broken padding as decryption_failed, the token\'s fault, on either path', async () => {
+  it("reads A128CBC-HS256 with a valid HMAC but broken padding as decryption_failed, the token's fault, on either path", async () => {
     /** An A128CBC-HS256 token whose last block does not end in valid padding, its HMAC computed over it. */
     const badPadding = (slash: boolean): string => {
       for (;;) {
@@ -179,14 +196,26 @@ describe('decryptJwe tolerant path, per content encryption', () => {
         const ciphertext = Buffer.concat([cipher.update(Buffer.alloc(32, 0)), cipher.final()]); // ends in 0x00: no valid padding
         const al = Buffer.alloc(8);
         al.writeBigUInt64BE(BigInt(header.length * 8));
-        const tag = createHmac('sha256', cek.subarray(0, 16)).update(Buffer.concat([Buffer.from(header, 'ascii'), iv, ciphertext, al])).digest().subarray(0, 16);
+        const tag = createHmac('sha256', cek.subarray(0, 16))
+          .update(Buffer.concat([Buffer.from(header, 'ascii'), iv, ciphertext, al]))
+          .digest()
+          .subarray(0, 16);
         const wrapped = publicEncrypt({ key: key.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, cek);
-        const token = [header, wrapped.toString('base64url'), iv.toString('base64url'), ciphertext.toString('base64url'), tag.toString('base64url')].join('.');
+        const token = [
+          header,
+          wrapped.toString('base64url'),
+          iv.toString('base64url'),
+          ciphertext.toString('base64url'),
+          tag.toString('base64url'),
+        ].join('.');
         if (!slash) return token;
         if (token.includes('_')) return token.replace(/_/g, '/');
       }
     };
-    for (const slash of [false, true]) expect((await failure(decryptJwe(badPadding(slash), lookup))).code, slash ? 'library alphabet' : 'base64url').toBe('decryption_failed');
+    for (const slash of [false, true])
+      expect((await failure(decryptJwe(badPadding(slash), lookup))).code, slash ? 'library alphabet' : 'base64url').toBe(
+        'decryption_failed',
+      );
   });
 
   it('still verifies the A128CBC-HS256 HMAC on the tolerant path', async () => {

@@ -15,7 +15,12 @@ export interface TestKeyPair {
 
 export function makeKeyPair(bits = 2048): TestKeyPair {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
-  return { publicKey, privateKey, privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), kid: spkiFingerprint(publicKey) };
+  return {
+    publicKey,
+    privateKey,
+    privatePem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    kid: spkiFingerprint(publicKey),
+  };
 }
 
 /** A standards-conformant compact JWE made by jose. */
@@ -77,7 +82,11 @@ interface JweEncryptionLike {
  * Encrypts `payload` with the card network's own client library in JWE mode, the way a sender
  * configured with our certificate does; returns the compact token it produced.
  */
-export function cardNetworkLibraryToken(payload: Record<string, unknown>, certificateFile: string, opts: { publicKeyFingerprint?: string } = {}): string {
+export function cardNetworkLibraryToken(
+  payload: Record<string, unknown>,
+  certificateFile: string,
+  opts: { publicKeyFingerprint?: string } = {},
+): string {
   const { JweEncryption } = require('mastercard-client-encryption') as { JweEncryption: new (config: unknown) => JweEncryptionLike };
   const jwe = new JweEncryption({
     paths: [{ path: '/notifications', toEncrypt: [{ element: '$', obj: '$' }], toDecrypt: [] }],
@@ -110,7 +119,11 @@ export async function slashAlphabetToken(
  * An AES-GCM compact JWE with a 16-byte IV, the way the card network's library draws it, but for any
  * GCM enc and in strict base64url, built with node:crypto (jose refuses to make or read these).
  */
-export function gcm16ByteIvToken(payload: unknown, key: { publicKey: KeyObject; kid: string }, enc: 'A128GCM' | 'A192GCM' | 'A256GCM'): string {
+export function gcm16ByteIvToken(
+  payload: unknown,
+  key: { publicKey: KeyObject; kid: string },
+  enc: 'A128GCM' | 'A192GCM' | 'A256GCM',
+): string {
   const bytes = { A128GCM: 16, A192GCM: 24, A256GCM: 32 }[enc];
   const header = Buffer.from(JSON.stringify({ alg: 'RSA-OAEP-256', enc, kid: key.kid })).toString('base64url');
   const cek = randomBytes(bytes);
@@ -119,5 +132,11 @@ export function gcm16ByteIvToken(payload: unknown, key: { publicKey: KeyObject; 
   const cipher = createCipheriv(`aes-${bytes * 8}-gcm` as 'aes-256-gcm', cek, iv);
   cipher.setAAD(Buffer.from(header, 'ascii'));
   const ciphertext = Buffer.concat([cipher.update(JSON.stringify(payload), 'utf8'), cipher.final()]);
-  return [header, wrapped.toString('base64url'), iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  return [
+    header,
+    wrapped.toString('base64url'),
+    iv.toString('base64url'),
+    ciphertext.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+  ].join('.');
 }

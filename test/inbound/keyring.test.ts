@@ -36,7 +36,11 @@ describe('card-network keyring', () => {
     const k1 = generateCardNetworkKey(ctx, a.id);
     const k2 = generateCardNetworkKey(ctx, a.id, { bits: 3072 });
     expect(k2.bits).toBe(3072);
-    expect(listKeys(ctx, a.id).map((k) => k.kid).sort()).toEqual([k1.kid, k2.kid].sort());
+    expect(
+      listKeys(ctx, a.id)
+        .map((k) => k.kid)
+        .sort(),
+    ).toEqual([k1.kid, k2.kid].sort());
     expect(privateKeyFor(ctx, a.id, k1.kid)).toBeDefined();
     expect(privateKeyFor(ctx, a.id, k1.kid.toUpperCase())).toBeDefined();
     expect(privateKeyFor(ctx, b.id, k1.kid)).toBeUndefined();
@@ -120,7 +124,9 @@ describe('card-network keyring', () => {
   describe('import formats', () => {
     const pair = makeKeyPair();
     const exportAs = (type: 'pkcs1' | 'pkcs8', format: 'pem' | 'der', cipher?: string) =>
-      Buffer.from(pair.privateKey.export({ type, format, ...(cipher ? { cipher, passphrase: 'correct horse' } : {}) } as never) as Buffer | string);
+      Buffer.from(
+        pair.privateKey.export({ type, format, ...(cipher ? { cipher, passphrase: 'correct horse' } : {}) } as never) as Buffer | string,
+      );
     const imported = (bytes: Buffer, passphrase?: string) => {
       const ctx = makeContext();
       const org = createOrganization(ctx, 'Acme');
@@ -159,7 +165,8 @@ describe('card-network keyring', () => {
       expect(refused(Buffer.from(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string))).toMatch(/no private key/);
     });
 
-    const forgeP12 = (algorithm: '3des' | 'aes256' | 'aes128', password: string | null) => pkcs12FromPem(pair.privatePem, password, algorithm);
+    const forgeP12 = (algorithm: '3des' | 'aes256' | 'aes128', password: string | null) =>
+      pkcs12FromPem(pair.privatePem, password, algorithm);
 
     for (const algorithm of ['3des', 'aes256', 'aes128'] as const) {
       it(`PKCS#12 from node-forge (${algorithm}), with its password`, () => {
@@ -173,15 +180,39 @@ describe('card-network keyring', () => {
       if (!hasOpenssl()) t.skip();
       const dir = tempDir();
       writeFileSync(join(dir, 'k.pem'), pair.privatePem);
-      execFileSync('openssl', ['req', '-new', '-x509', '-key', join(dir, 'k.pem'), '-subj', '/CN=card-network', '-days', '1', '-out', join(dir, 'c.pem')], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        ['req', '-new', '-x509', '-key', join(dir, 'k.pem'), '-subj', '/CN=card-network', '-days', '1', '-out', join(dir, 'c.pem')],
+        { stdio: 'ignore' },
+      );
       const p12 = (...extra: string[]) => {
-        execFileSync('openssl', ['pkcs12', '-export', '-inkey', join(dir, 'k.pem'), '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'k.p12'), ...extra], { stdio: 'ignore' });
+        execFileSync(
+          'openssl',
+          [
+            'pkcs12',
+            '-export',
+            '-inkey',
+            join(dir, 'k.pem'),
+            '-in',
+            join(dir, 'c.pem'),
+            '-passout',
+            'pass:keystore-pw',
+            '-out',
+            join(dir, 'k.p12'),
+            ...extra,
+          ],
+          { stdio: 'ignore' },
+        );
         return readFileSync(join(dir, 'k.p12'));
       };
       imported(p12(), 'keystore-pw');
       imported(p12('-legacy'), 'keystore-pw');
       imported(p12('-keypbe', 'NONE', '-certpbe', 'NONE'));
-      execFileSync('openssl', ['pkcs12', '-export', '-nokeys', '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'cert.p12')], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        ['pkcs12', '-export', '-nokeys', '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'cert.p12')],
+        { stdio: 'ignore' },
+      );
       expect(refused(readFileSync(join(dir, 'cert.p12')), 'keystore-pw')).toMatch(/openssl pkcs12 -in keystore\.p12 -nocerts -nodes/);
     });
   });
@@ -193,7 +224,10 @@ describe('card-network keyring', () => {
     const key = generateCardNetworkKey(ctx, org.id, { commonName: 'acme-notifications' });
     const file = join(tempDir(), 'k.csr');
     writeFileSync(file, key.csr);
-    const subject = execFileSync('openssl', ['req', '-in', file, '-noout', '-verify', '-subject', '-nameopt', 'RFC2253'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const subject = execFileSync('openssl', ['req', '-in', file, '-noout', '-verify', '-subject', '-nameopt', 'RFC2253'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(subject.trim()).toBe('subject=O=Acme Ltd,CN=acme-notifications');
     const pub = execFileSync('openssl', ['req', '-in', file, '-noout', '-pubkey'], { encoding: 'utf8' });
     expect(pub.trim()).toBe(key.publicKey.trim());

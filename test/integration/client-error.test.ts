@@ -30,7 +30,12 @@ describe('requests refused by the HTTP parser (real process)', () => {
       expect(big.status).toBe('HTTP/1.1 431 Request Header Fields Too Large');
       expect(big.headers['content-type']).toBe('application/problem+json');
       expect(big.headers['x-request-id']).toMatch(/^req_/);
-      expect(big.body).toMatchObject({ status: 431, code: 'headers_too_large', type: 'urn:borderd:problem:headers_too_large', requestId: big.headers['x-request-id'] });
+      expect(big.body).toMatchObject({
+        status: 431,
+        code: 'headers_too_large',
+        type: 'urn:borderd:problem:headers_too_large',
+        requestId: big.headers['x-request-id'],
+      });
 
       const length = parse(await raw(daemon.url, 'POST /v1/auth/m2m/token HTTP/1.1\r\nhost: x\r\ncontent-length: abc\r\n\r\n{}'));
       expect(length.status).toBe('HTTP/1.1 400 Bad Request');

@@ -27,7 +27,20 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
 
     const app = await startLocalApp();
     const receive = await startReceive(
-      ['--forward-to', app.url, '--port', '0', '--public-key-url', daemon.url, '--client-id', creds.clientId, '--client-secret', creds.clientSecret, '--capture-db', join(tempDir(), 'capture.db')],
+      [
+        '--forward-to',
+        app.url,
+        '--port',
+        '0',
+        '--public-key-url',
+        daemon.url,
+        '--client-id',
+        creds.clientId,
+        '--client-secret',
+        creds.clientSecret,
+        '--capture-db',
+        join(tempDir(), 'capture.db'),
+      ],
       /listening on (http:\/\/[0-9.:]+)/,
     );
 
@@ -70,7 +83,9 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
     expect(events.every((e) => e.data.id === txn.id)).toBe(true);
 
     // Byte-exact and verifiable by anyone holding the public key of endpoint 17.
-    const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: bearer })).json()) as { publicKey: string };
+    const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: bearer })).json()) as {
+      publicKey: string;
+    };
     for (const r of received) {
       expect(r.headers['x-event-id']).toBe((JSON.parse(r.body) as { id: string }).id);
       const ok = signatureVerifies(r, key.publicKey);
@@ -88,10 +103,15 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
     expect((await daemon.stop()).code).toBe(0);
   });
 
-  it("retries through borderd receive while the local app is down: the outbox records the failure, then the delivery", async () => {
+  it('retries through borderd receive while the local app is down: the outbox records the failure, then the delivery', async () => {
     const daemon = await startBorderd({
       // 3 s before the retry: the test brings the app back once it sees the 502, which must happen before then.
-      env: { BORDERD_ADMIN_TOKEN: ADMIN, BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,3,1,1]', BORDERD_DELIVERY_JITTER: '0', BORDERD_DELIVERY_POLL_INTERVAL_MS: '100' },
+      env: {
+        BORDERD_ADMIN_TOKEN: ADMIN,
+        BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,3,1,1]',
+        BORDERD_DELIVERY_JITTER: '0',
+        BORDERD_DELIVERY_POLL_INTERVAL_MS: '100',
+      },
     });
     const creds = daemon.credentials!;
     const { accessToken, orgId } = await daemonToken(daemon);
@@ -114,11 +134,24 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
     await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
     try {
       const receive = await startReceive(
-        ['--forward-to', `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`, '--port', '0', '--public-key-url', daemon.url, '--capture-db', join(tempDir(), 'capture.db')],
+        [
+          '--forward-to',
+          `http://127.0.0.1:${(app.address() as AddressInfo).port}/hooks`,
+          '--port',
+          '0',
+          '--public-key-url',
+          daemon.url,
+          '--capture-db',
+          join(tempDir(), 'capture.db'),
+        ],
         /listening on (http:\/\/[0-9.:]+)/,
         { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret },
       );
-      const hook = await fetch(`${daemon.url}/v1/notifications/webhooks/settings`, { method: 'POST', headers: bearer, body: JSON.stringify({ url: `${receive.url}/webhooks` }) });
+      const hook = await fetch(`${daemon.url}/v1/notifications/webhooks/settings`, {
+        method: 'POST',
+        headers: bearer,
+        body: JSON.stringify({ url: `${receive.url}/webhooks` }),
+      });
       expect(hook.status).toBeLessThan(300);
       const created = await fetch(`${daemon.url}/admin/v1/transactions`, {
         method: 'POST',

@@ -31,7 +31,12 @@ function inImage(root: string, path: string): string {
 }
 
 /** Replays a stage's COPY lines from the build context (or another stage's replay) into `root`. */
-function replayCopies(stage: DockerStage, root: string, stageRoots: Record<string, string>, skip: (dest: string) => boolean = () => false): void {
+function replayCopies(
+  stage: DockerStage,
+  root: string,
+  stageRoots: Record<string, string>,
+  skip: (dest: string) => boolean = () => false,
+): void {
   for (const copy of dockerCopies(stage)) {
     for (const source of copy.sources) {
       const from = copy.from === undefined ? join(ROOT, source) : inImage(stageRoots[copy.from]!, source);
@@ -76,7 +81,9 @@ async function untilListening(child: ReturnType<typeof spawn>, marker: string): 
     const timer = setTimeout(() => reject(new Error(`never printed "${marker}":\n${out}`)), 30_000);
     const check = (d: Buffer) => {
       out += d.toString();
-      if (out.includes(marker)) (clearTimeout(timer), resolve());
+      if (!out.includes(marker)) return;
+      clearTimeout(timer);
+      resolve();
     };
     child.stdout!.on('data', check);
     child.stderr!.on('data', check);
@@ -175,7 +182,13 @@ describe('the Docker image, replayed without an engine', () => {
     const client = cli('clients', 'create', '--org', org.id!);
     expect(JSON.stringify(cli('clients', 'list'))).toContain(client.id!);
     // And its webhook rules: an http target on a loopback address is refused.
-    const token = (await (await fetch(`${url}/v1/auth/m2m/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId: client.id, clientSecret: client.clientSecret }) })).json()) as { accessToken: string };
+    const token = (await (
+      await fetch(`${url}/v1/auth/m2m/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clientId: client.id, clientSecret: client.clientSecret }),
+      })
+    ).json()) as { accessToken: string };
     const refused = await fetch(`${url}/v1/notifications/webhooks/settings`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token.accessToken}` },
@@ -193,9 +206,19 @@ describe('the Docker image, replayed without an engine', () => {
     const receive = ['receive', '--forward-to', 'http://127.0.0.1:9/hook', '--public-key', publicKey, '--host', '127.0.0.1', '--port', '0'];
     if (process.getuid?.() !== 0) {
       const refused = spawnSync('sh', [script, ...receive], { cwd, env, encoding: 'utf8', timeout: 30_000 });
-      expect([refused.status, refused.stderr]).toEqual([2, expect.stringMatching(/^borderd: cannot open database \.\/borderd-receive\.db: .*\(--capture-db\)\n$/)]);
+      expect([refused.status, refused.stderr]).toEqual([
+        2,
+        expect.stringMatching(/^borderd: cannot open database \.\/borderd-receive\.db: .*\(--capture-db\)\n$/),
+      ]);
     }
-    await untilListening(spawn('sh', [script, ...receive, '--capture-db', join(dataDir, 'borderd-receive.db')], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), 'forwarding to');
+    await untilListening(
+      spawn('sh', [script, ...receive, '--capture-db', join(dataDir, 'borderd-receive.db')], {
+        cwd,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+      'forwarding to',
+    );
     expect(existsSync(join(dataDir, 'borderd-receive.db'))).toBe(true);
     // With no arguments at all (CMD cleared by `docker run --entrypoint …`) the entrypoint serves.
     await untilListening(spawn('sh', [script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), 'borderd listening on');

@@ -38,7 +38,10 @@ describe('borderd serve (real process)', () => {
       expect(exit).toEqual({ code: 0, signal: null });
     }
     // The secret went to stdout once, never into a log line.
-    const logLines = daemon.output().split('\n').filter((l) => l.startsWith('{'));
+    const logLines = daemon
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
     expect(logLines.join('\n')).not.toContain(daemon.credentials!.clientSecret);
   });
 
@@ -56,7 +59,9 @@ describe('borderd serve (real process)', () => {
         const timer = setTimeout(() => reject(new Error(`did not start:\n${stdout}${stderr}`)), 20_000);
         proc.stderr.on('data', (d: Buffer) => {
           stderr += d.toString();
-          if (/borderd listening on http/.test(stderr)) (clearTimeout(timer), resolve());
+          if (!/borderd listening on http/.test(stderr)) return;
+          clearTimeout(timer);
+          resolve();
         });
       });
     } finally {
@@ -72,11 +77,15 @@ describe('borderd serve (real process)', () => {
 
   it('--json: one JSON line with where it listens and, on a first start, the client made', async () => {
     const dataDir = tempDir('borderd-json-');
-    const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dataDir, 'borderd.db'), '--json'], {
-      // log.pretty: always is overridden by --json: stdout stays JSON lines.
-      env: { ...process.env, BORDERD_LOG_LEVEL: 'info', BORDERD_LOG_PRETTY: 'always' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      process.execPath,
+      [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', join(dataDir, 'borderd.db'), '--json'],
+      {
+        // log.pretty: always is overridden by --json: stdout stays JSON lines.
+        env: { ...process.env, BORDERD_LOG_LEVEL: 'info', BORDERD_LOG_PRETTY: 'always' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
         let out = '';
@@ -96,11 +105,21 @@ describe('borderd serve (real process)', () => {
           }
         });
       });
-      expect(line).toMatchObject({ listening: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), firstStart: { organizationId: expect.stringMatching(/^org_/), clientId: expect.stringMatching(/^cli_/), clientSecret: expect.any(String) } });
+      expect(line).toMatchObject({
+        listening: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+        firstStart: {
+          organizationId: expect.stringMatching(/^org_/),
+          clientId: expect.stringMatching(/^cli_/),
+          clientSecret: expect.any(String),
+        },
+      });
       const token = await fetch(`${String(line.listening)}/v1/auth/m2m/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ clientId: (line.firstStart as { clientId: string }).clientId, clientSecret: (line.firstStart as { clientSecret: string }).clientSecret }),
+        body: JSON.stringify({
+          clientId: (line.firstStart as { clientId: string }).clientId,
+          clientSecret: (line.firstStart as { clientSecret: string }).clientSecret,
+        }),
       });
       expect(token.status).toBe(201);
     } finally {
@@ -148,14 +167,19 @@ describe('borderd serve (real process)', () => {
     try {
       const refused = await runCli(['serve', '--host', '127.0.0.1', '--port', String(port), '--db', db]);
       expect(refused.code).toBe(2);
-      expect(refused.stderr.trim()).toBe(`borderd: cannot listen on 127.0.0.1:${port}: the address is already in use (server.host, server.port)`);
+      expect(refused.stderr.trim()).toBe(
+        `borderd: cannot listen on 127.0.0.1:${port}: the address is already in use (server.host, server.port)`,
+      );
       expect(refused.stdout).not.toContain('clientSecret');
     } finally {
       busy.close();
     }
     // An address of no interface here (a documentation address: nothing is sent anywhere): one line, exit 2.
     const foreign = await runCli(['serve', '--host', '192.0.2.1', '--port', '0', '--db', db]);
-    expect([foreign.code, foreign.stderr]).toEqual([2, 'borderd: cannot listen on 192.0.2.1:0: no interface of this machine has that address (server.host, server.port)\n']);
+    expect([foreign.code, foreign.stderr]).toEqual([
+      2,
+      'borderd: cannot listen on 192.0.2.1:0: no interface of this machine has that address (server.host, server.port)\n',
+    ]);
     const orgs = await runCli(['orgs', 'list', '--json', '--db', db]);
     expect(JSON.parse(orgs.stdout)).toEqual([]);
     const next = await startBorderd({ dataDir });
@@ -184,7 +208,8 @@ describe('borderd serve (real process)', () => {
 
   it('stops with one line when the database cannot be opened, or another process keeps it locked', async () => {
     const dir = tempDir('borderd-db-');
-    const serve = (db: string, env: Record<string, string> = {}) => runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--db', db], env);
+    const serve = (db: string, env: Record<string, string> = {}) =>
+      runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--db', db], env);
     const oneLine = (r: { code: number | null; stdout: string; stderr: string }) => {
       expect(r.stdout).not.toContain('listening');
       expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
@@ -195,14 +220,18 @@ describe('borderd serve (real process)', () => {
     writeFileSync(join(dir, 'file'), 'x');
     const noDir = await serve(join(dir, 'file', 'borderd.db'));
     expect(noDir.code).toBe(2);
-    expect(oneLine(noDir)).toBe(`borderd: cannot open database ${join(dir, 'file', 'borderd.db')}: EEXIST: file already exists, mkdir '${join(dir, 'file')}' (database.path)`);
+    expect(oneLine(noDir)).toBe(
+      `borderd: cannot open database ${join(dir, 'file', 'borderd.db')}: EEXIST: file already exists, mkdir '${join(dir, 'file')}' (database.path)`,
+    );
 
     // A file that is not a SQLite database.
     mkdirSync(join(dir, 'garbage'));
     writeFileSync(join(dir, 'garbage', 'borderd.db'), 'not a database, just text that is long enough to be read as a header'.repeat(20));
     const notDb = await serve(join(dir, 'garbage', 'borderd.db'));
     expect(notDb.code).toBe(2);
-    expect(oneLine(notDb)).toBe(`borderd: cannot open database ${join(dir, 'garbage', 'borderd.db')}: file is not a database (database.path)`);
+    expect(oneLine(notDb)).toBe(
+      `borderd: cannot open database ${join(dir, 'garbage', 'borderd.db')}: file is not a database (database.path)`,
+    );
 
     // Another process holds the write lock past the busy timeout while the start has to write (migrations).
     mkdirSync(join(dir, 'locked'));
@@ -212,7 +241,9 @@ describe('borderd serve (real process)', () => {
     try {
       const locked = await serve(join(dir, 'locked', 'borderd.db'), { BORDERD_DATABASE_BUSY_TIMEOUT_MS: '200' });
       expect(locked.code).toBe(1);
-      expect(oneLine(locked)).toBe('borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again');
+      expect(oneLine(locked)).toBe(
+        'borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again',
+      );
     } finally {
       holder.exec('ROLLBACK');
       holder.close();
@@ -229,13 +260,17 @@ describe('borderd serve (real process)', () => {
 
     const missing = await runCli(args);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^borderd: master key file .*master\.key is missing, and this database holds secrets sealed under a master key/);
+    expect(missing.stderr).toMatch(
+      /^borderd: master key file .*master\.key is missing, and this database holds secrets sealed under a master key/,
+    );
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
     expect(existsSync(keyFile)).toBe(false);
 
     const wrong = await runCli(args, { BORDERD_MASTER_KEY: randomBytes(32).toString('base64') });
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr.trim()).toBe("borderd: the master key from security.masterKey (BORDERD_MASTER_KEY) is not the one this database's secrets are sealed with: use the key it was created with");
+    expect(wrong.stderr.trim()).toBe(
+      "borderd: the master key from security.masterKey (BORDERD_MASTER_KEY) is not the one this database's secrets are sealed with: use the key it was created with",
+    );
 
     const right = await startBorderd({ dataDir: first.dataDir, env: { BORDERD_MASTER_KEY: original.trim() } });
     await right.stop();

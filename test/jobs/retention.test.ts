@@ -11,6 +11,7 @@ import { pruneOutbox, pruneOutboxInTurns } from '../../src/jobs/retention.js';
 import { deleteEventsBefore } from '../../src/store/retention.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
+import type { TransactionEventData } from '../../src/verify/events.js';
 
 function emit(ctx: ReturnType<typeof makeContext>, orgId: string) {
   return inOutboxTransaction(ctx, () =>
@@ -32,7 +33,10 @@ const count = (ctx: ReturnType<typeof makeContext>, table: string) =>
 
 describe('outbox retention', () => {
   it('deletes old delivered rows and old settled events, never anything pending or recent', async () => {
-    const ctx = makeContext({ 'retention.deliveredDays': 30, 'retention.eventDays': 90, 'retention.batchSize': 100 }, '2026-01-01T00:00:00.000Z');
+    const ctx = makeContext(
+      { 'retention.deliveredDays': 30, 'retention.eventDays': 90, 'retention.batchSize': 100 },
+      '2026-01-01T00:00:00.000Z',
+    );
     const org = createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
 
@@ -58,7 +62,7 @@ describe('outbox retention', () => {
     const left = ctx.db.prepare('SELECT id FROM events ORDER BY id').pluck().all();
     expect(left).toEqual([stuck, recent]);
     expect(old.some((id) => left.includes(id))).toBe(false);
-    expect(ctx.db.prepare("SELECT state FROM deliveries WHERE event_id = ?").pluck().get(stuck)).toBe('pending');
+    expect(ctx.db.prepare('SELECT state FROM deliveries WHERE event_id = ?').pluck().get(stuck)).toBe('pending');
   });
 });
 
@@ -96,8 +100,8 @@ describe('outbox retention inside the daemon', () => {
     const ctx = makeContext({}, '2026-01-01T00:00:00.000Z');
     const org = createOrganization(ctx, 'Acme');
     const t0 = ctx.clock.now();
-    writeEvent(ctx.db, t0 + 365 * DAY_MS, org.id, 'Transaction_Updated', {}); // written by a clock a year ahead
-    for (let i = 0; i < 5; i++) writeEvent(ctx.db, t0 + i * 3_600_000, org.id, 'Transaction_Updated', {}); // ids sort after it
+    writeEvent(ctx.db, t0 + 365 * DAY_MS, org.id, 'Transaction_Updated', {} as TransactionEventData); // written by a clock a year ahead
+    for (let i = 0; i < 5; i++) writeEvent(ctx.db, t0 + i * 3_600_000, org.id, 'Transaction_Updated', {} as TransactionEventData); // ids sort after it
     expect(deleteEventsBefore(ctx.db, isoAt(t0 + 30 * DAY_MS), 1000)).toBe(5);
     expect(count(ctx, 'events')).toBe(1);
   });
@@ -148,7 +152,11 @@ describe('a replay racing retention and the operator (replays run in batches of 
     const result = replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', (done) => {
       // What the retention job does to an old settled event, between the first and second batch.
       if (done === 500) {
-        for (const sql of ['DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)', 'DELETE FROM deliveries WHERE event_id = ?', 'DELETE FROM events WHERE id = ?']) {
+        for (const sql of [
+          'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)',
+          'DELETE FROM deliveries WHERE event_id = ?',
+          'DELETE FROM events WHERE id = ?',
+        ]) {
           ctx.db.prepare(sql).run(pruned);
         }
       }

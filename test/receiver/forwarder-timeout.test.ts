@@ -83,7 +83,7 @@ describe('Forwarder, the answer read', () => {
 });
 
 describe('Forwarder, an app whose answer breaks off', () => {
-  it('forwards the app\'s status when its connection drops after the status line: it did answer', async () => {
+  it("forwards the app's status when its connection drops after the status line: it did answer", async () => {
     const server = createNetServer((socket) => {
       socket.once('data', () => {
         socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial');

@@ -48,8 +48,21 @@ describe('borderd receive (listen mode)', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'org.pem'), signer.publicKey);
     try {
-      const r = await runCli(['receive', '--forward-to', 'http://127.0.0.1:9/app', '--port', String(port), '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')]);
-      expect([r.code, r.stderr]).toEqual([2, `borderd: cannot listen on 127.0.0.1:${port}: the address is already in use (--host, --port)\n`]);
+      const r = await runCli([
+        'receive',
+        '--forward-to',
+        'http://127.0.0.1:9/app',
+        '--port',
+        String(port),
+        '--public-key',
+        join(dir, 'org.pem'),
+        '--capture-db',
+        join(dir, 'c.db'),
+      ]);
+      expect([r.code, r.stderr]).toEqual([
+        2,
+        `borderd: cannot listen on 127.0.0.1:${port}: the address is already in use (--host, --port)\n`,
+      ]);
       expect(existsSync(join(dir, 'c.db'))).toBe(false); // the capture log this run made is not left behind
     } finally {
       busy.close();
@@ -61,7 +74,17 @@ describe('borderd receive (listen mode)', () => {
     writeFileSync(join(dir, 'org.pem'), signer.publicKey);
     writeFileSync(join(dir, 'not-a-dir'), '');
     const at = join(dir, 'not-a-dir', 'c.db');
-    const r = await runCli(['receive', '--forward-to', 'http://127.0.0.1:9/app', '--port', '0', '--public-key', join(dir, 'org.pem'), '--capture-db', at]);
+    const r = await runCli([
+      'receive',
+      '--forward-to',
+      'http://127.0.0.1:9/app',
+      '--port',
+      '0',
+      '--public-key',
+      join(dir, 'org.pem'),
+      '--capture-db',
+      at,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`^borderd: cannot open database ${at}: .*\\(--capture-db\\)\n$`));
   });
@@ -69,7 +92,9 @@ describe('borderd receive (listen mode)', () => {
   it('forwards a signed event byte-exact with its headers and answers with the app status', async () => {
     const { app, rx, post } = await setup();
     // Odd spacing proves the bytes are not re-serialized on the way.
-    const d = signer.signBody(`{"id":"evt_a1","type":"Transaction_Updated",  "organizationId":"org_1","createdAt":"2026-01-01T00:00:00.000Z","timestamp":1767225600000,"data":{"amount":"12.50"}}`);
+    const d = signer.signBody(
+      `{"id":"evt_a1","type":"Transaction_Updated",  "organizationId":"org_1","createdAt":"2026-01-01T00:00:00.000Z","timestamp":1767225600000,"data":{"amount":"12.50"}}`,
+    );
     const res = await post(d.body, d.headers);
     expect(res.status).toBe(200);
     expect((await res.json()) as Record<string, unknown>).toMatchObject({ eventId: 'evt_a1', outcome: 'forwarded' });
@@ -78,7 +103,9 @@ describe('borderd receive (listen mode)', () => {
     expect(got!.headers['x-signature']).toBe(d.headers['x-signature']);
     expect(got!.headers['x-event-id']).toBe('evt_a1');
     expect(got!.headers['x-local-auth']).toBe('abc');
-    const [line] = await rx.waitForOutput(/^(\S+)  Transaction_Updated evt_a1  \[200\] forwarded -> http:\/\/127\.0\.0\.1:\d+\/hooks \d+ms$/m);
+    const [line] = await rx.waitForOutput(
+      /^(\S+)  Transaction_Updated evt_a1  \[200\] forwarded -> http:\/\/127\.0\.0\.1:\d+\/hooks \d+ms$/m,
+    );
     // The time field: ISO 8601 UTC with milliseconds, taken when the forward finished.
     const time = /^\S+/.exec(line)![0];
     expect(time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
@@ -90,11 +117,19 @@ describe('borderd receive (listen mode)', () => {
     // A latin-1 "é" (0xe9) and a lone continuation byte: both invalid UTF-8, which decoding would
     // turn into 3-byte replacement characters. The signature covers these bytes as they are.
     const bytes = Buffer.concat([
-      Buffer.from('{"id":"evt_latin1","type":"Transaction_Updated","organizationId":"org_1","createdAt":"2026-01-01T00:00:00.000Z","timestamp":1767225600000,"data":{"note":"caf'),
+      Buffer.from(
+        '{"id":"evt_latin1","type":"Transaction_Updated","organizationId":"org_1","createdAt":"2026-01-01T00:00:00.000Z","timestamp":1767225600000,"data":{"note":"caf',
+      ),
       Buffer.from([0xe9, 0x80]),
       Buffer.from('"}}'),
     ]);
-    const headers = { 'content-type': 'application/json', 'x-signature': signer.sign(bytes), 'x-signature-key-id': signer.keyId, 'x-event-id': 'evt_latin1', 'x-event-type': 'Transaction_Updated' };
+    const headers = {
+      'content-type': 'application/json',
+      'x-signature': signer.sign(bytes),
+      'x-signature-key-id': signer.keyId,
+      'x-event-id': 'evt_latin1',
+      'x-event-type': 'Transaction_Updated',
+    };
     const res = await fetch(rx.url!, { method: 'POST', body: bytes, headers });
     expect(res.status).toBe(200);
     const [got] = await app.waitFor(1);
@@ -207,9 +242,12 @@ describe('borderd receive (listen mode)', () => {
     const rotated = createTestSigner();
     const keys = { current: signer.publicKey, fetches: 0 };
     const keyServer = createServer((req, res) => {
-      if (req.url === '/v1/auth/m2m/token') return res.writeHead(201, { 'content-type': 'application/json' }).end('{"accessToken":"tok","tokenType":"Bearer","expiresIn":60}');
+      if (req.url === '/v1/auth/m2m/token')
+        return res.writeHead(201, { 'content-type': 'application/json' }).end('{"accessToken":"tok","tokenType":"Bearer","expiresIn":60}');
       keys.fetches++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keyId: 'wsk_1', publicKey: keys.current, algorithm: 'RSA-SHA256', createdAt: '2026-01-01T00:00:00.000Z' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ keyId: 'wsk_1', publicKey: keys.current, algorithm: 'RSA-SHA256', createdAt: '2026-01-01T00:00:00.000Z' }));
     });
     await new Promise<void>((r) => keyServer.listen(0, '127.0.0.1', r));
     try {
@@ -255,7 +293,10 @@ describe('borderd receive (listen mode)', () => {
     try {
       const captureDb = join(tempDir(), 'c.db');
       const base = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
-      const r = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--port', '0', '--public-key-url', base, '--capture-db', captureDb], { BORDERD_CLIENT_ID: 'cli_1', BORDERD_CLIENT_SECRET: 'wrong' });
+      const r = await runCli(
+        ['receive', '--forward-to', 'http://127.0.0.1:1/x', '--port', '0', '--public-key-url', base, '--capture-db', captureDb],
+        { BORDERD_CLIENT_ID: 'cli_1', BORDERD_CLIENT_SECRET: 'wrong' },
+      );
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/--public-key-url .*token request failed with 401; check --client-id and --client-secret/);
       expect(existsSync(captureDb)).toBe(false);
@@ -271,11 +312,21 @@ describe('borderd receive (listen mode)', () => {
       const dir = tempDir();
       writeFileSync(join(dir, 'org.pem'), ensureSigningKey(db.ctx, db.orgId).publicKey);
       const app = await startLocalApp();
-      const rx = await startReceive(['--forward-to', app.url, '--port', '0', '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')], /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+      const rx = await startReceive(
+        ['--forward-to', app.url, '--port', '0', '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')],
+        /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+      );
       const event = db.emit('Transaction_Created', data);
       // The headers the outbox sends, signed by the daemon's own Signer.
       const { signature, keyId } = new Signer(db.ctx).sign(db.orgId, event.body);
-      const headers = { 'content-type': 'application/json', 'x-signature': signature, 'x-signature-key-id': keyId, 'x-event-id': event.id, 'x-event-type': 'Transaction_Created', 'x-delivery-attempt': '1' };
+      const headers = {
+        'content-type': 'application/json',
+        'x-signature': signature,
+        'x-signature-key-id': keyId,
+        'x-event-id': event.id,
+        'x-event-type': 'Transaction_Created',
+        'x-delivery-attempt': '1',
+      };
       expect((await fetch(rx.url!, { method: 'POST', body: event.body, headers })).status).toBe(200);
       expect((await app.waitFor(1))[0]!.body).toBe(event.body);
     } finally {
@@ -288,7 +339,10 @@ describe('borderd receive (listen mode)', () => {
     writeFileSync(join(dir, 'public.pem'), signer.publicKey);
     const app = await startLocalApp();
     const target = app.url.replace('http://', 'http://dev:s3cr%40t@');
-    const rx = await startReceive(['--forward-to', target, '--port', '0', '--public-key', join(dir, 'public.pem'), '--capture-db', join(dir, 'c.db'), '--json'], /"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    const rx = await startReceive(
+      ['--forward-to', target, '--port', '0', '--public-key', join(dir, 'public.pem'), '--capture-db', join(dir, 'c.db'), '--json'],
+      /"url":"(http:\/\/127\.0\.0\.1:\d+)"/,
+    );
     const d = signer.signEvent('Transaction_Created', data);
     expect((await fetch(rx.url!, { method: 'POST', body: d.body, headers: d.headers })).status).toBe(200);
     const [got] = await app.waitFor(1);
@@ -306,7 +360,16 @@ describe('borderd receive (listen mode)', () => {
   it('checkpoints the capture log in the background: what it recorded reaches the database file while it runs', async () => {
     const { rx, post, captureDb } = await setup();
     for (const id of ['evt_c1', 'evt_c2', 'evt_c3']) {
-      const d = signer.signBody(JSON.stringify({ id, type: 'Transaction_Updated', organizationId: 'org_1', createdAt: '2026-01-01T00:00:00.000Z', timestamp: 1767225600000, data }));
+      const d = signer.signBody(
+        JSON.stringify({
+          id,
+          type: 'Transaction_Updated',
+          organizationId: 'org_1',
+          createdAt: '2026-01-01T00:00:00.000Z',
+          timestamp: 1767225600000,
+          data,
+        }),
+      );
       expect((await post(d.body, d.headers)).status).toBe(200);
     }
     await rx.waitForOutput(/evt_c3/);
@@ -335,13 +398,34 @@ describe('borderd receive (listen mode)', () => {
     const noKey = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--capture-db', captureDb]);
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/--public-key/);
-    const badType = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--public-key', 'x', '--events', 'Nope', '--capture-db', captureDb]);
+    const badType = await runCli([
+      'receive',
+      '--forward-to',
+      'http://127.0.0.1:1/x',
+      '--public-key',
+      'x',
+      '--events',
+      'Nope',
+      '--capture-db',
+      captureDb,
+    ]);
     expect(badType.code).toBe(2);
     expect(badType.stderr).toMatch(/unknown event type\(s\) Nope/);
-    const noKeyFile = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--public-key', join(tempDir('borderd-rx-'), 'none.pem'), '--capture-db', captureDb]);
+    const noKeyFile = await runCli([
+      'receive',
+      '--forward-to',
+      'http://127.0.0.1:1/x',
+      '--public-key',
+      join(tempDir('borderd-rx-'), 'none.pem'),
+      '--capture-db',
+      captureDb,
+    ]);
     expect(noKeyFile.code).toBe(2);
     expect(noKeyFile.stderr).toMatch(/--public-key .*none\.pem/);
-    const tunnelNoCredentials = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--tunnel', 'http://127.0.0.1:1', '--capture-db', captureDb], { BORDERD_CLIENT_ID: '', BORDERD_CLIENT_SECRET: '' });
+    const tunnelNoCredentials = await runCli(
+      ['receive', '--forward-to', 'http://127.0.0.1:1/x', '--tunnel', 'http://127.0.0.1:1', '--capture-db', captureDb],
+      { BORDERD_CLIENT_ID: '', BORDERD_CLIENT_SECRET: '' },
+    );
     expect(tunnelNoCredentials.code).toBe(2);
     expect(tunnelNoCredentials.stderr).toMatch(/--tunnel needs --client-id/);
     // Numbers are whole and in range: not a NaN or a port the socket call throws on later.
@@ -353,7 +437,21 @@ describe('borderd receive (listen mode)', () => {
       // Past what a timer holds: it would fire at once, and the tunnel reconnect in a loop.
       ['--heartbeat-timeout', '99999999999', /--heartbeat-timeout must be a whole number from 1 to 2147483647, not 99999999999/],
     ] as const) {
-      const bad = await runCli(['receive', '--forward-to', 'http://127.0.0.1:1/x', '--tunnel', 'http://127.0.0.1:1', '--client-id', 'c', '--client-secret', 's', flag, value, '--capture-db', captureDb]);
+      const bad = await runCli([
+        'receive',
+        '--forward-to',
+        'http://127.0.0.1:1/x',
+        '--tunnel',
+        'http://127.0.0.1:1',
+        '--client-id',
+        'c',
+        '--client-secret',
+        's',
+        flag,
+        value,
+        '--capture-db',
+        captureDb,
+      ]);
       expect([bad.code, bad.stderr], `${flag} ${value}`).toEqual([2, expect.stringMatching(said)]);
       expect(bad.stderr).not.toMatch(/\n\s+at /);
     }

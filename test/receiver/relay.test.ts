@@ -20,7 +20,12 @@ describe('Relay', () => {
   it('forwards the same event delivered twice at once only once', async () => {
     const app = await startLocalApp();
     const { relay, reports, forwarder, capture } = relayTo(app.url);
-    const d = { eventId: 'evt_same', eventType: 'Transaction_Created', body: '{"id":"evt_same"}', headers: { 'content-type': 'application/json' } };
+    const d = {
+      eventId: 'evt_same',
+      eventType: 'Transaction_Created',
+      body: '{"id":"evt_same"}',
+      headers: { 'content-type': 'application/json' },
+    };
     const outcomes = await Promise.all([relay.handle(d), relay.handle(d)]);
     expect(outcomes.map((o) => o.outcome).sort()).toEqual(['duplicate', 'forwarded']);
     expect(app.received).toHaveLength(1);
@@ -33,7 +38,15 @@ describe('Relay', () => {
 
   it('keeps end-to-end headers and drops hop-by-hop ones', () => {
     expect(
-      forwardableHeaders({ connection: 'keep-alive, x-hop', 'x-hop': '1', host: 'a', 'content-length': '3', 'x-signature': 's', 'transfer-encoding': 'chunked', 'user-agent': 'borderd/0.1.0' }),
+      forwardableHeaders({
+        connection: 'keep-alive, x-hop',
+        'x-hop': '1',
+        host: 'a',
+        'content-length': '3',
+        'x-signature': 's',
+        'transfer-encoding': 'chunked',
+        'user-agent': 'borderd/0.1.0',
+      }),
     ).toEqual({ 'x-signature': 's', 'user-agent': 'borderd/0.1.0' });
   });
 
@@ -51,7 +64,16 @@ describe('CaptureLog', () => {
     const old = process.umask(0o022);
     try {
       const log = new CaptureLog(path);
-      log.record({ eventId: 'evt_1', eventType: 'Transaction_Created', body: '{"secret":"x"}', headers: {}, receivedAt: 't', target: 'http://127.0.0.1/', status: 200, at: 't' });
+      log.record({
+        eventId: 'evt_1',
+        eventType: 'Transaction_Created',
+        body: '{"secret":"x"}',
+        headers: {},
+        receivedAt: 't',
+        target: 'http://127.0.0.1/',
+        status: 200,
+        at: 't',
+      });
       for (const file of [path, `${path}-wal`, `${path}-shm`]) expect((statSync(file).mode & 0o777).toString(8), file).toBe('600');
       log.close();
       // Files an earlier run left readable (a killed receiver leaves its WAL) are set again on open.

@@ -10,9 +10,18 @@ import { startLocalApp, startReceive } from './support.js';
 /** `borderd receive replay`: where it sends, what it records, how it refuses a bad target. */
 const signer = createTestSigner();
 const data: TransactionEventData = {
-  id: 'txn_r', type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '7.00', currency: 'USDC',
-  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  id: 'txn_r',
+  type: 'Deposit',
+  status: 'Completed',
+  previousStatus: 'Pending',
+  amount: '7.00',
+  currency: 'USDC',
+  network: 'ETHEREUM',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
 /** The capture log's row, read through a second connection while the receiver holds the file. */
@@ -32,7 +41,10 @@ describe('borderd receive replay', () => {
     const captureDb = join(dir, 'capture.db');
     const app = await startLocalApp();
     const staging = await startLocalApp();
-    const rx = await startReceive(['--forward-to', app.url, '--port', '0', '--public-key', join(dir, 'public.pem'), '--capture-db', captureDb], /listening on (http:\/\/127\.0\.0\.1:\d+)/);
+    const rx = await startReceive(
+      ['--forward-to', app.url, '--port', '0', '--public-key', join(dir, 'public.pem'), '--capture-db', captureDb],
+      /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    );
     const d = signer.signEvent('Transaction_Created', data);
     const deliver = async () => {
       const res = await fetch(rx.url!, { method: 'POST', body: d.body, headers: d.headers });
@@ -75,7 +87,16 @@ describe('borderd receive replay', () => {
   it('refuses a --forward-to that is not an http(s) URL in one line with exit code 2', async () => {
     const captureDb = join(tempDir('borderd-replay-'), 'capture.db');
     const log = new CaptureLog(captureDb);
-    log.record({ eventId: 'evt_r1', eventType: 'Transaction_Created', body: '{"id":"evt_r1"}', headers: {}, receivedAt: 't', target: 'http://127.0.0.1:9/app', status: 500, at: 't' });
+    log.record({
+      eventId: 'evt_r1',
+      eventType: 'Transaction_Created',
+      body: '{"id":"evt_r1"}',
+      headers: {},
+      receivedAt: 't',
+      target: 'http://127.0.0.1:9/app',
+      status: 500,
+      at: 't',
+    });
     log.close();
     for (const bad of ['notaurl', 'ftp://127.0.0.1/app']) {
       const r = await runCli(['receive', 'replay', 'evt_r1', '--capture-db', captureDb, '--forward-to', bad]);

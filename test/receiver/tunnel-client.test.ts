@@ -18,9 +18,18 @@ import { startLocalApp } from './support.js';
  * test scripts: token expiry, malformed messages, unsigned fields that lie, a slow local app.
  */
 const data: TransactionEventData = {
-  id: 'txn_3', type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '3.00', currency: 'USDC',
-  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  id: 'txn_3',
+  type: 'Deposit',
+  status: 'Completed',
+  previousStatus: 'Pending',
+  amount: '3.00',
+  currency: 'USDC',
+  network: 'ETHEREUM',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
 };
 const signer = createTestSigner();
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -41,12 +50,22 @@ function send(res: ServerResponse, m: { id?: string; event: string; data: string
   res.write(`${m.id ? `id: ${m.id}\n` : ''}event: ${m.event}\ndata: ${m.data}\n\n`);
 }
 
-const keyMessage = { event: 'signing-key', data: JSON.stringify({ keyId: signer.keyId, publicKey: signer.publicKey, algorithm: 'RSA-SHA256' }) };
+const keyMessage = {
+  event: 'signing-key',
+  data: JSON.stringify({ keyId: signer.keyId, publicKey: signer.publicKey, algorithm: 'RSA-SHA256' }),
+};
 
 /** A signed event as the stream carries it; `sse` overrides the unsigned SSE fields. */
 function streamEvent(type: 'Transaction_Created' | 'Transaction_Updated', sse: { id?: string; event?: string } = {}) {
   const d = signer.signEvent(type, data);
-  return { delivery: d, message: { id: sse.id ?? d.event.id, event: sse.event ?? type, data: JSON.stringify({ body: d.body, signature: d.headers['x-signature'], keyId: signer.keyId }) } };
+  return {
+    delivery: d,
+    message: {
+      id: sse.id ?? d.event.id,
+      event: sse.event ?? type,
+      data: JSON.stringify({ body: d.body, signature: d.headers['x-signature'], keyId: signer.keyId }),
+    },
+  };
 }
 
 async function fakeBorderd(onStream: StreamHandler, opts: { rejectToken?: (token: string, n: number) => boolean } = {}) {
@@ -55,12 +74,19 @@ async function fakeBorderd(onStream: StreamHandler, opts: { rejectToken?: (token
     if (req.method === 'POST' && req.url === '/v1/auth/m2m/token') {
       state.tokenRequests++;
       req.resume();
-      return res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ accessToken: `tok${state.tokenRequests}`, tokenType: 'Bearer', expiresIn: 60 }));
+      return res
+        .writeHead(201, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ accessToken: `tok${state.tokenRequests}`, tokenType: 'Bearer', expiresIn: 60 }));
     }
     if (req.url?.startsWith('/v1/notifications/events/stream')) {
       const n = state.streams.length;
       const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-      const rec: StreamRequest = { authorization: req.headers.authorization, lastEventId: req.headers['last-event-id'] as string | undefined, url: req.url, status: 200 };
+      const rec: StreamRequest = {
+        authorization: req.headers.authorization,
+        lastEventId: req.headers['last-event-id'] as string | undefined,
+        url: req.url,
+        status: 200,
+      };
       state.streams.push(rec);
       if (opts.rejectToken?.(token, n)) {
         rec.status = 401;
@@ -77,7 +103,11 @@ async function fakeBorderd(onStream: StreamHandler, opts: { rejectToken?: (token
   return { ...state, state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-function startTunnel(baseUrl: string, appUrl: string, opts: { eventTypes?: string[]; heartbeatTimeoutMs?: number; forwardAttempts?: number } = {}) {
+function startTunnel(
+  baseUrl: string,
+  appUrl: string,
+  opts: { eventTypes?: string[]; heartbeatTimeoutMs?: number; forwardAttempts?: number } = {},
+) {
   const captureDbPath = join(tempDir('borderd-tunnel-client-'), 'capture.db');
   const capture = new CaptureLog(captureDbPath);
   const lines: Record<string, unknown>[] = [];
@@ -121,7 +151,9 @@ function startTunnel(baseUrl: string, appUrl: string, opts: { eventTypes?: strin
     new Promise<Record<string, unknown>>((resolve) => {
       const check = () => {
         const hit = lines.find(pred);
-        if (hit) waiters.delete(check), resolve(hit);
+        if (!hit) return;
+        waiters.delete(check);
+        resolve(hit);
       };
       waiters.add(check);
       check();
@@ -185,7 +217,11 @@ describe('tunnel client', () => {
   it('filters, dedupes and resumes on the verified body, never on the unsigned SSE fields', async () => {
     // The SSE fields claim another id and type than the signed body.
     const real = streamEvent('Transaction_Created', { id: 'evt_01zzzzzzzzzzzzzzzzzzzzzzzz', event: 'Transaction_Updated' });
-    const forged = { id: 'evt_01zzzzzzzzzzzzzzzzzzzzzzzy', event: 'Transaction_Created', data: JSON.stringify({ body: '{"id":"evt_x","type":"Transaction_Created"}', signature: signer.sign('other'), keyId: signer.keyId }) };
+    const forged = {
+      id: 'evt_01zzzzzzzzzzzzzzzzzzzzzzzy',
+      event: 'Transaction_Created',
+      data: JSON.stringify({ body: '{"id":"evt_x","type":"Transaction_Created"}', signature: signer.sign('other'), keyId: signer.keyId }),
+    };
     const fake = await fakeBorderd((res) => {
       send(res, { event: 'ready', data: '{}' });
       send(res, keyMessage);
@@ -234,8 +270,12 @@ describe('tunnel client', () => {
     cleanups.push(() => new Promise<void>((r) => (slow.closeAllConnections(), slow.close(() => r()))));
     // The watchdog also covers getting the token and connecting, in this same busy process: 1 s
     // leaves a loaded machine room for that, and the app's 1.5 s still outlast it.
-    const { waitLine } = startTunnel(fake.url, `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks`, { heartbeatTimeoutMs: 1000 });
-    const outcome = await waitLine((l) => (l.outcome === 'forwarded' && l.eventId === ev2.delivery.event.id) || String(l.message).includes('disconnected'));
+    const { waitLine } = startTunnel(fake.url, `http://127.0.0.1:${(slow.address() as AddressInfo).port}/hooks`, {
+      heartbeatTimeoutMs: 1000,
+    });
+    const outcome = await waitLine(
+      (l) => (l.outcome === 'forwarded' && l.eventId === ev2.delivery.event.id) || String(l.message).includes('disconnected'),
+    );
     expect(outcome).toMatchObject({ outcome: 'forwarded', eventId: ev2.delivery.event.id });
     expect(received).toBe(2);
     expect(fake.state.streams).toHaveLength(1);
@@ -308,7 +348,10 @@ describe('backoffDelay', () => {
     expect(backoffDelay(2, policy, 0.5)).toBe(1500);
     const spread = new Set(Array.from({ length: 50 }, () => backoffDelay(3, policy)));
     expect(spread.size).toBeGreaterThan(10);
-    for (const d of spread) expect(d).toBeGreaterThanOrEqual(2000), expect(d).toBeLessThanOrEqual(4000);
+    for (const d of spread) {
+      expect(d).toBeGreaterThanOrEqual(2000);
+      expect(d).toBeLessThanOrEqual(4000);
+    }
   });
 });
 

@@ -12,9 +12,18 @@ import { runCli, startBorderd } from '../support/process.js';
 import { daemonCredentials, openDaemonDb, startLocalApp, startProxy, startReceive, unreachableBase } from './support.js';
 
 const data: TransactionEventData = {
-  id: 'txn_9', type: 'Transfer', status: 'Pending', previousStatus: null, amount: '1.00', currency: 'USDC',
-  network: 'SOLANA', source: null, destination: null, failureReason: null,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  id: 'txn_9',
+  type: 'Transfer',
+  status: 'Pending',
+  previousStatus: null,
+  amount: '1.00',
+  currency: 'USDC',
+  network: 'SOLANA',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
 describe('borderd receive --tunnel', () => {
@@ -36,7 +45,10 @@ describe('borderd receive --tunnel', () => {
       const [first] = await app.waitFor(1);
       expect(first!.body).toBe(before.body);
       const publicKey = ensureSigningKey(db.ctx, db.orgId).publicKey;
-      expect(verifyWebhook(first!.body, first!.headers as Record<string, string>, publicKey)).toMatchObject({ id: before.id, organizationId: db.orgId });
+      expect(verifyWebhook(first!.body, first!.headers as Record<string, string>, publicKey)).toMatchObject({
+        id: before.id,
+        organizationId: db.orgId,
+      });
 
       // Cut the stream; events written while it is down arrive after the reconnect, each once.
       proxy.cut();
@@ -70,7 +82,11 @@ describe('borderd receive --tunnel', () => {
       const app = await startLocalApp();
       const old = [db.emit('Transaction_Created', data), db.emit('Transaction_Updated', data)];
       const replayDb = join(tempDir('borderd-tunnel-'), 'capture.db');
-      const rx = await startReceive(['--tunnel', daemon.url, '--forward-to', app.url, '--capture-db', replayDb, '--since', '1h'], /tunnel connected to \S+, replaying events since (\S+)/, env);
+      const rx = await startReceive(
+        ['--tunnel', daemon.url, '--forward-to', app.url, '--capture-db', replayDb, '--since', '1h'],
+        /tunnel connected to \S+, replaying events since (\S+)/,
+        env,
+      );
       expect((await app.waitFor(2)).map((r) => r.body)).toEqual(old.map((e) => e.body));
       await rx.stop();
 
@@ -133,7 +149,9 @@ describe('borderd receive --tunnel that never starts', () => {
 
   it('leaves no capture log behind when its credentials are refused, and keeps one that was there before', async () => {
     // A borderd stand-in that refuses every token request (401).
-    const refusing = createServer((req, res) => (req.resume(), res.writeHead(401, { 'content-type': 'application/problem+json' }).end('{"status":401}')));
+    const refusing = createServer(
+      (req, res) => (req.resume(), res.writeHead(401, { 'content-type': 'application/problem+json' }).end('{"status":401}')),
+    );
     await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
     onTestFinished(() => void refusing.close());
     const base = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
@@ -145,7 +163,16 @@ describe('borderd receive --tunnel that never starts', () => {
     // A capture log of earlier runs holds their events: a refused run does not take it away.
     const earlier = join(dir, 'earlier.db');
     const log = new CaptureLog(earlier);
-    log.record({ eventId: 'evt_kept', eventType: 'Transaction_Created', body: '{}', headers: {}, receivedAt: 't', target: 'http://127.0.0.1:9/app', status: 200, at: 't' });
+    log.record({
+      eventId: 'evt_kept',
+      eventType: 'Transaction_Created',
+      body: '{}',
+      headers: {},
+      receivedAt: 't',
+      target: 'http://127.0.0.1:9/app',
+      status: 200,
+      at: 't',
+    });
     log.close();
     const again = await runCli(['receive', '--tunnel', base, '--forward-to', 'http://127.0.0.1:9/app', '--capture-db', earlier], env);
     expect(again.code).toBe(1);
@@ -157,7 +184,11 @@ describe('borderd receive --tunnel that never starts', () => {
   it('leaves no capture log behind when stopped while borderd could not be reached', async () => {
     const base = await unreachableBase();
     const captureDb = join(tempDir('borderd-tunnel-unreachable-'), 'c.db');
-    const rx = await startReceive(['--tunnel', base, '--forward-to', 'http://127.0.0.1:9/app', '--capture-db', captureDb], /tunnel reconnecting in/, env);
+    const rx = await startReceive(
+      ['--tunnel', base, '--forward-to', 'http://127.0.0.1:9/app', '--capture-db', captureDb],
+      /tunnel reconnecting in/,
+      env,
+    );
     expect(existsSync(captureDb)).toBe(true); // opened while it retries
     expect(await rx.stop()).toBe(0);
     expect(existsSync(captureDb)).toBe(false);

@@ -22,7 +22,7 @@ describe('createFileDurably', () => {
     expect(readdirSync(dir)).toEqual(['secret']);
   });
 
-  it('is how the admin token is made: a second process reads the first one\'s token', () => {
+  it("is how the admin token is made: a second process reads the first one's token", () => {
     const dir = tempDir('borderd-durable-');
     const first = resolveAdminToken(undefined, dir);
     expect(first.created).toBe(true);

@@ -64,7 +64,12 @@ function expected(rows: readonly ImportedTransaction[], q: Record<string, string
   const day = (iso: string) => iso.slice(0, 10);
   return rows
     .filter((r) => (SAMPLE_CLASSES as readonly string[]).includes(r.benchmark!))
-    .filter((r) => (q.country ? r.country === q.country : true) && (q.provider ? r.provider === q.provider : true) && (q.type ? r.type === q.type : true))
+    .filter(
+      (r) =>
+        (q.country ? r.country === q.country : true) &&
+        (q.provider ? r.provider === q.provider : true) &&
+        (q.type ? r.type === q.type : true),
+    )
     .filter((r) => (q.benchmark ? r.benchmark === q.benchmark : true) && (q.origin && q.origin !== 'all' ? q.origin === 'imported' : true))
     .filter((r) => (q.fromDate ? day(r.createdAt) >= q.fromDate : true) && (q.toDate ? day(r.createdAt) <= q.toDate : true))
     .filter((r) => (q.fromUpdatedDate ? day(r.updatedAt) >= q.fromUpdatedDate : true))
@@ -81,7 +86,14 @@ describe('benchmark summary sample', () => {
     fill(ctx.db, other.id, 1_200);
     for (const raw of FILTERS) {
       const q = summaryQuerySchema.parse(raw);
-      const read = [...selectBenchmarkSample(ctx.db, org.id, { ...q, createdFrom: q.fromDate && `${q.fromDate}T00:00:00.000Z`, createdTo: q.toDate && `${q.toDate}T23:59:59.999Z`, updatedFrom: q.fromUpdatedDate && `${q.fromUpdatedDate}T00:00:00.000Z` })];
+      const read = [
+        ...selectBenchmarkSample(ctx.db, org.id, {
+          ...q,
+          createdFrom: q.fromDate && `${q.fromDate}T00:00:00.000Z`,
+          createdTo: q.toDate && `${q.toDate}T23:59:59.999Z`,
+          updatedFrom: q.fromUpdatedDate && `${q.fromUpdatedDate}T00:00:00.000Z`,
+        }),
+      ];
       const ids = read.map((r) => r.id).sort();
       expect({ filter: raw, ids }).toEqual({ filter: raw, ids: expected(rows, raw) });
       expect(benchmarkSummary(ctx.db, org.id, q).sampleSize).toBe(ids.length);
@@ -95,9 +107,13 @@ describe('benchmark summary sample', () => {
     const org = createOrganization(ctx, 'Acme');
     fill(ctx.db, org.id, 1_500);
     // No ANALYZE has run, as in a daemon's database: the plan must not depend on table statistics.
-    const plans = await plansOf(ctx.db, () => {
-      for (const raw of FILTERS) benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(raw));
-    }, /FROM transactions\b.*\bLIMIT\b/s);
+    const plans = await plansOf(
+      ctx.db,
+      () => {
+        for (const raw of FILTERS) benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(raw));
+      },
+      /FROM transactions\b.*\bLIMIT\b/s,
+    );
     expect(plans.length).toBeGreaterThanOrEqual(5);
     for (const { sql, plan } of plans) {
       expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE/) });

@@ -60,9 +60,13 @@ describe('CSV transaction import', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     const unclosed = `${HEADER}\nDeposit,Completed,p-1,1,2026-01-01T00:00:00Z\nDeposit,Completed,p-2,2,"2026-01-01T00:00:00Z\n`;
-    expect(errorsOf(() => importTransactions(ctx, org.id, unclosed, 'csv'))).toEqual([{ path: 'line 3', message: 'the quoted field opened on line 3 is never closed' }]);
+    expect(errorsOf(() => importTransactions(ctx, org.id, unclosed, 'csv'))).toEqual([
+      { path: 'line 3', message: 'the quoted field opened on line 3 is never closed' },
+    ]);
     const twice = `${HEADER},type\nDeposit,Completed,p-3,1,2026-01-01T00:00:00Z,Withdrawal\n`;
-    expect(errorsOf(() => importTransactions(ctx, org.id, twice, 'csv'))).toEqual([{ path: 'line 1', message: 'the header names type twice' }]);
+    expect(errorsOf(() => importTransactions(ctx, org.id, twice, 'csv'))).toEqual([
+      { path: 'line 1', message: 'the header names type twice' },
+    ]);
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM transactions').get()).toEqual({ n: 0 });
   });
 });

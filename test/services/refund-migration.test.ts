@@ -11,10 +11,15 @@ describe('migration 007', () => {
     const at = '2026-01-01T00:00:00.000Z';
     db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run('org_1', 'Acme', at);
     db.prepare('INSERT INTO refund_configs (org_id, destination, verified_at, updated_at) VALUES (?, ?, ?, ?)').run(
-      'org_1', JSON.stringify({ type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false }), at, at,
+      'org_1',
+      JSON.stringify({ type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false }),
+      at,
+      at,
     );
     const plan = (id: string, from: string, destination: unknown) => {
-      db.prepare(`INSERT INTO transactions (id, org_id, origin, type, status, created_at, updated_at) VALUES (?, 'org_1', 'orchestrated', 'Deposit', 'Failed', ?, ?)`).run(`txn_${id}`, at, at);
+      db.prepare(
+        `INSERT INTO transactions (id, org_id, origin, type, status, created_at, updated_at) VALUES (?, 'org_1', 'orchestrated', 'Deposit', 'Failed', ?, ?)`,
+      ).run(`txn_${id}`, at, at);
       db.prepare(
         `INSERT INTO refund_plans (id, org_id, transaction_id, state, kind, destination_from, destination, auto_refund, reason, created_at, updated_at) VALUES (?, 'org_1', ?, 'Paused', 'CryptoRefund', ?, ?, 1, 'r', ?, ?)`,
       ).run(`rfp_${id}`, `txn_${id}`, from, destination ? JSON.stringify(destination) : null, at, at);

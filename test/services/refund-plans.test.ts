@@ -10,13 +10,26 @@ import { makeContext, type TestContext } from '../support/context.js';
 const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
 const OTHER = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
 
-function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: { type?: string; network?: string | null; refundDestination?: unknown; source?: unknown }): void {
+function insertTransaction(
+  ctx: TestContext,
+  orgId: string,
+  id: string,
+  fields: { type?: string; network?: string | null; refundDestination?: unknown; source?: unknown },
+): void {
   const at = isoAt(ctx.clock.now());
   ctx.db
-    .prepare(`INSERT INTO transactions (id, org_id, origin, type, status, network, source, refund_destination, created_at, updated_at) VALUES (?, ?, 'orchestrated', ?, 'Processing', ?, ?, ?, ?, ?)`)
+    .prepare(
+      `INSERT INTO transactions (id, org_id, origin, type, status, network, source, refund_destination, created_at, updated_at) VALUES (?, ?, 'orchestrated', ?, 'Processing', ?, ?, ?, ?, ?)`,
+    )
     .run(
-      id, orgId, fields.type ?? 'Deposit', fields.network === undefined ? 'POLYGON' : fields.network,
-      fields.source ? JSON.stringify(fields.source) : null, fields.refundDestination ? JSON.stringify(fields.refundDestination) : null, at, at,
+      id,
+      orgId,
+      fields.type ?? 'Deposit',
+      fields.network === undefined ? 'POLYGON' : fields.network,
+      fields.source ? JSON.stringify(fields.source) : null,
+      fields.refundDestination ? JSON.stringify(fields.refundDestination) : null,
+      at,
+      at,
     );
 }
 
@@ -24,23 +37,37 @@ function insertTransaction(ctx: TestContext, orgId: string, id: string, fields: 
 function withPolygonDefault(): { ctx: TestContext; org: ReturnType<typeof createOrganization> } {
   const ctx = makeContext();
   const org = createOrganization(ctx, 'Acme');
-  setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: false });
+  setRefundConfig(ctx, org.id, {
+    type: 'Address',
+    addresses: [{ network: 'POLYGON', address: EVM }],
+    autoRefund: true,
+    autoFiatReturn: false,
+  });
   return { ctx, org };
 }
 
 function fail(ctx: TestContext, orgId: string, transactionId: string, hooks = [recordRefundPlanOnFailure]): void {
   const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
-  ctx.db.transaction(() => {
-    ctx.db.prepare("UPDATE transactions SET status = 'Failed' WHERE id = ?").run(transactionId);
-    for (const h of hooks) h(change);
-  }).immediate();
+  ctx.db
+    .transaction(() => {
+      ctx.db.prepare("UPDATE transactions SET status = 'Failed' WHERE id = ?").run(transactionId);
+      for (const h of hooks) h(change);
+    })
+    .immediate();
 }
 
 describe('refund plan hook', () => {
   it('is registered in transactionHooks and records a plan only on Failed', () => {
     const { ctx, org } = withPolygonDefault();
     insertTransaction(ctx, org.id, 'txn_1', {});
-    const change: TransactionStatusChange = { ctx, orgId: org.id, transactionId: 'txn_1', from: 'Pending', to: 'Processing', nowMs: ctx.clock.now() };
+    const change: TransactionStatusChange = {
+      ctx,
+      orgId: org.id,
+      transactionId: 'txn_1',
+      from: 'Pending',
+      to: 'Processing',
+      nowMs: ctx.clock.now(),
+    };
     for (const h of transactionHooks) h(change);
     expect(getRefundPlanForTransaction(ctx.db, 'txn_1')).toBeUndefined();
     fail(ctx, org.id, 'txn_1', transactionHooks);
@@ -62,14 +89,20 @@ describe('refund plan hook', () => {
     setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
     insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: OTHER, network: 'ETHEREUM' } });
     fail(ctx, org.id, 'txn_2');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({ destinationFrom: 'transaction', destination: { type: 'Address', address: OTHER, network: 'ETHEREUM' } });
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({
+      destinationFrom: 'transaction',
+      destination: { type: 'Address', address: OTHER, network: 'ETHEREUM' },
+    });
   });
 
   it('ignores a stored per-transaction address that is not valid for its network and uses the default (logged without the address)', () => {
     const { ctx, org } = withPolygonDefault();
     insertTransaction(ctx, org.id, 'txn_9', { refundDestination: { address: '0xdef' } });
     fail(ctx, org.id, 'txn_9');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({ destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: EVM } });
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({
+      destinationFrom: 'default',
+      destination: { type: 'Address', network: 'POLYGON', address: EVM },
+    });
     expect(ctx.logs.lines.some((l) => l.transactionId === 'txn_9' && /unusable/.test(String(l.msg)))).toBe(true);
     expect(ctx.logs.text()).not.toContain('0xdef');
   });
@@ -77,7 +110,12 @@ describe('refund plan hook', () => {
   it('keeps autoRefund false in Created until dispatched, and refuses a second dispatch', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }], autoRefund: false, autoFiatReturn: false });
+    setRefundConfig(ctx, org.id, {
+      type: 'Address',
+      addresses: [{ network: 'POLYGON', address: EVM }],
+      autoRefund: false,
+      autoFiatReturn: false,
+    });
     insertTransaction(ctx, org.id, 'txn_3', {});
     fail(ctx, org.id, 'txn_3');
     const plan = getRefundPlanForTransaction(ctx.db, 'txn_3')!;
@@ -102,19 +140,42 @@ describe('refund plan hook', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     const NEW = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
-    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: EVM }, { network: 'ETHEREUM', address: EVM }], autoRefund: true, autoFiatReturn: false });
+    setRefundConfig(ctx, org.id, {
+      type: 'Address',
+      addresses: [
+        { network: 'POLYGON', address: EVM },
+        { network: 'ETHEREUM', address: EVM },
+      ],
+      autoRefund: true,
+      autoFiatReturn: false,
+    });
     ctx.clock.advance(90 * DAY_MS + 1);
     insertTransaction(ctx, org.id, 'txn_a', { network: 'POLYGON' });
     insertTransaction(ctx, org.id, 'txn_b', { network: 'ETHEREUM' });
     fail(ctx, org.id, 'txn_a');
     fail(ctx, org.id, 'txn_b');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_a')).toMatchObject({ state: 'Paused', defaultVersion: 1, destination: { address: EVM } });
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_a')).toMatchObject({
+      state: 'Paused',
+      defaultVersion: 1,
+      destination: { address: EVM },
+    });
 
     // The new default has a POLYGON address only: txn_a goes to it, txn_b has no destination any more.
-    const set = setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'POLYGON', address: NEW }], autoRefund: true, autoFiatReturn: false });
+    const set = setRefundConfig(ctx, org.id, {
+      type: 'Address',
+      addresses: [{ network: 'POLYGON', address: NEW }],
+      autoRefund: true,
+      autoFiatReturn: false,
+    });
     expect(set.replannedPlans).toHaveLength(2);
     const a = getRefundPlanForTransaction(ctx.db, 'txn_a')!;
-    expect(a).toMatchObject({ state: 'Dispatched', destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: NEW }, defaultVersion: 2, dispatchedAt: isoAt(ctx.clock.now()) });
+    expect(a).toMatchObject({
+      state: 'Dispatched',
+      destinationFrom: 'default',
+      destination: { type: 'Address', network: 'POLYGON', address: NEW },
+      defaultVersion: 2,
+      dispatchedAt: isoAt(ctx.clock.now()),
+    });
     expect(a.reason).toMatch(/re-planned/);
     expect(getRefundPlanForTransaction(ctx.db, 'txn_b')).toMatchObject({ state: 'NoDestination', destination: null, defaultVersion: null });
 
@@ -148,17 +209,34 @@ describe('refund plan hook', () => {
     setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: true });
     insertTransaction(ctx, org.id, 'txn_6', { type: 'Withdrawal', network: null });
     fail(ctx, org.id, 'txn_6');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({ state: 'Dispatched', kind: 'FiatReturnAsCrypto', destination: { type: 'Source' } });
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({
+      state: 'Dispatched',
+      kind: 'FiatReturnAsCrypto',
+      destination: { type: 'Source' },
+    });
   });
 
   it('returns a failed fiat payout as crypto to the Address default of its source network (autoFiatReturn true)', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-    setRefundConfig(ctx, org.id, { type: 'Address', addresses: [{ network: 'TRON', address: TRON }, { network: 'POLYGON', address: EVM }], autoRefund: true, autoFiatReturn: true });
+    setRefundConfig(ctx, org.id, {
+      type: 'Address',
+      addresses: [
+        { network: 'TRON', address: TRON },
+        { network: 'POLYGON', address: EVM },
+      ],
+      autoRefund: true,
+      autoFiatReturn: true,
+    });
     insertTransaction(ctx, org.id, 'txn_7', { type: 'Withdrawal', network: null, source: { network: 'POLYGON', accountId: 'acc_1' } });
     fail(ctx, org.id, 'txn_7');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_7')).toMatchObject({ state: 'Dispatched', kind: 'FiatReturnAsCrypto', destinationFrom: 'default', destination: { type: 'Address', network: 'POLYGON', address: EVM } });
+    expect(getRefundPlanForTransaction(ctx.db, 'txn_7')).toMatchObject({
+      state: 'Dispatched',
+      kind: 'FiatReturnAsCrypto',
+      destinationFrom: 'default',
+      destination: { type: 'Address', network: 'POLYGON', address: EVM },
+    });
     // No source network and two addresses: nothing to choose by, an operator handles it.
     insertTransaction(ctx, org.id, 'txn_8', { type: 'Withdrawal', network: null, source: { iban: 'DE00' } });
     fail(ctx, org.id, 'txn_8');
@@ -169,7 +247,8 @@ describe('refund plan hook', () => {
     const { ctx, org } = withPolygonDefault();
     const t = createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
     const planRows = () => ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get();
-    const eventTypes = () => (ctx.db.prepare('SELECT type FROM events WHERE org_id = ? ORDER BY id').all(org.id) as { type: string }[]).map((e) => e.type);
+    const eventTypes = () =>
+      (ctx.db.prepare('SELECT type FROM events WHERE org_id = ? ORDER BY id').all(org.id) as { type: string }[]).map((e) => e.type);
     expect(eventTypes()).toEqual(['Transaction_Created']);
 
     // The failure is injected at the last step of recording the plan (its log line), after the

@@ -24,14 +24,35 @@ vi.mock('../../src/store/imported-transactions.js', async (importOriginal) => {
   };
 });
 
-const CSV = ['type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt', 'Deposit,Completed,P1,p-1,InLine,100,1,2026-01-01T00:00:00Z', 'Deposit,Completed,P1,p-2,InLine,50,2,2026-01-01T00:00:00Z'].join('\n');
+const CSV = [
+  'type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt',
+  'Deposit,Completed,P1,p-1,InLine,100,1,2026-01-01T00:00:00Z',
+  'Deposit,Completed,P1,p-2,InLine,50,2,2026-01-01T00:00:00Z',
+].join('\n');
 
 const row = (ctx: TestContext, orgId: string, id: string, provider: string | null, providerTransactionId: string): ImportedTransaction => ({
-  id, orgId, importId: 'imp_x', type: 'Deposit', status: 'Completed', amount: null, currency: null, network: null, provider, providerTransactionId,
-  country: null, corridor: null, benchmark: 'InLine', reviewState: null, reconciliation: null, amountUsd: '1', costVsMarketUsd: '1',
-  createdAt: isoAt(ctx.clock.now()), updatedAt: isoAt(ctx.clock.now()),
+  id,
+  orgId,
+  importId: 'imp_x',
+  type: 'Deposit',
+  status: 'Completed',
+  amount: null,
+  currency: null,
+  network: null,
+  provider,
+  providerTransactionId,
+  country: null,
+  corridor: null,
+  benchmark: 'InLine',
+  reviewState: null,
+  reconciliation: null,
+  amountUsd: '1',
+  costVsMarketUsd: '1',
+  createdAt: isoAt(ctx.clock.now()),
+  updatedAt: isoAt(ctx.clock.now()),
 });
-const count = (db: Db, orgId: string) => (db.prepare("SELECT COUNT(*) AS n FROM transactions WHERE org_id = ? AND origin = 'imported'").get(orgId) as { n: number }).n;
+const count = (db: Db, orgId: string) =>
+  (db.prepare("SELECT COUNT(*) AS n FROM transactions WHERE org_id = ? AND origin = 'imported'").get(orgId) as { n: number }).n;
 
 describe('transaction import deduplication', () => {
   it('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', () => {
@@ -84,7 +105,11 @@ describe('transaction import deduplication', () => {
       { path: 'line 2.providerTransactionId', message: 'already imported' },
       { path: 'line 3.providerTransactionId', message: 'already imported' },
     ]);
-    expect(refusal(CSV + '\nDeposit,Nope,P1,p-3,InLine,1,1,2026-01-01T00:00:00Z').map((e) => e.path)).toEqual(['line 2.providerTransactionId', 'line 3.providerTransactionId', 'line 4.status']);
+    expect(refusal(CSV + '\nDeposit,Nope,P1,p-3,InLine,1,1,2026-01-01T00:00:00Z').map((e) => e.path)).toEqual([
+      'line 2.providerTransactionId',
+      'line 3.providerTransactionId',
+      'line 4.status',
+    ]);
     expect(count(ctx.db, org.id)).toBe(2);
   });
 
@@ -92,10 +117,23 @@ describe('transaction import deduplication', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     const line = (i: number, extra: Record<string, string>) =>
-      JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '1', createdAt: '2026-01-01T00:00:00Z', providerTransactionId: `p-${i}`, provider: 'P', ...extra });
+      JSON.stringify({
+        type: 'Deposit',
+        status: 'Completed',
+        amountUsd: '1',
+        createdAt: '2026-01-01T00:00:00Z',
+        providerTransactionId: `p-${i}`,
+        provider: 'P',
+        ...extra,
+      });
     let errors: { path: string; message: string }[] = [];
     try {
-      importTransactions(ctx, org.id, [line(1, { country: 'QQ' }), line(2, { corridor: 'US-UK' }), line(3, { country: 'MX', corridor: 'US-MX' })].join('\n'), 'jsonl');
+      importTransactions(
+        ctx,
+        org.id,
+        [line(1, { country: 'QQ' }), line(2, { corridor: 'US-UK' }), line(3, { country: 'MX', corridor: 'US-MX' })].join('\n'),
+        'jsonl',
+      );
     } catch (err) {
       errors = (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
     }
@@ -110,11 +148,24 @@ describe('import progress', () => {
   it('counts the transactions of the file (not blank lines) and ends at 100%', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
-    const lines = Array.from({ length: 1203 }, (_, i) => JSON.stringify({ type: 'Deposit', status: 'Completed', amountUsd: '1', createdAt: '2026-01-01T00:00:00Z', providerTransactionId: `p-${i}`, provider: 'P' }));
+    const lines = Array.from({ length: 1203 }, (_, i) =>
+      JSON.stringify({
+        type: 'Deposit',
+        status: 'Completed',
+        amountUsd: '1',
+        createdAt: '2026-01-01T00:00:00Z',
+        providerTransactionId: `p-${i}`,
+        provider: 'P',
+      }),
+    );
     const text = ['', ...lines.slice(0, 600), '   ', '', ...lines.slice(600), '', ''].join('\n');
     const calls: [number, number][] = [];
     importTransactions(ctx, org.id, text, 'jsonl', (done, total) => calls.push([done, total]));
-    expect(calls).toEqual([[500, 1203], [1000, 1203], [1203, 1203]]);
+    expect(calls).toEqual([
+      [500, 1203],
+      [1000, 1203],
+      [1203, 1203],
+    ]);
   });
 
   it('counts the identities of the file (not blank lines) and ends at 100%', () => {
@@ -124,7 +175,10 @@ describe('import progress', () => {
     const lines = ['', ...Array.from({ length: 501 }, () => good), '', '  ', good, ''];
     const calls: [number, number][] = [];
     expect(importIdentities(ctx, org.id, lines, (done, total) => calls.push([done, total])).imported).toBe(502);
-    expect(calls).toEqual([[500, 502], [502, 502]]);
+    expect(calls).toEqual([
+      [500, 502],
+      [502, 502],
+    ]);
   });
 });
 
@@ -133,11 +187,28 @@ describe('imported instants', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     const line = (createdAt: string, updatedAt?: string) =>
-      JSON.stringify({ type: 'Deposit', status: 'Completed', benchmark: 'InLine', amountUsd: '1', costVsMarketUsd: '7', createdAt, ...(updatedAt ? { updatedAt } : {}) });
+      JSON.stringify({
+        type: 'Deposit',
+        status: 'Completed',
+        benchmark: 'InLine',
+        amountUsd: '1',
+        costVsMarketUsd: '7',
+        createdAt,
+        ...(updatedAt ? { updatedAt } : {}),
+      });
     let errors: { path: string; message: string }[] = [];
     try {
       // 23:30 at -01:00 is 10000-01-01T00:30Z in UTC; 00:30 at +01:00 of 0000-01-01 is in year -1.
-      importTransactions(ctx, org.id, [line('9999-12-31T23:30:00-01:00'), line('2026-01-01T00:00:00Z', '9999-12-31T23:30:00-01:00'), line('0000-01-01T00:30:00+01:00')].join('\n'), 'jsonl');
+      importTransactions(
+        ctx,
+        org.id,
+        [
+          line('9999-12-31T23:30:00-01:00'),
+          line('2026-01-01T00:00:00Z', '9999-12-31T23:30:00-01:00'),
+          line('0000-01-01T00:30:00+01:00'),
+        ].join('\n'),
+        'jsonl',
+      );
     } catch (err) {
       errors = (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
     }
@@ -146,6 +217,11 @@ describe('imported instants', () => {
     // The last instants of year 9999 and the first of year 0000, in UTC, are imported and filtered as dated.
     importTransactions(ctx, org.id, [line('9999-12-31T23:30:00+01:00'), line('0000-01-01T00:30:00-00:00')].join('\n'), 'jsonl');
     const sample = (q: Record<string, string>) => benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(q)).sampleSize;
-    expect([sample({ toDate: '2026-01-31' }), sample({ fromDate: '2026-01-31' }), sample({ fromDate: '9999-12-31' }), sample({ toDate: '0000-01-01' })]).toEqual([1, 1, 1, 1]);
+    expect([
+      sample({ toDate: '2026-01-31' }),
+      sample({ fromDate: '2026-01-31' }),
+      sample({ fromDate: '9999-12-31' }),
+      sample({ toDate: '0000-01-01' }),
+    ]).toEqual([1, 1, 1, 1]);
   });
 });

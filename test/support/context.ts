@@ -30,7 +30,10 @@ export function tempDir(prefix = 'borderd-test-'): string {
 /** A database file migrated up to, not including, migration `version`: rows written as an older release stored them, then `migrate(db)`. */
 export function databaseBefore(version: number): Db {
   const db = openDatabase(join(tempDir(), 'm.db'));
-  migrate(db, listMigrations().filter((m) => m.version < version));
+  migrate(
+    db,
+    listMigrations().filter((m) => m.version < version),
+  );
   return db;
 }
 

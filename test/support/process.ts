@@ -27,7 +27,9 @@ export interface RunningBorderd {
 }
 
 /** Starts the real compiled `borderd serve` on 127.0.0.1 and a free port (needs `npm run build`). */
-export async function startBorderd(opts: { args?: string[]; env?: Record<string, string>; dataDir?: string } = {}): Promise<RunningBorderd> {
+export async function startBorderd(
+  opts: { args?: string[]; env?: Record<string, string>; dataDir?: string } = {},
+): Promise<RunningBorderd> {
   const dataDir = opts.dataDir ?? tempDir('borderd-proc-');
   const dbPath = join(dataDir, 'borderd.db');
   const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {

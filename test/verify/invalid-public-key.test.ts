@@ -22,9 +22,18 @@ import { startNodeProcess } from '../receiver/support.js';
 
 /** A key that cannot be read is the typed `invalid_public_key`, never OpenSSL's own error. */
 const txData: TransactionEventData = {
-  id: 'txn_k', type: 'Deposit', status: 'Completed', previousStatus: 'Pending', amount: '1.00', currency: 'USDC',
-  network: 'ETHEREUM', source: null, destination: null, failureReason: null,
-  createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+  id: 'txn_k',
+  type: 'Deposit',
+  status: 'Completed',
+  previousStatus: 'Pending',
+  amount: '1.00',
+  currency: 'USDC',
+  network: 'ETHEREUM',
+  source: null,
+  destination: null,
+  failureReason: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
 };
 const signer = createTestSigner();
 const BROKEN_PEM = '-----BEGIN PUBLIC KEY-----\nbm90IGEga2V5\n-----END PUBLIC KEY-----\n';
@@ -53,17 +62,21 @@ describe('an unreadable public key', () => {
         expect((err as WebhookVerificationError).code).toBe('invalid_public_key');
       }
     }
-    expect((errorOf(() => verifyWebhook(d.body, d.headers, BROKEN_PEM)) as Error).message).toMatch(/^the public key is not a readable PEM public key \(/);
+    expect((errorOf(() => verifyWebhook(d.body, d.headers, BROKEN_PEM)) as Error).message).toMatch(
+      /^the public key is not a readable PEM public key \(/,
+    );
     expect((errorOf(() => verifyWebhook(d.body, d.headers, undefined as never)) as Error).message).toMatch(/none was given/);
   });
 
-  it('takes a PEM given as bytes (readFileSync without an encoding), as Node\'s own verify does', () => {
+  it("takes a PEM given as bytes (readFileSync without an encoding), as Node's own verify does", () => {
     const d = signer.signEvent('Transaction_Created', txData);
     const bytes = Buffer.from(signer.publicKey);
     expect(verifyWebhook(d.body, d.headers, bytes).id).toBe(d.event.id);
     expect(verifySignature(d.body, d.headers['x-signature'], new Uint8Array(bytes))).toBe(true);
     expect(() => createWebhookMiddleware({ publicKey: bytes })).not.toThrow();
-    expect((errorOf(() => verifyWebhook(d.body, d.headers, Buffer.from('not a pem'))) as WebhookVerificationError).code).toBe('invalid_public_key');
+    expect((errorOf(() => verifyWebhook(d.body, d.headers, Buffer.from('not a pem'))) as WebhookVerificationError).code).toBe(
+      'invalid_public_key',
+    );
   });
 
   it('makes createWebhookMiddleware throw at once when given as publicKey', () => {
@@ -86,24 +99,36 @@ describe('an unreadable public key', () => {
     const res = await request(app).post('/hook').set(d.headers).send(d.body);
     expect(res.status).toBe(500);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body).toMatchObject({ status: 500, code: 'invalid_public_key', detail: expect.stringMatching(/not a readable PEM public key/) });
+    expect(res.body).toMatchObject({
+      status: 500,
+      code: 'invalid_public_key',
+      detail: expect.stringMatching(/not a readable PEM public key/),
+    });
   });
 
-  it('in borderd\'s answer to fetchPublicKey is no_public_key (503 in the middleware), and is fetched again', async () => {
+  it("in borderd's answer to fetchPublicKey is no_public_key (503 in the middleware), and is fetched again", async () => {
     let keyFetches = 0;
     const server = createServer((req, res) => {
       if (req.url === '/v1/auth/m2m/token') return res.writeHead(201, { 'content-type': 'application/json' }).end('{"accessToken":"tok"}');
       keyFetches++;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keyId: 'wsk_x', publicKey: BROKEN_PEM, algorithm: 'RSA-SHA256', createdAt: '' }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ keyId: 'wsk_x', publicKey: BROKEN_PEM, algorithm: 'RSA-SHA256', createdAt: '' }));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     onTestFinished(() => void server.close());
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const d = signer.signEvent('Transaction_Created', txData);
     const source = fetchPublicKey(url, { clientId: 'c', clientSecret: 's' });
-    await expect(source.verify(d.body, d.headers)).rejects.toMatchObject({ name: 'WebhookVerificationError', code: 'no_public_key', message: expect.stringMatching(/holds no readable public key/) });
+    await expect(source.verify(d.body, d.headers)).rejects.toMatchObject({
+      name: 'WebhookVerificationError',
+      code: 'no_public_key',
+      message: expect.stringMatching(/holds no readable public key/),
+    });
     const app = express();
-    app.post('/hook', createWebhookMiddleware({ publicKeyUrl: url, credentials: { clientId: 'c', clientSecret: 's' } }), (_req, res) => res.json({}));
+    app.post('/hook', createWebhookMiddleware({ publicKeyUrl: url, credentials: { clientId: 'c', clientSecret: 's' } }), (_req, res) =>
+      res.json({}),
+    );
     const res = await request(app).post('/hook').set(d.headers).send(d.body);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('no_public_key');
@@ -113,7 +138,11 @@ describe('an unreadable public key', () => {
   it('is answered 500 by examples/plain-node-verify, which keeps running', async () => {
     const keyFile = join(tempDir('borderd-example-key-'), 'public.pem');
     writeFileSync(keyFile, BROKEN_PEM);
-    const app = await startNodeProcess([join(ROOT, 'examples', 'plain-node-verify', 'server.mjs')], /listening on (http:\/\/127\.0\.0\.1:\d+\S*)/, { PUBLIC_KEY_FILE: keyFile, PORT: '0' });
+    const app = await startNodeProcess(
+      [join(ROOT, 'examples', 'plain-node-verify', 'server.mjs')],
+      /listening on (http:\/\/127\.0\.0\.1:\d+\S*)/,
+      { PUBLIC_KEY_FILE: keyFile, PORT: '0' },
+    );
     const d = signer.signEvent('Transaction_Created', txData);
     for (let i = 0; i < 2; i++) {
       const res = await fetch(app.url!, { method: 'POST', body: d.body, headers: d.headers });

@@ -28,7 +28,15 @@ function consumerProject(files: Record<string, string>, nodeModules: 'types-node
   writeFileSync(
     join(dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] },
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ['node'],
+      },
       include: ['*.ts'],
     }),
   );
@@ -128,7 +136,8 @@ describe('published types of the root export (borderd)', () => {
     }
     // What `npm install borderd` brings along, and the consumer's own @types/node.
     copyProductionModules(project);
-    for (const own of ['@types/node', 'undici-types']) cpSync(join(ROOT, 'node_modules', own), join(project, 'node_modules', own), { recursive: true, force: false });
+    for (const own of ['@types/node', 'undici-types'])
+      cpSync(join(ROOT, 'node_modules', own), join(project, 'node_modules', own), { recursive: true, force: false });
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', type: 'module', private: true }));
     writeFileSync(
       join(project, 'main.ts'),
@@ -146,7 +155,15 @@ describe('published types of the root export (borderd)', () => {
       ].join('\n'),
     );
     for (const moduleResolution of ['nodenext', 'bundler']) {
-      const options = { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', module: moduleResolution === 'bundler' ? 'esnext' : 'nodenext', moduleResolution, types: ['node'] };
+      const options = {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        target: 'es2022',
+        module: moduleResolution === 'bundler' ? 'esnext' : 'nodenext',
+        moduleResolution,
+        types: ['node'],
+      };
       writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['main.ts'] }));
       const tsc = spawnSync(process.execPath, [TSC, '-p', project], { cwd: project, encoding: 'utf8', timeout: 120_000 });
       expect({ moduleResolution, out: tsc.stdout + tsc.stderr }).toEqual({ moduleResolution, out: '' });

@@ -67,7 +67,9 @@ describe('verifyWebhook', () => {
     const d = signer.signEvent('Transaction_Created', txData);
     const { 'x-signature': _sig, ...noSig } = d.headers;
     expect(codeOf(() => verifyWebhook(d.body, noSig, signer.publicKey))).toBe('missing_header');
-    expect(codeOf(() => verifyWebhook(d.body, { ...d.headers, 'x-signature': 'not base64!' }, signer.publicKey))).toBe('malformed_signature');
+    expect(codeOf(() => verifyWebhook(d.body, { ...d.headers, 'x-signature': 'not base64!' }, signer.publicKey))).toBe(
+      'malformed_signature',
+    );
     expect(codeOf(() => verifyWebhook(d.body, d.headers, other.publicKey))).toBe('no_key_matches');
     expect(codeOf(() => verifyWebhook(d.body.replace('100.25', '900.25'), d.headers, signer.publicKey))).toBe('no_key_matches');
     expect(codeOf(() => verifyWebhook(JSON.parse(d.body) as never, d.headers, signer.publicKey))).toBe('body_not_raw');
@@ -150,11 +152,17 @@ describe('createWebhookMiddleware with other body parsers', () => {
 
   it('works on a plain node http server (the request and response types are structural)', async () => {
     const mw = createWebhookMiddleware({ publicKey: signer.publicKey });
-    const server = createServer((req, res) => mw(req, res, () => res.end(JSON.stringify({ got: (req as WebhookRequest).webhookEvent?.id }))));
+    const server = createServer((req, res) =>
+      mw(req, res, () => res.end(JSON.stringify({ got: (req as WebhookRequest).webhookEvent?.id }))),
+    );
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const d = signer.signEvent('Transaction_Created', txData);
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { method: 'POST', body: d.body, headers: d.headers });
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        method: 'POST',
+        body: d.body,
+        headers: d.headers,
+      });
       expect(await res.json()).toEqual({ got: d.event.id });
     } finally {
       server.close();
@@ -165,24 +173,33 @@ describe('createWebhookMiddleware with other body parsers', () => {
 describe('createWebhookMiddleware over its limit', () => {
   it('answers 413 to a body over limitBytes, whether its length is declared or it comes chunked', async () => {
     const app = express();
-    app.post('/hook', createWebhookMiddleware({ publicKey: signer.publicKey, limitBytes: 1000 }), (_req, res) => res.json({ passed: true }));
+    app.post('/hook', createWebhookMiddleware({ publicKey: signer.publicKey, limitBytes: 1000 }), (_req, res) =>
+      res.json({ passed: true }),
+    );
     const server = createServer(app);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     try {
       for (const size of [2000, 200_000, 3_000_000]) {
-        const res = await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(size) });
+        const res = await fetch(`http://127.0.0.1:${port}/hook`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: 'x'.repeat(size),
+        });
         expect(res.status, String(size)).toBe(413);
         expect(res.headers.get('connection')).toBe('close');
         expect(await res.json()).toMatchObject({ status: 413, code: 'payload_too_large' });
       }
       // No content-length: the limit is found while reading.
       const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, path: '/hook', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-          let body = '';
-          res.on('data', (c: Buffer) => (body += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode!, body }));
-        });
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: '/hook', method: 'POST', headers: { 'content-type': 'application/json' } },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          },
+        );
         req.on('error', reject);
         for (let i = 0; i < 5; i++) req.write('y'.repeat(600));
         req.end();
@@ -207,7 +224,9 @@ describe('fetchPublicKey', () => {
     const state = { key: initial, keyFetches: 0 };
     server = createServer((req, res) => {
       if (req.method === 'POST' && req.url === '/v1/auth/m2m/token') {
-        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ accessToken: 'tok', tokenType: 'Bearer', expiresIn: 60 }));
+        res
+          .writeHead(201, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ accessToken: 'tok', tokenType: 'Bearer', expiresIn: 60 }));
       } else if (req.url === '/v1/notifications/webhooks/settings/public-key' && req.headers.authorization === 'Bearer tok') {
         state.keyFetches++;
         res
@@ -235,7 +254,7 @@ describe('fetchPublicKey', () => {
     expect(state.keyFetches).toBe(3);
   });
 
-  it('heals a rotation that follows a forgery on the sender\'s first retry (default interval)', async () => {
+  it("heals a rotation that follows a forgery on the sender's first retry (default interval)", async () => {
     const { state, url } = await keyServer(signer.publicKey);
     let clock = 1_000_000;
     const source = fetchPublicKey(url, { clientId: 'cli_1', clientSecret: 's' }, { now: () => clock });
@@ -272,8 +291,14 @@ describe('fetchPublicKey', () => {
       res.json({ got: req.webhookEvent?.id });
     });
     const d = signer.signEvent('VirtualAccount_Created', {
-      id: 'vac_1', identityId: null, accountId: null, currency: 'USD', status: 'Created', failureReason: null,
-      createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+      id: 'vac_1',
+      identityId: null,
+      accountId: null,
+      currency: 'USD',
+      status: 'Created',
+      failureReason: null,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
     });
     const res = await request(app).post('/hook').set(d.headers).send(d.body);
     expect(res.body.got).toBe(d.event.id);
@@ -289,7 +314,11 @@ describe('fetchPublicKey when borderd cannot be reached', () => {
     const source = fetchPublicKey(unreachable, { clientId: 'cli_1', clientSecret: 's' });
     await expect(source.verify(d.body, d.headers)).rejects.toMatchObject({ name: 'WebhookVerificationError', code: 'no_public_key' });
     const app = express();
-    app.post('/hook', createWebhookMiddleware({ publicKeyUrl: unreachable, credentials: { clientId: 'c', clientSecret: 's' } }), (_req, res) => res.json({}));
+    app.post(
+      '/hook',
+      createWebhookMiddleware({ publicKeyUrl: unreachable, credentials: { clientId: 'c', clientSecret: 's' } }),
+      (_req, res) => res.json({}),
+    );
     const res = await request(app).post('/hook').set(d.headers).send(d.body);
     expect(res.status).toBe(503);
     expect(res.body.code).toBe('no_public_key');
@@ -308,8 +337,13 @@ describe('fetchPublicKey when borderd cannot be reached', () => {
     await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`;
-      await expect(fetchAccessToken(url, { clientId: 'cli_1', clientSecret: 'bsk_secret' })).rejects.toMatchObject({ code: 'no_public_key', message: expect.stringMatching(/307 \(a redirect\): not followed/) });
-      await expect(fetchPublicKey(url, { clientId: 'cli_1', clientSecret: 'bsk_secret' }).get()).rejects.toMatchObject({ code: 'no_public_key' });
+      await expect(fetchAccessToken(url, { clientId: 'cli_1', clientSecret: 'bsk_secret' })).rejects.toMatchObject({
+        code: 'no_public_key',
+        message: expect.stringMatching(/307 \(a redirect\): not followed/),
+      });
+      await expect(fetchPublicKey(url, { clientId: 'cli_1', clientSecret: 'bsk_secret' }).get()).rejects.toMatchObject({
+        code: 'no_public_key',
+      });
       expect(elsewhere).toEqual([]);
     } finally {
       redirecting.close();

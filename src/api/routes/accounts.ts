@@ -27,14 +27,17 @@ export const accountRoutes: RouteModule = (api, { ctx }) => {
     method: 'get',
     path: '/v1/accounts/{id}',
     summary: 'Get an account',
-    description: 'The deprecated fields type, pfi and web3Provider appear only when accounts.legacyFields is on, with a Deprecation header.',
+    description:
+      'The deprecated fields type, pfi and web3Provider appear only when accounts.legacyFields is on, with a Deprecation header.',
     tags: ['accounts'],
     auth: 'bearer',
     params: idParams,
-    responses: { 200: { description: 'the account', schema: accountSchema }, 404: { description: 'unknown id or another organization\'s' } },
+    responses: { 200: { description: 'the account', schema: accountSchema }, 404: { description: "unknown id or another organization's" } },
     handler: ({ params, auth }) => {
       const body = findAccount(ctx, auth.orgId, params.id);
-      const headers = ctx.config.accounts.legacyFields ? deprecationHeaders({ since: ACCOUNT_FIELDS_DEPRECATED, sunset: ACCOUNT_FIELDS_SUNSET }) : {};
+      const headers = ctx.config.accounts.legacyFields
+        ? deprecationHeaders({ since: ACCOUNT_FIELDS_DEPRECATED, sunset: ACCOUNT_FIELDS_SUNSET })
+        : {};
       return { body, headers };
     },
   });

@@ -59,7 +59,10 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     params: icaParams,
     body: z.strictObject({ organizationId: z.string().min(1).max(64) }),
     responses: {
-      200: { description: 'the mapping in force and how many waiting notifications were queued', schema: z.object({ mapping: mappingSchema, requeued: z.number() }) },
+      200: {
+        description: 'the mapping in force and how many waiting notifications were queued',
+        schema: z.object({ mapping: mappingSchema, requeued: z.number() }),
+      },
       404: { description: 'unknown organization' },
     },
     groupCommit: true,
@@ -90,7 +93,12 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     query: listQuery,
     responses: { 200: { description: 'a page of notifications', schema: z.object({ data: z.array(eventView), hasMore: z.boolean() }) } },
     handler: ({ query }) => {
-      const rows = listInbound(ctx, { state: query.state, eventType: query.eventType, startingAfter: query.startingAfter, limit: query.limit + 1 });
+      const rows = listInbound(ctx, {
+        state: query.state,
+        eventType: query.eventType,
+        startingAfter: query.startingAfter,
+        limit: query.limit + 1,
+      });
       return { body: { data: rows.slice(0, query.limit), hasMore: rows.length > query.limit } };
     },
   });

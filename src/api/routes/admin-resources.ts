@@ -20,7 +20,9 @@ const refundPlanSchema = z.strictObject({
   transactionId: z.string(),
   state: z.enum(REFUND_PLAN_STATES),
   kind: z.enum(REFUND_PLAN_KINDS),
-  destinationFrom: z.enum(DESTINATION_SOURCES).describe('where the destination came from: the transaction, the organization default, or none'),
+  destinationFrom: z
+    .enum(DESTINATION_SOURCES)
+    .describe('where the destination came from: the transaction, the organization default, or none'),
   destination: z
     .strictObject({ type: z.enum(REFUND_DESTINATION_TYPES), network: z.enum(NETWORK_IDS).optional(), address: z.string().optional() })
     .nullable(),
@@ -50,7 +52,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
   api.route({
     method: 'patch',
     path: '/admin/v1/organizations/{orgId}/identities/{id}',
-    summary: 'Set an identity\'s deleted and hasComplianceChecks flags',
+    summary: "Set an identity's deleted and hasComplianceChecks flags",
     tags: ['admin'],
     auth: 'admin',
     params: z.strictObject({ orgId: z.string().min(1).max(100), id: z.string().min(1).max(100) }),
@@ -68,9 +70,15 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     params: orgParams,
     body: newAccountSchema,
-    responses: { 201: { description: 'the account (deprecated fields as the legacy flag says)', schema: accountSchema }, 404: { description: 'unknown organization or identity' } },
+    responses: {
+      201: { description: 'the account (deprecated fields as the legacy flag says)', schema: accountSchema },
+      404: { description: 'unknown organization or identity' },
+    },
     groupCommit: true,
-    handler: ({ params, body }) => ({ status: 201, body: presentAccount(createAccount(ctx, params.orgId, body), ctx.config.accounts.legacyFields) }),
+    handler: ({ params, body }) => ({
+      status: 201,
+      body: presentAccount(createAccount(ctx, params.orgId, body), ctx.config.accounts.legacyFields),
+    }),
   });
 
   api.route({
@@ -91,7 +99,11 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     tags: ['admin'],
     auth: 'admin',
     params: z.strictObject({ id: z.string().min(1).max(100) }),
-    responses: { 200: { description: 'the dispatched plan', schema: refundPlanSchema }, 404: { description: 'unknown plan' }, 409: { description: 'plan is not Created or Paused' } },
+    responses: {
+      200: { description: 'the dispatched plan', schema: refundPlanSchema },
+      404: { description: 'unknown plan' },
+      409: { description: 'plan is not Created or Paused' },
+    },
     groupCommit: true,
     handler: ({ params }) => ({ body: dispatchRefundPlan(ctx, params.id) }),
   });

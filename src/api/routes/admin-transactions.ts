@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, createComplianceCheck, updateComplianceCheckStatus } from '../../services/compliance-checks.js';
+import {
+  COMPLIANCE_RESULTS,
+  COMPLIANCE_STATUSES,
+  createComplianceCheck,
+  updateComplianceCheckStatus,
+} from '../../services/compliance-checks.js';
 import { emitEvent } from '../../services/outbox.js';
 import { changeTransactionStatus, createTransaction, createTransactionBody, getTransaction } from '../../services/transactions.js';
 import { recordVirtualAccount } from '../../services/virtual-accounts.js';
@@ -71,7 +76,11 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     tags: ['admin'],
     auth: 'admin',
     params: idParams,
-    body: z.strictObject({ status: z.enum(COMPLIANCE_STATUSES), result: z.enum(COMPLIANCE_RESULTS).optional(), reason: z.string().min(1).max(500).optional() }),
+    body: z.strictObject({
+      status: z.enum(COMPLIANCE_STATUSES),
+      result: z.enum(COMPLIANCE_RESULTS).optional(),
+      reason: z.string().min(1).max(500).optional(),
+    }),
     responses: { 200: { description: 'moved', schema: any }, 409: { description: 'already Completed' } },
     groupCommit: true,
     handler: ({ params, body }) => ({ body: updateComplianceCheckStatus(ctx, params.id, body) }),

@@ -26,7 +26,8 @@ export const benchmarkSummaryRoutes: RouteModule = (api, { ctx, reads }) => {
     method: 'get',
     path: '/v1/transactions/import-benchmark-summary',
     summary: 'Portfolio-level cost against market over classified transactions',
-    description: 'Only Competitive, InLine and OffMarket transactions are in the sample. A createdAt date filter cannot be combined with an updatedAt one.',
+    description:
+      'Only Competitive, InLine and OffMarket transactions are in the sample. A createdAt date filter cannot be combined with an updatedAt one.',
     tags: ['transactions'],
     auth: 'bearer',
     query: summaryQuerySchema,
@@ -39,9 +40,14 @@ export const benchmarkSummaryRoutes: RouteModule = (api, { ctx, reads }) => {
       const max = ctx.config.database.summariesPerOrganization;
       const now = running.get(auth.orgId) ?? 0;
       if (now >= max) {
-        throw new BorderdError(429, 'too_many_summaries', `this organization already has ${now} benchmark summaries running (database.summariesPerOrganization: ${max}); retry when one is done`, {
-          headers: { 'Retry-After': '1' },
-        });
+        throw new BorderdError(
+          429,
+          'too_many_summaries',
+          `this organization already has ${now} benchmark summaries running (database.summariesPerOrganization: ${max}); retry when one is done`,
+          {
+            headers: { 'Retry-After': '1' },
+          },
+        );
       }
       running.set(auth.orgId, now + 1);
       try {

@@ -31,7 +31,11 @@ const EVENT_ID = /^evt_[0-9a-z]{10,40}$/;
 const NOW_SLACK_MS = 1000;
 
 const streamQuery = z.strictObject({
-  after: z.string().regex(EVENT_ID, 'must be an event id (evt_…)').optional().describe('resume after this event id (same as the Last-Event-ID header)'),
+  after: z
+    .string()
+    .regex(EVENT_ID, 'must be an event id (evt_…)')
+    .optional()
+    .describe('resume after this event id (same as the Last-Event-ID header)'),
   since: z
     .string()
     .refine((v) => parseIsoTime(v) !== undefined, `must be ${ISO_TIME_HINT}`)
@@ -65,10 +69,15 @@ function refuseOverCap(ctx: AppContext, clientId: string): void {
   let open = 0;
   for (const client of streamsOf(ctx).values()) if (client === clientId) open++;
   if (open >= max) {
-    throw new BorderdError(429, 'too_many_streams', `this client already has ${open} event streams open on this daemon (eventStream.maxStreamsPerClient: ${max}); close one first`, {
-      // Nothing tells when one closes; a reconnect loop whose old stream is about to end gets in then.
-      headers: { 'Retry-After': '5' },
-    });
+    throw new BorderdError(
+      429,
+      'too_many_streams',
+      `this client already has ${open} event streams open on this daemon (eventStream.maxStreamsPerClient: ${max}); close one first`,
+      {
+        // Nothing tells when one closes; a reconnect loop whose old stream is about to end gets in then.
+        headers: { 'Retry-After': '5' },
+      },
+    );
   }
 }
 
@@ -105,7 +114,11 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
       200: {
         description: 'the stream',
         contentType: 'text/event-stream',
-        schema: z.string().describe('SSE messages: ready (the starting position), signing-key, then one per event (data {body, signature, keyId}), and heartbeat comments'),
+        schema: z
+          .string()
+          .describe(
+            'SSE messages: ready (the starting position), signing-key, then one per event (data {body, signature, keyId}), and heartbeat comments',
+          ),
       },
       400: { description: 'Last-Event-ID or after is not an event id, or since is not an ISO 8601 time' },
       401: { description: 'missing or invalid token' },
@@ -114,7 +127,9 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
     handler: ({ query, auth, req, res, commit }) => {
       const header = req.get('last-event-id')?.trim();
       if (header && !EVENT_ID.test(header)) {
-        throw badRequest('validation_failed', 'Last-Event-ID must be an event id', [{ path: 'headers.last-event-id', message: 'must be an event id (evt_…)' }]);
+        throw badRequest('validation_failed', 'Last-Event-ID must be an event id', [
+          { path: 'headers.last-event-id', message: 'must be an event id (evt_…)' },
+        ]);
       }
       refuseOverCap(ctx, auth.clientId);
       // The token was verified for this request; its exp bounds how long the stream may stay open.
@@ -128,8 +143,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
         // (150 ms on the main thread for 30 days). With no event before the time, the time itself is
         // the position: `ready` then still carries an id to resume from.
         start = { mode: 'since', after: replayStartAt(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
-      }
-      else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
+      } else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
       follow(ctx, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res, commit);
       return undefined;
     },
@@ -150,7 +164,12 @@ function follow(ctx: AppContext, auth: StreamAuth, start: { mode: StartMode; aft
   const { orgId } = auth;
   const { heartbeatMs, pollIntervalMs, batchSize } = ctx.config.eventStream;
   res.status(200);
-  res.set({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no', connection: 'keep-alive' });
+  res.set({
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+    connection: 'keep-alive',
+  });
   res.flushHeaders();
   res.socket?.setNoDelay(true);
 
@@ -191,7 +210,10 @@ function follow(ctx: AppContext, auth: StreamAuth, start: { mode: StartMode; aft
       end();
     }
   }, heartbeatMs);
-  const expiry = auth.expiresAtMs === undefined ? undefined : setTimeout(() => end(), Math.min(2 ** 31 - 1, Math.max(0, auth.expiresAtMs - ctx.clock.now())));
+  const expiry =
+    auth.expiresAtMs === undefined
+      ? undefined
+      : setTimeout(() => end(), Math.min(2 ** 31 - 1, Math.max(0, auth.expiresAtMs - ctx.clock.now())));
   const end = (shutdown = false) => {
     if (closed) return;
     closed = true;
@@ -228,7 +250,9 @@ function follow(ctx: AppContext, auth: StreamAuth, start: { mode: StartMode; aft
     if (closed) return 0;
     // A rotation while the batch was signed: announce the new key, and sign the batch again with it.
     if (signed.keyId !== announcedKey && announceKey() !== signed.keyId) return sendBatch();
-    rows.forEach((row, i) => res.write(sseMessage(row.type, { body: row.body, signature: signed.signatures[i], keyId: signed.keyId }, row.id)));
+    rows.forEach((row, i) =>
+      res.write(sseMessage(row.type, { body: row.body, signature: signed.signatures[i], keyId: signed.keyId }, row.id)),
+    );
     cursor = rows.at(-1)!.id;
     return rows.length;
   };

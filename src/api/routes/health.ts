@@ -24,7 +24,7 @@ export const healthRoutes: RouteModule = (api, { ctx }) => {
       503: { description: 'not ready' },
     },
     handler: () => {
-      let ready = false;
+      let ready: boolean;
       try {
         ready = isMigrated(ctx.db);
       } catch {

@@ -6,7 +6,11 @@ import { identityTypeSchema, listedIdentityDataSchema } from '../../services/ide
 const prefix = z.string().min(1, 'must not be empty').max(200);
 
 export const identitiesQuery = z.strictObject({
-  name: prefix.optional().describe('case-insensitive prefix of firstName, lastName or "firstName lastName" (when both are set); needs a token with piiAccess "all" (403 for "redacted")'),
+  name: prefix
+    .optional()
+    .describe(
+      'case-insensitive prefix of firstName, lastName or "firstName lastName" (when both are set); needs a token with piiAccess "all" (403 for "redacted")',
+    ),
   email: prefix.optional().describe('case-insensitive prefix of email; needs a token with piiAccess "all" (403 for "redacted")'),
   type: identityTypeSchema.optional(),
   startingAfter: z.string().min(1).max(100).optional().describe('an identity id: results after it'),
@@ -38,6 +42,8 @@ export const identityRoutes: RouteModule = (api, { reads }) => {
       200: { description: 'a page of identities', schema: z.object({ hasMore: z.boolean(), data: z.array(identitySchema) }) },
       403: { description: 'the name or email filter with a piiAccess "redacted" token (the detail and errors[].path name the parameter)' },
     },
-    handler: async ({ query, auth }) => ({ body: new JsonText(await reads.run('identitiesPage', { orgId: auth.orgId, filter: query, piiAccess: auth.piiAccess })) }),
+    handler: async ({ query, auth }) => ({
+      body: new JsonText(await reads.run('identitiesPage', { orgId: auth.orgId, filter: query, piiAccess: auth.piiAccess })),
+    }),
   });
 };

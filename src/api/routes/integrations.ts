@@ -22,7 +22,9 @@ export const integrationRoutes: RouteModule = (api, { ctx }) => {
 
 function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProviderConfig, ctx: Parameters<RouteModule>[1]['ctx']): void {
   const path = `/v1/organizations/integrations/${name}`;
-  const deprecated: Deprecation | undefined = cfg.deprecated ? { since: cfg.deprecatedSince, ...(cfg.sunset ? { sunset: cfg.sunset } : {}) } : undefined;
+  const deprecated: Deprecation | undefined = cfg.deprecated
+    ? { since: cfg.deprecatedSince, ...(cfg.sunset ? { sunset: cfg.sunset } : {}) }
+    : undefined;
   const common = { method: 'put' as const, path, tags: ['integrations'], auth: 'bearer' as const, ...(deprecated ? { deprecated } : {}) };
   switch (cfg.kind) {
     case 'company-credentials':
@@ -31,7 +33,13 @@ function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProvide
         summary: `Connect a company at ${name} (company credentials)`,
         body: companyCredentialsSchema,
         responses: {
-          200: { description: 'the provider and its network addresses', schema: z.object({ provider: z.string(), integrationNetworkAddresses: z.array(z.object({ network: z.string(), address: z.string() })) }) },
+          200: {
+            description: 'the provider and its network addresses',
+            schema: z.object({
+              provider: z.string(),
+              integrationNetworkAddresses: z.array(z.object({ network: z.string(), address: z.string() })),
+            }),
+          },
           ...providerErrors,
         },
         handler: async ({ body, auth }) => ({ body: await putCompanyCredentials(ctx, auth.orgId, name, cfg, body) }),
@@ -43,7 +51,10 @@ function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProvide
         summary: `Connect the organization's PFI account at ${name} (client credentials)`,
         body: pfiClientCredentialsSchema,
         responses: { 200: { description: 'the organization PFI integration data', schema: pfiClientCredentialsSchema }, ...providerErrors },
-        handler: async ({ body, auth }) => ({ body: await putPfiClientCredentials(ctx, auth.orgId, name, cfg, body), headers: { 'Cache-Control': 'no-store' } }),
+        handler: async ({ body, auth }) => ({
+          body: await putPfiClientCredentials(ctx, auth.orgId, name, cfg, body),
+          headers: { 'Cache-Control': 'no-store' },
+        }),
       });
       return;
     case 'partner-key':
@@ -52,7 +63,10 @@ function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProvide
         summary: `Create a partner key at ${name}`,
         body: partnerKeySchema,
         responses: {
-          202: { description: 'the organization integration data', schema: z.object({ id: z.string(), provider: z.string(), kind: z.string(), createdAt: instant, updatedAt: instant }) },
+          202: {
+            description: 'the organization integration data',
+            schema: z.object({ id: z.string(), provider: z.string(), kind: z.string(), createdAt: instant, updatedAt: instant }),
+          },
           ...providerErrors,
         },
         handler: async ({ body, auth }) => ({ status: 202, body: await putPartnerKey(ctx, auth.orgId, name, cfg, body) }),

@@ -29,11 +29,15 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
     method: 'post',
     path: '/v1/refunds/config',
     summary: 'Set the default refund destination',
-    description: 'Replaces the default and sets verifiedAt to now. Plans paused on the replaced default are planned again against the new one.',
+    description:
+      'Replaces the default and sets verifiedAt to now. Plans paused on the replaced default are planned again against the new one.',
     tags: ['refunds'],
     auth: 'bearer',
     body: orgRefundDestinationSchema,
-    responses: { 200: { description: 'the new RefundConfig', schema: refundConfigSchema }, 400: { description: 'invalid destination (field named)' } },
+    responses: {
+      200: { description: 'the new RefundConfig', schema: refundConfigSchema },
+      400: { description: 'invalid destination (field named)' },
+    },
     groupCommit: true,
     handler: ({ body, auth }) => {
       const { replannedPlans: _plans, ...config } = setRefundConfig(ctx, auth.orgId, body);
@@ -45,7 +49,8 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
     method: 'post',
     path: '/v1/refunds/config/reconfirm',
     summary: 'Re-confirm the default refund destination',
-    description: 'Sets verifiedAt to now; refund plans paused because this default was stale are dispatched (never those of a default it replaced).',
+    description:
+      'Sets verifiedAt to now; refund plans paused because this default was stale are dispatched (never those of a default it replaced).',
     tags: ['refunds'],
     auth: 'bearer',
     responses: { 200: { description: 'the RefundConfig', schema: refundConfigSchema }, 404: { description: 'no default is set' } },

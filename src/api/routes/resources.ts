@@ -9,5 +9,14 @@ import { refundRoutes } from './refunds.js';
 
 /** The resource API: identities, accounts, refund defaults, integrations, network and the benchmark summary. */
 export const resourceRoutes: RouteModule = (api, deps) => {
-  for (const module of [identityRoutes, accountRoutes, refundRoutes, integrationRoutes, networkRoutes, benchmarkSummaryRoutes, adminResourceRoutes]) module(api, deps);
+  for (const module of [
+    identityRoutes,
+    accountRoutes,
+    refundRoutes,
+    integrationRoutes,
+    networkRoutes,
+    benchmarkSummaryRoutes,
+    adminResourceRoutes,
+  ])
+    module(api, deps);
 };

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { createWebhook, deleteWebhook, getPublicKey, getWebhookSettings, listWebhookSettings, rotatePublicKey, updateWebhookSettings } from '../../services/webhooks.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getPublicKey,
+  getWebhookSettings,
+  listWebhookSettings,
+  rotatePublicKey,
+  updateWebhookSettings,
+} from '../../services/webhooks.js';
 import { toSettings } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
@@ -85,7 +93,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     params: idParams,
-    responses: { 200: { description: 'the webhook', schema: settings }, 404: { description: 'unknown id or another organization\'s' } },
+    responses: { 200: { description: 'the webhook', schema: settings }, 404: { description: "unknown id or another organization's" } },
     handler: ({ auth, params }) => ({ body: toSettings(getWebhookSettings(ctx, auth.orgId, params.id)) }),
   });
   api.route({
@@ -99,7 +107,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     responses: {
       200: { description: 'updated', schema: settings },
       400: { description: 'url refused (names body.url)' },
-      404: { description: 'unknown id or another organization\'s' },
+      404: { description: "unknown id or another organization's" },
     },
     groupCommit: true,
     handler: ({ auth, params, body }) => ({ body: toSettings(updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
@@ -111,7 +119,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     params: idParams,
-    responses: { 204: { description: 'deleted' }, 404: { description: 'unknown id or another organization\'s' } },
+    responses: { 204: { description: 'deleted' }, 404: { description: "unknown id or another organization's" } },
     groupCommit: true,
     handler: ({ auth, params }) => {
       deleteWebhook(ctx, auth.orgId, params.id);
