@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config/load.js';
-import { createContext } from '../src/context.js';
+import { createContext } from '../src/create-context.js';
 import { createLogger } from '../src/logging/logger.js';
 import { identitiesPageJson } from '../src/services/identities.js';
 import { namePlan } from '../src/store/identities.js';

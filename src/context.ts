@@ -1,69 +1,44 @@
-import { EventEmitter } from 'node:events';
-import { dirname, join } from 'node:path';
+/**
+ * What every use case receives: the configuration, the database, the clock, the logger, the sealed
+ * secrets, the in-process signals and the reactions wired to a transaction's status change. Built
+ * once per process by `createContext` (src/create-context.ts) and passed down; this file holds only
+ * its shape, so every layer can name it without importing what builds it.
+ *
+ * @module context
+ */
 import type { Config } from './config/schema.js';
 import type { Db } from './db/open.js';
-import { openDatabase } from './db/open.js';
-import { migrate } from './db/migrate.js';
-import { EventSignatures } from './delivery/event-signatures.js';
-import { systemClock, type Clock } from './domain/clock.js';
-import { createLogger, type Logger } from './logging/logger.js';
-import { checkMasterKey, mayCreateMasterKey, resolveMasterKey } from './security/master-key.js';
-import { SecretBox } from './security/secret-box.js';
+import type { Clock } from './domain/clock.js';
+import type { Logger } from './logging/logger.js';
+import type { SecretBox } from './security/secret-box.js';
+import type { Signals } from './signals.js';
+import type { TransactionStatus } from './verify/events.js';
 
-/**
- * What every use case needs, built once per process (daemon or CLI command) and passed down.
- * `signals` carries in-process wake-ups (e.g. 'outbox' after a commit that wrote deliveries) so
- * workers react at once instead of waiting for their next poll.
- */
 export interface AppContext {
   config: Config;
   db: Db;
   clock: Clock;
   log: Logger;
   secrets: SecretBox;
+  /** The folder of the database file: the master key and admin token files live beside it. */
   dataDir: string;
-  signals: EventEmitter;
-  /**
-   * The signatures of events, shared by the dispatcher and the event stream: one Signer (each
-   * private key unsealed once) and one cache (an event signed for one is not signed again for the
-   * other). One per context, so one per daemon process.
-   */
-  eventSignatures: EventSignatures;
+  signals: Signals;
+  /** Run inside the transaction of every status change, in order (src/create-context.ts lists them). */
+  transactionHooks: readonly TransactionHook[];
 }
 
-export interface ContextOptions {
-  clock?: Clock;
-  log?: Logger;
-  /** Apply pending migrations while opening (serve and most CLI commands do). */
-  migrate?: boolean;
+/** A transaction's status change, seen from inside the database transaction that makes it. */
+export interface TransactionStatusChange {
+  ctx: AppContext;
+  orgId: string;
+  transactionId: string;
+  from: TransactionStatus | null;
+  to: TransactionStatus;
+  nowMs: number;
 }
 
-export function dataDirOf(config: Config): string {
-  return config.database.path === ':memory:' ? process.cwd() : dirname(config.database.path);
-}
-
-export function createContext(config: Config, opts: ContextOptions = {}): AppContext {
-  const log = opts.log ?? createLogger(config.log);
-  const dataDir = dataDirOf(config);
-  const db = openDatabase(config.database.path, { busyTimeoutMs: config.database.busyTimeoutMs, synchronous: config.database.synchronous });
-  if (opts.migrate !== false) {
-    for (const m of migrate(db)) log.info({ version: m.version, name: m.name }, 'migration applied');
-  }
-  const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
-  let secrets: SecretBox;
-  try {
-    const { key, created } = resolveMasterKey({ configured: config.security.masterKey, file: keyFile, mayCreate: mayCreateMasterKey(db) });
-    if (created) log.warn({ dataDir }, 'generated a new master key file (master.key, mode 0600); back it up with the database');
-    secrets = new SecretBox(key);
-    checkMasterKey(db, secrets, config.security.masterKey ? 'security.masterKey (BORDERD_MASTER_KEY)' : keyFile);
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  const signals = new EventEmitter();
-  signals.setMaxListeners(100);
-  const ctx = { config, db, clock: opts.clock ?? systemClock, log, secrets, dataDir, signals } as AppContext;
-  // Made from the context it belongs to: its Signer reads keys through ctx.db and opens them with ctx.secrets.
-  ctx.eventSignatures = new EventSignatures(ctx);
-  return ctx;
-}
+/**
+ * A reaction that commits or rolls back with the status change (a refund plan recorded when a
+ * transaction fails): throwing aborts the change and its events.
+ */
+export type TransactionHook = (change: TransactionStatusChange) => void;

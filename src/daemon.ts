@@ -7,7 +7,12 @@ import { inlineReads, workerReads, type Reads } from './db/read-pool.js';
 import { readQueries, readQueriesModule, type OffloadedReads } from './services/offloaded-reads.js';
 import { resolveAdminToken } from './security/admin-token.js';
 import { TokenService } from './services/tokens.js';
-import { workerFactories, type Worker } from './workers.js';
+import { Dispatcher } from './delivery/dispatcher.js';
+import { EventSignatures } from './delivery/event-signatures.js';
+import { eventStreamCloser } from './api/routes/event-stream.js';
+import { createDecryptWorker } from './inbound/decrypt-worker.js';
+import { retentionWorker } from './jobs/retention.js';
+import type { Worker } from './worker.js';
 
 export interface Daemon {
   url: string;
@@ -31,7 +36,9 @@ export async function startDaemon(ctx: AppContext): Promise<Daemon> {
   await tokens.warmUp();
   const admin = resolveAdminToken(ctx.config.admin.token, ctx.dataDir);
   const reads = openReads(ctx);
-  const { app } = createApp({ ctx, tokens, adminToken: admin.token, reads });
+  // One per process: the dispatcher and the event streams sign each event once between them.
+  const signatures = new EventSignatures(ctx);
+  const { app } = createApp({ ctx, tokens, adminToken: admin.token, reads, signatures });
 
   const server = createServer({ keepAliveTimeout: 5000 }, app);
   server.on('clientError', (err: Error, socket) => answerClientError(err, socket as Socket, ctx.log));
@@ -43,13 +50,9 @@ export async function startDaemon(ctx: AppContext): Promise<Daemon> {
   const host = address.includes(':') ? `[${address}]` : address;
   const url = `http://${host}:${port}`;
 
-  const workers: Worker[] = [];
-  for (const make of workerFactories) {
-    const worker = make(ctx);
-    if (!worker) continue;
-    await worker.start();
-    workers.push(worker);
-  }
+  // Started in this order, stopped in reverse: the dispatcher's in-flight sends finish last.
+  const workers: Worker[] = [new Dispatcher(ctx, { signatures }), createDecryptWorker(ctx), eventStreamCloser(ctx), retentionWorker(ctx)];
+  for (const worker of workers) await worker.start();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> =>

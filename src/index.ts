@@ -4,6 +4,7 @@
  */
 export { loadConfig, ConfigError } from './config/load.js';
 export type { Config } from './config/schema.js';
-export { createContext, type AppContext } from './context.js';
+export type { AppContext } from './context.js';
+export { createContext } from './create-context.js';
 export { startDaemon, type Daemon } from './daemon.js';
 export type { AnyWebhookEvent, EventType, WebhookEvent } from './verify/events.js';

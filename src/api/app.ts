@@ -7,6 +7,7 @@ import { requestContext } from './request-context.js';
 import { createGroupCommit } from '../db/group-commit.js';
 import { isDatabaseBusy } from '../db/open.js';
 import { inlineReads } from '../db/read-pool.js';
+import { EventSignatures } from '../delivery/event-signatures.js';
 import { readQueries } from '../services/offloaded-reads.js';
 import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type Middleware, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
@@ -95,12 +96,19 @@ export interface BuiltApp {
   registry: ApiRegistry;
 }
 
-/** Without `reads`, the offloaded reads run inline on ctx.db (tests, in-memory databases). */
+/**
+ * Without `reads`, the offloaded reads run inline on ctx.db (tests, in-memory databases); without
+ * `signatures`, the app has event signatures of its own (a process without a dispatcher).
+ */
 export function createApp(
-  given: Omit<ApiDeps, 'reads'> & Partial<Pick<ApiDeps, 'reads'>>,
+  given: Omit<ApiDeps, 'reads' | 'signatures'> & Partial<Pick<ApiDeps, 'reads' | 'signatures'>>,
   modules: RouteModule[] = routeModules,
 ): BuiltApp {
-  const deps: ApiDeps = { ...given, reads: given.reads ?? inlineReads(given.ctx.db, readQueries) };
+  const deps: ApiDeps = {
+    ...given,
+    reads: given.reads ?? inlineReads(given.ctx.db, readQueries),
+    signatures: given.signatures ?? new EventSignatures(given.ctx),
+  };
   const { ctx } = deps;
   const limit = ctx.config.server.bodyLimitBytes;
   const registry = new ApiRegistry();

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { credentialsMissing, unauthorized } from '../domain/errors.js';
+import { unauthorized } from '../domain/errors.js';
+import { MISSING_TOKEN } from './problems.js';
 import { tokensEqual } from '../security/admin-token.js';
 import type { TokenService } from '../services/tokens.js';
 import type { AuthMode } from './route.js';
@@ -10,7 +11,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
 
 function bearerToken(req: Request): string {
   const header = req.headers.authorization;
-  if (!header) throw credentialsMissing('missing_token', 'the Authorization header is missing; send "Authorization: Bearer <accessToken>"');
+  if (!header) throw unauthorized(MISSING_TOKEN, 'the Authorization header is missing; send "Authorization: Bearer <accessToken>"');
   const match = BEARER.exec(header);
   if (!match) throw unauthorized('malformed_authorization', 'the Authorization header must have the form "Bearer <accessToken>"');
   return match[1]!;

@@ -49,8 +49,26 @@ export function toProblem(err: BorderdError, instance?: string, requestId?: stri
   return problem;
 }
 
+/** The code of a 401 for a request with no credentials at all. */
+export const MISSING_TOKEN = 'missing_token';
+
+/**
+ * RFC 6750's error_description allows printable ASCII except `"` and `\`. The message may quote what
+ * an unauthenticated caller sent (a token's alg): a newline or non-Latin-1 character there made
+ * Node refuse the header (a 500), and a backslash escaped the closing quote.
+ */
+const challengeText = (message: string): string => message.replace(/"/g, "'").replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
+
+/**
+ * The WWW-Authenticate challenge of a 401: the bare `Bearer` for a request with no credentials
+ * (RFC 6750 3.1 asks for no error code then), `invalid_token` with the reason otherwise.
+ */
+const challengeOf = (err: BorderdError): string =>
+  err.code === MISSING_TOKEN ? 'Bearer' : `Bearer error="invalid_token", error_description="${challengeText(err.message)}"`;
+
 export function sendProblem(res: Response, err: BorderdError): void {
   for (const [k, v] of Object.entries(err.extra.headers ?? {})) res.setHeader(k, v);
+  if (err.status === 401) res.setHeader('WWW-Authenticate', challengeOf(err));
   const requestId = res.getHeader('x-request-id');
   const problem = toProblem(err, res.req.originalUrl.split('?')[0], typeof requestId === 'string' ? requestId : undefined);
   res.status(err.status).type('application/problem+json').send(JSON.stringify(problem));

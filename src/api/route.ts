@@ -7,6 +7,7 @@ import { illFormedTextPath, maySpellSurrogate } from '../domain/well-formed-text
 import './raw-body.js';
 import type { Commit } from '../db/group-commit.js';
 import type { Reads } from '../db/read-pool.js';
+import type { EventSignatures } from '../delivery/event-signatures.js';
 import type { OffloadedReads } from '../services/offloaded-reads.js';
 import type { AuthContext, TokenService } from '../services/tokens.js';
 
@@ -116,6 +117,8 @@ export interface ApiDeps {
   adminToken: string;
   /** The reads that may run off the main thread; inline on ctx.db unless the daemon gives its read workers. */
   reads: Reads<OffloadedReads>;
+  /** The process's event signatures, shared with its dispatcher. */
+  signatures: EventSignatures;
 }
 
 /** A feature's routes: a function that declares them on the registry. */

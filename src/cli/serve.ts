@@ -1,5 +1,6 @@
 import type { CommandModule } from 'yargs';
-import { createContext, type AppContext } from '../context.js';
+import type { AppContext } from '../context.js';
+import { createContext } from '../create-context.js';
 import { startDaemon } from '../daemon.js';
 import { bootstrapDevelopment } from '../services/organizations.js';
 import { countOrganizations } from '../store/organizations.js';

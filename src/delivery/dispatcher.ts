@@ -28,10 +28,9 @@ import {
 } from '../store/deliveries.js';
 import { getWebhookById, updateWebhook } from '../store/webhooks.js';
 import { VERSION } from '../version.js';
-import type { Worker } from '../workers.js';
+import type { Worker } from '../worker.js';
 import { createWebhookPool, literalAddressRefused } from './connector.js';
-import { OUTBOX_SIGNAL } from './enqueue.js';
-import type { EventSignatures } from './event-signatures.js';
+import { EventSignatures } from './event-signatures.js';
 import type { SigningKey } from './signing-keys.js';
 
 const RESPONSE_BODY_BYTES = 1024;
@@ -78,7 +77,7 @@ export interface DispatcherOptions {
   owner?: string;
   /** Event bodies kept in memory between passes (2,000); tests make it small. */
   bodyCacheSize?: number;
-  /** Where signatures come from; the process's own (ctx.eventSignatures) unless a test acts as another process. */
+  /** The process's event signatures, shared with its event streams; a dispatcher without one has its own. */
   signatures?: EventSignatures;
 }
 
@@ -278,6 +277,7 @@ export class Dispatcher implements Worker {
   #cursor = 0;
   #claimed = 0;
   readonly #wake = () => this.#schedulePass();
+  #unlisten: (() => void) | undefined;
   /** When this process last extended the leases of the rows it holds (clock ms). */
   #leasesRenewedAt = 0;
   readonly #tick = () => {
@@ -288,7 +288,7 @@ export class Dispatcher implements Worker {
 
   constructor(ctx: AppContext, opts: DispatcherOptions = {}) {
     this.#ctx = ctx;
-    this.#signatures = opts.signatures ?? ctx.eventSignatures;
+    this.#signatures = opts.signatures ?? new EventSignatures(ctx);
     const d = ctx.config.delivery;
     this.#policy = { scheduleSeconds: d.retryScheduleSeconds, jitter: d.jitter };
     this.#random = opts.random ?? Math.random;
@@ -298,7 +298,7 @@ export class Dispatcher implements Worker {
 
   start(): void {
     this.#started = true;
-    this.#ctx.signals.on(OUTBOX_SIGNAL, this.#wake);
+    this.#unlisten = this.#ctx.signals.outbox.listen(this.#wake);
     this.#timer = setInterval(this.#tick, this.#ctx.config.delivery.pollIntervalMs);
     this.#timer.unref();
     this.#renewTimer = setInterval(() => this.#renewLeases(), Math.max(100, Math.floor(this.#leaseMs() / 3)));
@@ -308,7 +308,7 @@ export class Dispatcher implements Worker {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#ctx.signals.off(OUTBOX_SIGNAL, this.#wake);
+    this.#unlisten?.();
     if (this.#timer) clearInterval(this.#timer);
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     // Claimed but not sent yet: dropped (not an attempt); releaseLeases below gives them back.
@@ -1116,6 +1116,3 @@ export class Dispatcher implements Worker {
       : { line: { ...line, outcome: row.state }, msg: 'delivery attempt failed', level: 'warn' };
   }
 }
-
-/** The worker factory for src/workers.ts. */
-export const dispatcherWorker = (ctx: AppContext): Worker => new Dispatcher(ctx);

@@ -7,9 +7,6 @@ import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
 import { writeEvent, type StoredEvent } from './events.js';
 
-/** The signal name the dispatcher listens to. */
-export const OUTBOX_SIGNAL = 'outbox';
-
 /**
  * Writes an event and its deliveries: one row per live webhook of the organization, pending when
  * the webhook is enabled now and skipped when it is disabled (kept for a later replay). Must run
@@ -43,7 +40,7 @@ export function firstAttemptAt(ctx: AppContext, now: number): number {
 
 /** Tells this process's dispatcher that committed deliveries are waiting. */
 export function wakeDispatcher(ctx: AppContext): void {
-  ctx.signals.emit(OUTBOX_SIGNAL);
+  ctx.signals.outbox.emit();
 }
 
 /** Runs `fn` in one immediate SQLite transaction, then wakes the dispatcher once it has committed. */

@@ -22,19 +22,8 @@ export class BorderdError extends Error {
 
 export const badRequest = (code: string, message: string, errors?: FieldError[]) =>
   new BorderdError(400, code, message, errors ? { errors } : {});
-/**
- * RFC 6750's error_description allows printable ASCII except `"` and `\`. The message may quote what
- * an unauthenticated caller sent (a token's alg): a newline or non-Latin-1 character there made
- * Node refuse the header (a 500), and a backslash escaped the closing quote.
- */
-const challengeText = (message: string): string => message.replace(/"/g, "'").replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
-export const unauthorized = (code: string, message: string) =>
-  new BorderdError(401, code, message, {
-    headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${challengeText(message)}"` },
-  });
-/** A request with no credentials at all: the bare challenge, since RFC 6750 (3.1) asks for no error code then. */
-export const credentialsMissing = (code: string, message: string) =>
-  new BorderdError(401, code, message, { headers: { 'WWW-Authenticate': 'Bearer' } });
+/** 401: the caller's credentials are missing or not accepted; the HTTP layer adds the Bearer challenge. */
+export const unauthorized = (code: string, message: string) => new BorderdError(401, code, message);
 export const forbidden = (code: string, message: string) => new BorderdError(403, code, message);
 export const notFound = (what: string) => new BorderdError(404, 'not_found', `${what} was not found`);
 export const conflict = (code: string, message: string) => new BorderdError(409, code, message);

@@ -1,8 +1,7 @@
 import type { AppContext } from '../context.js';
-import type { Worker } from '../workers.js';
+import type { Worker } from '../worker.js';
 import { decryptDue } from './decryption.js';
 import { matchPendingIcas } from './ica-mapping.js';
-import { INBOUND_PASS_SIGNAL, INBOUND_SIGNAL } from './signals.js';
 
 /**
  * Runs decryption in `borderd serve`: woken after an intake commit (ctx.signals), and on a poll,
@@ -20,6 +19,7 @@ export function createDecryptWorker(ctx: AppContext): Worker {
   let again = false;
   let stopped = false;
   let scheduled: NodeJS.Immediate | undefined;
+  let unlisten: (() => void) | undefined;
 
   const pass = async (): Promise<void> => {
     do {
@@ -27,7 +27,7 @@ export function createDecryptWorker(ctx: AppContext): Worker {
       try {
         matchPendingIcas(ctx);
         const counts = await decryptDue(ctx);
-        ctx.signals.emit(INBOUND_PASS_SIGNAL, counts);
+        ctx.signals.inboundPassed.emit(counts);
         // A full batch means more rows may be due right now.
         if (Object.values(counts).reduce((a, b) => a + b, 0) >= ctx.config.inbound.batchSize) again = true;
       } catch (err) {
@@ -59,14 +59,14 @@ export function createDecryptWorker(ctx: AppContext): Worker {
   return {
     name: 'inbound-decrypt',
     start() {
-      ctx.signals.on(INBOUND_SIGNAL, wakeSoon);
+      unlisten = ctx.signals.inbound.listen(wakeSoon);
       timer = setInterval(wake, ctx.config.inbound.pollIntervalMs);
       timer.unref();
       wake();
     },
     async stop() {
       stopped = true;
-      ctx.signals.off(INBOUND_SIGNAL, wakeSoon);
+      unlisten?.();
       if (timer) clearInterval(timer);
       if (scheduled) clearImmediate(scheduled);
       await running;

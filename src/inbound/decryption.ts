@@ -5,7 +5,6 @@ import { dueInboundEvents, promoteHeldCopy, recordAttempt, type InboundEvent } f
 import { decryptJwe, JweDecryptError, type DecryptedJwe } from './jwe-decrypt.js';
 import { privateKeyFor } from './keyring.js';
 import { compactJweOf, inboundNotificationSchema, parseStoredBody } from './notification.js';
-import { INBOUND_SIGNAL } from './signals.js';
 
 /**
  * One decryption attempt per due row, from the stored raw body. Key-related failures (unknown kid,
@@ -101,7 +100,7 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
   const log = { inboundId: row.id, eventId: row.eventId, orgId, attempt: attemptNo, code, reason, nextAttemptAt: next };
   if (promoted) {
     ctx.log.warn(log, 'card-network notification decryption failed for its content; a redelivered copy held meanwhile takes its place');
-    ctx.signals.emit(INBOUND_SIGNAL);
+    ctx.signals.inbound.emit();
   } else if (next) ctx.log.warn(log, 'card-network notification decryption failed; will retry');
   else ctx.log.error(log, 'card-network notification decryption failed; moved to the failed (dead-letter) state');
   if (!done) return 'skipped';

@@ -14,7 +14,6 @@ import {
   type ReplacedCopy,
 } from '../store/inbound-events.js';
 import { payloadSealContext } from './decryption.js';
-import { INBOUND_SIGNAL } from './signals.js';
 
 /** What operators see of a stored notification: never the sealed payload or the raw JWE. */
 export interface InboundEventView {
@@ -101,6 +100,6 @@ export function retryInbound(ctx: AppContext, target: { eventId: string } | { al
   } else {
     requeued = requeueAllFailed(ctx.db, nowIso);
   }
-  if (requeued > 0) ctx.signals.emit(INBOUND_SIGNAL);
+  if (requeued > 0) ctx.signals.inbound.emit();
   return { requeued };
 }

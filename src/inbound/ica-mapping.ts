@@ -3,7 +3,6 @@ import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { getOrganization } from '../store/organizations.js';
-import { INBOUND_SIGNAL } from './signals.js';
 import {
   deleteIcaMapping,
   getIcaMapping,
@@ -64,7 +63,7 @@ export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: 
       return matchUnmatched(ctx.db, ica, effective, at) + reassignUndecrypted(ctx.db, ica, effective, at);
     })
     .immediate();
-  if (requeued > 0) ctx.signals.emit(INBOUND_SIGNAL);
+  if (requeued > 0) ctx.signals.inbound.emit();
   const mapping = listMappings(ctx).find((m) => m.ica === ica)!;
   return { mapping, requeued };
 }

@@ -12,7 +12,6 @@ import {
 } from '../store/inbound-events.js';
 import { getOrganization } from '../store/organizations.js';
 import { organizationForIca } from './ica-mapping.js';
-import { INBOUND_SIGNAL } from './signals.js';
 import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
 
@@ -89,12 +88,12 @@ export function receiveNotification(ctx: AppContext, n: InboundNotification, raw
   const log = { eventId: n.eventId, inboundId: result.id };
   switch (result.outcome) {
     case 'stored':
-      if (result.orgId) ctx.signals.emit(INBOUND_SIGNAL);
+      if (result.orgId) ctx.signals.inbound.emit();
       else ctx.log.warn({ ...log, ica: n.ica }, 'card-network notification for an unmapped ica stored as unmatched');
       return { id: result.id, eventId: n.eventId, duplicate: false, state: result.state };
     case 'replaced':
       ctx.log.warn(log, 'redelivered card-network notification replaces a copy that failed decryption');
-      ctx.signals.emit(INBOUND_SIGNAL);
+      ctx.signals.inbound.emit();
       break;
     case 'held':
       ctx.log.info(log, 'redelivered card-network notification with other bytes held until the stored copy is decrypted');

@@ -3,7 +3,7 @@ import { bookkeeping, tryWriteNow } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, isoAt } from '../domain/clock.js';
 import { deleteDeliveredBefore, deleteEventsBefore } from '../store/retention.js';
-import type { Worker } from '../workers.js';
+import type { Worker } from '../worker.js';
 
 export interface PruneResult {
   deliveriesDeleted: number;

@@ -24,7 +24,7 @@ import {
   setRefundPlanState,
   type RefundPlan,
 } from '../store/refund-plans.js';
-import type { TransactionStatusChange } from './transaction-hooks.js';
+import type { TransactionStatusChange } from '../context.js';
 
 export const orgRefundAddressSchema = z.strictObject({
   network: z.enum(NETWORK_IDS),

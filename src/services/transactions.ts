@@ -16,7 +16,6 @@ import {
 import { TRANSACTION_TYPES, type TransactionEventData, type TransactionStatus, type TransactionType } from '../verify/events.js';
 import { transactionRefundDestinationProblems } from '../domain/refund-destination.js';
 import { transactionDestinationSchema } from '../domain/refund-destination.js';
-import { transactionHooks } from './transaction-hooks.js';
 
 /** Decimal string: digits, optional fraction, no exponent. Stored and sent exactly as given (no float ever touches it). */
 export const decimalString = z.string().regex(/^\d{1,20}(\.\d{1,18})?$/, 'must be a non-negative decimal string like "125.50"');
@@ -87,7 +86,7 @@ export function transactionEventData(t: Transaction, previousStatus: Transaction
 }
 
 function runHooks(ctx: AppContext, t: Transaction, from: TransactionStatus | null, nowMs: number): void {
-  for (const hook of transactionHooks) hook({ ctx, orgId: t.orgId, transactionId: t.id, from, to: t.status, nowMs });
+  for (const hook of ctx.transactionHooks) hook({ ctx, orgId: t.orgId, transactionId: t.id, from, to: t.status, nowMs });
 }
 
 /** Creates an orchestrated transaction (status Submitted) and its Transaction_Created event in one SQLite transaction. */

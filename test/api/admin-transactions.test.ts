@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { transactionHooks } from '../../src/services/transaction-hooks.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 
@@ -86,18 +85,14 @@ describe('admin transactions and event producers', () => {
   });
 
   it('rolls back the change and its event together when a hook throws', async () => {
-    const { http, org, events } = await setup();
+    const { ctx, http, org, events } = await setup();
     const id = (await http.post('/admin/v1/transactions').set('authorization', admin).send({ orgId: org.org.id, type: 'Swap' })).body.id;
     const hook = () => {
       throw new Error('hook failed');
     };
-    transactionHooks.push(hook);
-    try {
-      const res = await http.post(`/admin/v1/transactions/${id}/status`).set('authorization', admin).send({ status: 'Verifying' });
-      expect(res.status).toBe(500);
-    } finally {
-      transactionHooks.splice(transactionHooks.indexOf(hook), 1);
-    }
+    ctx.transactionHooks = [...ctx.transactionHooks, hook];
+    const res = await http.post(`/admin/v1/transactions/${id}/status`).set('authorization', admin).send({ status: 'Verifying' });
+    expect(res.status).toBe(500);
     expect(events()).toHaveLength(1);
     expect((await http.get(`/admin/v1/transactions/${id}`).set('authorization', admin)).body.status).toBe('Submitted');
   });

@@ -2,7 +2,7 @@ import { createServer, get as httpGet, type ClientRequest, type IncomingMessage,
 import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createContext } from '../../src/context.js';
+import { createContext } from '../../src/create-context.js';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { createLogger } from '../../src/logging/logger.js';
@@ -132,7 +132,7 @@ const payloads = (messages: EventSourceMessage[]) => messages.filter((m) => m.ev
 
 function emit(ctx: TestContext, orgId: string) {
   const stored = writeEvent(ctx.db, ctx.clock.now(), orgId, 'Transaction_Updated', data);
-  ctx.signals.emit('events');
+  ctx.signals.outbox.emit();
   return stored;
 }
 
@@ -215,7 +215,7 @@ describe('GET /v1/notifications/events/stream', () => {
       body,
       created_at: new Date(ctx.clock.now()).toISOString(),
     });
-    ctx.signals.emit('events');
+    ctx.signals.outbox.emit();
     expect(payloads(await stream.next(3)).map((m) => m.id)).toEqual([foreign]);
     // Committed after it, by this process: it must sort after it, or every cursor at `foreign` skips it.
     const later = emit(ctx, org.id);
@@ -300,7 +300,7 @@ describe('GET /v1/notifications/events/stream', () => {
 
   it('stores the signatures it makes: a stream in another process over the same events signs none again', async () => {
     const ctx = makeContext();
-    const { tokens, url } = await serve(ctx);
+    const { tokens, url, signatures } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     // Events no webhook was sent, so the outbox never signed them.
     const events = [emit(ctx, org.id), emit(ctx, org.id), emit(ctx, org.id)];
@@ -314,7 +314,7 @@ describe('GET /v1/notifications/events/stream', () => {
       // Stored before they were sent, as the stream sent them.
       const stored = storedSignatures(ctx, ids);
       expect(ids.map((id) => stored.get(id))).toEqual(sent.map((m) => ({ keyId: m.keyId, signature: m.signature })));
-      expect(ctx.eventSignatures.unstored).toBe(0);
+      expect(signatures.unstored).toBe(0);
 
       // Another daemon on the same file (nothing in its memory) reads them instead of signing.
       const other = anotherProcess(ctx);
@@ -330,24 +330,24 @@ describe('GET /v1/notifications/events/stream', () => {
   /** A daemon's API on loopback, an organization with a token, and one webhook to a local receiver. */
   async function streamAndWebhook() {
     const ctx = makeContext();
-    const { tokens, url } = await serve(ctx);
+    const { tokens, url, signatures } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     const receiver = await startReceiver();
     await createWebhook(ctx, org.id, { url: receiver.url });
-    return { ctx, url, org, auth, receiver };
+    return { ctx, url, org, auth, receiver, signatures };
   }
 
   it('shares its signatures with the dispatcher: a delivery of an event a stream signed signs nothing, and the other way round', async () => {
-    const { ctx, url, org, auth, receiver } = await streamAndWebhook();
+    const { ctx, url, org, auth, receiver, signatures } = await streamAndWebhook();
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     try {
       // Signed by the stream first, then sent to the webhook with the same signature.
       const streamedFirst = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
-      ctx.signals.emit('events');
+      ctx.signals.outbox.emit();
       const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
       const [streamed] = payloads(await stream.next(3)).map((m) => JSON.parse(m.data) as { signature: string; keyId: string });
       expect(signAsync).toHaveBeenCalledTimes(1);
-      const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+      const dispatcher = new Dispatcher(ctx, { random: () => 0.5, signatures });
       expect(await dispatcher.runOnce()).toBe(1);
       expect(signAsync).toHaveBeenCalledTimes(1);
       expect(dispatcher.stats().signatures).toBe(0);
@@ -359,7 +359,7 @@ describe('GET /v1/notifications/events/stream', () => {
       const sentFirst = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Failed' });
       expect(await dispatcher.runOnce()).toBe(1);
       expect(dispatcher.stats().signatures).toBe(1);
-      ctx.signals.emit('events');
+      ctx.signals.outbox.emit();
       const [, second] = payloads(await stream.next(4)).map((m) => JSON.parse(m.data) as { signature: string });
       expect(receiver.received[1]!.headers['x-event-id']).toBe(sentFirst.event.id);
       expect(second!.signature).toBe(receiver.received[1]!.headers['x-signature']);
@@ -370,7 +370,7 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it("unseals an organization's private key once for the stream and the dispatcher together (one Signer per process)", async () => {
-    const { ctx, url, org, auth, receiver } = await streamAndWebhook();
+    const { ctx, url, org, auth, receiver, signatures } = await streamAndWebhook();
     const open_ = vi.spyOn(ctx.secrets, 'open');
     const signingKeyUnseals = () => open_.mock.calls.filter(([, context]) => String(context).startsWith('webhook_keys.private:')).length;
     // One event for the stream alone (written without deliveries), one for the webhook alone.
@@ -379,7 +379,7 @@ describe('GET /v1/notifications/events/stream', () => {
     await stream.next(3);
     expect(signingKeyUnseals()).toBe(1);
     emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
-    expect(await new Dispatcher(ctx, { random: () => 0.5 }).runOnce()).toBe(1);
+    expect(await new Dispatcher(ctx, { random: () => 0.5, signatures }).runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(1);
     expect(signingKeyUnseals()).toBe(1);
   });

@@ -6,7 +6,6 @@ import type { Response } from 'supertest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { createIdentity } from '../../src/services/identities.js';
 import { importTransactions } from '../../src/services/transaction-import.js';
-import { transactionHooks } from '../../src/services/transaction-hooks.js';
 
 /**
  * /openapi.json checked by code written elsewhere: the document against the official OpenAPI 3.1
@@ -305,7 +304,7 @@ describe('/openapi.json conformance', () => {
           `INSERT INTO transactions (id, org_id, origin, type, status, network, created_at, updated_at) VALUES (?, ?, 'orchestrated', 'Deposit', 'Failed', ?, ?, ?)`,
         )
         .run(id, acme.org.id, network, at, at);
-      for (const hook of transactionHooks)
+      for (const hook of ctx.transactionHooks)
         hook({ ctx, orgId: acme.org.id, transactionId: id, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
     }
     const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}`).set('Authorization', admin);

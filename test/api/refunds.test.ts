@@ -195,8 +195,7 @@ describe('admin refund plans', () => {
         `INSERT INTO transactions (id, org_id, origin, type, status, created_at, updated_at) VALUES ('txn_a', ?, 'orchestrated', 'Deposit', 'Failed', ?, ?)`,
       )
       .run(acme.org.id, at, at);
-    const { transactionHooks } = await import('../../src/services/transaction-hooks.js');
-    for (const h of transactionHooks)
+    for (const h of ctx.transactionHooks)
       h({ ctx, orgId: acme.org.id, transactionId: 'txn_a', from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
     const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}&state=Created`).set('Authorization', admin);
     expect(list.status).toBe(200);

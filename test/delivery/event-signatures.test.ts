@@ -131,13 +131,14 @@ describe('EventSignatures', () => {
     const receiver = await startReceiver();
     await createWebhook(ctx, org.id, { url: receiver.url });
     const holder = holdWriteLock(ctx);
-    await ctx.eventSignatures.signBatch(org.id, rows);
-    expect(ctx.eventSignatures.unstored).toBe(2);
+    const signatures = new EventSignatures(ctx);
+    await signatures.signBatch(org.id, rows);
+    expect(signatures.unstored).toBe(2);
     holder.exec('COMMIT');
     const sent = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
-    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5, signatures });
     expect(await dispatcher.runOnce()).toBe(1);
-    expect(ctx.eventSignatures.unstored).toBe(0);
+    expect(signatures.unstored).toBe(0);
     const stored = (ctx.db.prepare('SELECT event_id AS id FROM event_signatures ORDER BY event_id').all() as { id: string }[]).map(
       (r) => r.id,
     );

@@ -1,10 +1,8 @@
-import { once } from 'node:events';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/services/organizations.js';
 import { decryptDue } from '../../src/inbound/decryption.js';
 import { createDecryptWorker } from '../../src/inbound/decrypt-worker.js';
-import { INBOUND_PASS_SIGNAL } from '../../src/inbound/signals.js';
 import { mapIca, matchPendingIcas } from '../../src/inbound/ica-mapping.js';
 import { importCardNetworkKey, generateCardNetworkKey, removeCardNetworkKey } from '../../src/inbound/keyring.js';
 import { retryInbound, showInbound } from '../../src/inbound/event-queue.js';
@@ -309,12 +307,13 @@ describe('inbound decryption', () => {
     const { ctx, org, post } = setup({ 'inbound.pollIntervalMs': 3_600_000 });
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const worker = createDecryptWorker(ctx);
+    const startup = ctx.signals.inboundPassed.next();
     await worker.start();
     try {
-      await once(ctx.signals, INBOUND_PASS_SIGNAL); // the start-up pass
-      const passed = once(ctx.signals, INBOUND_PASS_SIGNAL);
+      await startup; // the start-up pass
+      const passed = ctx.signals.inboundPassed.next();
       await post(notification(await joseToken({ ok: 6 }, right)));
-      const [counts] = await passed;
+      const counts = await passed;
       expect(counts).toMatchObject({ decrypted: 1 });
       expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 6 });
     } finally {

@@ -1,11 +1,9 @@
 import { createServer, type ServerResponse } from 'node:http';
-import { once } from 'node:events';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createDecryptWorker } from '../../src/inbound/decrypt-worker.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
-import { INBOUND_PASS_SIGNAL } from '../../src/inbound/signals.js';
 import { getInboundEventByEventId } from '../../src/store/inbound-events.js';
 import { makeApi, makeContext, tempDir } from '../support/context.js';
 import { countUnseals } from '../support/unseal-counter.js';
@@ -38,18 +36,19 @@ describe('intake does not decrypt inside the request', () => {
         app(req, res);
       });
       const worker = createDecryptWorker(ctx);
+      const startup = ctx.signals.inboundPassed.next();
       await worker.start();
       try {
-        await once(ctx.signals, INBOUND_PASS_SIGNAL); // the start-up pass, nothing due
+        await startup; // the start-up pass, nothing due
         const token =
           kind === 'library'
             ? cardNetworkLibraryToken({ ok: kind }, selfSignedCertificate(key, tempDir()))
             : await joseToken({ ok: kind }, key);
-        const passed = once(ctx.signals, INBOUND_PASS_SIGNAL);
+        const passed = ctx.signals.inboundPassed.next();
         const res = await request(server).post(PATH).send(notification(token));
         expect(res.status).toBe(200);
         expect(atResponse).toEqual([{ state: 'received', unseals: 0 }]);
-        const [counts] = await passed;
+        const counts = await passed;
         expect(counts).toMatchObject({ decrypted: 1 });
         expect(getInboundEventByEventId(ctx.db, 'ev-1')!.state).toBe('decrypted');
         expect(unseals.count).toBe(1);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config/load.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, privateKeyFor, removeCardNetworkKey } from '../../src/inbound/keyring.js';
-import { createContext } from '../../src/context.js';
+import { createContext } from '../../src/create-context.js';
 import { makeContext, tempDir } from '../support/context.js';
 import { pkcs12FromPem } from '../support/pkcs12.js';
 import { hasOpenssl } from '../support/openssl.js';

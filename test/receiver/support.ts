@@ -4,7 +4,8 @@ import { createServer as createTcpServer, connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
-import { createContext, type AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/context.js';
+import { createContext } from '../../src/create-context.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { createLogger } from '../../src/logging/logger.js';
 import type { EventDataByType, EventType } from '../../src/verify/events.js';

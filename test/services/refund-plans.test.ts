@@ -3,7 +3,7 @@ import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { dispatchRefundPlan, reconfirmRefundConfig, recordRefundPlanOnFailure, setRefundConfig } from '../../src/services/refunds.js';
 import { changeTransactionStatus, createTransaction, getTransaction } from '../../src/services/transactions.js';
-import { transactionHooks, type TransactionStatusChange } from '../../src/services/transaction-hooks.js';
+import type { TransactionHook, TransactionStatusChange } from '../../src/context.js';
 import { getRefundPlanForTransaction } from '../../src/store/refund-plans.js';
 import { makeContext, type TestContext } from '../support/context.js';
 
@@ -46,7 +46,12 @@ function withPolygonDefault(): { ctx: TestContext; org: ReturnType<typeof create
   return { ctx, org };
 }
 
-function fail(ctx: TestContext, orgId: string, transactionId: string, hooks = [recordRefundPlanOnFailure]): void {
+function fail(
+  ctx: TestContext,
+  orgId: string,
+  transactionId: string,
+  hooks: readonly TransactionHook[] = [recordRefundPlanOnFailure],
+): void {
   const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
   ctx.db
     .transaction(() => {
@@ -57,7 +62,7 @@ function fail(ctx: TestContext, orgId: string, transactionId: string, hooks = [r
 }
 
 describe('refund plan hook', () => {
-  it('is registered in transactionHooks and records a plan only on Failed', () => {
+  it('is wired into the context and records a plan only on Failed', () => {
     const { ctx, org } = withPolygonDefault();
     insertTransaction(ctx, org.id, 'txn_1', {});
     const change: TransactionStatusChange = {
@@ -68,9 +73,10 @@ describe('refund plan hook', () => {
       to: 'Processing',
       nowMs: ctx.clock.now(),
     };
-    for (const h of transactionHooks) h(change);
+    expect(ctx.transactionHooks).toContain(recordRefundPlanOnFailure);
+    for (const h of ctx.transactionHooks) h(change);
     expect(getRefundPlanForTransaction(ctx.db, 'txn_1')).toBeUndefined();
-    fail(ctx, org.id, 'txn_1', transactionHooks);
+    fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
     expect(getRefundPlanForTransaction(ctx.db, 'txn_1')).toMatchObject({
       orgId: org.id,
       state: 'Dispatched',
@@ -79,7 +85,7 @@ describe('refund plan hook', () => {
       dispatchedAt: isoAt(ctx.clock.now()),
     });
     // A second failure keeps the first plan.
-    fail(ctx, org.id, 'txn_1', transactionHooks);
+    fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
     expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get()).toEqual({ n: 1 });
   });
 

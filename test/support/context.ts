@@ -6,13 +6,15 @@ import { afterEach } from 'vitest';
 import request from 'supertest';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { createContext, type AppContext } from '../../src/context.js';
+import type { AppContext } from '../../src/context.js';
+import { createContext } from '../../src/create-context.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { listMigrations, migrate } from '../../src/db/migrate.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { createApp } from '../../src/api/app.js';
 import { TokenService } from '../../src/services/tokens.js';
+import { EventSignatures } from '../../src/delivery/event-signatures.js';
 import { createApiClient, createOrganization } from '../../src/services/organizations.js';
 import type { PiiAccess } from '../../src/store/api-clients.js';
 
@@ -70,8 +72,10 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 export function makeApi(ctx: AppContext) {
   const tokens = new TokenService(ctx);
-  const { app, registry } = createApp({ ctx, tokens, adminToken: ADMIN_TOKEN });
-  return { app, registry, tokens, http: request(app) };
+  // The process's signatures, for a test's dispatcher to share with the app's event streams.
+  const signatures = new EventSignatures(ctx);
+  const { app, registry } = createApp({ ctx, tokens, adminToken: ADMIN_TOKEN, signatures });
+  return { app, registry, tokens, signatures, http: request(app) };
 }
 
 /** An organization with one client and a valid access token for it. */

@@ -4,12 +4,13 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { currentSigningKey, ensureSigningKey, pairIfKeyless } from '../../delivery/signing-keys.js';
 import type { Commit } from '../../db/group-commit.js';
+import type { EventSignatures } from '../../delivery/event-signatures.js';
 import { BorderdError, badRequest } from '../../domain/errors.js';
 import { getClientStanding } from '../../store/api-clients.js';
 import { idLowerBound } from '../../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../../domain/iso-time.js';
 import { latestEventId, listEventsAfter, replayStartAt } from '../../store/events.js';
-import type { Worker } from '../../workers.js';
+import type { Worker } from '../../worker.js';
 import type { RouteModule } from '../route.js';
 
 /**
@@ -95,7 +96,7 @@ export function eventStreamCloser(ctx: AppContext): Worker {
 const sseMessage = (event: string, data: unknown, id?: string): string =>
   `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
+export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
   api.route({
     method: 'get',
     path: '/v1/notifications/events/stream',
@@ -144,7 +145,12 @@ export const eventStreamRoutes: RouteModule = (api, { ctx }) => {
         // the position: `ready` then still carries an id to resume from.
         start = { mode: 'since', after: replayStartAt(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
       } else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
-      follow(ctx, { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined }, start, res, commit);
+      follow(
+        { ctx, signatures, commit },
+        { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined },
+        start,
+        res,
+      );
       return undefined;
     },
   });
@@ -160,7 +166,19 @@ interface StreamAuth {
  * A stream outlives its request's authentication check, so it re-checks: it ends when the token
  * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh token.
  */
-function follow(ctx: AppContext, auth: StreamAuth, start: { mode: StartMode; after: string | null }, res: Response, commit: Commit): void {
+/** What a stream uses of the daemon: the context, the process's signatures, and the group commit for its key's first write. */
+interface StreamDeps {
+  ctx: AppContext;
+  signatures: EventSignatures;
+  commit: Commit;
+}
+
+function follow(
+  { ctx, signatures, commit }: StreamDeps,
+  auth: StreamAuth,
+  start: { mode: StartMode; after: string | null },
+  res: Response,
+): void {
   const { orgId } = auth;
   const { heartbeatMs, pollIntervalMs, batchSize } = ctx.config.eventStream;
   res.status(200);
@@ -219,15 +237,13 @@ function follow(ctx: AppContext, auth: StreamAuth, start: { mode: StartMode; aft
     closed = true;
     clearInterval(heartbeat);
     clearTimeout(expiry);
-    ctx.signals.off('events', onSignal);
-    ctx.signals.off('outbox', onSignal);
+    unlisten();
     interrupt?.();
     res.end();
     // At shutdown the keep-alive socket would otherwise hold server.close() for the whole grace period.
     if (shutdown) res.socket?.end();
   };
-  ctx.signals.on('events', onSignal);
-  ctx.signals.on('outbox', onSignal);
+  const unlisten = ctx.signals.outbox.listen(onSignal);
   streamsOf(ctx).set(end, auth.clientId);
   res.on('close', () => end());
 
@@ -246,7 +262,7 @@ function follow(ctx: AppContext, auth: StreamAuth, start: { mode: StartMode; aft
     if (rows.length === 0) return 0;
     // The process's signatures, shared with the dispatcher: stored ones reused, the others made on
     // the thread pool one stream's batch at a time, and stored (docs/receiver.md).
-    const signed = await ctx.eventSignatures.signBatch(orgId, rows);
+    const signed = await signatures.signBatch(orgId, rows);
     if (closed) return 0;
     // A rotation while the batch was signed: announce the new key, and sign the batch again with it.
     if (signed.keyId !== announcedKey && announceKey() !== signed.keyId) return sendBatch();

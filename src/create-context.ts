@@ -1,0 +1,61 @@
+/**
+ * Builds the AppContext of a process (the daemon, or one CLI command): opens and migrates the
+ * database, resolves the master key, and wires the reactions every transaction status change runs.
+ *
+ * @module create-context
+ */
+import { dirname, join } from 'node:path';
+import type { Config } from './config/schema.js';
+import type { AppContext, TransactionHook } from './context.js';
+import { migrate } from './db/migrate.js';
+import { openDatabase } from './db/open.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { createLogger, type Logger } from './logging/logger.js';
+import { checkMasterKey, mayCreateMasterKey, resolveMasterKey } from './security/master-key.js';
+import { SecretBox } from './security/secret-box.js';
+import { recordRefundPlanOnFailure } from './services/refunds.js';
+import { createSignals } from './signals.js';
+
+/** Every feature's reactions to a transaction status change, in the order they run. */
+const TRANSACTION_HOOKS: readonly TransactionHook[] = [recordRefundPlanOnFailure];
+
+export interface ContextOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Apply pending migrations while opening (serve and most CLI commands do). */
+  migrate?: boolean;
+}
+
+export function dataDirOf(config: Config): string {
+  return config.database.path === ':memory:' ? process.cwd() : dirname(config.database.path);
+}
+
+export function createContext(config: Config, opts: ContextOptions = {}): AppContext {
+  const log = opts.log ?? createLogger(config.log);
+  const dataDir = dataDirOf(config);
+  const db = openDatabase(config.database.path, { busyTimeoutMs: config.database.busyTimeoutMs, synchronous: config.database.synchronous });
+  if (opts.migrate !== false) {
+    for (const m of migrate(db)) log.info({ version: m.version, name: m.name }, 'migration applied');
+  }
+  const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
+  let secrets: SecretBox;
+  try {
+    const { key, created } = resolveMasterKey({ configured: config.security.masterKey, file: keyFile, mayCreate: mayCreateMasterKey(db) });
+    if (created) log.warn({ dataDir }, 'generated a new master key file (master.key, mode 0600); back it up with the database');
+    secrets = new SecretBox(key);
+    checkMasterKey(db, secrets, config.security.masterKey ? 'security.masterKey (BORDERD_MASTER_KEY)' : keyFile);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return {
+    config,
+    db,
+    clock: opts.clock ?? systemClock,
+    log,
+    secrets,
+    dataDir,
+    signals: createSignals(),
+    transactionHooks: TRANSACTION_HOOKS,
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * In-process wake-ups between parts that no import connects: the write that commits an event and
+ * the dispatcher that sends it, the intake that stores a notification and the worker that decrypts
+ * it. Each signal is named here, once, with who emits it and who listens, so the hop is visible.
+ *
+ * Listeners run synchronously inside `emit`, on the emitter's call stack (a request handler's, say):
+ * a listener that has real work to do schedules it instead of doing it there.
+ *
+ * @module signals
+ */
+
+type Listener<T> = (value: T) => void;
+
+/** One named wake-up. */
+export class Signal<T = void> {
+  readonly #listeners = new Set<Listener<T>>();
+
+  /** Calls `listener` on every emit until the returned function is called. */
+  listen(listener: Listener<T>): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  emit(value: T): void {
+    for (const listener of [...this.#listeners]) listener(value);
+  }
+
+  /** The value of the next emit: for tests and tools that wait on a worker instead of sleeping. */
+  next(): Promise<T> {
+    return new Promise((resolve) => {
+      const stop = this.listen((value) => {
+        stop();
+        resolve(value);
+      });
+    });
+  }
+
+  get listeners(): number {
+    return this.#listeners.size;
+  }
+}
+
+/** Counts of one decryption pass, by outcome. */
+export type InboundPassCounts = Readonly<Record<string, number>>;
+
+export interface Signals {
+  /**
+   * Events or deliveries were committed, or deliveries requeued: dispatchers look for due rows and
+   * event streams read new events. Emitted after the commit by enqueue's outbox transaction and the
+   * replays; another process's writes are found by the listeners' polls.
+   */
+  readonly outbox: Signal;
+  /** Card-network notifications were queued for decryption (intake, retries, key imports): the decrypt worker runs a pass. */
+  readonly inbound: Signal;
+  /** The decrypt worker finished a pass. */
+  readonly inboundPassed: Signal<InboundPassCounts>;
+}
+
+export function createSignals(): Signals {
+  return { outbox: new Signal(), inbound: new Signal(), inboundPassed: new Signal<InboundPassCounts>() };
+}
