@@ -4,7 +4,7 @@ import { createContext } from '../create-context.js';
 import { startDaemon } from '../daemon.js';
 import { bootstrapDevelopment } from '../services/organizations.js';
 import { countOrganizations } from '../store/organizations.js';
-import { migrate } from '../db/migrate.js';
+import { migrate, schemaVersion } from '../db/migrate.js';
 import { stdoutLogIsPretty } from '../logging/logger.js';
 import { listenFailure, loadCliConfig, reportError, runWithContext, output, withCommonOptions, type CommonArgs } from './context.js';
 
@@ -117,11 +117,11 @@ export const migrateCommand: CommandModule<object, CommonArgs> = {
       args,
       (ctx) => {
         const applied = migrate(ctx.db);
-        const row = ctx.db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number };
+        const version = schemaVersion(ctx.db);
         output(
           args,
-          { version: row.v, applied: applied.map((m) => ({ version: m.version, name: m.name })) },
-          () => `database ${ctx.config.database.path} is at schema version ${row.v} (${applied.length} migration(s) applied now)`,
+          { version, applied: applied.map((m) => ({ version: m.version, name: m.name })) },
+          () => `database ${ctx.config.database.path} is at schema version ${version} (${applied.length} migration(s) applied now)`,
         );
       },
       { migrate: false },

@@ -62,6 +62,11 @@ export function migrate(db: Db, migrations: Migration[] = listMigrations()): Mig
   return done;
 }
 
+/** The newest migration applied, 0 for a database with none. */
+export function schemaVersion(db: Db): number {
+  return (db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as number | null) ?? 0;
+}
+
 /** True when every migration this build knows has been applied (readiness). */
 export function isMigrated(db: Db, migrations: Migration[] = listMigrations()): boolean {
   try {

@@ -107,6 +107,23 @@ export type SavepointOutcome<T> = { ok: true; value: T } | { ok: false; err: unk
 const busyTimeouts = new WeakMap<Db, number>();
 
 /**
+ * Runs `fn` in a write transaction (BEGIN IMMEDIATE): all of it commits, or none of it. A write lock
+ * another process holds is waited for in SQLite's busy wait (database.busyTimeoutMs), which holds the
+ * event loop: the daemon's hot paths use tryWriteNow or the group commit instead. Inside an open
+ * transaction, `fn` runs in a savepoint of it.
+ */
+export function writeTransaction<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn).immediate();
+}
+
+/** Whether the database has this table (a database opened before migrations run may not). */
+export const hasTable = (db: Db, name: string): boolean =>
+  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+
+/** Whether a transaction is open on the connection: writes that must commit with their caller's change check it. */
+export const inTransaction = (db: Db): boolean => db.inTransaction;
+
+/**
  * Runs `fn` in a write transaction (BEGIN IMMEDIATE) only if the write lock is free now. When
  * another process holds it (a CLI import writing a large file in one transaction), SQLite's busy
  * wait would hold the whole event loop, every request and send with it, for up to

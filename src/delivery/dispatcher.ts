@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Pool } from 'undici';
 import type { AppContext } from '../context.js';
-import { bookkeeping, inSavepoint, tryWriteNow } from '../db/open.js';
+import { bookkeeping, inSavepoint, tryWriteNow, writeTransaction } from '../db/open.js';
 import { remember } from '../domain/bounded-map.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
@@ -11,25 +11,23 @@ import { post, type PostExchange } from '../http/post.js';
 import {
   claimDue,
   dueWebhooks,
-  eventBodies,
   finishAttempt,
-  insertAttempt,
   lastRetryGotNoAnswer,
   leaseOf,
   releaseLease,
   releaseLeases,
   renewLeases,
   sendTarget,
-  storeSignature,
-  trailingAttemptsFailedWith,
-  setPendingState,
   type DeliveryState,
   type DueWebhook,
 } from '../store/deliveries.js';
-import { getWebhookById, updateWebhook } from '../store/webhooks.js';
+import { eventBodies } from '../store/events.js';
+import { storeSignature } from '../store/event-signatures.js';
+import { insertAttempt, trailingAttemptsFailedWith } from '../store/delivery-attempts.js';
 import { VERSION } from '../version.js';
 import type { Worker } from '../worker.js';
 import { createWebhookPool, literalAddressRefused } from './connector.js';
+import { disableWebhook } from './webhook-state.js';
 import { EventSignatures } from './event-signatures.js';
 import type { SigningKey } from './signing-keys.js';
 
@@ -954,25 +952,23 @@ export class Dispatcher implements Worker {
     // While running, a held write lock (another process) is waited for on a timer; at a stop, in
     // SQLite's busy wait as before, since the stop waits for these results anyway.
     const recordAll = (): RecordedLine[] | undefined => {
-      if (this.#stopped) return ctx.db.transaction(writeAll).immediate();
+      if (this.#stopped) return writeTransaction(ctx.db, writeAll);
       const attempt = tryWriteNow(ctx.db, writeAll);
       return attempt.ok ? attempt.value : undefined;
     };
     const recordEach = (): RecordedLine[] =>
-      ctx.db
-        .transaction(() => {
-          for (const s of signatures) {
-            const o = inSavepoint(ctx.db, () => storeSignature(ctx.db, s.eventId, s.keyId, s.signature));
-            if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
-          }
-          return batch.flatMap((f) => {
-            const o = inSavepoint(ctx.db, () => this.#record(f));
-            if (o.ok) return [o.value];
-            ctx.log.error({ err: o.err, deliveryId: f.job.id }, 'delivery bookkeeping failed');
-            return [];
-          });
-        })
-        .immediate();
+      writeTransaction(ctx.db, () => {
+        for (const s of signatures) {
+          const o = inSavepoint(ctx.db, () => storeSignature(ctx.db, s.eventId, s.keyId, s.signature));
+          if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
+        }
+        return batch.flatMap((f) => {
+          const o = inSavepoint(ctx.db, () => this.#record(f));
+          if (o.ok) return [o.value];
+          ctx.log.error({ err: o.err, deliveryId: f.job.id }, 'delivery bookkeeping failed');
+          return [];
+        });
+      });
     try {
       const recorded = bookkeeping(ctx.db, () => {
         try {
@@ -1068,12 +1064,8 @@ export class Dispatcher implements Worker {
     );
     if (!advanced) return this.#recordChanged(job, ok, line, common);
     if (disable) {
-      const webhook = getWebhookById(ctx.db, job.webhook.id);
-      if (webhook?.enabled) {
-        const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
-        updateWebhook(ctx.db, webhook.id, webhook.url, false, reason, at);
-      }
-      setPendingState(ctx.db, job.webhook.id, 'skipped', at);
+      const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
+      disableWebhook(ctx.db, job.webhook.id, reason, at);
     }
     const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
     if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };

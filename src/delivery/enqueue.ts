@@ -6,6 +6,7 @@ import { insertDelivery } from '../store/deliveries.js';
 import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
 import { writeEvent, type StoredEvent } from './events.js';
+import { inTransaction, writeTransaction } from '../db/open.js';
 
 /**
  * Writes an event and its deliveries: one row per live webhook of the organization, pending when
@@ -14,7 +15,7 @@ import { writeEvent, type StoredEvent } from './events.js';
  * together; call wakeDispatcher(ctx) after the commit.
  */
 export function enqueueEvent<T extends EventType>(ctx: AppContext, orgId: string, type: T, data: EventDataByType[T]): StoredEvent<T> {
-  if (!ctx.db.inTransaction) throw new Error('enqueueEvent must run inside a SQLite transaction (use inOutboxTransaction)');
+  if (!inTransaction(ctx.db)) throw new Error('enqueueEvent must run inside a SQLite transaction (use inOutboxTransaction)');
   const now = ctx.clock.now();
   const stored = writeEvent(ctx.db, now, orgId, type, data);
   const at = isoAt(now);
@@ -45,7 +46,7 @@ export function wakeDispatcher(ctx: AppContext): void {
 
 /** Runs `fn` in one immediate SQLite transaction, then wakes the dispatcher once it has committed. */
 export function inOutboxTransaction<R>(ctx: AppContext, fn: () => R): R {
-  const result = ctx.db.transaction(fn).immediate();
+  const result = writeTransaction(ctx.db, fn);
   wakeDispatcher(ctx);
   return result;
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { bookkeeping, tryWriteNow } from '../db/open.js';
 import { remember } from '../domain/bounded-map.js';
-import { storedSignatures, storeSignature } from '../store/deliveries.js';
+import { storedSignatures, storeSignature } from '../store/event-signatures.js';
 import { Signer, type SigningKey } from './signing-keys.js';
 
 /**

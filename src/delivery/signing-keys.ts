@@ -3,7 +3,16 @@ import { promisify } from 'node:util';
 import type { AppContext } from '../context.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
 import { isoAt } from '../domain/clock.js';
+import { writeTransaction } from '../db/open.js';
 import { newId } from '../domain/ids.js';
+import {
+  currentKeyId,
+  currentKeyRow,
+  insertWebhookKey,
+  retireWebhookKeys,
+  sealedPrivateKey,
+  type WebhookKeyRow,
+} from '../store/webhook-keys.js';
 
 /**
  * The organization's RSA-SHA256 webhook signing keys. The private half is sealed under the master
@@ -19,29 +28,9 @@ export interface PublicSigningKey {
   createdAt: string;
 }
 
-interface KeyRow {
-  id: string;
-  org_id: string;
-  public_pem: string;
-  private_enc: string;
-  created_at: string;
-  retired_at: string | null;
-}
-
 const context = (id: string) => `webhook_keys.private:${id}`;
 
-/** Which key is an organization's current one: its newest unretired key. */
-const CURRENT = 'FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1';
-
-function currentRow(ctx: AppContext, orgId: string): KeyRow | undefined {
-  return ctx.db.prepare(`SELECT * ${CURRENT}`).get(orgId) as KeyRow | undefined;
-}
-
-function currentKeyIdOf(ctx: AppContext, orgId: string): string | undefined {
-  return (ctx.db.prepare(`SELECT id ${CURRENT}`).get(orgId) as { id: string } | undefined)?.id;
-}
-
-function toPublic(row: KeyRow): PublicSigningKey {
+function toPublic(row: WebhookKeyRow): PublicSigningKey {
   return { keyId: row.id, publicKey: row.public_pem, algorithm: 'RSA-SHA256', createdAt: row.created_at };
 }
 
@@ -56,11 +45,11 @@ function insertNewKey(
   ctx: AppContext,
   orgId: string,
   pair: KeyPair = generateKeyPairSync('rsa', { modulusLength: SIGNING_KEY_BITS }),
-): KeyRow {
+): WebhookKeyRow {
   const { publicKey, privateKey } = pair;
   const now = ctx.clock.now();
   const id = newId('wsk', now);
-  const row: KeyRow = {
+  const row: WebhookKeyRow = {
     id,
     org_id: orgId,
     public_pem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
@@ -68,9 +57,7 @@ function insertNewKey(
     created_at: isoAt(now),
     retired_at: null,
   };
-  ctx.db
-    .prepare('INSERT INTO webhook_keys (id, org_id, public_pem, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, NULL)')
-    .run(row.id, row.org_id, row.public_pem, row.private_enc, row.created_at);
+  insertWebhookKey(ctx.db, row);
   return row;
 }
 
@@ -79,8 +66,7 @@ function insertNewKey(
  * on this thread). Safe inside or outside a transaction.
  */
 export function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair): PublicSigningKey {
-  const run = () => currentRow(ctx, orgId) ?? insertNewKey(ctx, orgId, pair);
-  return toPublic(ctx.db.inTransaction ? run() : ctx.db.transaction(run).immediate());
+  return toPublic(writeTransaction(ctx.db, () => currentKeyRow(ctx.db, orgId) ?? insertNewKey(ctx, orgId, pair)));
 }
 
 /**
@@ -91,11 +77,11 @@ export function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair)
  * meanwhile, that one stays and this pair is dropped.
  */
 export async function pairIfKeyless(ctx: AppContext, orgId: string): Promise<KeyPair | undefined> {
-  return currentKeyIdOf(ctx, orgId) ? undefined : generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS });
+  return currentKeyId(ctx.db, orgId) ? undefined : generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS });
 }
 
 export function currentSigningKey(ctx: AppContext, orgId: string): PublicSigningKey | undefined {
-  const row = currentRow(ctx, orgId);
+  const row = currentKeyRow(ctx.db, orgId);
   return row && toPublic(row);
 }
 
@@ -119,7 +105,7 @@ export function rotateSigningKey(ctx: AppContext, orgId: string, commit: Commit 
   const made = generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS })
     .then((pair) =>
       commit(() => {
-        ctx.db.prepare('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL').run(isoAt(ctx.clock.now()), orgId);
+        retireWebhookKeys(ctx.db, orgId, isoAt(ctx.clock.now()));
         return toPublic(insertNewKey(ctx, orgId, pair));
       }),
     )
@@ -149,18 +135,9 @@ export class Signer {
 
   constructor(private readonly ctx: AppContext) {}
 
-  #privateKey(row: Pick<KeyRow, 'id' | 'private_enc'>): KeyObject {
-    let key = this.#keys.get(row.id);
-    if (!key) {
-      key = createPrivateKey(this.ctx.secrets.open(row.private_enc, context(row.id)));
-      this.#keys.set(row.id, key);
-    }
-    return key;
-  }
-
   /** The current key id of an organization, or undefined when it has none. */
   currentKeyId(orgId: string): string | undefined {
-    return currentKeyIdOf(this.ctx, orgId);
+    return currentKeyId(this.ctx.db, orgId);
   }
 
   /**
@@ -169,15 +146,14 @@ export class Signer {
    * private key cannot be opened (wrong master key, damaged row).
    */
   currentKey(orgId: string): SigningKey {
-    let keyId = currentKeyIdOf(this.ctx, orgId);
+    let keyId = currentKeyId(this.ctx.db, orgId);
     if (!keyId) keyId = ensureSigningKey(this.ctx, orgId).keyId;
-    const cached = this.#keys.get(keyId);
-    if (cached) return { keyId, key: cached };
-    const row = this.ctx.db.prepare('SELECT id, private_enc FROM webhook_keys WHERE id = ?').get(keyId) as Pick<
-      KeyRow,
-      'id' | 'private_enc'
-    >;
-    return { keyId, key: this.#privateKey(row) };
+    let key = this.#keys.get(keyId);
+    if (!key) {
+      key = createPrivateKey(this.ctx.secrets.open(sealedPrivateKey(this.ctx.db, keyId)!, context(keyId)));
+      this.#keys.set(keyId, key);
+    }
+    return { keyId, key };
   }
 
   /** base64 RSA-SHA256 over the exact bytes, with the id of the key that made it. */

@@ -1,4 +1,4 @@
-import { tryWriteNow } from '../db/open.js';
+import { tryWriteNow, writeTransaction } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
@@ -57,12 +57,10 @@ export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: 
   // The organization the ica now resolves to (organizationForIca): the config file's wins over this mapping.
   const effective = configured ?? orgId;
   const at = isoAt(ctx.clock.now());
-  const requeued = ctx.db
-    .transaction(() => {
-      upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
-      return matchUnmatched(ctx.db, ica, effective, at) + reassignUndecrypted(ctx.db, ica, effective, at);
-    })
-    .immediate();
+  const requeued = writeTransaction(ctx.db, () => {
+    upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
+    return matchUnmatched(ctx.db, ica, effective, at) + reassignUndecrypted(ctx.db, ica, effective, at);
+  });
   if (requeued > 0) ctx.signals.inbound.emit();
   const mapping = listMappings(ctx).find((m) => m.ica === ica)!;
   return { mapping, requeued };

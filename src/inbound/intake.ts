@@ -14,6 +14,7 @@ import { getOrganization } from '../store/organizations.js';
 import { organizationForIca } from './ica-mapping.js';
 import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
+import { writeTransaction } from '../db/open.js';
 
 export interface IntakeResult {
   id: string;
@@ -66,24 +67,22 @@ export function receiveNotification(ctx: AppContext, n: InboundNotification, raw
   const at = isoAt(now);
   const id = newId('inb', now);
   // One transaction: the organization lookup, the insert, and on a duplicate what becomes of it.
-  const result = ctx.db
-    .transaction((): { outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null } => {
-      const mapped = organizationForIca(ctx, n.ica);
-      const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
-      const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
-      const state = orgId ? 'received' : 'unmatched';
-      if (insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state }))
-        return { outcome: 'stored', id, state, orgId };
-      const stored = getInboundEventByEventId(ctx.db, n.eventId)!;
-      const action = redeliveryAction(stored, { ica: n.ica, rawBody });
-      if (action === 'replace') {
-        replaceCopy(ctx.db, stored.id, copy, at);
-        return { outcome: 'replaced', id: stored.id, state: 'received', orgId: stored.orgId };
-      }
-      const outcome = action === 'hold' ? holdCopy(ctx.db, stored.id, copy, MAX_HELD_COPIES) : 'duplicate';
-      return { outcome, id: stored.id, state: stored.state, orgId: stored.orgId };
-    })
-    .immediate();
+  const result = writeTransaction(ctx.db, (): { outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null } => {
+    const mapped = organizationForIca(ctx, n.ica);
+    const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
+    const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
+    const state = orgId ? 'received' : 'unmatched';
+    if (insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state }))
+      return { outcome: 'stored', id, state, orgId };
+    const stored = getInboundEventByEventId(ctx.db, n.eventId)!;
+    const action = redeliveryAction(stored, { ica: n.ica, rawBody });
+    if (action === 'replace') {
+      replaceCopy(ctx.db, stored.id, copy, at);
+      return { outcome: 'replaced', id: stored.id, state: 'received', orgId: stored.orgId };
+    }
+    const outcome = action === 'hold' ? holdCopy(ctx.db, stored.id, copy, MAX_HELD_COPIES) : 'duplicate';
+    return { outcome, id: stored.id, state: stored.state, orgId: stored.orgId };
+  });
 
   const log = { eventId: n.eventId, inboundId: result.id };
   switch (result.outcome) {

@@ -16,6 +16,7 @@ import { getOrganization } from '../store/organizations.js';
 import { buildCsrPem } from './csr.js';
 import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint.js';
 import { isPkcs12, privateKeyFromPkcs12 } from './pkcs12.js';
+import { writeTransaction } from '../db/open.js';
 
 /**
  * The organizations' card-network decryption keys. An organization may hold several at once: a
@@ -76,13 +77,11 @@ function store(
     source,
     createdAt: isoAt(now),
   };
-  ctx.db
-    .transaction(() => {
-      if (findCardNetworkKey(ctx.db, orgId, kid))
-        throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
-      insertCardNetworkKey(ctx.db, row);
-    })
-    .immediate();
+  writeTransaction(ctx.db, () => {
+    if (findCardNetworkKey(ctx.db, orgId, kid))
+      throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
+    insertCardNetworkKey(ctx.db, row);
+  });
   ctx.log.info({ orgId, kid, keyId: id, source }, 'card-network key added');
   return toView(row);
 }

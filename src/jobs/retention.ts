@@ -1,5 +1,5 @@
 import { schedule, type ScheduledTask } from 'node-cron';
-import { bookkeeping, tryWriteNow } from '../db/open.js';
+import { bookkeeping, tryWriteNow, writeTransaction } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, isoAt } from '../domain/clock.js';
 import { deleteDeliveredBefore, deleteEventsBefore } from '../store/retention.js';
@@ -56,7 +56,7 @@ class Pruning {
 export function pruneOutbox(ctx: AppContext): PruneResult {
   const pruning = new Pruning(ctx);
   // Deleting old rows again after a power cut is harmless: no fsync per batch.
-  while (!pruning.done) bookkeeping(ctx.db, () => ctx.db.transaction(() => pruning.step()).immediate());
+  while (!pruning.done) bookkeeping(ctx.db, () => writeTransaction(ctx.db, () => pruning.step()));
   return pruning.result;
 }
 

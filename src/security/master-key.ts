@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Db } from '../db/open.js';
+import { hasTable, type Db } from '../db/open.js';
+import { holdsSealedValues, readServiceMeta, recordServiceMetaOnce } from '../store/service-meta.js';
+import { anyTokenKey } from '../store/token-keys.js';
 import type { SecretBox } from './secret-box.js';
 import { createFileDurably } from './durable-file.js';
 
@@ -54,26 +56,6 @@ const wrongKey = (source: string) =>
   );
 const CHECK_CONTEXT = 'service_meta.master_key_check';
 
-const hasTable = (db: Db, name: string): boolean =>
-  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-const hasMetaTable = (db: Db): boolean => hasTable(db, 'service_meta');
-
-/** Where sealed values live: a database with a row in any of these already depends on its master key. */
-const SEALED = [
-  ['token_keys', 'private_enc'],
-  ['webhook_keys', 'private_enc'],
-  ['card_network_keys', 'private_enc'],
-  ['integrations', 'credentials_enc'],
-  ['inbound_events', 'payload_enc'],
-] as const;
-
-function holdsSealedValues(db: Db): boolean {
-  return SEALED.some(
-    ([table, column]) =>
-      hasTable(db, table) && db.prepare(`SELECT 1 FROM ${table} WHERE ${column} IS NOT NULL LIMIT 1`).get() !== undefined,
-  );
-}
-
 /**
  * Whether a new master key may be created: only for a database that holds nothing sealed. The
  * canary says so for databases made since it exists; an older database is asked directly.
@@ -83,10 +65,7 @@ export function mayCreateMasterKey(db: Db): boolean {
 }
 
 /** The sealed canary, or undefined on a database that has none yet (or predates the table). */
-function readMasterKeyCheck(db: Db): string | undefined {
-  if (!hasMetaTable(db)) return undefined;
-  return (db.prepare('SELECT value FROM service_meta WHERE key = ?').get(CHECK_KEY) as { value: string } | undefined)?.value;
-}
+const readMasterKeyCheck = (db: Db): string | undefined => readServiceMeta(db, CHECK_KEY);
 
 /**
  * Proves the key opens this database's secrets before anything else reads one: a wrong key stops
@@ -95,11 +74,9 @@ function readMasterKeyCheck(db: Db): string | undefined {
  */
 export function checkMasterKey(db: Db, box: SecretBox, source: string): void {
   let sealed = readMasterKeyCheck(db);
-  if (sealed === undefined && hasMetaTable(db)) {
+  if (sealed === undefined && hasTable(db, 'service_meta')) {
     // A database from before the canary: prove the key on a sealed token key before vouching for it.
-    const tokenKey = hasTable(db, 'token_keys')
-      ? (db.prepare('SELECT kid, private_enc FROM token_keys LIMIT 1').get() as { kid: string; private_enc: string } | undefined)
-      : undefined;
+    const tokenKey = anyTokenKey(db);
     if (tokenKey) {
       try {
         box.open(tokenKey.private_enc, `token_keys.private:${tokenKey.kid}`);
@@ -107,7 +84,7 @@ export function checkMasterKey(db: Db, box: SecretBox, source: string): void {
         throw wrongKey(source);
       }
     }
-    db.prepare('INSERT OR IGNORE INTO service_meta (key, value) VALUES (?, ?)').run(CHECK_KEY, box.seal('borderd', CHECK_CONTEXT));
+    recordServiceMetaOnce(db, CHECK_KEY, box.seal('borderd', CHECK_CONTEXT));
     sealed = readMasterKeyCheck(db);
   }
   if (sealed === undefined) return;

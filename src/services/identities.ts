@@ -20,6 +20,7 @@ import {
 } from '../store/identities.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
+import { writeTransaction } from '../db/open.js';
 
 /**
  * Identities: created by operators (admin API, CLI import), listed by the organization's clients.
@@ -158,15 +159,13 @@ export function importIdentities(
   if (parsed.length === 0 && errors.length === 0) errors.push({ path: 'file', message: 'holds no identities' });
   if (errors.length) throw importRefused(errors);
   const now = ctx.clock.now();
-  const ids = ctx.db
-    .transaction(() =>
-      parsed.map((p, i) => {
-        const id = insertOne(ctx, orgId, p, now).id;
-        if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
-        return id;
-      }),
-    )
-    .immediate();
+  const ids = writeTransaction(ctx.db, () =>
+    parsed.map((p, i) => {
+      const id = insertOne(ctx, orgId, p, now).id;
+      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
+      return id;
+    }),
+  );
   // The total is the identities of the file (blank lines are not counted), so the bar ends at 100%.
   onProgress?.(ids.length, parsed.length);
   return { imported: ids.length, ids };

@@ -6,6 +6,7 @@ import { newId } from '../domain/ids.js';
 import { hashSecret } from '../security/secret-hash.js';
 import { type ApiClient, insertApiClient, type PiiAccess, revokeApiClient, getApiClient } from '../store/api-clients.js';
 import { countOrganizations, getOrganization, insertOrganization, type Organization } from '../store/organizations.js';
+import { writeTransaction } from '../db/open.js';
 
 export function createOrganization(ctx: AppContext, name: string): Organization {
   const org = newOrganization(ctx, name);
@@ -74,13 +75,11 @@ export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Orga
   const org = newOrganization(ctx, 'Development');
   // scrypt is asynchronous, so the hash is made before the transaction opens.
   const { client, clientSecret, secretHash } = await newClient(ctx, { orgId: org.id, name: 'development' });
-  const created = ctx.db
-    .transaction(() => {
-      if (countOrganizations(ctx.db) > 0) return false;
-      insertOrganization(ctx.db, org);
-      insertApiClient(ctx.db, client, secretHash);
-      return true;
-    })
-    .immediate();
+  const created = writeTransaction(ctx.db, () => {
+    if (countOrganizations(ctx.db) > 0) return false;
+    insertOrganization(ctx.db, org);
+    insertApiClient(ctx.db, client, secretHash);
+    return true;
+  });
   return created ? { org, client: { ...client, clientSecret } } : undefined;
 }

@@ -5,20 +5,13 @@ import { newId } from '../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
 import { enqueueEvent, firstAttemptAt, inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import type { StoredEvent } from '../delivery/events.js';
-import { eventIdsSince } from '../store/events.js';
+import { eventIdsSince, eventOrganization } from '../store/events.js';
 import { getOrganization } from '../store/organizations.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
-import {
-  countByState,
-  getDelivery,
-  listAttempts,
-  listDeliveries,
-  requeueDelivery,
-  type AttemptRecord,
-  type Delivery,
-  type DeliveryState,
-} from '../store/deliveries.js';
+import { countByState, getDelivery, listDeliveries, requeueDelivery, type Delivery, type DeliveryState } from '../store/deliveries.js';
+import { listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { getWebhookById, listWebhooks } from '../store/webhooks.js';
+import { writeTransaction } from '../db/open.js';
 
 export interface ReplayResult {
   /** Events considered. */
@@ -53,29 +46,27 @@ export function replayWebhookSince(
   let requeued = 0;
   for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
     const batch = ids.slice(i, i + REPLAY_BATCH);
-    requeued += ctx.db
-      .transaction(() => {
-        // Checked again in every batch: a webhook deleted or disabled meanwhile turned what earlier
-        // batches queued into cancelled or skipped rows, and must not get pending rows after that.
-        replayableWebhook(ctx, webhookId);
-        const now = ctx.clock.now();
-        let n = 0;
-        for (const eventId of batch) {
-          if (
-            requeueDelivery(ctx.db, {
-              id: newId('dlv', now),
-              eventId,
-              webhookId,
-              orgId: webhook.orgId,
-              nextAttemptAt: firstAttemptAt(ctx, now),
-              at: isoAt(now),
-            })
-          )
-            n++;
-        }
-        return n;
-      })
-      .immediate();
+    requeued += writeTransaction(ctx.db, () => {
+      // Checked again in every batch: a webhook deleted or disabled meanwhile turned what earlier
+      // batches queued into cancelled or skipped rows, and must not get pending rows after that.
+      replayableWebhook(ctx, webhookId);
+      const now = ctx.clock.now();
+      let n = 0;
+      for (const eventId of batch) {
+        if (
+          requeueDelivery(ctx.db, {
+            id: newId('dlv', now),
+            eventId,
+            webhookId,
+            orgId: webhook.orgId,
+            nextAttemptAt: firstAttemptAt(ctx, now),
+            at: isoAt(now),
+          })
+        )
+          n++;
+      }
+      return n;
+    });
     onProgress?.(Math.min(i + REPLAY_BATCH, ids.length), ids.length);
   }
   wakeDispatcher(ctx);
@@ -92,29 +83,27 @@ function replayableWebhook(ctx: AppContext, webhookId: string) {
 
 /** Requeues one event for every enabled webhook of its organization. */
 export function replayEvent(ctx: AppContext, eventId: string): ReplayResult {
-  const event = ctx.db.prepare('SELECT org_id AS orgId FROM events WHERE id = ?').get(eventId) as { orgId: string } | undefined;
-  if (!event) throw notFound(`event ${eventId}`);
-  const requeued = ctx.db
-    .transaction(() => {
-      const now = ctx.clock.now();
-      let n = 0;
-      for (const w of listWebhooks(ctx.db, event.orgId)) {
-        if (
-          w.enabled &&
-          requeueDelivery(ctx.db, {
-            id: newId('dlv', now),
-            eventId,
-            webhookId: w.id,
-            orgId: event.orgId,
-            nextAttemptAt: firstAttemptAt(ctx, now),
-            at: isoAt(now),
-          })
-        )
-          n++;
-      }
-      return n;
-    })
-    .immediate();
+  const orgId = eventOrganization(ctx.db, eventId);
+  if (!orgId) throw notFound(`event ${eventId}`);
+  const requeued = writeTransaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    let n = 0;
+    for (const w of listWebhooks(ctx.db, orgId)) {
+      if (
+        w.enabled &&
+        requeueDelivery(ctx.db, {
+          id: newId('dlv', now),
+          eventId,
+          webhookId: w.id,
+          orgId: orgId,
+          nextAttemptAt: firstAttemptAt(ctx, now),
+          at: isoAt(now),
+        })
+      )
+        n++;
+    }
+    return n;
+  });
   wakeDispatcher(ctx);
   return { events: 1, requeued };
 }

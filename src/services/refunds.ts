@@ -25,6 +25,7 @@ import {
   type RefundPlan,
 } from '../store/refund-plans.js';
 import type { TransactionStatusChange } from '../context.js';
+import { writeTransaction } from '../db/open.js';
 
 export const orgRefundAddressSchema = z.strictObject({
   network: z.enum(NETWORK_IDS),
@@ -72,23 +73,21 @@ export function setRefundConfig(
 ): RefundConfig & { replannedPlans: string[] } {
   const nowMs = ctx.clock.now();
   const at = isoAt(nowMs);
-  const replanned = ctx.db
-    .transaction(() => {
-      const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
-      const stale = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
-        (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
-      );
-      // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
-      const config = getRefundConfig(ctx.db, orgId);
-      for (const p of stale) {
-        const planned = planFor(ctx, orgId, p.transactionId, nowMs, config);
-        if (!planned) continue;
-        const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
-        replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
-      }
-      return stale.map((p) => p.id);
-    })
-    .immediate();
+  const replanned = writeTransaction(ctx.db, () => {
+    const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
+    const stale = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
+      (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
+    );
+    // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
+    const config = getRefundConfig(ctx.db, orgId);
+    for (const p of stale) {
+      const planned = planFor(ctx, orgId, p.transactionId, nowMs, config);
+      if (!planned) continue;
+      const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
+      replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
+    }
+    return stale.map((p) => p.id);
+  });
   if (replanned.length) ctx.log.info({ orgId, plans: replanned }, 'paused refund plans re-planned against the new default');
   return { ...readRefundConfig(ctx, orgId)!, replannedPlans: replanned };
 }
@@ -99,18 +98,16 @@ export function setRefundConfig(
  */
 export function reconfirmRefundConfig(ctx: AppContext, orgId: string): RefundConfig & { dispatchedPlans: string[] } {
   const at = isoAt(ctx.clock.now());
-  const dispatched = ctx.db
-    .transaction(() => {
-      const config = getRefundConfig(ctx.db, orgId);
-      if (!config) throw notFound('refund configuration');
-      markRefundConfigVerified(ctx.db, orgId, at);
-      const paused = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
-        (p) => p.destinationFrom === 'default' && p.defaultVersion === config.version && p.autoRefund,
-      );
-      for (const p of paused) setRefundPlanState(ctx.db, p.id, 'Dispatched', 'dispatched after the default was re-confirmed', at, at);
-      return paused.map((p) => p.id);
-    })
-    .immediate();
+  const dispatched = writeTransaction(ctx.db, () => {
+    const config = getRefundConfig(ctx.db, orgId);
+    if (!config) throw notFound('refund configuration');
+    markRefundConfigVerified(ctx.db, orgId, at);
+    const paused = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
+      (p) => p.destinationFrom === 'default' && p.defaultVersion === config.version && p.autoRefund,
+    );
+    for (const p of paused) setRefundPlanState(ctx.db, p.id, 'Dispatched', 'dispatched after the default was re-confirmed', at, at);
+    return paused.map((p) => p.id);
+  });
   return { ...readRefundConfig(ctx, orgId)!, dispatchedPlans: dispatched };
 }
 
@@ -207,18 +204,16 @@ function planFor(
 
 /** Operator dispatch (CLI or admin API) of a plan in Created or Paused. */
 export function dispatchRefundPlan(ctx: AppContext, planId: string): RefundPlan {
-  return ctx.db
-    .transaction(() => {
-      const plan = getRefundPlan(ctx.db, planId);
-      if (!plan) throw notFound(`refund plan ${planId}`);
-      if (!canDispatch(plan.state))
-        throw conflict(
-          'refund_plan_not_dispatchable',
-          `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`,
-        );
-      const at = isoAt(ctx.clock.now());
-      setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
-      return getRefundPlan(ctx.db, planId)!;
-    })
-    .immediate();
+  return writeTransaction(ctx.db, () => {
+    const plan = getRefundPlan(ctx.db, planId);
+    if (!plan) throw notFound(`refund plan ${planId}`);
+    if (!canDispatch(plan.state))
+      throw conflict(
+        'refund_plan_not_dispatchable',
+        `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`,
+      );
+    const at = isoAt(ctx.clock.now());
+    setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
+    return getRefundPlan(ctx.db, planId)!;
+  });
 }

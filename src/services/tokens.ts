@@ -9,6 +9,7 @@ import { newId } from '../domain/ids.js';
 import { DUMMY_HASH, verifySecret } from '../security/secret-hash.js';
 import { getApiClientWithHash, getClientStanding, type ApiClient, type PiiAccess } from '../store/api-clients.js';
 import { getActiveTokenKey, getTokenKey, insertTokenKey } from '../store/token-keys.js';
+import { writeTransaction } from '../db/open.js';
 
 /** The one algorithm access tokens are signed with; anything else in a header is refused. */
 export const TOKEN_ALG = 'ES256';
@@ -115,11 +116,9 @@ export class TokenService {
         retired_at: null,
       };
       // Another process may have created one meanwhile; keep whichever is active after our write.
-      this.ctx.db
-        .transaction(() => {
-          if (!getActiveTokenKey(this.ctx.db)) insertTokenKey(this.ctx.db, candidate);
-        })
-        .immediate();
+      writeTransaction(this.ctx.db, () => {
+        if (!getActiveTokenKey(this.ctx.db)) insertTokenKey(this.ctx.db, candidate);
+      });
       row = getActiveTokenKey(this.ctx.db)!;
     }
     const jwk = JSON.parse(this.ctx.secrets.open(row.private_enc, `token_keys.private:${row.kid}`)) as JWK;

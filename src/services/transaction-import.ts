@@ -13,6 +13,7 @@ import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
 import { BENCHMARK_CLASSES, RECONCILIATION_RESULTS, REVIEW_STATES, SUMMARY_TYPES } from './benchmark-summary.js';
 import { parseCsv } from './csv.js';
+import { writeTransaction } from '../db/open.js';
 
 /**
  * Imported transactions (origin 'imported'), one per CSV row or JSON line, with the fields the
@@ -128,38 +129,36 @@ export function importTransactions(
   // The duplicate check and the inserts share one IMMEDIATE transaction (the write lock is taken
   // first), so two imports of the same file cannot both pass the check; the UNIQUE index of
   // migration 007 backs it up.
-  ctx.db
-    .transaction(() => {
-      const duplicates = alreadyImported(ctx, orgId, rows);
-      if (duplicates.length) throw importRefused(duplicates);
-      rows.forEach(({ row }, i) => {
-        const createdAt = isoAt(Date.parse(row.createdAt));
-        const t: ImportedTransaction = {
-          id: newId('txn', now),
-          orgId,
-          importId,
-          type: row.type,
-          status: row.status,
-          amount: row.amount ?? null,
-          currency: row.currency ?? null,
-          network: row.network ?? null,
-          provider: row.provider ?? null,
-          providerTransactionId: row.providerTransactionId ?? null,
-          country: row.country ?? null,
-          corridor: row.corridor ?? null,
-          benchmark: row.benchmark ?? null,
-          reviewState: row.reviewState ?? null,
-          reconciliation: row.reconciliation ?? null,
-          amountUsd: row.amountUsd,
-          costVsMarketUsd: row.costVsMarketUsd ?? null,
-          createdAt,
-          updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
-        };
-        insertImportedTransaction(ctx.db, t);
-        if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
-      });
-    })
-    .immediate();
+  writeTransaction(ctx.db, () => {
+    const duplicates = alreadyImported(ctx, orgId, rows);
+    if (duplicates.length) throw importRefused(duplicates);
+    rows.forEach(({ row }, i) => {
+      const createdAt = isoAt(Date.parse(row.createdAt));
+      const t: ImportedTransaction = {
+        id: newId('txn', now),
+        orgId,
+        importId,
+        type: row.type,
+        status: row.status,
+        amount: row.amount ?? null,
+        currency: row.currency ?? null,
+        network: row.network ?? null,
+        provider: row.provider ?? null,
+        providerTransactionId: row.providerTransactionId ?? null,
+        country: row.country ?? null,
+        corridor: row.corridor ?? null,
+        benchmark: row.benchmark ?? null,
+        reviewState: row.reviewState ?? null,
+        reconciliation: row.reconciliation ?? null,
+        amountUsd: row.amountUsd,
+        costVsMarketUsd: row.costVsMarketUsd ?? null,
+        createdAt,
+        updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
+      };
+      insertImportedTransaction(ctx.db, t);
+      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
+    });
+  });
   onProgress?.(rows.length, rows.length);
   return { imported: rows.length, importId };
 }

@@ -6,6 +6,7 @@ import { checkWebhookUrl } from '../domain/webhook-url.js';
 import { ensureSigningKey, currentSigningKey, pairIfKeyless, rotateSigningKey, type PublicSigningKey } from '../delivery/signing-keys.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
 import { setPendingState, webhookHealth, type WebhookHealth } from '../store/deliveries.js';
+import { setWebhookEnabled } from '../delivery/webhook-state.js';
 import {
   countWebhooks,
   getWebhook,
@@ -13,10 +14,10 @@ import {
   insertWebhook,
   listWebhooks,
   markWebhookDeleted,
-  updateWebhook,
   type WebhookRecord,
 } from '../store/webhooks.js';
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
+import { writeTransaction } from '../db/open.js';
 
 function assertUrl(ctx: AppContext, url: string): void {
   const errors = checkWebhookUrl(url, ctx.config.webhooks);
@@ -78,33 +79,26 @@ export function updateWebhookSettings(
   input: { url: string; enabled?: boolean | undefined },
 ): WebhookRecord {
   assertUrl(ctx, input.url);
-  return ctx.db
-    .transaction(() => {
-      mustGet(ctx, orgId, id);
-      return setEnabled(ctx, id, input.enabled ?? true, input.url);
-    })
-    .immediate();
+  return writeTransaction(ctx.db, () => {
+    mustGet(ctx, orgId, id);
+    return setEnabled(ctx, id, input.enabled ?? true, input.url);
+  });
 }
 
-/** Inside a transaction: the one place a webhook's enabled flag moves. */
+/** Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back. */
 function setEnabled(ctx: AppContext, id: string, enabled: boolean, url?: string): WebhookRecord {
-  const webhook = getWebhookById(ctx.db, id)!;
-  const at = isoAt(ctx.clock.now());
-  updateWebhook(ctx.db, id, url ?? webhook.url, enabled, null, at);
-  if (!enabled) setPendingState(ctx.db, id, 'skipped', at);
+  setWebhookEnabled(ctx.db, getWebhookById(ctx.db, id)!, enabled, isoAt(ctx.clock.now()), url);
   return getWebhookById(ctx.db, id)!;
 }
 
 /** Endpoint 15. The row is kept (marked deleted) so its history stays; its pending deliveries are cancelled, not sent. */
 export function deleteWebhook(ctx: AppContext, orgId: string, id: string): void {
-  ctx.db
-    .transaction(() => {
-      mustGet(ctx, orgId, id);
-      const at = isoAt(ctx.clock.now());
-      setPendingState(ctx.db, id, 'cancelled', at);
-      markWebhookDeleted(ctx.db, id, at);
-    })
-    .immediate();
+  writeTransaction(ctx.db, () => {
+    mustGet(ctx, orgId, id);
+    const at = isoAt(ctx.clock.now());
+    setPendingState(ctx.db, id, 'cancelled', at);
+    markWebhookDeleted(ctx.db, id, at);
+  });
 }
 
 /** Endpoint 17: 404 while the organization has no key (no webhook registered yet). */
@@ -137,12 +131,12 @@ function mustGetAny(ctx: AppContext, id: string): WebhookRecord {
 /** Re-enables a webhook; with `replaySince`, also requeues its events since then (skipped ones included). */
 export function enableWebhook(ctx: AppContext, id: string, replaySince?: string): { webhook: WebhookRecord; replay?: ReplayResult } {
   mustGetAny(ctx, id);
-  const webhook = ctx.db.transaction(() => setEnabled(ctx, id, true)).immediate();
+  const webhook = writeTransaction(ctx.db, () => setEnabled(ctx, id, true));
   if (replaySince === undefined) return { webhook };
   return { webhook, replay: replayWebhookSince(ctx, id, replaySince) };
 }
 
 export function disableWebhook(ctx: AppContext, id: string): WebhookRecord {
   mustGetAny(ctx, id);
-  return ctx.db.transaction(() => setEnabled(ctx, id, false)).immediate();
+  return writeTransaction(ctx.db, () => setEnabled(ctx, id, false));
 }

@@ -168,16 +168,6 @@ export function claimDue(
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** Type and body of each event id given (unknown ids are left out). */
-export function eventBodies(db: Db, ids: readonly string[]): { id: string; type: string; body: string }[] {
-  if (ids.length === 0) return [];
-  return db.prepare('SELECT id, type, body FROM events WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as {
-    id: string;
-    type: string;
-    body: string;
-  }[];
-}
-
 /** The lease holder, state and retry step of a row, read when its attempt's result is recorded. */
 export function leaseOf(
   db: Db,
@@ -186,39 +176,6 @@ export function leaseOf(
   return db
     .prepare('SELECT state, step, next_attempt_at AS nextAttemptAt, claimed_by AS claimedBy FROM deliveries WHERE id = ?')
     .get(id) as { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined;
-}
-
-export interface AttemptRecord {
-  id: string;
-  deliveryId: string;
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-  keyId: string | null;
-}
-
-export function insertAttempt(db: Db, a: AttemptRecord): void {
-  db.prepare(
-    `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id)
-     VALUES (@id, @deliveryId, @attempt, @startedAt, @durationMs, @statusCode, @error, @responseBody, @keyId)`,
-  ).run(a);
-}
-
-/**
- * How many of a delivery's latest attempts in a row failed with an error starting with `prefix`
- * (borderd's own signing failures): their count sets their backoff, apart from the endpoint's step.
- */
-export function trailingAttemptsFailedWith(db: Db, deliveryId: string, prefix: string): number {
-  return db
-    .prepare(
-      `SELECT COUNT(*) FROM delivery_attempts WHERE delivery_id = @deliveryId AND attempt > COALESCE(
-         (SELECT MAX(attempt) FROM delivery_attempts WHERE delivery_id = @deliveryId AND (error IS NULL OR substr(error, 1, length(@prefix)) <> @prefix)), 0)`,
-    )
-    .pluck()
-    .get({ deliveryId, prefix }) as number;
 }
 
 /**
@@ -234,16 +191,6 @@ export function lastRetryGotNoAnswer(db: Db, webhookId: string, oursPrefix: stri
     )
     .get(webhookId) as { status: number | null; error: string | null } | undefined;
   return row !== undefined && row.status === null && !(row.error ?? '').startsWith(oursPrefix);
-}
-
-export function listAttempts(db: Db, deliveryId: string): AttemptRecord[] {
-  return db
-    .prepare(
-      `SELECT id, delivery_id AS deliveryId, attempt, started_at AS startedAt, duration_ms AS durationMs, status_code AS statusCode,
-              error, response_body AS responseBody, key_id AS keyId
-       FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id`,
-    )
-    .all(deliveryId) as AttemptRecord[];
 }
 
 /**
@@ -425,28 +372,4 @@ export function webhookHealth(db: Db, webhookId: string): WebhookHealth {
     failures++;
   }
   return { lastSuccessAt: last.at, failuresInARow: failures, pending: pending.n };
-}
-
-/** Stored signatures of `keyId` for the given events, by event id. */
-export function storedSignatures(db: Db, keyId: string, eventIds: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  if (eventIds.length === 0) return out;
-  const rows = db
-    .prepare(
-      'SELECT event_id AS eventId, signature FROM event_signatures WHERE key_id = ? AND event_id IN (SELECT value FROM json_each(?))',
-    )
-    .all(keyId, JSON.stringify(eventIds)) as { eventId: string; signature: string }[];
-  for (const r of rows) out.set(r.eventId, r.signature);
-  return out;
-}
-
-/**
- * Stores a signature unless one is stored for (event, key). An event deleted since it was signed
- * (retention) is skipped rather than failing the foreign key: signatures are stored in batches,
- * well after they were made, and one gone event must not cost the others their write.
- */
-export function storeSignature(db: Db, eventId: string, keyId: string, signature: string): void {
-  db.prepare(
-    'INSERT OR IGNORE INTO event_signatures (event_id, key_id, signature) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)',
-  ).run(eventId, keyId, signature, eventId);
 }

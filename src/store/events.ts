@@ -19,6 +19,11 @@ export function insertEvent(db: Db, row: EventRow): void {
   );
 }
 
+/** The organization an event belongs to, or undefined for an unknown id. */
+export function eventOrganization(db: Db, id: string): string | undefined {
+  return db.prepare('SELECT org_id FROM events WHERE id = ?').pluck().get(id) as string | undefined;
+}
+
 export function getEvent(db: Db, orgId: string, id: string): EventRow | undefined {
   return db.prepare('SELECT * FROM events WHERE org_id = ? AND id = ?').get(orgId, id) as EventRow | undefined;
 }
@@ -78,4 +83,14 @@ export function replayStartAt(db: Db, orgId: string, sinceIso: string): string |
     string | undefined;
   // No event before it: the time, unless the first event's id is the bound itself (random part all zero).
   return before ?? (bound < first ? bound : null);
+}
+
+/** Type and body of each event id given (unknown ids are left out). */
+export function eventBodies(db: Db, ids: readonly string[]): { id: string; type: string; body: string }[] {
+  if (ids.length === 0) return [];
+  return db.prepare('SELECT id, type, body FROM events WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as {
+    id: string;
+    type: string;
+    body: string;
+  }[];
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../db/open.js';
+import { hasTable, type Db } from '../db/open.js';
 
 export interface TokenKeyRow {
   kid: string;
@@ -12,6 +12,12 @@ export interface TokenKeyRow {
 export function getActiveTokenKey(db: Db): TokenKeyRow | undefined {
   return db.prepare('SELECT * FROM token_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 1').get() as
     TokenKeyRow | undefined;
+}
+
+/** Any one token key, or undefined (also on a database from before the table). */
+export function anyTokenKey(db: Db): TokenKeyRow | undefined {
+  if (!hasTable(db, 'token_keys')) return undefined;
+  return db.prepare('SELECT * FROM token_keys LIMIT 1').get() as TokenKeyRow | undefined;
 }
 
 export function getTokenKey(db: Db, kid: string): TokenKeyRow | undefined {

@@ -11,7 +11,7 @@ import { createWebhook } from '../../src/services/webhooks.js';
 import { newId } from '../../src/domain/ids.js';
 import { insertEvent, listEventsAfter, replayStartAt } from '../../src/store/events.js';
 import { rotateSigningKey, Signer } from '../../src/delivery/signing-keys.js';
-import { storeSignature } from '../../src/store/deliveries.js';
+import { storeSignature } from '../../src/store/event-signatures.js';
 import { revokeClient } from '../../src/services/organizations.js';
 import { verifySignature } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';

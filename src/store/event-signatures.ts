@@ -1,0 +1,31 @@
+/**
+ * The `event_signatures` table: the signature of an event under one signing key, stored so that no
+ * process signs the same (event, key) twice.
+ *
+ * @module store/event-signatures
+ */
+import type { Db } from '../db/open.js';
+
+/** Stored signatures of `keyId` for the given events, by event id. */
+export function storedSignatures(db: Db, keyId: string, eventIds: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  if (eventIds.length === 0) return out;
+  const rows = db
+    .prepare(
+      'SELECT event_id AS eventId, signature FROM event_signatures WHERE key_id = ? AND event_id IN (SELECT value FROM json_each(?))',
+    )
+    .all(keyId, JSON.stringify(eventIds)) as { eventId: string; signature: string }[];
+  for (const r of rows) out.set(r.eventId, r.signature);
+  return out;
+}
+
+/**
+ * Stores a signature unless one is stored for (event, key). An event deleted since it was signed
+ * (retention) is skipped rather than failing the foreign key: signatures are stored in batches,
+ * well after they were made, and one gone event must not cost the others their write.
+ */
+export function storeSignature(db: Db, eventId: string, keyId: string, signature: string): void {
+  db.prepare(
+    'INSERT OR IGNORE INTO event_signatures (event_id, key_id, signature) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)',
+  ).run(eventId, keyId, signature, eventId);
+}
