@@ -1,5 +1,3 @@
-import { Decimal } from 'decimal.js';
-
 /**
  * The import benchmark summary: how much the organization paid against the market over its
  * classified imported transactions, as a confidence-gated USD range. See docs/benchmark-summary.md.
@@ -12,7 +10,11 @@ import { Decimal } from 'decimal.js';
  * - hasSignal needs n ≥ MIN_SAMPLE; nearZero is a printed interval (bounds rounded outward to cents)
  *   that contains zero; without signal or with nearZero the range is suppressed (lowUsd = highUsd =
  *   pointUsd rounded to cents). No amount is ever printed as "-0.00".
+ *
+ * @module domain/benchmark-stats
  */
+import { Decimal } from 'decimal.js';
+
 export const SAMPLE_CLASSES = ['Competitive', 'InLine', 'OffMarket'] as const;
 export type SampleClass = (typeof SAMPLE_CLASSES)[number];
 export const MIN_SAMPLE = 30;

@@ -11,6 +11,8 @@
  * A value keeps its visible characters only when at least two others stay masked; a shorter one is
  * masked entirely ("A" → "*", "Al" → "**", taxId "12" → "**", "123" → "***", "a@x.com" → "*@x.com"),
  * since showing one of two characters, or the whole value, is no masking.
+ *
+ * @module domain/pii-redaction
  */
 const chars = (s: string): string[] => Array.from(s);
 /** Fewest characters that must stay masked for any to be shown. */

@@ -1,6 +1,3 @@
-import type { NetworkId } from './crypto-address.js';
-import type { OrgRefundDestination, RefundDestinationType } from './refund-destination.js';
-
 /**
  * What happens to a failed transaction's funds, decided once when it moves to Failed.
  *
@@ -12,7 +9,12 @@ import type { OrgRefundDestination, RefundDestinationType } from './refund-desti
  * - ManualHandling: a failed fiat payout with autoFiatReturn false, or with autoFiatReturn true and an
  *   Address default whose address cannot be chosen (see fiatReturnAddress); handled outside borderd.
  * - NoDestination: neither the transaction nor the default names a destination for its network.
+ *
+ * @module domain/refund-plan
  */
+import type { NetworkId } from './crypto-address.js';
+import type { OrgRefundDestination, RefundDestinationType } from './refund-destination.js';
+
 export const REFUND_PLAN_STATES = ['Created', 'Paused', 'Dispatched', 'ManualHandling', 'NoDestination'] as const;
 export type RefundPlanState = (typeof REFUND_PLAN_STATES)[number];
 export const REFUND_PLAN_KINDS = ['CryptoRefund', 'FiatReturnAsCrypto', 'ManualFiat', 'None'] as const;
