@@ -8,10 +8,12 @@ import { matchPendingIcas } from './ica-mapping.js';
  * because CLI commands in other processes (retry, key import, ica mapping) write the same file.
  * One pass at a time; stop() waits for the pass in flight, so SIGTERM leaves no half-recorded attempt.
  *
- * EventEmitter.emit calls listeners synchronously, inside the emitter's own call stack: the intake
- * emits from the request handler, before the 200 is written. The signal therefore only schedules a
- * pass (setImmediate, after the response has been written in this turn of the event loop), so the
- * answer to the card network never waits on an RSA unwrap.
+ * The intake emits its signal from the request handler, before the 200 is written, and a listener
+ * runs inside that emit (src/signals.ts). The signal therefore only schedules a pass (setImmediate,
+ * after the response has been written in this turn of the event loop), so the answer to the card
+ * network never waits on an RSA unwrap.
+ *
+ * @module inbound/decrypt-worker
  */
 export function createDecryptWorker(ctx: AppContext): Worker {
   let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,3 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-
 /**
  * The private key inside a PKCS#12 keystore (.p12 / .pfx, RFC 7292), read with node:crypto and a
  * small DER/BER walker: node:crypto has no PKCS#12 parser, and the card network's library reads
@@ -12,7 +10,11 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
  * needed and not decrypted. The integrity MAC is not verified; a wrong password fails when the key
  * bag is decrypted. A keystore whose key sits only inside encrypted safe contents is refused with
  * the OpenSSL command that converts it.
+ *
+ * @module inbound/pkcs12
  */
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+
 export class Pkcs12Error extends Error {
   override name = 'Pkcs12Error';
 }
