@@ -1,7 +1,13 @@
 /**
  * What happens to a failed transaction's funds, decided once when it moves to Failed.
  *
- * States:
+ * @module domain/refund-plan
+ */
+import type { NetworkId } from './crypto-address.js';
+import type { OrgRefundDestination, RefundDestinationType } from './refund-destination.js';
+
+/**
+ * The states of a refund plan:
  * - Created: eligible, waits for an operator (autoRefund false); `borderd refunds dispatch` moves it.
  * - Paused: autoRefund true but the default destination is older than 90 days (isStaleReject);
  *   re-confirming the default dispatches it, an operator may dispatch it too.
@@ -9,12 +15,7 @@
  * - ManualHandling: a failed fiat payout with autoFiatReturn false, or with autoFiatReturn true and an
  *   Address default whose address cannot be chosen (see fiatReturnAddress); handled outside borderd.
  * - NoDestination: neither the transaction nor the default names a destination for its network.
- *
- * @module domain/refund-plan
  */
-import type { NetworkId } from './crypto-address.js';
-import type { OrgRefundDestination, RefundDestinationType } from './refund-destination.js';
-
 export const REFUND_PLAN_STATES = ['Created', 'Paused', 'Dispatched', 'ManualHandling', 'NoDestination'] as const;
 export type RefundPlanState = (typeof REFUND_PLAN_STATES)[number];
 export const REFUND_PLAN_KINDS = ['CryptoRefund', 'FiatReturnAsCrypto', 'ManualFiat', 'None'] as const;

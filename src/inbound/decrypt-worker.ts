@@ -1,8 +1,3 @@
-import type { AppContext } from '../context.js';
-import type { Worker } from '../worker.js';
-import { decryptDue } from './decryption.js';
-import { matchPendingIcas } from './ica-mapping.js';
-
 /**
  * Runs decryption in `borderd serve`: woken after an intake commit (ctx.signals), and on a poll,
  * because CLI commands in other processes (retry, key import, ica mapping) write the same file.
@@ -15,6 +10,11 @@ import { matchPendingIcas } from './ica-mapping.js';
  *
  * @module inbound/decrypt-worker
  */
+import type { AppContext } from '../context.js';
+import type { Worker } from '../worker.js';
+import { decryptDue } from './decryption.js';
+import { matchPendingIcas } from './ica-mapping.js';
+
 export function createDecryptWorker(ctx: AppContext): Worker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;

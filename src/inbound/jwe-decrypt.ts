@@ -3,18 +3,6 @@
  * (and the A128GCM, A192GCM and A128CBC-HS256 content encryptions the card network's client library
  * knows), the key chosen by the `kid` header.
  *
- * Standards-conformant tokens go through jose. Tokens the card network's client library makes depart
- * from RFC 7516/7518 in two ways jose (rightly) refuses, and only those are accepted by the narrow
- * path below, built on node:crypto (docs/inbound.md lists them):
- *  1. a 16-byte AES-GCM IV where JWA requires 96 bits;
- *  2. "/" left in segments: its base64url conversion replaces "+" with "-" and strips "=", but
- *     replaces a backslash (instead of "/") with "_", so "/" stays and "_" never appears. It never
- *     emits "+" or "=", and neither is accepted (jwe-segments.ts).
- * That library only encrypts RSA-OAEP-256 + A256GCM; A128GCM, A192GCM and A128CBC-HS256 come from
- * standard JWE producers and are accepted on either path. Everything else stays strict: the full
- * 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that library's own decryptor skips), the header
- * bytes as received as additional data.
- *
  * @module inbound/jwe-decrypt
  */
 import { createDecipheriv, createHmac, timingSafeEqual, webcrypto, type KeyObject } from 'node:crypto';
@@ -234,6 +222,18 @@ function tolerancesOf(p: Parsed): Tolerance[] {
 /**
  * Decrypts with the key `lookup` returns for the token's kid. Throws JweDecryptError with a code
  * and a reason an operator can act on.
+ *
+ * Standards-conformant tokens go through jose. Tokens the card network's client library makes depart
+ * from RFC 7516/7518 in two ways jose (rightly) refuses, and only those are accepted by the narrow
+ * path of this module, built on node:crypto (docs/inbound.md lists them):
+ *  1. a 16-byte AES-GCM IV where JWA requires 96 bits;
+ *  2. "/" left in segments: its base64url conversion replaces "+" with "-" and strips "=", but
+ *     replaces a backslash (instead of "/") with "_", so "/" stays and "_" never appears. It never
+ *     emits "+" or "=", and neither is accepted (jwe-segments.ts).
+ * That library only encrypts RSA-OAEP-256 + A256GCM; A128GCM, A192GCM and A128CBC-HS256 come from
+ * standard JWE producers and are accepted on either path. Everything else stays strict: the full
+ * 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that library's own decryptor skips), the header
+ * bytes as received as additional data.
  */
 export async function decryptJwe(token: string, lookup: (kid: string) => KeyObject | undefined): Promise<DecryptedJwe> {
   const p = parse(token);

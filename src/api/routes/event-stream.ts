@@ -5,13 +5,6 @@
  * as a string so its bytes (the ones signed) survive. Before the events, and again after a key
  * rotation, an `event: signing-key` message carries the public key the signatures verify with.
  *
- * Where a stream starts (decision, like `stripe listen`): with no position it starts **now**, only
- * events written after the connection are sent; `?since=<ISO time>` replays history from that time;
- * Last-Event-ID (or ?after=) resumes after an event and wins over `since`, so a reconnecting
- * EventSource whose URL still says `since` resumes instead of replaying again. The first message,
- * `ready`, carries the starting position as its id, so a client that saves ids from the first
- * message on resumes correctly even if no event came before it disconnected.
- *
  * @module api/routes/event-stream
  */
 import type { Response } from 'express';
@@ -98,6 +91,14 @@ export function eventStreamCloser(ctx: AppContext): Worker {
 const sseMessage = (event: string, data: unknown, id?: string): string =>
   `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
+/**
+ * Where a stream starts (decision, like `stripe listen`): with no position it starts **now**, only
+ * events written after the connection are sent; `?since=<ISO time>` replays history from that time;
+ * Last-Event-ID (or ?after=) resumes after an event and wins over `since`, so a reconnecting
+ * EventSource whose URL still says `since` resumes instead of replaying again. The first message,
+ * `ready`, carries the starting position as its id, so a client that saves ids from the first
+ * message on resumes correctly even if no event came before it disconnected.
+ */
 export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
   api.route({
     method: 'get',
