@@ -22,8 +22,8 @@ export const SAMPLE_EVENT_BODY = JSON.stringify({
  * RSA-SHA256 signatures per second of one core: node:crypto, one key, one thread, back to back.
  * `perSecond` divides by the CPU time the loop used, not the wall time: on a shared machine the
  * thread is sometimes descheduled, and a wall-clock rate then understates what a core can sign
- * (one run measured 1,699/s by the clock while the core's rate was about 3,400/s), which would
- * flatter every ratio to it. `wallPerSecond` is the clock's figure, printed next to it.
+ * (by as much as half), which would flatter every ratio to it. `wallPerSecond` is the clock's
+ * figure, printed next to it.
  */
 export function measureSigningRate(
   key: KeyObject,

@@ -1,3 +1,9 @@
+/**
+ * `borderd serve` in one process: the HTTP server, the read workers and the background workers on
+ * one context, and their shutdown in reverse order.
+ *
+ * @module daemon
+ */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { answerClientError } from './api/client-error.js';

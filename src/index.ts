@@ -1,6 +1,8 @@
 /**
  * Embedding borderd in another Node program: load a config, open a context, start the daemon.
  * Integrators who only receive webhooks want `borderd/verify` instead.
+ *
+ * @module index
  */
 export { loadConfig, ConfigError } from './config/load.js';
 export type { Config } from './config/schema.js';

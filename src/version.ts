@@ -1,3 +1,8 @@
+/**
+ * The package's root folder and version, found from where this file is (src/ or dist/src/).
+ *
+ * @module version
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

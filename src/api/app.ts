@@ -1,3 +1,10 @@
+/**
+ * The API's express app: the routes' chains (authentication before the body is read), 405s and
+ * 404s, errors as problem details, and a table that finds a route with a fixed path before the
+ * router does.
+ *
+ * @module api/app
+ */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { BorderdError } from '../domain/errors.js';
 import { authenticator } from './authenticate.js';
@@ -180,9 +187,9 @@ export function createApp(
     const path = expressPaths[i]!;
     const chain = routeChain(spec, path, authenticate, parseJson(Math.min(spec.bodyLimitBytes ?? limit, limit)), commit);
     router[spec.method](path, ...chain);
-    // The router tries about 75 layers in order, each a regular expression; a path without
-    // parameters can be found by its exact text instead, unless an earlier route of the same
-    // method also matches it (the router would take that one).
+    // The router tries its layers in order, each a regular expression; a path without parameters
+    // can be found by its exact text instead, unless an earlier route of the same method also
+    // matches it (the router would take that one).
     const shadowed = registry.routes.slice(0, i).some((other, j) => other.method === spec.method && segmentsMatch(expressPaths[j]!, path));
     if (!path.includes(':') && !shadowed) exact.set(`${spec.method.toUpperCase()} ${path}`, chain);
   }

@@ -1,3 +1,9 @@
+/**
+ * Per-route authentication. Bearer routes attach the verified AuthContext to res.locals.auth (the
+ * organization every later query is scoped by); admin routes check the operator token.
+ *
+ * @module api/authenticate
+ */
 import type { NextFunction, Request, Response } from 'express';
 import { unauthorized } from '../domain/errors.js';
 import { MISSING_TOKEN } from './problems.js';
@@ -17,10 +23,6 @@ function bearerToken(req: Request): string {
   return match[1]!;
 }
 
-/**
- * Per-route authentication. Bearer routes attach the verified AuthContext to res.locals.auth (the
- * organization every later query is scoped by); admin routes check the operator token.
- */
 export function authenticator(tokens: TokenService, adminToken: string) {
   return (mode: AuthMode) =>
     async (req: Request, res: Response, next: NextFunction): Promise<void> => {

@@ -1,3 +1,11 @@
+/**
+ * `server.on('clientError')`: Node's own handler answers a request its parser refused (headers over
+ * 16 KiB, a Content-Length that is not a number) with a bare status line; this one answers with the
+ * same status as problem JSON and an x-request-id, like every other error. Nothing is written when
+ * the peer is gone or a response has already started on the socket.
+ *
+ * @module api/client-error
+ */
 import type { Socket } from 'node:net';
 import type { Logger } from '../logging/logger.js';
 import { newId } from '../domain/ids.js';
@@ -18,12 +26,6 @@ function clientErrorProblem(code: string | undefined): BorderdError {
   }
 }
 
-/**
- * `server.on('clientError')`: Node's own handler answers a request its parser refused (headers over
- * 16 KiB, a Content-Length that is not a number) with a bare status line; this one answers with the
- * same status as problem JSON and an x-request-id, like every other error. Nothing is written when
- * the peer is gone or a response has already started on the socket.
- */
 export function answerClientError(err: Error & { code?: string }, socket: Socket, log: Logger): void {
   const inProgress = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
   if (err.code === 'ECONNRESET' || !socket.writable || inProgress) {

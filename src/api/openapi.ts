@@ -1,7 +1,11 @@
+/**
+ * Builds the OpenAPI 3.1 document from the route declarations (the same schemas that validate).
+ *
+ * @module api/openapi
+ */
 import { z } from 'zod';
 import type { AnyRouteSpec } from './route.js';
 
-/** Builds the OpenAPI 3.1 document from the route declarations (the same schemas that validate). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
   return z.toJSONSchema(schema, {
     io,

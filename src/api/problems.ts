@@ -1,10 +1,12 @@
-import type { Response } from 'express';
-import { BorderdError, type FieldError } from '../domain/errors.js';
-
 /**
  * RFC 9457 problem details. `type` is a stable URN per error code (not dereferenced), `code`
  * repeats it for clients that switch on a short string, and `requestId` ties the answer to a log line.
+ *
+ * @module api/problems
  */
+import type { Response } from 'express';
+import { BorderdError, type FieldError } from '../domain/errors.js';
+
 export interface Problem {
   type: string;
   title: string;
@@ -53,9 +55,9 @@ export function toProblem(err: BorderdError, instance?: string, requestId?: stri
 export const MISSING_TOKEN = 'missing_token';
 
 /**
- * RFC 6750's error_description allows printable ASCII except `"` and `\`. The message may quote what
- * an unauthenticated caller sent (a token's alg): a newline or non-Latin-1 character there made
- * Node refuse the header (a 500), and a backslash escaped the closing quote.
+ * RFC 6750's error_description allows printable ASCII except `"` and `\`. The message may quote
+ * what an unauthenticated caller sent (a token's alg): a newline or non-Latin-1 character there
+ * would make Node refuse the header (a 500), and a backslash would escape the closing quote.
  */
 const challengeText = (message: string): string => message.replace(/"/g, "'").replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
 

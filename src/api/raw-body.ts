@@ -2,6 +2,8 @@
  * The request's raw JSON body, kept by the body parser (app.ts) for the routes that store or check
  * its exact bytes (the card-network intake, the lone-surrogate scan in route.ts). Declared in a
  * module of its own so that every module reading it, compiled alone or not, sees the declaration.
+ *
+ * @module api/raw-body
  */
 declare module 'http' {
   interface IncomingMessage {

@@ -1,15 +1,17 @@
+/**
+ * x-request-id on every response (a caller's own id is kept when it is sane), and one log line per
+ * request: on 'finish' when the response was sent in full, else on 'close' with `aborted: true` (a
+ * client that went away mid-response, such as a closed event stream, gets its line too). When the
+ * info level is off (benchmarks, quiet deployments) no listener or timer is set at all.
+ *
+ * @module api/request-context
+ */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logging/logger.js';
 import { newId } from '../domain/ids.js';
 
 const INBOUND_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/**
- * x-request-id on every response (a caller's own id is kept when it is sane), and one log line per
- * request: on 'finish' when the response was sent in full, else on 'close' with `aborted: true` (a
- * client that went away mid-response, such as a closed event stream, gets its line too). When the
- * info level is off (benchmarks, quiet deployments) no listener or timer is set at all.
- */
 export function requestContext(log: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.headers['x-request-id'];

@@ -1,3 +1,10 @@
+/**
+ * One declaration per route: method, path, auth, the zod schemas of its input and output, and the
+ * handler. The same declaration validates requests and produces /openapi.json, so the document
+ * cannot drift from what the server accepts.
+ *
+ * @module api/route
+ */
 import type { Request, Response, NextFunction } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
@@ -11,11 +18,6 @@ import type { EventSignatures } from '../delivery/event-signatures.js';
 import type { OffloadedReads } from '../services/offloaded-reads.js';
 import type { AuthContext, TokenService } from '../services/tokens.js';
 
-/**
- * One declaration per route: method, path, auth, the zod schemas of its input and output, and the
- * handler. The same declaration validates requests and produces /openapi.json, so the document
- * cannot drift from what the server accepts.
- */
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type AuthMode = 'bearer' | 'admin' | 'none';
 
@@ -146,9 +148,9 @@ function parsePart(schema: z.ZodType | undefined, value: unknown, location: stri
 }
 
 /**
- * A JsonText body with the headers res.json would send. It skips res.send's content-type parsing and
- * mime lookups, a few µs of a hot list route's request; nothing else of res.send applies here
- * (ETags are off, the status is never 204 or 304, and Node sends no body for HEAD).
+ * A JsonText body with the headers res.json would send. It skips res.send's content-type parsing
+ * and mime lookups, which a hot list route would pay on every request; nothing else of res.send
+ * applies here (ETags are off, the status is never 204 or 304, and Node sends no body for HEAD).
  */
 function sendJsonText(res: Response, text: string): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -1,3 +1,8 @@
+/**
+ * `borderd accounts`: create an account for an organization.
+ *
+ * @module cli/accounts
+ */
 import type { CommandModule } from 'yargs';
 import { createAccount, newAccountSchema, presentAccount } from '../services/accounts.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';

@@ -1,3 +1,9 @@
+/**
+ * What every CLI command shares: the common options, the config, one context per command, exit
+ * codes, errors said in one line, and output as JSON or text.
+ *
+ * @module cli/context
+ */
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from '../config/load.js';

@@ -1,3 +1,9 @@
+/**
+ * `borderd events`: emit events through the outbox (synthetic ones, compliance checks, virtual
+ * accounts).
+ *
+ * @module cli/events
+ */
 import type { CommandModule } from 'yargs';
 import {
   COMPLIANCE_RESULTS,
@@ -13,7 +19,6 @@ import { EVENT_TYPES, VIRTUAL_ACCOUNT_STATUSES, type EventType, type VirtualAcco
 import { parseJsonOption } from './tx.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
 
-/** `borderd events`: emit events through the outbox (synthetic ones, compliance checks, virtual accounts). */
 export const eventsCommand: CommandModule = {
   command: 'events',
   describe: 'Emit events through the outbox (synthetic, compliance checks, virtual accounts)',

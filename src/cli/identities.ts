@@ -1,3 +1,8 @@
+/**
+ * `borderd identities`: import identities from JSON lines, or create one.
+ *
+ * @module cli/identities
+ */
 import type { CommandModule } from 'yargs';
 import { createIdentity, importIdentities, newIdentitySchema } from '../services/identities.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';

@@ -1,3 +1,9 @@
+/**
+ * `borderd import transactions`: imported transactions from a CSV or JSON-lines file, with the
+ * progress bar and file reading the other importers share.
+ *
+ * @module cli/import
+ */
 import { extname } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { CommandModule } from 'yargs';
@@ -39,7 +45,7 @@ export function progressReporter(
 
 /**
  * The text of an import file. A leading byte order mark (editors on Windows save UTF-8 with one) is
- * dropped here, for every format: left in, it made the first JSON line "not JSON".
+ * dropped here, for every format: left in, it would make the first JSON line "not JSON".
  */
 export function readInputFile(file: string): string {
   return withoutByteOrderMark(readCliFile(file).toString('utf8'));

@@ -1,3 +1,8 @@
+/**
+ * `borderd inbound`: card-network notifications received (list, show, retry) and ica mappings.
+ *
+ * @module cli/inbound
+ */
 import type { CommandModule } from 'yargs';
 import { listMappings, mapIca, unmapIca } from '../inbound/ica-mapping.js';
 import { listInbound, retryInbound, showInbound } from '../inbound/event-queue.js';

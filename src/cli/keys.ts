@@ -1,3 +1,9 @@
+/**
+ * `borderd keys card-network`: organizations' card-network decryption keys (generate, import, list,
+ * remove).
+ *
+ * @module cli/keys
+ */
 import type { CommandModule } from 'yargs';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, removeCardNetworkKey } from '../inbound/keyring.js';
 import { output, readCliFile, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';

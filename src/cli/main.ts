@@ -1,3 +1,9 @@
+/**
+ * The `borderd` command line: every command group under one yargs parser, errors and exit codes
+ * reported in one line.
+ *
+ * @module cli/main
+ */
 import { createRequire } from 'node:module';
 import type { CommandModule } from 'yargs';
 import { VERSION } from '../version.js';

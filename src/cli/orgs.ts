@@ -1,3 +1,8 @@
+/**
+ * `borderd orgs` and `borderd clients`: organizations and their API clients.
+ *
+ * @module cli/orgs
+ */
 import type { CommandModule } from 'yargs';
 import { createApiClient, createOrganization, revokeClient } from '../services/organizations.js';
 import { listApiClients } from '../store/api-clients.js';

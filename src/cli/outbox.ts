@@ -1,3 +1,8 @@
+/**
+ * `borderd outbox`: what waits, what failed, every attempt, and replays.
+ *
+ * @module cli/outbox
+ */
 import cliProgress from 'cli-progress';
 import type { CommandModule } from 'yargs';
 import { deliveryAttempts, listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
@@ -5,7 +10,6 @@ import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
 import { pruneOutbox } from '../jobs/retention.js';
 import { CliExit, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
-/** `borderd outbox`: what waits, what failed, every attempt, and replays. */
 export const outboxCommand: CommandModule = {
   command: 'outbox',
   describe: 'Inspect deliveries and their attempts; replay events; prune old ones',

@@ -1,3 +1,10 @@
+/**
+ * `borderd receive`: a sidecar that verifies deliveries and forwards them to a local app (listen
+ * mode), or pulls them from a remote borderd's event stream (tunnel mode); `receive replay` resends
+ * a captured event. It never opens the daemon's database: its state is the capture log.
+ *
+ * @module cli/receive
+ */
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { CaptureLog } from '../receiver/capture-log.js';
@@ -14,11 +21,6 @@ import { isRefusedByBorderd } from '../verify/errors.js';
 import { MAX_TIMER_MS } from '../config/schema.js';
 import { CliExit, listenFailure, reportError, wholeNumber } from './context.js';
 
-/**
- * `borderd receive`: a sidecar that verifies deliveries and forwards them to a local app (listen
- * mode), or pulls them from a remote borderd's event stream (tunnel mode); `receive replay`
- * resends a captured event. It never opens the daemon's database: its state is the capture log.
- */
 interface ReceiveArgs {
   'forward-to'?: string;
   tunnel?: string;

@@ -1,3 +1,8 @@
+/**
+ * `borderd refunds`: refund plans (list, dispatch).
+ *
+ * @module cli/refunds
+ */
 import type { CommandModule } from 'yargs';
 import { REFUND_PLAN_STATES, type RefundPlanState } from '../domain/refund-plan.js';
 import { dispatchRefundPlan } from '../services/refunds.js';

@@ -1,3 +1,9 @@
+/**
+ * `borderd serve` and `borderd migrate`: the daemon's start, its first-start credentials and
+ * listening line, and its signal handling; and migrations on their own.
+ *
+ * @module cli/serve
+ */
 import type { CommandModule } from 'yargs';
 import type { AppContext } from '../context.js';
 import { createContext } from '../create-context.js';

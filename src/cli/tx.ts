@@ -1,3 +1,9 @@
+/**
+ * `borderd tx`: orchestrated transactions and their status machine, the same use cases as
+ * /admin/v1/transactions.
+ *
+ * @module cli/tx
+ */
 import type { CommandModule } from 'yargs';
 import { changeTransactionStatus, createTransaction, createTransactionBody, getTransaction } from '../services/transactions.js';
 import { TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionStatus, type TransactionType } from '../verify/events.js';
@@ -35,7 +41,6 @@ export function parseJsonOption(value: string | undefined, name: string): Record
 
 const summary = (t: { id: string; type: string; status: string; orgId: string }) => `${t.id}  ${t.type}  ${t.status}  (${t.orgId})`;
 
-/** `borderd tx`: orchestrated transactions and their status machine, the same use cases as /admin/v1/transactions. */
 export const txCommand: CommandModule = {
   command: 'tx',
   describe: 'Create orchestrated transactions and move their status (emits events)',

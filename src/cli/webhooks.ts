@@ -1,9 +1,13 @@
+/**
+ * `borderd webhooks`: operator view of every organization's webhooks and their health.
+ *
+ * @module cli/webhooks
+ */
 import type { CommandModule } from 'yargs';
 import { parseInstant } from '../services/outbox.js';
 import { disableWebhook, enableWebhook, getPublicKey, listWebhooksWithHealth } from '../services/webhooks.js';
 import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
 
-/** `borderd webhooks`: operator view of every organization's webhooks and their health. */
 export const webhooksCommand: CommandModule = {
   command: 'webhooks',
   describe: 'List webhooks with their health; enable (with replay) or disable them',

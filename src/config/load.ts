@@ -1,14 +1,17 @@
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml, YAMLParseError } from 'yaml';
-import type { ZodType } from 'zod';
-import { configSchema, type Config } from './schema.js';
-
 /**
  * Configuration layers, later wins: defaults < config file < BORDERD_* environment < CLI flags.
  * Every leaf key has an environment name made from its path: server.port -> BORDERD_SERVER_PORT,
  * delivery.retryScheduleSeconds -> BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS (JSON for lists/maps).
  * A few short names cover what people type most.
+ *
+ * @module config/load
  */
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import type { ZodType } from 'zod';
+import { configSchema, type Config } from './schema.js';
+
+/** A configuration that cannot be used: start-up and CLI commands stop with this one line (exit code 2). */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

@@ -1,14 +1,15 @@
+/**
+ * The one description of borderd's configuration: its keys, types, limits and defaults.
+ * The defaults are the development profile (loopback, http allowed) so that `borderd serve`
+ * with no config file is a working local daemon; config/production.yaml shows the strict profile.
+ *
+ * @module config/schema
+ */
 import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { validate as isCronExpression } from 'node-cron';
 import { z } from 'zod';
 import { countryCode } from '../domain/country-code.js';
-
-/**
- * The one description of borderd's configuration: its keys, types, limits and defaults.
- * The defaults are the development profile (loopback, http allowed) so that `borderd serve`
- * with no config file is a working local daemon; config/production.yaml shows the strict profile.
- */
 
 const port = z.number().int().min(0).max(65535);
 /**
@@ -121,8 +122,8 @@ export const databaseSchema = z
     readWorkers: z.number().int().min(0).max(16).default(defaultReadWorkers()),
     /**
      * Benchmark summaries one organization may have running at once; one more is a 429. Each reads
-     * every matching row (hundreds of ms over 100,000) on the read workers every organization
-     * shares, so without a cap one organization's burst queues everyone's identity lists behind it.
+     * every matching row on the read workers every organization shares, so without a cap one
+     * organization's burst queues everyone's identity lists behind it.
      */
     summariesPerOrganization: z.number().int().min(1).max(100).default(2),
   })

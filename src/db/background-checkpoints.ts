@@ -1,21 +1,16 @@
-import { Worker } from 'node:worker_threads';
-import type { Db, SynchronousLevel } from './open.js';
-
 /**
  * WAL checkpoints on a worker thread instead of inside a commit.
  *
  * SQLite checkpoints on its own in the commit that takes the WAL past `wal_autocheckpoint` pages
  * (1,000): that commit copies the WAL into the database file and fsyncs it before it returns, on
- * the thread that committed. For `borderd receive` that was 6 to 8 ms about every 340 deliveries,
- * spent while the next delivery waited (docs/performance.md, section 3). Here a worker thread with
- * its own connection checkpoints every `intervalMs`, and the writer's automatic checkpoint is off
- * once the worker is running. Should the worker fail (it cannot open the file, a checkpoint hits an
- * I/O error), the writer's automatic checkpoint is switched back on, so the WAL never grows
- * without bound, and `onFailure` is told.
+ * the thread that committed. In `borderd receive` that stalls a delivery at regular intervals while
+ * the sender's next one waits (docs/performance.md, "Receiver").
  *
- * The daemon does not use this: with its commits fsynced and group-committed, the same change made
- * no measurable difference to its event-loop delay or delivery latency, and the thread costs memory.
+ * @module db/background-checkpoints
  */
+import { Worker } from 'node:worker_threads';
+import type { Db, SynchronousLevel } from './open.js';
+
 export interface BackgroundCheckpointOptions {
   dbPath: string;
   synchronous: SynchronousLevel;
@@ -45,6 +40,16 @@ export interface BackgroundCheckpoints {
 /** SQLite's default wal_autocheckpoint, restored when the worker stops. */
 const AUTOCHECKPOINT_PAGES = 1000;
 
+/**
+ * A worker thread with its own connection checkpoints every `intervalMs`, and the writer's
+ * automatic checkpoint is off once the worker is running. Should the worker fail (it cannot open the
+ * file, a checkpoint hits an I/O error), the writer's automatic checkpoint is switched back on, so
+ * the WAL never grows without bound, and `onFailure` is told.
+ *
+ * The daemon does not use this: its main thread already waits for each group commit's fsync, next
+ * to which a checkpoint does not show in its event-loop delay or delivery latency, and the thread
+ * costs memory.
+ */
 export function startBackgroundCheckpoints(db: Db, opts: BackgroundCheckpointOptions): BackgroundCheckpoints {
   const workerData: CheckpointWorkerData = {
     dbPath: opts.dbPath,

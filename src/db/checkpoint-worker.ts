@@ -4,6 +4,8 @@
  * for a lock and never blocks a writer: it copies what no reader still needs into the database
  * file, then the next write restarts the WAL from its beginning. A checkpoint that fails (an I/O
  * error) ends the worker with that error, and its owner goes back to SQLite's own checkpoints.
+ *
+ * @module db/checkpoint-worker
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CheckpointWorkerData, CheckpointWorkerMessage } from './background-checkpoints.js';

@@ -1,3 +1,16 @@
+/**
+ * Group commit: acknowledged writes that arrive together share one transaction and so one fsync.
+ * Each write runs in its own savepoint, so one that throws rolls back alone and the others commit
+ * (one that ends the whole transaction sends each write of the batch to a transaction of its own);
+ * every caller's promise settles only after the shared COMMIT returned, so nothing is answered
+ * before it is durable. At synchronous FULL a commit's fsync holds the daemon's main thread about
+ * as long as a delivery's work (docs/performance.md), so at a few hundred writes per second sharing
+ * it is what keeps writes from starving delivery.
+ *
+ * Work functions must be synchronous: a write that awaits cannot share a transaction.
+ *
+ * @module db/group-commit
+ */
 import { inSavepoint, tryWriteNow, type Db, type SavepointOutcome } from './open.js';
 
 interface Pending {
@@ -8,17 +21,7 @@ interface Pending {
   busySince?: number;
 }
 
-/**
- * Group commit: acknowledged writes that arrive together share one transaction and so one fsync.
- * Each write runs in its own savepoint, so one that throws rolls back alone and the others commit
- * (one that ends the whole transaction sends each write of the batch to a transaction of its own);
- * every caller's promise settles only after the shared COMMIT returned, so nothing is answered
- * before it is durable. At synchronous FULL a commit costs about 1 ms of the daemon's only thread
- * (about as much as a delivery), so at a few hundred writes per second this is what keeps writes
- * from starving delivery.
- *
- * Work functions must be synchronous: a write that awaits cannot share a transaction.
- */
+/** Writes per transaction at most. */
 const MAX_BATCH = 256;
 /** How soon a batch that found the write lock held tries again. */
 const BUSY_RETRY_MS = 10;
@@ -118,9 +121,9 @@ class GroupCommitter {
  * A group commit for one connection: runs a synchronous write in the next batch and resolves once
  * that batch is committed. The batch closes `windowMs` after its first write
  * (database.groupCommitWindowMs; 0: the next turn of the event loop). Writes arrive a few
- * milliseconds apart at a few hundred per second, so a next-turn flush still commits them one by
- * one; a 5 ms window took the outbox benchmark's p99 at 500 events/s from about 770 ms to about
- * 45 ms, each write answered at most that much later.
+ * milliseconds apart at a few hundred per second, so a next-turn flush would still commit them one
+ * by one; a window of a few milliseconds lets them share an fsync, each write answered at most that
+ * much later.
  */
 export function createGroupCommit(db: Db, windowMs = 0, busyTimeoutMs = 5000): Commit {
   const committer = new GroupCommitter(db, windowMs, busyTimeoutMs);

@@ -1,11 +1,14 @@
+/**
+ * Schema migrations: numbered SQL files (NNN_name.sql) applied in order, each in its own
+ * transaction together with its row in schema_migrations, so a failed migration leaves nothing
+ * behind and a second run is a no-op.
+ *
+ * @module db/migrate
+ */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Db } from './open.js';
 
-/**
- * Numbered SQL files (NNN_name.sql) applied in order, each in its own transaction together with
- * its row in schema_migrations, so a failed migration leaves nothing behind and a second run is a no-op.
- */
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 export interface Migration {

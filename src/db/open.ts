@@ -1,3 +1,11 @@
+/**
+ * Opening the SQLite file with the pragmas borderd relies on, and the ways to write: a write
+ * transaction, one only if the lock is free now, a savepoint, and bookkeeping without an fsync.
+ * Also the per-connection statement cache, which keeps SQLite's native objects away from the
+ * collector.
+ *
+ * @module db/open
+ */
 import Database from 'better-sqlite3';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -64,10 +72,10 @@ export function openDatabase(path: string, opts: OpenOptions = {}): Db {
 
 /**
  * Creates the database file, mode 0600, unless it exists. Never opens an existing one: closing any
- * descriptor of a file drops every POSIX lock this process holds on it, its open SQLite connections'
- * included (SQLite's own opens and closes avoid that; this one would not). A receiver opening its
- * capture log a second time (its checkpoint thread) so lost its locks, and another process's
- * `sqlite3` then took itself for the last connection and deleted the WAL under it.
+ * descriptor of a file drops every POSIX lock this process holds on it, its open SQLite
+ * connections' included (SQLite's own opens and closes avoid that; this one would not). A receiver
+ * whose checkpoint thread opened its capture log again would lose its locks, and another process's
+ * `sqlite3` could then take itself for the last connection and delete the WAL under it.
  */
 function createWithOwnerMode(path: string): void {
   let fd: number;
@@ -175,10 +183,11 @@ const fsyncedCommits = new WeakSet<Db>();
 /**
  * Runs one transaction of borderd's own bookkeeping (delivery claims and results, decryption
  * outcomes, retention) without waiting for an fsync. What it writes can be lost to a power cut
- * without breaking a promise: a lost claim or result means a delivery is sent again (delivery is
- * at least once), a lost decryption is redone from the stored raw body. Acknowledged writes (API
+ * without breaking a promise: a lost claim or result means a delivery is sent again (delivery is at
+ * least once), a lost decryption is redone from the stored raw body. Acknowledged writes (API
  * changes, card-network intake) keep FULL, and their fsync also makes every earlier commit in the
- * WAL durable. At FULL each commit cost about 1 ms of the daemon's only thread on the benchmark disk.
+ * WAL durable. At FULL each commit holds the daemon's main thread for an fsync
+ * (docs/performance.md).
  */
 export function bookkeeping<T>(db: Db, fn: () => T): T {
   if (!fsyncedCommits.has(db) || db.inTransaction) return fn();
@@ -196,12 +205,12 @@ const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * Makes `db.prepare(sql)` return the statement already compiled for that exact SQL text. Stores
- * write `db.prepare(sql).run(...)` at the point of use, which reads well; compiling the SQL on every
- * call cost 4 to 7% of the daemon's CPU under load (docs/performance.md). Cached statements are
- * shared, so a hit resets the modes (pluck, expand, raw, safeIntegers) a previous caller may have
- * switched on, and a statement still busy in an unfinished `iterate()` is not handed out twice: that
- * caller gets a fresh one. The rule for stores: use what `prepare` returns at once, pass parameters
- * per call, never `.bind()` (binding is permanent on a shared statement). The cache is bounded (least
+ * write `db.prepare(sql).run(...)` at the point of use, which reads well; compiling the SQL on
+ * every call would cost the daemon CPU on every request and send. Cached statements are shared, so
+ * a hit resets the modes (pluck, expand, raw, safeIntegers) a previous caller may have switched on,
+ * and a statement still busy in an unfinished `iterate()` is not handed out twice: that caller gets
+ * a fresh one. The rule for stores: use what `prepare` returns at once, pass parameters per call,
+ * never `.bind()` (binding is permanent on a shared statement). The cache is bounded (least
  * recently used out) because a few queries build their SQL from optional filters.
  *
  * Native objects kept: the cache matters for more than speed. better-sqlite3 12's statements and

@@ -1,3 +1,10 @@
+/**
+ * Reads that may run off the main thread: a table of named read-only queries, run on worker threads
+ * with their own read-only connections (workerReads) or on the caller's connection (inlineReads),
+ * and the errors that cross back.
+ *
+ * @module db/read-pool
+ */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logging/logger.js';
 import { BorderdError, type FieldError } from '../domain/errors.js';
@@ -133,9 +140,10 @@ export function workerReads<T extends ReadTable>(opts: WorkerReadsOptions): Read
       if (closing) return;
       const worker = new Worker(script, {
         workerData: { dbPath: opts.dbPath, busyTimeoutMs: opts.busyTimeoutMs, tableModule: opts.tableModule.href },
-        // A read worker holds one page of answers at a time. V8's default young generation let each
-        // worker grow by about 30 MB under a stream of identity pages (limit=100); 8 MB kept it to
-        // about 15 MB at the same request rate, since the main thread, not the worker, bounds it.
+        // A read worker holds one page of answers at a time. A small young generation keeps its
+        // growth under a stream of large identity pages to about half of what V8's default allows,
+        // at the same request rate, since the main thread, not the worker, bounds it
+        // (docs/performance.md, "Memory").
         resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 8 },
       });
       slot.worker = worker;
@@ -169,8 +177,8 @@ export function workerReads<T extends ReadTable>(opts: WorkerReadsOptions): Read
     else boot();
   };
 
-  // Started at the first read: a daemon whose API never lists identities or asks for a summary
-  // does not hold the workers' memory (about 17 MB each).
+  // Started at the first read: a daemon whose API never lists identities or asks for a summary does
+  // not hold the workers' memory.
   const start = (): void => {
     if (slots.length === 0) for (let i = 0; i < opts.size; i++) spawn(i, 0);
   };

@@ -1,11 +1,13 @@
+/**
+ * A read worker (src/db/read-pool.ts): opens its own read-only connection, imports the table of
+ * reads it may run, says it is ready, then answers each read in the order it arrives.
+ *
+ * @module db/read-worker
+ */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase, type Db } from './open.js';
 import { serializeError, type ReadReply, type ReadTable } from './read-pool.js';
 
-/**
- * A read worker (src/db/read-pool.ts): opens its own read-only connection, imports the table of
- * reads it may run, says it is ready, then answers each read in the order it arrives.
- */
 interface ReadWorkerData {
   dbPath: string;
   busyTimeoutMs: number;

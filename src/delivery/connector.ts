@@ -1,3 +1,9 @@
+/**
+ * How deliveries reach a webhook: a connection pool per webhook whose DNS lookup drops the
+ * addresses the policy refuses, so the address checked is the address connected to.
+ *
+ * @module delivery/connector
+ */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { Pool } from 'undici';

@@ -1,3 +1,9 @@
+/**
+ * Putting an event into the outbox: the event row and a delivery row per live webhook, in the
+ * caller's transaction, then a wake-up for this process's dispatcher once it has committed.
+ *
+ * @module delivery/enqueue
+ */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';

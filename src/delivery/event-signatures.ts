@@ -1,3 +1,10 @@
+/**
+ * Event signatures for the whole process: each (event, key) is signed once, whether the dispatcher
+ * sends the event to its webhooks or the event stream sends it to a client, and the signatures made
+ * are stored in event_signatures for other processes and restarts.
+ *
+ * @module delivery/event-signatures
+ */
 import type { AppContext } from '../context.js';
 import { bookkeeping, tryWriteNow } from '../db/open.js';
 import { remember } from '../domain/bounded-map.js';
@@ -5,9 +12,9 @@ import { storedSignatures, storeSignature } from '../store/event-signatures.js';
 import { Signer, type SigningKey } from './signing-keys.js';
 
 /**
- * Signatures kept in memory. The dispatcher's fan-out claims the same event for every webhook within
- * a few passes (it kept 4,000 alone), and a reconnecting stream re-reads recent events (it kept 5,000
- * alone); one cache for both holds about what the two held apart, under 1 kB an entry.
+ * Signatures kept in memory: enough for the dispatcher's fan-out, which claims the same event for
+ * every webhook within a few passes, and for reconnecting streams, which re-read recent events.
+ * Under 1 kB an entry.
  */
 const MEMORY_SIZE = 10_000;
 /**
@@ -18,8 +25,9 @@ const MEMORY_SIZE = 10_000;
  */
 const UNSTORED_SIZE = 10_000;
 /**
- * Signatures `storeNow` writes per transaction, at most: about 4 ms of the main thread (10,000 took
- * 50 ms). The rest wait for the next writer; a backlog builds up only behind a held lock.
+ * Signatures `storeNow` writes per transaction, at most, so that one transaction holds the main
+ * thread only briefly. The rest wait for the next writer; a backlog builds up only behind a held
+ * lock.
  */
 const STORE_SLICE = 1_000;
 
@@ -39,9 +47,9 @@ export interface EventSignaturesOptions {
 
 /**
  * The signature of (event, key), for every part of the process that sends events: the dispatcher's
- * webhooks and the event stream. One per process, on the context (`ctx.eventSignatures`): one Signer,
- * so each private key is unsealed once, and one cache, so an event the stream signed is not signed
- * again for its webhooks, and the other way round.
+ * webhooks and the event stream. One per process (startDaemon makes it and hands it to the
+ * dispatcher and the API): one Signer, so each private key is unsealed once, and one cache, so an
+ * event the stream signed is not signed again for its webhooks, and the other way round.
  *
  * A signature is taken from memory (a promise while it is being made), else from event_signatures
  * (read in batches by `preload`), else made on libuv's thread pool. A made one is remembered, and
@@ -108,13 +116,13 @@ export class EventSignatures {
   }
 
   /**
-   * The signatures of `rows` (all of one organization) with its current key, for a caller that signs
-   * in bulk: the event stream's catch-up. Those not known are made in a turn, one batch at a time
-   * across the process, and stored right after. The turn is here, with the signing, not in the
+   * The signatures of `rows` (all of one organization) with its current key, for a caller that
+   * signs in bulk: the event stream's catch-up. Those not known are made in a turn, one batch at a
+   * time across the process, and stored right after. The turn is here, with the signing, not in the
    * stream: it rations the thread pool that the dispatcher's signatures use too (the deliveries'
    * signatures go between batches instead of behind a burst of catch-ups), so any bulk signer must
-   * take it. Signed inline on the main thread, a stream replaying 20,000 events held the daemon for
-   * 8 s, and ten such streams for over a minute.
+   * take it. Signed inline on the main thread, a stream replaying thousands of events would hold
+   * the daemon for seconds.
    */
   async signBatch(orgId: string, rows: readonly { id: string; body: string }[]): Promise<{ keyId: string; signatures: string[] }> {
     const key = this.signer.currentKey(orgId);
@@ -155,10 +163,10 @@ export class EventSignatures {
   }
 
   /**
-   * Stores made signatures (up to STORE_SLICE) in a transaction of its own, now, if the write lock is
-   * free: as bookkeeping (no fsync; one lost to a power cut is made again when needed) and never in
-   * SQLite's busy wait, which would hold the daemon's only thread. With the lock held elsewhere they
-   * wait for the next writer. Never throws: storing must not fail a stream or a delivery.
+   * Stores made signatures (up to STORE_SLICE) in a transaction of its own, now, if the write lock
+   * is free: as bookkeeping (no fsync; one lost to a power cut is made again when needed) and never
+   * in SQLite's busy wait, which would hold the daemon's main thread. With the lock held elsewhere
+   * they wait for the next writer. Never throws: storing must not fail a stream or a delivery.
    */
   storeNow(): void {
     const db = this.ctx.db;

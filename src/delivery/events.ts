@@ -1,3 +1,9 @@
+/**
+ * Writing an event row: an id that follows commit order across processes, and a body serialized
+ * once, the exact bytes every delivery and stream sends.
+ *
+ * @module delivery/events
+ */
 import type { Db } from '../db/open.js';
 import { isoAt } from '../domain/clock.js';
 import { newId, sortAfter } from '../domain/ids.js';

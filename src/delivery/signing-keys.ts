@@ -1,3 +1,11 @@
+/**
+ * The organization's RSA-SHA256 webhook signing keys. The private half is sealed under the master
+ * key; the newest unretired key signs. `x-signature` is base64 of RSASSA-PKCS1-v1_5 with SHA-256
+ * over the exact body bytes, which `openssl dgst -sha256 -verify pub.pem -signature sig.bin`
+ * checks.
+ *
+ * @module delivery/signing-keys
+ */
 import { createPrivateKey, generateKeyPair, generateKeyPairSync, sign, createPublicKey, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { AppContext } from '../context.js';
@@ -14,11 +22,6 @@ import {
   type WebhookKeyRow,
 } from '../store/webhook-keys.js';
 
-/**
- * The organization's RSA-SHA256 webhook signing keys. The private half is sealed under the master
- * key; the newest unretired key signs. `x-signature` is base64 of RSASSA-PKCS1-v1_5 with SHA-256
- * over the exact body bytes, which `openssl dgst -sha256 -verify pub.pem -signature sig.bin` checks.
- */
 export const SIGNING_KEY_BITS = 2048;
 
 export interface PublicSigningKey {
@@ -70,11 +73,11 @@ export function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair)
 }
 
 /**
- * A new pair for an organization that has no key yet, made on libuv's thread pool; undefined when it
- * has one. Made inline, an RSA-2048 pair held the daemon's only thread for tens of milliseconds (at
- * times hundreds: the search for primes is random), and, inside the write, the write lock with it.
- * Pass it to `ensureSigningKey` in the write that needs the key; if another request made one
- * meanwhile, that one stays and this pair is dropped.
+ * A new pair for an organization that has no key yet, made on libuv's thread pool; undefined when
+ * it has one. Made inline, an RSA-2048 pair would hold the daemon's main thread for tens of
+ * milliseconds (at times hundreds: the search for primes is random), and, inside the write, the
+ * write lock with it. Pass it to `ensureSigningKey` in the write that needs the key; if another
+ * request made one meanwhile, that one stays and this pair is dropped.
  */
 export async function pairIfKeyless(ctx: AppContext, orgId: string): Promise<KeyPair | undefined> {
   return currentKeyId(ctx.db, orgId) ? undefined : generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS });
@@ -89,13 +92,13 @@ export function currentSigningKey(ctx: AppContext, orgId: string): PublicSigning
 const rotations = new WeakMap<AppContext, Map<string, Promise<PublicSigningKey>>>();
 
 /**
- * Replaces the pair: the old key is retired at once, so signatures made from now on verify only with
- * the new one. The pair is generated on libuv's thread pool, before the transaction: made inline it
- * held the daemon's only thread (and the write lock) for tens of milliseconds per call, so a client
- * looping on this route stalled every organization. Requests of one organization that arrive while
- * its rotation is being made get that rotation's key: each asked to retire the key current when it
- * asked, and the new one is newer than that. The write goes through `commit`: the API's group
- * commit in the daemon, which waits for a write lock another process holds on a timer.
+ * Replaces the pair: the old key is retired at once, so signatures made from now on verify only
+ * with the new one. The pair is generated on libuv's thread pool, before the transaction (see
+ * pairIfKeyless), so a client looping on this route cannot stall every organization. Requests of
+ * one organization that arrive while its rotation is being made get that rotation's key: each asked
+ * to retire the key current when it asked, and the new one is newer than that. The write goes
+ * through `commit`: the API's group commit in the daemon, which waits for a write lock another
+ * process holds on a timer.
  */
 export function rotateSigningKey(ctx: AppContext, orgId: string, commit: Commit = commitAlone(ctx.db)): Promise<PublicSigningKey> {
   let inFlight = rotations.get(ctx);
@@ -122,11 +125,11 @@ export interface SigningKey {
 
 /**
  * Signs bodies with an organization's current key. Private keys are unsealed once per key id and
- * kept in memory, so the daemon has one Signer, in its EventSignatures (ctx.eventSignatures), which
- * the dispatcher and the event stream share. `sign` re-reads which key is current, so a rotation
- * made by another process is picked up on the next signature; the dispatcher asks `currentKey` once
- * per pass (one indexed read of the key id) and signs a batch with it through `signAsync`, off the
- * main thread. `signatures` counts every signature made, whichever way.
+ * kept in memory, so the daemon has one Signer, in its EventSignatures, which the dispatcher and
+ * the event stream share. `sign` re-reads which key is current, so a rotation made by another
+ * process is picked up on the next signature; the dispatcher asks `currentKey` once per pass (one
+ * indexed read of the key id) and signs a batch with it through `signAsync`, off the main thread.
+ * `signatures` counts every signature made, whichever way.
  */
 export class Signer {
   readonly #keys = new Map<string, KeyObject>();

@@ -2,6 +2,8 @@
  * Admission for costly work: at most `running` at once, at most `waiting` queued behind them, in
  * arrival order; one more is refused at once (enter() gives undefined) instead of joining a queue
  * that only grows.
+ *
+ * @module domain/admission
  */
 export class Admission {
   #running = 0;

@@ -1,9 +1,12 @@
-import { Decimal } from 'decimal.js';
-
 /**
  * The import benchmark summary: how much the organization paid against the market over its
  * classified imported transactions, as a confidence-gated USD range. See docs/benchmark-summary.md.
  *
+ * @module domain/benchmark-stats
+ */
+import { Decimal } from 'decimal.js';
+
+/**
  * Per transaction i in the sample: v_i = amountUsd (volume) and c_i = costVsMarketUsd (USD paid above
  * the market rate; negative when it did better than market).
  * - pointUsd = Σ c_i (exact).
@@ -13,6 +16,7 @@ import { Decimal } from 'decimal.js';
  *   that contains zero; without signal or with nearZero the range is suppressed (lowUsd = highUsd =
  *   pointUsd rounded to cents). No amount is ever printed as "-0.00".
  */
+
 export const SAMPLE_CLASSES = ['Competitive', 'InLine', 'OffMarket'] as const;
 export type SampleClass = (typeof SAMPLE_CLASSES)[number];
 export const MIN_SAMPLE = 30;

@@ -1,4 +1,8 @@
-/** A real YYYY-MM-DD calendar date (2026-02-30 is not one), any year from 0000 to 9999. */
+/**
+ * A real YYYY-MM-DD calendar date (2026-02-30 is not one), any year from 0000 to 9999.
+ *
+ * @module domain/calendar-date
+ */
 export function isCalendarDate(value: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
   if (!m) return false;

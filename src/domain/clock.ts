@@ -1,6 +1,8 @@
 /**
  * Time enters borderd through a Clock so that 30/90-day rules and retry schedules can be tested
  * by moving time instead of sleeping.
+ *
+ * @module domain/clock
  */
 export interface Clock {
   /** Milliseconds since the epoch. */

@@ -1,3 +1,9 @@
+/**
+ * Country codes and corridors as borderd accepts them: ISO 3166-1 alpha-2, upper case, on the
+ * standard's list, and ZZ for an unknown country where transactions are imported and filtered.
+ *
+ * @module domain/country-code
+ */
 import countries from 'i18n-iso-countries/index.js';
 import { z } from 'zod';
 
@@ -5,10 +11,10 @@ import { z } from 'zod';
 const TWO_LETTERS = /^[A-Z]{2}$/;
 
 /**
- * Country codes: ISO 3166-1 alpha-2, upper case, checked against the standard's list (i18n-iso-countries'
- * codes; its `index.js` alone, since the package's main entry also loads every language's names, about
- * 10 MB of the daemon's memory for nothing borderd shows). XK (Kosovo), a user-assigned code in wide
- * use, is on that list.
+ * Country codes: ISO 3166-1 alpha-2, upper case, checked against the standard's list
+ * (i18n-iso-countries' codes; its `index.js` alone, since the package's main entry also loads every
+ * language's names into the daemon's memory for nothing borderd shows). XK (Kosovo), a
+ * user-assigned code in wide use, is on that list.
  */
 export function isCountryCode(code: string): boolean {
   // isValid alone also takes lower case (and alpha-3 codes).

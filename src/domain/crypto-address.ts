@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto';
-import { keccak256 } from './keccak256.js';
-
 /**
  * Address formats per network, checked structurally and by checksum so a typo cannot become a
  * refund destination:
@@ -10,7 +7,12 @@ import { keccak256 } from './keccak256.js';
  * - BITCOIN: base58check P2PKH (version 0x00) or P2SH (0x05), or a segwit bech32 (v0) / bech32m (v1+)
  *   address with the bc human-readable part.
  * - SOLANA: base58 of a 32-byte public key.
+ *
+ * @module domain/crypto-address
  */
+import { createHash } from 'node:crypto';
+import { keccak256 } from './keccak256.js';
+
 export const NETWORK_IDS = ['POLYGON', 'ETHEREUM', 'TRON', 'BASE', 'OPTIMISM', 'BITCOIN', 'SOLANA', 'CELO'] as const;
 export type NetworkId = (typeof NETWORK_IDS)[number];
 

@@ -2,6 +2,8 @@
  * The one error type that crosses layers. `code` is stable (tests and clients match on it); the HTTP
  * layer turns it into an RFC 9457 problem with `status`. Services throw these; nothing else is
  * shown to a caller (any other error is a 500 whose details stay in the log).
+ *
+ * @module domain/errors
  */
 export interface FieldError {
   path: string;

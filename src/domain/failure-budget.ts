@@ -1,3 +1,9 @@
+/**
+ * Failure budgets per client address: the token bucket that slows a client that keeps failing, and
+ * the key an address is counted under.
+ *
+ * @module domain/failure-budget
+ */
 import { remember } from './bounded-map.js';
 
 /**

@@ -3,6 +3,8 @@
  * `±hh:mm`, seconds and fraction optional. Nothing looser: V8's Date.parse also reads "Nov 20" or
  * "5" (both in 2001) and "hello 1", and a time without a zone in the host's own zone, so a typo
  * would replay years of events or start from a time that depends on the machine.
+ *
+ * @module domain/iso-time
  */
 const ISO_TIME_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 

@@ -1,6 +1,8 @@
 /**
  * Keccak-256 (the pre-standard padding Ethereum uses, not SHA3-256), needed for EIP-55 address
  * checksums. node:crypto offers sha3-256 only. Small inputs only: lanes are BigInts for clarity.
+ *
+ * @module domain/keccak256
  */
 const ROUND_CONSTANTS = [
   0x0000000000000001n,

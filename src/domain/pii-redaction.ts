@@ -1,16 +1,9 @@
 /**
  * Masking of identity PII for tokens with piiAccess "redacted". The record keeps its shape and
  * types (every field present stays present and a string stays a string of the same length, counted
- * in code points), so clients parse both forms with one schema:
- * - names (firstName, lastName, secondLastName, middleName, nameInLocalScript), street lines and
- *   free text about the person (employerName, activity, accountPurposeOther, placeOfBirthCity):
- *   first character kept, the rest replaced by "*";
- * - taxId, phone, document idNumber: all but the last two characters replaced by "*";
- * - email: the local part masked like a name, the domain kept ("j***@example.com");
- * - dateOfBirth: "****-**-**"; postalCode: every character replaced by "*".
- * A value keeps its visible characters only when at least two others stay masked; a shorter one is
- * masked entirely ("A" → "*", "Al" → "**", taxId "12" → "**", "123" → "***", "a@x.com" → "*@x.com"),
- * since showing one of two characters, or the whole value, is no masking.
+ * in code points), so clients parse both forms with one schema.
+ *
+ * @module domain/pii-redaction
  */
 const chars = (s: string): string[] => Array.from(s);
 /** Fewest characters that must stay masked for any to be shown. */
@@ -61,6 +54,18 @@ const applyTo = <T extends Record<string, unknown>>(obj: T, maskers: Record<stri
   return out as T;
 };
 
+/**
+ * The identity's data with its personal data masked:
+ * - names (firstName, lastName, secondLastName, middleName, nameInLocalScript), street lines and
+ *   free text about the person (employerName, activity, accountPurposeOther, placeOfBirthCity):
+ *   first character kept, the rest replaced by "*";
+ * - taxId, phone, document idNumber: all but the last two characters replaced by "*";
+ * - email: the local part masked like a name, the domain kept ("j***@example.com");
+ * - dateOfBirth: "****-**-**"; postalCode: every character replaced by "*".
+ * A value keeps its visible characters only when at least two others stay masked; a shorter one is
+ * masked entirely ("A" → "*", "Al" → "**", taxId "12" → "**", "123" → "***", "a@x.com" → "*@x.com"),
+ * since showing one of two characters, or the whole value, is no masking.
+ */
 export function redactIdentityData<T extends Record<string, unknown>>(data: T): T {
   const out: Record<string, unknown> = applyTo(data, TOP_LEVEL);
   if (out.address && typeof out.address === 'object') out.address = applyTo(out.address as Record<string, unknown>, ADDRESS);

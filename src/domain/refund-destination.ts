@@ -1,3 +1,9 @@
+/**
+ * Refund destinations: the organization's default (its addresses, one per network) and a
+ * transaction's own, with the rules each must meet beyond its field types.
+ *
+ * @module domain/refund-destination
+ */
 import { z } from 'zod';
 import { addressProblem, asNetworkId, NETWORK_IDS, type NetworkId } from './crypto-address.js';
 import type { FieldError } from './errors.js';

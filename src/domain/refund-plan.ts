@@ -1,10 +1,13 @@
+/**
+ * What happens to a failed transaction's funds, decided once when it moves to Failed.
+ *
+ * @module domain/refund-plan
+ */
 import type { NetworkId } from './crypto-address.js';
 import type { OrgRefundDestination, RefundDestinationType } from './refund-destination.js';
 
 /**
- * What happens to a failed transaction's funds, decided once when it moves to Failed.
- *
- * States:
+ * The states of a refund plan:
  * - Created: eligible, waits for an operator (autoRefund false); `borderd refunds dispatch` moves it.
  * - Paused: autoRefund true but the default destination is older than 90 days (isStaleReject);
  *   re-confirming the default dispatches it, an operator may dispatch it too.

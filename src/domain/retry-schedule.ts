@@ -1,6 +1,8 @@
 /**
  * When the next attempt of a delivery happens. `schedule[n]` is the delay before attempt n + 1
  * (attempt 1 is the first entry, normally 0 = immediately); a delivery has schedule.length attempts.
+ *
+ * @module domain/retry-schedule
  */
 export interface RetryPolicy {
   scheduleSeconds: readonly number[];
@@ -10,16 +12,16 @@ export interface RetryPolicy {
 
 export type RetryDecision = { kind: 'retry'; delayMs: number } | { kind: 'exhausted' };
 
-/**
- * After `attemptsInCycle` failed attempts, what comes next. `random` is a value in [0, 1) (injected
- * for tests). A Retry-After (ms) from a 429 or 503 is honoured, bounded to 1x..2x of the scheduled delay
- * so a receiver can slow borderd down but not stall a delivery for days.
- */
 /** Whether a cycle with this many failed attempts has no retry left (the schedule has one entry per attempt). */
 export function cycleExhausted(policy: RetryPolicy, attemptsInCycle: number): boolean {
   return attemptsInCycle >= policy.scheduleSeconds.length;
 }
 
+/**
+ * After `attemptsInCycle` failed attempts, what comes next. `random` is a value in [0, 1) (injected
+ * for tests). A Retry-After (ms) from a 429 or 503 is honoured, bounded to 1x..2x of the scheduled
+ * delay so a receiver can slow borderd down but not stall a delivery for days.
+ */
 export function nextAttempt(policy: RetryPolicy, attemptsInCycle: number, random: number, retryAfterMs?: number): RetryDecision {
   if (cycleExhausted(policy, attemptsInCycle)) return { kind: 'exhausted' };
   const base = (policy.scheduleSeconds[attemptsInCycle] ?? 0) * 1000;

@@ -1,10 +1,12 @@
-import { BlockList, isIP } from 'node:net';
-import type { FieldError } from './errors.js';
-
 /**
  * Which webhook targets borderd may call. Pure: it looks at the URL text and at addresses handed
  * to it; the dispatcher's connector resolves names and asks `isRefusedAddress` about the result.
+ *
+ * @module domain/webhook-url
  */
+import { BlockList, isIP } from 'node:net';
+import type { FieldError } from './errors.js';
+
 export interface WebhookUrlPolicy {
   allowHttp: boolean;
   allowPrivateNetworks: boolean;

@@ -2,6 +2,8 @@
  * JSON can spell a lone UTF-16 surrogate (`"\ud800"`), which no UTF-8 text holds: SQLite stores
  * such a string as bytes that read back as U+FFFD, so a value that was acknowledged would come back
  * different (a webhook url, an eventId). Such a value is refused where it enters, with its path.
+ *
+ * @module domain/well-formed-text
  */
 const LONE_SURROGATE = /\p{Cs}/u;
 

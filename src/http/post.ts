@@ -1,3 +1,13 @@
+/**
+ * Sends one POST on an undici pool and reads its answer with a dispatch handler: the dispatcher's
+ * deliveries and `borderd receive`'s forwards to the local app.
+ *
+ * Not `pool.request()`: that one wraps the answer in a Readable stream and follows an AbortSignal,
+ * which neither caller needs (they keep at most a kilobyte of the answer and end on a timer of
+ * their own), and which about doubles the client's CPU per POST (docs/performance.md, "Outbox").
+ *
+ * @module http/post
+ */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 
@@ -34,15 +44,6 @@ export interface PostRequest {
   statusOnBodyError?: boolean;
 }
 
-/**
- * Sends one POST on an undici pool and reads its answer with a dispatch handler: the dispatcher's
- * deliveries and `borderd receive`'s forwards to the local app.
- *
- * Not `pool.request()`: that one wraps the answer in a Readable stream and follows an AbortSignal,
- * which neither caller needs (they keep at most a kilobyte of the answer and end on a timer of
- * their own). On one keep-alive connection to a local server the client's CPU per POST went from
- * about 135 to 70 µs (docs/performance.md, "the HTTP client's own cost").
- */
 export function post(pool: Dispatcher, request: PostRequest): PostExchange {
   const reader = new AnswerReader(request.keepBytes, request.readLimit, request.statusOnBodyError ?? false);
   pool.dispatch({ method: 'POST', path: request.path, headers: request.headers, body: request.body }, reader);

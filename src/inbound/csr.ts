@@ -1,11 +1,13 @@
-import { createPublicKey, sign, type KeyObject } from 'node:crypto';
-
 /**
  * A PKCS#10 certificate signing request (RFC 2986) built with node:crypto and a few lines of DER,
  * so generating a card-network key needs no OpenSSL binary and no extra dependency. The card
  * network's key-management portal takes this CSR and returns the encryption certificate its
  * senders use.
+ *
+ * @module inbound/csr
  */
+import { createPublicKey, sign, type KeyObject } from 'node:crypto';
+
 function derLength(n: number): Buffer {
   if (n < 0x80) return Buffer.from([n]);
   const bytes: number[] = [];

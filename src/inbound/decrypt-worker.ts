@@ -1,18 +1,20 @@
-import type { AppContext } from '../context.js';
-import type { Worker } from '../worker.js';
-import { decryptDue } from './decryption.js';
-import { matchPendingIcas } from './ica-mapping.js';
-
 /**
  * Runs decryption in `borderd serve`: woken after an intake commit (ctx.signals), and on a poll,
  * because CLI commands in other processes (retry, key import, ica mapping) write the same file.
  * One pass at a time; stop() waits for the pass in flight, so SIGTERM leaves no half-recorded attempt.
  *
- * EventEmitter.emit calls listeners synchronously, inside the emitter's own call stack: the intake
- * emits from the request handler, before the 200 is written. The signal therefore only schedules a
- * pass (setImmediate, after the response has been written in this turn of the event loop), so the
- * answer to the card network never waits on an RSA unwrap.
+ * The intake emits its signal from the request handler, before the 200 is written, and a listener
+ * runs inside that emit (src/signals.ts). The signal therefore only schedules a pass (setImmediate,
+ * after the response has been written in this turn of the event loop), so the answer to the card
+ * network never waits on an RSA unwrap.
+ *
+ * @module inbound/decrypt-worker
  */
+import type { AppContext } from '../context.js';
+import type { Worker } from '../worker.js';
+import { decryptDue } from './decryption.js';
+import { matchPendingIcas } from './ica-mapping.js';
+
 export function createDecryptWorker(ctx: AppContext): Worker {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;

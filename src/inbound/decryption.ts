@@ -1,3 +1,12 @@
+/**
+ * One decryption attempt per due row, from the stored raw body. Key-related failures (unknown kid,
+ * wrong key) are retried on inbound.decryptRetrySeconds, since the operator may be importing the
+ * key; a malformed or tampered token, or the last retry, ends in `failed` with its reason (the dead
+ * letter), from where `borderd inbound retry` requeues it. A tampered or malformed copy gives way
+ * to a redelivered copy held while it was queued, if there is one: that copy is queued instead.
+ *
+ * @module inbound/decryption
+ */
 import { bookkeeping, tryWriteNow } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
@@ -6,13 +15,6 @@ import { decryptJwe, JweDecryptError, type DecryptedJwe } from './jwe-decrypt.js
 import { privateKeyFor } from './keyring.js';
 import { compactJweOf, inboundNotificationSchema, parseStoredBody } from './notification.js';
 
-/**
- * One decryption attempt per due row, from the stored raw body. Key-related failures (unknown kid,
- * wrong key) are retried on inbound.decryptRetrySeconds, since the operator may be importing the key;
- * a malformed or tampered token, or the last retry, ends in `failed` with its reason (the dead
- * letter), from where `borderd inbound retry` requeues it. A tampered or malformed copy gives way
- * to a redelivered copy held while it was queued, if there is one: that copy is queued instead.
- */
 export const payloadSealContext = (id: string) => `inbound_events.payload:${id}`;
 
 /**
@@ -110,8 +112,8 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
 
 /**
  * Tokens being opened at once. The RSA unwrap runs on libuv's thread pool (jwe-decrypt.ts); one at
- * a time left every core but one idle while a queue waited (664 decryptions/s against raw jose's
- * 2,023/s on one thread). Two of the pool's four threads: webhook signatures keep the others.
+ * a time would leave every core but one idle while a queue waits. Two of the pool's four threads:
+ * webhook signatures keep the others.
  */
 export const OPENS_IN_FLIGHT = 2;
 

@@ -1,3 +1,9 @@
+/**
+ * What operators see of stored card-network notifications (never the sealed payload or the raw
+ * JWE), and the requeueing of failed ones for decryption.
+ *
+ * @module inbound/event-queue
+ */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { conflict, notFound } from '../domain/errors.js';

@@ -1,3 +1,9 @@
+/**
+ * Which organization a card-network ica belongs to: the config file's mappings over the table's,
+ * and the notifications a new or changed mapping queues for decryption.
+ *
+ * @module inbound/ica-mapping
+ */
 import { tryWriteNow, writeTransaction } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';

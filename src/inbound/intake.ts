@@ -1,3 +1,9 @@
+/**
+ * Card-network notification intake: each notification stored with its exact bytes, once per
+ * eventId, before it is acknowledged, and what a second copy of an eventId does to the stored one.
+ *
+ * @module inbound/intake
+ */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';

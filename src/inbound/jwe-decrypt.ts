@@ -1,25 +1,15 @@
-import { createDecipheriv, createHmac, timingSafeEqual, webcrypto, type KeyObject } from 'node:crypto';
-import { compactDecrypt, errors as joseErrors } from 'jose';
-import { decodeSegment, segmentAlphabet, type SegmentAlphabet } from './jwe-segments.js';
-import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint.js';
-
 /**
  * Decrypts the `data` JWE of a card-network notification: RSA-OAEP-256 key wrapping with A256GCM
  * (and the A128GCM, A192GCM and A128CBC-HS256 content encryptions the card network's client library
  * knows), the key chosen by the `kid` header.
  *
- * Standards-conformant tokens go through jose. Tokens the card network's client library makes depart
- * from RFC 7516/7518 in two ways jose (rightly) refuses, and only those are accepted by the narrow
- * path below, built on node:crypto (docs/inbound.md lists them):
- *  1. a 16-byte AES-GCM IV where JWA requires 96 bits;
- *  2. "/" left in segments: its base64url conversion replaces "+" with "-" and strips "=", but
- *     replaces a backslash (instead of "/") with "_", so "/" stays and "_" never appears. It never
- *     emits "+" or "=", and neither is accepted (jwe-segments.ts).
- * That library only encrypts RSA-OAEP-256 + A256GCM; A128GCM, A192GCM and A128CBC-HS256 come from
- * standard JWE producers and are accepted on either path. Everything else stays strict: the full
- * 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that library's own decryptor skips), the header
- * bytes as received as additional data.
+ * @module inbound/jwe-decrypt
  */
+import { createDecipheriv, createHmac, timingSafeEqual, webcrypto, type KeyObject } from 'node:crypto';
+import { compactDecrypt, errors as joseErrors } from 'jose';
+import { decodeSegment, segmentAlphabet, type SegmentAlphabet } from './jwe-segments.js';
+import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint.js';
+
 export type DecryptFailureCode =
   'malformed_jwe' | 'unsupported_algorithm' | 'missing_kid' | 'unknown_kid' | 'key_mismatch' | 'decryption_failed';
 
@@ -118,9 +108,9 @@ function parse(token: string): Parsed {
 
 /**
  * The private key as WebCrypto's RSA-OAEP-256 decryption key, made once per key. WebCrypto runs the
- * RSA operation on libuv's thread pool: node:crypto's privateDecrypt ran it on the daemon's only
- * thread, a millisecond or more each (several with a 4096-bit key), and a queue of a thousand
- * notifications held every request and send for seconds.
+ * RSA operation on libuv's thread pool, where node:crypto's privateDecrypt would run it on the
+ * daemon's main thread, a millisecond or more each (several with a 4096-bit key): a queue of a
+ * thousand notifications would hold every request and send for seconds.
  */
 const oaepKeys = new WeakMap<KeyObject, Promise<webcrypto.CryptoKey>>();
 function oaepKeyOf(key: KeyObject): Promise<webcrypto.CryptoKey> {
@@ -232,6 +222,18 @@ function tolerancesOf(p: Parsed): Tolerance[] {
 /**
  * Decrypts with the key `lookup` returns for the token's kid. Throws JweDecryptError with a code
  * and a reason an operator can act on.
+ *
+ * Standards-conformant tokens go through jose. Tokens the card network's client library makes depart
+ * from RFC 7516/7518 in two ways jose (rightly) refuses, and only those are accepted by the narrow
+ * path of this module, built on node:crypto (docs/inbound.md lists them):
+ *  1. a 16-byte AES-GCM IV where JWA requires 96 bits;
+ *  2. "/" left in segments: its base64url conversion replaces "+" with "-" and strips "=", but
+ *     replaces a backslash (instead of "/") with "_", so "/" stays and "_" never appears. It never
+ *     emits "+" or "=", and neither is accepted (jwe-segments.ts).
+ * That library only encrypts RSA-OAEP-256 + A256GCM; A128GCM, A192GCM and A128CBC-HS256 come from
+ * standard JWE producers and are accepted on either path. Everything else stays strict: the full
+ * 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that library's own decryptor skips), the header
+ * bytes as received as additional data.
  */
 export async function decryptJwe(token: string, lookup: (kid: string) => KeyObject | undefined): Promise<DecryptedJwe> {
   const p = parse(token);
@@ -251,9 +253,9 @@ export async function decryptJwe(token: string, lookup: (kid: string) => KeyObje
     if (err instanceof joseErrors.JWEDecryptionFailed) {
       // jose says only "failed", for a wrong key and a tampered token alike. Unwrapping the content
       // key here tells them apart (unwrapKey throws key_mismatch or decryption_failed); a key that
-      // unwraps leaves the content at fault. Done only on this path: unwrapping every token first
-      // made each one cost two RSA operations. The answer reaches only the operator (the sender
-      // already has its 200), so this is no padding oracle.
+      // unwraps leaves the content at fault. Done only on this path, so that a token that decrypts
+      // costs one RSA operation, not two. The answer reaches only the operator (the sender already
+      // has its 200), so this is no padding oracle.
       await unwrapKey(p, key);
       throw tagFailure(kid);
     }

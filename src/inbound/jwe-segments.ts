@@ -5,6 +5,8 @@
  * backslash (which base64 never holds) where it means `/`: its segments can hold `/` and never `_`,
  * `+` or `=`. Those two alphabets are accepted, one per token; nothing else (no `+`, no `=` padding,
  * no `_` and `/` mixed, no length no base64 encoding can have).
+ *
+ * @module inbound/jwe-segments
  */
 export type SegmentAlphabet = 'base64url' | 'library';
 

@@ -1,3 +1,8 @@
+/**
+ * Card-network key ids: the SPKI fingerprint a kid defaults to, and how kids compare.
+ *
+ * @module inbound/key-fingerprint
+ */
 import { createHash, createPublicKey, type KeyObject } from 'node:crypto';
 
 /**

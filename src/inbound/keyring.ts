@@ -1,3 +1,10 @@
+/**
+ * The organizations' card-network decryption keys. An organization may hold several at once: a
+ * rotation imports (or generates) the new key, the card network switches its senders over, and the
+ * old key is removed afterwards, so no notification arrives for a kid borderd cannot open.
+ *
+ * @module inbound/keyring
+ */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/open.js';
@@ -18,11 +25,6 @@ import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint
 import { isPkcs12, privateKeyFromPkcs12 } from './pkcs12.js';
 import { writeTransaction } from '../db/open.js';
 
-/**
- * The organizations' card-network decryption keys. An organization may hold several at once: a
- * rotation imports (or generates) the new key, the card network switches its senders over, and the
- * old key is removed afterwards, so no notification arrives for a kid borderd cannot open.
- */
 export const MIN_KEY_BITS = 2048;
 
 export interface CardNetworkKeyView {
@@ -164,7 +166,7 @@ export function removeCardNetworkKey(ctx: AppContext, kidOrId: string, orgId?: s
 
 /**
  * Unsealed private keys by key row id (cnk_…), per database connection. Unsealing and parsing the
- * PEM into a KeyObject cost more than the lookup, and every notification needs its key. The lookup
+ * PEM into a KeyObject costs more than the lookup, and every notification needs its key. The lookup
  * reads the row each time and a row id is never reused, so a key removed or replaced (here or by a
  * CLI command in another process) is never used from the cache.
  */

@@ -1,14 +1,16 @@
-import { z } from 'zod';
-import { decodeSegment, segmentAlphabet } from './jwe-segments.js';
-import { withoutByteOrderMark } from '../domain/byte-order-mark.js';
-
 /**
  * The inbound card-network notification body (spec: "Inbound card-network notification body").
  * The spec types `data` as an object holding the JWE-encrypted payload and does not say which
  * fields are required; borderd requires all five, and takes `data` either as the compact JWE string
  * itself or as an object with one string member holding it (the `{ "encryptedValue": "…" }` shape
  * the card network's client library produces).
+ *
+ * @module inbound/notification
  */
+import { z } from 'zod';
+import { decodeSegment, segmentAlphabet } from './jwe-segments.js';
+import { withoutByteOrderMark } from '../domain/byte-order-mark.js';
+
 const MAX = 255;
 
 /**

@@ -1,18 +1,12 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-
 /**
  * The private key inside a PKCS#12 keystore (.p12 / .pfx, RFC 7292), read with node:crypto and a
  * small DER/BER walker: node:crypto has no PKCS#12 parser, and the card network's library reads
  * .p12 files with node-forge, which borderd does not depend on.
  *
- * What is read: the key bags of the unencrypted ("data") safe contents, which is where OpenSSL, Java
- * keytool, Windows and forge put the private key: a PKCS8ShroudedKeyBag (an EncryptedPrivateKeyInfo,
- * decrypted by node:crypto with the keystore password: PBES2/PBKDF2/AES or the legacy PKCS#12
- * SHA1-3DES scheme) or a plain KeyBag. Certificates (usually in encrypted safe contents) are not
- * needed and not decrypted. The integrity MAC is not verified; a wrong password fails when the key
- * bag is decrypted. A keystore whose key sits only inside encrypted safe contents is refused with
- * the OpenSSL command that converts it.
+ * @module inbound/pkcs12
  */
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+
 export class Pkcs12Error extends Error {
   override name = 'Pkcs12Error';
 }
@@ -128,7 +122,17 @@ export function isPkcs12(der: Buffer): boolean {
   return authenticatedSafe(der) !== undefined;
 }
 
-/** The one private key of a PKCS#12 keystore; throws Pkcs12Error with what to do otherwise. */
+/**
+ * The one private key of a PKCS#12 keystore; throws Pkcs12Error with what to do otherwise.
+ *
+ * What is read: the key bags of the unencrypted ("data") safe contents, which is where OpenSSL, Java
+ * keytool, Windows and forge put the private key: a PKCS8ShroudedKeyBag (an EncryptedPrivateKeyInfo,
+ * decrypted by node:crypto with the keystore password: PBES2/PBKDF2/AES or the legacy PKCS#12
+ * SHA1-3DES scheme) or a plain KeyBag. Certificates (usually in encrypted safe contents) are not
+ * needed and not decrypted. The integrity MAC is not verified; a wrong password fails when the key
+ * bag is decrypted. A keystore whose key sits only inside encrypted safe contents is refused with
+ * the OpenSSL command that converts it.
+ */
 export function privateKeyFromPkcs12(der: Buffer, password: string | undefined): KeyObject {
   const safe = authenticatedSafe(der);
   if (!safe) throw new Pkcs12Error('not a PKCS#12 keystore');

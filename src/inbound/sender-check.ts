@@ -1,13 +1,15 @@
-import { BlockList, isIP } from 'node:net';
-import { forbidden } from '../domain/errors.js';
-import { tokensEqual } from '../security/admin-token.js';
-
 /**
  * Who may post card-network notifications. The spec leaves the sender's authentication open; the
  * card network's notification programmes offer two checks, both optional: the source IP within
  * published CIDR ranges, and mutual TLS, which behind a TLS terminator arrives as a header the
  * terminator sets after verifying the client certificate.
+ *
+ * @module inbound/sender-check
  */
+import { BlockList, isIP } from 'node:net';
+import { forbidden } from '../domain/errors.js';
+import { tokensEqual } from '../security/admin-token.js';
+
 export interface SenderPolicy {
   allowlist: string[];
   clientCertHeader?: { name: string; value: string } | undefined;
@@ -52,7 +54,6 @@ export function ipAllowed(list: BlockList | undefined, ip: string | undefined): 
   return normalized !== undefined && list.check(normalized.address, normalized.family);
 }
 
-/** A checker made once per route from config; throws a 403 problem for a refused sender. */
 /**
  * What the check reads of a request: the client address (through server.trustProxy), a header, and
  * whether the connection's own peer is a trusted proxy, the only peer whose client-certificate
@@ -64,6 +65,7 @@ export interface SenderInput {
   peerIsTrustedProxy: boolean;
 }
 
+/** A checker made once per route from config; throws a 403 problem for a refused sender. */
 export function senderChecker(policy: SenderPolicy): (input: SenderInput) => void {
   const list = buildAllowlist(policy.allowlist);
   const cert = policy.clientCertHeader;

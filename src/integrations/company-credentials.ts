@@ -1,8 +1,12 @@
+/**
+ * Company credentials: the provider links the company and answers the network addresses it holds.
+ *
+ * @module integrations/company-credentials
+ */
 import { z } from 'zod';
 import { BorderdError } from '../domain/errors.js';
 import { headerCredential, postToProvider } from './provider-call.js';
 
-/** Company credentials: the provider links the company and answers the network addresses it holds. */
 export const companyCredentialsSchema = z.strictObject({
   apiKey: headerCredential(500),
   apiSecret: headerCredential(500),

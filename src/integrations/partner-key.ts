@@ -1,7 +1,12 @@
+/**
+ * Partner key: the key and secret are registered at the provider, which accepts them for
+ * processing.
+ *
+ * @module integrations/partner-key
+ */
 import { z } from 'zod';
 import { postToProvider } from './provider-call.js';
 
-/** Partner key: the key and secret are registered at the provider, which accepts them for processing. */
 export const partnerKeySchema = z.strictObject({
   apiKey: z.string().min(1).max(500),
   apiSecret: z.string().min(1).max(500),

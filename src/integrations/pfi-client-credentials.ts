@@ -1,7 +1,11 @@
+/**
+ * PFI client credentials: checked by asking the PFI for a client-credentials token.
+ *
+ * @module integrations/pfi-client-credentials
+ */
 import { z } from 'zod';
 import { postToProvider } from './provider-call.js';
 
-/** PFI client credentials: checked by asking the PFI for a client-credentials token. */
 export const pfiClientCredentialsSchema = z.strictObject({
   // The user-id of HTTP Basic ends at its first ":" (RFC 7617): one inside would move the rest into the password.
   clientId: z

@@ -1,11 +1,13 @@
+/**
+ * One POST to a provider, shared by the adapters: a timeout, no redirects, and the provider's
+ * answer mapped to what the caller should be told. The body is never logged (it holds credentials).
+ *
+ * @module integrations/provider-call
+ */
 import { z } from 'zod';
 import { request } from 'undici';
 import { BorderdError, badRequest } from '../domain/errors.js';
 
-/**
- * One POST to a provider, shared by the adapters: a timeout, no redirects, and the provider's
- * answer mapped to what the caller should be told. The body is never logged (it holds credentials).
- */
 export interface ProviderCall {
   baseUrl: string;
   path: string;
@@ -36,7 +38,7 @@ async function readAnswer(body: AsyncIterable<Buffer> & { destroy(): unknown }):
 /**
  * timeoutMs bounds the whole call, the answer's body included. undici's headersTimeout and
  * bodyTimeout only bound the wait for the headers and between two chunks, so a provider sending a
- * byte a second held the API request open without end.
+ * byte a second would hold the API request open without end.
  */
 export async function postToProvider(call: ProviderCall): Promise<unknown> {
   let res: Awaited<ReturnType<typeof request>>;

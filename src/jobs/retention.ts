@@ -1,3 +1,10 @@
+/**
+ * Outbox retention: keeps the outbox from growing without bound. Delivered deliveries go after
+ * retention.deliveredDays, whole events (nothing pending) after retention.eventDays. A replay or
+ * stream resume cannot reach past what was pruned; docs/webhooks.md says so.
+ *
+ * @module jobs/retention
+ */
 import { schedule, type ScheduledTask } from 'node-cron';
 import { bookkeeping, tryWriteNow, writeTransaction } from '../db/open.js';
 import type { AppContext } from '../context.js';
@@ -12,11 +19,7 @@ export interface PruneResult {
   eventsBefore: string;
 }
 
-/**
- * Keeps the outbox from growing without bound: delivered deliveries go after
- * retention.deliveredDays, whole events (nothing pending) after retention.eventDays. A replay or
- * stream resume cannot reach past what was pruned; docs/webhooks.md says so.
- */
+/** One pruning pass: deliveries first, then events, a batch at a time. */
 class Pruning {
   readonly result: PruneResult;
   #phase: 'deliveries' | 'events' | 'done' = 'deliveries';
@@ -64,12 +67,13 @@ export function pruneOutbox(ctx: AppContext): PruneResult {
 const BUSY_RETRY_MS = 50;
 
 /**
- * The same pruning inside the daemon, one batch per turn of the event loop. Done in one go, a
- * day's million delivered rows held the daemon's only thread for about 16 s (every request and send
- * with it); now each batch is one short transaction (retention.batchSize rows), and requests and
- * sends run between them. A write lock another process holds is waited for on a timer, not in
- * SQLite's busy wait; after database.busyTimeoutMs of waiting for one batch the pass fails, to run
- * again at its next schedule. `stopped` ends it between two batches.
+ * The same pruning inside the daemon, one batch per turn of the event loop. Done in one go, a day's
+ * million delivered rows would hold the daemon's main thread for seconds, every request and send
+ * with it (docs/performance.md, "Growth"); here each batch is one short transaction
+ * (retention.batchSize rows), and requests and sends run between them. A write lock another process
+ * holds is waited for on a timer, not in SQLite's busy wait; after database.busyTimeoutMs of
+ * waiting for one batch the pass fails, to run again at its next schedule. `stopped` ends it
+ * between two batches.
  */
 export async function pruneOutboxInTurns(ctx: AppContext, stopped: () => boolean = () => false): Promise<PruneResult> {
   const pruning = new Pruning(ctx);

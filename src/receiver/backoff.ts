@@ -2,6 +2,8 @@
  * Reconnect delays: exponential from `initialMs`, capped at `maxMs`, with "equal jitter" (half the
  * delay fixed, half random) so that receivers cut off together do not all come back in the same
  * millisecond. `failures` counts the failed connections in a row (0 for the first retry).
+ *
+ * @module receiver/backoff
  */
 export interface BackoffPolicy {
   initialMs: number;

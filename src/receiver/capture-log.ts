@@ -1,12 +1,14 @@
-import { chmodSync, existsSync } from 'node:fs';
-import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../db/background-checkpoints.js';
-import { openDatabase, type Db } from '../db/open.js';
-
 /**
  * The receiver's own small SQLite file: every delivery it accepted (body and signed headers, so a
  * replay sends the same bytes), what the local app answered, and the tunnel's resume cursor.
  * Dedupe rule: an event whose forward got a 2xx is not forwarded again; a failed one is.
+ *
+ * @module receiver/capture-log
  */
+import { chmodSync, existsSync } from 'node:fs';
+import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../db/background-checkpoints.js';
+import { openDatabase, type Db } from '../db/open.js';
+
 export interface CapturedEvent {
   eventId: string;
   eventType: string;
@@ -157,8 +159,8 @@ export class CaptureLog {
 
   /**
    * Moves the log's WAL checkpoints to a worker thread (background-checkpoints.ts), for the
-   * long-running `borderd receive`: otherwise one delivery in a few hundred waited 6 to 8 ms behind
-   * the checkpoint of the write before it. Stop them before close().
+   * long-running `borderd receive`: otherwise one delivery in a few hundred waits behind the
+   * checkpoint of the write before it. Stop them before close().
    */
   checkpointInBackground(onFailure: (err: Error) => void): BackgroundCheckpoints | undefined {
     if (this.path === ':memory:') return undefined;

@@ -1,6 +1,8 @@
 /**
  * One line per event on the console: time, type and id, [status], target, latency. --json prints
  * the same facts as one JSON object per line. Never the body: it may hold PII.
+ *
+ * @module receiver/console-report
  */
 export interface EventReport {
   time: string;

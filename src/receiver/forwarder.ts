@@ -1,13 +1,15 @@
+/**
+ * Sends a verified delivery to the local app: the byte-exact body, the sender's headers minus
+ * hop-by-hop ones, plus the operator's -H headers. One keep-alive pool for the whole process.
+ *
+ * @module receiver/forwarder
+ */
 import { Pool } from 'undici';
 import { post } from '../http/post.js';
 
 /** Bytes of the app's answer read (and dropped); past them its connection is closed instead of reused. */
 const ANSWER_READ_LIMIT = 128 * 1024;
 
-/**
- * Sends a verified delivery to the local app: the byte-exact body, the sender's headers minus
- * hop-by-hop ones, plus the operator's -H headers. One keep-alive pool for the whole process.
- */
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',
@@ -96,8 +98,9 @@ export class Forwarder {
     }
     this.#headers = { ...userinfo, ...extraHeaders };
     this.#timeoutMs = timeoutMs;
-    // undici's own headersTimeout / bodyTimeout run on coarse timers (a 100 ms timeout fired after
-    // about 1 s) and each covers only one phase; forward() keeps one deadline of its own instead.
+    // undici's own headersTimeout / bodyTimeout run on coarse timers (a short timeout can fire
+    // about a second late) and each covers only one phase; forward() keeps one deadline of its own
+    // instead.
     this.#pool = new Pool(url.origin, { connections: 16, keepAliveTimeout: 10_000, headersTimeout: 0, bodyTimeout: 0 });
   }
 

@@ -1,3 +1,10 @@
+/**
+ * Listen mode: an HTTP server that takes borderd's deliveries, verifies each and relays it. The
+ * answer waits for the forward, so a 5xx from (or no answer by) the local app reaches the sender,
+ * whose retry schedule then covers it. A bad signature is 401 and never forwarded.
+ *
+ * @module receiver/listen
+ */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookVerificationError } from '../verify/errors.js';
@@ -6,11 +13,6 @@ import type { HeaderBag } from '../verify/signature.js';
 import { forwardableHeaders } from './forwarder.js';
 import type { Relay } from './relay.js';
 
-/**
- * Listen mode: an HTTP server that takes borderd's deliveries, verifies each and relays it. The
- * answer waits for the forward, so a 5xx from (or no answer by) the local app reaches the sender,
- * whose retry schedule then covers it. A bad signature is 401 and never forwarded.
- */
 export type Verifier = (rawBody: Buffer, headers: HeaderBag) => Promise<AnyWebhookEvent> | AnyWebhookEvent;
 
 export interface ListenOptions {

@@ -1,12 +1,14 @@
-import type { CaptureLog } from './capture-log.js';
-import type { Reporter } from './console-report.js';
-import type { Forwarder } from './forwarder.js';
-
 /**
  * What both modes do with a verified delivery: filter by type, capture, dedupe, forward, report.
  * The status returned is what the sender should see: the local app's own status, so the service's
  * retries cover a local app that is down.
+ *
+ * @module receiver/relay
  */
+import type { CaptureLog } from './capture-log.js';
+import type { Reporter } from './console-report.js';
+import type { Forwarder } from './forwarder.js';
+
 export interface VerifiedDelivery {
   eventId: string;
   eventType: string;

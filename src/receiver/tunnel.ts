@@ -1,3 +1,13 @@
+/**
+ * Tunnel mode: follows GET /v1/notifications/events/stream on a remote borderd, verifies each event
+ * and relays it like listen mode, so a laptop with no public address receives the organization's
+ * events. Where it starts: the cursor saved in the capture log (a restart resumes), else `since`,
+ * else now (the stream's `ready` message gives that position, and it is saved at once so a restart
+ * misses nothing). Everything that steers the relay (type filter, dedupe, cursor) comes from the
+ * verified body, never from the unsigned SSE `id:` / `event:` fields.
+ *
+ * @module receiver/tunnel
+ */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { KeyObject } from 'node:crypto';
 import { createPublicKey } from 'node:crypto';
@@ -13,14 +23,6 @@ import type { Relay, RelayOutcome } from './relay.js';
 /** Retries of a forward the local app refused: the reconnect backoff's formula, with a lower ceiling. */
 const FORWARD_BACKOFF: BackoffPolicy = { initialMs: 500, maxMs: 8_000 };
 
-/**
- * Tunnel mode: follows GET /v1/notifications/events/stream on a remote borderd, verifies each event
- * and relays it like listen mode, so a laptop with no public address receives the organization's
- * events. Where it starts: the cursor saved in the capture log (a restart resumes), else `since`,
- * else now (the stream's `ready` message gives that position, and it is saved at once so a restart
- * misses nothing). Everything that steers the relay (type filter, dedupe, cursor) comes from the
- * verified body, never from the unsigned SSE `id:` / `event:` fields.
- */
 export const STREAM_PATH = '/v1/notifications/events/stream';
 
 const EVENT_ID = /^evt_[0-9a-z]{10,40}$/;

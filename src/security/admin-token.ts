@@ -1,3 +1,9 @@
+/**
+ * The operator API's bearer token: where it comes from, and how a presented token is compared with
+ * it.
+ *
+ * @module security/admin-token
+ */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

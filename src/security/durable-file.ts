@@ -1,7 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-
 /**
  * Creates `file` holding `content`, durably and only if it does not exist (EEXIST otherwise, like
  * the 'wx' flag). The bytes are written and fsynced under a temporary name, then linked to `file`
@@ -9,7 +5,13 @@ import { basename, dirname, join } from 'node:path';
  * cut too. For the master key and the admin token: the database fsyncs values sealed under the key
  * right after it is made, and a key file that came back empty after a crash would leave every one
  * of them unreadable.
+ *
+ * @module security/durable-file
  */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, linkSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+
 export function createFileDurably(file: string, content: string, mode = 0o600): void {
   const dir = dirname(file);
   const temporary = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);

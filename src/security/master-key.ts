@@ -1,3 +1,9 @@
+/**
+ * The master key that seals secrets at rest: where it comes from, when a new one may be made, and
+ * the canary that proves a key opens this database's secrets before anything reads one.
+ *
+ * @module security/master-key
+ */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -1,10 +1,12 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-
 /**
  * AES-256-GCM for secrets at rest. The format is `v1.<iv>.<tag>.<ciphertext>` (base64url) and the
  * caller names a context (e.g. `webhook_keys.private:wsk_…`) that is bound as additional data, so a
  * ciphertext copied into another row or column fails to decrypt instead of being misused.
+ *
+ * @module security/secret-box
  */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
 export class SecretBox {
   readonly #key: Buffer;
 

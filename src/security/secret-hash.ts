@@ -1,9 +1,11 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-
 /**
  * Client secrets are stored only as scrypt hashes: `scrypt$N$r$p$salt$hash`. The parameters travel
  * with the hash so they can be raised later without invalidating existing secrets.
+ *
+ * @module security/secret-hash
  */
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
 const PARAMS = { N: 16384, r: 8, p: 1 };
 const KEYLEN = 32;
 

@@ -1,3 +1,9 @@
+/**
+ * Accounts as the API creates and shows them; the deprecated fields are kept and shown only when
+ * accounts.legacyFields is on.
+ *
+ * @module services/accounts
+ */
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';

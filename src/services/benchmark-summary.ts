@@ -1,3 +1,9 @@
+/**
+ * The import benchmark summary's request: its filters and their checks, and the whole UTC days its
+ * date filters cover (docs/benchmark-summary.md).
+ *
+ * @module services/benchmark-summary
+ */
 import { z } from 'zod';
 import type { Db } from '../db/open.js';
 import { isCalendarDate } from '../domain/calendar-date.js';

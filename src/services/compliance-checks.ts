@@ -1,3 +1,10 @@
+/**
+ * Identity compliance checks: Pending -> InProgress -> Completed (with result Approved or
+ * Rejected). Every change but the last emits IdentityComplianceCheck_Updated; reaching Completed
+ * emits IdentityComplianceCheck_Completed. Completed is final.
+ *
+ * @module services/compliance-checks
+ */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
@@ -7,11 +14,6 @@ import { getComplianceCheck, insertComplianceCheck, updateComplianceCheck, type 
 import { getOrganization } from '../store/organizations.js';
 import type { ComplianceCheckEventData, ComplianceResult, ComplianceStatus } from '../verify/events.js';
 
-/**
- * Identity compliance checks: Pending -> InProgress -> Completed (with result Approved or Rejected).
- * Every change but the last emits IdentityComplianceCheck_Updated; reaching Completed emits
- * IdentityComplianceCheck_Completed. Completed is final.
- */
 // One definition, shared with the published event types (borderd/verify).
 export { COMPLIANCE_RESULTS, COMPLIANCE_STATUSES, type ComplianceResult, type ComplianceStatus } from '../verify/events.js';
 

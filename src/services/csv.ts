@@ -4,6 +4,8 @@
  * quoted field never closed or followed by text before its comma, and a header naming a field twice
  * are reported on their line instead of being guessed at. Empty lines and lines of only spaces or
  * tabs are skipped.
+ *
+ * @module services/csv
  */
 export interface CsvRecord {
   line: number;

@@ -1,3 +1,10 @@
+/**
+ * Identities: created by operators (admin API, CLI import), listed by the organization's clients.
+ * The spec shows one value per enumeration; those fields accept any PascalCase word so that values
+ * not shown in the spec are not refused.
+ *
+ * @module services/identities
+ */
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/open.js';
@@ -22,11 +29,6 @@ import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
 import { writeTransaction } from '../db/open.js';
 
-/**
- * Identities: created by operators (admin API, CLI import), listed by the organization's clients.
- * The spec shows one value per enumeration; those fields accept any PascalCase word so that values
- * not shown in the spec are not refused.
- */
 const text = z.string().max(500);
 const date = z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
 const enumWord = z.string().regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'must be an enumeration value such as the spec shows (PascalCase word)');
@@ -175,11 +177,11 @@ export function importIdentities(
 const PII_FILTERS = ['name', 'email'] as const;
 
 /**
- * A page of identities as the JSON text GET /v1/identities answers: `{ hasMore, data: Identity[] }`,
- * ordered by id. With piiAccess "all" each identity's data is the JSON text it is stored as, spliced
- * in without being parsed and serialized again (that was the largest share of the route's own work
- * after SQLite, and garbage for the collector); "redacted" parses it to mask it. It takes a
- * connection, not the context: the daemon runs it on a read worker's connection
+ * A page of identities as the JSON text GET /v1/identities answers: `{ hasMore, data: Identity[]
+ * }`, ordered by id. With piiAccess "all" each identity's data is the JSON text it is stored as,
+ * spliced in without being parsed and serialized again (which would be the largest share of the
+ * route's own work after SQLite, and garbage for the collector); "redacted" parses it to mask it.
+ * It takes a connection, not the context: the daemon runs it on a read worker's connection
  * (src/services/offloaded-reads.ts).
  */
 export function identitiesPageJson(db: Db, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): string {

@@ -1,3 +1,9 @@
+/**
+ * How an import that found errors is refused: one 400 listing the line errors (at most
+ * MAX_LISTED_ERRORS of them), and nothing imported.
+ *
+ * @module services/import-errors
+ */
 import { badRequest, type BorderdError, type FieldError } from '../domain/errors.js';
 
 /** At most this many line errors are listed; a file that is wrong everywhere still gives a readable answer. */

@@ -1,3 +1,11 @@
+/**
+ * Integration credentials per organization and provider. The adapter call happens before the write
+ * and outside any SQLite transaction; credentials are sealed with AES-256-GCM, bound to the
+ * (organization, provider) row. A provider with no baseUrl is not called: the credentials are
+ * stored as given (development profile), and company credentials answer no network addresses.
+ *
+ * @module services/integrations
+ */
 import type { AppContext } from '../context.js';
 import type { IntegrationProviderConfig } from '../config/schema.js';
 import { isoAt } from '../domain/clock.js';
@@ -7,12 +15,6 @@ import { registerPartnerKey, type PartnerKey } from '../integrations/partner-key
 import { verifyPfiClient, type PfiClientCredentials } from '../integrations/pfi-client-credentials.js';
 import { getIntegration, upsertIntegration, type IntegrationRow } from '../store/integrations.js';
 
-/**
- * Integration credentials per organization and provider. The adapter call happens before the write
- * and outside any SQLite transaction; credentials are sealed with AES-256-GCM, bound to the
- * (organization, provider) row. A provider with no baseUrl is not called: the credentials are
- * stored as given (development profile), and company credentials answer no network addresses.
- */
 export const credentialsContext = (orgId: string, provider: string): string => `integrations.credentials:${orgId}:${provider}`;
 
 function store(

@@ -1,3 +1,12 @@
+/**
+ * The API's reads that `borderd serve` runs on its read workers (database.readWorkers) instead of
+ * the main thread: the ones whose SQLite work is most of a request, or that can take long (a
+ * summary reads every imported transaction of the organization). Each is a pure function of a
+ * connection and plain arguments, so it runs the same inline (tests, :memory:, readWorkers 0).
+ * Imported by every read worker, so it stays free of what the main thread alone holds.
+ *
+ * @module services/offloaded-reads
+ */
 import type { Db } from '../db/open.js';
 import type { ReadTable } from '../db/read-pool.js';
 import type { PiiAccess } from '../store/api-clients.js';
@@ -5,13 +14,6 @@ import type { IdentityFilter } from '../store/identities.js';
 import { benchmarkSummary, type SummaryQuery } from './benchmark-summary.js';
 import { identitiesPageJson } from './identities.js';
 
-/**
- * The API's reads that `borderd serve` runs on its read workers (database.readWorkers) instead of
- * the main thread: the ones whose SQLite work is most of a request, or that can take long (a
- * summary reads every imported transaction of the organization). Each is a pure function of a
- * connection and plain arguments, so it runs the same inline (tests, :memory:, readWorkers 0).
- * Imported by every read worker, so it stays free of what the main thread alone holds.
- */
 export const readQueries = {
   identitiesPage: (db: Db, a: { orgId: string; filter: IdentityFilter; piiAccess: PiiAccess }) =>
     identitiesPageJson(db, a.orgId, a.filter, a.piiAccess),

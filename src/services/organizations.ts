@@ -1,3 +1,9 @@
+/**
+ * Organizations and their API clients: creation, a client's secret shown once and stored only as
+ * its hash, revocation, and the development organization of a first start.
+ *
+ * @module services/organizations
+ */
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';

@@ -1,3 +1,9 @@
+/**
+ * Operator work on the outbox: replays of a webhook or an event, counts and listings of deliveries,
+ * a delivery's attempts, and synthetic events for testing receivers.
+ *
+ * @module services/outbox
+ */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';

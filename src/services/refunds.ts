@@ -1,3 +1,9 @@
+/**
+ * Refunds: the organization's default destination and its freshness, and the refund plan recorded
+ * when a transaction fails, re-planned or dispatched as the default changes.
+ *
+ * @module services/refunds
+ */
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';

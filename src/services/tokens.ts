@@ -1,3 +1,9 @@
+/**
+ * Issues and verifies M2M access tokens. The signing key is an ES256 pair made on first use, its
+ * private half sealed under the master key in token_keys; verification keys are cached by kid.
+ *
+ * @module services/tokens
+ */
 import { exportJWK, generateKeyPair, importJWK, SignJWT, jwtVerify, decodeProtectedHeader, errors, type CryptoKey, type JWK } from 'jose';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
@@ -47,11 +53,12 @@ const VERIFIED_TOKEN_CACHE_SIZE = 4096;
 
 /**
  * Tokens whose ES256 signature and claims already verified, keyed by the exact token string, so a
- * client presenting the same token again skips the signature check (8% of the API's CPU when it
- * ran per request). An entry is used only while the token is within nbf..exp by the injected clock
- * (the same rule jose applies: expired once exp <= now in whole seconds); any other string,
- * including a token altered by one character, is a miss and is verified in full. Bounded, least
- * recently used out. It holds no decision about the client: revocation is checked per request.
+ * client presenting the same token again skips the signature check, the costliest part of
+ * authenticating a request. An entry is used only while the token is within nbf..exp by the
+ * injected clock (the same rule jose applies: expired once exp <= now in whole seconds); any other
+ * string, including a token altered by one character, is a miss and is verified in full. Bounded,
+ * least recently used out. It holds no decision about the client: revocation is checked per
+ * request.
  */
 export class VerifiedTokenCache {
   readonly #entries = new Map<string, VerifiedClaims>();
@@ -78,10 +85,6 @@ export class VerifiedTokenCache {
   }
 }
 
-/**
- * Issues and verifies M2M access tokens. The signing key is an ES256 pair made on first use, its
- * private half sealed under the master key in token_keys; verification keys are cached by kid.
- */
 /** Token requests waiting for a secret check (auth.secretChecksAtOnce) before one more is a 503. */
 const SECRET_CHECKS_WAITING = 100;
 

@@ -1,3 +1,12 @@
+/**
+ * Imported transactions (origin 'imported'), one per CSV row or JSON line, with the fields the
+ * benchmark summary needs. The whole file is validated first and written in ONE transaction: any
+ * bad line refuses the file, each error naming its line. A (provider, providerTransactionId)
+ * already imported for the organization, or repeated in the file, is refused so a re-import cannot
+ * double count.
+ *
+ * @module services/transaction-import
+ */
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
@@ -15,12 +24,6 @@ import { BENCHMARK_CLASSES, RECONCILIATION_RESULTS, REVIEW_STATES, SUMMARY_TYPES
 import { parseCsv } from './csv.js';
 import { writeTransaction } from '../db/open.js';
 
-/**
- * Imported transactions (origin 'imported'), one per CSV row or JSON line, with the fields the
- * benchmark summary needs. The whole file is validated first and written in ONE transaction: any bad
- * line refuses the file, each error naming its line. A (provider, providerTransactionId) already
- * imported for the organization, or repeated in the file, is refused so a re-import cannot double count.
- */
 const decimal = z.string().regex(/^-?\d{1,18}(\.\d{1,18})?$/, 'must be a decimal string such as 1234.56');
 /**
  * An ISO 8601 instant with an offset whose UTC form, as stored, has a four-digit year. Stored

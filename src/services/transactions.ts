@@ -1,3 +1,9 @@
+/**
+ * Orchestrated transactions: creation and status changes along the state machine, each with its
+ * event and the transaction hooks in one SQLite transaction.
+ *
+ * @module services/transactions
+ */
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';

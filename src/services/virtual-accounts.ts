@@ -1,3 +1,9 @@
+/**
+ * Records the outcome of a virtual account request: Created emits VirtualAccount_Created,
+ * CreationFailed (with a failureReason) emits VirtualAccount_CreationFailed.
+ *
+ * @module services/virtual-accounts
+ */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, notFound } from '../domain/errors.js';
@@ -7,10 +13,6 @@ import { getOrganization } from '../store/organizations.js';
 import { insertVirtualAccount, type VirtualAccount } from '../store/virtual-accounts.js';
 import type { VirtualAccountStatus } from '../verify/events.js';
 
-/**
- * Records the outcome of a virtual account request: Created emits VirtualAccount_Created,
- * CreationFailed (with a failureReason) emits VirtualAccount_CreationFailed.
- */
 export function recordVirtualAccount(
   ctx: AppContext,
   input: {

@@ -1,3 +1,9 @@
+/**
+ * Webhook settings: an organization's endpoints and its signing key as the API manages them, and
+ * the operator's tools across organizations.
+ *
+ * @module services/webhooks
+ */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';

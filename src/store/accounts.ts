@@ -1,3 +1,9 @@
+/**
+ * The `accounts` table: an organization's accounts, their assets and fiat rails (kept as JSON), and
+ * the deprecated fields that only the legacy flag shows.
+ *
+ * @module store/accounts
+ */
 import type { Db } from '../db/open.js';
 
 export interface AccountAsset {

@@ -1,3 +1,9 @@
+/**
+ * The `api_clients` table: an organization's machine-to-machine clients, their secret hash, PII
+ * access and revocation.
+ *
+ * @module store/api-clients
+ */
 import type { Db } from '../db/open.js';
 
 export type PiiAccess = 'all' | 'redacted';

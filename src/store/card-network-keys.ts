@@ -1,3 +1,9 @@
+/**
+ * The `card_network_keys` table: an organization's card-network decryption keys, the private half
+ * sealed under the master key. Several may be active at once; a notification's JWE kid picks one.
+ *
+ * @module store/card-network-keys
+ */
 import type { Db } from '../db/open.js';
 
 export interface CardNetworkKey {

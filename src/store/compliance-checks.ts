@@ -1,3 +1,9 @@
+/**
+ * The `compliance_checks` table: identity compliance checks, whose changes produce the compliance
+ * events.
+ *
+ * @module store/compliance-checks
+ */
 import type { Db } from '../db/open.js';
 import type { ComplianceCheckEventData, ComplianceResult, ComplianceStatus } from '../verify/events.js';
 

@@ -1,3 +1,10 @@
+/**
+ * The `deliveries` table, the outbox: one row per (event, webhook) with its state, retry step, due
+ * time and lease. Claims, sends and results are conditional on the lease, so two processes on one
+ * file never send the same attempt at once.
+ *
+ * @module store/deliveries
+ */
 import type { Db } from '../db/open.js';
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
@@ -140,7 +147,7 @@ export interface ClaimedDelivery {
  * range scan of what it returns): a row leased by anyone else is never taken, so two processes on
  * one file never send the same attempt at once. Run it inside the caller's write transaction.
  * `+state` keeps the planner on the primary key for the outer UPDATE: without it SQLite picks the
- * (state, next_attempt_at) index and walks every pending row, which made each claim O(backlog).
+ * (state, next_attempt_at) index and walks every pending row, so each claim would cost the backlog.
  */
 export function claimDue(
   db: Db,
@@ -277,9 +284,9 @@ export function releaseLease(db: Db, id: string, owner: string): void {
 /**
  * Gives leases back without counting an attempt (clean shutdown). A delivered row never holds one
  * (its result cleared it), so naming the other states lets the statement seek them instead of
- * scanning every delivery for its owner (a quarter of a second at a million rows, under the write
- * lock). Rows skipped or cancelled while claimed are released too: a replay makes them pending
- * again, and a lease left on them would hold them back until it ended.
+ * scanning every delivery for its owner under the write lock. Rows skipped or cancelled while
+ * claimed are released too: a replay makes them pending again, and a lease left on them would hold
+ * them back until it ended.
  */
 export function releaseLeases(db: Db, owner: string): number {
   return db
@@ -300,10 +307,9 @@ export function listDeliveries(
     filter.state && !filter.webhookId && !filter.eventId ? (db.prepare('SELECT id FROM organizations').pluck().all() as string[]) : [];
   if (orgs.length > 0 && orgs.length * filter.limit <= MERGED_LIST_ROWS) {
     // By state alone: each organization's rows of that state in id order on (org_id, state, id),
-    // merged. Left to the planner, the (state, next_attempt_at) index gave every row in the state,
-    // sorted by id for the first page: a third of a second for delivered rows at a million. Each
-    // organization may give `limit` rows, so a large limit over many organizations takes the
-    // single query instead, whose sort is then the smaller cost.
+    // merged. Left to the planner, the (state, next_attempt_at) index gives every row in the state,
+    // sorted by id for the first page. Each organization may give `limit` rows, so a large limit
+    // over many organizations takes the single query instead, whose sort is then the smaller cost.
     const byOrg = db.prepare('SELECT * FROM deliveries INDEXED BY deliveries_org_state WHERE org_id = ? AND state = ? ORDER BY id LIMIT ?');
     const rows = orgs.flatMap((org) => byOrg.all(org, filter.state, filter.limit) as Row[]);
     return rows
@@ -343,9 +349,9 @@ export interface WebhookHealth {
 }
 
 export function webhookHealth(db: Db, webhookId: string): WebhookHealth {
-  // Neither read may walk the webhook's whole history (half a second a webhook at a million rows).
-  // A delivered row's due time is its send's (it was claimed when due, and a replay makes it due
-  // again), so the newest success is among the newest delivered rows by due time: one seek.
+  // Neither read may walk the webhook's whole history. A delivered row's due time is its send's (it
+  // was claimed when due, and a replay makes it due again), so the newest success is among the
+  // newest delivered rows by due time: one seek.
   const last = db
     .prepare(
       `SELECT MAX(delivered_at) AS at FROM (SELECT delivered_at FROM deliveries INDEXED BY deliveries_webhook_due

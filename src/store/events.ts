@@ -1,3 +1,9 @@
+/**
+ * The `events` table: each event with the exact JSON body that deliveries, replays and the event
+ * stream send, and the reads that find events by id or by creation time.
+ *
+ * @module store/events
+ */
 import type { Db } from '../db/open.js';
 import { idLowerBound } from '../domain/ids.js';
 

@@ -1,3 +1,9 @@
+/**
+ * The `identities` table: identity records with lowercase copies of the names and email indexed per
+ * organization, and the plan that lists a prefix's matches (docs/resources.md, "Speed").
+ *
+ * @module store/identities
+ */
 import type { Db } from '../db/open.js';
 import { remember } from '../domain/bounded-map.js';
 
@@ -51,10 +57,10 @@ const lc = (v: unknown): string => (typeof v === 'string' ? v.toLowerCase() : ''
 
 /**
  * The lowercase "firstName lastName" the name filter also matches: both names joined by one space,
- * or '' when either is missing (a single name is already matched on its own column). Stored
- * exactly so, never trimmed, a full name starts with a prefix that has no space only where its first
- * name does: the full-name column can only add a match for a prefix with a space (nameColumns).
- * Migration 011 rewrote the rows stored before this rule.
+ * or '' when either is missing (a single name is already matched on its own column). Stored exactly
+ * so, never trimmed, a full name starts with a prefix that has no space only where its first name
+ * does: the full-name column can only add a match for a prefix with a space (nameColumns).
+ * Migration 011 brings rows stored otherwise to this form.
  */
 export const fullNameLc = (firstLc: string, lastLc: string): string => (firstLc && lastLc ? `${firstLc} ${lastLc}` : '');
 
@@ -119,18 +125,18 @@ const PREFIX_END = String.fromCodePoint(0x10ffff);
 /**
  * How many name matches make a prefix dense for a page of `limit`: above it the list walks the
  * organization's identities in id order instead of collecting and sorting every match. With m
- * matches among N rows the walk reads about (limit + 1) · N / m index entries (about 0.12 µs each on
- * identities_org_id_names, migration 008, which holds the names and type, so an entry that does not
- * match costs no table read); collecting reads the m matches and sorts their ids (about 0.6 µs
- * each). The two cost the same where m ≈ √(0.2 · (limit + 1) · N): 470 for a page of 10 among
- * 100,000 identities, 1,400 for a page of 100. The bound is that crossover at N = 100,000; with
- * fewer identities both plans are fast, with more the walk is chosen a little late.
+ * matches among N rows the walk reads about (limit + 1) · N / m entries of identities_org_id_names
+ * (which holds the names, type and email, so an entry that does not match costs no table read);
+ * collecting reads the m matches and sorts their ids. The bound is where the two cost the same
+ * among 100,000 identities (docs/resources.md, "Speed"; the per-entry costs are in
+ * docs/performance.md); with fewer identities both plans are fast, with more the walk is chosen a
+ * little late.
  */
 export function denseMatchesFor(limit: number): number {
   return Math.round(150 * Math.sqrt(limit + 1));
 }
 
-/** The matches are counted only up to the largest bound: counting a dense prefix exactly read every match on every request. */
+/** The matches are counted only up to the largest bound: counting a dense prefix exactly would read every match. */
 const DENSE_COUNT_CAP = denseMatchesFor(100) + 1;
 
 type NameColumn = 'first_name_lc' | 'last_name_lc' | 'full_name_lc';
@@ -151,11 +157,11 @@ function nameMatch(columns: readonly NameColumn[], p: string): { sql: string; pa
 }
 
 /**
- * The capped match count per connection and name prefix (`${orgId} ${prefix}`) or email prefix, newest last, at most
- * DENSITY_CACHE entries. Only the plan depends on it, never the rows listed (both plans answer the
- * same), so a count that went stale as identities were added costs speed at worst; it is still
- * refreshed after DENSITY_TTL_MS. Counting reads up to DENSE_COUNT_CAP index entries per column,
- * which was a tenth of a dense prefix request's time when it ran per request.
+ * The capped match count per connection and name prefix (`${orgId} ${prefix}`) or email prefix,
+ * newest last, at most DENSITY_CACHE entries. Only the plan depends on it, never the rows listed
+ * (both plans answer the same), so a count that went stale as identities were added costs speed at
+ * worst; it is still refreshed after DENSITY_TTL_MS. Counting reads up to DENSE_COUNT_CAP index
+ * entries per column: too much to repeat on every request.
  */
 const densityCache = new WeakMap<Db, Map<string, { matches: number; at: number }>>();
 const DENSITY_CACHE = 1_000;
@@ -216,7 +222,7 @@ export function namePlan(db: Db, orgId: string, f: IdentityFilter): NamePlan | u
   if (f.name === undefined) return undefined;
   // A rare email prefix drives (its matches collected, then sorted by id); a dense one is tested
   // like the names, on the walk or on the collected name matches: driving by a dense email range
-  // sorted every match for each page.
+  // would sort every match for each page.
   if (f.email !== undefined && !isDenseEmailPrefix(db, orgId, f.email.toLowerCase(), f.limit)) return 'email';
   return isDenseNamePrefix(db, orgId, f.name.toLowerCase(), f.limit) ? 'walk' : 'collect';
 }

@@ -1,3 +1,9 @@
+/**
+ * Imported transactions (rows of `transactions` with origin `imported`): their insert, the
+ * re-import check, and the sample the benchmark summary reads.
+ *
+ * @module store/imported-transactions
+ */
 import type { Db } from '../db/open.js';
 import { SAMPLE_CLASSES, type SampleItem } from '../domain/benchmark-stats.js';
 
@@ -126,13 +132,13 @@ function sampleScans(f: SummaryFilter): SampleScan[] {
  * every page comes from the same snapshot.
  *
  * Each page continues along one index (`INDEXED BY`, see `sampleScans`) from the last row read, in
- * the order the index keeps. Paging by id instead made SQLite, without table statistics, walk the
- * (org_id, benchmark) index and sort the whole sample for each page of 1,000: 2.9 s for 75,000
- * rows where one pass takes 0.2 s. Forcing the index also keeps the plan from depending on
- * statistics at all. Pages, not better-sqlite3's iterate(): each iterate() makes a native iterator
- * object for the collector, and on Node 24 a native SQLite object collected at the wrong moment
- * aborts the process (docs/architecture.md, "Native objects"); each page query is one cached
- * statement for the life of the connection, one SQL shape per index.
+ * the order the index keeps. Paged by id instead, SQLite, which has no table statistics, walks the
+ * (org_id, benchmark) index and sorts the whole sample for each page: quadratic in the sample.
+ * Forcing the index also keeps the plan from depending on statistics at all. Pages, not
+ * better-sqlite3's iterate(): each iterate() makes a native iterator object for the collector, and
+ * on Node 24 a native SQLite object collected at the wrong moment aborts the process
+ * (docs/architecture.md, "Native objects"); each page query is one cached statement for the life of
+ * the connection, one SQL shape per index.
  */
 export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): IterableIterator<SampleItem> {
   const scans = sampleScans(f);

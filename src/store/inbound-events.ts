@@ -1,3 +1,10 @@
+/**
+ * The `inbound_events` table and its companions: card-network notifications as received, their
+ * decryption queue and outcomes, the redelivered copies held or replaced, and the ica to
+ * organization mappings.
+ *
+ * @module store/inbound-events
+ */
 import type { Db } from '../db/open.js';
 
 export const INBOUND_STATES = ['received', 'decrypted', 'failed', 'unmatched'] as const;
@@ -274,9 +281,9 @@ export function nextDueAt(db: Db): string | undefined {
 /**
  * The outcome of one attempt. Guarded by the attempt count, the copy (its bytes) and the
  * organization the worker read, so a row requeued, finished or moved by another process meanwhile
- * is left alone (returns false). The attempt count alone was not enough: a held copy put in place
- * of a failed one, and a row moved to another organization by an ica mapping, start again at 0
- * attempts, and an outcome made for the old copy or with the old organization's keys then passed.
+ * is left alone (returns false). The attempt count alone is not enough: a held copy put in place of
+ * a failed one, and a row moved to another organization by an ica mapping, start again at 0
+ * attempts, and an outcome made for the old copy or with the old organization's keys would pass.
  */
 export function recordAttempt(
   db: Db,
@@ -361,7 +368,7 @@ export function matchUnmatched(db: Db, ica: string, orgId: string, nowIso: strin
 
 /**
  * Moves an ica's notifications that are not decrypted yet (waiting or failed) from another
- * organization to `orgId` and queues them; returns how many. After a remap they were attributed to
+ * organization to `orgId` and queues them; returns how many. After a remap they are attributed to
  * the wrong organization, whose keys cannot open them. Decrypted ones stay: a key of their
  * organization opened them.
  */

@@ -1,3 +1,8 @@
+/**
+ * The `integrations` table: an organization's provider credentials, sealed, one row per provider.
+ *
+ * @module store/integrations
+ */
 import type { Db } from '../db/open.js';
 
 export interface IntegrationRow {

@@ -1,3 +1,8 @@
+/**
+ * The `organizations` table: the owners of every other row.
+ *
+ * @module store/organizations
+ */
 import type { Db } from '../db/open.js';
 
 export interface Organization {

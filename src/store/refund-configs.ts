@@ -1,3 +1,9 @@
+/**
+ * The `refund_configs` table: an organization's default refund destination, and the version that
+ * counts its replacements.
+ *
+ * @module store/refund-configs
+ */
 import type { Db } from '../db/open.js';
 import type { OrgRefundDestination } from '../domain/refund-destination.js';
 

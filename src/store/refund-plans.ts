@@ -1,3 +1,9 @@
+/**
+ * The `refund_plans` table: one refund plan per failed transaction, and the facts of the
+ * transaction a plan is made from.
+ *
+ * @module store/refund-plans
+ */
 import type { Db } from '../db/open.js';
 import type { DestinationSource, PlannedDestination, RefundPlanDecision, RefundPlanKind, RefundPlanState } from '../domain/refund-plan.js';
 

@@ -1,14 +1,13 @@
-import type { Db } from '../db/open.js';
-
 /**
  * The SQL of outbox retention. Each function deletes at most `limit` rows of its kind and says how
- * many, so the job runs in short transactions and loops until a pass deletes nothing.
+ * many, so the job runs in short transactions and loops until a pass deletes nothing. The database
+ * has no statistics (no ANALYZE), and these statements run on the daemon's main thread under the
+ * write lock, so each plan is pinned to one that never reads the whole pending backlog per row, or
+ * every younger row.
+ *
+ * @module store/retention
  */
-
-/*
- * The database has no statistics (no ANALYZE), and a plan that reads the whole pending backlog per
- * row, or every younger row, runs on the daemon's main thread, under the write lock, every night.
- */
+import type { Db } from '../db/open.js';
 
 /**
  * Delivered deliveries delivered before `before` (ISO), with their attempts. A delivered row's due
@@ -30,12 +29,10 @@ export function deleteDeliveredBefore(db: Db, before: string, limit: number): nu
 /**
  * Events created before `before` (ISO) that have no pending delivery, with their deliveries,
  * attempts and signatures. `+d.state`: the pending probe seeks the event's own deliveries; left to
- * itself, SQLite took the (state, next_attempt_at) index and read every pending row for each old
- * event (44 s per batch of 5,000 behind one failing endpoint's 10,000 retries). The walk of the
- * events themselves goes by createdAt, not by id: an id's time can run ahead of its createdAt (ids
- * sort after those of a process whose clock was ahead), and such events would be kept that much
- * longer. So the last pass, which finds nothing, reads every event once (a few hundred ms at
- * 500,000 events, once a night).
+ * itself, SQLite takes the (state, next_attempt_at) index and reads every pending row for each old
+ * event. The walk of the events themselves goes by createdAt, not by id: an id's time can run ahead
+ * of its createdAt (ids sort after those of a process whose clock was ahead), and such events would
+ * be kept that much longer. So the last pass, which finds nothing, reads every event once.
  */
 export function deleteEventsBefore(db: Db, before: string, limit: number): number {
   const ids = db

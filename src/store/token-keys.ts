@@ -1,3 +1,9 @@
+/**
+ * The `token_keys` table: the keys that sign access tokens, the private half sealed under the
+ * master key. The newest unretired key signs.
+ *
+ * @module store/token-keys
+ */
 import { hasTable, type Db } from '../db/open.js';
 
 export interface TokenKeyRow {

@@ -1,3 +1,9 @@
+/**
+ * Orchestrated transactions (rows of `transactions` with origin `orchestrated`): their insert,
+ * lookup and status moves.
+ *
+ * @module store/transactions
+ */
 import type { Db } from '../db/open.js';
 import type { TransactionStatus, TransactionType } from '../verify/events.js';
 

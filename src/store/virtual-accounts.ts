@@ -1,3 +1,8 @@
+/**
+ * The `virtual_accounts` table, whose changes produce the virtual account events.
+ *
+ * @module store/virtual-accounts
+ */
 import type { Db } from '../db/open.js';
 import type { VirtualAccountStatus } from '../verify/events.js';
 

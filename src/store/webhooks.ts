@@ -1,3 +1,10 @@
+/**
+ * The `webhooks` table: an organization's endpoints, their url and enabled flag. A deleted webhook
+ * is kept (deleted_at) so its deliveries stay readable; every read here leaves it out. The enabled
+ * flag moves only through delivery/webhook-state.
+ *
+ * @module store/webhooks
+ */
 import type { Db } from '../db/open.js';
 
 export interface WebhookSettings {

@@ -1,4 +1,9 @@
 /**
+ * The error borderd/verify throws, and the helpers that tell its kinds apart.
+ *
+ * @module verify/errors
+ */
+/**
  * Why a delivery failed verification, as a stable `code` integrators can switch on (messages may
  * change; codes do not).
  */

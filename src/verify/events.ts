@@ -1,6 +1,8 @@
 /**
  * The public shape of every event borderd delivers, shared by the daemon (which writes it) and the
  * verification library (which hands it to integrators). Types only and one constant: no runtime deps.
+ *
+ * @module verify/events
  */
 export const EVENT_TYPES = [
   'Transaction_Created',

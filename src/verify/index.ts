@@ -1,6 +1,8 @@
 /**
  * borderd/verify: check that a webhook delivery was signed by borderd and get its typed event.
  * Runtime dependencies: node:crypto only (and the global fetch for fetchPublicKey).
+ *
+ * @module verify/index
  */
 export * from './events.js';
 export { WebhookVerificationError, isWebhookVerificationError, type WebhookVerificationCode } from './errors.js';

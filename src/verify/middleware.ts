@@ -1,15 +1,17 @@
-import { WebhookVerificationError } from './errors.js';
-import type { AnyWebhookEvent } from './events.js';
-import { fetchPublicKey, type ClientCredentials, type PublicKeySource } from './public-key.js';
-import { headerValue, toKeyList, verifyWebhook, type PublicKeyInput } from './signature.js';
-
 /**
  * Express-style middleware that reads the raw body itself (so it works with or without
  * express.json elsewhere), verifies it and puts the event on `req.webhookEvent` before calling
  * next(). The request, response and next it needs are described structurally below: express's
  * objects (and node's own IncomingMessage / ServerResponse) satisfy them, and the published types
  * never mention express, so an integrator without @types/express compiles them.
+ *
+ * @module verify/middleware
  */
+import { WebhookVerificationError } from './errors.js';
+import type { AnyWebhookEvent } from './events.js';
+import { fetchPublicKey, type ClientCredentials, type PublicKeySource } from './public-key.js';
+import { headerValue, toKeyList, verifyWebhook, type PublicKeyInput } from './signature.js';
+
 export type WebhookMiddlewareOptions = (
   | { publicKey: PublicKeyInput; publicKeyUrl?: undefined }
   | { publicKeyUrl: string; credentials: ClientCredentials; publicKey?: undefined; minRefreshIntervalMs?: number }

@@ -1,3 +1,10 @@
+/**
+ * An organization's public key from borderd: the token exchange, the key request, and a cached
+ * source that fetches again once when a signature does not verify, so a key rotation heals by
+ * itself.
+ *
+ * @module verify/public-key
+ */
 import { WebhookVerificationError } from './errors.js';
 import { toKeyList, verifyWebhook, type HeaderBag, type RawBody } from './signature.js';
 import type { AnyWebhookEvent } from './events.js';

@@ -1,12 +1,14 @@
-import { createPublicKey, KeyObject, verify } from 'node:crypto';
-import { WebhookVerificationError } from './errors.js';
-import type { AnyWebhookEvent } from './events.js';
-
 /**
  * The signature contract: `x-signature` is base64 of RSASSA-PKCS1-v1_5 with SHA-256 over the exact
  * body bytes, made with the organization's current key (`x-signature-key-id`). Only node:crypto is
  * used so the library runs anywhere Node does.
+ *
+ * @module verify/signature
  */
+import { createPublicKey, KeyObject, verify } from 'node:crypto';
+import { WebhookVerificationError } from './errors.js';
+import type { AnyWebhookEvent } from './events.js';
+
 export const SIGNATURE_HEADER = 'x-signature';
 export const KEY_ID_HEADER = 'x-signature-key-id';
 export const EVENT_ID_HEADER = 'x-event-id';

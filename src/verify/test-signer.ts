@@ -1,10 +1,12 @@
-import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import type { AnyWebhookEvent, EventDataByType, EventType, WebhookEvent } from './events.js';
-
 /**
  * Signs events the way borderd does, with a throwaway key pair, so integrators can test their
  * receivers without a running borderd. Never use it to verify production traffic.
+ *
+ * @module verify/test-signer
  */
+import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import type { AnyWebhookEvent, EventDataByType, EventType, WebhookEvent } from './events.js';
+
 export interface SignedDelivery<E = AnyWebhookEvent> {
   event: E;
   /** The exact bytes to POST. */

@@ -1,3 +1,8 @@
+/**
+ * Endpoint 9: an account by id, its deprecated fields shown only when accounts.legacyFields is on.
+ *
+ * @module api/routes/accounts
+ */
 import { z } from 'zod';
 import { idParams } from '../id-params.js';
 import { deprecationHeaders, type RouteModule } from '../route.js';
@@ -21,7 +26,6 @@ export const accountSchema = z.object({
 export const ACCOUNT_FIELDS_SUNSET = '2026-09-01';
 export const ACCOUNT_FIELDS_DEPRECATED = '2026-01-01';
 
-/** Endpoint 9. */
 export const accountRoutes: RouteModule = (api, { ctx }) => {
   api.route({
     method: 'get',

@@ -1,3 +1,8 @@
+/**
+ * Operator routes: ica -> organization mappings, and the notification queue with its dead letters.
+ *
+ * @module api/routes/admin-inbound
+ */
 import { z } from 'zod';
 import { listMappings, mapIca, unmapIca } from '../../inbound/ica-mapping.js';
 import { listInbound, retryInbound } from '../../inbound/event-queue.js';
@@ -38,7 +43,6 @@ const listQuery = z.strictObject({
   startingAfter: z.string().max(64).optional(),
 });
 
-/** Operator routes: ica -> organization mappings, and the notification queue with its dead letters. */
 export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
   api.route({
     method: 'get',

@@ -1,3 +1,9 @@
+/**
+ * Operator routes: create identities and accounts for an organization, see and dispatch refund
+ * plans.
+ *
+ * @module api/routes/admin-resources
+ */
 import { z } from 'zod';
 import type { RouteModule } from '../route.js';
 import { createAccount, newAccountSchema, presentAccount } from '../../services/accounts.js';
@@ -34,7 +40,6 @@ const refundPlanSchema = z.strictObject({
   defaultVersion: z.number().int().nullable().describe('the version of the default the destination came from (destinationFrom "default")'),
 });
 
-/** Operator routes: create identities and accounts for an organization, see and dispatch refund plans. */
 export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
   api.route({
     method: 'post',

@@ -1,3 +1,9 @@
+/**
+ * The operator surface that produces events: orchestrated transactions and their status machine,
+ * identity compliance checks, virtual accounts, and synthetic events. Admin token only.
+ *
+ * @module api/routes/admin-transactions
+ */
 import { z } from 'zod';
 import {
   COMPLIANCE_RESULTS,
@@ -20,10 +26,6 @@ const optText = z.string().min(1).max(200).optional();
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const any = z.record(z.string(), z.unknown());
 
-/**
- * The operator surface that produces events: orchestrated transactions and their status machine,
- * identity compliance checks, virtual accounts, and synthetic events. Admin token only.
- */
 export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
   api.route({
     method: 'post',

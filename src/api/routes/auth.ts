@@ -1,3 +1,9 @@
+/**
+ * Endpoint 1: client credentials exchanged for an access token. 201 as the reference service
+ * answers; the token is an ES256 JWT with a kid.
+ *
+ * @module api/routes/auth
+ */
 import { z } from 'zod';
 import type { RouteModule } from '../route.js';
 
@@ -16,7 +22,6 @@ const tokenResponse = z.object({
   piiAccess: piiAccessSchema,
 });
 
-/** Endpoint 1. 201 as the reference service answers; the token is an ES256 JWT with a kid. */
 export const authRoutes: RouteModule = (api, { tokens }) => {
   api.route({
     method: 'post',

@@ -1,3 +1,9 @@
+/**
+ * Endpoint 8: the import benchmark summary, run on a read worker and capped per organization; the
+ * statistic is described in docs/benchmark-summary.md.
+ *
+ * @module api/routes/benchmark-summary
+ */
 import { z } from 'zod';
 import { BorderdError } from '../../domain/errors.js';
 import type { RouteModule } from '../route.js';
@@ -18,7 +24,6 @@ const summarySchema = z.object({
   nearZero: z.boolean(),
 });
 
-/** Endpoint 8; the statistic is described in docs/benchmark-summary.md. */
 export const benchmarkSummaryRoutes: RouteModule = (api, { ctx, reads }) => {
   /** Summaries running per organization (database.summariesPerOrganization). */
   const running = new Map<string, number>();

@@ -1,3 +1,12 @@
+/**
+ * GET /v1/notifications/events/stream: the organization's events as server-sent events, for
+ * `borderd receive --tunnel` and anyone who cannot expose a public webhook URL. Each message is
+ * `id: <event id>`, `event: <type>`, `data: {"body", "signature", "keyId"}` with the body embedded
+ * as a string so its bytes (the ones signed) survive. Before the events, and again after a key
+ * rotation, an `event: signing-key` message carries the public key the signatures verify with.
+ *
+ * @module api/routes/event-stream
+ */
 import type { Response } from 'express';
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
@@ -13,20 +22,6 @@ import { latestEventId, listEventsAfter, replayStartAt } from '../../store/event
 import type { Worker } from '../../worker.js';
 import type { RouteModule } from '../route.js';
 
-/**
- * GET /v1/notifications/events/stream: the organization's events as server-sent events, for
- * `borderd receive --tunnel` and anyone who cannot expose a public webhook URL. Each message is
- * `id: <event id>`, `event: <type>`, `data: {"body", "signature", "keyId"}` with the body embedded
- * as a string so its bytes (the ones signed) survive. Before the events, and again after a key
- * rotation, an `event: signing-key` message carries the public key the signatures verify with.
- *
- * Where a stream starts (decision, like `stripe listen`): with no position it starts **now**, only
- * events written after the connection are sent; `?since=<ISO time>` replays history from that time;
- * Last-Event-ID (or ?after=) resumes after an event and wins over `since`, so a reconnecting
- * EventSource whose URL still says `since` resumes instead of replaying again. The first message,
- * `ready`, carries the starting position as its id, so a client that saves ids from the first
- * message on resumes correctly even if no event came before it disconnected.
- */
 const EVENT_ID = /^evt_[0-9a-z]{10,40}$/;
 /** With no events yet, "now" starts this far back, so an event whose id was made just before the connection (its transaction still open) is not skipped. */
 const NOW_SLACK_MS = 1000;
@@ -96,6 +91,14 @@ export function eventStreamCloser(ctx: AppContext): Worker {
 const sseMessage = (event: string, data: unknown, id?: string): string =>
   `${id ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
+/**
+ * Where a stream starts (decision, like `stripe listen`): with no position it starts **now**, only
+ * events written after the connection are sent; `?since=<ISO time>` replays history from that time;
+ * Last-Event-ID (or ?after=) resumes after an event and wins over `since`, so a reconnecting
+ * EventSource whose URL still says `since` resumes instead of replaying again. The first message,
+ * `ready`, carries the starting position as its id, so a client that saves ids from the first
+ * message on resumes correctly even if no event came before it disconnected.
+ */
 export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
   api.route({
     method: 'get',
@@ -140,9 +143,9 @@ export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
       if (resumeAfter) start = { mode: 'after', after: resumeAfter };
       else if (query.since) {
         // Not "the last event created before the time": under clock skew an event created after it
-        // can be numbered before such an event, and finding it walked every event being replayed
-        // (150 ms on the main thread for 30 days). With no event before the time, the time itself is
-        // the position: `ready` then still carries an id to resume from.
+        // can be numbered before such an event, and finding it would walk every event being
+        // replayed, on the main thread. With no event before the time, the time itself is the
+        // position: `ready` then still carries an id to resume from.
         start = { mode: 'since', after: replayStartAt(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
       } else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
       follow(
@@ -162,10 +165,6 @@ interface StreamAuth {
   expiresAtMs: number | undefined;
 }
 
-/**
- * A stream outlives its request's authentication check, so it re-checks: it ends when the token
- * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh token.
- */
 /** What a stream uses of the daemon: the context, the process's signatures, and the group commit for its key's first write. */
 interface StreamDeps {
   ctx: AppContext;
@@ -173,6 +172,11 @@ interface StreamDeps {
   commit: Commit;
 }
 
+/**
+ * A stream outlives its request's authentication check, so it re-checks: it ends when the token
+ * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh
+ * token.
+ */
 function follow(
   { ctx, signatures, commit }: StreamDeps,
   auth: StreamAuth,

@@ -1,3 +1,8 @@
+/**
+ * Liveness and readiness probes, without credentials.
+ *
+ * @module api/routes/health
+ */
 import { z } from 'zod';
 import { isMigrated } from '../../db/migrate.js';
 import type { RouteModule } from '../route.js';

@@ -1,3 +1,9 @@
+/**
+ * Endpoint 7: the organization's identities, a page at a time from a read worker. Identity data is
+ * masked for redacted tokens (see docs/resources.md).
+ *
+ * @module api/routes/identities
+ */
 import { z } from 'zod';
 import { integerParam } from '../query-params.js';
 import { JsonText, type RouteModule } from '../route.js';
@@ -26,7 +32,6 @@ export const identitySchema = z.object({
   data: listedIdentityDataSchema,
 });
 
-/** Endpoint 7. Identity data is masked for redacted tokens (see docs/resources.md). */
 export const identityRoutes: RouteModule = (api, { reads }) => {
   api.route({
     method: 'get',

@@ -1,3 +1,9 @@
+/**
+ * Endpoint 6, where the card network posts its notifications: the sender check ahead of the body
+ * parser, and the route that stores each notification before its 200.
+ *
+ * @module api/routes/inbound
+ */
 import express, { type Router } from 'express';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
@@ -37,10 +43,9 @@ export function inboundSenderGate(ctx: AppContext): Router {
 }
 
 /**
- * Endpoint 6: the card network posts notifications here, without a bearer token. The sender check
- * runs before the body is parsed (inboundSenderGate, mounted in app.ts for every app), so a refused
- * sender learns nothing about what would be accepted; the body is then validated by the route's
- * schema, before the handler joins a group commit.
+ * Endpoint 6: the card network posts notifications here, without a bearer token, past the sender
+ * check (inboundSenderGate); the body is validated by the route's schema, then the handler joins a
+ * group commit.
  */
 export const inboundRoutes: RouteModule = (api, deps) => {
   const { ctx } = deps;

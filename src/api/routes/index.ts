@@ -1,3 +1,8 @@
+/**
+ * Every feature's routes, in one list: app.ts mounts them and /openapi.json describes them.
+ *
+ * @module api/routes/index
+ */
 import type { RouteModule } from '../route.js';
 import { adminTransactionRoutes } from './admin-transactions.js';
 import { authRoutes } from './auth.js';
@@ -7,7 +12,6 @@ import { inboundRoutes } from './inbound.js';
 import { resourceRoutes } from './resources.js';
 import { webhookRoutes } from './webhooks.js';
 
-/** Every feature's routes, in one list: app.ts mounts them and /openapi.json describes them. */
 export const routeModules: RouteModule[] = [
   healthRoutes,
   authRoutes,

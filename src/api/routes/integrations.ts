@@ -1,3 +1,9 @@
+/**
+ * Endpoints 3, 4 and 5: one route per provider path name in integrations.providers, so each gets
+ * its own schema, deprecation headers and OpenAPI entry.
+ *
+ * @module api/routes/integrations
+ */
 import { z } from 'zod';
 import type { IntegrationProviderConfig } from '../../config/schema.js';
 import { companyCredentialsSchema } from '../../integrations/company-credentials.js';
@@ -12,10 +18,6 @@ const providerErrors = {
   502: { description: 'the provider could not be reached or answered an error' },
 };
 
-/**
- * Endpoints 3, 4 and 5: one route per provider path name in integrations.providers, so each gets its
- * own schema, deprecation headers and OpenAPI entry.
- */
 export const integrationRoutes: RouteModule = (api, { ctx }) => {
   for (const [name, cfg] of Object.entries(ctx.config.integrations.providers)) declareProvider(api, name, cfg, ctx);
 };

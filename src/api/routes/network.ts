@@ -1,3 +1,9 @@
+/**
+ * GET /v1/organizations/network (the replacement) and the deprecated GET /v1/deposits/countries,
+ * both from config.
+ *
+ * @module api/routes/network
+ */
 import { z } from 'zod';
 import type { RouteModule } from '../route.js';
 
@@ -7,7 +13,6 @@ const networkSchema = z.object({
   assets: z.array(z.string()).describe('every asset available on at least one network, sorted'),
 });
 
-/** GET /v1/organizations/network (the replacement) and the deprecated GET /v1/deposits/countries, both from config. */
 export const networkRoutes: RouteModule = (api, { ctx }) => {
   const cfg = ctx.config.network;
   const countries = [...cfg.depositCountries].sort();

@@ -1,3 +1,8 @@
+/**
+ * Endpoint 2, and how the default is set and re-confirmed (as the reference service does).
+ *
+ * @module api/routes/refunds
+ */
 import { z } from 'zod';
 import type { RouteModule } from '../route.js';
 import { orgRefundDestinationSchema, readRefundConfig, reconfirmRefundConfig, setRefundConfig } from '../../services/refunds.js';
@@ -12,7 +17,6 @@ const refundConfigSchema = z
   })
   .nullable();
 
-/** Endpoint 2, and how the default is set and re-confirmed (as the reference service does). */
 export const refundRoutes: RouteModule = (api, { ctx }) => {
   api.route({
     method: 'get',

@@ -1,3 +1,9 @@
+/**
+ * The resource API: identities, accounts, refund defaults, integrations, network and the benchmark
+ * summary.
+ *
+ * @module api/routes/resources
+ */
 import type { RouteModule } from '../route.js';
 import { accountRoutes } from './accounts.js';
 import { adminResourceRoutes } from './admin-resources.js';
@@ -7,7 +13,6 @@ import { integrationRoutes } from './integrations.js';
 import { networkRoutes } from './network.js';
 import { refundRoutes } from './refunds.js';
 
-/** The resource API: identities, accounts, refund defaults, integrations, network and the benchmark summary. */
 export const resourceRoutes: RouteModule = (api, deps) => {
   for (const module of [
     identityRoutes,

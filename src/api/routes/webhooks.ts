@@ -1,3 +1,8 @@
+/**
+ * Endpoints 11 to 17: an organization's webhook settings and its signing key.
+ *
+ * @module api/routes/webhooks
+ */
 import { z } from 'zod';
 import {
   createWebhook,
@@ -39,7 +44,6 @@ const writeBody = (maxUrlLength: number) =>
 
 const BASE = '/v1/notifications/webhooks/settings';
 
-/** Endpoints 11 to 17: an organization's webhook settings and its signing key. */
 export const webhookRoutes: RouteModule = (api, { ctx }) => {
   const settingsBody = writeBody(ctx.config.webhooks.maxUrlLength);
   // The public-key routes come first so that "public-key" is never taken for a webhook id.
