@@ -108,6 +108,13 @@ export function setPendingState(db: Db, webhookId: string, state: 'skipped' | 'c
     .changes;
 }
 
+/** Marks these rows delivered at `deliveredAt` with no attempt recorded: a history of past successes, such as retention prunes. */
+export function setDelivered(db: Db, ids: readonly string[], deliveredAt: string): number {
+  return db
+    .prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?))")
+    .run(deliveredAt, deliveredAt, JSON.stringify(ids)).changes;
+}
+
 /** An enabled, live webhook with at least one due, unleased pending row. */
 export interface DueWebhook {
   id: string;

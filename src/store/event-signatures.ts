@@ -19,6 +19,15 @@ export function storedSignatures(db: Db, keyId: string, eventIds: readonly strin
   return out;
 }
 
+/** Every stored signature of the given events, whatever its key, in (event, key) order. */
+export function signaturesOf(db: Db, eventIds: readonly string[]): { eventId: string; keyId: string; signature: string }[] {
+  return db
+    .prepare(
+      'SELECT event_id AS eventId, key_id AS keyId, signature FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, key_id',
+    )
+    .all(JSON.stringify(eventIds)) as { eventId: string; keyId: string; signature: string }[];
+}
+
 /**
  * Stores a signature unless one is stored for (event, key). An event deleted since it was signed
  * (retention) is skipped rather than failing the foreign key: signatures are stored in batches,

@@ -237,6 +237,11 @@ export function getInboundEvent(db: Db, id: string): InboundEvent | undefined {
   return row && toEvent(row);
 }
 
+/** When the copy a row holds arrived, if a redelivery put it there (null for the first copy; undefined for an unknown id). */
+export function copyReceivedAt(db: Db, id: string): string | null | undefined {
+  return db.prepare('SELECT copy_received_at FROM inbound_events WHERE id = ?').pluck().get(id) as string | null | undefined;
+}
+
 export interface InboundFilter {
   state?: InboundState | undefined;
   eventType?: string | undefined;

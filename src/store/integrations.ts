@@ -43,6 +43,11 @@ export function getIntegration(db: Db, orgId: string, provider: string): Integra
   return r && toRow(r);
 }
 
+/** The organization's integrations, one per provider, by provider. */
+export function listIntegrations(db: Db, orgId: string): IntegrationRow[] {
+  return (db.prepare('SELECT * FROM integrations WHERE org_id = ? ORDER BY provider').all(orgId) as Row[]).map(toRow);
+}
+
 /** Insert or replace the organization's credentials for a provider (one row per org and provider). */
 export function upsertIntegration(db: Db, i: IntegrationRow): IntegrationRow {
   db.prepare(

@@ -53,3 +53,14 @@ export function deleteEventsBefore(db: Db, before: string, limit: number): numbe
   db.prepare('DELETE FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?))').run(list);
   return db.prepare('DELETE FROM events WHERE id IN (SELECT value FROM json_each(?))').run(list).changes;
 }
+
+/** Deletes these events with their deliveries, attempts and signatures, as deleteEventsBefore does to the events it picks. */
+export function deleteEvents(db: Db, ids: readonly string[]): number {
+  const list = JSON.stringify(ids);
+  db.prepare(
+    'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?)))',
+  ).run(list);
+  db.prepare('DELETE FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?))').run(list);
+  db.prepare('DELETE FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?))').run(list);
+  return db.prepare('DELETE FROM events WHERE id IN (SELECT value FROM json_each(?))').run(list).changes;
+}

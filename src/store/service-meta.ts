@@ -16,6 +16,11 @@ export function recordServiceMetaOnce(db: Db, key: string, value: string): void 
   db.prepare('INSERT OR IGNORE INTO service_meta (key, value) VALUES (?, ?)').run(key, value);
 }
 
+/** Forgets a recorded value, leaving the database as one from before it was recorded. */
+export function deleteServiceMeta(db: Db, key: string): void {
+  db.prepare('DELETE FROM service_meta WHERE key = ?').run(key);
+}
+
 /** Where values sealed under the master key live. */
 const SEALED = [
   ['token_keys', 'private_enc'],

@@ -99,6 +99,14 @@ export function getOrchestratedTransaction(db: Db, id: string, orgId?: string): 
   return row && toTransaction(row);
 }
 
+/** How many transactions the organization holds, of one origin or of both. */
+export function countTransactions(db: Db, orgId: string, origin?: 'orchestrated' | 'imported'): number {
+  return db
+    .prepare('SELECT COUNT(*) FROM transactions WHERE org_id = ? AND origin = COALESCE(?, origin)')
+    .pluck()
+    .get(orgId, origin ?? null) as number;
+}
+
 /** Moves the status only if it is still `from` (a concurrent change loses instead of overwriting). */
 export function updateTransactionStatus(
   db: Db,

@@ -31,6 +31,11 @@ export function sealedPrivateKey(db: Db, id: string): string | undefined {
   return db.prepare('SELECT private_enc FROM webhook_keys WHERE id = ?').pluck().get(id) as string | undefined;
 }
 
+/** The organization's keys, retired ones included, by id (oldest first). */
+export function listWebhookKeys(db: Db, orgId: string): WebhookKeyRow[] {
+  return db.prepare('SELECT * FROM webhook_keys WHERE org_id = ? ORDER BY id').all(orgId) as WebhookKeyRow[];
+}
+
 export function insertWebhookKey(db: Db, row: WebhookKeyRow): void {
   db.prepare('INSERT INTO webhook_keys (id, org_id, public_pem, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)').run(
     row.id,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importTransactions } from '../../src/services/transaction-import.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { countTransactions } from '../../src/store/transactions.js';
 import request from 'supertest';
 import { createApp } from '../../src/api/app.js';
 import { inlineReads } from '../../src/db/read-pool.js';
@@ -182,15 +184,15 @@ describe('transaction import', () => {
       paths = (err as { extra: { errors: { path: string }[] } }).extra.errors.map((e) => e.path);
     }
     expect(paths).toEqual(['line 2', 'line 3.amountUsd', 'line 4.createdAt', 'line 4.costVsMarketUsd', 'line 5.providerTransactionId']);
-    expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM transactions WHERE origin = 'imported'").get()).toEqual({ n: 5 });
+    expect(countTransactions(ctx.db, acme.org.id, 'imported')).toBe(5);
   });
 
   it('reports a CSV row with the wrong number of fields on its line', () => {
     const ctx = makeContext();
-    ctx.db.prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_1', 'A', '2026-01-01T00:00:00.000Z')").run();
-    expect(() => importTransactions(ctx, 'org_1', 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(/1 error/);
+    const org = createOrganization(ctx, 'A');
+    expect(() => importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(/1 error/);
     expect(
-      importTransactions(ctx, 'org_1', 'type,status,amountUsd,createdAt\r\nDeposit,Completed,"1.50",2026-01-01T00:00:00Z\r\n', 'csv')
+      importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\r\nDeposit,Completed,"1.50",2026-01-01T00:00:00Z\r\n', 'csv')
         .imported,
     ).toBe(1);
   });

@@ -11,8 +11,8 @@ import { createWebhook } from '../../src/services/webhooks.js';
 import { newId } from '../../src/domain/ids.js';
 import { insertEvent, listEventsAfter, replayStartAt } from '../../src/store/events.js';
 import { rotateSigningKey, Signer } from '../../src/delivery/signing-keys.js';
-import { storeSignature } from '../../src/store/event-signatures.js';
-import { revokeClient } from '../../src/services/organizations.js';
+import { signaturesOf, storeSignature } from '../../src/store/event-signatures.js';
+import { createOrganization, revokeClient } from '../../src/services/organizations.js';
 import { verifySignature } from '../../src/verify/signature.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 import { LogCapture, makeApi, makeContext, makeOrg, type TestContext } from '../support/context.js';
@@ -65,12 +65,7 @@ function anotherProcess(ctx: TestContext): TestContext {
 
 /** What event_signatures holds for these events, by event id. */
 function storedSignatures(ctx: TestContext, eventIds: string[]): Map<string, { keyId: string; signature: string }> {
-  const rows = ctx.db
-    .prepare(
-      'SELECT event_id AS eventId, key_id AS keyId, signature FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?))',
-    )
-    .all(JSON.stringify(eventIds)) as { eventId: string; keyId: string; signature: string }[];
-  return new Map(rows.map((r) => [r.eventId, { keyId: r.keyId, signature: r.signature }]));
+  return new Map(signaturesOf(ctx.db, eventIds).map((r) => [r.eventId, { keyId: r.keyId, signature: r.signature }]));
 }
 
 /** A daemon with a 50 ms heartbeat and one organization's stream, open and past its first message. */
@@ -261,13 +256,13 @@ describe('GET /v1/notifications/events/stream', () => {
 
   it('finds where ?since= starts by seeking from the time, not by walking back through the events being replayed', async () => {
     const ctx = makeContext();
-    ctx.db.exec('PRAGMA foreign_keys = OFF'); // event rows only
+    const org = createOrganization(ctx, 'Acme');
     for (const at of ['2026-03-01T10:00:00.000Z', '2026-03-01T10:40:00.000Z']) {
-      insertEvent(ctx.db, { id: newId('evt', Date.parse(at)), org_id: 'org_x', type: 'Transaction_Updated', body: '{}', created_at: at });
+      insertEvent(ctx.db, { id: newId('evt', Date.parse(at)), org_id: org.id, type: 'Transaction_Updated', body: '{}', created_at: at });
     }
     const plans = await plansOf(
       ctx.db,
-      () => replayStartAt(ctx.db, 'org_x', '2026-03-01T10:30:00.000Z'),
+      () => replayStartAt(ctx.db, org.id, '2026-03-01T10:30:00.000Z'),
       /FROM events WHERE org_id = \? AND id/,
     );
     expect(plans).toHaveLength(2); // the first event from the time, then the one before it

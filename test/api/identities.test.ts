@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { createIdentity, importIdentities } from '../../src/services/identities.js';
-import { createApiClient } from '../../src/services/organizations.js';
+import { createApiClient, createOrganization } from '../../src/services/organizations.js';
 import { listIdentities, namePlan } from '../../src/store/identities.js';
 import { plansOf } from '../support/query-plans.js';
 import { identitySchema } from '../../src/api/routes/identities.js';
@@ -291,12 +291,7 @@ describe('identity creation and import', () => {
 
   it('imports all lines or none, naming each bad line', () => {
     const ctx = makeContext();
-    const org = { id: '' };
-    org.id = (
-      ctx.db
-        .prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_x', 'X', '2026-01-01T00:00:00.000Z') RETURNING id")
-        .get() as { id: string }
-    ).id;
+    const org = createOrganization(ctx, 'X');
     const good = JSON.stringify({ type: 'Personal', data: { firstName: 'A' } });
     expect(() => importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })])).toThrow(/2 error/);
     try {
@@ -305,9 +300,9 @@ describe('identity creation and import', () => {
       const paths = (err as { extra: { errors: { path: string }[] } }).extra.errors.map((e) => e.path);
       expect(paths).toEqual(['line 2', 'line 4.type']);
     }
-    expect((ctx.db.prepare('SELECT COUNT(*) AS n FROM identities').get() as { n: number }).n).toBe(0);
+    expect(listIdentities(ctx.db, org.id, { limit: 10 })).toEqual([]);
     expect(importIdentities(ctx, org.id, [good, '', good]).imported).toBe(2);
-    expect((ctx.db.prepare('SELECT COUNT(*) AS n FROM identities').get() as { n: number }).n).toBe(2);
+    expect(listIdentities(ctx.db, org.id, { limit: 10 })).toHaveLength(2);
     // An empty file (or one of blank lines) is refused, as the transaction import refuses one.
     for (const lines of [[], ['', '  ']]) expect(() => importIdentities(ctx, org.id, lines)).toThrow(/1 error/);
   });
@@ -483,11 +478,7 @@ describe('identity lists filtered by email', () => {
   // 1,200 emails under "j" (dense for a page of 10 or 100), 30 under "zed" (rare), names mixed.
   function seed() {
     const ctx = makeContext();
-    const org = (
-      ctx.db
-        .prepare("INSERT INTO organizations (id, name, created_at) VALUES ('org_e', 'E', '2026-01-01T00:00:00.000Z') RETURNING id")
-        .get() as { id: string }
-    ).id;
+    const org = createOrganization(ctx, 'E').id;
     const lines = Array.from({ length: 1_230 }, (_, i) =>
       JSON.stringify({
         type: i % 3 === 0 ? 'Business' : 'Personal',
@@ -495,12 +486,11 @@ describe('identity lists filtered by email', () => {
       }),
     );
     importIdentities(ctx, org, lines);
-    const all = ctx.db.prepare('SELECT id, email_lc AS email, first_name_lc AS first, type FROM identities ORDER BY id').all() as {
-      id: string;
-      email: string;
-      first: string;
-      type: string;
-    }[];
+    // Each identity's lowercase email and first name, the definition every filter is checked against.
+    const all = listIdentities(ctx.db, org, { limit: 10_000 }).map(({ id, type, dataJson }) => {
+      const data = JSON.parse(dataJson) as { email: string; firstName: string };
+      return { id, type, email: data.email.toLowerCase(), first: data.firstName.toLowerCase() };
+    });
     return { ctx, org, all };
   }
   const FILTERS = [

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { credentialsContext } from '../../src/services/integrations.js';
+import { listIntegrations } from '../../src/store/integrations.js';
 import { makeApi, makeContext, makeOrg } from '../support/context.js';
 
 interface Seen {
@@ -61,15 +62,16 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     expect(fake.seen).toHaveLength(1);
     expect(fake.seen[0]).toMatchObject({ method: 'POST', url: '/api/companies/co%2042/integration' });
     expect(fake.seen[0]!.headers['x-api-key']).toBe('key-123456');
-    const row = ctx.db.prepare('SELECT * FROM integrations').get() as { credentials_enc: string; kind: string };
-    expect(row.kind).toBe('company-credentials');
-    expect(row.credentials_enc).not.toContain('secret-ABCDEFG');
-    expect(JSON.parse(ctx.secrets.open(row.credentials_enc, credentialsContext(acme.org.id, 'acme')))).toEqual({
+    const [row, ...others] = listIntegrations(ctx.db, acme.org.id);
+    expect(others).toEqual([]);
+    expect(row!.kind).toBe('company-credentials');
+    expect(row!.credentialsEnc).not.toContain('secret-ABCDEFG');
+    expect(JSON.parse(ctx.secrets.open(row!.credentialsEnc, credentialsContext(acme.org.id, 'acme')))).toEqual({
       apiKey: 'key-123456',
       apiSecret: 'secret-ABCDEFG',
       companyId: 'co 42',
     });
-    expect(() => ctx.secrets.open(row.credentials_enc, credentialsContext('org_other', 'acme'))).toThrow();
+    expect(() => ctx.secrets.open(row!.credentialsEnc, credentialsContext('org_other', 'acme'))).toThrow();
     expect(ctx.logs.text()).not.toContain('secret-ABCDEFG');
     expect(ctx.logs.text()).not.toContain('key-123456');
   });
@@ -152,7 +154,7 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     expect(failed.status).toBe(502);
     expect(failed.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(failed.body).toMatchObject({ status: 502, title: 'Bad Gateway', code: 'provider_error' });
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
+    expect(listIntegrations(ctx.db, acme.org.id)).toEqual([]);
     status = 201;
     const res = await http
       .put('/v1/organizations/integrations/partner')
@@ -170,7 +172,7 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
       .set('Authorization', acme.auth)
       .send({ apiKey: 'a', apiSecret: 'b', companyId: 'c' });
     expect(res.body).toEqual({ provider: 'provider-a', integrationNetworkAddresses: [] });
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 1 });
+    expect(listIntegrations(ctx.db, acme.org.id)).toHaveLength(1);
     expect((await http.put('/v1/organizations/integrations/provider-z').set('Authorization', acme.auth).send({})).status).toBe(404);
     const unknownField = await http
       .put('/v1/organizations/integrations/provider-a')
@@ -214,7 +216,7 @@ describe('a provider that misbehaves mid-answer', () => {
     const res = await http.put('/v1/organizations/integrations/p').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
     expect(res.status).toBe(502);
     expect(res.body.code).toBe('provider_unreachable');
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
+    expect(listIntegrations(ctx.db, acme.org.id)).toEqual([]);
     expect(ctx.logs.text()).not.toMatch(/unexpected error/);
   });
 
@@ -229,7 +231,7 @@ describe('a provider that misbehaves mid-answer', () => {
     const res = await http.put('/v1/organizations/integrations/p').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
     expect([res.status, res.body.code]).toEqual([502, 'provider_unreachable']);
     expect(res.body.detail).toBe('the provider did not answer in full within 500 ms (integrations.timeoutMs)');
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM integrations').get()).toEqual({ n: 0 });
+    expect(listIntegrations(ctx.db, acme.org.id)).toEqual([]);
   });
 
   it('is a 502 when its answer is larger than any provider answer needs, read no further', async () => {

@@ -6,6 +6,7 @@ import type { Response } from 'supertest';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { createIdentity } from '../../src/services/identities.js';
 import { importTransactions } from '../../src/services/transaction-import.js';
+import { changeTransactionStatus, createTransaction } from '../../src/services/transactions.js';
 
 /**
  * /openapi.json checked by code written elsewhere: the document against the official OpenAPI 3.1
@@ -294,18 +295,11 @@ describe('/openapi.json conformance', () => {
       .post('/v1/refunds/config')
       .set('Authorization', acme.auth)
       .send({ type: 'Address', addresses: [{ network: 'ETHEREUM', address: EVM }], autoRefund: false });
-    const at = new Date(ctx.clock.now()).toISOString();
-    for (const [id, network] of [
-      ['txn_a', 'ETHEREUM'],
-      ['txn_b', null],
-    ] as const) {
-      ctx.db
-        .prepare(
-          `INSERT INTO transactions (id, org_id, origin, type, status, network, created_at, updated_at) VALUES (?, ?, 'orchestrated', 'Deposit', 'Failed', ?, ?, ?)`,
-        )
-        .run(id, acme.org.id, network, at, at);
-      for (const hook of ctx.transactionHooks)
-        hook({ ctx, orgId: acme.org.id, transactionId: id, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
+    // Two failed deposits, one on a network the default has an address for and one on none: the
+    // status change records each one's plan.
+    for (const network of ['ETHEREUM', null] as const) {
+      const { id } = createTransaction(ctx, { orgId: acme.org.id, type: 'Deposit', network });
+      changeTransactionStatus(ctx, id, 'Failed');
     }
     const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}`).set('Authorization', admin);
     conforms('get', '/admin/v1/refund-plans', list, 200);

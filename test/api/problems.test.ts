@@ -4,8 +4,8 @@ import request from 'supertest';
 import { get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import Database from 'better-sqlite3';
 import { makeApi, makeContext, ADMIN_TOKEN } from '../support/context.js';
+import { holdWriteLock } from '../support/write-lock.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createApp } from '../../src/api/app.js';
 import { TokenService } from '../../src/services/tokens.js';
@@ -195,8 +195,7 @@ describe('problem responses', () => {
     const ctx = makeContext({ 'database.busyTimeoutMs': 100 });
     const { http } = makeApi(ctx);
     const org = createOrganization(ctx, 'Acme');
-    const holder = new Database(ctx.db.name);
-    holder.exec('BEGIN IMMEDIATE');
+    const holder = holdWriteLock(ctx.db.name);
     try {
       const res = await http
         .post('/admin/v1/events')
@@ -205,8 +204,7 @@ describe('problem responses', () => {
       expectProblem(res, 503, 'database_busy');
       expect(res.headers['retry-after']).toBe('1');
     } finally {
-      holder.exec('ROLLBACK');
-      holder.close();
+      holder.release();
     }
     // The lock is gone: the same write goes through.
     const again = await http

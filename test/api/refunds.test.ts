@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DAY_MS } from '../../src/domain/clock.js';
+import { changeTransactionStatus, createTransaction } from '../../src/services/transactions.js';
+import { countTransactions } from '../../src/store/transactions.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 
 const EVM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -162,7 +164,7 @@ describe('per-transaction refund destination', () => {
     expect(res.status).toBe(400);
     const error = (res.body.errors as { path: string; message: string }[]).find((e) => e.path === path);
     expect(error?.message).toMatch(message);
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM transactions').get()).toEqual({ n: 0 });
+    expect(countTransactions(ctx.db, acme.org.id)).toBe(0);
   });
 
   it('accepts valid addresses for the named or the transaction network, and other types without one', async () => {
@@ -190,17 +192,12 @@ describe('admin refund plans', () => {
     const admin = `Bearer ${ADMIN_TOKEN}`;
     await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'Source', autoRefund: false });
     const at = new Date(ctx.clock.now()).toISOString();
-    ctx.db
-      .prepare(
-        `INSERT INTO transactions (id, org_id, origin, type, status, created_at, updated_at) VALUES ('txn_a', ?, 'orchestrated', 'Deposit', 'Failed', ?, ?)`,
-      )
-      .run(acme.org.id, at, at);
-    for (const h of ctx.transactionHooks)
-      h({ ctx, orgId: acme.org.id, transactionId: 'txn_a', from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() });
+    const txn = createTransaction(ctx, { orgId: acme.org.id, type: 'Deposit' });
+    changeTransactionStatus(ctx, txn.id, 'Failed'); // records its plan
     const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}&state=Created`).set('Authorization', admin);
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ transactionId: 'txn_a', state: 'Created', destination: { type: 'Source' } });
+    expect(list.body.data[0]).toMatchObject({ transactionId: txn.id, state: 'Created', destination: { type: 'Source' } });
     const id = list.body.data[0].id;
     const first = await http.post(`/admin/v1/refund-plans/${id}/dispatch`).set('Authorization', admin);
     expect(first.status).toBe(200);

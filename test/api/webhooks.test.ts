@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { countWebhooks } from '../../src/store/webhooks.js';
+import { listWebhookKeys } from '../../src/store/webhook-keys.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
+import { holdWriteLock } from '../support/write-lock.js';
 
 const BASE = '/v1/notifications/webhooks/settings';
 const PROD = { 'webhooks.allowHttp': false, 'webhooks.allowPrivateNetworks': false };
@@ -134,7 +136,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   it('refuses a url holding a lone surrogate, which could not be stored as sent, and keeps a surrogate pair exactly', async () => {
     const ctx = makeContext();
     const { app, http, tokens } = makeApi(ctx);
-    const { auth } = await makeOrg(ctx, tokens);
+    const { auth, org } = await makeOrg(ctx, tokens);
     const lone = await http
       .post(BASE)
       .set('authorization', auth)
@@ -145,7 +147,7 @@ describe('webhook settings (endpoints 11-17)', () => {
       'validation_failed',
       [{ path: 'body.url', message: expect.stringMatching(/lone surrogate/) }],
     ]);
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM webhooks').get()).toEqual({ n: 0 });
+    expect(countWebhooks(ctx.db, org.id)).toBe(0);
     // In another charset the parser decodes (UTF-16), escaped or as a raw code unit: sent as bytes
     // over a real socket (supertest would serialize a Buffer as JSON).
     const server = app.listen(0, '127.0.0.1');
@@ -164,7 +166,7 @@ describe('webhook settings (endpoints 11-17)', () => {
     } finally {
       server.close();
     }
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM webhooks').get()).toEqual({ n: 0 });
+    expect(countWebhooks(ctx.db, org.id)).toBe(0);
     const pair = await http
       .post(BASE)
       .set('authorization', auth)
@@ -200,8 +202,7 @@ describe('webhook settings (endpoints 11-17)', () => {
       ),
     );
     expect(together.map((r) => r.status)).toEqual([201, 201, 201]);
-    const keys = ctx.db.prepare('SELECT id FROM webhook_keys WHERE org_id = ?').all(org.id);
-    expect(keys).toHaveLength(1);
+    expect(listWebhookKeys(ctx.db, org.id)).toHaveLength(1);
   });
 
   it('waits for a write lock another process holds on a timer: the event loop answers meanwhile, and the write goes in after', async () => {
@@ -210,8 +211,7 @@ describe('webhook settings (endpoints 11-17)', () => {
     const { auth } = await makeOrg(ctx, tokens);
     await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
     const before = (await http.get(`${BASE}/public-key`).set('authorization', auth)).body.keyId as string;
-    const holder = new Database(ctx.db.name);
-    holder.exec('BEGIN IMMEDIATE'); // another process (a CLI import) holds the write lock
+    const holder = holdWriteLock(ctx.db.name); // another process (a CLI import) holds the write lock
     let settled = 0;
     const create = http
       .post(BASE)
@@ -227,8 +227,7 @@ describe('webhook settings (endpoints 11-17)', () => {
       for (let i = 0; i < 5; i++) expect((await http.get('/healthz')).status).toBe(200);
       expect(settled).toBe(0);
     } finally {
-      holder.exec('ROLLBACK');
-      holder.close();
+      holder.release();
     }
     expect((await create).status).toBe(201);
     const rotated = await rotate;
@@ -253,12 +252,10 @@ describe('webhook settings (endpoints 11-17)', () => {
     const [rotated] = [...acmeKeys];
     expect(rotated).not.toBe(before);
     expect(together[5]!.body.keyId).not.toBe(rotated);
-    const rows = ctx.db
-      .prepare('SELECT id, retired_at IS NOT NULL AS retired FROM webhook_keys WHERE org_id = ? ORDER BY id')
-      .all(acme.org.id);
-    expect(rows).toEqual([
-      { id: before, retired: 1 },
-      { id: rotated, retired: 0 },
+    const keys = listWebhookKeys(ctx.db, acme.org.id).map((k) => ({ id: k.id, retired: k.retired_at !== null }));
+    expect(keys).toEqual([
+      { id: before, retired: true },
+      { id: rotated, retired: false },
     ]);
     // One after it is a rotation of its own.
     const again = await http.post(`${BASE}/public-key`).set('authorization', acme.auth);

@@ -1,6 +1,8 @@
-import Database from 'better-sqlite3';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listMigrations } from '../../src/db/migrate.js';
+import { openDatabase } from '../../src/db/open.js';
+import { getApiClientWithHash } from '../../src/store/api-clients.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/context.js';
@@ -19,12 +21,12 @@ describe('borderd orgs and clients', () => {
     const c = JSON.parse(client.stdout) as { id: string; clientSecret: string; piiAccess: string; orgId: string };
     expect(c).toMatchObject({ orgId: created.id, piiAccess: 'redacted' });
     expect(c.clientSecret).toMatch(/^bsk_/);
-    // At rest only the scrypt hash: no column of the row holds the secret.
-    const sqlite = new Database(db, { readonly: true });
-    const row = sqlite.prepare('SELECT * FROM api_clients WHERE id = ?').get(c.id) as Record<string, unknown>;
+    // At rest only the scrypt hash: no byte of the database file, nor of its WAL, holds the secret.
+    const sqlite = openDatabase(db, { readonly: true });
+    expect(getApiClientWithHash(sqlite, c.id)?.secretHash).toMatch(/^scrypt\$/);
     sqlite.close();
-    expect(row.secret_hash).toMatch(/^scrypt\$/);
-    expect(JSON.stringify(row)).not.toContain(c.clientSecret.slice(4));
+    for (const file of [db, `${db}-wal`].filter((f) => existsSync(f)))
+      expect(readFileSync(file).includes(c.clientSecret.slice(4)), file).toBe(false);
 
     const list = JSON.parse((await runCli(['clients', 'list', '--db', db, '--json'])).stdout) as { id: string; revokedAt: string | null }[];
     expect(list).toHaveLength(1);

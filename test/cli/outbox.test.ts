@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createWebhook } from '../../src/services/webhooks.js';
+import { listDeliveries } from '../../src/store/deliveries.js';
+import { currentKeyId } from '../../src/store/webhook-keys.js';
 import { makeContext } from '../support/context.js';
 import { runCli } from '../support/process.js';
 import { startReceiver } from '../delivery/receiver.js';
@@ -26,7 +28,7 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     // The key its receivers verify with, for the operator to hand over.
     const key = await cli('webhooks', 'public-key', '--org', org.id);
     expect(key.json).toMatchObject({ algorithm: 'RSA-SHA256', publicKey: expect.stringMatching(/^-----BEGIN PUBLIC KEY-----/) });
-    expect(key.json.keyId).toBe(ctx.db.prepare('SELECT id FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL').pluck().get(org.id));
+    expect(key.json.keyId).toBe(currentKeyId(ctx.db, org.id));
     const pem = await runCli(['webhooks', 'public-key', '--org', org.id, '--db', ctx.config.database.path]);
     expect(pem.stdout.trim()).toBe(key.json.publicKey.trim());
     const none = await cli('webhooks', 'public-key', '--org', createOrganization(ctx, 'No webhooks').id);
@@ -122,7 +124,7 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
       expect(r.code, args.join(' ')).toBe(1);
       expect(JSON.parse(r.stdout).error).toMatchObject({ status: 400, code: 'invalid_time' });
     }
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM deliveries').get()).toEqual({ n: 0 });
+    expect(listDeliveries(ctx.db, { limit: 1 })).toEqual([]);
   });
 
   it('refuses a --limit that is not a whole number from 1 to 1000000 as bad usage (exit 2), before touching the database', async () => {

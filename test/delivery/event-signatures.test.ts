@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/open.js';
 import { Dispatcher } from '../../src/delivery/dispatcher.js';
 import { EventSignatures } from '../../src/delivery/event-signatures.js';
 import { writeEvent } from '../../src/delivery/events.js';
@@ -8,23 +7,13 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { emitEvent } from '../../src/services/outbox.js';
 import { createWebhook } from '../../src/services/webhooks.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
+import { signaturesOf } from '../../src/store/event-signatures.js';
+import { deleteEvents } from '../../src/store/retention.js';
 import { makeContext, type TestContext } from '../support/context.js';
+import { holdWriteLock } from '../support/write-lock.js';
 import { startReceiver } from './receiver.js';
 
 afterEach(() => vi.restoreAllMocks());
-
-const holders: Db[] = [];
-afterEach(() => {
-  for (const db of holders.splice(0)) db.close();
-});
-
-/** Another connection to the file, holding the write lock as a CLI import would. */
-function holdWriteLock(ctx: TestContext): Db {
-  const other = openDatabase(ctx.config.database.path);
-  holders.push(other);
-  other.exec('BEGIN IMMEDIATE');
-  return other;
-}
 
 const data = (i: number): TransactionEventData => ({
   id: `txn_${i}`,
@@ -41,7 +30,11 @@ const data = (i: number): TransactionEventData => ({
   updatedAt: '2026-01-01T00:00:00.000Z',
 });
 
-const storedCount = (ctx: TestContext) => (ctx.db.prepare('SELECT count(*) AS n FROM event_signatures').get() as { n: number }).n;
+/** The stored signatures of these events, under any key, in (event, key) order. */
+const stored = (ctx: TestContext, events: readonly { id: string }[]) => {
+  const ids = events.map((e) => e.id);
+  return signaturesOf(ctx.db, ids);
+};
 
 /** An organization with a key and `n` events no webhook was sent. */
 function setup(n: number) {
@@ -60,22 +53,21 @@ describe('EventSignatures', () => {
   it('signs a batch while another process holds the write lock, keeps what it made, and stores it once the lock is free', async () => {
     const { ctx, org, rows } = setup(3);
     const signatures = new EventSignatures(ctx);
-    const holder = holdWriteLock(ctx);
+    const holder = holdWriteLock(ctx.config.database.path);
     const signed = await signatures.signBatch(org.id, rows);
     expect(signed.signatures).toHaveLength(3);
     expect(signatures.unstored).toBe(3);
-    holder.exec('COMMIT');
-    expect(storedCount(ctx)).toBe(0);
+    holder.release();
+    expect(stored(ctx, rows)).toHaveLength(0);
     signatures.storeNow();
     expect(signatures.unstored).toBe(0);
-    const stored = ctx.db.prepare('SELECT event_id AS id, key_id AS keyId, signature FROM event_signatures ORDER BY event_id').all();
-    expect(stored).toEqual(rows.map((r, i) => ({ id: r.id, keyId: signed.keyId, signature: signed.signatures[i] })));
+    expect(stored(ctx, rows)).toEqual(rows.map((r, i) => ({ eventId: r.id, keyId: signed.keyId, signature: signed.signatures[i] })));
   });
 
   it('keeps at most unstoredSize signatures waiting to be stored, whatever is made or given back meanwhile', async () => {
     const { ctx, org, rows } = setup(5);
     const signatures = new EventSignatures(ctx, { unstoredSize: 2 });
-    const holder = holdWriteLock(ctx);
+    const holder = holdWriteLock(ctx.config.database.path);
     const signed = await signatures.signBatch(org.id, rows);
     // Every row is still signed and sent; only the storing is bounded.
     expect(signed.signatures.every((s) => s.length > 0)).toBe(true);
@@ -84,15 +76,15 @@ describe('EventSignatures', () => {
     await signatures.signBatch(org.id, [rows[0]!]); // in memory: nothing made
     signatures.giveBack([...taken, ...taken]);
     expect(signatures.unstored).toBe(2);
-    holder.exec('COMMIT');
+    holder.release();
     signatures.storeNow();
-    expect(storedCount(ctx)).toBe(2);
+    expect(stored(ctx, rows)).toHaveLength(2);
   });
 
   it('reads stored signatures for a batch larger than its memory, and signs none of them again', async () => {
     const { ctx, org, rows } = setup(3);
     const first = await new EventSignatures(ctx).signBatch(org.id, rows);
-    expect(storedCount(ctx)).toBe(3);
+    expect(stored(ctx, rows)).toHaveLength(3);
     const small = new EventSignatures(ctx, { memorySize: 1 });
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     expect(await small.signBatch(org.id, rows)).toEqual(first);
@@ -120,9 +112,9 @@ describe('EventSignatures', () => {
     const signatures = new EventSignatures(ctx);
     const key = signatures.signer.currentKey(org.id);
     await Promise.all(rows.map((r) => signatures.signatureOf(r.id, key, r.body).signature));
-    ctx.db.prepare('DELETE FROM events WHERE id = ?').run(rows[0]!.id);
+    deleteEvents(ctx.db, [rows[0]!.id]);
     signatures.storeNow();
-    expect(ctx.db.prepare('SELECT event_id AS id FROM event_signatures').all()).toEqual([{ id: rows[1]!.id }]);
+    expect(stored(ctx, rows).map((s) => s.eventId)).toEqual([rows[1]!.id]);
     expect(ctx.logs.lines.filter((l) => l.msg === 'signatures not stored; they are made again when needed')).toEqual([]);
   });
 
@@ -130,18 +122,16 @@ describe('EventSignatures', () => {
     const { ctx, org, rows } = setup(2);
     const receiver = await startReceiver();
     await createWebhook(ctx, org.id, { url: receiver.url });
-    const holder = holdWriteLock(ctx);
+    const holder = holdWriteLock(ctx.config.database.path);
     const signatures = new EventSignatures(ctx);
     await signatures.signBatch(org.id, rows);
     expect(signatures.unstored).toBe(2);
-    holder.exec('COMMIT');
+    holder.release();
     const sent = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5, signatures });
     expect(await dispatcher.runOnce()).toBe(1);
     expect(signatures.unstored).toBe(0);
-    const stored = (ctx.db.prepare('SELECT event_id AS id FROM event_signatures ORDER BY event_id').all() as { id: string }[]).map(
-      (r) => r.id,
-    );
-    expect(stored).toEqual([...rows.map((r) => r.id), sent.event.id].sort());
+    const all = [...rows.map((r) => r.id), sent.event.id].sort();
+    expect(stored(ctx, [...rows, { id: sent.event.id }]).map((s) => s.eventId)).toEqual(all);
   });
 });

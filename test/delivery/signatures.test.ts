@@ -6,6 +6,7 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { emitEvent, replayEvent } from '../../src/services/outbox.js';
 import { createWebhook, rotatePublicKey } from '../../src/services/webhooks.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
+import { listWebhookKeys } from '../../src/store/webhook-keys.js';
 import { makeContext } from '../support/context.js';
 import { signatureVerifies, startReceiver } from './receiver.js';
 
@@ -55,9 +56,7 @@ describe('one signature per (event, key)', () => {
     expect(listDeliveries(ctx.db, { state: 'delivered', limit: 20 })).toHaveLength(10);
 
     // Every one of the 31 requests verifies with the key it names.
-    const pems = new Map(
-      (ctx.db.prepare('SELECT id, public_pem AS pem FROM webhook_keys').all() as { id: string; pem: string }[]).map((k) => [k.id, k.pem]),
-    );
+    const pems = new Map(listWebhookKeys(ctx.db, org.id).map((k) => [k.id, k.public_pem]));
     expect(receiver.received).toHaveLength(31);
     for (const r of receiver.received) {
       const pem = pems.get(String(r.headers['x-signature-key-id']))!;

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/services/organizations.js';
 import { decryptDue } from '../../src/inbound/decryption.js';
@@ -6,9 +5,10 @@ import { createDecryptWorker } from '../../src/inbound/decrypt-worker.js';
 import { mapIca, matchPendingIcas } from '../../src/inbound/ica-mapping.js';
 import { importCardNetworkKey, generateCardNetworkKey, removeCardNetworkKey } from '../../src/inbound/keyring.js';
 import { retryInbound, showInbound } from '../../src/inbound/event-queue.js';
-import { getInboundEventByEventId, listReplacedCopies } from '../../src/store/inbound-events.js';
+import { getInboundEventByEventId, listIcaMappings, listReplacedCopies } from '../../src/store/inbound-events.js';
 import { makeApi, makeContext, tempDir, type TestContext } from '../support/context.js';
 import { turnsDuring } from '../support/event-loop.js';
+import { holdWriteLock } from '../support/write-lock.js';
 import { cardNetworkLibraryToken, joseToken, makeKeyPair, notification, selfSignedCertificate } from './jwe-fixtures.js';
 
 const PATH = '/v1/webhooks/card-network';
@@ -45,16 +45,14 @@ describe('inbound decryption', () => {
     // One for an ica mapped only after it arrived: the pass's matching queues it.
     await post(notification(await joseToken({ n: 9 }, right), { eventId: 'l-unmatched', ica: '999999' }));
     ctx.config.inbound.icaOrganizations = { '123456': org.id, '999999': org.id };
-    const holder = new Database(ctx.db.name);
-    holder.exec('BEGIN IMMEDIATE'); // a CLI import writing a large file, say
+    const holder = holdWriteLock(ctx.db.name); // a CLI import writing a large file, say
     try {
       // Waiting in SQLite instead would hold this thread for the busy timeout, then throw SQLITE_BUSY.
       expect(matchPendingIcas(ctx)).toBe(0);
       expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0, busy: 1 });
       for (let i = 0; i < 3; i++) expect(state(ctx, `l-${i}`)).toMatchObject({ state: 'received', attempts: 0 });
     } finally {
-      holder.exec('ROLLBACK');
-      holder.close();
+      holder.release();
     }
     expect(matchPendingIcas(ctx)).toBe(1);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 4, busy: 0 });
@@ -288,7 +286,7 @@ describe('inbound decryption', () => {
     const { ctx, org } = setup();
     ctx.config.inbound.icaOrganizations = { '777': 'org_gone' };
     expect(() => mapIca(ctx, '777', org.id)).toThrow(/org_gone, which does not exist/);
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM inbound_ica_organizations').get()).toEqual({ n: 0 });
+    expect(listIcaMappings(ctx.db)).toEqual([]);
   });
 
   it('a duplicate eventId is decrypted once', async () => {

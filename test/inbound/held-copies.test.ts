@@ -5,7 +5,13 @@ import { showInbound } from '../../src/inbound/event-queue.js';
 import { mapIca } from '../../src/inbound/ica-mapping.js';
 import { MAX_HELD_COPIES, redeliveryAction } from '../../src/inbound/intake.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
-import { getInboundEventByEventId, listHeldCopies, listReplacedCopies, recordAttempt } from '../../src/store/inbound-events.js';
+import {
+  copyReceivedAt,
+  getInboundEventByEventId,
+  listHeldCopies,
+  listReplacedCopies,
+  recordAttempt,
+} from '../../src/store/inbound-events.js';
 import { isoAt } from '../../src/domain/clock.js';
 import { makeApi, makeContext, type TestContext } from '../support/context.js';
 import { joseToken, makeKeyPair, notification } from './jwe-fixtures.js';
@@ -92,7 +98,7 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     ]);
     expect(listReplacedCopies(ctx.db, stored.id)[0]!.rawBody).toBe(JSON.stringify(first));
     // The copy that decrypted is recorded as having arrived when it was held, not when it was promoted.
-    expect(ctx.db.prepare('SELECT copy_received_at AS at FROM inbound_events WHERE id = ?').get(stored.id)).toEqual({ at: heldAt });
+    expect(copyReceivedAt(ctx.db, stored.id)).toBe(heldAt);
   });
 
   it("a second process's outcome for the altered copy is not recorded against the genuine one put in its place", async () => {

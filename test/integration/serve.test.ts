@@ -5,8 +5,11 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { deleteServiceMeta, readServiceMeta } from '../../src/store/service-meta.js';
 import { tempDir } from '../support/context.js';
 import { BIN, runCli, startBorderd } from '../support/process.js';
+import { recordMigrationOfNewerRelease } from '../support/schema-migrations.js';
+import { holdWriteLock } from '../support/write-lock.js';
 
 describe('borderd serve (real process)', () => {
   it('first start prints credentials that work; SIGTERM exits 0', async () => {
@@ -194,10 +197,9 @@ describe('borderd serve (real process)', () => {
     const first = await startBorderd();
     await first.stop();
     const sqlite = new Database(first.dbPath);
-    const { v } = sqlite.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number };
-    sqlite.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from_a_newer_release', 'x')").run(v + 1);
+    const newer = recordMigrationOfNewerRelease(sqlite);
     sqlite.close();
-    const line = `borderd: database ${first.dbPath} is at schema version ${v + 1}, newer than this borderd knows (${v}): run the release that migrated it, or restore the backup made before that upgrade`;
+    const line = `borderd: database ${first.dbPath} is at schema version ${newer}, newer than this borderd knows (${newer - 1}): run the release that migrated it, or restore the backup made before that upgrade`;
     for (const args of [['serve', '--host', '127.0.0.1', '--port', '0'], ['migrate'], ['orgs', 'list']]) {
       const refused = await runCli([...args, '--db', first.dbPath]);
       expect(refused.code, args[0]).toBe(2);
@@ -235,9 +237,7 @@ describe('borderd serve (real process)', () => {
 
     // Another process holds the write lock past the busy timeout while the start has to write (migrations).
     mkdirSync(join(dir, 'locked'));
-    const holder = new Database(join(dir, 'locked', 'borderd.db'));
-    holder.pragma('journal_mode = WAL');
-    holder.exec('BEGIN IMMEDIATE');
+    const holder = holdWriteLock(join(dir, 'locked', 'borderd.db'));
     try {
       const locked = await serve(join(dir, 'locked', 'borderd.db'), { BORDERD_DATABASE_BUSY_TIMEOUT_MS: '200' });
       expect(locked.code).toBe(1);
@@ -245,8 +245,7 @@ describe('borderd serve (real process)', () => {
         'borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again',
       );
     } finally {
-      holder.exec('ROLLBACK');
-      holder.close();
+      holder.release();
     }
   });
 
@@ -283,7 +282,7 @@ describe('borderd serve (real process)', () => {
     const first = await startBorderd(); // seals a token key
     await first.stop();
     const sqlite = new Database(first.dbPath);
-    sqlite.prepare("DELETE FROM service_meta WHERE key = 'master_key_check'").run(); // as before migration 009
+    deleteServiceMeta(sqlite, 'master_key_check'); // as before migration 009
     sqlite.close();
     const keyFile = join(first.dataDir, 'master.key');
     const original = readFileSync(keyFile, 'utf8').trim();
@@ -302,7 +301,7 @@ describe('borderd serve (real process)', () => {
     const right = await runCli(list, { BORDERD_MASTER_KEY: original });
     expect(right.code).toBe(0);
     const check = new Database(first.dbPath, { readonly: true });
-    expect(check.prepare("SELECT 1 FROM service_meta WHERE key = 'master_key_check'").get()).toBeDefined();
+    expect(readServiceMeta(check, 'master_key_check')).toBeDefined();
     check.close();
   });
 });

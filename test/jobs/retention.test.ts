@@ -1,6 +1,6 @@
-import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { makeContext } from '../support/context.js';
+import { holdWriteLock } from '../support/write-lock.js';
 import { turnsDuring } from '../support/event-loop.js';
 import { plansOf } from '../support/query-plans.js';
 import { createOrganization } from '../../src/services/organizations.js';
@@ -8,7 +8,9 @@ import { createWebhook, deleteWebhook, disableWebhook } from '../../src/services
 import { replayWebhookSince } from '../../src/services/outbox.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
 import { pruneOutbox, pruneOutboxInTurns } from '../../src/jobs/retention.js';
-import { deleteEventsBefore } from '../../src/store/retention.js';
+import { countByState, listDeliveries, setDelivered } from '../../src/store/deliveries.js';
+import { listEventsAfter } from '../../src/store/events.js';
+import { deleteEvents, deleteEventsBefore } from '../../src/store/retention.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
@@ -28,8 +30,19 @@ function emit(ctx: ReturnType<typeof makeContext>, orgId: string) {
   ).event.id;
 }
 
-const count = (ctx: ReturnType<typeof makeContext>, table: string) =>
-  (ctx.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+type Ctx = ReturnType<typeof makeContext>;
+
+/** The organization's event ids, oldest first. */
+const eventIds = (ctx: Ctx, orgId: string) => listEventsAfter(ctx.db, orgId, null, 10_000).map((e) => e.id);
+
+/** How many deliveries there are, in any state. */
+const deliveries = (ctx: Ctx) => Object.values(countByState(ctx.db)).reduce((a, b) => a + b, 0);
+
+/** Every pending delivery (or only the event's) delivered now, as the dispatcher would have. */
+function deliverPending(ctx: Ctx, eventId?: string): void {
+  const ids = listDeliveries(ctx.db, { state: 'pending', eventId, limit: 10_000 }).map((d) => d.id);
+  setDelivered(ctx.db, ids, isoAt(ctx.clock.now()));
+}
 
 describe('outbox retention', () => {
   it('deletes old delivered rows and old settled events, never anything pending or recent', async () => {
@@ -42,27 +55,27 @@ describe('outbox retention', () => {
 
     // 250 events a year ago, delivered then (more than two batches).
     const old = Array.from({ length: 250 }, () => emit(ctx, org.id));
-    ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?").run(isoAt(ctx.clock.now()));
+    deliverPending(ctx);
     // One old event still pending (its endpoint keeps failing): kept whatever its age.
     const stuck = emit(ctx, org.id);
 
     ctx.clock.advance(60 * DAY_MS);
     const recent = emit(ctx, org.id);
-    ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ? WHERE event_id = ?").run(isoAt(ctx.clock.now()), recent);
+    deliverPending(ctx, recent);
 
     // At day 60: old deliveries are past 30 days, old events not yet past 90.
     const first = pruneOutbox(ctx);
     expect(first).toMatchObject({ deliveriesDeleted: 250, eventsDeleted: 0 });
-    expect(count(ctx, 'events')).toBe(252);
+    expect(eventIds(ctx, org.id).length).toBe(252);
 
     // At day 100: the old settled events go; the pending one and the recent one stay.
     ctx.clock.advance(40 * DAY_MS);
     const second = pruneOutbox(ctx);
     expect(second.eventsDeleted).toBe(250);
-    const left = ctx.db.prepare('SELECT id FROM events ORDER BY id').pluck().all();
+    const left = eventIds(ctx, org.id);
     expect(left).toEqual([stuck, recent]);
     expect(old.some((id) => left.includes(id))).toBe(false);
-    expect(ctx.db.prepare('SELECT state FROM deliveries WHERE event_id = ?').pluck().get(stuck)).toBe('pending');
+    expect(listDeliveries(ctx.db, { eventId: stuck, limit: 10 }).map((d) => d.state)).toEqual(['pending']);
   });
 });
 
@@ -72,7 +85,7 @@ describe('outbox retention inside the daemon', () => {
     const org = createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     for (let i = 0; i < rows; i++) emit(ctx, org.id);
-    ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?").run(isoAt(ctx.clock.now()));
+    deliverPending(ctx);
     ctx.clock.advance(60 * DAY_MS);
     return ctx;
   }
@@ -82,10 +95,10 @@ describe('outbox retention inside the daemon', () => {
     const org = createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     for (let i = 0; i < 20; i++) emit(ctx, org.id);
-    ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?").run(isoAt(ctx.clock.now()));
+    deliverPending(ctx);
     ctx.clock.advance(365 * DAY_MS);
     const plans = await plansOf(ctx.db, () => pruneOutbox(ctx), /\b(events|deliveries|delivery_attempts|event_signatures)\b/);
-    expect(count(ctx, 'events')).toBe(0);
+    expect(eventIds(ctx, org.id).length).toBe(0);
     expect(plans.length).toBeGreaterThanOrEqual(4);
     for (const { sql, plan } of plans) {
       expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/\bSCAN (d|deliveries|delivery_attempts)\b|TEMP B-TREE/) });
@@ -103,7 +116,7 @@ describe('outbox retention inside the daemon', () => {
     writeEvent(ctx.db, t0 + 365 * DAY_MS, org.id, 'Transaction_Updated', {} as TransactionEventData); // written by a clock a year ahead
     for (let i = 0; i < 5; i++) writeEvent(ctx.db, t0 + i * 3_600_000, org.id, 'Transaction_Updated', {} as TransactionEventData); // ids sort after it
     expect(deleteEventsBefore(ctx.db, isoAt(t0 + 30 * DAY_MS), 1000)).toBe(5);
-    expect(count(ctx, 'events')).toBe(1);
+    expect(eventIds(ctx, org.id).length).toBe(1);
   });
 
   it('deletes one batch per turn of the event loop, so requests and sends run between batches', async () => {
@@ -111,21 +124,19 @@ describe('outbox retention inside the daemon', () => {
     const { value, turns } = await turnsDuring(pruneOutboxInTurns(ctx));
     expect(value.deliveriesDeleted).toBe(450);
     expect(turns).toBeGreaterThanOrEqual(5); // five batches of deliveries, at least one turn after each
-    expect(count(ctx, 'deliveries')).toBe(0);
+    expect(deliveries(ctx)).toBe(0);
   });
 
   it('waits for a write lock another process holds on a timer, not in SQLite, and stops between batches when told', async () => {
     const ctx = await oldDelivered(250, { 'database.busyTimeoutMs': 5000 });
-    const holder = new Database(ctx.db.name);
-    holder.exec('BEGIN IMMEDIATE');
+    const holder = holdWriteLock(ctx.db.name);
     const pruning = pruneOutboxInTurns(ctx);
     try {
       const { turns } = await turnsDuring(new Promise((r) => setTimeout(r, 200)));
       expect(turns).toBeGreaterThan(0); // the loop ran while the prune waited
-      expect(count(ctx, 'deliveries')).toBe(250);
+      expect(deliveries(ctx)).toBe(250);
     } finally {
-      holder.exec('ROLLBACK');
-      holder.close();
+      holder.release();
     }
     expect((await pruning).deliveriesDeleted).toBe(250);
 
@@ -142,7 +153,7 @@ describe('a replay racing retention and the operator (replays run in batches of 
     const org = createOrganization(ctx, 'Acme');
     const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     const ids = Array.from({ length: n }, () => emit(ctx, org.id));
-    ctx.db.prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?").run(isoAt(ctx.clock.now()));
+    deliverPending(ctx);
     return { ctx, org, webhook, ids };
   }
 
@@ -151,19 +162,11 @@ describe('a replay racing retention and the operator (replays run in batches of 
     const pruned = ids[550]!;
     const result = replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', (done) => {
       // What the retention job does to an old settled event, between the first and second batch.
-      if (done === 500) {
-        for (const sql of [
-          'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id = ?)',
-          'DELETE FROM deliveries WHERE event_id = ?',
-          'DELETE FROM events WHERE id = ?',
-        ]) {
-          ctx.db.prepare(sql).run(pruned);
-        }
-      }
+      if (done === 500) deleteEvents(ctx.db, [pruned]);
     });
     expect(result).toEqual({ events: 600, requeued: 599 });
-    expect(count(ctx, 'deliveries')).toBe(599);
-    expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'").get()).toEqual({ n: 599 });
+    expect(deliveries(ctx)).toBe(599);
+    expect(countByState(ctx.db).pending).toBe(599);
   });
 
   it('a webhook deleted or disabled between two batches gets no pending rows after it', async () => {
@@ -177,7 +180,7 @@ describe('a replay racing retention and the operator (replays run in batches of 
         }),
       ).toThrow(/disabled|not found/);
       // Whatever the first batch queued became cancelled / skipped with the change; nothing later is pending.
-      expect(ctx.db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE state = 'pending'").get()).toEqual({ n: 0 });
+      expect(countByState(ctx.db).pending).toBe(0);
     }
   });
 });

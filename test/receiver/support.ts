@@ -8,6 +8,7 @@ import type { AppContext } from '../../src/context.js';
 import { createContext } from '../../src/create-context.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { createLogger } from '../../src/logging/logger.js';
+import { getApiClient } from '../../src/store/api-clients.js';
 import type { EventDataByType, EventType } from '../../src/verify/events.js';
 import { BIN, type RunningBorderd } from '../support/process.js';
 
@@ -194,7 +195,7 @@ export function openDaemonDb(daemon: RunningBorderd, clientId: string): DaemonDb
   const config = loadConfig({ env: {}, flags: { 'database.path': daemon.dbPath } });
   const ctx = createContext(config, { log: createLogger({ level: 'silent', pretty: 'never' }) });
   stoppers.unshift(async () => ctx.db.open && ctx.db.close());
-  const orgId = ctx.db.prepare('SELECT org_id FROM api_clients WHERE id = ?').pluck().get(clientId) as string;
+  const orgId = getApiClient(ctx.db, clientId)!.orgId;
   return {
     ctx,
     orgId,

@@ -4,33 +4,45 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { dispatchRefundPlan, reconfirmRefundConfig, recordRefundPlanOnFailure, setRefundConfig } from '../../src/services/refunds.js';
 import { changeTransactionStatus, createTransaction, getTransaction } from '../../src/services/transactions.js';
 import type { TransactionHook, TransactionStatusChange } from '../../src/context.js';
-import { getRefundPlanForTransaction } from '../../src/store/refund-plans.js';
+import { listEventsAfter } from '../../src/store/events.js';
+import { getRefundPlanForTransaction, listRefundPlans, replaceRefundPlanDecision } from '../../src/store/refund-plans.js';
+import { insertOrchestratedTransaction, updateTransactionStatus } from '../../src/store/transactions.js';
+import type { TransactionType } from '../../src/verify/events.js';
 import { makeContext, type TestContext } from '../support/context.js';
 
 const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
 const OTHER = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
 
+/** A Processing transaction as stored, its refund destination unchecked (the API would refuse some of these). */
 function insertTransaction(
   ctx: TestContext,
   orgId: string,
   id: string,
-  fields: { type?: string; network?: string | null; refundDestination?: unknown; source?: unknown },
+  fields: {
+    type?: TransactionType;
+    network?: string | null;
+    refundDestination?: Record<string, unknown>;
+    source?: Record<string, unknown>;
+  },
 ): void {
   const at = isoAt(ctx.clock.now());
-  ctx.db
-    .prepare(
-      `INSERT INTO transactions (id, org_id, origin, type, status, network, source, refund_destination, created_at, updated_at) VALUES (?, ?, 'orchestrated', ?, 'Processing', ?, ?, ?, ?, ?)`,
-    )
-    .run(
-      id,
-      orgId,
-      fields.type ?? 'Deposit',
-      fields.network === undefined ? 'POLYGON' : fields.network,
-      fields.source ? JSON.stringify(fields.source) : null,
-      fields.refundDestination ? JSON.stringify(fields.refundDestination) : null,
-      at,
-      at,
-    );
+  insertOrchestratedTransaction(ctx.db, {
+    id,
+    orgId,
+    type: fields.type ?? 'Deposit',
+    status: 'Processing',
+    amount: null,
+    currency: null,
+    network: fields.network === undefined ? 'POLYGON' : fields.network,
+    source: fields.source ?? null,
+    destination: null,
+    refundDestination: fields.refundDestination ?? null,
+    failureReason: null,
+    identityId: null,
+    accountId: null,
+    createdAt: at,
+    updatedAt: at,
+  });
 }
 
 /** An organization whose refund default is one POLYGON address (EVM), auto-refund on. */
@@ -55,7 +67,7 @@ function fail(
   const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
   ctx.db
     .transaction(() => {
-      ctx.db.prepare("UPDATE transactions SET status = 'Failed' WHERE id = ?").run(transactionId);
+      updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
       for (const h of hooks) h(change);
     })
     .immediate();
@@ -86,7 +98,7 @@ describe('refund plan hook', () => {
     });
     // A second failure keeps the first plan.
     fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get()).toEqual({ n: 1 });
+    expect(listRefundPlans(ctx.db, {})).toHaveLength(1);
   });
 
   it('uses the per-transaction destination first', () => {
@@ -198,7 +210,8 @@ describe('refund plan hook', () => {
     fail(ctx, org.id, 'txn_c');
     fail(ctx, org.id, 'txn_d');
     // txn_d's plan was made from another default (e.g. recorded before versions existed and not attributable).
-    ctx.db.prepare("UPDATE refund_plans SET default_version = NULL WHERE transaction_id = 'txn_d'").run();
+    const d = getRefundPlanForTransaction(ctx.db, 'txn_d')!;
+    replaceRefundPlanDecision(ctx.db, d.id, d, null, d.updatedAt);
     const re = reconfirmRefundConfig(ctx, org.id);
     expect(re.dispatchedPlans).toEqual([getRefundPlanForTransaction(ctx.db, 'txn_c')!.id]);
     expect(getRefundPlanForTransaction(ctx.db, 'txn_c')!.state).toBe('Dispatched');
@@ -252,9 +265,8 @@ describe('refund plan hook', () => {
   it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', () => {
     const { ctx, org } = withPolygonDefault();
     const t = createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
-    const planRows = () => ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get();
-    const eventTypes = () =>
-      (ctx.db.prepare('SELECT type FROM events WHERE org_id = ? ORDER BY id').all(org.id) as { type: string }[]).map((e) => e.type);
+    const planRows = () => listRefundPlans(ctx.db, {}).length;
+    const eventTypes = () => listEventsAfter(ctx.db, org.id, null, 100).map((e) => e.type);
     expect(eventTypes()).toEqual(['Transaction_Created']);
 
     // The failure is injected at the last step of recording the plan (its log line), after the
@@ -271,8 +283,8 @@ describe('refund plan hook', () => {
     expect(() => changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout')).toThrow(/injected failure/);
     spy.mockRestore();
 
-    expect(insertedBeforeFailure).toEqual({ n: 1 });
-    expect(planRows()).toEqual({ n: 0 });
+    expect(insertedBeforeFailure).toBe(1);
+    expect(planRows()).toBe(0);
     expect(getTransaction(ctx, t.id)).toMatchObject({ status: 'Submitted', failureReason: null });
     expect(eventTypes()).toEqual(['Transaction_Created']);
 
@@ -287,6 +299,6 @@ describe('refund plan hook', () => {
     const ctx = makeContext();
     const org = createOrganization(ctx, 'Acme');
     expect(() => fail(ctx, org.id, 'txn_missing')).toThrow(/not found/);
-    expect(ctx.db.prepare('SELECT COUNT(*) AS n FROM refund_plans').get()).toEqual({ n: 0 });
+    expect(listRefundPlans(ctx.db, {})).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { importTransactions } from '../../src/services/transaction-import.js';
 import { benchmarkSummary, summaryQuerySchema } from '../../src/services/benchmark-summary.js';
 import { insertImportedTransaction, type ImportedTransaction } from '../../src/store/imported-transactions.js';
+import { countTransactions } from '../../src/store/transactions.js';
 import { makeContext, type TestContext } from '../support/context.js';
 
 // The duplicate check is wrapped so a test can act, from another connection, at the moment the
@@ -51,8 +52,7 @@ const row = (ctx: TestContext, orgId: string, id: string, provider: string | nul
   createdAt: isoAt(ctx.clock.now()),
   updatedAt: isoAt(ctx.clock.now()),
 });
-const count = (db: Db, orgId: string) =>
-  (db.prepare("SELECT COUNT(*) AS n FROM transactions WHERE org_id = ? AND origin = 'imported'").get(orgId) as { n: number }).n;
+const count = (db: Db, orgId: string) => countTransactions(db, orgId, 'imported');
 
 describe('transaction import deduplication', () => {
   it('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', () => {
