@@ -44,17 +44,10 @@ export function deleteEventsBefore(db: Db, before: string, limit: number): numbe
     )
     .pluck()
     .all(before, limit) as string[];
-  if (ids.length === 0) return 0;
-  const list = JSON.stringify(ids);
-  db.prepare(
-    'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?)))',
-  ).run(list);
-  db.prepare('DELETE FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?))').run(list);
-  db.prepare('DELETE FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?))').run(list);
-  return db.prepare('DELETE FROM events WHERE id IN (SELECT value FROM json_each(?))').run(list).changes;
+  return ids.length === 0 ? 0 : deleteEvents(db, ids);
 }
 
-/** Deletes these events with their deliveries, attempts and signatures, as deleteEventsBefore does to the events it picks. */
+/** Deletes these events with their deliveries, attempts and signatures. */
 export function deleteEvents(db: Db, ids: readonly string[]): number {
   const list = JSON.stringify(ids);
   db.prepare(
