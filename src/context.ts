@@ -7,7 +7,7 @@
  * @module context
  */
 import type { Config } from './config/schema.js';
-import type { Db } from './db/open.js';
+import type { Database, Db } from './db/database.js';
 import type { Clock } from './domain/clock.js';
 import type { Logger } from './logging/logger.js';
 import type { SecretBox } from './security/secret-box.js';
@@ -25,6 +25,11 @@ export interface AppContext {
   signals: Signals;
   /** Run inside the transaction of every status change, in order (src/create-context.ts lists them). */
   transactionHooks: readonly TransactionHook[];
+}
+
+/** The context a process opened (src/create-context.ts): its `db` is the database itself, which the process closes. */
+export interface OpenContext extends AppContext {
+  db: Database;
 }
 
 /** A transaction's status change, seen from inside the database transaction that makes it. */

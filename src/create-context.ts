@@ -6,9 +6,10 @@
  */
 import { dirname, join } from 'node:path';
 import type { Config } from './config/schema.js';
-import type { AppContext, TransactionHook } from './context.js';
+import type { OpenContext, TransactionHook } from './context.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
+import { connectFailure } from './db/postgres.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { checkMasterKey, mayCreateMasterKey, resolveMasterKey } from './security/master-key.js';
@@ -30,23 +31,30 @@ export function dataDirOf(config: Config): string {
   return config.database.path === ':memory:' ? process.cwd() : dirname(config.database.path);
 }
 
-export function createContext(config: Config, opts: ContextOptions = {}): AppContext {
+/**
+ * Opens the database (PostgreSQL when database.url is set, else the SQLite file), applies pending
+ * migrations, and proves the master key opens its secrets. A database or key that cannot be used
+ * closes what was opened and throws the one-line error the CLI prints.
+ */
+export async function createContext(config: Config, opts: ContextOptions = {}): Promise<OpenContext> {
   const log = opts.log ?? createLogger(config.log);
   const dataDir = dataDirOf(config);
-  const db = openDatabase(config.database.path, { busyTimeoutMs: config.database.busyTimeoutMs, synchronous: config.database.synchronous });
-  if (opts.migrate !== false) {
-    for (const m of migrate(db)) log.info({ version: m.version, name: m.name }, 'migration applied');
-  }
-  const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
+  const db = openDatabase(config.database, {
+    onIdleError: (err) => log.warn({ err, database: db.location }, 'an idle database connection failed; the next statement opens a new one'),
+  });
   let secrets: SecretBox;
   try {
-    const { key, created } = resolveMasterKey({ configured: config.security.masterKey, file: keyFile, mayCreate: mayCreateMasterKey(db) });
+    if (opts.migrate !== false) {
+      for (const m of await migrate(db, undefined, db.location)) log.info({ version: m.version, name: m.name }, 'migration applied');
+    }
+    const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
+    const { key, created } = resolveMasterKey({ configured: config.security.masterKey, file: keyFile, mayCreate: await mayCreateMasterKey(db) });
     if (created) log.warn({ dataDir }, 'generated a new master key file (master.key, mode 0600); back it up with the database');
     secrets = new SecretBox(key);
-    checkMasterKey(db, secrets, config.security.masterKey ? 'security.masterKey (BORDERD_MASTER_KEY)' : keyFile);
+    await checkMasterKey(db, secrets, config.security.masterKey ? 'security.masterKey (BORDERD_MASTER_KEY)' : keyFile);
   } catch (err) {
-    db.close();
-    throw err;
+    await db.close();
+    throw (db.dialect === 'postgres' && connectFailure(err, db.location)) || err;
   }
   return {
     config,

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { answerClientError } from './api/client-error.js';
 import { createApp } from './api/app.js';
-import type { AppContext } from './context.js';
+import type { OpenContext } from './context.js';
 import { inlineReads, workerReads, type Reads } from './db/read-pool.js';
 import { readQueries, readQueriesModule, type OffloadedReads } from './services/offloaded-reads.js';
 import { resolveAdminToken } from './security/admin-token.js';
@@ -29,15 +29,18 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/** The read workers of database.readWorkers; inline reads when there are none or the database is in memory. */
-function openReads(ctx: AppContext): Reads<OffloadedReads> {
+/**
+ * The read workers of database.readWorkers; inline reads when there are none, the database is in
+ * memory, or it is PostgreSQL (whose pool already runs reads beside the main thread's work).
+ */
+function openReads(ctx: OpenContext): Reads<OffloadedReads> {
   const { path, readWorkers, busyTimeoutMs } = ctx.config.database;
-  if (readWorkers === 0 || path === ':memory:') return inlineReads(ctx.db, readQueries);
+  if (readWorkers === 0 || path === ':memory:' || ctx.db.dialect === 'postgres') return inlineReads(ctx.db, readQueries);
   return workerReads({ dbPath: path, busyTimeoutMs, size: readWorkers, tableModule: readQueriesModule, log: ctx.log });
 }
 
 /** Starts `borderd serve`: the HTTP API and every worker, on one context. */
-export async function startDaemon(ctx: AppContext): Promise<Daemon> {
+export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
   const tokens = new TokenService(ctx);
   await tokens.warmUp();
   const admin = resolveAdminToken(ctx.config.admin.token, ctx.dataDir);
@@ -78,7 +81,7 @@ export async function startDaemon(ctx: AppContext): Promise<Daemon> {
       await serverClosed;
       clearTimeout(timer);
       await reads.close();
-      ctx.db.close();
+      await ctx.db.close();
     })());
 
   const daemon: Daemon = { url, server, adminToken: admin.token, close };

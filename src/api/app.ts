@@ -12,7 +12,7 @@ import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
 import { createGroupCommit } from '../db/group-commit.js';
-import { isDatabaseBusy } from '../db/open.js';
+import { isDatabaseBusy, isDatabaseUnavailable } from '../db/database.js';
 import { inlineReads } from '../db/read-pool.js';
 import { EventSignatures } from '../delivery/event-signatures.js';
 import { readQueries } from '../services/offloaded-reads.js';
@@ -65,6 +65,13 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   // the same request can succeed a moment later, so say so instead of an internal error.
   if (isDatabaseBusy(err)) {
     return new BorderdError(503, 'database_busy', 'the database is busy with another writer; retry the request', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
+  // The database server is out of reach (restarting, a network cut): nothing of this request was
+  // committed, and the pool reconnects on its own, so the same request can be retried.
+  if (isDatabaseUnavailable(err)) {
+    return new BorderdError(503, 'database_unavailable', 'the database cannot be reached right now; retry the request', {
       headers: { 'Retry-After': '1' },
     });
   }
@@ -185,7 +192,7 @@ export function createApp(
   const exact = new Map<string, ReturnType<typeof routeChain>>();
   for (const [i, spec] of registry.routes.entries()) {
     const path = expressPaths[i]!;
-    const chain = routeChain(spec, path, authenticate, parseJson(Math.min(spec.bodyLimitBytes ?? limit, limit)), commit);
+    const chain = routeChain(spec, path, authenticate, parseJson(Math.min(spec.bodyLimitBytes ?? limit, limit)), ctx, commit);
     router[spec.method](path, ...chain);
     // The router tries its layers in order, each a regular expression; a path without parameters
     // can be found by its exact text instead, unless an earlier route of the same method also

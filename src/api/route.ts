@@ -50,6 +50,11 @@ export class JsonText {
 }
 
 export interface HandlerInput<B, Q, P> {
+  /**
+   * The context to work with: on a `groupCommit: true` route its `db` is the shared transaction the
+   * handler's writes commit in; elsewhere the daemon's own.
+   */
+  ctx: AppContext;
   body: B;
   query: Q;
   params: P;
@@ -93,10 +98,10 @@ export interface RouteShape<
 type Handler<B, Q, P, R> = (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => R;
 
 /**
- * A route's handler. With `groupCommit: true` it is a synchronous write run in the database's group
- * commit (src/db/group-commit.ts), sharing one transaction and one fsync with the writes that arrive
- * with it: its type then refuses a handler that returns a promise, which could not share the
- * transaction (better-sqlite3 would also refuse it at run time, rolling the write back).
+ * A route's handler. With `groupCommit: true` it is a write run in the database's group commit
+ * (src/db/group-commit.ts), sharing one transaction and one fsync with the writes that arrive with
+ * it, on the `ctx` it is given: it waits on nothing but that transaction (a key pair made off the
+ * main thread is made before, through `commit`), since the batch's other writes wait for it.
  * Return a Reply (sent as JSON), or undefined after writing the response yourself (streams).
  */
 export type RouteSpec<
@@ -105,7 +110,7 @@ export type RouteSpec<
   P extends z.ZodType | undefined = undefined,
 > = RouteShape<B, Q, P> &
   (
-    | { groupCommit: true; handler: Handler<B, Q, P, Reply | undefined> }
+    | { groupCommit: true; handler: Handler<B, Q, P, Promise<Reply | undefined>> }
     | { groupCommit?: false; handler: Handler<B, Q, P, Promise<Reply | undefined> | Reply | undefined> }
   );
 
@@ -189,6 +194,7 @@ export function routeChain(
   route: string,
   authenticate: (mode: AuthMode) => Middleware,
   parseBody: Middleware,
+  ctx: AppContext,
   commit: Commit,
 ): Middleware[] {
   const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -219,8 +225,8 @@ export function routeChain(
         throw badRequest('validation_failed', `${illFormed} is not valid Unicode text`, [
           { path: illFormed, message: 'holds a lone surrogate (\\ud800 to \\udfff without its pair), which cannot be stored as text' },
         ]);
-      const input = { body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
-      const reply = await (spec.groupCommit ? commit(() => spec.handler(input)) : spec.handler(input));
+      const input = { ctx, body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
+      const reply = await (spec.groupCommit ? commit((tx) => spec.handler({ ...input, ctx: { ...ctx, db: tx } })) : spec.handler(input));
       if (reply === undefined) return;
       if (reply.headers) res.set(reply.headers);
       res.status(reply.status ?? 200);

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import type { AppContext } from '../context.js';
+import type { AppContext, OpenContext } from '../context.js';
 import { createContext } from '../create-context.js';
 import { BorderdError } from '../domain/errors.js';
 import { createLogger } from '../logging/logger.js';
 import { SchemaTooNewError } from '../db/migrate.js';
-import { DatabaseOpenError, isDatabaseBusy } from '../db/open.js';
+import { DatabaseOpenError, isDatabaseBusy, isDatabaseUnavailable } from '../db/database.js';
 import { MasterKeyError } from '../security/master-key.js';
 
 /** Options every command takes, as serve does. */
@@ -121,6 +121,10 @@ export function reportError(err: unknown, json: boolean | undefined): number {
     );
     return 1;
   }
+  if (isDatabaseUnavailable(err)) {
+    process.stderr.write(`borderd: the database could not be reached: ${(err as Error).message}; nothing was changed unless said above\n`);
+    return 1;
+  }
   process.stderr.write(`borderd: ${(err as Error)?.stack ?? String(err)}\n`);
   return 1;
 }
@@ -134,16 +138,16 @@ export async function runWithContext<A extends CommonArgs>(
   fn: (ctx: AppContext) => Promise<void> | void,
   opts: { migrate?: boolean } = {},
 ): Promise<void> {
-  let ctx: AppContext | undefined;
+  let ctx: OpenContext | undefined;
   try {
     const config = loadCliConfig(args);
     const log = createLogger({ level: process.env.BORDERD_CLI_LOG_LEVEL ?? 'warn', pretty: 'never', destination: process.stderr });
-    ctx = createContext(config, { log, ...opts });
+    ctx = await createContext(config, { log, ...opts });
     await fn(ctx);
   } catch (err) {
     process.exitCode = reportError(err, args.json);
   } finally {
-    ctx?.db.close();
+    await ctx?.db.close();
   }
 }
 

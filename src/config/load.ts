@@ -245,5 +245,17 @@ export function loadConfig(opts: LoadOptions = {}): Config {
     const message = unknown ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
     throw new ConfigError(`invalid config: ${key || '(top level)'}: ${message} (from ${from})`);
   }
+  // Two databases named at once: which one was meant cannot be guessed.
+  if (holds(merged, 'database.url') && holds(merged, 'database.path')) {
+    const layers: Layer[] = [
+      { tree: flagTree, name: (path) => (path === 'database.path' ? 'the --db flag' : 'the --database-url flag') },
+      { tree: envTree, name: (path) => envNameOf(envSources, path) ?? 'the environment' },
+      { tree: fileTree, name: () => `config file ${opts.file}` },
+    ];
+    throw new ConfigError(
+      `database.path (from ${sourceOf('database.path', merged, layers)}) names a SQLite file and database.url ` +
+        `(from ${sourceOf('database.url', merged, layers)}) a PostgreSQL database: give one of them`,
+    );
+  }
   return result.data;
 }

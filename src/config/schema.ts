@@ -99,8 +99,41 @@ function defaultReadWorkers(): number {
   return Math.min(4, Math.max(1, availableParallelism() - 1));
 }
 
+/** A PostgreSQL connection URL: postgres:// or postgresql://, with the host and database in it. */
+const postgresUrl = z
+  .string()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.pathname.length > 1;
+    } catch {
+      return false;
+    }
+  }, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database');
+
 export const databaseSchema = z
   .strictObject({
+    /**
+     * PostgreSQL instead of the SQLite file: postgres://user:password@host:5432/database (its query
+     * may carry sslmode). Several nodes may share one database. Unset: SQLite at `path`.
+     */
+    url: postgresUrl.optional(),
+    /** PostgreSQL connections this process keeps at most, how long an idle one lives, and how long a new one may take. */
+    pool: z
+      .strictObject({
+        max: z.number().int().min(1).max(1000).default(10),
+        idleTimeoutMs: z.number().int().min(0).max(MAX_TIMER_MS, MAX_TIMER_MESSAGE).default(10_000),
+        connectTimeoutMs: positiveMs.default(5_000),
+      })
+      .prefault({}),
+    /** TLS to PostgreSQL: libpq's sslmode names (verify-full checks the chain and the host name) and a CA file for a private authority. */
+    tls: z
+      .strictObject({
+        mode: z.enum(['disable', 'require', 'verify-ca', 'verify-full']).optional(),
+        caFile: z.string().min(1).optional(),
+      })
+      .prefault({}),
+    /** The SQLite file (the embedded default), when `url` is unset. */
     path: z.string().min(1).default('./data/borderd.db'),
     busyTimeoutMs: z.number().int().min(0).max(MAX_TIMER_MS, MAX_TIMER_MESSAGE).default(5000),
     /**
@@ -342,4 +375,5 @@ export const configSchema = z
   });
 
 export type Config = z.infer<typeof configSchema>;
+export type DatabaseConfig = Config['database'];
 export type ConfigInput = z.input<typeof configSchema>;

@@ -9,7 +9,7 @@
  * @module db/background-checkpoints
  */
 import { Worker } from 'node:worker_threads';
-import type { Db, SynchronousLevel } from './open.js';
+import type { Connection, SynchronousLevel } from './sqlite-connection.js';
 
 export interface BackgroundCheckpointOptions {
   dbPath: string;
@@ -50,7 +50,7 @@ const AUTOCHECKPOINT_PAGES = 1000;
  * to which a checkpoint does not show in its event-loop delay or delivery latency, and the thread
  * costs memory.
  */
-export function startBackgroundCheckpoints(db: Db, opts: BackgroundCheckpointOptions): BackgroundCheckpoints {
+export function startBackgroundCheckpoints(db: Connection, opts: BackgroundCheckpointOptions): BackgroundCheckpoints {
   const workerData: CheckpointWorkerData = {
     dbPath: opts.dbPath,
     synchronous: opts.synchronous,

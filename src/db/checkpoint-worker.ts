@@ -9,13 +9,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CheckpointWorkerData, CheckpointWorkerMessage } from './background-checkpoints.js';
-import { openDatabase } from './open.js';
+import { openConnection } from './sqlite-connection.js';
 
 const { dbPath, intervalMs, synchronous, busyTimeoutMs } = workerData as CheckpointWorkerData;
 const port = parentPort!;
 
 // The writer's own settings: the fsync a checkpoint makes of the database file follows this connection's level.
-const db = openDatabase(dbPath, { synchronous, busyTimeoutMs });
+const db = openConnection(dbPath, { synchronous, busyTimeoutMs });
 const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 
 const timer = setInterval(() => checkpoint.run(), intervalMs);

@@ -7,14 +7,33 @@
  * as long as a delivery's work (docs/performance.md), so at a few hundred writes per second sharing
  * it is what keeps writes from starving delivery.
  *
- * Work functions must be synchronous: a write that awaits cannot share a transaction.
+ * SQLite only: PostgreSQL commits each write in a transaction of its own on its pool, and its WAL
+ * writer flushes commits that arrive together once.
+ *
+ * Work functions wait on nothing but their transaction: the batch's writes run one after another
+ * in it, and a write that awaited anything else would hold the others (and the database) meanwhile.
  *
  * @module db/group-commit
  */
-import { inSavepoint, tryWriteNow, type Db, type SavepointOutcome } from './open.js';
+import type { Db, Outcome } from './database.js';
+
+/** A write: a function of the transaction it runs in. */
+export type Write<T> = (tx: Db) => Promise<T>;
+
+/**
+ * Runs a write and resolves once it is committed: the API's group commit in the daemon;
+ * `commitAlone` elsewhere (CLI commands, tests, PostgreSQL).
+ */
+export type Commit = <T>(fn: Write<T>) => Promise<T>;
+
+/** A Commit that runs each write in a transaction of its own, at once (SQLite waits in its busy wait for a held lock). */
+export const commitAlone =
+  (db: Db): Commit =>
+  (fn) =>
+    db.transaction(fn);
 
 interface Pending {
-  fn: () => unknown;
+  fn: Write<unknown>;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
   /** When this write first found the write lock held by another process (performance.now()). */
@@ -36,7 +55,7 @@ class GroupCommitter {
     private readonly busyTimeoutMs: number,
   ) {}
 
-  run<T>(fn: () => T): Promise<T> {
+  run<T>(fn: Write<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
       if (!this.#scheduled) this.#schedule(this.windowMs);
@@ -45,20 +64,20 @@ class GroupCommitter {
 
   #schedule(delayMs: number): void {
     this.#scheduled = true;
-    if (delayMs > 0) setTimeout(() => this.#flush(), delayMs);
-    else setImmediate(() => this.#flush());
+    if (delayMs > 0) setTimeout(() => void this.#flush(), delayMs);
+    else setImmediate(() => void this.#flush());
   }
 
-  #flush(): void {
+  async #flush(): Promise<void> {
     this.#scheduled = false;
     // A very large burst is committed in slices, so one transaction never holds the event loop long.
     const batch = this.#queue.splice(0, MAX_BATCH);
-    const busy = this.#commit(batch);
+    const busy = await this.#commit(batch);
     if (busy !== undefined) {
       this.#waitForLock(batch, busy);
       return;
     }
-    if (this.#queue.length > 0) this.#schedule(0);
+    if (this.#queue.length > 0 && !this.#scheduled) this.#schedule(0);
   }
 
   /**
@@ -80,15 +99,17 @@ class GroupCommitter {
   }
 
   /** Commits the batch and settles each write; the busy error instead when the write lock was held. */
-  #commit(batch: Pending[]): unknown {
-    let attempt: SavepointOutcome<SavepointOutcome<unknown>[]>;
+  async #commit(batch: Pending[]): Promise<unknown> {
+    let attempt: Outcome<Outcome<unknown>[]>;
     let began = false;
     try {
-      // An error that ends the whole transaction is rethrown by inSavepoint: nothing of the batch is
-      // written, and the writes after it must not run as autocommits.
-      attempt = tryWriteNow(this.db, () => {
+      // An error that ends the whole transaction is thrown by savepoint(): nothing of the batch is
+      // written, and the writes after it must not run outside it.
+      attempt = await this.db.tryTransaction(async (tx) => {
         began = true;
-        return batch.map((item) => inSavepoint(this.db, item.fn));
+        const outcomes: Outcome<unknown>[] = [];
+        for (const item of batch) outcomes.push(await tx.savepoint(item.fn));
+        return outcomes;
       });
     } catch (err) {
       if (!began || batch.length === 1) {
@@ -100,7 +121,7 @@ class GroupCommitter {
       // transaction of its own, so only the ones that fail alone fail; the others lost nothing but time.
       for (const item of batch) {
         try {
-          item.resolve(this.db.transaction(item.fn).immediate());
+          item.resolve(await this.db.transaction(item.fn));
         } catch (alone) {
           item.reject(alone);
         }
@@ -118,26 +139,15 @@ class GroupCommitter {
 }
 
 /**
- * A group commit for one connection: runs a synchronous write in the next batch and resolves once
+ * The API's commit: on SQLite, a group commit that runs a write in the next batch and resolves once
  * that batch is committed. The batch closes `windowMs` after its first write
  * (database.groupCommitWindowMs; 0: the next turn of the event loop). Writes arrive a few
  * milliseconds apart at a few hundred per second, so a next-turn flush would still commit them one
  * by one; a window of a few milliseconds lets them share an fsync, each write answered at most that
- * much later.
+ * much later. On PostgreSQL, each write's own transaction.
  */
 export function createGroupCommit(db: Db, windowMs = 0, busyTimeoutMs = 5000): Commit {
+  if (db.dialect === 'postgres') return commitAlone(db);
   const committer = new GroupCommitter(db, windowMs, busyTimeoutMs);
   return (fn) => committer.run(fn);
 }
-
-/**
- * Runs a synchronous write and resolves once it is committed: the API's group commit in the daemon;
- * `commitAlone` elsewhere (CLI commands, tests).
- */
-export type Commit = <T>(fn: () => T) => Promise<T>;
-
-/** A Commit that runs each write in a transaction of its own, at once, waiting in SQLite's busy wait for a held lock. */
-export const commitAlone =
-  (db: Db): Commit =>
-  async (fn) =>
-    db.transaction(fn).immediate();

@@ -7,9 +7,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Db } from './open.js';
+import type { Db, Dialect } from './database.js';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+/** Each engine's migrations: the same versions, each in its engine's dialect. */
+const migrationsDir = (dialect: Dialect): string => fileURLToPath(new URL(`./migrations/${dialect}/`, import.meta.url));
 
 export interface Migration {
   version: number;
@@ -17,7 +18,7 @@ export interface Migration {
   sql: string;
 }
 
-export function listMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
+export function listMigrations(dialect: Dialect = 'sqlite', dir: string = migrationsDir(dialect)): Migration[] {
   return readdirSync(dir)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))
     .sort()
@@ -27,55 +28,63 @@ export function listMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
 /** The database was migrated by a newer borderd: start-up and CLI commands stop with this one line (exit code 2). */
 export class SchemaTooNewError extends Error {}
 
-export function migrate(db: Db, migrations: Migration[] = listMigrations()): Migration[] {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const applied = new Set(
-    db
-      .prepare('SELECT version FROM schema_migrations')
-      .all()
-      .map((r) => (r as { version: number }).version),
-  );
+/**
+ * Serializes migrations across processes on PostgreSQL: every node that starts takes it, in each
+ * migration's transaction, so two nodes starting at once apply each file once. SQLite's write lock
+ * (BEGIN IMMEDIATE) does the same there.
+ */
+const MIGRATION_LOCK = { sqlite: 'SELECT 1', postgres: 'SELECT pg_advisory_xact_lock(7236844372584067685)' };
+
+const SCHEMA_MIGRATIONS =
+  'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)';
+
+export async function migrate(
+  db: Db,
+  migrations: Migration[] = listMigrations(db.dialect),
+  location = 'the database',
+): Promise<Migration[]> {
+  await db.transaction(async (tx) => {
+    await tx.value(MIGRATION_LOCK);
+    await tx.exec(SCHEMA_MIGRATIONS);
+  });
+  const applied = new Set(await db.column<number>('SELECT version FROM schema_migrations'));
   // This build's code cannot know what a later migration changed (a new NOT NULL column, a moved
   // table), so it must not read or write such a database: an older binary after a rollback stops here.
   const newest = Math.max(0, ...applied);
   const latest = migrations.at(-1)?.version ?? 0;
   if (newest > latest) {
     throw new SchemaTooNewError(
-      `database ${db.name} is at schema version ${newest}, newer than this borderd knows (${latest}): ` +
+      `database ${location} is at schema version ${newest}, newer than this borderd knows (${latest}): ` +
         'run the release that migrated it, or restore the backup made before that upgrade',
     );
   }
   const done: Migration[] = [];
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
-    // IMMEDIATE takes the write lock up front, so two processes starting at once apply each file once.
-    db.transaction(() => {
-      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);
-      if (again) return;
-      db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+    await db.transaction(async (tx) => {
+      await tx.value(MIGRATION_LOCK);
+      if ((await tx.value('SELECT 1 FROM schema_migrations WHERE version = ?', [m.version])) !== undefined) return;
+      await tx.exec(m.sql);
+      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
         m.version,
         m.name,
         new Date().toISOString(),
-      );
+      ]);
       done.push(m);
-    }).immediate();
+    });
   }
   return done;
 }
 
 /** The newest migration applied, 0 for a database with none. */
-export function schemaVersion(db: Db): number {
-  return (db.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get() as number | null) ?? 0;
+export async function schemaVersion(db: Db): Promise<number> {
+  return (await db.value<number | null>('SELECT MAX(version) FROM schema_migrations')) ?? 0;
 }
 
-/** True when every migration this build knows has been applied (readiness). */
-export function isMigrated(db: Db, migrations: Migration[] = listMigrations()): boolean {
+/** True when every migration this build knows has been applied (readiness); false also when the database cannot be asked. */
+export async function isMigrated(db: Db, migrations: Migration[] = listMigrations(db.dialect)): Promise<boolean> {
   try {
-    const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null };
-    const latest = migrations.at(-1)?.version ?? 0;
-    return (row.v ?? 0) >= latest;
+    return (await schemaVersion(db)) >= (migrations.at(-1)?.version ?? 0);
   } catch {
     return false;
   }

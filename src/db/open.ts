@@ -1,243 +1,64 @@
 /**
- * Opening the SQLite file with the pragmas borderd relies on, and the ways to write: a write
- * transaction, one only if the lock is free now, a savepoint, and bookkeeping without an fsync.
- * Also the per-connection statement cache, which keeps SQLite's native objects away from the
- * collector.
+ * Opens the database a configuration names: PostgreSQL when `database.url` is set, else the SQLite
+ * file at `database.path`. The rest of borderd sees only the Database interface (src/db/database.ts).
  *
  * @module db/open
  */
-import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { remember } from '../domain/bounded-map.js';
+import { readFileSync } from 'node:fs';
+import type { ConnectionOptions } from 'node:tls';
+import type { DatabaseConfig } from '../config/schema.js';
+import { DatabaseOpenError, type Database } from './database.js';
+import { PostgresDatabase, redactedUrl } from './postgres.js';
+import { SqliteDatabase } from './sqlite.js';
+import { openConnection } from './sqlite-connection.js';
 
-export type Db = Database.Database;
-
-export type SynchronousLevel = 'full' | 'normal';
-
-export interface OpenOptions {
-  busyTimeoutMs?: number;
-  readonly?: boolean;
-  /** database.synchronous; FULL unless told otherwise. */
-  synchronous?: SynchronousLevel;
-  /** The setting that named the path, for the error when it cannot be opened: database.path unless told otherwise. */
-  setting?: string;
+export interface OpenDatabaseOptions {
+  /** An idle PostgreSQL connection failed (the server restarted): the pool drops it; the caller logs it. */
+  onIdleError?: (err: Error) => void;
 }
 
-/**
- * Opens the SQLite file with the pragmas borderd relies on: WAL so the daemon and CLI commands can
- * read while one writes, foreign keys enforced, a busy timeout so a CLI write waits for the daemon's
- * transaction instead of failing, and the durability of commits (database.synchronous):
- * - FULL (default): the WAL is fsynced at every commit, so a commit that returned survives a power
- *   loss or OS crash. borderd answers the card network's 200 (and API writes) after the commit, and
- *   the card network does not redeliver an acknowledged notification, so this is the default.
- * - NORMAL: fsync only at checkpoints; never corrupts, a process crash loses nothing, but a power
- *   loss or OS crash can roll back the last commits, acknowledged ones included. Faster writes.
- */
-export function openDatabase(path: string, opts: OpenOptions = {}): Db {
-  let db: Db | undefined;
-  try {
-    if (path !== ':memory:') {
-      // The file holds personal data and sealed secrets: a directory and a file borderd makes are its
-      // owner's alone (SQLite gives the -wal and -shm files the database file's mode). Existing ones
-      // keep the mode the operator gave them.
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      if (!opts.readonly) createWithOwnerMode(path);
-    }
-    db = new Database(path, { readonly: opts.readonly ?? false });
-    // exec(), not pragma(): pragma() prepares a statement and drops it (see "Native objects kept" at cacheStatements).
-    const busyTimeoutMs = Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000));
-    db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-    busyTimeouts.set(db, busyTimeoutMs);
-    if (!opts.readonly) {
-      // The first statement that reads the file: a file that is not a database fails here.
-      db.exec('PRAGMA journal_mode = WAL');
-      db.exec(`PRAGMA synchronous = ${opts.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-    }
-    db.exec('PRAGMA foreign_keys = ON');
-  } catch (err) {
-    if (db) {
-      db.close();
-      connections.push(db);
-    }
-    throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (${opts.setting ?? 'database.path'})`, {
-      cause: err,
+export function openDatabase(config: DatabaseConfig, opts: OpenDatabaseOptions = {}): Database {
+  if (config.url !== undefined) {
+    return new PostgresDatabase(redactedUrl(config.url), {
+      connectionString: config.url,
+      max: config.pool.max,
+      idleTimeoutMillis: config.pool.idleTimeoutMs,
+      connectionTimeoutMillis: config.pool.connectTimeoutMs,
+      ...tlsOptions(config),
+      ...(opts.onIdleError && { onIdleError: opts.onIdleError }),
     });
   }
-  cacheStatements(db);
-  if (!opts.readonly && opts.synchronous !== 'normal') fsyncedCommits.add(db);
-  connections.push(db);
-  return db;
+  const conn = openConnection(config.path, { busyTimeoutMs: config.busyTimeoutMs, synchronous: config.synchronous });
+  return new SqliteDatabase(conn, {
+    busyTimeoutMs: config.busyTimeoutMs,
+    fsynced: config.synchronous === 'full' && config.path !== ':memory:',
+  });
 }
 
 /**
- * Creates the database file, mode 0600, unless it exists. Never opens an existing one: closing any
- * descriptor of a file drops every POSIX lock this process holds on it, its open SQLite
- * connections' included (SQLite's own opens and closes avoid that; this one would not). A receiver
- * whose checkpoint thread opened its capture log again would lose its locks, and another process's
- * `sqlite3` could then take itself for the last connection and delete the WAL under it.
+ * TLS to PostgreSQL from database.tls: `mode` as libpq's sslmode (disable, require, verify-ca,
+ * verify-full) and a CA file for a managed database's private certificate authority. Without it,
+ * the URL's own sslmode parameter decides.
  */
-function createWithOwnerMode(path: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'wx', 0o600);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw err;
-  }
-  closeSync(fd);
-}
-
-/**
- * Every connection this process opened, closed ones included, kept reachable until it exits (see
- * "Native objects kept" at cacheStatements): a closed connection's object, and the statements its
- * cache holds, left for the collector could abort the process on Node 24. A process opens a handful.
- */
-const connections: Db[] = [];
-
-/**
- * The database file cannot be opened (its directory cannot be made or written, it is not a SQLite
- * database): an operator's problem to fix, so the CLI prints this one line instead of a stack.
- */
-export class DatabaseOpenError extends Error {}
-
-/**
- * better-sqlite3's error when the busy timeout ran out behind another connection's write lock
- * (SQLITE_BUSY and its extended codes): nothing was written, and the same work can succeed later.
- */
-export function isDatabaseBusy(err: unknown): boolean {
-  return /^SQLITE_BUSY/.test(String((err as { code?: unknown } | null)?.code));
-}
-
-export type SavepointOutcome<T> = { ok: true; value: T } | { ok: false; err: unknown };
-
-/** The busy timeout each connection was opened with, put back after a write that would not wait. */
-const busyTimeouts = new WeakMap<Db, number>();
-
-/**
- * Runs `fn` in a write transaction (BEGIN IMMEDIATE): all of it commits, or none of it. A write lock
- * another process holds is waited for in SQLite's busy wait (database.busyTimeoutMs), which holds the
- * event loop: the daemon's hot paths use tryWriteNow or the group commit instead. Inside an open
- * transaction, `fn` runs in a savepoint of it.
- */
-export function writeTransaction<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn).immediate();
-}
-
-/** Whether the database has this table (a database opened before migrations run may not). */
-export const hasTable = (db: Db, name: string): boolean =>
-  db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-
-/** Whether a transaction is open on the connection: writes that must commit with their caller's change check it. */
-export const inTransaction = (db: Db): boolean => db.inTransaction;
-
-/**
- * Runs `fn` in a write transaction (BEGIN IMMEDIATE) only if the write lock is free now. When
- * another process holds it (a CLI import writing a large file in one transaction), SQLite's busy
- * wait would hold the whole event loop, every request and send with it, for up to
- * database.busyTimeoutMs; instead this answers { ok: false } at once and the caller tries again from
- * a timer. Errors from inside `fn`, and any other error, are thrown as usual. Inside an open
- * transaction it just runs `fn`.
- */
-export function tryWriteNow<T>(db: Db, fn: () => T): SavepointOutcome<T> {
-  if (db.inTransaction) return { ok: true, value: fn() };
-  let began = false;
-  // get(), not run(): setting busy_timeout answers the new value as a row. Cached statements (see cacheStatements).
-  db.prepare('PRAGMA busy_timeout = 0').get();
-  try {
-    return {
-      ok: true,
-      value: db
-        .transaction(() => {
-          began = true;
-          return fn();
-        })
-        .immediate(),
-    };
-  } catch (err) {
-    if (!began && isDatabaseBusy(err)) return { ok: false, err };
-    throw err;
-  } finally {
-    db.prepare(`PRAGMA busy_timeout = ${busyTimeouts.get(db) ?? 5000}`).get();
-  }
-}
-
-/**
- * Runs `fn` in a savepoint of the open transaction, so its error rolls back `fn` alone and is
- * returned for the caller to report. Some errors (disk full, I/O, ON CONFLICT ROLLBACK) end the
- * whole transaction, not just the savepoint: those are rethrown, since what the caller would run
- * next must not run as autocommits.
- */
-export function inSavepoint<T>(db: Db, fn: () => T): SavepointOutcome<T> {
-  try {
-    return { ok: true, value: db.transaction(fn)() };
-  } catch (err) {
-    if (!db.inTransaction) throw err;
-    return { ok: false, err };
-  }
-}
-
-/** Connections whose commits are fsynced (synchronous FULL). */
-const fsyncedCommits = new WeakSet<Db>();
-
-/**
- * Runs one transaction of borderd's own bookkeeping (delivery claims and results, decryption
- * outcomes, retention) without waiting for an fsync. What it writes can be lost to a power cut
- * without breaking a promise: a lost claim or result means a delivery is sent again (delivery is at
- * least once), a lost decryption is redone from the stored raw body. Acknowledged writes (API
- * changes, card-network intake) keep FULL, and their fsync also makes every earlier commit in the
- * WAL durable. At FULL each commit holds the daemon's main thread for an fsync
- * (docs/performance.md).
- */
-export function bookkeeping<T>(db: Db, fn: () => T): T {
-  if (!fsyncedCommits.has(db) || db.inTransaction) return fn();
-  // prepare(), not pragma(): these run on every dispatcher pass and flush, and only prepare() is cached.
-  db.prepare('PRAGMA synchronous = NORMAL').run();
-  try {
-    return fn();
-  } finally {
-    db.prepare('PRAGMA synchronous = FULL').run();
-  }
-}
-
-/** Distinct SQL texts kept prepared per connection; the store's queries are a few hundred at most. */
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Makes `db.prepare(sql)` return the statement already compiled for that exact SQL text. Stores
- * write `db.prepare(sql).run(...)` at the point of use, which reads well; compiling the SQL on
- * every call would cost the daemon CPU on every request and send. Cached statements are shared, so
- * a hit resets the modes (pluck, expand, raw, safeIntegers) a previous caller may have switched on,
- * and a statement still busy in an unfinished `iterate()` is not handed out twice: that caller gets
- * a fresh one. The rule for stores: use what `prepare` returns at once, pass parameters per call,
- * never `.bind()` (binding is permanent on a shared statement). The cache is bounded (least
- * recently used out) because a few queries build their SQL from optional filters.
- *
- * Native objects kept: the cache matters for more than speed. better-sqlite3 12's statements and
- * iterators are node::ObjectWrap objects, and on Node 24.19 and later one that the garbage collector
- * finalizes while no JavaScript context is entered (an idle-time collection) aborts the whole
- * process (`Assertion failed: (env) != nullptr` in RemoveEnvironmentCleanupHook; fixed in
- * better-sqlite3 13, which needs Node 22). So borderd leaves none for the collector in normal
- * running: every statement is prepared once per connection and kept, pragmas are set with exec(),
- * nothing uses iterate(), and no query builds more SQL shapes than the cache holds (the benchmark
- * summary's ten optional filters make a few dozen, not one per combination), so nothing is evicted;
- * and a connection, once closed, stays reachable too (`connections` below).
- * A test (test/db/native-objects.test.ts) holds the rule.
- */
-export function cacheStatements(db: Db, size = STATEMENT_CACHE_SIZE): void {
-  const prepare = db.prepare.bind(db);
-  const cache = new Map<string, Database.Statement>();
-  const cached = (sql: string): Database.Statement => {
-    let stmt = cache.get(sql);
-    if (stmt?.busy) return prepare(sql);
-    if (stmt) {
-      stmt.safeIntegers(false);
-      if (stmt.reader) stmt.pluck(false).expand(false).raw(false);
-    } else {
-      stmt = prepare(sql);
+function tlsOptions(config: DatabaseConfig): { ssl?: boolean | ConnectionOptions } {
+  const { mode, caFile } = config.tls;
+  if (mode === undefined && caFile === undefined) return {};
+  if (mode === 'disable') return { ssl: false };
+  let ca: string | undefined;
+  if (caFile !== undefined) {
+    try {
+      ca = readFileSync(caFile, 'utf8');
+    } catch (err) {
+      throw new DatabaseOpenError(`cannot read database.tls.caFile ${caFile}: ${(err as Error).message}`);
     }
-    remember(cache, sql, stmt, size);
-    return stmt;
+  }
+  const verify = mode === undefined || mode === 'verify-ca' || mode === 'verify-full';
+  return {
+    ssl: {
+      rejectUnauthorized: verify,
+      ...(ca !== undefined && { ca }),
+      // verify-ca checks the chain but not the host name, as libpq does.
+      ...(mode === 'verify-ca' && { checkServerIdentity: () => undefined }),
+    },
   };
-  db.prepare = cached as Db['prepare'];
 }

@@ -8,20 +8,20 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../logging/logger.js';
 import { BorderdError, type FieldError } from '../domain/errors.js';
-import type { Db } from './open.js';
+import type { Db } from './database.js';
 
 /**
  * A read that may run off the main thread: a function of a database connection and arguments that
  * survive structured cloning, returning such a value. It must only read: a read worker's
  * connection is read-only.
  */
-export type ReadQuery<A, R> = (db: Db, args: A) => R;
+export type ReadQuery<A, R> = (db: Db, args: A) => Promise<R>;
 // The table's queries keep their own argument and result types; `any` here only erases them for storage.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ReadTable = Record<string, ReadQuery<any, any>>;
 
 export interface Reads<T extends ReadTable> {
-  run<K extends keyof T & string>(name: K, args: Parameters<T[K]>[1]): Promise<ReturnType<T[K]>>;
+  run<K extends keyof T & string>(name: K, args: Parameters<T[K]>[1]): ReturnType<T[K]>;
   /** Starts the workers if no read has, and resolves once each has opened the database (at once for inline reads); rejects if one cannot. */
   ready(): Promise<void>;
   /** Lets reads in flight finish, then ends the workers. */
@@ -31,7 +31,7 @@ export interface Reads<T extends ReadTable> {
 /** Reads on the caller's own connection, on the main thread: in-memory databases, tests, `database.readWorkers: 0`. */
 export function inlineReads<T extends ReadTable>(db: Db, table: T): Reads<T> {
   return {
-    run: async (name, args) => table[name]!(db, args) as ReturnType<T[typeof name]>,
+    run: (name, args) => table[name]!(db, args) as ReturnType<T[typeof name]>,
     ready: async () => {},
     close: async () => {},
   };
@@ -197,7 +197,7 @@ export function workerReads<T extends ReadTable>(opts: WorkerReadsOptions): Read
 
   return {
     run: (name, args) => {
-      if (closing) return Promise.reject(new Error('read workers are closed'));
+      if (closing) return Promise.reject(new Error('read workers are closed')) as ReturnType<T[typeof name]>;
       start();
       const slot = pick();
       const read = send(slot, name, args);
@@ -206,7 +206,7 @@ export function workerReads<T extends ReadTable>(opts: WorkerReadsOptions): Read
         () => slot.inFlight.delete(tracked),
       );
       slot.inFlight.add(tracked);
-      return read as Promise<ReturnType<T[typeof name]>>;
+      return read as ReturnType<T[typeof name]>;
     },
     ready: async () => {
       start();

@@ -5,7 +5,9 @@
  * @module db/read-worker
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openDatabase, type Db } from './open.js';
+import type { Db } from './database.js';
+import { SqliteDatabase } from './sqlite.js';
+import { openConnection } from './sqlite-connection.js';
 import { serializeError, type ReadReply, type ReadTable } from './read-pool.js';
 
 interface ReadWorkerData {
@@ -20,7 +22,8 @@ const data = workerData as ReadWorkerData;
 
 async function open(): Promise<{ db: Db; table: ReadTable } | undefined> {
   try {
-    const db = openDatabase(data.dbPath, { readonly: true, busyTimeoutMs: data.busyTimeoutMs });
+    const conn = openConnection(data.dbPath, { readonly: true, busyTimeoutMs: data.busyTimeoutMs });
+    const db = new SqliteDatabase(conn, { busyTimeoutMs: data.busyTimeoutMs, fsynced: false });
     const table = ((await import(data.tableModule)) as { readQueries: ReadTable }).readQueries;
     port!.postMessage({ ready: true });
     return { db, table };
@@ -34,15 +37,14 @@ async function open(): Promise<{ db: Db; table: ReadTable } | undefined> {
 const opened = await open();
 if (opened) {
   const { db, table } = opened;
-  port.on('message', (m: { id: number; name: string; args: unknown }) => {
-    let reply: ReadReply;
+  const answer = async (m: { id: number; name: string; args: unknown }): Promise<ReadReply> => {
     try {
       const query = table[m.name];
       if (!query) throw new Error(`no read named ${m.name}`);
-      reply = { id: m.id, ok: true, value: query(db, m.args) };
+      return { id: m.id, ok: true, value: await query(db, m.args) };
     } catch (err) {
-      reply = { id: m.id, ok: false, error: serializeError(err) };
+      return { id: m.id, ok: false, error: serializeError(err) };
     }
-    port.postMessage(reply);
-  });
+  };
+  port.on('message', (m: { id: number; name: string; args: unknown }) => void answer(m).then((reply) => port.postMessage(reply)));
 }

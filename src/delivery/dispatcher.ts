@@ -957,7 +957,7 @@ export class Dispatcher implements Worker {
       return attempt.ok ? attempt.value : undefined;
     };
     const recordEach = (): RecordedLine[] =>
-      writeTransaction(ctx.db, () => {
+      withTransaction(ctx, async (ctx) => {
         for (const s of signatures) {
           const o = inSavepoint(ctx.db, () => storeSignature(ctx.db, s.eventId, s.keyId, s.signature));
           if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');

@@ -12,22 +12,27 @@ import { insertDelivery } from '../store/deliveries.js';
 import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
 import { writeEvent, type StoredEvent } from './events.js';
-import { inTransaction, writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 /**
  * Writes an event and its deliveries: one row per live webhook of the organization, pending when
  * the webhook is enabled now and skipped when it is disabled (kept for a later replay). Must run
- * inside the caller's SQLite transaction so the change, the event and its deliveries commit
+ * inside the caller's transaction so the change, the event and its deliveries commit
  * together; call wakeDispatcher(ctx) after the commit.
  */
-export function enqueueEvent<T extends EventType>(ctx: AppContext, orgId: string, type: T, data: EventDataByType[T]): StoredEvent<T> {
-  if (!inTransaction(ctx.db)) throw new Error('enqueueEvent must run inside a SQLite transaction (use inOutboxTransaction)');
+export async function enqueueEvent<T extends EventType>(
+  ctx: AppContext,
+  orgId: string,
+  type: T,
+  data: EventDataByType[T],
+): Promise<StoredEvent<T>> {
+  if (!ctx.db.inTransaction) throw new Error('enqueueEvent must run inside a transaction (use inOutboxTransaction)');
   const now = ctx.clock.now();
-  const stored = writeEvent(ctx.db, now, orgId, type, data);
+  const stored = await writeEvent(ctx.db, now, orgId, type, data);
   const at = isoAt(now);
   const firstAttempt = firstAttemptAt(ctx, now);
-  for (const webhook of listWebhooks(ctx.db, orgId)) {
-    insertDelivery(ctx.db, {
+  for (const webhook of await listWebhooks(ctx.db, orgId)) {
+    await insertDelivery(ctx.db, {
       id: newId('dlv', now),
       eventId: stored.event.id,
       webhookId: webhook.id,
@@ -50,9 +55,12 @@ export function wakeDispatcher(ctx: AppContext): void {
   ctx.signals.outbox.emit();
 }
 
-/** Runs `fn` in one immediate SQLite transaction, then wakes the dispatcher once it has committed. */
-export function inOutboxTransaction<R>(ctx: AppContext, fn: () => R): R {
-  const result = writeTransaction(ctx.db, fn);
+/**
+ * Runs `fn` in one write transaction, with a context whose `db` is that transaction, then wakes the
+ * dispatcher once it has committed.
+ */
+export async function inOutboxTransaction<R>(ctx: AppContext, fn: (ctx: AppContext) => Promise<R>): Promise<R> {
+  const result = await withTransaction(ctx, fn);
   wakeDispatcher(ctx);
   return result;
 }

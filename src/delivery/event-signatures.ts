@@ -6,7 +6,6 @@
  * @module delivery/event-signatures
  */
 import type { AppContext } from '../context.js';
-import { bookkeeping, tryWriteNow } from '../db/open.js';
 import { remember } from '../domain/bounded-map.js';
 import { storedSignatures, storeSignature } from '../store/event-signatures.js';
 import { Signer, type SigningKey } from './signing-keys.js';
@@ -168,12 +167,17 @@ export class EventSignatures {
    * in SQLite's busy wait, which would hold the daemon's main thread. With the lock held elsewhere
    * they wait for the next writer. Never throws: storing must not fail a stream or a delivery.
    */
-  storeNow(): void {
+  async storeNow(): Promise<void> {
     const db = this.ctx.db;
     if (this.#unstored.length === 0 || !db.open) return;
     const taken = this.takeUnstored(STORE_SLICE);
     try {
-      const wrote = bookkeeping(db, () => tryWriteNow(db, () => taken.forEach((s) => storeSignature(db, s.eventId, s.keyId, s.signature))));
+      const wrote = await db.tryTransaction(
+        async (tx) => {
+          for (const s of taken) await storeSignature(tx, s.eventId, s.keyId, s.signature);
+        },
+        { durability: 'bookkeeping' },
+      );
       if (!wrote.ok) this.giveBack(taken);
     } catch (err) {
       this.ctx.log.warn({ err, signatures: taken.length }, 'signatures not stored; they are made again when needed');

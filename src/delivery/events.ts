@@ -4,7 +4,7 @@
  *
  * @module delivery/events
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { newId, sortAfter } from '../domain/ids.js';
 import { insertEvent, newestEventId } from '../store/events.js';

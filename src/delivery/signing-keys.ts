@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import type { AppContext } from '../context.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
 import { isoAt } from '../domain/clock.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 import { newId } from '../domain/ids.js';
 import {
   currentKeyId,
@@ -69,7 +69,7 @@ function insertNewKey(
  * on this thread). Safe inside or outside a transaction.
  */
 export function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair): PublicSigningKey {
-  return toPublic(writeTransaction(ctx.db, () => currentKeyRow(ctx.db, orgId) ?? insertNewKey(ctx, orgId, pair)));
+  return toPublic(withTransaction(ctx, async (ctx) => currentKeyRow(ctx.db, orgId) ?? insertNewKey(ctx, orgId, pair)));
 }
 
 /**

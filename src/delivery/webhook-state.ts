@@ -6,7 +6,7 @@
  *
  * @module delivery/webhook-state
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import { setPendingState } from '../store/deliveries.js';
 import { getWebhookById, updateWebhook, type WebhookRecord } from '../store/webhooks.js';
 

@@ -100,28 +100,52 @@ function divergence(competitive: number, offMarket: number, point: bigint): bool
   return countSign !== 0 && dollarSign !== 0 && countSign !== dollarSign;
 }
 
-/** Reads the sample once (an array or a database cursor) and keeps only running sums. */
-export function summarizeBenchmark(items: Iterable<SampleItem>): BenchmarkSummary {
-  let n = 0;
-  let total = 0n; // Σ v, scale 18
-  let point = 0n; // Σ c, scale 18
-  let squares = 0n; // Σ c², scale 36
-  let largest = 0n; // max v: one transaction's share of the volume
-  const counts: Record<SampleClass, number> = { Competitive: 0, InLine: 0, OffMarket: 0 };
-  const byProvider = new Map<string, bigint>();
-  const byCorridor = new Map<string, bigint>();
-  for (const it of items) {
+/** The sample's running sums, one item at a time: the summary never holds the sample itself. */
+export class BenchmarkSample {
+  #n = 0;
+  #total = 0n; // Σ v, scale 18
+  #point = 0n; // Σ c, scale 18
+  #squares = 0n; // Σ c², scale 36
+  #largest = 0n; // max v: one transaction's share of the volume
+  readonly #counts: Record<SampleClass, number> = { Competitive: 0, InLine: 0, OffMarket: 0 };
+  readonly #byProvider = new Map<string, bigint>();
+  readonly #byCorridor = new Map<string, bigint>();
+
+  add(it: SampleItem): void {
     const v = toScaled(it.amountUsd);
     const c = toScaled(it.costVsMarketUsd);
-    n++;
-    total += v;
-    point += c;
-    squares += c * c;
-    if (v > largest) largest = v;
-    counts[it.benchmark]++;
-    addTo(byProvider, it.provider, v);
-    addTo(byCorridor, it.corridor, v);
+    this.#n++;
+    this.#total += v;
+    this.#point += c;
+    this.#squares += c * c;
+    if (v > this.#largest) this.#largest = v;
+    this.#counts[it.benchmark]++;
+    addTo(this.#byProvider, it.provider, v);
+    addTo(this.#byCorridor, it.corridor, v);
   }
+
+  summary(): BenchmarkSummary {
+    return summaryOf(this.#n, this.#total, this.#point, this.#squares, this.#largest, this.#counts, this.#byProvider, this.#byCorridor);
+  }
+}
+
+/** The summary of a sample held whole (tests, small callers). */
+export function summarizeBenchmark(items: Iterable<SampleItem>): BenchmarkSummary {
+  const sample = new BenchmarkSample();
+  for (const it of items) sample.add(it);
+  return sample.summary();
+}
+
+function summaryOf(
+  n: number,
+  total: bigint,
+  point: bigint,
+  squares: bigint,
+  largest: bigint,
+  counts: Record<SampleClass, number>,
+  byProvider: Map<string, bigint>,
+  byCorridor: Map<string, bigint>,
+): BenchmarkSummary {
   const hasSignal = n >= MIN_SAMPLE;
   const pointD = new D(fromScaled(point));
 

@@ -7,7 +7,6 @@
  *
  * @module inbound/decryption
  */
-import { bookkeeping, tryWriteNow } from '../db/open.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { dueInboundEvents, promoteHeldCopy, recordAttempt, type InboundEvent } from '../store/inbound-events.js';
@@ -60,11 +59,10 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
   // mapping (between two rows of this batch, or elsewhere) may have moved it to another organization.
   const seen = { attempts: row.attempts, rawBody: row.rawBody, orgId };
   if (opened.ok) {
-    // A lost outcome is redone from the stored raw body: no fsync needed (see bookkeeping).
-    const written = bookkeeping(ctx.db, () =>
-      tryWriteNow(ctx.db, () =>
-        recordAttempt(ctx.db, row.id, seen, { state: 'decrypted', kid: opened.kid, payloadEnc: opened.payloadEnc, at }),
-      ),
+    // A lost outcome is redone from the stored raw body: no fsync needed (bookkeeping).
+    const written = await ctx.db.tryTransaction(
+      (tx) => recordAttempt(tx, row.id, seen, { state: 'decrypted', kid: opened.kid, payloadEnc: opened.payloadEnc, at }),
+      { durability: 'bookkeeping' },
     );
     if (!written.ok) return 'busy';
     const done = written.value;
@@ -83,9 +81,9 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
   const delay = known && !known.retryable ? undefined : retryDelayMs(ctx.config.inbound.decryptRetrySeconds, attemptNo);
   const next = delay === undefined ? null : isoAt(now + delay);
   const contentFailure = known !== undefined && !known.retryable;
-  const written = bookkeeping(ctx.db, () =>
-    tryWriteNow(ctx.db, () => {
-      const recorded = recordAttempt(ctx.db, row.id, seen, {
+  const written = await ctx.db.tryTransaction(
+    async (tx) => {
+      const recorded = await recordAttempt(tx, row.id, seen, {
         state: next ? 'received' : 'failed',
         kid: known?.kid ?? null,
         failureCode: code,
@@ -94,8 +92,9 @@ function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutc
         at,
       });
       // An altered copy: a redelivery held meanwhile may be the genuine one.
-      return { done: recorded, promoted: recorded && contentFailure && promoteHeldCopy(ctx.db, row.id, at) };
-    }),
+      return { done: recorded, promoted: recorded && contentFailure && (await promoteHeldCopy(tx, row.id, at)) };
+    },
+    { durability: 'bookkeeping' },
   );
   if (!written.ok) return 'busy';
   const { done, promoted } = written.value;

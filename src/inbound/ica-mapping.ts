@@ -4,7 +4,7 @@
  *
  * @module inbound/ica-mapping
  */
-import { tryWriteNow, writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
@@ -63,7 +63,7 @@ export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: 
   // The organization the ica now resolves to (organizationForIca): the config file's wins over this mapping.
   const effective = configured ?? orgId;
   const at = isoAt(ctx.clock.now());
-  const requeued = writeTransaction(ctx.db, () => {
+  const requeued = withTransaction(ctx, async (ctx) => {
     upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
     return matchUnmatched(ctx.db, ica, effective, at) + reassignUndecrypted(ctx.db, ica, effective, at);
   });
@@ -87,7 +87,7 @@ export function matchPendingIcas(ctx: AppContext): number {
   for (const ica of unmatchedIcas(ctx.db)) {
     const orgId = organizationForIca(ctx, ica);
     if (!orgId || !getOrganization(ctx.db, orgId)) continue;
-    const queued = tryWriteNow(ctx.db, () => matchUnmatched(ctx.db, ica, orgId, nowIso));
+    const queued = await ctx.db.tryTransaction((tx) => matchUnmatched(tx, ica, orgId, nowIso));
     if (!queued.ok) break;
     total += queued.value;
   }

@@ -20,7 +20,7 @@ import { getOrganization } from '../store/organizations.js';
 import { organizationForIca } from './ica-mapping.js';
 import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 export interface IntakeResult {
   id: string;
@@ -73,7 +73,7 @@ export function receiveNotification(ctx: AppContext, n: InboundNotification, raw
   const at = isoAt(now);
   const id = newId('inb', now);
   // One transaction: the organization lookup, the insert, and on a duplicate what becomes of it.
-  const result = writeTransaction(ctx.db, (): { outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null } => {
+  const result = withTransaction(ctx, async (ctx): Promise<{ outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null }> => {
     const mapped = organizationForIca(ctx, n.ica);
     const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
     const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };

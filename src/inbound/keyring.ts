@@ -7,7 +7,7 @@
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -23,7 +23,7 @@ import { getOrganization } from '../store/organizations.js';
 import { buildCsrPem } from './csr.js';
 import { MAX_KID_LENGTH, normalizeKid, spkiFingerprint } from './key-fingerprint.js';
 import { isPkcs12, privateKeyFromPkcs12 } from './pkcs12.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 export const MIN_KEY_BITS = 2048;
 
@@ -79,7 +79,7 @@ function store(
     source,
     createdAt: isoAt(now),
   };
-  writeTransaction(ctx.db, () => {
+  withTransaction(ctx, async (ctx) => {
     if (findCardNetworkKey(ctx.db, orgId, kid))
       throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
     insertCardNetworkKey(ctx.db, row);

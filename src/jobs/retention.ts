@@ -6,7 +6,7 @@
  * @module jobs/retention
  */
 import { schedule, type ScheduledTask } from 'node-cron';
-import { bookkeeping, tryWriteNow, writeTransaction } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, isoAt } from '../domain/clock.js';
 import { deleteDeliveredBefore, deleteEventsBefore } from '../store/retention.js';
@@ -39,16 +39,15 @@ class Pruning {
     return this.#phase === 'done';
   }
 
-  /** The next batch's deletions, to run in a transaction: at most retention.batchSize rows of one kind. */
-  step(): void {
-    const { db, config } = this.ctx;
-    const { batchSize } = config.retention;
+  /** The next batch's deletions, in the transaction `db`: at most retention.batchSize rows of one kind. */
+  async step(db: Db): Promise<void> {
+    const { batchSize } = this.ctx.config.retention;
     if (this.#phase === 'deliveries') {
-      const n = deleteDeliveredBefore(db, this.result.deliveredBefore, batchSize);
+      const n = await deleteDeliveredBefore(db, this.result.deliveredBefore, batchSize);
       this.result.deliveriesDeleted += n;
       if (n === 0) this.#phase = 'events';
     } else if (this.#phase === 'events') {
-      const n = deleteEventsBefore(db, this.result.eventsBefore, batchSize);
+      const n = await deleteEventsBefore(db, this.result.eventsBefore, batchSize);
       this.result.eventsDeleted += n;
       if (n === 0) this.#phase = 'done';
     }
@@ -56,10 +55,10 @@ class Pruning {
 }
 
 /** The whole pruning at once, each batch its own transaction: `borderd outbox prune`, a process of its own. */
-export function pruneOutbox(ctx: AppContext): PruneResult {
+export async function pruneOutbox(ctx: AppContext): Promise<PruneResult> {
   const pruning = new Pruning(ctx);
   // Deleting old rows again after a power cut is harmless: no fsync per batch.
-  while (!pruning.done) bookkeeping(ctx.db, () => writeTransaction(ctx.db, () => pruning.step()));
+  while (!pruning.done) await ctx.db.transaction((tx) => pruning.step(tx), { durability: 'bookkeeping' });
   return pruning.result;
 }
 
@@ -79,7 +78,7 @@ export async function pruneOutboxInTurns(ctx: AppContext, stopped: () => boolean
   const pruning = new Pruning(ctx);
   let waitedMs = 0;
   while (!pruning.done && !stopped()) {
-    const attempt = bookkeeping(ctx.db, () => tryWriteNow(ctx.db, () => pruning.step()));
+    const attempt = await ctx.db.tryTransaction((tx) => pruning.step(tx), { durability: 'bookkeeping' });
     if (attempt.ok) {
       waitedMs = 0;
       await new Promise((resolve) => setImmediate(resolve));

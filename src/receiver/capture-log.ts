@@ -7,7 +7,7 @@
  */
 import { chmodSync, existsSync } from 'node:fs';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../db/background-checkpoints.js';
-import { openDatabase, type Db } from '../db/open.js';
+import { openConnection, type Connection } from '../db/sqlite-connection.js';
 
 export interface CapturedEvent {
   eventId: string;
@@ -68,7 +68,7 @@ export const isSuccess = (status: number | null | undefined): boolean =>
   status !== null && status !== undefined && status >= 200 && status < 300;
 
 /**
- * Bodies may hold personal data: openDatabase makes a new file mode 0600 (and SQLite its -wal and
+ * Bodies may hold personal data: openConnection makes a new file mode 0600 (and SQLite its -wal and
  * -shm, which hold the same bodies, alike); files an earlier run left readable are set here too,
  * since the capture log is a developer's file in a working directory, not an operator's.
  */
@@ -79,15 +79,15 @@ function keepToOwner(path: string): void {
 /**
  * A local development log, not the system of record (borderd keeps that): WAL with
  * synchronous=NORMAL (a commit is not fsynced; a power cut may lose the last events, never corrupt
- * the file); statements are prepared once per connection by openDatabase's cache, so a delivery
+ * the file); statements are prepared once per connection by openConnection's cache, so a delivery
  * costs one small write on the hot path.
  */
 export class CaptureLog {
-  readonly #db: Db;
+  readonly #db: Connection;
 
   constructor(private readonly path: string) {
     if (path !== ':memory:') keepToOwner(path);
-    this.#db = openDatabase(path, { synchronous: 'normal', setting: '--capture-db' });
+    this.#db = openConnection(path, { synchronous: 'normal', setting: '--capture-db' });
     this.#db.exec(SCHEMA);
   }
 

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { hasTable, type Db } from '../db/open.js';
+import { hasTable, type Db } from '../db/database.js';
 import { holdsSealedValues, readServiceMeta, recordServiceMetaOnce } from '../store/service-meta.js';
 import { anyTokenKey } from '../store/token-keys.js';
 import type { SecretBox } from './secret-box.js';
@@ -66,23 +66,23 @@ const CHECK_CONTEXT = 'service_meta.master_key_check';
  * Whether a new master key may be created: only for a database that holds nothing sealed. The
  * canary says so for databases made since it exists; an older database is asked directly.
  */
-export function mayCreateMasterKey(db: Db): boolean {
-  return readMasterKeyCheck(db) === undefined && !holdsSealedValues(db);
+export async function mayCreateMasterKey(db: Db): Promise<boolean> {
+  return (await readMasterKeyCheck(db)) === undefined && !(await holdsSealedValues(db));
 }
 
 /** The sealed canary, or undefined on a database that has none yet (or predates the table). */
-const readMasterKeyCheck = (db: Db): string | undefined => readServiceMeta(db, CHECK_KEY);
+const readMasterKeyCheck = (db: Db): Promise<string | undefined> => readServiceMeta(db, CHECK_KEY);
 
 /**
  * Proves the key opens this database's secrets before anything else reads one: a wrong key stops
  * start-up with a sentence instead of an AES error deep inside the first token request. The first
  * start records the canary (INSERT OR IGNORE: two processes starting together agree on the first).
  */
-export function checkMasterKey(db: Db, box: SecretBox, source: string): void {
-  let sealed = readMasterKeyCheck(db);
-  if (sealed === undefined && hasTable(db, 'service_meta')) {
+export async function checkMasterKey(db: Db, box: SecretBox, source: string): Promise<void> {
+  let sealed = await readMasterKeyCheck(db);
+  if (sealed === undefined && (await hasTable(db, 'service_meta'))) {
     // A database from before the canary: prove the key on a sealed token key before vouching for it.
-    const tokenKey = anyTokenKey(db);
+    const tokenKey = await anyTokenKey(db);
     if (tokenKey) {
       try {
         box.open(tokenKey.private_enc, `token_keys.private:${tokenKey.kid}`);
@@ -90,8 +90,8 @@ export function checkMasterKey(db: Db, box: SecretBox, source: string): void {
         throw wrongKey(source);
       }
     }
-    recordServiceMetaOnce(db, CHECK_KEY, box.seal('borderd', CHECK_CONTEXT));
-    sealed = readMasterKeyCheck(db);
+    await recordServiceMetaOnce(db, CHECK_KEY, box.seal('borderd', CHECK_CONTEXT));
+    sealed = await readMasterKeyCheck(db);
   }
   if (sealed === undefined) return;
   try {

@@ -5,11 +5,11 @@
  * @module services/benchmark-summary
  */
 import { z } from 'zod';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
 import { countryCodeOrUnknown } from '../domain/country-code.js';
-import { summarizeBenchmark, type BenchmarkSummary } from '../domain/benchmark-stats.js';
-import { selectBenchmarkSample } from '../store/imported-transactions.js';
+import { BenchmarkSample, type BenchmarkSummary } from '../domain/benchmark-stats.js';
+import { forEachBenchmarkSample } from '../store/imported-transactions.js';
 import { TRANSACTION_STATUSES } from '../verify/events.js';
 
 export const BENCHMARK_CLASSES = ['Competitive', 'InLine', 'OffMarket', 'Calibrating', 'Syncing', 'Stale'] as const;
@@ -69,13 +69,19 @@ const startOf = (d: string | undefined): string | undefined => (d === undefined 
 const endOf = (d: string | undefined): string | undefined => (d === undefined ? undefined : `${d}T23:59:59.999Z`);
 
 /** Takes a connection, not the context: the daemon runs it on a read worker's connection (src/services/offloaded-reads.ts). */
-export function benchmarkSummary(db: Db, orgId: string, q: SummaryQuery): BenchmarkSummary {
-  const sample = selectBenchmarkSample(db, orgId, {
-    ...q,
-    createdFrom: startOf(q.fromDate),
-    createdTo: endOf(q.toDate),
-    updatedFrom: startOf(q.fromUpdatedDate),
-    updatedTo: endOf(q.toUpdatedDate),
-  });
-  return summarizeBenchmark(sample);
+export async function benchmarkSummary(db: Db, orgId: string, q: SummaryQuery): Promise<BenchmarkSummary> {
+  const sample = new BenchmarkSample();
+  await forEachBenchmarkSample(
+    db,
+    orgId,
+    {
+      ...q,
+      createdFrom: startOf(q.fromDate),
+      createdTo: endOf(q.toDate),
+      updatedFrom: startOf(q.fromUpdatedDate),
+      updatedTo: endOf(q.toUpdatedDate),
+    },
+    (item) => sample.add(item),
+  );
+  return sample.summary();
 }

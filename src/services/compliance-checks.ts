@@ -29,7 +29,7 @@ const eventData = (c: ComplianceCheck): ComplianceCheckEventData => ({
 
 export function createComplianceCheck(ctx: AppContext, input: { orgId: string; identityId: string }): ComplianceCheck {
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
-  return inOutboxTransaction(ctx, () => {
+  return inOutboxTransaction(ctx, async (ctx) => {
     const now = ctx.clock.now();
     const c: ComplianceCheck = {
       id: newId('cmp', now),
@@ -60,7 +60,7 @@ export function updateComplianceCheckStatus(
     throw badRequest('result_not_allowed', 'result is only given with status Completed', [
       { path: 'body.result', message: 'only with status Completed' },
     ]);
-  return inOutboxTransaction(ctx, () => {
+  return inOutboxTransaction(ctx, async (ctx) => {
     const current = getComplianceCheck(ctx.db, id);
     if (!current) throw notFound(`compliance check ${id}`);
     if (current.status === 'Completed') throw conflict('compliance_check_completed', `compliance check ${id} is already Completed`);

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { isCalendarDate } from '../domain/calendar-date.js';
 import { countryCode } from '../domain/country-code.js';
@@ -27,7 +27,7 @@ import {
 } from '../store/identities.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 const text = z.string().max(500);
 const date = z.string().refine(isCalendarDate, 'must be a real date YYYY-MM-DD');
@@ -161,7 +161,7 @@ export function importIdentities(
   if (parsed.length === 0 && errors.length === 0) errors.push({ path: 'file', message: 'holds no identities' });
   if (errors.length) throw importRefused(errors);
   const now = ctx.clock.now();
-  const ids = writeTransaction(ctx.db, () =>
+  const ids = withTransaction(ctx, async (ctx) =>
     parsed.map((p, i) => {
       const id = insertOne(ctx, orgId, p, now).id;
       if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);

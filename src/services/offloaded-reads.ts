@@ -7,7 +7,7 @@
  *
  * @module services/offloaded-reads
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import type { ReadTable } from '../db/read-pool.js';
 import type { PiiAccess } from '../store/api-clients.js';
 import type { IdentityFilter } from '../store/identities.js';

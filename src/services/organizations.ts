@@ -12,7 +12,7 @@ import { newId } from '../domain/ids.js';
 import { hashSecret } from '../security/secret-hash.js';
 import { type ApiClient, insertApiClient, type PiiAccess, revokeApiClient, getApiClient } from '../store/api-clients.js';
 import { countOrganizations, getOrganization, insertOrganization, type Organization } from '../store/organizations.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 export function createOrganization(ctx: AppContext, name: string): Organization {
   const org = newOrganization(ctx, name);
@@ -81,7 +81,7 @@ export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Orga
   const org = newOrganization(ctx, 'Development');
   // scrypt is asynchronous, so the hash is made before the transaction opens.
   const { client, clientSecret, secretHash } = await newClient(ctx, { orgId: org.id, name: 'development' });
-  const created = writeTransaction(ctx.db, () => {
+  const created = withTransaction(ctx, async (ctx) => {
     if (countOrganizations(ctx.db) > 0) return false;
     insertOrganization(ctx.db, org);
     insertApiClient(ctx.db, client, secretHash);

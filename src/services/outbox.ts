@@ -17,7 +17,7 @@ import type { EventDataByType, EventType } from '../verify/events.js';
 import { countByState, getDelivery, listDeliveries, requeueDelivery, type Delivery, type DeliveryState } from '../store/deliveries.js';
 import { listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { getWebhookById, listWebhooks } from '../store/webhooks.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 export interface ReplayResult {
   /** Events considered. */
@@ -52,7 +52,7 @@ export function replayWebhookSince(
   let requeued = 0;
   for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
     const batch = ids.slice(i, i + REPLAY_BATCH);
-    requeued += writeTransaction(ctx.db, () => {
+    requeued += withTransaction(ctx, async (ctx) => {
       // Checked again in every batch: a webhook deleted or disabled meanwhile turned what earlier
       // batches queued into cancelled or skipped rows, and must not get pending rows after that.
       replayableWebhook(ctx, webhookId);
@@ -91,7 +91,7 @@ function replayableWebhook(ctx: AppContext, webhookId: string) {
 export function replayEvent(ctx: AppContext, eventId: string): ReplayResult {
   const orgId = eventOrganization(ctx.db, eventId);
   if (!orgId) throw notFound(`event ${eventId}`);
-  const requeued = writeTransaction(ctx.db, () => {
+  const requeued = withTransaction(ctx, async (ctx) => {
     const now = ctx.clock.now();
     let n = 0;
     for (const w of listWebhooks(ctx.db, orgId)) {
@@ -130,7 +130,7 @@ export function deliveryAttempts(ctx: AppContext, deliveryId: string): { deliver
 /** A synthetic event of any type, through the same enqueue as real ones (for testing receivers). */
 export function emitEvent(ctx: AppContext, orgId: string, type: EventType, data?: Record<string, unknown>): StoredEvent {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
-  return inOutboxTransaction(ctx, () => {
+  return inOutboxTransaction(ctx, async (ctx) => {
     const at = isoAt(ctx.clock.now());
     const sample = {
       id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()),

@@ -31,7 +31,7 @@ import {
   type RefundPlan,
 } from '../store/refund-plans.js';
 import type { TransactionStatusChange } from '../context.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 export const orgRefundAddressSchema = z.strictObject({
   network: z.enum(NETWORK_IDS),
@@ -79,7 +79,7 @@ export function setRefundConfig(
 ): RefundConfig & { replannedPlans: string[] } {
   const nowMs = ctx.clock.now();
   const at = isoAt(nowMs);
-  const replanned = writeTransaction(ctx.db, () => {
+  const replanned = withTransaction(ctx, async (ctx) => {
     const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
     const stale = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
       (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
@@ -104,7 +104,7 @@ export function setRefundConfig(
  */
 export function reconfirmRefundConfig(ctx: AppContext, orgId: string): RefundConfig & { dispatchedPlans: string[] } {
   const at = isoAt(ctx.clock.now());
-  const dispatched = writeTransaction(ctx.db, () => {
+  const dispatched = withTransaction(ctx, async (ctx) => {
     const config = getRefundConfig(ctx.db, orgId);
     if (!config) throw notFound('refund configuration');
     markRefundConfigVerified(ctx.db, orgId, at);
@@ -210,7 +210,7 @@ function planFor(
 
 /** Operator dispatch (CLI or admin API) of a plan in Created or Paused. */
 export function dispatchRefundPlan(ctx: AppContext, planId: string): RefundPlan {
-  return writeTransaction(ctx.db, () => {
+  return withTransaction(ctx, async (ctx) => {
     const plan = getRefundPlan(ctx.db, planId);
     if (!plan) throw notFound(`refund plan ${planId}`);
     if (!canDispatch(plan.state))

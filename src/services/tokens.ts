@@ -15,7 +15,6 @@ import { newId } from '../domain/ids.js';
 import { DUMMY_HASH, verifySecret } from '../security/secret-hash.js';
 import { getApiClientWithHash, getClientStanding, type ApiClient, type PiiAccess } from '../store/api-clients.js';
 import { getActiveTokenKey, getTokenKey, insertTokenKey } from '../store/token-keys.js';
-import { writeTransaction } from '../db/open.js';
 
 /** The one algorithm access tokens are signed with; anything else in a header is refused. */
 export const TOKEN_ALG = 'ES256';
@@ -119,8 +118,8 @@ export class TokenService {
         retired_at: null,
       };
       // Another process may have created one meanwhile; keep whichever is active after our write.
-      writeTransaction(this.ctx.db, () => {
-        if (!getActiveTokenKey(this.ctx.db)) insertTokenKey(this.ctx.db, candidate);
+      await this.ctx.db.transaction(async (tx) => {
+        if (!(await getActiveTokenKey(tx))) await insertTokenKey(tx, candidate);
       });
       row = getActiveTokenKey(this.ctx.db)!;
     }

@@ -22,7 +22,7 @@ import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
 import { BENCHMARK_CLASSES, RECONCILIATION_RESULTS, REVIEW_STATES, SUMMARY_TYPES } from './benchmark-summary.js';
 import { parseCsv } from './csv.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 const decimal = z.string().regex(/^-?\d{1,18}(\.\d{1,18})?$/, 'must be a decimal string such as 1234.56');
 /**
@@ -132,7 +132,7 @@ export function importTransactions(
   // The duplicate check and the inserts share one IMMEDIATE transaction (the write lock is taken
   // first), so two imports of the same file cannot both pass the check; the UNIQUE index of
   // migration 007 backs it up.
-  writeTransaction(ctx.db, () => {
+  withTransaction(ctx, async (ctx) => {
     const duplicates = alreadyImported(ctx, orgId, rows);
     if (duplicates.length) throw importRefused(duplicates);
     rows.forEach(({ row }, i) => {

@@ -98,7 +98,7 @@ function runHooks(ctx: AppContext, t: Transaction, from: TransactionStatus | nul
 /** Creates an orchestrated transaction (status Submitted) and its Transaction_Created event in one SQLite transaction. */
 export function createTransaction(ctx: AppContext, input: CreateTransactionInput): Transaction {
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
-  return inOutboxTransaction(ctx, () => {
+  return inOutboxTransaction(ctx, async (ctx) => {
     const now = ctx.clock.now();
     const at = isoAt(now);
     const t: Transaction = {
@@ -136,7 +136,7 @@ export function getTransaction(ctx: AppContext, id: string, orgId?: string): Tra
  * and writes Transaction_Updated, all in one SQLite transaction.
  */
 export function changeTransactionStatus(ctx: AppContext, id: string, to: TransactionStatus, failureReason?: string | null): Transaction {
-  return inOutboxTransaction(ctx, () => {
+  return inOutboxTransaction(ctx, async (ctx) => {
     const current = getTransaction(ctx, id);
     if (!canMove(current.status, to)) {
       const allowed = TRANSITIONS[current.status];

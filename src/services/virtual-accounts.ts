@@ -30,7 +30,7 @@ export function recordVirtualAccount(
       { path: 'body.failureReason', message: 'required when status is CreationFailed' },
     ]);
   }
-  return inOutboxTransaction(ctx, () => {
+  return inOutboxTransaction(ctx, async (ctx) => {
     const now = ctx.clock.now();
     const v: VirtualAccount = {
       id: newId('vac', now),

@@ -23,7 +23,7 @@ import {
   type WebhookRecord,
 } from '../store/webhooks.js';
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
-import { writeTransaction } from '../db/open.js';
+import { withTransaction } from '../db/database.js';
 
 function assertUrl(ctx: AppContext, url: string): void {
   const errors = checkWebhookUrl(url, ctx.config.webhooks);
@@ -85,7 +85,7 @@ export function updateWebhookSettings(
   input: { url: string; enabled?: boolean | undefined },
 ): WebhookRecord {
   assertUrl(ctx, input.url);
-  return writeTransaction(ctx.db, () => {
+  return withTransaction(ctx, async (ctx) => {
     mustGet(ctx, orgId, id);
     return setEnabled(ctx, id, input.enabled ?? true, input.url);
   });
@@ -99,7 +99,7 @@ function setEnabled(ctx: AppContext, id: string, enabled: boolean, url?: string)
 
 /** Endpoint 15. The row is kept (marked deleted) so its history stays; its pending deliveries are cancelled, not sent. */
 export function deleteWebhook(ctx: AppContext, orgId: string, id: string): void {
-  writeTransaction(ctx.db, () => {
+  withTransaction(ctx, async (ctx) => {
     mustGet(ctx, orgId, id);
     const at = isoAt(ctx.clock.now());
     setPendingState(ctx.db, id, 'cancelled', at);
@@ -137,12 +137,12 @@ function mustGetAny(ctx: AppContext, id: string): WebhookRecord {
 /** Re-enables a webhook; with `replaySince`, also requeues its events since then (skipped ones included). */
 export function enableWebhook(ctx: AppContext, id: string, replaySince?: string): { webhook: WebhookRecord; replay?: ReplayResult } {
   mustGetAny(ctx, id);
-  const webhook = writeTransaction(ctx.db, () => setEnabled(ctx, id, true));
+  const webhook = withTransaction(ctx, async (ctx) => setEnabled(ctx, id, true));
   if (replaySince === undefined) return { webhook };
   return { webhook, replay: replayWebhookSince(ctx, id, replaySince) };
 }
 
 export function disableWebhook(ctx: AppContext, id: string): WebhookRecord {
   mustGetAny(ctx, id);
-  return writeTransaction(ctx.db, () => setEnabled(ctx, id, false));
+  return withTransaction(ctx, async (ctx) => setEnabled(ctx, id, false));
 }

@@ -4,7 +4,7 @@
  *
  * @module store/accounts
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 
 export interface AccountAsset {
   id: string;
@@ -55,26 +55,27 @@ const toAccount = (r: Row): AccountRecord => ({
   createdAt: r.created_at,
 });
 
-export function insertAccount(db: Db, a: AccountRecord): void {
-  db.prepare(
+export async function insertAccount(db: Db, a: AccountRecord): Promise<void> {
+  await db.run(
     `INSERT INTO accounts (id, org_id, provider, name, assets, fiats, identity_id, legacy_type, legacy_pfi, legacy_web3_provider, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    a.id,
-    a.orgId,
-    a.provider,
-    a.name,
-    JSON.stringify(a.assets),
-    JSON.stringify(a.fiats),
-    a.identityId,
-    a.legacy.type,
-    a.legacy.pfi,
-    a.legacy.web3Provider,
-    a.createdAt,
+    [
+      a.id,
+      a.orgId,
+      a.provider,
+      a.name,
+      JSON.stringify(a.assets),
+      JSON.stringify(a.fiats),
+      a.identityId,
+      a.legacy.type,
+      a.legacy.pfi,
+      a.legacy.web3Provider,
+      a.createdAt,
+    ],
   );
 }
 
-export function getAccount(db: Db, orgId: string, id: string): AccountRecord | undefined {
-  const row = db.prepare('SELECT * FROM accounts WHERE org_id = ? AND id = ?').get(orgId, id) as Row | undefined;
+export async function getAccount(db: Db, orgId: string, id: string): Promise<AccountRecord | undefined> {
+  const row = (await db.get('SELECT * FROM accounts WHERE org_id = ? AND id = ?', [orgId, id])) as Row | undefined;
   return row && toAccount(row);
 }

@@ -4,7 +4,7 @@
  *
  * @module store/api-clients
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 
 export type PiiAccess = 'all' | 'redacted';
 
@@ -36,40 +36,41 @@ const toClient = (r: Row): ApiClient => ({
   revokedAt: r.revoked_at,
 });
 
-export function insertApiClient(db: Db, client: ApiClient, secretHash: string): void {
-  db.prepare(
+export async function insertApiClient(db: Db, client: ApiClient, secretHash: string): Promise<void> {
+  await db.run(
     `INSERT INTO api_clients (id, org_id, name, secret_hash, pii_access, created_at, revoked_at)
      VALUES (?, ?, ?, ?, ?, ?, NULL)`,
-  ).run(client.id, client.orgId, client.name, secretHash, client.piiAccess, client.createdAt);
+    [client.id, client.orgId, client.name, secretHash, client.piiAccess, client.createdAt],
+  );
 }
 
-export function getApiClientWithHash(db: Db, id: string): { client: ApiClient; secretHash: string } | undefined {
-  const row = db.prepare('SELECT * FROM api_clients WHERE id = ?').get(id) as Row | undefined;
+export async function getApiClientWithHash(db: Db, id: string): Promise<{ client: ApiClient; secretHash: string } | undefined> {
+  const row = (await db.get('SELECT * FROM api_clients WHERE id = ?', [id])) as Row | undefined;
   return row && { client: toClient(row), secretHash: row.secret_hash };
 }
 
-export function getApiClient(db: Db, id: string): ApiClient | undefined {
-  return getApiClientWithHash(db, id)?.client;
+export async function getApiClient(db: Db, id: string): Promise<ApiClient | undefined> {
+  return (await getApiClientWithHash(db, id))?.client;
 }
 
 /**
  * What checking a client's tokens needs to know about it, read on every bearer request and every
  * event-stream heartbeat: its organization and whether it is revoked, not the row with its secret hash.
  */
-export function getClientStanding(db: Db, id: string): { id: string; orgId: string; revoked: boolean } | undefined {
-  const row = db.prepare('SELECT org_id, revoked_at IS NOT NULL AS revoked FROM api_clients WHERE id = ?').get(id) as
+export async function getClientStanding(db: Db, id: string): Promise<{ id: string; orgId: string; revoked: boolean } | undefined> {
+  const row = (await db.get('SELECT org_id, revoked_at IS NOT NULL AS revoked FROM api_clients WHERE id = ?', [id])) as
     { org_id: string; revoked: number } | undefined;
   return row && { id, orgId: row.org_id, revoked: row.revoked === 1 };
 }
 
-export function listApiClients(db: Db, orgId?: string): ApiClient[] {
+export async function listApiClients(db: Db, orgId?: string): Promise<ApiClient[]> {
   const rows = orgId
-    ? db.prepare('SELECT * FROM api_clients WHERE org_id = ? ORDER BY id').all(orgId)
-    : db.prepare('SELECT * FROM api_clients ORDER BY id').all();
+    ? await db.all('SELECT * FROM api_clients WHERE org_id = ? ORDER BY id', [orgId])
+    : await db.all('SELECT * FROM api_clients ORDER BY id');
   return (rows as Row[]).map(toClient);
 }
 
 /** Returns false when the client does not exist or was already revoked. */
-export function revokeApiClient(db: Db, id: string, at: string): boolean {
-  return db.prepare('UPDATE api_clients SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes === 1;
+export async function revokeApiClient(db: Db, id: string, at: string): Promise<boolean> {
+  return (await db.run('UPDATE api_clients SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [at, id])) === 1;
 }

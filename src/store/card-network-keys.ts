@@ -4,7 +4,7 @@
  *
  * @module store/card-network-keys
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 
 export interface CardNetworkKey {
   id: string;
@@ -36,29 +36,30 @@ const toKey = (r: Row): CardNetworkKey => ({
   createdAt: r.created_at,
 });
 
-export function insertCardNetworkKey(db: Db, k: CardNetworkKey): void {
-  db.prepare(
+export async function insertCardNetworkKey(db: Db, k: CardNetworkKey): Promise<void> {
+  await db.run(
     'INSERT INTO card_network_keys (id, org_id, kid, public_pem, private_enc, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  ).run(k.id, k.orgId, k.kid, k.publicPem, k.privateEnc, k.source, k.createdAt);
+    [k.id, k.orgId, k.kid, k.publicPem, k.privateEnc, k.source, k.createdAt],
+  );
 }
 
 /** The organization's key with this kid; another organization's key is never returned. */
-export function findCardNetworkKey(db: Db, orgId: string, kid: string): CardNetworkKey | undefined {
-  const row = db.prepare('SELECT * FROM card_network_keys WHERE org_id = ? AND kid = ?').get(orgId, kid) as Row | undefined;
+export async function findCardNetworkKey(db: Db, orgId: string, kid: string): Promise<CardNetworkKey | undefined> {
+  const row = (await db.get('SELECT * FROM card_network_keys WHERE org_id = ? AND kid = ?', [orgId, kid])) as Row | undefined;
   return row && toKey(row);
 }
 
-export function listCardNetworkKeys(db: Db, orgId?: string): CardNetworkKey[] {
+export async function listCardNetworkKeys(db: Db, orgId?: string): Promise<CardNetworkKey[]> {
   const rows = orgId
-    ? db.prepare('SELECT * FROM card_network_keys WHERE org_id = ? ORDER BY id').all(orgId)
-    : db.prepare('SELECT * FROM card_network_keys ORDER BY org_id, id').all();
+    ? await db.all('SELECT * FROM card_network_keys WHERE org_id = ? ORDER BY id', [orgId])
+    : await db.all('SELECT * FROM card_network_keys ORDER BY org_id, id');
   return (rows as Row[]).map(toKey);
 }
 
-export function keysWithKid(db: Db, kid: string): CardNetworkKey[] {
-  return (db.prepare('SELECT * FROM card_network_keys WHERE kid = ? ORDER BY id').all(kid) as Row[]).map(toKey);
+export async function keysWithKid(db: Db, kid: string): Promise<CardNetworkKey[]> {
+  return ((await db.all('SELECT * FROM card_network_keys WHERE kid = ? ORDER BY id', [kid])) as Row[]).map(toKey);
 }
 
-export function deleteCardNetworkKey(db: Db, id: string): boolean {
-  return db.prepare('DELETE FROM card_network_keys WHERE id = ?').run(id).changes === 1;
+export async function deleteCardNetworkKey(db: Db, id: string): Promise<boolean> {
+  return (await db.run('DELETE FROM card_network_keys WHERE id = ?', [id])) === 1;
 }

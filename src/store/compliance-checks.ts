@@ -4,7 +4,7 @@
  *
  * @module store/compliance-checks
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import type { ComplianceCheckEventData, ComplianceResult, ComplianceStatus } from '../verify/events.js';
 
 /** The stored check: the event's data plus its organization. */
@@ -34,23 +34,24 @@ const toCheck = (r: Row): ComplianceCheck => ({
   updatedAt: r.updated_at,
 });
 
-export function insertComplianceCheck(db: Db, c: ComplianceCheck): void {
-  db.prepare(
+export async function insertComplianceCheck(db: Db, c: ComplianceCheck): Promise<void> {
+  await db.run(
     'INSERT INTO compliance_checks (id, org_id, identity_id, status, result, reason, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-  ).run(c.id, c.orgId, c.identityId, c.status, c.result, c.reason, c.createdAt, c.updatedAt);
+    [c.id, c.orgId, c.identityId, c.status, c.result, c.reason, c.createdAt, c.updatedAt],
+  );
 }
 
-export function getComplianceCheck(db: Db, id: string): ComplianceCheck | undefined {
-  const row = db.prepare('SELECT * FROM compliance_checks WHERE id = ?').get(id) as Row | undefined;
+export async function getComplianceCheck(db: Db, id: string): Promise<ComplianceCheck | undefined> {
+  const row = (await db.get('SELECT * FROM compliance_checks WHERE id = ?', [id])) as Row | undefined;
   return row && toCheck(row);
 }
 
-export function updateComplianceCheck(db: Db, c: ComplianceCheck): void {
-  db.prepare('UPDATE compliance_checks SET status = ?, result = ?, reason = ?, updated_at = ? WHERE id = ?').run(
+export async function updateComplianceCheck(db: Db, c: ComplianceCheck): Promise<void> {
+  await db.run('UPDATE compliance_checks SET status = ?, result = ?, reason = ?, updated_at = ? WHERE id = ?', [
     c.status,
     c.result,
     c.reason,
     c.updatedAt,
     c.id,
-  );
+  ]);
 }

@@ -5,7 +5,7 @@
  *
  * @module store/deliveries
  */
-import type { Db } from '../db/open.js';
+import { GREATEST, indexedBy, JSON_LIST, NOT_INDEXED, sql, type Db } from '../db/database.js';
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -60,14 +60,15 @@ const toDelivery = (r: Row): Delivery => ({
   updatedAt: r.updated_at,
 });
 
-export function insertDelivery(
+export async function insertDelivery(
   db: Db,
   d: { id: string; eventId: string; webhookId: string; orgId: string; state: DeliveryState; nextAttemptAt: number; at: string },
-): void {
-  db.prepare(
+): Promise<void> {
+  await db.run(
     `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(d.id, d.eventId, d.webhookId, d.orgId, d.state, d.nextAttemptAt, d.at, d.at);
+    [d.id, d.eventId, d.webhookId, d.orgId, d.state, d.nextAttemptAt, d.at, d.at],
+  );
 }
 
 /**
@@ -77,24 +78,22 @@ export function insertDelivery(
  * once that send has recorded its result, so it is never sent twice at once. An event the retention
  * job deleted since the replay listed it is left out. Returns true when something was queued.
  */
-export function requeueDelivery(
+export async function requeueDelivery(
   db: Db,
   d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string },
-): boolean {
-  const info = db
-    .prepare(
-      `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-       SELECT @id, @eventId, @webhookId, @orgId, 'pending', @nextAttemptAt, @at, @at
-       WHERE EXISTS (SELECT 1 FROM events WHERE id = @eventId)
-       ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = @nextAttemptAt, updated_at = @at
+): Promise<boolean> {
+  const changed = await db.run(
+    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
+       SELECT ?, ?, ?, ?, 'pending', CAST(? AS BIGINT), ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)
+       ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
        WHERE deliveries.state <> 'pending'`,
-    )
-    .run(d);
-  return info.changes > 0;
+    [d.id, d.eventId, d.webhookId, d.orgId, d.nextAttemptAt, d.at, d.at, d.eventId],
+  );
+  return changed > 0;
 }
 
-export function getDelivery(db: Db, id: string): Delivery | undefined {
-  const row = db.prepare('SELECT * FROM deliveries WHERE id = ?').get(id) as Row | undefined;
+export async function getDelivery(db: Db, id: string): Promise<Delivery | undefined> {
+  const row = (await db.get('SELECT * FROM deliveries WHERE id = ?', [id])) as Row | undefined;
   return row && toDelivery(row);
 }
 
@@ -103,16 +102,17 @@ export function getDelivery(db: Db, id: string): Delivery | undefined {
  * stay: a row being sent right now is still owned by its sender, which records the result (a 2xx
  * makes it delivered) and only then lets go of it.
  */
-export function setPendingState(db: Db, webhookId: string, state: 'skipped' | 'cancelled', at: string): number {
-  return db.prepare("UPDATE deliveries SET state = ?, updated_at = ? WHERE webhook_id = ? AND state = 'pending'").run(state, at, webhookId)
-    .changes;
+export async function setPendingState(db: Db, webhookId: string, state: 'skipped' | 'cancelled', at: string): Promise<number> {
+  return await db.run("UPDATE deliveries SET state = ?, updated_at = ? WHERE webhook_id = ? AND state = 'pending'", [state, at, webhookId]);
 }
 
 /** Marks these rows delivered at `deliveredAt` with no attempt recorded: a history of past successes, such as retention prunes. */
-export function setDelivered(db: Db, ids: readonly string[], deliveredAt: string): number {
-  return db
-    .prepare("UPDATE deliveries SET state = 'delivered', delivered_at = ?, updated_at = ? WHERE id IN (SELECT value FROM json_each(?))")
-    .run(deliveredAt, deliveredAt, JSON.stringify(ids)).changes;
+export async function setDelivered(db: Db, ids: readonly string[], deliveredAt: string): Promise<number> {
+  return await db.run(sql`UPDATE deliveries SET state = 'delivered', delivered_at = ?, updated_at = ? WHERE id IN (${JSON_LIST})`, [
+    deliveredAt,
+    deliveredAt,
+    JSON.stringify(ids),
+  ]);
 }
 
 /** An enabled, live webhook with at least one due, unleased pending row. */
@@ -122,22 +122,20 @@ export interface DueWebhook {
   url: string;
 }
 
+const DUE_WEBHOOKS = `SELECT w.id, w.org_id AS "orgId", w.url FROM webhooks w
+  WHERE w.enabled = 1 AND w.deleted_at IS NULL
+    AND EXISTS (SELECT 1 FROM deliveries d
+                WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ?
+                  AND (d.lease_until IS NULL OR d.lease_until < ?))
+  ORDER BY w.id`;
+
 /**
  * Enabled live webhooks that have something due now. One index probe per webhook on
  * (webhook_id, state, next_attempt_at): the cost follows the number of webhooks, never the backlog
  * (a probe passes over at most the rows leased right now, which the concurrency caps bound).
  */
-export function dueWebhooks(db: Db, nowMs: number): DueWebhook[] {
-  return db
-    .prepare(
-      `SELECT w.id, w.org_id AS orgId, w.url FROM webhooks w
-       WHERE w.enabled = 1 AND w.deleted_at IS NULL
-         AND EXISTS (SELECT 1 FROM deliveries d
-                     WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= @now
-                       AND (d.lease_until IS NULL OR d.lease_until < @now))
-       ORDER BY w.id`,
-    )
-    .all({ now: nowMs }) as DueWebhook[];
+export async function dueWebhooks(db: Db, nowMs: number): Promise<DueWebhook[]> {
+  return await db.all<DueWebhook>(DUE_WEBHOOKS, [nowMs, nowMs]);
 }
 
 /** A row claimed by `claimDue`: the lease is held by the caller. */
@@ -152,11 +150,22 @@ export interface ClaimedDelivery {
 /**
  * Leases up to `limit` of one webhook's oldest due rows in a single conditional UPDATE (an index
  * range scan of what it returns): a row leased by anyone else is never taken, so two processes on
- * one file never send the same attempt at once. Run it inside the caller's write transaction.
- * `+state` keeps the planner on the primary key for the outer UPDATE: without it SQLite picks the
- * (state, next_attempt_at) index and walks every pending row, so each claim would cost the backlog.
+ * one database never send the same attempt at once. On PostgreSQL the rows are locked as they are
+ * picked, and rows another node is claiming right now are passed over (SKIP LOCKED) instead of
+ * waited for. Run it inside the caller's write transaction. SQLite's `+state` keeps its planner on
+ * the primary key for the outer UPDATE: without it SQLite picks the (state, next_attempt_at) index
+ * and walks every pending row, so each claim would cost the backlog.
  */
-export function claimDue(
+const CLAIM_DUE = sql`UPDATE deliveries SET claimed_by = ?, lease_until = ?
+  WHERE id IN (SELECT id FROM deliveries
+               WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
+                 AND (lease_until IS NULL OR lease_until < ?)
+                 AND id NOT IN (${JSON_LIST})
+               ORDER BY next_attempt_at, id LIMIT ?${{ sqlite: '', postgres: ' FOR UPDATE SKIP LOCKED' }})
+    AND ${NOT_INDEXED}state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
+  RETURNING id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
+
+export async function claimDue(
   db: Db,
   webhookId: string,
   owner: string,
@@ -164,32 +173,30 @@ export function claimDue(
   leaseUntil: number,
   limit: number,
   held: readonly string[] = [],
-): ClaimedDelivery[] {
+): Promise<ClaimedDelivery[]> {
   // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
   // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
-  const rows = db
-    .prepare(
-      `UPDATE deliveries SET claimed_by = @owner, lease_until = @leaseUntil
-       WHERE id IN (SELECT id FROM deliveries
-                    WHERE webhook_id = @webhookId AND state = 'pending' AND next_attempt_at <= @now
-                      AND (lease_until IS NULL OR lease_until < @now)
-                      AND id NOT IN (SELECT value FROM json_each(@held))
-                    ORDER BY next_attempt_at, id LIMIT @limit)
-         AND +state = 'pending' AND (lease_until IS NULL OR lease_until < @now)
-       RETURNING id, event_id AS eventId, attempts, step, next_attempt_at AS nextAttemptAt`,
-    )
-    .all({ owner, leaseUntil, webhookId, now: nowMs, limit, held: held.length ? JSON.stringify(held) : '[]' }) as ClaimedDelivery[];
+  const rows = await db.all<ClaimedDelivery>(CLAIM_DUE, [
+    owner,
+    leaseUntil,
+    webhookId,
+    nowMs,
+    nowMs,
+    held.length ? JSON.stringify(held) : '[]',
+    limit,
+    nowMs,
+  ]);
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** The lease holder, state and retry step of a row, read when its attempt's result is recorded. */
-export function leaseOf(
+export async function leaseOf(
   db: Db,
   id: string,
-): { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined {
-  return db
-    .prepare('SELECT state, step, next_attempt_at AS nextAttemptAt, claimed_by AS claimedBy FROM deliveries WHERE id = ?')
-    .get(id) as { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined;
+): Promise<{ state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined> {
+  return (await db.get('SELECT state, step, next_attempt_at AS "nextAttemptAt", claimed_by AS "claimedBy" FROM deliveries WHERE id = ?', [
+    id,
+  ])) as { state: DeliveryState; step: number; nextAttemptAt: number; claimedBy: string | null } | undefined;
 }
 
 /**
@@ -198,14 +205,19 @@ export function leaseOf(
  * process that starts learns an endpoint had stopped answering. One seek in the partial index
  * deliveries_retrying (migration 013), whatever the backlog.
  */
-export function lastRetryGotNoAnswer(db: Db, webhookId: string, oursPrefix: string): boolean {
-  const row = db
-    .prepare(
-      "SELECT last_status AS status, last_error AS error FROM deliveries INDEXED BY deliveries_retrying WHERE webhook_id = ? AND state = 'pending' AND attempts > 0 ORDER BY updated_at DESC LIMIT 1",
-    )
-    .get(webhookId) as { status: number | null; error: string | null } | undefined;
+export async function lastRetryGotNoAnswer(db: Db, webhookId: string, oursPrefix: string): Promise<boolean> {
+  const row = (await db.get(
+    sql`SELECT last_status AS status, last_error AS error FROM deliveries ${indexedBy('deliveries_retrying')}
+        WHERE webhook_id = ? AND state = 'pending' AND attempts > 0 ORDER BY updated_at DESC LIMIT 1`,
+    [webhookId],
+  )) as { status: number | null; error: string | null } | undefined;
   return row !== undefined && row.status === null && !(row.error ?? '').startsWith(oursPrefix);
 }
+
+const FINISH_ATTEMPT = sql`UPDATE deliveries SET state = ?, attempts = ${GREATEST}(attempts, ?), step = ?, next_attempt_at = ?,
+    last_status = ?, last_error = ?, delivered_at = COALESCE(?, delivered_at), claimed_by = NULL, lease_until = NULL, updated_at = ?
+  WHERE id = ? AND claimed_by = ?`;
+const FINISH_EXPECTED_ATTEMPT = sql`${FINISH_ATTEMPT} AND state = ? AND step = ? AND next_attempt_at = ?`;
 
 /**
  * The outcome of an attempt made under `owner`'s lease, which it gives back; false when the lease
@@ -213,7 +225,7 @@ export function lastRetryGotNoAnswer(db: Db, webhookId: string, oursPrefix: stri
  * (an operator disabled, deleted or replayed it while the attempt was in flight; a replay puts a
  * row back at step 0, where a first attempt already was, but always with a new due time).
  */
-export function finishAttempt(
+export async function finishAttempt(
   db: Db,
   id: string,
   owner: string,
@@ -228,17 +240,21 @@ export function finishAttempt(
     at: string;
   },
   expect?: { state: DeliveryState; step: number; nextAttemptAt: number },
-): boolean {
-  const set = `UPDATE deliveries SET state = @state, attempts = MAX(attempts, @attempts), step = @step, next_attempt_at = @nextAttemptAt,
-           last_status = @lastStatus, last_error = @lastError, delivered_at = COALESCE(@deliveredAt, delivered_at),
-           claimed_by = NULL, lease_until = NULL, updated_at = @at
-         WHERE id = @id AND claimed_by = @owner`;
-  if (!expect) return db.prepare(set).run({ ...next, id, owner }).changes > 0;
-  return (
-    db
-      .prepare(`${set} AND state = @expectState AND step = @expectStep AND next_attempt_at = @expectDue`)
-      .run({ ...next, id, owner, expectState: expect.state, expectStep: expect.step, expectDue: expect.nextAttemptAt }).changes > 0
-  );
+): Promise<boolean> {
+  const params = [
+    next.state,
+    next.attempts,
+    next.step,
+    next.nextAttemptAt,
+    next.lastStatus,
+    next.lastError,
+    next.deliveredAt,
+    next.at,
+    id,
+    owner,
+  ];
+  if (!expect) return (await db.run(FINISH_ATTEMPT, params)) > 0;
+  return (await db.run(FINISH_EXPECTED_ATTEMPT, [...params, expect.state, expect.step, expect.nextAttemptAt])) > 0;
 }
 
 /**
@@ -251,23 +267,23 @@ export function finishAttempt(
  * to be rotated. Sending it anyway would reach an endpoint that is
  * off, or the old url, or carry a signature its receiver can no longer check.
  */
-export function sendTarget(
+export async function sendTarget(
   db: Db,
   id: string,
   owner: string,
   step: number,
   keyId: string | null,
   leaseAtLeast: number,
-): { url: string; keyRetired: boolean; nextAttemptAt: number } | undefined {
+): Promise<{ url: string; keyRetired: boolean; nextAttemptAt: number } | undefined> {
   // leaseAtLeast: the lease must outlast the send, or another process could take the row mid-send.
-  const row = db
-    .prepare(
-      `SELECT w.url AS url, d.next_attempt_at AS nextAttemptAt, EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) AS keyRetired
+  const row = (await db.get(
+    `SELECT w.url AS url, d.next_attempt_at AS "nextAttemptAt",
+            CASE WHEN EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) THEN 1 ELSE 0 END AS "keyRetired"
        FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
        WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND d.lease_until >= ?
          AND w.enabled = 1 AND w.deleted_at IS NULL`,
-    )
-    .get(keyId, id, owner, step, leaseAtLeast) as { url: string; keyRetired: number; nextAttemptAt: number } | undefined;
+    [keyId, id, owner, step, leaseAtLeast],
+  )) as { url: string; keyRetired: number; nextAttemptAt: number } | undefined;
   return row && { url: row.url, keyRetired: row.keyRetired === 1, nextAttemptAt: row.nextAttemptAt };
 }
 
@@ -276,16 +292,18 @@ export function sendTarget(
  * since are left alone): a live dispatcher keeps its claimed rows however long they wait for a send
  * slot, and a dead one stops renewing, so its rows are taken over when their lease ends.
  */
-export function renewLeases(db: Db, owner: string, ids: readonly string[], leaseUntil: number): number {
+export async function renewLeases(db: Db, owner: string, ids: readonly string[], leaseUntil: number): Promise<number> {
   if (ids.length === 0) return 0;
-  return db
-    .prepare('UPDATE deliveries SET lease_until = @leaseUntil WHERE id IN (SELECT value FROM json_each(@ids)) AND claimed_by = @owner')
-    .run({ leaseUntil, owner, ids: JSON.stringify(ids) }).changes;
+  return await db.run(sql`UPDATE deliveries SET lease_until = ? WHERE id IN (${JSON_LIST}) AND claimed_by = ?`, [
+    leaseUntil,
+    JSON.stringify(ids),
+    owner,
+  ]);
 }
 
 /** Gives one row's lease back without counting an attempt (a claimed row that is not sent after all). */
-export function releaseLease(db: Db, id: string, owner: string): void {
-  db.prepare('UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?').run(id, owner);
+export async function releaseLease(db: Db, id: string, owner: string): Promise<void> {
+  await db.run('UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?', [id, owner]);
 }
 
 /**
@@ -295,30 +313,29 @@ export function releaseLease(db: Db, id: string, owner: string): void {
  * claimed are released too: a replay makes them pending again, and a lease left on them would hold
  * them back until it ended.
  */
-export function releaseLeases(db: Db, owner: string): number {
-  return db
-    .prepare(
-      "UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE state IN ('pending', 'failed', 'skipped', 'cancelled') AND claimed_by = ?",
-    )
-    .run(owner).changes;
+export async function releaseLeases(db: Db, owner: string): Promise<number> {
+  return await db.run(
+    "UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE state IN ('pending', 'failed', 'skipped', 'cancelled') AND claimed_by = ?",
+    [owner],
+  );
 }
 
 /** Rows a by-state listing may read across organizations before it merges them (see listDeliveries). */
 const MERGED_LIST_ROWS = 50_000;
 
-export function listDeliveries(
+export async function listDeliveries(
   db: Db,
   filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; eventId?: string | undefined; limit: number },
-): Delivery[] {
-  const orgs =
-    filter.state && !filter.webhookId && !filter.eventId ? (db.prepare('SELECT id FROM organizations').pluck().all() as string[]) : [];
+): Promise<Delivery[]> {
+  const orgs = filter.state && !filter.webhookId && !filter.eventId ? ((await db.column('SELECT id FROM organizations')) as string[]) : [];
   if (orgs.length > 0 && orgs.length * filter.limit <= MERGED_LIST_ROWS) {
     // By state alone: each organization's rows of that state in id order on (org_id, state, id),
     // merged. Left to the planner, the (state, next_attempt_at) index gives every row in the state,
     // sorted by id for the first page. Each organization may give `limit` rows, so a large limit
     // over many organizations takes the single query instead, whose sort is then the smaller cost.
-    const byOrg = db.prepare('SELECT * FROM deliveries INDEXED BY deliveries_org_state WHERE org_id = ? AND state = ? ORDER BY id LIMIT ?');
-    const rows = orgs.flatMap((org) => byOrg.all(org, filter.state, filter.limit) as Row[]);
+    const byOrg = sql`SELECT * FROM deliveries ${indexedBy('deliveries_org_state')} WHERE org_id = ? AND state = ? ORDER BY id LIMIT ?`;
+    const rows: Row[] = [];
+    for (const org of orgs) rows.push(...(await db.all<Row>(byOrg, [org, filter.state, filter.limit])));
     return rows
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .slice(0, filter.limit)
@@ -338,13 +355,13 @@ export function listDeliveries(
     where.push('event_id = ?');
     params.push(filter.eventId);
   }
-  const sql = `SELECT * FROM deliveries ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ?`;
-  return (db.prepare(sql).all(...params, filter.limit) as Row[]).map(toDelivery);
+  const text = `SELECT * FROM deliveries ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ?`;
+  return ((await db.all(text, [...params, filter.limit])) as Row[]).map(toDelivery);
 }
 
-export function countByState(db: Db): Record<DeliveryState, number> {
+export async function countByState(db: Db): Promise<Record<DeliveryState, number>> {
   const out = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
-  for (const r of db.prepare('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state').all() as { state: DeliveryState; n: number }[])
+  for (const r of (await db.all('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state')) as { state: DeliveryState; n: number }[])
     out[r.state] = r.n;
   return out;
 }
@@ -355,30 +372,28 @@ export interface WebhookHealth {
   pending: number;
 }
 
-export function webhookHealth(db: Db, webhookId: string): WebhookHealth {
+export async function webhookHealth(db: Db, webhookId: string): Promise<WebhookHealth> {
   // Neither read may walk the webhook's whole history. A delivered row's due time is its send's (it
   // was claimed when due, and a replay makes it due again), so the newest success is among the
   // newest delivered rows by due time: one seek.
-  const last = db
-    .prepare(
-      `SELECT MAX(delivered_at) AS at FROM (SELECT delivered_at FROM deliveries INDEXED BY deliveries_webhook_due
-         WHERE webhook_id = ? AND state = 'delivered' ORDER BY next_attempt_at DESC LIMIT 100)`,
-    )
-    .get(webhookId) as { at: string | null };
-  const pending = db.prepare("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND state = 'pending'").get(webhookId) as {
+  const last = (await db.get(
+    sql`SELECT MAX(delivered_at) AS at FROM (SELECT delivered_at FROM deliveries ${indexedBy('deliveries_webhook_due')}
+         WHERE webhook_id = ? AND state = 'delivered' ORDER BY next_attempt_at DESC LIMIT 100) AS recent`,
+    [webhookId],
+  )) as { at: string | null };
+  const pending = (await db.get("SELECT COUNT(*) AS n FROM deliveries WHERE webhook_id = ? AND state = 'pending'", [webhookId])) as {
     n: number;
   };
   // Attempts after the last success, newest first. A delivered row's attempts all came before its
   // own success, so every attempt after the newest success is a row's that is not delivered: only
   // those rows are read. (An attempt that started while the newest success was still in flight
   // is counted before it: the count is a health hint, not a record.)
-  const rows = db
-    .prepare(
-      `SELECT a.status_code AS statusCode FROM deliveries d INDEXED BY deliveries_webhook_due JOIN delivery_attempts a ON a.delivery_id = d.id
+  const rows = (await db.all(
+    sql`SELECT a.status_code AS "statusCode" FROM deliveries d ${indexedBy('deliveries_webhook_due')} JOIN delivery_attempts a ON a.delivery_id = d.id
        WHERE d.webhook_id = ? AND d.state IN ('pending', 'failed', 'skipped', 'cancelled') AND a.started_at > ?
        ORDER BY a.started_at DESC, a.id DESC LIMIT 1000`,
-    )
-    .all(webhookId, last.at ?? '') as { statusCode: number | null }[];
+    [webhookId, last.at ?? ''],
+  )) as { statusCode: number | null }[];
   let failures = 0;
   for (const r of rows) {
     if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) break;

@@ -4,28 +4,26 @@
  *
  * @module store/event-signatures
  */
-import type { Db } from '../db/open.js';
+import { JSON_LIST, sql, type Db } from '../db/database.js';
 
 /** Stored signatures of `keyId` for the given events, by event id. */
-export function storedSignatures(db: Db, keyId: string, eventIds: readonly string[]): Map<string, string> {
+export async function storedSignatures(db: Db, keyId: string, eventIds: readonly string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (eventIds.length === 0) return out;
-  const rows = db
-    .prepare(
-      'SELECT event_id AS eventId, signature FROM event_signatures WHERE key_id = ? AND event_id IN (SELECT value FROM json_each(?))',
-    )
-    .all(keyId, JSON.stringify(eventIds)) as { eventId: string; signature: string }[];
+  const rows = (await db.all(
+    sql`SELECT event_id AS "eventId", signature FROM event_signatures WHERE key_id = ? AND event_id IN (${JSON_LIST})`,
+    [keyId, JSON.stringify(eventIds)],
+  )) as { eventId: string; signature: string }[];
   for (const r of rows) out.set(r.eventId, r.signature);
   return out;
 }
 
 /** Every stored signature of the given events, whatever its key, in (event, key) order. */
-export function signaturesOf(db: Db, eventIds: readonly string[]): { eventId: string; keyId: string; signature: string }[] {
-  return db
-    .prepare(
-      'SELECT event_id AS eventId, key_id AS keyId, signature FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, key_id',
-    )
-    .all(JSON.stringify(eventIds)) as { eventId: string; keyId: string; signature: string }[];
+export async function signaturesOf(db: Db, eventIds: readonly string[]): Promise<{ eventId: string; keyId: string; signature: string }[]> {
+  return (await db.all(
+    sql`SELECT event_id AS "eventId", key_id AS "keyId", signature FROM event_signatures WHERE event_id IN (${JSON_LIST}) ORDER BY event_id, key_id`,
+    [JSON.stringify(eventIds)],
+  )) as { eventId: string; keyId: string; signature: string }[];
 }
 
 /**
@@ -33,8 +31,9 @@ export function signaturesOf(db: Db, eventIds: readonly string[]): { eventId: st
  * (retention) is skipped rather than failing the foreign key: signatures are stored in batches,
  * well after they were made, and one gone event must not cost the others their write.
  */
-export function storeSignature(db: Db, eventId: string, keyId: string, signature: string): void {
-  db.prepare(
-    'INSERT OR IGNORE INTO event_signatures (event_id, key_id, signature) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)',
-  ).run(eventId, keyId, signature, eventId);
+export async function storeSignature(db: Db, eventId: string, keyId: string, signature: string): Promise<void> {
+  await db.run(
+    'INSERT INTO event_signatures (event_id, key_id, signature) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?) ON CONFLICT DO NOTHING',
+    [eventId, keyId, signature, eventId],
+  );
 }

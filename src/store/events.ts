@@ -4,7 +4,7 @@
  *
  * @module store/events
  */
-import type { Db } from '../db/open.js';
+import { JSON_LIST, sql, type Db } from '../db/database.js';
 import { idLowerBound } from '../domain/ids.js';
 
 export interface EventRow {
@@ -15,38 +15,42 @@ export interface EventRow {
   created_at: string;
 }
 
-export function insertEvent(db: Db, row: EventRow): void {
-  db.prepare('INSERT INTO events (id, org_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)').run(
+export async function insertEvent(db: Db, row: EventRow): Promise<void> {
+  await db.run('INSERT INTO events (id, org_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)', [
     row.id,
     row.org_id,
     row.type,
     row.body,
     row.created_at,
-  );
+  ]);
 }
 
 /** The organization an event belongs to, or undefined for an unknown id. */
-export function eventOrganization(db: Db, id: string): string | undefined {
-  return db.prepare('SELECT org_id FROM events WHERE id = ?').pluck().get(id) as string | undefined;
+export async function eventOrganization(db: Db, id: string): Promise<string | undefined> {
+  return (await db.value('SELECT org_id FROM events WHERE id = ?', [id])) as string | undefined;
 }
 
-export function getEvent(db: Db, orgId: string, id: string): EventRow | undefined {
-  return db.prepare('SELECT * FROM events WHERE org_id = ? AND id = ?').get(orgId, id) as EventRow | undefined;
+export async function getEvent(db: Db, orgId: string, id: string): Promise<EventRow | undefined> {
+  return (await db.get('SELECT * FROM events WHERE org_id = ? AND id = ?', [orgId, id])) as EventRow | undefined;
 }
 
 /** Events of one organization after an id (exclusive), oldest first: the event stream's resume query. */
-export function listEventsAfter(db: Db, orgId: string, afterId: string | null, limit: number): EventRow[] {
-  return db.prepare('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?').all(orgId, afterId ?? '', limit) as EventRow[];
+export async function listEventsAfter(db: Db, orgId: string, afterId: string | null, limit: number): Promise<EventRow[]> {
+  return (await db.all('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?', [
+    orgId,
+    afterId ?? '',
+    limit,
+  ])) as EventRow[];
 }
 
 /** The newest event id of every organization (one seek at the end of the primary key). */
-export function newestEventId(db: Db): string | undefined {
-  return (db.prepare('SELECT MAX(id) FROM events').pluck().get() as string | null) ?? undefined;
+export async function newestEventId(db: Db): Promise<string | undefined> {
+  return ((await db.value('SELECT MAX(id) FROM events')) as string | null) ?? undefined;
 }
 
 /** The organization's newest event id, or undefined when it has none: where a stream that starts "now" begins. */
-export function latestEventId(db: Db, orgId: string): string | undefined {
-  return db.prepare('SELECT id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1').pluck().get(orgId) as string | undefined;
+export async function latestEventId(db: Db, orgId: string): Promise<string | undefined> {
+  return (await db.value('SELECT id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1', [orgId])) as string | undefined;
 }
 
 /**
@@ -59,11 +63,8 @@ const CREATED_SINCE = 'org_id = ? AND id >= ? AND created_at >= ?';
 const sinceParams = (sinceIso: string) => [idLowerBound('evt', Date.parse(sinceIso)), sinceIso] as const;
 
 /** Event ids of an organization created at or after `sinceIso`, oldest first (a replay). */
-export function eventIdsSince(db: Db, orgId: string, sinceIso: string): string[] {
-  return db
-    .prepare(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id`)
-    .pluck()
-    .all(orgId, ...sinceParams(sinceIso)) as string[];
+export async function eventIdsSince(db: Db, orgId: string, sinceIso: string): Promise<string[]> {
+  return (await db.column(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id`, [orgId, ...sinceParams(sinceIso)])) as string[];
 }
 
 /**
@@ -73,28 +74,26 @@ export function eventIdsSince(db: Db, orgId: string, sinceIso: string): string[]
  * created before the time (a clock behind) come too, so none created at or after the time is passed
  * over.
  */
-export function replayStartAt(db: Db, orgId: string, sinceIso: string): string | null {
+export async function replayStartAt(db: Db, orgId: string, sinceIso: string): Promise<string | null> {
   const params = sinceParams(sinceIso);
   const [bound] = params;
-  const first = db
-    .prepare(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id LIMIT 1`)
-    .pluck()
-    .get(orgId, ...params) as string | undefined;
+  const first = (await db.value(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id LIMIT 1`, [orgId, ...params])) as
+    string | undefined;
   if (first === undefined) {
     // None yet: the time itself, or the newest event when a clock ahead already numbered one past it.
-    const newest = latestEventId(db, orgId);
+    const newest = await latestEventId(db, orgId);
     return newest !== undefined && newest > bound ? newest : bound;
   }
-  const before = db.prepare('SELECT id FROM events WHERE org_id = ? AND id < ? ORDER BY id DESC LIMIT 1').pluck().get(orgId, first) as
+  const before = (await db.value('SELECT id FROM events WHERE org_id = ? AND id < ? ORDER BY id DESC LIMIT 1', [orgId, first])) as
     string | undefined;
   // No event before it: the time, unless the first event's id is the bound itself (random part all zero).
   return before ?? (bound < first ? bound : null);
 }
 
 /** Type and body of each event id given (unknown ids are left out). */
-export function eventBodies(db: Db, ids: readonly string[]): { id: string; type: string; body: string }[] {
+export async function eventBodies(db: Db, ids: readonly string[]): Promise<{ id: string; type: string; body: string }[]> {
   if (ids.length === 0) return [];
-  return db.prepare('SELECT id, type, body FROM events WHERE id IN (SELECT value FROM json_each(?))').all(JSON.stringify(ids)) as {
+  return (await db.all(sql`SELECT id, type, body FROM events WHERE id IN (${JSON_LIST})`, [JSON.stringify(ids)])) as {
     id: string;
     type: string;
     body: string;

@@ -4,7 +4,7 @@
  *
  * @module store/identities
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import { remember } from '../domain/bounded-map.js';
 
 export type IdentityType = 'Personal' | 'Business';
@@ -64,51 +64,51 @@ const lc = (v: unknown): string => (typeof v === 'string' ? v.toLowerCase() : ''
  */
 export const fullNameLc = (firstLc: string, lastLc: string): string => (firstLc && lastLc ? `${firstLc} ${lastLc}` : '');
 
-export function insertIdentity(db: Db, identity: IdentityRow): void {
+export async function insertIdentity(db: Db, identity: IdentityRow): Promise<void> {
   const d = identity.data;
   const first = lc(d.firstName);
   const last = lc(d.lastName);
-  db.prepare(
+  await db.run(
     `INSERT INTO identities (id, org_id, type, deleted, has_compliance_checks, data, first_name_lc, last_name_lc, full_name_lc, email_lc, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    identity.id,
-    identity.orgId,
-    identity.type,
-    identity.deleted ? 1 : 0,
-    identity.hasComplianceChecks ? 1 : 0,
-    JSON.stringify(d),
-    first,
-    last,
-    fullNameLc(first, last),
-    lc(d.email),
-    identity.createdAt,
+    [
+      identity.id,
+      identity.orgId,
+      identity.type,
+      identity.deleted ? 1 : 0,
+      identity.hasComplianceChecks ? 1 : 0,
+      JSON.stringify(d),
+      first,
+      last,
+      fullNameLc(first, last),
+      lc(d.email),
+      identity.createdAt,
+    ],
   );
 }
 
-export function getIdentity(db: Db, orgId: string, id: string): Identity | undefined {
-  const row = db.prepare(`SELECT ${COLUMNS} FROM identities WHERE org_id = ? AND id = ?`).get(orgId, id) as Row | undefined;
+export async function getIdentity(db: Db, orgId: string, id: string): Promise<Identity | undefined> {
+  const row = (await db.get(`SELECT ${COLUMNS} FROM identities WHERE org_id = ? AND id = ?`, [orgId, id])) as Row | undefined;
   return row && toIdentity(row);
 }
 
 /** Sets the flags given; answers false when the identity is not the organization's. */
-export function updateIdentityFlags(
+export async function updateIdentityFlags(
   db: Db,
   orgId: string,
   id: string,
   flags: { deleted?: boolean | undefined; hasComplianceChecks?: boolean | undefined },
-): boolean {
-  const r = db
-    .prepare(
-      'UPDATE identities SET deleted = COALESCE(?, deleted), has_compliance_checks = COALESCE(?, has_compliance_checks) WHERE org_id = ? AND id = ?',
-    )
-    .run(
+): Promise<boolean> {
+  const r = await db.run(
+    'UPDATE identities SET deleted = COALESCE(?, deleted), has_compliance_checks = COALESCE(?, has_compliance_checks) WHERE org_id = ? AND id = ?',
+    [
       flags.deleted === undefined ? null : Number(flags.deleted),
       flags.hasComplianceChecks === undefined ? null : Number(flags.hasComplianceChecks),
       orgId,
       id,
-    );
-  return r.changes === 1;
+    ],
+  );
+  return r === 1;
 }
 
 export interface IdentityFilter {
@@ -167,47 +167,54 @@ const densityCache = new WeakMap<Db, Map<string, { matches: number; at: number }
 const DENSITY_CACHE = 1_000;
 const DENSITY_TTL_MS = 60_000;
 
-function isDenseNamePrefix(db: Db, orgId: string, p: string, limit: number): boolean {
+function isDenseNamePrefix(db: Db, orgId: string, p: string, limit: number): Promise<boolean> {
   return isDense(db, `${orgId} ${p}`, limit, () => countNameMatches(db, orgId, p));
 }
 
 /** The same for an email prefix, under keys of its own (no organization id holds a NUL). */
-function isDenseEmailPrefix(db: Db, orgId: string, p: string, limit: number): boolean {
+function isDenseEmailPrefix(db: Db, orgId: string, p: string, limit: number): Promise<boolean> {
   return isDense(db, `${orgId}\u0000email\u0000${p}`, limit, () => countEmailMatches(db, orgId, p));
 }
 
-function isDense(db: Db, key: string, limit: number, count: () => number): boolean {
+async function isDense(db: Db, key: string, limit: number, count: () => Promise<number>): Promise<boolean> {
   let cache = densityCache.get(db);
   if (!cache) densityCache.set(db, (cache = new Map()));
   const now = performance.now();
   let hit = cache.get(key);
-  if (!hit || now - hit.at >= DENSITY_TTL_MS) remember(cache, key, (hit = { matches: count(), at: now }), DENSITY_CACHE);
+  if (!hit || now - hit.at >= DENSITY_TTL_MS) remember(cache, key, (hit = { matches: await count(), at: now }), DENSITY_CACHE);
   return hit.matches > denseMatchesFor(limit);
 }
 
 /** The email matches up to DENSE_COUNT_CAP: at most that many entries of identities_org_email. */
-function countEmailMatches(db: Db, orgId: string, p: string): number {
+async function countEmailMatches(db: Db, orgId: string, p: string): Promise<number> {
   return (
-    db
-      .prepare('SELECT COUNT(*) AS n FROM (SELECT 1 FROM identities WHERE org_id = ? AND email_lc >= ? AND email_lc < ? LIMIT ?)')
-      .get(orgId, p, p + PREFIX_END, DENSE_COUNT_CAP) as { n: number }
+    (await db.get('SELECT COUNT(*) AS n FROM (SELECT 1 FROM identities WHERE org_id = ? AND email_lc >= ? AND email_lc < ? LIMIT ?)', [
+      orgId,
+      p,
+      p + PREFIX_END,
+      DENSE_COUNT_CAP,
+    ])) as { n: number }
   ).n;
 }
 
 /** The name matches (one per matching column) up to DENSE_COUNT_CAP. */
-function countNameMatches(db: Db, orgId: string, p: string): number {
+async function countNameMatches(db: Db, orgId: string, p: string): Promise<number> {
   const end = p + PREFIX_END;
   // The first-name range alone reaching the cap settles it with one index seek and a skip (the usual dense case).
-  const past = db
-    .prepare('SELECT 1 FROM identities WHERE org_id = ? AND first_name_lc >= ? AND first_name_lc < ? LIMIT 1 OFFSET ?')
-    .get(orgId, p, end, DENSE_COUNT_CAP - 1);
+  const past = await db.get('SELECT 1 FROM identities WHERE org_id = ? AND first_name_lc >= ? AND first_name_lc < ? LIMIT 1 OFFSET ?', [
+    orgId,
+    p,
+    end,
+    DENSE_COUNT_CAP - 1,
+  ]);
   if (past !== undefined) return DENSE_COUNT_CAP;
   const columns = nameColumns(p);
   const ranges = columns.map((c) => `SELECT 1 FROM identities WHERE org_id = ? AND ${c} >= ? AND ${c} < ?`);
   return (
-    db
-      .prepare(`SELECT COUNT(*) AS n FROM (${ranges.join(' UNION ALL ')} LIMIT ?)`)
-      .get(...columns.flatMap(() => [orgId, p, end]), DENSE_COUNT_CAP) as { n: number }
+    (await db.get(`SELECT COUNT(*) AS n FROM (${ranges.join(' UNION ALL ')} LIMIT ?)`, [
+      ...columns.flatMap(() => [orgId, p, end]),
+      DENSE_COUNT_CAP,
+    ])) as { n: number }
   ).n;
 }
 
@@ -218,21 +225,26 @@ function countNameMatches(db: Db, orgId: string, p: string): number {
  */
 export type NamePlan = 'email' | 'walk' | 'collect';
 
-export function namePlan(db: Db, orgId: string, f: IdentityFilter): NamePlan | undefined {
+export async function namePlan(db: Db, orgId: string, f: IdentityFilter): Promise<NamePlan | undefined> {
   if (f.name === undefined) return undefined;
   // A rare email prefix drives (its matches collected, then sorted by id); a dense one is tested
   // like the names, on the walk or on the collected name matches: driving by a dense email range
   // would sort every match for each page.
-  if (f.email !== undefined && !isDenseEmailPrefix(db, orgId, f.email.toLowerCase(), f.limit)) return 'email';
-  return isDenseNamePrefix(db, orgId, f.name.toLowerCase(), f.limit) ? 'walk' : 'collect';
+  if (f.email !== undefined && !(await isDenseEmailPrefix(db, orgId, f.email.toLowerCase(), f.limit))) return 'email';
+  return (await isDenseNamePrefix(db, orgId, f.name.toLowerCase(), f.limit)) ? 'walk' : 'collect';
 }
 
 /** Up to limit + 1 rows ordered by id, so the caller knows exactly whether more exist. */
-export function listIdentities(db: Db, orgId: string, f: IdentityFilter): ListedIdentity[] {
+export async function listIdentities(db: Db, orgId: string, f: IdentityFilter): Promise<ListedIdentity[]> {
   const where = ['org_id = ?'];
   const params: unknown[] = [orgId];
   let indexHint = '';
-  const plan = namePlan(db, orgId, f);
+  const plan = await namePlan(db, orgId, f);
+  // SQLite keeps no statistics here, so the walks name their index and keep the email columns out
+  // of the plan (`+`); PostgreSQL plans from its own statistics.
+  const sqlite = db.dialect === 'sqlite';
+  const walkHint = sqlite ? 'INDEXED BY identities_org_id_names' : '';
+  const plus = sqlite ? '+' : '';
   if (plan !== undefined && f.name !== undefined) {
     const p = f.name.toLowerCase();
     const columns = nameColumns(p);
@@ -241,7 +253,7 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Listed
       where.push(`id IN (${ranges.join(' UNION ')})`);
       params.push(...columns.flatMap(() => [orgId, p, p + PREFIX_END]));
     } else {
-      if (plan === 'walk') indexHint = 'INDEXED BY identities_org_id_names';
+      if (plan === 'walk') indexHint = walkHint;
       const match = nameMatch(columns, p);
       where.push(match.sql);
       params.push(...match.params);
@@ -252,13 +264,13 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Listed
     // Without a name: a rare email prefix is collected (its matches sorted by id), a dense one walks
     // the organization's ids on identities_org_id_names, which holds email_lc (migration 015). With
     // a name, namePlan chose: 'email' collects here; otherwise the email is only tested per row.
-    const collect = plan === 'email' || (plan === undefined && !isDenseEmailPrefix(db, orgId, p, f.limit));
+    const collect = plan === 'email' || (plan === undefined && !(await isDenseEmailPrefix(db, orgId, p, f.limit)));
     if (collect) {
       where.push('id IN (SELECT id FROM identities WHERE org_id = ? AND email_lc >= ? AND email_lc < ?)');
       params.push(orgId, p, p + PREFIX_END);
     } else {
-      if (plan === undefined) indexHint = 'INDEXED BY identities_org_id_names';
-      where.push('+email_lc >= ? AND +email_lc < ?');
+      if (plan === undefined) indexHint = walkHint;
+      where.push(`${plus}email_lc >= ? AND ${plus}email_lc < ?`);
       params.push(p, p + PREFIX_END);
     }
   }
@@ -271,8 +283,9 @@ export function listIdentities(db: Db, orgId: string, f: IdentityFilter): Listed
     params.push(f.startingAfter);
   }
   params.push(f.limit + 1);
-  const rows = db
-    .prepare(`SELECT ${COLUMNS} FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`)
-    .all(...params) as Row[];
+  const rows = (await db.all(
+    `SELECT ${COLUMNS} FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`,
+    params,
+  )) as Row[];
   return rows.map(toListed);
 }

@@ -4,7 +4,7 @@
  *
  * @module store/imported-transactions
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import { SAMPLE_CLASSES, type SampleItem } from '../domain/benchmark-stats.js';
 
 export interface ImportedTransaction {
@@ -29,40 +29,48 @@ export interface ImportedTransaction {
   updatedAt: string;
 }
 
-export function insertImportedTransaction(db: Db, t: ImportedTransaction): void {
-  db.prepare(
+export async function insertImportedTransaction(db: Db, t: ImportedTransaction): Promise<void> {
+  await db.run(
     `INSERT INTO transactions (id, org_id, origin, type, status, amount, currency, network, provider, provider_transaction_id, country, corridor,
        benchmark, review_state, reconciliation, amount_usd, cost_vs_market_usd, import_id, created_at, updated_at)
      VALUES (?, ?, 'imported', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    t.id,
-    t.orgId,
-    t.type,
-    t.status,
-    t.amount,
-    t.currency,
-    t.network,
-    t.provider,
-    t.providerTransactionId,
-    t.country,
-    t.corridor,
-    t.benchmark,
-    t.reviewState,
-    t.reconciliation,
-    t.amountUsd,
-    t.costVsMarketUsd,
-    t.importId,
-    t.createdAt,
-    t.updatedAt,
+    [
+      t.id,
+      t.orgId,
+      t.type,
+      t.status,
+      t.amount,
+      t.currency,
+      t.network,
+      t.provider,
+      t.providerTransactionId,
+      t.country,
+      t.corridor,
+      t.benchmark,
+      t.reviewState,
+      t.reconciliation,
+      t.amountUsd,
+      t.costVsMarketUsd,
+      t.importId,
+      t.createdAt,
+      t.updatedAt,
+    ],
   );
 }
 
 /** Whether the organization already holds an imported transaction with this provider id (re-imports are refused). */
-export function importedTransactionExists(db: Db, orgId: string, provider: string | null, providerTransactionId: string): boolean {
+export async function importedTransactionExists(
+  db: Db,
+  orgId: string,
+  provider: string | null,
+  providerTransactionId: string,
+): Promise<boolean> {
   return (
-    db
-      .prepare(`SELECT 1 FROM transactions WHERE org_id = ? AND origin = 'imported' AND provider_transaction_id = ? AND provider IS ?`)
-      .get(orgId, providerTransactionId, provider) !== undefined
+    (await db.get(`SELECT 1 FROM transactions WHERE org_id = ? AND origin = 'imported' AND provider_transaction_id = ? AND provider IS ?`, [
+      orgId,
+      providerTransactionId,
+      provider,
+    ])) !== undefined
   );
 }
 
@@ -140,22 +148,16 @@ function sampleScans(f: SummaryFilter): SampleScan[] {
  * (docs/architecture.md, "Native objects"); each page query is one cached statement for the life of
  * the connection, one SQL shape per index.
  */
-export function selectBenchmarkSample(db: Db, orgId: string, f: SummaryFilter): IterableIterator<SampleItem> {
+export async function forEachBenchmarkSample(db: Db, orgId: string, f: SummaryFilter, visit: (item: SampleItem) => void): Promise<void> {
   const scans = sampleScans(f);
-  return (function* pages(): Generator<SampleItem> {
-    // Inside a caller's transaction the snapshot is already the caller's.
-    const own = !db.inTransaction;
-    if (own) db.exec('BEGIN');
-    try {
-      for (const scan of scans) yield* walk(db, orgId, f, scan);
-    } finally {
-      if (own) db.exec('COMMIT');
-    }
-  })();
+  // One snapshot for every page; inside a caller's transaction the snapshot is already the caller's.
+  await db.snapshot(async (tx) => {
+    for (const scan of scans) await walk(tx, orgId, f, scan, visit);
+  });
 }
 
 /** Every filter but the scan's own equality appears in every shape, as `(? IS NULL OR column = ?)`, so each index has one SQL text. */
-function* walk(db: Db, orgId: string, f: SummaryFilter, scan: SampleScan): Generator<SampleItem> {
+async function walk(db: Db, orgId: string, f: SummaryFilter, scan: SampleScan, visit: (item: SampleItem) => void): Promise<void> {
   const where = ['org_id = ?'];
   const params: (string | number | null)[] = [orgId];
   if (scan.equals) {
@@ -175,25 +177,32 @@ function* walk(db: Db, orgId: string, f: SummaryFilter, scan: SampleScan): Gener
   for (const [column, value] of others) {
     if (column === scan.equals?.column) continue;
     const [name, op = '='] = column.split(' ');
-    where.push(`(? IS NULL OR ${name} ${op} ?)`);
+    where.push(`(CAST(? AS TEXT) IS NULL OR ${name} ${op} ?)`);
     params.push(value ?? null, value ?? null);
   }
-  const columns = `id, benchmark, COALESCE(amount_usd, '0') AS amountUsd, COALESCE(cost_vs_market_usd, '0') AS costVsMarketUsd, provider, corridor`;
-  const from = `FROM transactions INDEXED BY ${scan.index} WHERE ${where.join(' AND ')}`;
+  const columns = `id, benchmark, COALESCE(amount_usd, '0') AS "amountUsd", COALESCE(cost_vs_market_usd, '0') AS "costVsMarketUsd", provider, corridor`;
+  // SQLite walks the index it is told, by rowid; PostgreSQL plans from its statistics, by the primary key.
+  const sqlite = db.dialect === 'sqlite';
+  const row = sqlite ? 'rowid' : 'id';
+  const from = `FROM transactions ${sqlite ? `INDEXED BY ${scan.index}` : ''} WHERE ${where.join(' AND ')}`;
   // The position: the last row's rowid, after its key value when the index orders by a time
   // first. The first page starts before every row (rowids are positive), or at the range's start,
   // and a time-ordered walk ends at the range's end (or after every time: '~' sorts after any
   // stored instant), so a narrow range reads only its own part of the index.
   const range = scan.key === 'created_at' ? [f.createdFrom, f.createdTo] : scan.key === 'updated_at' ? [f.updatedFrom, f.updatedTo] : [];
-  const sql =
+  const text =
     scan.key === 'rowid'
-      ? `SELECT rowid AS position, ${columns} ${from} AND rowid > ? ORDER BY rowid LIMIT ${SAMPLE_PAGE}`
-      : `SELECT rowid AS position, ${scan.key} AS positionKey, ${columns} ${from} AND ${scan.key} <= ? AND (${scan.key}, rowid) > (?, ?) ORDER BY ${scan.key}, rowid LIMIT ${SAMPLE_PAGE}`;
+      ? `SELECT ${row} AS position, ${columns} ${from} AND ${row} > ? ORDER BY ${row} LIMIT ${SAMPLE_PAGE}`
+      : `SELECT ${row} AS position, ${scan.key} AS "positionKey", ${columns} ${from} AND ${scan.key} <= ? AND (${scan.key}, ${row}) > (?, ?) ORDER BY ${scan.key}, ${row} LIMIT ${SAMPLE_PAGE}`;
   const end = scan.key === 'rowid' ? [] : [range[1] ?? '~'];
-  let after: (string | number)[] = scan.key === 'rowid' ? [0] : [range[0] ?? '', 0];
+  const before = sqlite ? 0 : '';
+  let after: (string | number)[] = scan.key === 'rowid' ? [before] : [range[0] ?? '', before];
   for (;;) {
-    const page = db.prepare(sql).all(...params, ...end, ...after) as (SampleItem & { position: number; positionKey?: string })[];
-    yield* page;
+    const page = (await db.all(text, [...params, ...end, ...after])) as (SampleItem & {
+      position: number | string;
+      positionKey?: string;
+    })[];
+    for (const item of page) visit(item);
     if (page.length < SAMPLE_PAGE) return;
     const last = page[page.length - 1]!;
     after = scan.key === 'rowid' ? [last.position] : [last.positionKey!, last.position];

@@ -5,7 +5,7 @@
  *
  * @module store/inbound-events
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 
 export const INBOUND_STATES = ['received', 'decrypted', 'failed', 'unmatched'] as const;
 export type InboundState = (typeof INBOUND_STATES)[number];
@@ -78,15 +78,13 @@ export type NewInboundEvent = Pick<
 };
 
 /** Inserts unless the eventId is already stored; true when this call stored it. */
-export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
-  const result = db
-    .prepare(
-      `INSERT INTO inbound_events (id, event_id, event_type, event_created_date, ica, org_id, raw_body, state, attempts,
+export async function insertInboundEvent(db: Db, e: NewInboundEvent): Promise<boolean> {
+  const result = await db.run(
+    `INSERT INTO inbound_events (id, event_id, event_type, event_created_date, ica, org_id, raw_body, state, attempts,
          next_attempt_at, received_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
        ON CONFLICT (event_id) DO NOTHING`,
-    )
-    .run(
+    [
       e.id,
       e.eventId,
       e.eventType,
@@ -98,8 +96,9 @@ export function insertInboundEvent(db: Db, e: NewInboundEvent): boolean {
       e.state === 'received' ? e.receivedAt : null,
       e.receivedAt,
       e.receivedAt,
-    );
-  return result.changes === 1;
+    ],
+  );
+  return result === 1;
 }
 
 /** The bytes of one copy of a notification, and when that copy arrived. */
@@ -109,19 +108,21 @@ export type NotificationCopy = Pick<InboundEvent, 'eventType' | 'eventCreatedDat
  * Moves the copy a row holds to inbound_event_replaced_copies (its bytes kept for forensics) and
  * queues `copy` in its place, due now. Call inside a transaction.
  */
-export function replaceCopy(db: Db, id: string, copy: NotificationCopy, nowIso: string): void {
-  db.prepare(
+export async function replaceCopy(db: Db, id: string, copy: NotificationCopy, nowIso: string): Promise<void> {
+  await db.run(
     `INSERT INTO inbound_event_replaced_copies (inbound_id, seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid,
        attempts, received_at, replaced_at)
      SELECT e.id, COALESCE((SELECT MAX(seq) FROM inbound_event_replaced_copies WHERE inbound_id = e.id), 0) + 1, e.raw_body, e.event_type,
        e.event_created_date, e.failure_code, e.failure_reason, e.kid, e.attempts, COALESCE(e.copy_received_at, e.received_at), ?
      FROM inbound_events e WHERE e.id = ?`,
-  ).run(nowIso, id);
-  db.prepare(
+    [nowIso, id],
+  );
+  await db.run(
     `UPDATE inbound_events SET raw_body = ?, event_type = ?, event_created_date = ?, copy_received_at = ?, state = 'received', attempts = 0,
        next_attempt_at = ?, failure_code = NULL, failure_reason = NULL, kid = NULL, updated_at = ?
      WHERE id = ?`,
-  ).run(copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt, nowIso, nowIso, id);
+    [copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt, nowIso, nowIso, id],
+  );
 }
 
 /** What became of a copy offered to holdCopy. */
@@ -132,19 +133,21 @@ export type HoldOutcome = 'held' | 'known' | 'full';
  * (`known`) or `maxHeld` copies are (`full`). Which copies are held at all is the caller's rule.
  * Call inside a transaction.
  */
-export function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHeld: number): HoldOutcome {
-  const held = db
-    .prepare('SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(raw_body = ?) AS same FROM inbound_event_held_copies WHERE inbound_id = ?')
-    .get(copy.rawBody, id) as {
+export async function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHeld: number): Promise<HoldOutcome> {
+  const held = (await db.get(
+    'SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(raw_body = ?) AS same FROM inbound_event_held_copies WHERE inbound_id = ?',
+    [copy.rawBody, id],
+  )) as {
     n: number;
     last: number | null;
     same: number | null;
   };
   if (held.same) return 'known';
   if (held.n >= maxHeld) return 'full';
-  db.prepare(
+  await db.run(
     'INSERT INTO inbound_event_held_copies (inbound_id, seq, raw_body, event_type, event_created_date, received_at) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(id, (held.last ?? 0) + 1, copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt);
+    [id, (held.last ?? 0) + 1, copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt],
+  );
   return 'held';
 }
 
@@ -152,13 +155,13 @@ export function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHeld: nu
  * After the row's copy failed for its content: the oldest held copy takes its place and is queued,
  * the failed copy moving to the replaced copies. True when there was one. Call inside a transaction.
  */
-export function promoteHeldCopy(db: Db, id: string, nowIso: string): boolean {
+export async function promoteHeldCopy(db: Db, id: string, nowIso: string): Promise<boolean> {
   // At most a few are held (MAX_HELD_COPIES): reading them all keeps one query and one row mapping.
-  const [oldest] = listHeldCopies(db, id);
+  const [oldest] = await listHeldCopies(db, id);
   if (!oldest) return false;
   const { seq, ...copy } = oldest;
-  replaceCopy(db, id, copy, nowIso);
-  db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?').run(id, seq);
+  await replaceCopy(db, id, copy, nowIso);
+  await db.run('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?', [id, seq]);
   return true;
 }
 
@@ -166,12 +169,11 @@ export function promoteHeldCopy(db: Db, id: string, nowIso: string): boolean {
 export type HeldCopy = { seq: number } & NotificationCopy;
 
 /** The copies held for a notification, oldest first. */
-export function listHeldCopies(db: Db, inboundId: string): HeldCopy[] {
-  const rows = db
-    .prepare(
-      'SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq',
-    )
-    .all(inboundId) as { seq: number; raw_body: string; event_type: string; event_created_date: string; received_at: string }[];
+export async function listHeldCopies(db: Db, inboundId: string): Promise<HeldCopy[]> {
+  const rows = (await db.all(
+    'SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq',
+    [inboundId],
+  )) as { seq: number; raw_body: string; event_type: string; event_created_date: string; received_at: string }[];
   return rows.map((r) => ({
     seq: r.seq,
     rawBody: r.raw_body,
@@ -195,13 +197,12 @@ export interface ReplacedCopy {
 }
 
 /** The copies a redelivery replaced, oldest first. */
-export function listReplacedCopies(db: Db, inboundId: string): ReplacedCopy[] {
-  const rows = db
-    .prepare(
-      `SELECT seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid, attempts, received_at, replaced_at
+export async function listReplacedCopies(db: Db, inboundId: string): Promise<ReplacedCopy[]> {
+  const rows = (await db.all(
+    `SELECT seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid, attempts, received_at, replaced_at
        FROM inbound_event_replaced_copies WHERE inbound_id = ? ORDER BY seq`,
-    )
-    .all(inboundId) as {
+    [inboundId],
+  )) as {
     seq: number;
     raw_body: string;
     event_type: string;
@@ -227,19 +228,19 @@ export function listReplacedCopies(db: Db, inboundId: string): ReplacedCopy[] {
   }));
 }
 
-export function getInboundEventByEventId(db: Db, eventId: string): InboundEvent | undefined {
-  const row = db.prepare('SELECT * FROM inbound_events WHERE event_id = ?').get(eventId) as Row | undefined;
+export async function getInboundEventByEventId(db: Db, eventId: string): Promise<InboundEvent | undefined> {
+  const row = (await db.get('SELECT * FROM inbound_events WHERE event_id = ?', [eventId])) as Row | undefined;
   return row && toEvent(row);
 }
 
-export function getInboundEvent(db: Db, id: string): InboundEvent | undefined {
-  const row = db.prepare('SELECT * FROM inbound_events WHERE id = ?').get(id) as Row | undefined;
+export async function getInboundEvent(db: Db, id: string): Promise<InboundEvent | undefined> {
+  const row = (await db.get('SELECT * FROM inbound_events WHERE id = ?', [id])) as Row | undefined;
   return row && toEvent(row);
 }
 
 /** When the copy a row holds arrived, if a redelivery put it there (null for the first copy; undefined for an unknown id). */
-export function copyReceivedAt(db: Db, id: string): string | null | undefined {
-  return db.prepare('SELECT copy_received_at FROM inbound_events WHERE id = ?').pluck().get(id) as string | null | undefined;
+export async function copyReceivedAt(db: Db, id: string): Promise<string | null | undefined> {
+  return (await db.value('SELECT copy_received_at FROM inbound_events WHERE id = ?', [id])) as string | null | undefined;
 }
 
 export interface InboundFilter {
@@ -249,7 +250,7 @@ export interface InboundFilter {
   limit?: number | undefined;
 }
 
-export function listInboundEvents(db: Db, f: InboundFilter = {}): InboundEvent[] {
+export async function listInboundEvents(db: Db, f: InboundFilter = {}): Promise<InboundEvent[]> {
   const where: string[] = [];
   const args: unknown[] = [];
   if (f.state) {
@@ -265,21 +266,22 @@ export function listInboundEvents(db: Db, f: InboundFilter = {}): InboundEvent[]
     args.push(f.startingAfter);
   }
   const sql = `SELECT * FROM inbound_events ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id LIMIT ?`;
-  return (db.prepare(sql).all(...args, f.limit ?? 1000) as Row[]).map(toEvent);
+  return ((await db.all(sql, [...args, f.limit ?? 1000])) as Row[]).map(toEvent);
 }
 
 /** Rows due for a decryption attempt, oldest first. */
-export function dueInboundEvents(db: Db, nowIso: string, limit: number): InboundEvent[] {
+export async function dueInboundEvents(db: Db, nowIso: string, limit: number): Promise<InboundEvent[]> {
   return (
-    db
-      .prepare("SELECT * FROM inbound_events WHERE state = 'received' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?")
-      .all(nowIso, limit) as Row[]
+    (await db.all("SELECT * FROM inbound_events WHERE state = 'received' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?", [
+      nowIso,
+      limit,
+    ])) as Row[]
   ).map(toEvent);
 }
 
 /** The earliest next_attempt_at among queued rows, so the worker can sleep until then. */
-export function nextDueAt(db: Db): string | undefined {
-  const row = db.prepare("SELECT MIN(next_attempt_at) AS at FROM inbound_events WHERE state = 'received'").get() as { at: string | null };
+export async function nextDueAt(db: Db): Promise<string | undefined> {
+  const row = (await db.get("SELECT MIN(next_attempt_at) AS at FROM inbound_events WHERE state = 'received'")) as { at: string | null };
   return row.at ?? undefined;
 }
 
@@ -290,7 +292,7 @@ export function nextDueAt(db: Db): string | undefined {
  * a failed one, and a row moved to another organization by an ica mapping, start again at 0
  * attempts, and an outcome made for the old copy or with the old organization's keys would pass.
  */
-export function recordAttempt(
+export async function recordAttempt(
   db: Db,
   id: string,
   seen: { attempts: number; rawBody: string; orgId: string },
@@ -304,28 +306,25 @@ export function recordAttempt(
         nextAttemptAt: string | null;
         at: string;
       },
-): boolean {
+): Promise<boolean> {
   if (outcome.state === 'decrypted') {
     const done =
-      db
-        .prepare(
-          `UPDATE inbound_events SET state = 'decrypted', attempts = attempts + 1, kid = ?, payload_enc = ?, decrypted_at = ?,
+      (await db.run(
+        `UPDATE inbound_events SET state = 'decrypted', attempts = attempts + 1, kid = ?, payload_enc = ?, decrypted_at = ?,
              next_attempt_at = NULL, failure_code = NULL, failure_reason = NULL, updated_at = ?
            WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ? AND org_id = ?`,
-        )
-        .run(outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seen.attempts, seen.rawBody, seen.orgId).changes === 1;
+        [outcome.kid, outcome.payloadEnc, outcome.at, outcome.at, id, seen.attempts, seen.rawBody, seen.orgId],
+      )) === 1;
     // The event is processed: copies held in case this one failed are not needed any more.
-    if (done) db.prepare('DELETE FROM inbound_event_held_copies WHERE inbound_id = ?').run(id);
+    if (done) await db.run('DELETE FROM inbound_event_held_copies WHERE inbound_id = ?', [id]);
     return done;
   }
   return (
-    db
-      .prepare(
-        `UPDATE inbound_events SET state = ?, attempts = attempts + 1, kid = ?, failure_code = ?, failure_reason = ?,
+    (await db.run(
+      `UPDATE inbound_events SET state = ?, attempts = attempts + 1, kid = ?, failure_code = ?, failure_reason = ?,
            next_attempt_at = ?, updated_at = ?
          WHERE id = ? AND state = 'received' AND attempts = ? AND raw_body = ? AND org_id = ?`,
-      )
-      .run(
+      [
         outcome.state,
         outcome.kid,
         outcome.failureCode,
@@ -336,39 +335,37 @@ export function recordAttempt(
         seen.attempts,
         seen.rawBody,
         seen.orgId,
-      ).changes === 1
+      ],
+    )) === 1
   );
 }
 
 /** Puts a failed (or queued) row back in the queue, due now, with a fresh attempt count. */
-export function requeueInboundEvent(db: Db, id: string, nowIso: string): boolean {
+export async function requeueInboundEvent(db: Db, id: string, nowIso: string): Promise<boolean> {
   return (
-    db
-      .prepare(
-        `UPDATE inbound_events SET state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+    (await db.run(
+      `UPDATE inbound_events SET state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
          WHERE id = ? AND state IN ('failed', 'received') AND org_id IS NOT NULL`,
-      )
-      .run(nowIso, nowIso, id).changes === 1
+      [nowIso, nowIso, id],
+    )) === 1
   );
 }
 
-export function requeueAllFailed(db: Db, nowIso: string): number {
-  return db
-    .prepare(
-      `UPDATE inbound_events SET state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+export async function requeueAllFailed(db: Db, nowIso: string): Promise<number> {
+  return await db.run(
+    `UPDATE inbound_events SET state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
        WHERE state = 'failed' AND org_id IS NOT NULL`,
-    )
-    .run(nowIso, nowIso).changes;
+    [nowIso, nowIso],
+  );
 }
 
 /** Assigns the organization to unmatched rows of an ica and queues them; returns how many. */
-export function matchUnmatched(db: Db, ica: string, orgId: string, nowIso: string): number {
-  return db
-    .prepare(
-      `UPDATE inbound_events SET org_id = ?, state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+export async function matchUnmatched(db: Db, ica: string, orgId: string, nowIso: string): Promise<number> {
+  return await db.run(
+    `UPDATE inbound_events SET org_id = ?, state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
        WHERE ica = ? AND state = 'unmatched'`,
-    )
-    .run(orgId, nowIso, nowIso, ica).changes;
+    [orgId, nowIso, nowIso, ica],
+  );
 }
 
 /**
@@ -377,17 +374,16 @@ export function matchUnmatched(db: Db, ica: string, orgId: string, nowIso: strin
  * the wrong organization, whose keys cannot open them. Decrypted ones stay: a key of their
  * organization opened them.
  */
-export function reassignUndecrypted(db: Db, ica: string, orgId: string, nowIso: string): number {
-  return db
-    .prepare(
-      `UPDATE inbound_events SET org_id = ?, state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+export async function reassignUndecrypted(db: Db, ica: string, orgId: string, nowIso: string): Promise<number> {
+  return await db.run(
+    `UPDATE inbound_events SET org_id = ?, state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
        WHERE ica = ? AND state IN ('received', 'failed') AND org_id IS NOT NULL AND org_id <> ?`,
-    )
-    .run(orgId, nowIso, nowIso, ica, orgId).changes;
+    [orgId, nowIso, nowIso, ica, orgId],
+  );
 }
 
-export function unmatchedIcas(db: Db): string[] {
-  return (db.prepare("SELECT DISTINCT ica FROM inbound_events WHERE state = 'unmatched'").all() as { ica: string }[]).map((r) => r.ica);
+export async function unmatchedIcas(db: Db): Promise<string[]> {
+  return ((await db.all("SELECT DISTINCT ica FROM inbound_events WHERE state = 'unmatched'")) as { ica: string }[]).map((r) => r.ica);
 }
 
 export interface IcaMapping {
@@ -396,21 +392,22 @@ export interface IcaMapping {
   createdAt: string;
 }
 
-export function upsertIcaMapping(db: Db, m: IcaMapping): void {
-  db.prepare(
+export async function upsertIcaMapping(db: Db, m: IcaMapping): Promise<void> {
+  await db.run(
     'INSERT INTO inbound_ica_organizations (ica, org_id, created_at) VALUES (?, ?, ?) ON CONFLICT (ica) DO UPDATE SET org_id = excluded.org_id',
-  ).run(m.ica, m.orgId, m.createdAt);
+    [m.ica, m.orgId, m.createdAt],
+  );
 }
 
-export function getIcaMapping(db: Db, ica: string): IcaMapping | undefined {
-  const row = db.prepare('SELECT ica, org_id, created_at FROM inbound_ica_organizations WHERE ica = ?').get(ica) as
+export async function getIcaMapping(db: Db, ica: string): Promise<IcaMapping | undefined> {
+  const row = (await db.get('SELECT ica, org_id, created_at FROM inbound_ica_organizations WHERE ica = ?', [ica])) as
     { ica: string; org_id: string; created_at: string } | undefined;
   return row && { ica: row.ica, orgId: row.org_id, createdAt: row.created_at };
 }
 
-export function listIcaMappings(db: Db): IcaMapping[] {
+export async function listIcaMappings(db: Db): Promise<IcaMapping[]> {
   return (
-    db.prepare('SELECT ica, org_id, created_at FROM inbound_ica_organizations ORDER BY ica').all() as {
+    (await db.all('SELECT ica, org_id, created_at FROM inbound_ica_organizations ORDER BY ica')) as {
       ica: string;
       org_id: string;
       created_at: string;
@@ -418,6 +415,6 @@ export function listIcaMappings(db: Db): IcaMapping[] {
   ).map((r) => ({ ica: r.ica, orgId: r.org_id, createdAt: r.created_at }));
 }
 
-export function deleteIcaMapping(db: Db, ica: string): boolean {
-  return db.prepare('DELETE FROM inbound_ica_organizations WHERE ica = ?').run(ica).changes === 1;
+export async function deleteIcaMapping(db: Db, ica: string): Promise<boolean> {
+  return (await db.run('DELETE FROM inbound_ica_organizations WHERE ica = ?', [ica])) === 1;
 }

@@ -3,7 +3,7 @@
  *
  * @module store/integrations
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 
 export interface IntegrationRow {
   id: string;
@@ -38,21 +38,22 @@ const toRow = (r: Row): IntegrationRow => ({
   updatedAt: r.updated_at,
 });
 
-export function getIntegration(db: Db, orgId: string, provider: string): IntegrationRow | undefined {
-  const r = db.prepare('SELECT * FROM integrations WHERE org_id = ? AND provider = ?').get(orgId, provider) as Row | undefined;
+export async function getIntegration(db: Db, orgId: string, provider: string): Promise<IntegrationRow | undefined> {
+  const r = (await db.get('SELECT * FROM integrations WHERE org_id = ? AND provider = ?', [orgId, provider])) as Row | undefined;
   return r && toRow(r);
 }
 
 /** The organization's integrations, one per provider, by provider. */
-export function listIntegrations(db: Db, orgId: string): IntegrationRow[] {
-  return (db.prepare('SELECT * FROM integrations WHERE org_id = ? ORDER BY provider').all(orgId) as Row[]).map(toRow);
+export async function listIntegrations(db: Db, orgId: string): Promise<IntegrationRow[]> {
+  return ((await db.all('SELECT * FROM integrations WHERE org_id = ? ORDER BY provider', [orgId])) as Row[]).map(toRow);
 }
 
 /** Insert or replace the organization's credentials for a provider (one row per org and provider). */
-export function upsertIntegration(db: Db, i: IntegrationRow): IntegrationRow {
-  db.prepare(
+export async function upsertIntegration(db: Db, i: IntegrationRow): Promise<IntegrationRow> {
+  await db.run(
     `INSERT INTO integrations (id, org_id, provider, kind, credentials_enc, result, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (org_id, provider) DO UPDATE SET kind = excluded.kind, credentials_enc = excluded.credentials_enc, result = excluded.result, updated_at = excluded.updated_at`,
-  ).run(i.id, i.orgId, i.provider, i.kind, i.credentialsEnc, JSON.stringify(i.result), i.createdAt, i.updatedAt);
-  return getIntegration(db, i.orgId, i.provider)!;
+    [i.id, i.orgId, i.provider, i.kind, i.credentialsEnc, JSON.stringify(i.result), i.createdAt, i.updatedAt],
+  );
+  return (await getIntegration(db, i.orgId, i.provider))!;
 }

@@ -3,7 +3,7 @@
  *
  * @module store/organizations
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 
 export interface Organization {
   id: string;
@@ -19,19 +19,19 @@ interface Row {
 
 const toOrganization = (r: Row): Organization => ({ id: r.id, name: r.name, createdAt: r.created_at });
 
-export function insertOrganization(db: Db, org: Organization): void {
-  db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run(org.id, org.name, org.createdAt);
+export async function insertOrganization(db: Db, org: Organization): Promise<void> {
+  await db.run('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)', [org.id, org.name, org.createdAt]);
 }
 
-export function getOrganization(db: Db, id: string): Organization | undefined {
-  const row = db.prepare('SELECT * FROM organizations WHERE id = ?').get(id) as Row | undefined;
+export async function getOrganization(db: Db, id: string): Promise<Organization | undefined> {
+  const row = (await db.get('SELECT * FROM organizations WHERE id = ?', [id])) as Row | undefined;
   return row && toOrganization(row);
 }
 
-export function listOrganizations(db: Db): Organization[] {
-  return (db.prepare('SELECT * FROM organizations ORDER BY id').all() as Row[]).map(toOrganization);
+export async function listOrganizations(db: Db): Promise<Organization[]> {
+  return ((await db.all('SELECT * FROM organizations ORDER BY id')) as Row[]).map(toOrganization);
 }
 
-export function countOrganizations(db: Db): number {
-  return (db.prepare('SELECT COUNT(*) AS n FROM organizations').get() as { n: number }).n;
+export async function countOrganizations(db: Db): Promise<number> {
+  return ((await db.get('SELECT COUNT(*) AS n FROM organizations')) as { n: number }).n;
 }

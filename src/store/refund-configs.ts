@@ -4,7 +4,7 @@
  *
  * @module store/refund-configs
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import type { OrgRefundDestination } from '../domain/refund-destination.js';
 
 export interface StoredRefundConfig {
@@ -24,8 +24,8 @@ interface Row {
   version: number;
 }
 
-export function getRefundConfig(db: Db, orgId: string): StoredRefundConfig | undefined {
-  const r = db.prepare('SELECT * FROM refund_configs WHERE org_id = ?').get(orgId) as Row | undefined;
+export async function getRefundConfig(db: Db, orgId: string): Promise<StoredRefundConfig | undefined> {
+  const r = (await db.get('SELECT * FROM refund_configs WHERE org_id = ?', [orgId])) as Row | undefined;
   return (
     r && {
       orgId: r.org_id,
@@ -38,18 +38,17 @@ export function getRefundConfig(db: Db, orgId: string): StoredRefundConfig | und
 }
 
 /** Sets the default; replacing one moves its version on by one. Answers the stored version. */
-export function upsertRefundConfig(db: Db, c: Omit<StoredRefundConfig, 'version'>): number {
-  const r = db
-    .prepare(
-      `INSERT INTO refund_configs (org_id, destination, verified_at, updated_at, version) VALUES (?, ?, ?, ?, 1)
+export async function upsertRefundConfig(db: Db, c: Omit<StoredRefundConfig, 'version'>): Promise<number> {
+  const r = (await db.get(
+    `INSERT INTO refund_configs (org_id, destination, verified_at, updated_at, version) VALUES (?, ?, ?, ?, 1)
        ON CONFLICT (org_id) DO UPDATE SET destination = excluded.destination, verified_at = excluded.verified_at, updated_at = excluded.updated_at,
          version = refund_configs.version + 1
        RETURNING version`,
-    )
-    .get(c.orgId, JSON.stringify(c.destination), c.verifiedAt, c.updatedAt) as { version: number };
+    [c.orgId, JSON.stringify(c.destination), c.verifiedAt, c.updatedAt],
+  )) as { version: number };
   return r.version;
 }
 
-export function markRefundConfigVerified(db: Db, orgId: string, at: string): void {
-  db.prepare('UPDATE refund_configs SET verified_at = ?, updated_at = ? WHERE org_id = ?').run(at, at, orgId);
+export async function markRefundConfigVerified(db: Db, orgId: string, at: string): Promise<void> {
+  await db.run('UPDATE refund_configs SET verified_at = ?, updated_at = ? WHERE org_id = ?', [at, at, orgId]);
 }

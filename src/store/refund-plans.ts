@@ -4,7 +4,7 @@
  *
  * @module store/refund-plans
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import type { DestinationSource, PlannedDestination, RefundPlanDecision, RefundPlanKind, RefundPlanState } from '../domain/refund-plan.js';
 
 export interface RefundPlan extends RefundPlanDecision {
@@ -50,38 +50,42 @@ const toPlan = (r: Row): RefundPlan => ({
   defaultVersion: r.default_version,
 });
 
-export function insertRefundPlan(db: Db, p: RefundPlan): void {
-  db.prepare(
+export async function insertRefundPlan(db: Db, p: RefundPlan): Promise<void> {
+  await db.run(
     `INSERT INTO refund_plans (id, org_id, transaction_id, state, kind, destination_from, destination, auto_refund, reason, created_at, updated_at, dispatched_at, default_version)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    p.id,
-    p.orgId,
-    p.transactionId,
-    p.state,
-    p.kind,
-    p.destinationFrom,
-    p.destination ? JSON.stringify(p.destination) : null,
-    p.autoRefund ? 1 : 0,
-    p.reason,
-    p.createdAt,
-    p.updatedAt,
-    p.dispatchedAt,
-    p.defaultVersion,
+    [
+      p.id,
+      p.orgId,
+      p.transactionId,
+      p.state,
+      p.kind,
+      p.destinationFrom,
+      p.destination ? JSON.stringify(p.destination) : null,
+      p.autoRefund ? 1 : 0,
+      p.reason,
+      p.createdAt,
+      p.updatedAt,
+      p.dispatchedAt,
+      p.defaultVersion,
+    ],
   );
 }
 
-export function getRefundPlan(db: Db, id: string): RefundPlan | undefined {
-  const r = db.prepare('SELECT * FROM refund_plans WHERE id = ?').get(id) as Row | undefined;
+export async function getRefundPlan(db: Db, id: string): Promise<RefundPlan | undefined> {
+  const r = (await db.get('SELECT * FROM refund_plans WHERE id = ?', [id])) as Row | undefined;
   return r && toPlan(r);
 }
 
-export function getRefundPlanForTransaction(db: Db, transactionId: string): RefundPlan | undefined {
-  const r = db.prepare('SELECT * FROM refund_plans WHERE transaction_id = ?').get(transactionId) as Row | undefined;
+export async function getRefundPlanForTransaction(db: Db, transactionId: string): Promise<RefundPlan | undefined> {
+  const r = (await db.get('SELECT * FROM refund_plans WHERE transaction_id = ?', [transactionId])) as Row | undefined;
   return r && toPlan(r);
 }
 
-export function listRefundPlans(db: Db, f: { orgId?: string | undefined; state?: RefundPlanState | undefined }): RefundPlan[] {
+export async function listRefundPlans(
+  db: Db,
+  f: { orgId?: string | undefined; state?: RefundPlanState | undefined },
+): Promise<RefundPlan[]> {
   const where: string[] = [];
   const params: string[] = [];
   if (f.orgId) {
@@ -93,44 +97,51 @@ export function listRefundPlans(db: Db, f: { orgId?: string | undefined; state?:
     params.push(f.state);
   }
   const sql = `SELECT * FROM refund_plans ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id`;
-  return (db.prepare(sql).all(...params) as Row[]).map(toPlan);
+  return ((await db.all(sql, params)) as Row[]).map(toPlan);
 }
 
-export function setRefundPlanState(
+export async function setRefundPlanState(
   db: Db,
   id: string,
   state: RefundPlanState,
   reason: string,
   at: string,
   dispatchedAt: string | null,
-): void {
-  db.prepare('UPDATE refund_plans SET state = ?, reason = ?, updated_at = ?, dispatched_at = COALESCE(?, dispatched_at) WHERE id = ?').run(
+): Promise<void> {
+  await db.run('UPDATE refund_plans SET state = ?, reason = ?, updated_at = ?, dispatched_at = COALESCE(?, dispatched_at) WHERE id = ?', [
     state,
     reason,
     at,
     dispatchedAt,
     id,
-  );
+  ]);
 }
 
 /** Replaces a plan's decision (a Paused plan re-planned against a new default). */
-export function replaceRefundPlanDecision(db: Db, id: string, d: RefundPlanDecision, defaultVersion: number | null, at: string): void {
-  db.prepare(
+export async function replaceRefundPlanDecision(
+  db: Db,
+  id: string,
+  d: RefundPlanDecision,
+  defaultVersion: number | null,
+  at: string,
+): Promise<void> {
+  await db.run(
     `UPDATE refund_plans SET state = ?, kind = ?, destination_from = ?, destination = ?, auto_refund = ?, reason = ?, default_version = ?, updated_at = ?,
        dispatched_at = CASE WHEN ? = 'Dispatched' THEN ? ELSE dispatched_at END
      WHERE id = ?`,
-  ).run(
-    d.state,
-    d.kind,
-    d.destinationFrom,
-    d.destination ? JSON.stringify(d.destination) : null,
-    d.autoRefund ? 1 : 0,
-    d.reason,
-    defaultVersion,
-    at,
-    d.state,
-    at,
-    id,
+    [
+      d.state,
+      d.kind,
+      d.destinationFrom,
+      d.destination ? JSON.stringify(d.destination) : null,
+      d.autoRefund ? 1 : 0,
+      d.reason,
+      defaultVersion,
+      at,
+      d.state,
+      at,
+      id,
+    ],
   );
 }
 
@@ -143,8 +154,9 @@ export interface TransactionRefundFacts {
   refundDestination: string | null;
 }
 
-export function getTransactionRefundFacts(db: Db, orgId: string, transactionId: string): TransactionRefundFacts | undefined {
-  return db
-    .prepare('SELECT type, network, source, refund_destination AS refundDestination FROM transactions WHERE org_id = ? AND id = ?')
-    .get(orgId, transactionId) as TransactionRefundFacts | undefined;
+export async function getTransactionRefundFacts(db: Db, orgId: string, transactionId: string): Promise<TransactionRefundFacts | undefined> {
+  return (await db.get(
+    'SELECT type, network, source, refund_destination AS refundDestination FROM transactions WHERE org_id = ? AND id = ?',
+    [orgId, transactionId],
+  )) as TransactionRefundFacts | undefined;
 }

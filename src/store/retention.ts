@@ -7,7 +7,7 @@
  *
  * @module store/retention
  */
-import type { Db } from '../db/open.js';
+import { JSON_LIST, NOT_INDEXED, sql, type Db } from '../db/database.js';
 
 /**
  * Delivered deliveries delivered before `before` (ISO), with their attempts. A delivered row's due
@@ -15,15 +15,16 @@ import type { Db } from '../db/open.js';
  * deliveries_due too: the last pass, which finds nothing, stops at the cutoff instead of reading
  * every younger delivered row.
  */
-export function deleteDeliveredBefore(db: Db, before: string, limit: number): number {
-  const ids = db
-    .prepare("SELECT id FROM deliveries WHERE state = 'delivered' AND next_attempt_at < ? AND delivered_at < ? LIMIT ?")
-    .pluck()
-    .all(Date.parse(before), before, limit) as string[];
+export async function deleteDeliveredBefore(db: Db, before: string, limit: number): Promise<number> {
+  const ids = (await db.column("SELECT id FROM deliveries WHERE state = 'delivered' AND next_attempt_at < ? AND delivered_at < ? LIMIT ?", [
+    Date.parse(before),
+    before,
+    limit,
+  ])) as string[];
   if (ids.length === 0) return 0;
   const list = JSON.stringify(ids);
-  db.prepare('DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT value FROM json_each(?))').run(list);
-  return db.prepare('DELETE FROM deliveries WHERE id IN (SELECT value FROM json_each(?))').run(list).changes;
+  await db.run(sql`DELETE FROM delivery_attempts WHERE delivery_id IN (${JSON_LIST})`, [list]);
+  return await db.run(sql`DELETE FROM deliveries WHERE id IN (${JSON_LIST})`, [list]);
 }
 
 /**
@@ -34,26 +35,24 @@ export function deleteDeliveredBefore(db: Db, before: string, limit: number): nu
  * of its createdAt (ids sort after those of a process whose clock was ahead), and such events would
  * be kept that much longer. So the last pass, which finds nothing, reads every event once.
  */
-export function deleteEventsBefore(db: Db, before: string, limit: number): number {
-  const ids = db
-    .prepare(
-      `SELECT e.id FROM events e
+export async function deleteEventsBefore(db: Db, before: string, limit: number): Promise<number> {
+  const ids = (await db.column(
+    sql`SELECT e.id FROM events e
         WHERE e.created_at < ?
-          AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND +d.state = 'pending')
+          AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND ${NOT_INDEXED}d.state = 'pending')
         LIMIT ?`,
-    )
-    .pluck()
-    .all(before, limit) as string[];
+    [before, limit],
+  )) as string[];
   return ids.length === 0 ? 0 : deleteEvents(db, ids);
 }
 
 /** Deletes these events with their deliveries, attempts and signatures. */
-export function deleteEvents(db: Db, ids: readonly string[]): number {
+export async function deleteEvents(db: Db, ids: readonly string[]): Promise<number> {
   const list = JSON.stringify(ids);
-  db.prepare(
-    'DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?)))',
-  ).run(list);
-  db.prepare('DELETE FROM deliveries WHERE event_id IN (SELECT value FROM json_each(?))').run(list);
-  db.prepare('DELETE FROM event_signatures WHERE event_id IN (SELECT value FROM json_each(?))').run(list);
-  return db.prepare('DELETE FROM events WHERE id IN (SELECT value FROM json_each(?))').run(list).changes;
+  await db.run(sql`DELETE FROM delivery_attempts WHERE delivery_id IN (SELECT id FROM deliveries WHERE event_id IN (${JSON_LIST}))`, [
+    list,
+  ]);
+  await db.run(sql`DELETE FROM deliveries WHERE event_id IN (${JSON_LIST})`, [list]);
+  await db.run(sql`DELETE FROM event_signatures WHERE event_id IN (${JSON_LIST})`, [list]);
+  return await db.run(sql`DELETE FROM events WHERE id IN (${JSON_LIST})`, [list]);
 }

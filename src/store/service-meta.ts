@@ -4,21 +4,21 @@
  *
  * @module store/service-meta
  */
-import { hasTable, type Db } from '../db/open.js';
+import { hasTable, type Db } from '../db/database.js';
 
-export function readServiceMeta(db: Db, key: string): string | undefined {
-  if (!hasTable(db, 'service_meta')) return undefined;
-  return db.prepare('SELECT value FROM service_meta WHERE key = ?').pluck().get(key) as string | undefined;
+export async function readServiceMeta(db: Db, key: string): Promise<string | undefined> {
+  if (!(await hasTable(db, 'service_meta'))) return undefined;
+  return (await db.value('SELECT value FROM service_meta WHERE key = ?', [key])) as string | undefined;
 }
 
 /** Records a value unless one is recorded: two processes starting together agree on the first. */
-export function recordServiceMetaOnce(db: Db, key: string, value: string): void {
-  db.prepare('INSERT OR IGNORE INTO service_meta (key, value) VALUES (?, ?)').run(key, value);
+export async function recordServiceMetaOnce(db: Db, key: string, value: string): Promise<void> {
+  await db.run('INSERT INTO service_meta (key, value) VALUES (?, ?) ON CONFLICT DO NOTHING', [key, value]);
 }
 
 /** Forgets a recorded value, leaving the database as one from before it was recorded. */
-export function deleteServiceMeta(db: Db, key: string): void {
-  db.prepare('DELETE FROM service_meta WHERE key = ?').run(key);
+export async function deleteServiceMeta(db: Db, key: string): Promise<void> {
+  await db.run('DELETE FROM service_meta WHERE key = ?', [key]);
 }
 
 /** Where values sealed under the master key live. */
@@ -31,9 +31,10 @@ const SEALED = [
 ] as const;
 
 /** Whether any table holds a value sealed under the master key: such a database depends on its key. */
-export function holdsSealedValues(db: Db): boolean {
-  return SEALED.some(
-    ([table, column]) =>
-      hasTable(db, table) && db.prepare(`SELECT 1 FROM ${table} WHERE ${column} IS NOT NULL LIMIT 1`).get() !== undefined,
-  );
+export async function holdsSealedValues(db: Db): Promise<boolean> {
+  for (const [table, column] of SEALED) {
+    if ((await hasTable(db, table)) && (await db.get(`SELECT 1 FROM ${table} WHERE ${column} IS NOT NULL LIMIT 1`)) !== undefined)
+      return true;
+  }
+  return false;
 }

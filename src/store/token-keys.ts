@@ -4,7 +4,7 @@
  *
  * @module store/token-keys
  */
-import { hasTable, type Db } from '../db/open.js';
+import { hasTable, type Db } from '../db/database.js';
 
 export interface TokenKeyRow {
   kid: string;
@@ -15,28 +15,28 @@ export interface TokenKeyRow {
   retired_at: string | null;
 }
 
-export function getActiveTokenKey(db: Db): TokenKeyRow | undefined {
-  return db.prepare('SELECT * FROM token_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 1').get() as
+export async function getActiveTokenKey(db: Db): Promise<TokenKeyRow | undefined> {
+  return (await db.get('SELECT * FROM token_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 1')) as
     TokenKeyRow | undefined;
 }
 
 /** Any one token key, or undefined (also on a database from before the table). */
-export function anyTokenKey(db: Db): TokenKeyRow | undefined {
-  if (!hasTable(db, 'token_keys')) return undefined;
-  return db.prepare('SELECT * FROM token_keys LIMIT 1').get() as TokenKeyRow | undefined;
+export async function anyTokenKey(db: Db): Promise<TokenKeyRow | undefined> {
+  if (!(await hasTable(db, 'token_keys'))) return undefined;
+  return (await db.get('SELECT * FROM token_keys LIMIT 1')) as TokenKeyRow | undefined;
 }
 
-export function getTokenKey(db: Db, kid: string): TokenKeyRow | undefined {
-  return db.prepare('SELECT * FROM token_keys WHERE kid = ?').get(kid) as TokenKeyRow | undefined;
+export async function getTokenKey(db: Db, kid: string): Promise<TokenKeyRow | undefined> {
+  return (await db.get('SELECT * FROM token_keys WHERE kid = ?', [kid])) as TokenKeyRow | undefined;
 }
 
-export function insertTokenKey(db: Db, row: TokenKeyRow): void {
-  db.prepare('INSERT INTO token_keys (kid, alg, public_jwk, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+export async function insertTokenKey(db: Db, row: TokenKeyRow): Promise<void> {
+  await db.run('INSERT INTO token_keys (kid, alg, public_jwk, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)', [
     row.kid,
     row.alg,
     row.public_jwk,
     row.private_enc,
     row.created_at,
     row.retired_at,
-  );
+  ]);
 }

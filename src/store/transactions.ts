@@ -4,7 +4,7 @@
  *
  * @module store/transactions
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import type { TransactionStatus, TransactionType } from '../verify/events.js';
 
 /** An orchestrated transaction as the operator API shows it. JSON columns are parsed objects here. */
@@ -65,60 +65,65 @@ const toTransaction = (r: Row): Transaction => ({
   updatedAt: r.updated_at,
 });
 
-export function insertOrchestratedTransaction(db: Db, t: Transaction): void {
-  db.prepare(
+export async function insertOrchestratedTransaction(db: Db, t: Transaction): Promise<void> {
+  await db.run(
     `INSERT INTO transactions (id, org_id, origin, type, status, amount, currency, network, source, destination, refund_destination,
        failure_reason, identity_id, account_id, created_at, updated_at)
      VALUES (?, ?, 'orchestrated', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    t.id,
-    t.orgId,
-    t.type,
-    t.status,
-    t.amount,
-    t.currency,
-    t.network,
-    text(t.source),
-    text(t.destination),
-    text(t.refundDestination),
-    t.failureReason,
-    t.identityId,
-    t.accountId,
-    t.createdAt,
-    t.updatedAt,
+    [
+      t.id,
+      t.orgId,
+      t.type,
+      t.status,
+      t.amount,
+      t.currency,
+      t.network,
+      text(t.source),
+      text(t.destination),
+      text(t.refundDestination),
+      t.failureReason,
+      t.identityId,
+      t.accountId,
+      t.createdAt,
+      t.updatedAt,
+    ],
   );
 }
 
 /** An orchestrated transaction by id; with orgId, only that organization's. */
-export function getOrchestratedTransaction(db: Db, id: string, orgId?: string): Transaction | undefined {
+export async function getOrchestratedTransaction(db: Db, id: string, orgId?: string): Promise<Transaction | undefined> {
   const row = (
     orgId
-      ? db.prepare("SELECT * FROM transactions WHERE id = ? AND org_id = ? AND origin = 'orchestrated'").get(id, orgId)
-      : db.prepare("SELECT * FROM transactions WHERE id = ? AND origin = 'orchestrated'").get(id)
+      ? await db.get("SELECT * FROM transactions WHERE id = ? AND org_id = ? AND origin = 'orchestrated'", [id, orgId])
+      : await db.get("SELECT * FROM transactions WHERE id = ? AND origin = 'orchestrated'", [id])
   ) as Row | undefined;
   return row && toTransaction(row);
 }
 
 /** How many transactions the organization holds, of one origin or of both. */
-export function countTransactions(db: Db, orgId: string, origin?: 'orchestrated' | 'imported'): number {
-  return db
-    .prepare('SELECT COUNT(*) FROM transactions WHERE org_id = ? AND origin = COALESCE(?, origin)')
-    .pluck()
-    .get(orgId, origin ?? null) as number;
+export async function countTransactions(db: Db, orgId: string, origin?: 'orchestrated' | 'imported'): Promise<number> {
+  return (await db.value('SELECT COUNT(*) FROM transactions WHERE org_id = ? AND origin = COALESCE(?, origin)', [
+    orgId,
+    origin ?? null,
+  ])) as number;
 }
 
 /** Moves the status only if it is still `from` (a concurrent change loses instead of overwriting). */
-export function updateTransactionStatus(
+export async function updateTransactionStatus(
   db: Db,
   id: string,
   from: TransactionStatus,
   to: TransactionStatus,
   failureReason: string | null,
   at: string,
-): boolean {
+): Promise<boolean> {
   return (
-    db
-      .prepare('UPDATE transactions SET status = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?')
-      .run(to, failureReason, at, id, from).changes > 0
+    (await db.run('UPDATE transactions SET status = ?, failure_reason = ?, updated_at = ? WHERE id = ? AND status = ?', [
+      to,
+      failureReason,
+      at,
+      id,
+      from,
+    ])) > 0
   );
 }

@@ -3,7 +3,7 @@
  *
  * @module store/virtual-accounts
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 import type { VirtualAccountStatus } from '../verify/events.js';
 
 export interface VirtualAccount {
@@ -18,9 +18,10 @@ export interface VirtualAccount {
   updatedAt: string;
 }
 
-export function insertVirtualAccount(db: Db, v: VirtualAccount): void {
-  db.prepare(
+export async function insertVirtualAccount(db: Db, v: VirtualAccount): Promise<void> {
+  await db.run(
     `INSERT INTO virtual_accounts (id, org_id, identity_id, account_id, currency, status, failure_reason, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(v.id, v.orgId, v.identityId, v.accountId, v.currency, v.status, v.failureReason, v.createdAt, v.updatedAt);
+    [v.id, v.orgId, v.identityId, v.accountId, v.currency, v.status, v.failureReason, v.createdAt, v.updatedAt],
+  );
 }

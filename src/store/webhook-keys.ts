@@ -4,7 +4,7 @@
  *
  * @module store/webhook-keys
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 
 export interface WebhookKeyRow {
   id: string;
@@ -17,37 +17,37 @@ export interface WebhookKeyRow {
 
 const CURRENT = 'FROM webhook_keys WHERE org_id = ? AND retired_at IS NULL ORDER BY created_at DESC, id DESC LIMIT 1';
 
-export function currentKeyRow(db: Db, orgId: string): WebhookKeyRow | undefined {
-  return db.prepare(`SELECT * ${CURRENT}`).get(orgId) as WebhookKeyRow | undefined;
+export async function currentKeyRow(db: Db, orgId: string): Promise<WebhookKeyRow | undefined> {
+  return (await db.get(`SELECT * ${CURRENT}`, [orgId])) as WebhookKeyRow | undefined;
 }
 
 /** The id of the organization's current key: one seek, read before every pass of signing. */
-export function currentKeyId(db: Db, orgId: string): string | undefined {
-  return db.prepare(`SELECT id ${CURRENT}`).pluck().get(orgId) as string | undefined;
+export async function currentKeyId(db: Db, orgId: string): Promise<string | undefined> {
+  return (await db.value(`SELECT id ${CURRENT}`, [orgId])) as string | undefined;
 }
 
 /** The sealed private half of a key, by id. */
-export function sealedPrivateKey(db: Db, id: string): string | undefined {
-  return db.prepare('SELECT private_enc FROM webhook_keys WHERE id = ?').pluck().get(id) as string | undefined;
+export async function sealedPrivateKey(db: Db, id: string): Promise<string | undefined> {
+  return (await db.value('SELECT private_enc FROM webhook_keys WHERE id = ?', [id])) as string | undefined;
 }
 
 /** The organization's keys, retired ones included, by id (oldest first). */
-export function listWebhookKeys(db: Db, orgId: string): WebhookKeyRow[] {
-  return db.prepare('SELECT * FROM webhook_keys WHERE org_id = ? ORDER BY id').all(orgId) as WebhookKeyRow[];
+export async function listWebhookKeys(db: Db, orgId: string): Promise<WebhookKeyRow[]> {
+  return (await db.all('SELECT * FROM webhook_keys WHERE org_id = ? ORDER BY id', [orgId])) as WebhookKeyRow[];
 }
 
-export function insertWebhookKey(db: Db, row: WebhookKeyRow): void {
-  db.prepare('INSERT INTO webhook_keys (id, org_id, public_pem, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+export async function insertWebhookKey(db: Db, row: WebhookKeyRow): Promise<void> {
+  await db.run('INSERT INTO webhook_keys (id, org_id, public_pem, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)', [
     row.id,
     row.org_id,
     row.public_pem,
     row.private_enc,
     row.created_at,
     row.retired_at,
-  );
+  ]);
 }
 
 /** Retires every current key of the organization (a rotation, before its new key is inserted). */
-export function retireWebhookKeys(db: Db, orgId: string, at: string): void {
-  db.prepare('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL').run(at, orgId);
+export async function retireWebhookKeys(db: Db, orgId: string, at: string): Promise<void> {
+  await db.run('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL', [at, orgId]);
 }

@@ -5,7 +5,7 @@
  *
  * @module store/webhooks
  */
-import type { Db } from '../db/open.js';
+import type { Db } from '../db/database.js';
 
 export interface WebhookSettings {
   id: string;
@@ -49,45 +49,57 @@ export const toSettings = (w: WebhookRecord): WebhookSettings => ({
   updatedAt: w.updatedAt,
 });
 
-export function insertWebhook(db: Db, w: WebhookRecord): void {
-  db.prepare(
-    'INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)',
-  ).run(w.id, w.orgId, w.url, w.enabled ? 1 : 0, w.createdAt, w.updatedAt);
+export async function insertWebhook(db: Db, w: WebhookRecord): Promise<void> {
+  await db.run('INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)', [
+    w.id,
+    w.orgId,
+    w.url,
+    w.enabled ? 1 : 0,
+    w.createdAt,
+    w.updatedAt,
+  ]);
 }
 
 /** A live webhook of this organization (another organization's id is as good as unknown). */
-export function getWebhook(db: Db, orgId: string, id: string): WebhookRecord | undefined {
-  const row = db.prepare('SELECT * FROM webhooks WHERE org_id = ? AND id = ? AND deleted_at IS NULL').get(orgId, id) as Row | undefined;
+export async function getWebhook(db: Db, orgId: string, id: string): Promise<WebhookRecord | undefined> {
+  const row = (await db.get('SELECT * FROM webhooks WHERE org_id = ? AND id = ? AND deleted_at IS NULL', [orgId, id])) as Row | undefined;
   return row && toRecord(row);
 }
 
 /** Operator lookup, across organizations. */
-export function getWebhookById(db: Db, id: string): WebhookRecord | undefined {
-  const row = db.prepare('SELECT * FROM webhooks WHERE id = ? AND deleted_at IS NULL').get(id) as Row | undefined;
+export async function getWebhookById(db: Db, id: string): Promise<WebhookRecord | undefined> {
+  const row = (await db.get('SELECT * FROM webhooks WHERE id = ? AND deleted_at IS NULL', [id])) as Row | undefined;
   return row && toRecord(row);
 }
 
-export function listWebhooks(db: Db, orgId?: string): WebhookRecord[] {
+export async function listWebhooks(db: Db, orgId?: string): Promise<WebhookRecord[]> {
   const rows = orgId
-    ? db.prepare('SELECT * FROM webhooks WHERE org_id = ? AND deleted_at IS NULL ORDER BY id').all(orgId)
-    : db.prepare('SELECT * FROM webhooks WHERE deleted_at IS NULL ORDER BY id').all();
+    ? await db.all('SELECT * FROM webhooks WHERE org_id = ? AND deleted_at IS NULL ORDER BY id', [orgId])
+    : await db.all('SELECT * FROM webhooks WHERE deleted_at IS NULL ORDER BY id');
   return (rows as Row[]).map(toRecord);
 }
 
-export function updateWebhook(db: Db, id: string, url: string, enabled: boolean, disabledReason: string | null, updatedAt: string): void {
-  db.prepare('UPDATE webhooks SET url = ?, enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?').run(
+export async function updateWebhook(
+  db: Db,
+  id: string,
+  url: string,
+  enabled: boolean,
+  disabledReason: string | null,
+  updatedAt: string,
+): Promise<void> {
+  await db.run('UPDATE webhooks SET url = ?, enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', [
     url,
     enabled ? 1 : 0,
     disabledReason,
     updatedAt,
     id,
-  );
+  ]);
 }
 
-export function markWebhookDeleted(db: Db, id: string, at: string): void {
-  db.prepare('UPDATE webhooks SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ?').run(at, at, id);
+export async function markWebhookDeleted(db: Db, id: string, at: string): Promise<void> {
+  await db.run('UPDATE webhooks SET deleted_at = ?, enabled = 0, updated_at = ? WHERE id = ?', [at, at, id]);
 }
 
-export function countWebhooks(db: Db, orgId: string): number {
-  return (db.prepare('SELECT COUNT(*) AS n FROM webhooks WHERE org_id = ? AND deleted_at IS NULL').get(orgId) as { n: number }).n;
+export async function countWebhooks(db: Db, orgId: string): Promise<number> {
+  return ((await db.get('SELECT COUNT(*) AS n FROM webhooks WHERE org_id = ? AND deleted_at IS NULL', [orgId])) as { n: number }).n;
 }

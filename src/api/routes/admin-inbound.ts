@@ -51,7 +51,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     tags: ['admin', 'inbound'],
     auth: 'admin',
     responses: { 200: { description: 'mappings', schema: z.object({ data: z.array(mappingSchema) }) } },
-    handler: () => ({ body: { data: listMappings(ctx) } }),
+    handler: ({ ctx }) => ({ body: { data: listMappings(ctx) } }),
   });
 
   api.route({
@@ -70,7 +70,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
       404: { description: 'unknown organization' },
     },
     groupCommit: true,
-    handler: ({ params, body }) => ({ body: mapIca(ctx, params.ica, body.organizationId) }),
+    handler: ({ ctx, params, body }) => ({ body: mapIca(ctx, params.ica, body.organizationId) }),
   });
 
   api.route({
@@ -82,7 +82,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     params: icaParams,
     responses: { 204: { description: 'removed' }, 404: { description: 'no database mapping for this ica' } },
     groupCommit: true,
-    handler: ({ params }) => {
+    handler: ({ ctx, params }) => {
       unmapIca(ctx, params.ica);
       return { status: 204 };
     },
@@ -96,7 +96,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     query: listQuery,
     responses: { 200: { description: 'a page of notifications', schema: z.object({ data: z.array(eventView), hasMore: z.boolean() }) } },
-    handler: ({ query }) => {
+    handler: ({ ctx, query }) => {
       const rows = listInbound(ctx, {
         state: query.state,
         eventType: query.eventType,
@@ -120,6 +120,6 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
       409: { description: 'already decrypted, or its ica maps to no organization' },
     },
     groupCommit: true,
-    handler: ({ params }) => ({ body: retryInbound(ctx, { eventId: params.eventId }) }),
+    handler: ({ ctx, params }) => ({ body: retryInbound(ctx, { eventId: params.eventId }) }),
   });
 };

@@ -41,7 +41,7 @@ export const benchmarkSummaryRoutes: RouteModule = (api, { ctx, reads }) => {
       400: { description: 'invalid filter (field named)' },
       429: { description: 'the organization already has database.summariesPerOrganization summaries running (too_many_summaries)' },
     },
-    handler: async ({ query, auth }) => {
+    handler: async ({ ctx, query, auth }) => {
       const max = ctx.config.database.summariesPerOrganization;
       const now = running.get(auth.orgId) ?? 0;
       if (now >= max) {

@@ -128,7 +128,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
       401: { description: 'missing or invalid token' },
       429: { description: 'the client already has eventStream.maxStreamsPerClient streams open on this daemon' },
     },
-    handler: ({ query, auth, req, res, commit }) => {
+    handler: ({ ctx, query, auth, req, res, commit }) => {
       const header = req.get('last-event-id')?.trim();
       if (header && !EVENT_ID.test(header)) {
         throw badRequest('validation_failed', 'Last-Event-ID must be an event id', [

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { isMigrated } from '../../db/migrate.js';
 import type { RouteModule } from '../route.js';
 
-export const healthRoutes: RouteModule = (api, { ctx }) => {
+export const healthRoutes: RouteModule = (api) => {
   api.route({
     method: 'get',
     path: '/healthz',
@@ -21,21 +21,14 @@ export const healthRoutes: RouteModule = (api, { ctx }) => {
   api.route({
     method: 'get',
     path: '/readyz',
-    summary: 'Readiness: the database answers and is migrated',
+    summary: 'Readiness: the database answers and is migrated (503 while it cannot be reached)',
     tags: ['operations'],
     auth: 'none',
     responses: {
       200: { description: 'ready', schema: z.object({ status: z.literal('ready') }) },
       503: { description: 'not ready' },
     },
-    handler: () => {
-      let ready: boolean;
-      try {
-        ready = isMigrated(ctx.db);
-      } catch {
-        ready = false;
-      }
-      return ready ? { body: { status: 'ready' } } : { status: 503, body: { status: 'not ready' } };
-    },
+    handler: async ({ ctx }) =>
+      (await isMigrated(ctx.db)) ? { body: { status: 'ready' } } : { status: 503, body: { status: 'not ready' } },
   });
 };

@@ -44,7 +44,7 @@ function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProvide
           },
           ...providerErrors,
         },
-        handler: async ({ body, auth }) => ({ body: await putCompanyCredentials(ctx, auth.orgId, name, cfg, body) }),
+        handler: async ({ ctx, body, auth }) => ({ body: await putCompanyCredentials(ctx, auth.orgId, name, cfg, body) }),
       });
       return;
     case 'pfi-client-credentials':
@@ -53,7 +53,7 @@ function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProvide
         summary: `Connect the organization's PFI account at ${name} (client credentials)`,
         body: pfiClientCredentialsSchema,
         responses: { 200: { description: 'the organization PFI integration data', schema: pfiClientCredentialsSchema }, ...providerErrors },
-        handler: async ({ body, auth }) => ({
+        handler: async ({ ctx, body, auth }) => ({
           body: await putPfiClientCredentials(ctx, auth.orgId, name, cfg, body),
           headers: { 'Cache-Control': 'no-store' },
         }),
@@ -71,7 +71,7 @@ function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProvide
           },
           ...providerErrors,
         },
-        handler: async ({ body, auth }) => ({ status: 202, body: await putPartnerKey(ctx, auth.orgId, name, cfg, body) }),
+        handler: async ({ ctx, body, auth }) => ({ status: 202, body: await putPartnerKey(ctx, auth.orgId, name, cfg, body) }),
       });
       return;
   }

@@ -26,7 +26,7 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
     tags: ['refunds'],
     auth: 'bearer',
     responses: { 200: { description: 'RefundConfig or null', schema: refundConfigSchema } },
-    handler: ({ auth }) => ({ body: readRefundConfig(ctx, auth.orgId) }),
+    handler: ({ ctx, auth }) => ({ body: readRefundConfig(ctx, auth.orgId) }),
   });
 
   api.route({
@@ -43,7 +43,7 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
       400: { description: 'invalid destination (field named)' },
     },
     groupCommit: true,
-    handler: ({ body, auth }) => {
+    handler: ({ ctx, body, auth }) => {
       const { replannedPlans: _plans, ...config } = setRefundConfig(ctx, auth.orgId, body);
       return { body: config };
     },
@@ -59,7 +59,7 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     responses: { 200: { description: 'the RefundConfig', schema: refundConfigSchema }, 404: { description: 'no default is set' } },
     groupCommit: true,
-    handler: ({ auth }) => {
+    handler: ({ ctx, auth }) => {
       const { dispatchedPlans: _plans, ...config } = reconfirmRefundConfig(ctx, auth.orgId);
       return { body: config };
     },

@@ -54,7 +54,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 200: { description: 'the current key', schema: publicKey }, 404: { description: 'no key yet: register a webhook first' } },
-    handler: ({ auth }) => ({ body: getPublicKey(ctx, auth.orgId) }),
+    handler: ({ ctx, auth }) => ({ body: getPublicKey(ctx, auth.orgId) }),
   });
   api.route({
     method: 'post',
@@ -64,7 +64,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 201: { description: 'the new key', schema: publicKey } },
-    handler: async ({ auth, commit }) => ({ status: 201, body: await rotatePublicKey(ctx, auth.orgId, commit) }),
+    handler: async ({ ctx, auth, commit }) => ({ status: 201, body: await rotatePublicKey(ctx, auth.orgId, commit) }),
   });
   api.route({
     method: 'post',
@@ -79,7 +79,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
       400: { description: 'url refused (names body.url)' },
       409: { description: 'the organization has webhooks.maxPerOrganization webhooks already (webhook_limit_reached)' },
     },
-    handler: async ({ auth, body, commit }) => ({ status: 201, body: toSettings(await createWebhook(ctx, auth.orgId, body, commit)) }),
+    handler: async ({ ctx, auth, body, commit }) => ({ status: 201, body: toSettings(await createWebhook(ctx, auth.orgId, body, commit)) }),
   });
   api.route({
     method: 'get',
@@ -88,7 +88,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 200: { description: 'the list', schema: z.array(settings) } },
-    handler: ({ auth }) => ({ body: listWebhookSettings(ctx, auth.orgId).map(toSettings) }),
+    handler: ({ ctx, auth }) => ({ body: listWebhookSettings(ctx, auth.orgId).map(toSettings) }),
   });
   api.route({
     method: 'get',
@@ -98,7 +98,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     params: idParams,
     responses: { 200: { description: 'the webhook', schema: settings }, 404: { description: "unknown id or another organization's" } },
-    handler: ({ auth, params }) => ({ body: toSettings(getWebhookSettings(ctx, auth.orgId, params.id)) }),
+    handler: ({ ctx, auth, params }) => ({ body: toSettings(getWebhookSettings(ctx, auth.orgId, params.id)) }),
   });
   api.route({
     method: 'patch',
@@ -114,7 +114,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
       404: { description: "unknown id or another organization's" },
     },
     groupCommit: true,
-    handler: ({ auth, params, body }) => ({ body: toSettings(updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
+    handler: ({ ctx, auth, params, body }) => ({ body: toSettings(updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
   });
   api.route({
     method: 'delete',
@@ -125,7 +125,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     params: idParams,
     responses: { 204: { description: 'deleted' }, 404: { description: "unknown id or another organization's" } },
     groupCommit: true,
-    handler: ({ auth, params }) => {
+    handler: ({ ctx, auth, params }) => {
       deleteWebhook(ctx, auth.orgId, params.id);
       return { status: 204 };
     },

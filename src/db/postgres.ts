@@ -1,0 +1,269 @@
+/**
+ * The Database interface over a PostgreSQL connection pool (node-postgres): the engine for more
+ * than one host. Statements outside a transaction take any pooled connection; a transaction holds
+ * one from BEGIN to COMMIT. `?` placeholders become `$1…$n`, BIGINT columns (instants in
+ * milliseconds, counts) arrive as numbers, and a connection lost while idle is dropped from the
+ * pool, so a database that restarts is reconnected to by the next statement.
+ *
+ * @module db/postgres
+ */
+import pg from 'pg';
+import { DatabaseOpenError, type Database, type Db, type Dialect, type Outcome, type Sql, type SqlParams, type TransactionOptions } from './database.js';
+
+/** The URL as logs and messages show it: without its password. */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(unparsable url)';
+  }
+}
+
+/** Why a connection could not be made or used, in words, by the error's code. */
+const CONNECT_FAILURES: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused (is PostgreSQL running, on that host and port?)',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now',
+  ETIMEDOUT: 'the connection timed out',
+  EHOSTUNREACH: 'the host cannot be reached',
+  '28P01': 'the password was refused',
+  '28000': 'the login was refused',
+  '3D000': 'the database does not exist',
+  '42501': 'the user lacks a privilege borderd needs',
+};
+
+/**
+ * A failure to connect (or to log in) as the one line an operator acts on, naming the setting; any
+ * other error is undefined, and goes on as it is.
+ */
+export function connectFailure(err: unknown, location: string): Error | undefined {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = String(e?.code ?? '');
+  let why = CONNECT_FAILURES[code];
+  if (why === undefined && /timeout exceeded when trying to connect|Connection terminated/i.test(String(e?.message))) why = 'no answer in time';
+  if (why === undefined && /SSL|certificate|self.signed/i.test(String(e?.message))) why = `TLS failed: ${String(e?.message)}`;
+  if (why === undefined) return undefined;
+  return new DatabaseOpenError(`cannot use the database ${location}: ${why} (database.url)`);
+}
+
+/** `?` placeholders as PostgreSQL's `$n`, outside quoted text; each SQL text is translated once. */
+const translated = new Map<string, string>();
+
+export function toPostgresText(sql: Sql): string {
+  const text = typeof sql === 'string' ? sql : sql.postgres;
+  let out = translated.get(text);
+  if (out !== undefined) return out;
+  let n = 0;
+  out = '';
+  let quote: string | undefined;
+  for (const ch of text) {
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else out += ch === '?' ? `$${++n}` : ch;
+  }
+  translated.set(text, out);
+  return out;
+}
+
+/** Values as node-postgres sends them: booleans become the 0/1 the schema stores. */
+const paramsOf = (params: SqlParams): unknown[] => params.map((p) => (typeof p === 'boolean' ? (p ? 1 : 0) : p));
+
+/** BIGINT (instants in ms, counts) as numbers: every such value borderd stores is far below 2^53. */
+const types = new pg.TypeOverrides();
+types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
+
+type Client = pg.PoolClient | pg.Pool;
+
+async function all<T>(client: Client, sql: Sql, params: SqlParams): Promise<T[]> {
+  return (await client.query({ text: toPostgresText(sql), values: paramsOf(params) })).rows as T[];
+}
+
+async function firstValue<T>(client: Client, sql: Sql, params: SqlParams): Promise<T[]> {
+  const res = await client.query({ text: toPostgresText(sql), values: paramsOf(params), rowMode: 'array' });
+  return (res.rows as unknown[][]).map((r) => r[0] as T);
+}
+
+class PostgresTransaction implements Db {
+  readonly dialect: Dialect = 'postgres';
+  readonly inTransaction = true;
+  #ended = false;
+  #savepoints = 0;
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  end(): void {
+    this.#ended = true;
+  }
+
+  get open(): boolean {
+    return !this.#ended;
+  }
+
+  #use(): pg.PoolClient {
+    if (this.#ended) throw new Error('a transaction handle was used after its transaction ended');
+    return this.client;
+  }
+
+  all<T>(sql: Sql, params: SqlParams = []): Promise<T[]> {
+    return all<T>(this.#use(), sql, params);
+  }
+  async get<T>(sql: Sql, params: SqlParams = []): Promise<T | undefined> {
+    return (await all<T>(this.#use(), sql, params))[0];
+  }
+  async value<T>(sql: Sql, params: SqlParams = []): Promise<T | undefined> {
+    return (await firstValue<T>(this.#use(), sql, params))[0];
+  }
+  column<T>(sql: Sql, params: SqlParams = []): Promise<T[]> {
+    return firstValue<T>(this.#use(), sql, params);
+  }
+  async run(sql: Sql, params: SqlParams = []): Promise<number> {
+    return (await this.#use().query({ text: toPostgresText(sql), values: paramsOf(params) })).rowCount ?? 0;
+  }
+  async exec(sql: string): Promise<void> {
+    await this.#use().query(sql);
+  }
+
+  async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    const outcome = await this.savepoint(fn);
+    if (!outcome.ok) throw outcome.err;
+    return outcome.value;
+  }
+
+  async tryTransaction<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
+    return { ok: true, value: await this.transaction(fn) };
+  }
+
+  snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    return fn(this);
+  }
+
+  async savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
+    const client = this.#use();
+    const name = `sp${++this.#savepoints}`;
+    await client.query(`SAVEPOINT ${name}`);
+    const inner = new PostgresTransaction(client);
+    try {
+      const value = await fn(inner);
+      await client.query(`RELEASE SAVEPOINT ${name}`);
+      return { ok: true, value };
+    } catch (err) {
+      // A statement error leaves the transaction usable once rolled back to the savepoint; a lost
+      // connection does not: then the error is thrown, and the whole transaction with it.
+      try {
+        await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      } catch {
+        throw err;
+      }
+      return { ok: false, err };
+    } finally {
+      inner.end();
+    }
+  }
+}
+
+export interface PostgresOptions extends pg.PoolConfig {
+  /** Called with an error of an idle pooled connection (the server restarted, a network cut): the pool drops that connection. */
+  onIdleError?: (err: Error) => void;
+}
+
+export class PostgresDatabase implements Database {
+  readonly dialect: Dialect = 'postgres';
+  readonly inTransaction = false;
+  readonly pool: pg.Pool;
+  #open = true;
+
+  constructor(
+    readonly location: string,
+    { onIdleError, ...config }: PostgresOptions,
+  ) {
+    this.pool = new pg.Pool({ ...config, types });
+    // Without a listener, an idle connection's error would end the process.
+    this.pool.on('error', (err) => onIdleError?.(err));
+  }
+
+  get open(): boolean {
+    return this.#open;
+  }
+
+  all<T>(sql: Sql, params: SqlParams = []): Promise<T[]> {
+    return all<T>(this.pool, sql, params);
+  }
+  async get<T>(sql: Sql, params: SqlParams = []): Promise<T | undefined> {
+    return (await all<T>(this.pool, sql, params))[0];
+  }
+  async value<T>(sql: Sql, params: SqlParams = []): Promise<T | undefined> {
+    return (await firstValue<T>(this.pool, sql, params))[0];
+  }
+  column<T>(sql: Sql, params: SqlParams = []): Promise<T[]> {
+    return firstValue<T>(this.pool, sql, params);
+  }
+  async run(sql: Sql, params: SqlParams = []): Promise<number> {
+    return (await this.pool.query({ text: toPostgresText(sql), values: paramsOf(params) })).rowCount ?? 0;
+  }
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+    // Bookkeeping may be lost to a crash of the server: it commits without waiting for its WAL flush.
+    return this.#run(fn, 'BEGIN', opts.durability === 'bookkeeping' ? 'SET LOCAL synchronous_commit TO off' : undefined);
+  }
+
+  async #run<T>(fn: (tx: Db) => Promise<T>, begin: string, setting?: string): Promise<T> {
+    const client = await this.pool.connect();
+    const tx = new PostgresTransaction(client);
+    let broken: Error | undefined;
+    try {
+      await client.query(begin);
+      if (setting) await client.query(setting);
+      const value = await fn(tx);
+      await client.query('COMMIT');
+      return value;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch (rollback) {
+        // The connection is gone: it must not go back to the pool.
+        broken = rollback as Error;
+      }
+      throw err;
+    } finally {
+      tx.end();
+      client.release(broken);
+    }
+  }
+
+  async tryTransaction<T>(fn: (tx: Db) => Promise<T>, opts?: TransactionOptions): Promise<Outcome<T>> {
+    return { ok: true, value: await this.transaction(fn, opts) };
+  }
+
+  savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
+    return this.transaction((tx) => tx.savepoint(fn));
+  }
+
+  /** REPEATABLE READ: every statement of `fn` sees the snapshot taken by its first. */
+  snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+    return this.#run(fn, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.#open) return;
+    this.#open = false;
+    await this.pool.end();
+  }
+}
