@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/open.js';
-import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { EventSignatures } from '../../src/delivery/event-signatures.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { ensureSigningKey, Signer } from '../../src/delivery/signing-keys.js';
