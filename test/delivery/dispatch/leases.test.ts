@@ -3,11 +3,14 @@
  * are renewed while they wait, on a timer of their own, and checked again before they are sent.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { CLAIM_ROUNDS } from '../../../src/delivery/dispatch/claim-shares.js';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
+import { Leases } from '../../../src/delivery/dispatch/leases.js';
+import { disableWebhook } from '../../../src/services/webhooks.js';
 import { claimDue, deliveryLease, getDelivery, leasedDeliveries, listDeliveries, renewLeases } from '../../../src/store/deliveries.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
 import { makeContext, type TestContext } from '../../support/context.js';
-import { holdAnswers, newTx, setup, whileDispatching } from './support.js';
+import { claimedJobs, holdAnswers, newTx, setup, whileDispatching } from './support.js';
 
 describe('leases', () => {
   it('never sends a leased attempt twice; an expired lease (crash mid-send) is claimable again', async () => {
@@ -159,5 +162,90 @@ describe('lease renewal on its own timer', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('the lease keeper', () => {
+  it('leases for at least the wait of the last claim round and its own send, plus a margin', () => {
+    const lease = (leaseMs: number, timeoutMs: number) =>
+      new Leases(makeContext({ 'delivery.leaseMs': leaseMs, 'delivery.timeoutMs': timeoutMs }), 'me').ms;
+    expect(lease(1, 5_000)).toBe((CLAIM_ROUNDS + 1) * 5_000 + 5_000);
+    expect(lease(90_000, 5_000)).toBe(90_000);
+  });
+
+  it('holds each claimed row until its job is over', () => {
+    const leases = new Leases(makeContext(), 'me');
+    leases.hold('wh_a', [{ id: 'd1' }, { id: 'd2' }]);
+    leases.hold('wh_b', [{ id: 'd3' }]);
+    expect([leases.heldIds('wh_a'), leases.heldIds('wh_b'), leases.heldIds('wh_c'), leases.holding]).toEqual([['d1', 'd2'], ['d3'], [], 3]);
+    leases.letGo('wh_a', 'd1');
+    leases.letGo('wh_b', 'd3');
+    leases.letGo('wh_c', 'd9');
+    expect([leases.heldIds('wh_a'), leases.heldIds('wh_b'), leases.holding]).toEqual([['d2'], [], 1]);
+  });
+
+  it('renews the leases of the rows it holds, and only those, at most every third of a lease', async () => {
+    const { ctx, webhook, rows } = await claimedJobs(3, 'me');
+    const leases = new Leases(ctx, 'me');
+    const until = () => rows.map((r) => deliveryLease(ctx.db, r.id)!.leaseUntil);
+    const claimedUntil = until();
+    leases.hold(webhook.id, rows.slice(0, 2));
+    ctx.clock.advance(1_000);
+    leases.renew();
+    const renewedAt = ctx.clock.now();
+    expect(until()).toEqual([renewedAt + leases.ms, renewedAt + leases.ms, claimedUntil[2]]);
+    ctx.clock.advance(leases.ms / 3 - 1);
+    leases.renew();
+    expect(until()).toEqual([renewedAt + leases.ms, renewedAt + leases.ms, claimedUntil[2]]);
+    ctx.clock.advance(1);
+    leases.renew();
+    expect(until()).toEqual([ctx.clock.now() + leases.ms, ctx.clock.now() + leases.ms, claimedUntil[2]]);
+  });
+
+  it('before a send: the row’s target while it is ours and due, with a lease long enough for the send', async () => {
+    const { ctx, webhook, rows, jobs } = await claimedJobs(2, 'me');
+    const leases = new Leases(ctx, 'me');
+    expect(leases.beforeSend(jobs[0]!, false)).toEqual({ url: webhook.url, keyRetired: false, nextAttemptAt: rows[0]!.nextAttemptAt });
+    // A lease too short for the send is renewed first, when the row is still ours.
+    expect(renewLeases(ctx.db, 'me', [rows[1]!.id], ctx.clock.now() + ctx.config.delivery.timeoutMs)).toBe(1);
+    expect(leases.beforeSend(jobs[1]!, false)).toMatchObject({ url: webhook.url });
+    expect(deliveryLease(ctx.db, rows[1]!.id)!.leaseUntil).toBe(ctx.clock.now() + leases.ms);
+  });
+
+  it('before a send: gone when another process took the row, which stays theirs', async () => {
+    const { ctx, webhook, rows, jobs } = await claimedJobs(1, 'me');
+    const later = ctx.clock.now() + 10 * 60_000;
+    expect(claimDue(ctx.db, webhook.id, 'other', later, later + 60_000, 1)).toHaveLength(1);
+    expect(new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('gone');
+    expect(deliveryLease(ctx.db, rows[0]!.id)!.claimedBy).toBe('other');
+    expect(ctx.logs.lines.filter((l) => l.msg === 'delivery not sent: its webhook or row changed while it waited')).toHaveLength(1);
+  });
+
+  it('before a send: gone, its lease given back, when its webhook was disabled or a result that ends it is not recorded yet', async () => {
+    const { ctx, webhook, rows, jobs } = await claimedJobs(2, 'me');
+    const leases = new Leases(ctx, 'me');
+    // The database still says enabled and due; the webhook is ending.
+    expect(leases.beforeSend(jobs[0]!, true)).toBe('gone');
+    expect(deliveryLease(ctx.db, rows[0]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
+    disableWebhook(ctx, webhook.id);
+    expect(leases.beforeSend(jobs[1]!, false)).toBe('gone');
+    expect(deliveryLease(ctx.db, rows[1]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
+  });
+
+  it('before a send: unread when the check itself fails, and the row goes as claimed', async () => {
+    const { ctx, jobs } = await claimedJobs(1, 'me');
+    ctx.db.close();
+    expect(new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('unread');
+    expect(ctx.logs.lines.some((l) => l.msg === 'delivery target check failed')).toBe(true);
+  });
+
+  it('gives every lease it holds back at a stop, and no other process’s', async () => {
+    const { ctx, webhook, rows } = await claimedJobs(2, 'me');
+    newTx(ctx, webhook.orgId);
+    const now = ctx.clock.now();
+    const [theirs] = claimDue(ctx.db, webhook.id, 'other', now, now + 60_000, 1);
+    new Leases(ctx, 'me').releaseAll();
+    expect(leasedDeliveries(ctx.db).map((d) => [d.id, d.claimedBy])).toEqual([[theirs!.id, 'other']]);
+    expect(rows.map((r) => deliveryLease(ctx.db, r.id)!.claimedBy)).toEqual([null, null]);
   });
 });

@@ -8,8 +8,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
+import type { Job } from '../../../src/delivery/dispatch/job.js';
 import { createTransaction } from '../../../src/services/transactions.js';
-import { deliveryLease, getDelivery } from '../../../src/store/deliveries.js';
+import { claimDue, deliveryLease, dueWebhooks, getDelivery, type ClaimedDelivery, type DueWebhook } from '../../../src/store/deliveries.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
 import { publicKeys } from '../../../src/store/webhook-keys.js';
 import { makeApi, makeContext, makeOrg, tempDir, type TestContext } from '../../support/context.js';
@@ -118,3 +119,34 @@ export function holdAnswers(receiver: Awaited<ReturnType<typeof startReceiver>>)
 
 export const newTx = (ctx: TestContext, orgId: string) =>
   createTransaction(ctx, { orgId, type: 'Deposit', amount: '125.50', currency: 'USD' });
+
+/** A claimed row as a job, with the given body and no key yet; what it is signed with is up to the test. */
+export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, body = '{}'): Job {
+  let resolve!: () => void;
+  const done = new Promise<void>((r) => (resolve = r));
+  return {
+    done,
+    resolve,
+    id: row.id,
+    eventId: row.eventId,
+    webhook,
+    attempts: row.attempts,
+    step: row.step,
+    nextAttemptAt: row.nextAttemptAt,
+    eventType: 'Transaction_Created',
+    body,
+    keyId: null,
+    signature: Promise.resolve(''),
+  };
+}
+
+/** `n` due rows of the setup's webhook, claimed now by `owner` for a minute, and the jobs that would send them. */
+export async function claimedJobs(n: number, owner: string, overrides: Record<string, unknown> = {}) {
+  const s = await setup(overrides);
+  for (let i = 0; i < n; i++) newTx(s.ctx, s.org.org.id);
+  const now = s.ctx.clock.now();
+  const [webhook] = dueWebhooks(s.ctx.db, now);
+  const rows = claimDue(s.ctx.db, webhook!.id, owner, now, now + 60_000, n);
+  expect(rows).toHaveLength(n);
+  return { ...s, webhook: webhook!, rows, jobs: rows.map((r) => jobOf(r, webhook!)) };
+}
