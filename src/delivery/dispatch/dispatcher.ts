@@ -38,7 +38,7 @@ export interface DispatcherOptions {
 /** Counters of one dispatcher, for tests and tools. */
 export interface DispatcherStats {
   claimed: number;
-  /** Signatures this dispatcher had made (node:crypto sign calls), across every organization and key. */
+  /** Signatures this dispatcher has made (node:crypto sign calls), across every organization and key. */
   signatures: number;
 }
 
