@@ -13,7 +13,7 @@ import { inlineReads, workerReads, type Reads } from './db/read-pool.js';
 import { readQueries, readQueriesModule, type OffloadedReads } from './services/offloaded-reads.js';
 import { resolveAdminToken } from './security/admin-token.js';
 import { TokenService } from './services/tokens.js';
-import { Dispatcher } from './delivery/dispatcher.js';
+import { Dispatcher } from './delivery/dispatch/dispatcher.js';
 import { EventSignatures } from './delivery/event-signatures.js';
 import { eventStreamCloser } from './api/routes/event-stream.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';

@@ -401,3 +401,40 @@ export async function webhookHealth(db: Db, webhookId: string): Promise<WebhookH
   }
   return { lastSuccessAt: last.at, failuresInARow: failures, pending: pending.n };
 }
+
+/** Who holds a row's lease and until when; both null when nobody does. */
+export interface DeliveryLease {
+  claimedBy: string | null;
+  leaseUntil: number | null;
+}
+
+/** A row's lease; undefined when there is no such row. */
+export function deliveryLease(db: Db, id: string): DeliveryLease | undefined {
+  return db.prepare('SELECT claimed_by AS claimedBy, lease_until AS leaseUntil FROM deliveries WHERE id = ?').get(id) as
+    DeliveryLease | undefined;
+}
+
+/** A row under a lease now. */
+export interface LeasedDelivery {
+  id: string;
+  orgId: string;
+  webhookId: string;
+  state: DeliveryState;
+  claimedBy: string;
+  leaseUntil: number;
+}
+
+/** Every row under a lease now, whoever holds it, in id order. */
+export function leasedDeliveries(db: Db): LeasedDelivery[] {
+  return db
+    .prepare(
+      `SELECT id, org_id AS orgId, webhook_id AS webhookId, state, claimed_by AS claimedBy, lease_until AS leaseUntil
+       FROM deliveries WHERE claimed_by IS NOT NULL ORDER BY id`,
+    )
+    .all() as LeasedDelivery[];
+}
+
+/** Deletes one delivery that has no attempts recorded (its attempts would keep it). */
+export function deleteDelivery(db: Db, id: string): void {
+  db.prepare('DELETE FROM deliveries WHERE id = ?').run(id);
+}

@@ -51,3 +51,13 @@ export async function insertWebhookKey(db: Db, row: WebhookKeyRow): Promise<void
 export async function retireWebhookKeys(db: Db, orgId: string, at: string): Promise<void> {
   await db.run('UPDATE webhook_keys SET retired_at = ? WHERE org_id = ? AND retired_at IS NULL', [at, orgId]);
 }
+
+/** Every key's public half, retired ones included: what a signature made with any of them is checked against. */
+export function publicKeys(db: Db): { id: string; publicPem: string }[] {
+  return db.prepare('SELECT id, public_pem AS publicPem FROM webhook_keys ORDER BY id').all() as { id: string; publicPem: string }[];
+}
+
+/** Replaces a key's sealed private half. */
+export function replaceSealedPrivateKey(db: Db, id: string, sealed: string): void {
+  db.prepare('UPDATE webhook_keys SET private_enc = ? WHERE id = ?').run(sealed, id);
+}

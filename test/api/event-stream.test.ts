@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createContext } from '../../src/create-context.js';
-import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { emitEvent } from '../../src/services/outbox.js';

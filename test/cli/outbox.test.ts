@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createWebhook } from '../../src/services/webhooks.js';
 import { listDeliveries } from '../../src/store/deliveries.js';

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { decryptDue } from '../../src/inbound/decryption.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
 import { pruneOutbox } from '../../src/jobs/retention.js';

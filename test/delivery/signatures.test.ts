@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Dispatcher } from '../../src/delivery/dispatcher.js';
+import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { EventSignatures } from '../../src/delivery/event-signatures.js';
 import { Signer } from '../../src/delivery/signing-keys.js';
 import { createOrganization } from '../../src/services/organizations.js';

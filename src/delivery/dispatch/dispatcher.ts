@@ -1,0 +1,355 @@
+/**
+ * The delivery worker: starts and stops, runs passes (claim what is due, hand it to the send
+ * slots), and takes each claimed job through its stages (signed and checked, sent, recorded). What
+ * each stage decides lives in its own part of this folder; this file only orders them.
+ *
+ * @module delivery/dispatch/dispatcher
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { AppContext } from '../../context.js';
+import { bookkeeping, tryWriteNow } from '../../db/open.js';
+import type { RetryPolicy } from '../../domain/retry-schedule.js';
+import { claimDue, dueWebhooks } from '../../store/deliveries.js';
+import { VERSION } from '../../version.js';
+import type { Worker } from '../../worker.js';
+import { EventSignatures } from '../event-signatures.js';
+import { claimCapacity, ClaimPlanner } from './claim-shares.js';
+import { EndpointPools } from './endpoint-pools.js';
+import { signingFailed, type Job, type SendResult } from './job.js';
+import { Leases } from './leases.js';
+import { endsWebhook, Recorder } from './record.js';
+import { Sender } from './send.js';
+import { SendSlots } from './send-slots.js';
+import { Signing } from './signing.js';
+import { UnansweredEndpoints } from './unanswered.js';
+
+export interface DispatcherOptions {
+  /** [0, 1) source for retry jitter; tests pass a constant. */
+  random?: () => number;
+  /** Lease owner id; defaults to host:pid:random. */
+  owner?: string;
+  /** Event bodies kept in memory between passes (2,000); tests make it small. */
+  bodyCacheSize?: number;
+  /** The process's event signatures, shared with its event streams; a dispatcher without one has its own. */
+  signatures?: EventSignatures;
+}
+
+/** Counters of one dispatcher, for tests and tools. */
+export interface DispatcherStats {
+  claimed: number;
+  /** Signatures this dispatcher has made (node:crypto sign calls), across every organization and key. */
+  signatures: number;
+}
+
+/**
+ * Sends due deliveries. A pass costs what it claims, not the backlog: it lists the enabled webhooks
+ * that have a due row (one index probe each), leases up to each webhook's free claim capacity in ONE
+ * write transaction (claim-shares.ts), reads the bodies of the claimed events once and signs each
+ * (event, key) once (signing.ts), and queues the jobs for their send slots (send-slots.ts). Passes
+ * are coalesced: a commit signal, the poll timer and finished sends only request one, and at most
+ * one runs per turn of the loop. Results are recorded in batches (record.ts).
+ *
+ * A crash leaves leased rows that become claimable when the lease ends; a clean stop waits for
+ * in-flight sends and releases what is left.
+ */
+export class Dispatcher implements Worker {
+  readonly name = 'dispatcher';
+  readonly owner: string;
+  readonly #ctx: AppContext;
+  readonly #policy: RetryPolicy;
+  readonly #planner = new ClaimPlanner();
+  readonly #unanswered: UnansweredEndpoints;
+  readonly #slots: SendSlots<Job>;
+  readonly #leases: Leases;
+  readonly #pools: EndpointPools;
+  readonly #sender: Sender;
+  readonly #signing: Signing;
+  readonly #recorder: Recorder;
+  /** Claimed jobs whose result is not recorded yet (queued, sending, or waiting to be written). */
+  readonly #inflight = new Set<Promise<void>>();
+  #claimed = 0;
+  #passScheduled = false;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+  /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
+  #started = false;
+  #unlisten: (() => void) | undefined;
+  readonly #wake = () => this.#schedulePass();
+  readonly #tick = () => {
+    this.#pools.closeIdle();
+    // A webhook with no pool (closed as idle, or never made: a refused target) and nothing in hand.
+    this.#unanswered.forget(this.#idle);
+    this.#leases.renew();
+    this.#schedulePass();
+  };
+  readonly #idle = (webhookId: string) => !this.#pools.has(webhookId) && !this.#slots.holds(webhookId);
+  readonly #slotsOf = (webhookId: string) => this.#unanswered.slotsOf(webhookId);
+  readonly #startJob = (job: Job) => this.#start(job);
+
+  constructor(ctx: AppContext, opts: DispatcherOptions = {}) {
+    this.#ctx = ctx;
+    const signatures = opts.signatures ?? new EventSignatures(ctx);
+    const d = ctx.config.delivery;
+    this.#policy = { scheduleSeconds: d.retryScheduleSeconds, jitter: d.jitter };
+    this.owner = opts.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.#unanswered = new UnansweredEndpoints(ctx.db, d);
+    this.#slots = new SendSlots(d, this.#slotsOf);
+    this.#leases = new Leases(ctx, this.owner);
+    this.#pools = new EndpointPools(ctx.config);
+    this.#sender = new Sender(this.#pools, d);
+    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize);
+    this.#recorder = new Recorder(ctx, {
+      owner: this.owner,
+      policy: this.#policy,
+      random: opts.random ?? Math.random,
+      signatures,
+      ended: (webhookId) => this.#slots.endingOver(webhookId),
+    });
+  }
+
+  start(): void {
+    this.#started = true;
+    this.#unlisten = this.#ctx.signals.outbox.listen(this.#wake);
+    this.#timer = setInterval(this.#tick, this.#ctx.config.delivery.pollIntervalMs);
+    this.#timer.unref();
+    this.#leases.startRenewing();
+    this.#schedulePass();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#recorder.stopping();
+    this.#unlisten?.();
+    if (this.#timer) clearInterval(this.#timer);
+    this.#leases.stopRenewing();
+    // Claimed but not sent yet: dropped (not an attempt); releaseAll below gives them back.
+    for (const job of this.#slots.dropQueued()) {
+      this.#inflight.delete(job.done);
+      job.resolve();
+    }
+    // Sends in flight may finish within the grace; what is still out then is abandoned unrecorded
+    // (its outcome is unknown) and its lease given back, so the next process sends it again at once.
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<void>((resolve) => (graceTimer = setTimeout(resolve, this.#ctx.config.server.shutdownGraceMs)));
+    await Promise.race([this.drain(), graceOver]);
+    clearTimeout(graceTimer);
+    if (this.#inflight.size) this.#sender.cutOffAll();
+    await this.drain();
+    this.#leases.releaseAll();
+    await this.#pools.closeAll();
+  }
+
+  /** Waits for every send in flight and the recording of its result. */
+  async drain(): Promise<void> {
+    while (this.#inflight.size) await Promise.allSettled([...this.#inflight]);
+  }
+
+  stats(): DispatcherStats {
+    return { claimed: this.#claimed, signatures: this.#signing.made };
+  }
+
+  /** How many sends of this webhook are in flight now (for tests and tools). */
+  sendingTo(webhookId: string): number {
+    return this.#slots.sendingTo(webhookId);
+  }
+
+  /** How many webhooks this process keeps state for (for tests and tools). */
+  get webhooksTracked(): number {
+    return this.#unanswered.tracked;
+  }
+
+  /** One pass for tests and tools: claims what is due now, sends it, and waits for those results. Returns how many were sent. */
+  async runOnce(): Promise<number> {
+    const started = this.#pass();
+    await Promise.allSettled(started);
+    return started.length;
+  }
+
+  #schedulePass(): void {
+    if (this.#stopped || this.#passScheduled) return;
+    this.#passScheduled = true;
+    setImmediate(() => {
+      this.#passScheduled = false;
+      if (this.#stopped) return;
+      try {
+        // Each started row's promise is the recording of its result, which #start already handles.
+        void this.#pass();
+      } catch (err) {
+        this.#ctx.log.error({ err }, 'dispatcher pass failed');
+      }
+    });
+  }
+
+  /** Claims a webhook may hold: CLAIM_ROUNDS of the send slots it may use now. */
+  #claimsOf(webhookId: string): number {
+    return claimCapacity(this.#unanswered.slotsOf(webhookId));
+  }
+
+  /**
+   * Claims up to the free claim capacity, then starts what the send slots allow. Synchronous up to
+   * the sends; returns one promise per claimed row, resolved when its result is recorded.
+   */
+  #pass(): Promise<void>[] {
+    const budget = claimCapacity(this.#ctx.config.delivery.concurrency);
+    const db = this.#ctx.db;
+    const now = this.#ctx.clock.now();
+    const leaseUntil = now + this.#leases.ms;
+    const slots = this.#slots;
+    const due = dueWebhooks(db, now).filter((w) => (this.#unanswered.firstSight(w.id), slots.claimedBy(w.id) < this.#claimsOf(w.id)));
+    if (due.length === 0) return [];
+    // Every claim taken by the one organization that has work: no share to give, no transaction to open.
+    if (slots.claimed >= budget && slots.organizations === 1 && due.every((w) => slots.holdsFor(w.orgId))) return [];
+    const byOrg = this.#planner.plan(due);
+    // Not while another process holds the write lock: the next tick or finished send tries again,
+    // and meanwhile the event loop serves requests and sends instead of waiting in SQLite.
+    const attempt = bookkeeping(db, () =>
+      tryWriteNow(db, () =>
+        this.#planner.claim(
+          byOrg,
+          slots.claimsByOrg(),
+          budget,
+          (webhookId) => this.#claimsOf(webhookId) - slots.claimedBy(webhookId),
+          (webhook, limit) => claimDue(db, webhook.id, this.owner, now, leaseUntil, limit, this.#leases.heldIds(webhook.id)),
+        ),
+      ),
+    );
+    if (!attempt.ok) return [];
+    const claimed = attempt.value;
+    if (claimed.length === 0) return [];
+
+    const bodies = this.#signing.bodiesOf(claimed);
+    const keys = this.#signing.keysOf(claimed);
+    const started: Promise<void>[] = [];
+    for (const { webhook, rows } of claimed) {
+      const key = keys.get(webhook.orgId)!;
+      this.#leases.hold(webhook.id, rows);
+      for (const row of rows) {
+        const event = bodies.get(row.eventId);
+        let settle!: () => void;
+        const done = new Promise<void>((r) => (settle = r));
+        // The row may be claimed again the moment its job is over: at once, not a microtask later.
+        const resolve = () => {
+          this.#leases.letGo(webhook.id, row.id);
+          settle();
+        };
+        const job: Job = {
+          done,
+          resolve,
+          id: row.id,
+          eventId: row.eventId,
+          webhook,
+          attempts: row.attempts,
+          step: row.step,
+          nextAttemptAt: row.nextAttemptAt,
+          eventType: event?.type ?? '',
+          body: event?.body ?? '',
+          keyId: key instanceof Error ? null : key.keyId,
+          signature: this.#signing.signatureFor(row.eventId, key, event),
+        };
+        job.signature.catch(() => undefined); // handled where the job awaits it
+        this.#inflight.add(done);
+        slots.queue(job);
+        started.push(done);
+      }
+    }
+    this.#claimed += started.length;
+    slots.pump(this.#startJob);
+    return started;
+  }
+
+  /** The send slots started this job. */
+  #start(job: Job): void {
+    void this.#deliver(job)
+      .catch((err: unknown) => this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery bookkeeping failed'))
+      .finally(() => {
+        this.#inflight.delete(job.done);
+        job.resolve();
+      });
+  }
+
+  /**
+   * One job's stages: prepare (its signature, then the check that it is still to go), call (the
+   * send), completed (an answer or none: what it does to the webhook's slots), then handled (its
+   * result recorded with its batch). A job that is not to go anymore ends after prepare, unrecorded.
+   */
+  async #deliver(job: Job): Promise<void> {
+    const startedMs = this.#ctx.clock.now();
+    let result: SendResult;
+    let ends = false;
+    try {
+      // Prepare. A row signed again because its key was retired is checked once more after that
+      // signature: another rotation may have come while it was being made.
+      await job.signature;
+      for (let checks = 1; ; checks++) {
+        const signedWith = job.keyId;
+        if (!this.#stillToSend(job)) return;
+        await job.signature;
+        if (job.keyId === signedWith || checks === 3) break;
+      }
+      // Call.
+      result = await this.#sender.send(job, {
+        'content-type': 'application/json',
+        'user-agent': `borderd/${VERSION}`,
+        'x-signature': await job.signature,
+        'x-signature-key-id': job.keyId!,
+        'x-event-id': job.eventId,
+        'x-event-type': job.eventType,
+        'x-delivery-attempt': String(job.attempts + 1),
+      });
+      // Completed, before the slot frees (the next queued row of this webhook starts at once): a
+      // result that will disable the webhook stops its queued rows now, not once the batch is
+      // recorded; and an endpoint that gave no answer goes down to one send at a time.
+      this.#unanswered.heard(job.webhook.id, result.statusCode);
+      ends = endsWebhook(this.#policy, job, result);
+      if (ends) this.#slots.markEnding(job.webhook);
+    } catch (err) {
+      // Nothing was sent (the private key could not be opened, the event is gone): a failed attempt like any other.
+      result = signingFailed(err);
+      job.keyId = null;
+    } finally {
+      this.#sendOver(job);
+    }
+    // Cut off by the end of a stop's grace: not an attempt (its outcome is unknown); stop() gives the lease back.
+    if (this.#sender.cutOff && result.statusCode === null) {
+      if (ends) this.#slots.endingOver(job.webhook.id);
+      return;
+    }
+    // Handled.
+    await new Promise<void>((done) => this.#recorder.add({ job, startedMs, result, done, endsWebhook: ends }));
+  }
+
+  /**
+   * The end of prepare: whether the row is still ours and still to go (leases.ts), with its
+   * webhook's url now, its cycle's due time, and a signature by a key that is not retired.
+   */
+  #stillToSend(job: Job): boolean {
+    const target = this.#leases.beforeSend(job, this.#slots.isEnding(job.webhook.id));
+    if (target === 'gone') return false;
+    if (target === 'unread') return true;
+    if (target.url !== job.webhook.url) job.webhook = { ...job.webhook, url: target.url };
+    // Replayed while it waited (a new cycle at step 0, a new due time): this send is that cycle's.
+    job.nextAttemptAt = target.nextAttemptAt;
+    // A failure here is a signing failure like any other (the caller's catch).
+    if (target.keyRetired) this.#signing.resign(job);
+    return true;
+  }
+
+  /**
+   * A send of this job is over (its result is not recorded yet): its slot goes to the next queued
+   * job at once, and a pass is asked for once its claims run low (claim-shares.ts).
+   */
+  #sendOver(job: Job): void {
+    this.#slots.sendOver(job);
+    if (this.#stopped) return;
+    this.#slots.pump(this.#startJob);
+    const id = job.webhook.id;
+    const refill = this.#planner.refillDue(
+      this.#slots.claimedBy(id),
+      this.#unanswered.slotsOf(id),
+      this.#slots.claimed,
+      this.#ctx.config.delivery.concurrency,
+    );
+    if (this.#started && refill) this.#schedulePass();
+  }
+}

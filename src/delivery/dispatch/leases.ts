@@ -1,0 +1,166 @@
+/**
+ * This process's leases on the rows it claimed: how long a lease is, which rows it holds (a pass
+ * never claims those again), their renewal every third of a lease, the check just before a send
+ * that a row is still ours and still to go, and giving leases back (one row that is not sent, or
+ * every row at a stop).
+ *
+ * @module delivery/dispatch/leases
+ */
+import type { AppContext } from '../../context.js';
+import { bookkeeping, tryWriteNow } from '../../db/open.js';
+import { releaseLease, releaseLeases, renewLeases, sendTarget } from '../../store/deliveries.js';
+import { CLAIM_ROUNDS } from './claim-shares.js';
+import type { Job } from './job.js';
+
+/** Where a row still to go is sent: its webhook's url now, its due time, and whether its key was retired since it was signed. */
+export type SendTarget = NonNullable<ReturnType<typeof sendTarget>>;
+
+/**
+ * What the check before a send found: the row's target; `gone`, it is not to be sent (its lease is
+ * given back if it can be); or `unread`, the check itself failed and the row goes as claimed.
+ */
+export type BeforeSend = SendTarget | 'gone' | 'unread';
+
+export class Leases {
+  readonly #ctx: AppContext;
+  readonly #owner: string;
+  /** Delivery ids claimed and not yet recorded (queued, sending, or result waiting to be written), per webhook. */
+  readonly #held = new Map<string, Set<string>>();
+  /** When the leases of the rows held were last extended (clock ms). */
+  #renewedAt = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(ctx: AppContext, owner: string) {
+    this.#ctx = ctx;
+    this.#owner = owner;
+  }
+
+  /**
+   * How long a claim is leased: a claimed row waits for a send slot (its webhook's sends ahead of
+   * it, the process's slots taken in turn), then makes its own send, then its result is written.
+   * A lease shorter than the wait plus the send could let another process send the same attempt:
+   * never allowed. A claimed row waits at most CLAIM_ROUNDS - 1 rounds of sends, then makes its own;
+   * one more round and 5 s are the margin. A row that waits longer (many webhooks taking the slots in
+   * turn, another organization's share) keeps its lease by renewal.
+   */
+  get ms(): number {
+    const { leaseMs, timeoutMs } = this.#ctx.config.delivery;
+    return Math.max(leaseMs, (CLAIM_ROUNDS + 1) * timeoutMs + 5_000);
+  }
+
+  /** Rows claimed for this webhook are held until their job is over. */
+  hold(webhookId: string, rows: readonly { id: string }[]): void {
+    let held = this.#held.get(webhookId);
+    if (!held) this.#held.set(webhookId, (held = new Set()));
+    for (const row of rows) held.add(row.id);
+  }
+
+  /** The webhook's rows held: what its next claim leaves out. */
+  heldIds(webhookId: string): string[] {
+    const held = this.#held.get(webhookId);
+    return held ? [...held] : [];
+  }
+
+  /** A job is over (recorded, or dropped at a stop): its row may be claimed again. */
+  letGo(webhookId: string, id: string): void {
+    const held = this.#held.get(webhookId);
+    if (!held) return;
+    held.delete(id);
+    if (held.size === 0) this.#held.delete(webhookId);
+  }
+
+  /** How many rows are held, across webhooks. */
+  get holding(): number {
+    let n = 0;
+    for (const held of this.#held.values()) n += held.size;
+    return n;
+  }
+
+  /** Renews on a timer of its own, every third of a lease, whatever delivery.pollIntervalMs is. */
+  startRenewing(): void {
+    this.#timer = setInterval(() => this.renew(), Math.max(100, Math.floor(this.ms / 3)));
+    this.#timer.unref();
+  }
+
+  stopRenewing(): void {
+    if (this.#timer) clearInterval(this.#timer);
+  }
+
+  /**
+   * At most every third of a lease, the leases of every row held are extended by a whole lease, in
+   * one statement. A row can wait for a send slot longer than any lease sized in advance: behind
+   * many webhooks taking the process's slots in turn, or behind another organization's share.
+   * Without this its lease could end while it waits, and another process on the same database would
+   * send the same attempt at the same time. A process that dies stops renewing, and its rows are
+   * taken over once their leases end.
+   */
+  renew(): void {
+    const now = this.#ctx.clock.now();
+    const leaseMs = this.ms;
+    if (this.#held.size === 0 || now - this.#renewedAt < leaseMs / 3) return;
+    const ids = [...this.#held.values()].flatMap((held) => [...held]);
+    try {
+      const db = this.#ctx.db;
+      // Not while another process holds the write lock: tried again at the next tick.
+      if (bookkeeping(db, () => tryWriteNow(db, () => renewLeases(db, this.#owner, ids, now + leaseMs))).ok) this.#renewedAt = now;
+    } catch (err) {
+      // The database was busy: tried again at the next tick. A row whose lease runs short is not sent (beforeSend).
+      this.#ctx.log.warn({ err, rows: ids.length }, 'leases not renewed; trying again');
+    }
+  }
+
+  /**
+   * Read just before a claimed row is sent: it may have waited rounds of sends for its slot, and
+   * meanwhile its webhook may have been disabled (an operator, a 410, another row's last failure),
+   * deleted, replayed, or moved to another url, or its organization's key rotated. A row that is no
+   * longer due under our lease is not sent and its lease is given back (a replay then sends it at
+   * once). `ending`: a result of this webhook that disables it is not recorded yet, so the database
+   * still says enabled; its rows are not sent either.
+   */
+  beforeSend(job: Job, ending: boolean): BeforeSend {
+    const db = this.#ctx.db;
+    let target: ReturnType<typeof sendTarget>;
+    // The lease must outlast this send by a margin; renew() keeps it so.
+    const now = this.#ctx.clock.now();
+    const read = () => sendTarget(db, job.id, this.#owner, job.step, job.keyId, now + this.#ctx.config.delivery.timeoutMs + 1_000);
+    try {
+      target = ending ? undefined : read();
+    } catch (err) {
+      // The check is a safeguard: a read that fails does not stop the send, which goes as claimed.
+      this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery target check failed');
+      return 'unread';
+    }
+    if (target === undefined && !ending) {
+      // Its lease ran short (a jump of the wall clock, or a renewal that failed) but it may still be
+      // ours: renewed now if no other process took it, then read again. Never in a busy wait: with the
+      // write lock held elsewhere it is not sent, and its lease ends on its own.
+      try {
+        const renewed = bookkeeping(db, () => tryWriteNow(db, () => renewLeases(db, this.#owner, [job.id], now + this.ms)));
+        if (renewed.ok && renewed.value > 0) target = read();
+      } catch (err) {
+        this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease not renewed before a send; the row is given back');
+      }
+    }
+    if (target === undefined) {
+      try {
+        // Given back so a replay or the next pass sends it at once; with the write lock held
+        // elsewhere (no busy wait here), its lease ends on its own instead.
+        bookkeeping(db, () => tryWriteNow(db, () => releaseLease(db, job.id, this.#owner)));
+      } catch (err) {
+        // Not sent either way; the lease then ends on its own. Not an attempt, so not the caller's catch.
+        this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease of a row not sent was not given back; it ends on its own');
+      }
+      this.#ctx.log.info(
+        { deliveryId: job.id, eventId: job.eventId, webhookId: job.webhook.id },
+        'delivery not sent: its webhook or row changed while it waited',
+      );
+      return 'gone';
+    }
+    return target;
+  }
+
+  /** At a stop: every lease this process holds is given back without counting an attempt. */
+  releaseAll(): void {
+    releaseLeases(this.#ctx.db, this.#owner);
+  }
+}

@@ -1,0 +1,286 @@
+/**
+ * Recording send results: every result that finished within a few milliseconds goes into one
+ * transaction (its attempt row, then the delivery's new state, only under our lease), with the
+ * signatures made and not stored yet; what a result does to its row (delivered, retried when, or
+ * failed for good, which disables the webhook); and a row changed while its attempt was in flight.
+ *
+ * @module delivery/dispatch/record
+ */
+import type { AppContext } from '../../context.js';
+import { bookkeeping, inSavepoint, tryWriteNow, writeTransaction } from '../../db/open.js';
+import { isoAt } from '../../domain/clock.js';
+import { newId } from '../../domain/ids.js';
+import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../../domain/retry-schedule.js';
+import { finishAttempt, leaseOf, type DeliveryState } from '../../store/deliveries.js';
+import { insertAttempt, trailingAttemptsFailedWith } from '../../store/delivery-attempts.js';
+import { storeSignature } from '../../store/event-signatures.js';
+import type { EventSignatures } from '../event-signatures.js';
+import { disableWebhook } from '../webhook-state.js';
+import { delivered, SIGNING_FAILED, type Job, type SendResult, type Sent } from './job.js';
+
+/** Results are recorded together: at most this many per transaction, at most this long after the first of them. */
+export const FLUSH_BATCH = 64;
+export const FLUSH_DELAY_MS = 4;
+/** How soon results that found the write lock held (another process) are tried again. */
+export const BUSY_RETRY_MS = 20;
+
+/**
+ * Whether a result disables the webhook: a 410, or the failed last attempt of its cycle; never
+ * borderd's own fault (a signing failure backs off along the schedule but does not exhaust it).
+ * Decided at the send (to stop the webhook's queued rows at once) and again when it is recorded.
+ */
+export function endsWebhook(policy: RetryPolicy, job: Pick<Job, 'step'>, result: SendResult): boolean {
+  return !delivered(result.statusCode) && !result.ours && (result.statusCode === 410 || cycleExhausted(policy, job.step + 1));
+}
+
+/**
+ * When the row is due again after this attempt: `now` when it is not retried (delivered, or failed
+ * for good); else the schedule's next delay, stretched by a 429 or 503's Retry-After (nextAttempt
+ * bounds it). Our own fault (the signing key could not be used) is not the endpoint's: its step
+ * stays, so the endpoint keeps every attempt of its schedule for when signing works again, while
+ * the wait still grows along the schedule by `signingFailuresInARow` (never past its end).
+ */
+export function nextAttemptAt(
+  policy: RetryPolicy,
+  job: Pick<Job, 'step'>,
+  result: SendResult,
+  now: number,
+  random: () => number,
+  signingFailuresInARow: number,
+): number {
+  if (delivered(result.statusCode) || endsWebhook(policy, job, result)) return now;
+  const retryAfterMs = result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : undefined;
+  const waitStep = result.ours ? Math.min(job.step + signingFailuresInARow, policy.scheduleSeconds.length - 1) : job.step + 1;
+  const decision = nextAttempt(policy, waitStep, random(), retryAfterMs);
+  return decision.kind === 'retry' ? now + decision.delayMs : now;
+}
+
+/** What a recorded result logs, once its transaction committed. */
+interface RecordedLine {
+  line: Record<string, unknown>;
+  msg: string;
+  level: 'info' | 'warn';
+}
+
+export interface RecorderOptions {
+  /** The lease owner whose rows these are. */
+  owner: string;
+  policy: RetryPolicy;
+  /** [0, 1) source for retry jitter. */
+  random: () => number;
+  /** Where the signatures made and not stored yet are taken from, to be stored with each batch. */
+  signatures: EventSignatures;
+  /** Called for each result that disables its webhook once it is recorded (or could not be). */
+  ended: (webhookId: string) => void;
+}
+
+export class Recorder {
+  readonly #ctx: AppContext;
+  readonly #owner: string;
+  readonly #policy: RetryPolicy;
+  readonly #random: () => number;
+  readonly #signatures: EventSignatures;
+  readonly #ended: (webhookId: string) => void;
+  #finished: Sent[] = [];
+  #flushTimer: NodeJS.Timeout | undefined;
+  #stopping = false;
+
+  constructor(ctx: AppContext, opts: RecorderOptions) {
+    this.#ctx = ctx;
+    this.#owner = opts.owner;
+    this.#policy = opts.policy;
+    this.#random = opts.random;
+    this.#signatures = opts.signatures;
+    this.#ended = opts.ended;
+  }
+
+  /** Results waiting to be recorded. */
+  get waiting(): number {
+    return this.#finished.length;
+  }
+
+  /** The dispatcher is stopping: a held write lock is waited for in SQLite's busy wait, since the stop waits for these results anyway. */
+  stopping(): void {
+    this.#stopping = true;
+  }
+
+  /**
+   * A result to record with its batch. Results wait a few milliseconds to share one transaction:
+   * each commit writes the touched pages to the WAL, which one per result would pay for every
+   * send. Their send slots and claims are free already, so the wait holds up no send.
+   */
+  add(sent: Sent): void {
+    this.#finished.push(sent);
+    if (this.#finished.length >= FLUSH_BATCH) {
+      clearTimeout(this.#flushTimer);
+      this.#flushTimer = undefined;
+      setImmediate(() => this.flush());
+    } else if (!this.#flushTimer) {
+      this.#flushTimer = setTimeout(() => this.flush(), FLUSH_DELAY_MS);
+    }
+  }
+
+  /** Records every result that arrived since the last flush in one transaction, then logs them. */
+  flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    const batch = this.#finished;
+    if (batch.length === 0) return;
+    // Every signature made and not stored yet (a stream's too) goes into this transaction.
+    const signatures = this.#signatures.takeUnstored();
+    this.#finished = [];
+    const ctx = this.#ctx;
+    let lines: RecordedLine[] = [];
+    // The whole batch in one transaction first: two statements per result. If any write fails (its
+    // row deleted meanwhile), that transaction rolls back and the batch is recorded again with each
+    // result in its own savepoint, so the failing one is logged alone and the others are recorded.
+    // A row whose result is lost keeps its lease and is sent again when the lease ends (at least once).
+    let began = false;
+    const writeAll = (): RecordedLine[] => {
+      began = true;
+      for (const s of signatures) storeSignature(ctx.db, s.eventId, s.keyId, s.signature);
+      return batch.map((f) => this.#record(f));
+    };
+    // While running, a held write lock (another process) is waited for on a timer; at a stop, in
+    // SQLite's busy wait.
+    const recordAll = (): RecordedLine[] | undefined => {
+      if (this.#stopping) return writeTransaction(ctx.db, writeAll);
+      const attempt = tryWriteNow(ctx.db, writeAll);
+      return attempt.ok ? attempt.value : undefined;
+    };
+    const recordEach = (): RecordedLine[] =>
+      writeTransaction(ctx.db, () => {
+        for (const s of signatures) {
+          const o = inSavepoint(ctx.db, () => storeSignature(ctx.db, s.eventId, s.keyId, s.signature));
+          if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
+        }
+        return batch.flatMap((f) => {
+          const o = inSavepoint(ctx.db, () => this.#record(f));
+          if (o.ok) return [o.value];
+          ctx.log.error({ err: o.err, deliveryId: f.job.id }, 'delivery bookkeeping failed');
+          return [];
+        });
+      });
+    try {
+      const recorded = bookkeeping(ctx.db, () => {
+        try {
+          return recordAll();
+        } catch (err) {
+          // Only a write that failed inside is retried alone; a transaction that could not start is reported as it is.
+          if (!began) throw err;
+          return recordEach();
+        }
+      });
+      if (recorded === undefined) {
+        // The write lock is held elsewhere: the results wait in memory (their rows stay leased and
+        // renewed) and are written a little later, with whatever finished meanwhile.
+        this.#finished = batch.concat(this.#finished);
+        this.#signatures.giveBack(signatures);
+        clearTimeout(this.#flushTimer);
+        this.#flushTimer = setTimeout(() => this.flush(), BUSY_RETRY_MS);
+        return;
+      }
+      lines = recorded;
+    } catch (err) {
+      ctx.log.error({ err, deliveryIds: batch.map((f) => f.job.id) }, 'delivery bookkeeping failed');
+    }
+    for (const { line, msg, level } of lines) ctx.log[level](line, msg);
+    // Recorded (or not, then the database decides): the webhook's state is read from the database again.
+    for (const f of batch) if (f.endsWebhook) this.#ended(f.job.webhook.id);
+    for (const f of batch) f.done();
+  }
+
+  /** Inside the flush transaction: the attempt row, then the delivery's new state, only under our lease. */
+  #record({ job, startedMs, result }: Sent): RecordedLine {
+    const ctx = this.#ctx;
+    const now = ctx.clock.now();
+    const at = isoAt(now);
+    const attempt = job.attempts + 1;
+    const ok = delivered(result.statusCode);
+    const gone = result.statusCode === 410;
+    insertAttempt(ctx.db, {
+      id: newId('att', now),
+      deliveryId: job.id,
+      attempt,
+      startedAt: isoAt(startedMs),
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error: result.error,
+      responseBody: result.responseBody,
+      keyId: job.keyId,
+    });
+    const line = {
+      deliveryId: job.id,
+      eventId: job.eventId,
+      eventType: job.eventType,
+      webhookId: job.webhook.id,
+      orgId: job.webhook.orgId,
+      attempt,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
+    };
+    const signingFailures = result.ours ? trailingAttemptsFailedWith(ctx.db, job.id, SIGNING_FAILED) : 0;
+    const disable = endsWebhook(this.#policy, job, result);
+    const common = { attempts: attempt, lastStatus: result.statusCode, lastError: result.error, at };
+    // The usual case, in one statement: the row is still ours, pending, at the step that was sent.
+    const advanced = finishAttempt(
+      ctx.db,
+      job.id,
+      this.#owner,
+      {
+        ...common,
+        state: ok ? 'delivered' : disable ? 'failed' : 'pending',
+        // A signing failure is not the endpoint's: its step stays (nextAttemptAt).
+        step: result.ours ? job.step : job.step + 1,
+        nextAttemptAt: nextAttemptAt(this.#policy, job, result, now, this.#random, signingFailures),
+        deliveredAt: ok ? at : null,
+      },
+      { state: 'pending', step: job.step, nextAttemptAt: job.nextAttemptAt },
+    );
+    if (!advanced) return this.#recordChanged(job, ok, line, common);
+    if (disable) {
+      const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
+      disableWebhook(ctx.db, job.webhook.id, reason, at);
+    }
+    const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
+    if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
+    if (result.ours)
+      return { line: { ...line, outcome }, msg: 'delivery not sent: signing failed (the endpoint is not penalized)', level: 'warn' };
+    return {
+      line: { ...line, outcome },
+      msg: disable ? 'delivery failed for good; webhook disabled' : 'delivery attempt failed',
+      level: 'warn',
+    };
+  }
+
+  /** #record when the row changed while the attempt was in flight: its lease ended, or an operator moved it. */
+  #recordChanged(
+    job: Job,
+    ok: boolean,
+    line: Record<string, unknown>,
+    common: { attempts: number; lastStatus: number | null; lastError: string | null; at: string },
+  ): RecordedLine {
+    const ctx = this.#ctx;
+    const row = leaseOf(ctx.db, job.id);
+    if (!row || row.claimedBy !== this.#owner) {
+      // The lease ended and another dispatcher owns the row now: the attempt stays recorded, the row is theirs.
+      return ok
+        ? { line: { ...line, outcome: 'delivered', leaseLost: true }, msg: 'delivery attempt', level: 'info' }
+        : { line: { ...line, outcome: 'lease_lost' }, msg: 'delivery attempt failed', level: 'warn' };
+    }
+    // Disabled, deleted or replayed while in flight. A 2xx is what happened: delivered. A failure
+    // leaves the row as the operator set it (skipped, cancelled, or a fresh replay cycle).
+    const state: DeliveryState = ok ? 'delivered' : row.state;
+    finishAttempt(ctx.db, job.id, this.#owner, {
+      ...common,
+      state,
+      step: row.step,
+      nextAttemptAt: row.nextAttemptAt,
+      deliveredAt: ok ? common.at : null,
+    });
+    return ok
+      ? { line: { ...line, outcome: 'delivered' }, msg: 'delivery attempt', level: 'info' }
+      : { line: { ...line, outcome: row.state }, msg: 'delivery attempt failed', level: 'warn' };
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * What a pass's claimed rows need before they can go: each event's body, read once per pass and
+ * kept between passes, each organization's current key, read once per pass, and each (event, key)
+ * signature, from the process's EventSignatures (in memory, in event_signatures, else made on
+ * libuv's thread pool). Also the signing again of a row whose key was retired while it waited.
+ *
+ * @module delivery/dispatch/signing
+ */
+import { remember } from '../../domain/bounded-map.js';
+import type { Db } from '../../db/open.js';
+import { eventBodies } from '../../store/events.js';
+import type { EventSignatures } from '../event-signatures.js';
+import type { SigningKey } from '../signing-keys.js';
+import type { Claimed } from './claim-shares.js';
+import type { Job } from './job.js';
+
+/** Event bodies kept in memory: a fan-out claims the same event for every webhook within a few passes. */
+export const BODY_CACHE = 2_000;
+
+export interface EventBody {
+  type: string;
+  body: string;
+}
+
+export class Signing {
+  readonly #db: Db;
+  readonly #signatures: EventSignatures;
+  readonly #bodies = new Map<string, EventBody>();
+  readonly #bodyCacheSize: number;
+  /** Signatures made for this dispatcher's sends (node:crypto sign calls), across every organization and key. */
+  made = 0;
+
+  constructor(db: Db, signatures: EventSignatures, bodyCacheSize = BODY_CACHE) {
+    this.#db = db;
+    this.#signatures = signatures;
+    this.#bodyCacheSize = bodyCacheSize;
+  }
+
+  /**
+   * The bodies of the claimed rows' events: once per event, for every webhook it fans out to. This
+   * pass's own map, not the cache alone: putting the bodies read now into the bounded cache can push
+   * out ones this pass found there, and a row whose body was pushed out would be recorded as a
+   * signing failure.
+   */
+  bodiesOf(claimed: readonly Claimed[]): Map<string, EventBody> {
+    const bodies = new Map<string, EventBody>();
+    const missing: string[] = [];
+    for (const id of new Set(claimed.flatMap((c) => c.rows.map((r) => r.eventId)))) {
+      const cached = this.#bodies.get(id);
+      if (cached) bodies.set(id, cached);
+      else missing.push(id);
+    }
+    for (const e of eventBodies(this.#db, missing)) {
+      const event = { type: e.type, body: e.body };
+      bodies.set(e.id, event);
+      remember(this.#bodies, e.id, event, this.#bodyCacheSize);
+    }
+    return bodies;
+  }
+
+  /**
+   * The current key of each organization involved (or why it cannot be used): one read of its key
+   * id per pass, so a rotation made anywhere is seen by the next pass; the private key is unsealed
+   * once per key id. The signatures already made with these keys (by this process or another,
+   * before a restart) are read in one query per key.
+   */
+  keysOf(claimed: readonly Claimed[]): Map<string, SigningKey | Error> {
+    const keys = new Map<string, SigningKey | Error>();
+    for (const { webhook } of claimed) {
+      if (keys.has(webhook.orgId)) continue;
+      try {
+        keys.set(webhook.orgId, this.#signatures.signer.currentKey(webhook.orgId));
+      } catch (err) {
+        keys.set(webhook.orgId, err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    for (const key of new Set(keys.values())) {
+      if (key instanceof Error) continue;
+      this.#signatures.preload(
+        key.keyId,
+        claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)),
+      );
+    }
+    return keys;
+  }
+
+  /** A claimed row's signature; rejected when its key or its event could not be had (a signing failure). */
+  signatureFor(eventId: string, key: SigningKey | Error, event: EventBody | undefined): Promise<string> {
+    if (key instanceof Error) return Promise.reject(key);
+    return event ? this.#signature(eventId, key, event.body) : Promise.reject(new Error(`event ${eventId} not found`));
+  }
+
+  /**
+   * Signs a row again with its organization's current key: its key was retired while it waited,
+   * and a receiver that fetched the new public key could not check the old signature. Throws when
+   * the key cannot be had: a signing failure like any other.
+   */
+  resign(job: Job): void {
+    const key = this.#signatures.signer.currentKey(job.webhook.orgId);
+    job.signature = this.#signature(job.eventId, key, job.body);
+    job.keyId = key.keyId;
+  }
+
+  /** The signature of (event, key): made once per process, on the thread pool, and reused by every endpoint, retry and stream. */
+  #signature(eventId: string, key: SigningKey, body: string): Promise<string> {
+    const { signature, made } = this.#signatures.signatureOf(eventId, key, body);
+    if (made) this.made++;
+    return signature;
+  }
+}

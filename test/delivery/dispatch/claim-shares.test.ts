@@ -1,0 +1,142 @@
+/**
+ * Which rows a pass claims: the max-min fair shares between organizations, a pass's turn order and
+ * per-webhook room, and when a finished send asks for the next pass.
+ */
+import { describe, expect, it } from 'vitest';
+import { CLAIM_ROUNDS, claimCapacity, ClaimPlanner, shareClaims } from '../../../src/delivery/dispatch/claim-shares.js';
+import type { ClaimedDelivery, DueWebhook } from '../../../src/store/deliveries.js';
+
+describe('shareClaims', () => {
+  function claims(due: string[], held: Record<string, number>, budget: number, wants: Record<string, number> = {}) {
+    const got: Record<string, number> = {};
+    shareClaims(new Set(due), new Map(Object.entries(held)), budget, (orgId, room) => {
+      const took = Math.max(0, Math.min(room, (wants[orgId] ?? Infinity) - (got[orgId] ?? 0)));
+      got[orgId] = (got[orgId] ?? 0) + took;
+      return took;
+    });
+    return got;
+  }
+
+  it('splits the claims max-min fair: equal parts, a part not used goes to the others, one alone gets everything', () => {
+    expect(claims(['a'], {}, 128)).toEqual({ a: 128 });
+    expect(claims(['a'], { a: 100 }, 128)).toEqual({ a: 28 });
+    expect(claims(['a', 'b'], {}, 128)).toEqual({ a: 64, b: 64 });
+    expect(claims(['a', 'b'], {}, 128, { b: 1 })).toEqual({ a: 127, b: 1 });
+    expect(claims(['a', 'b', 'c'], {}, 8)).toEqual({ a: 3, b: 3, c: 2 });
+    // One that took everything while it was alone claims nothing more; the newcomer still gets its part.
+    expect(claims(['a', 'b'], { a: 128 }, 128)).toEqual({ a: 0, b: 64 });
+    // However many came after it, the process never holds more than twice its claims.
+    expect(claims(['c'], { a: 128, b: 64 }, 128)).toEqual({ c: 43 });
+    expect(claims(['d'], { a: 128, b: 64, c: 43 }, 128)).toEqual({ d: 21 });
+    expect(claims(['e'], { a: 128, b: 64, c: 43, d: 21 }, 128)).toEqual({ e: 0 });
+    // One holding claims with nothing due counts: its holding is its part.
+    expect(claims(['b'], { a: 100 }, 128)).toEqual({ b: 64 });
+    expect(claims(['b'], { a: 20 }, 128)).toEqual({ b: 108 });
+    // What a small one leaves over is split again between the others.
+    expect(claims(['a', 'b', 'c'], {}, 9, { a: 1 })).toEqual({ a: 1, b: 4, c: 4 });
+    expect(claims(['a', 'b', 'c'], {}, 90, { a: 1, b: 20 })).toEqual({ a: 1, b: 20, c: 69 });
+  });
+});
+
+describe('a pass’s claims', () => {
+  const hook = (id: string, orgId: string): DueWebhook => ({ id, orgId, url: `https://example.com/${id}` });
+  /** A store of due rows: `due[webhookId]` rows each; `take` leases up to `limit` of them and logs the call. */
+  function rows(due: Record<string, number>) {
+    const calls: [string, number][] = [];
+    const take = (webhook: DueWebhook, limit: number): ClaimedDelivery[] => {
+      calls.push([webhook.id, limit]);
+      const n = Math.min(limit, due[webhook.id] ?? 0);
+      due[webhook.id] = (due[webhook.id] ?? 0) - n;
+      return Array.from({ length: n }, (_, i) => ({
+        id: `${webhook.id}-${i}`,
+        eventId: `ev-${i}`,
+        attempts: 0,
+        step: 0,
+        nextAttemptAt: 0,
+      }));
+    };
+    return { calls, take };
+  }
+  const got = (claimed: { webhook: DueWebhook; rows: unknown[] }[]) => claimed.map((c) => [c.webhook.id, c.rows.length]);
+
+  it('holds CLAIM_ROUNDS rounds of send slots', () => {
+    expect(claimCapacity(4)).toBe(CLAIM_ROUNDS * 4);
+    expect(claimCapacity(1)).toBe(CLAIM_ROUNDS);
+  });
+
+  it('groups due webhooks by organization and starts each pass one webhook further', () => {
+    const planner = new ClaimPlanner();
+    const due = [hook('a', 'o1'), hook('b', 'o2'), hook('c', 'o1')];
+    const order = (byOrg: Map<string, DueWebhook[]>) => [...byOrg].map(([org, hooks]) => [org, hooks.map((w) => w.id)]);
+    expect(order(planner.plan(due))).toEqual([
+      ['o1', ['a', 'c']],
+      ['o2', ['b']],
+    ]);
+    expect(order(planner.plan(due))).toEqual([
+      ['o2', ['b']],
+      ['o1', ['c', 'a']],
+    ]);
+    expect(order(planner.plan(due))).toEqual([
+      ['o1', ['c', 'a']],
+      ['o2', ['b']],
+    ]);
+  });
+
+  it('claims each webhook up to its room, counting what it took this pass, and asks no more of one that gave fewer rows than asked', () => {
+    const planner = new ClaimPlanner();
+    const due = [hook('a', 'o1'), hook('b', 'o1'), hook('c', 'o1'), hook('x', 'o2')];
+    const { calls, take } = rows({ a: 100, b: 1, c: 100, x: 1 });
+    const room: Record<string, number> = { a: 3, b: 8, c: 8, x: 8 };
+    const claimed = planner.claim(planner.plan(due), new Map(), 10, (id) => room[id]!, take);
+    // First round, 5 each: o1 takes a's room (3), b's one row, one of c's; o2 only has 1. Then o1
+    // gets the 4 left: a has no room left and b gave fewer than asked, so only c is asked.
+    expect(calls).toEqual([
+      ['a', 3],
+      ['b', 2],
+      ['c', 1],
+      ['x', 5],
+      ['c', 4],
+    ]);
+    expect(got(claimed)).toEqual([
+      ['a', 3],
+      ['b', 1],
+      ['c', 1],
+      ['x', 1],
+      ['c', 4],
+    ]);
+    expect(planner.starved).toBe(false);
+  });
+
+  it('asks nothing of a webhook without room', () => {
+    const planner = new ClaimPlanner();
+    const { calls, take } = rows({ a: 100, b: 100 });
+    const claimed = planner.claim(planner.plan([hook('a', 'o1'), hook('b', 'o1')]), new Map(), 10, (id) => (id === 'a' ? 0 : 2), take);
+    expect(calls).toEqual([['b', 2]]);
+    expect(got(claimed)).toEqual([['b', 2]]);
+  });
+
+  it('stops at an organization’s share, and says the pass ran out of claims while webhooks were still due', () => {
+    const planner = new ClaimPlanner();
+    const due = [hook('a', 'o1'), hook('b', 'o1'), hook('x', 'o2')];
+    const { take } = rows({ a: 100, b: 100, x: 100 });
+    const claimed = planner.claim(planner.plan(due), new Map(), 8, () => 16, take);
+    expect(got(claimed)).toEqual([
+      ['a', 4],
+      ['x', 4],
+    ]);
+    expect(planner.starved).toBe(true);
+    // The next pass starts out not starved.
+    planner.plan(due);
+    expect(planner.starved).toBe(false);
+  });
+
+  it('a finished send asks for a pass once its webhook is down to its last round, or the starved process to its last', () => {
+    const planner = new ClaimPlanner();
+    // Webhook of 4 slots holding 5 claims; a process of 8 slots holding 8.
+    expect(planner.refillDue(5, 4, 8, 8)).toBe(false);
+    expect(planner.refillDue(4, 4, 8, 8)).toBe(true);
+    planner.starved = true;
+    expect(planner.refillDue(5, 4, 8, 8)).toBe(true);
+    expect(planner.refillDue(5, 4, 9, 8)).toBe(false);
+  });
+});

@@ -1,0 +1,167 @@
+/**
+ * Recording results: whether a result ends its webhook, when a failed attempt is due again, and the
+ * batching of results into one transaction (and their wait while another process holds the lock).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../../../src/db/open.js';
+import type { SendResult, Sent } from '../../../src/delivery/dispatch/job.js';
+import { BUSY_RETRY_MS, endsWebhook, FLUSH_BATCH, FLUSH_DELAY_MS, nextAttemptAt, Recorder } from '../../../src/delivery/dispatch/record.js';
+import { EventSignatures } from '../../../src/delivery/event-signatures.js';
+import { getDelivery } from '../../../src/store/deliveries.js';
+import { listAttempts } from '../../../src/store/delivery-attempts.js';
+import { getWebhookById } from '../../../src/store/webhooks.js';
+import { claimedJobs, SHORT } from './support.js';
+
+const policy = { scheduleSeconds: [0, 5, 60], jitter: 0.2 };
+const answer = (statusCode: number, retryAfter?: string): SendResult => ({
+  statusCode,
+  error: null,
+  responseBody: '',
+  retryAfter,
+  durationMs: 3,
+});
+const noAnswer: SendResult = {
+  statusCode: null,
+  error: 'TimeoutError: no complete answer within 10000 ms',
+  responseBody: null,
+  retryAfter: undefined,
+  durationMs: 3,
+};
+const ours: SendResult = { ...noAnswer, error: 'signing failed: bad key', ours: true };
+const never = () => {
+  throw new Error('no jitter is drawn for a row that is not retried');
+};
+
+describe('what a result does to its row', () => {
+  it('ends the webhook on a 410 or a failed last attempt of the cycle, never on a success or on borderd’s own fault', () => {
+    expect(endsWebhook(policy, { step: 0 }, answer(410))).toBe(true);
+    expect(endsWebhook(policy, { step: 2 }, answer(500))).toBe(true);
+    expect(endsWebhook(policy, { step: 2 }, noAnswer)).toBe(true);
+    expect(endsWebhook(policy, { step: 1 }, answer(500))).toBe(false);
+    expect(endsWebhook(policy, { step: 2 }, answer(204))).toBe(false);
+    expect(endsWebhook(policy, { step: 2 }, ours)).toBe(false);
+  });
+
+  it('is due again after the schedule’s next delay, jittered; not retried when delivered or ended', () => {
+    const now = 1_000_000;
+    expect(nextAttemptAt(policy, { step: 0 }, answer(500), now, () => 0.5, 0)).toBe(now + 5_000);
+    expect(nextAttemptAt(policy, { step: 0 }, noAnswer, now, () => 0.9, 0)).toBe(now + 5_800);
+    expect(nextAttemptAt(policy, { step: 1 }, answer(500), now, () => 0.1, 0)).toBe(now + 50_400);
+    expect(nextAttemptAt(policy, { step: 0 }, answer(200), now, never, 0)).toBe(now);
+    expect(nextAttemptAt(policy, { step: 0 }, answer(410), now, never, 0)).toBe(now);
+    expect(nextAttemptAt(policy, { step: 2 }, answer(500), now, never, 0)).toBe(now);
+  });
+
+  it('stretches the wait by a 429 or 503’s Retry-After, within 1x to 2x of the scheduled delay, and ignores it on other statuses', () => {
+    const now = 1_000_000;
+    expect(nextAttemptAt(policy, { step: 0 }, answer(503, '3600'), now, () => 0.5, 0)).toBe(now + 10_000);
+    expect(nextAttemptAt(policy, { step: 0 }, answer(429, '7'), now, () => 0.5, 0)).toBe(now + 7_000);
+    expect(nextAttemptAt(policy, { step: 1 }, answer(429, '7'), now, () => 0.5, 0)).toBe(now + 60_000);
+    expect(nextAttemptAt(policy, { step: 0 }, answer(500, '3600'), now, () => 0.5, 0)).toBe(now + 5_000);
+  });
+
+  it('backs a signing failure off by how many came in a row, never past the schedule’s end, whatever the endpoint’s step', () => {
+    const now = 1_000_000;
+    expect(nextAttemptAt(policy, { step: 0 }, ours, now, () => 0.5, 1)).toBe(now + 5_000);
+    expect(nextAttemptAt(policy, { step: 0 }, ours, now, () => 0.5, 2)).toBe(now + 60_000);
+    expect(nextAttemptAt(policy, { step: 0 }, ours, now, () => 0.5, 9)).toBe(now + 60_000);
+    expect(nextAttemptAt(policy, { step: 2 }, ours, now, () => 0.5, 1)).toBe(now + 60_000);
+  });
+});
+
+describe('the recorder', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Claimed rows, a recorder for them, and how each of their results is handed to it. */
+  async function recording(n: number) {
+    const s = await claimedJobs(n, 'me', SHORT);
+    const ended: string[] = [];
+    const recorder = new Recorder(s.ctx, {
+      owner: 'me',
+      policy,
+      random: () => 0.5,
+      signatures: new EventSignatures(s.ctx),
+      ended: (id) => ended.push(id),
+    });
+    const recorded: string[] = [];
+    const add = (i: number, result: SendResult): Sent => {
+      const job = s.jobs[i]!;
+      const sent = {
+        job,
+        startedMs: s.ctx.clock.now(),
+        result,
+        done: () => recorded.push(job.id),
+        endsWebhook: endsWebhook(policy, job, result),
+      };
+      recorder.add(sent);
+      return sent;
+    };
+    return { ...s, recorder, ended, recorded, add };
+  }
+
+  it('records results that finish close together in one transaction, a few milliseconds after the first', async () => {
+    const { ctx, jobs, recorder, recorded, add } = await recording(3);
+    const transactions = vi.spyOn(ctx.db, 'transaction');
+    add(0, answer(200));
+    add(1, answer(500));
+    add(2, noAnswer);
+    expect([recorder.waiting, recorded.length, listAttempts(ctx.db, jobs[0]!.id).length]).toEqual([3, 0, 0]);
+    await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS + 50));
+    expect(transactions).toHaveBeenCalledTimes(1);
+    expect(recorded).toEqual(jobs.map((j) => j.id));
+    expect(recorder.waiting).toBe(0);
+    expect(getDelivery(ctx.db, jobs[0]!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+    expect(getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'pending', attempts: 1, step: 1, lastStatus: 500 });
+    expect(Date.parse(getDelivery(ctx.db, jobs[1]!.id)!.nextAttemptAt) - ctx.clock.now()).toBe(5_000);
+    expect(getDelivery(ctx.db, jobs[2]!.id)).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null });
+    expect(listAttempts(ctx.db, jobs[2]!.id).map((a) => a.error)).toEqual([noAnswer.error]);
+  });
+
+  it('records a full batch at once, without waiting for the delay', async () => {
+    const { ctx, jobs, recorded, add } = await recording(FLUSH_BATCH);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    for (let i = 0; i < FLUSH_BATCH - 1; i++) add(i, answer(200));
+    await new Promise((r) => setImmediate(r));
+    // One short of a batch: it waits for the delay, which has not passed.
+    expect(recorded).toHaveLength(0);
+    add(FLUSH_BATCH - 1, answer(200));
+    await new Promise((r) => setImmediate(r));
+    expect(recorded).toHaveLength(FLUSH_BATCH);
+    expect(jobs.every((j) => getDelivery(ctx.db, j.id)!.state === 'delivered')).toBe(true);
+  });
+
+  it('disables the webhook a result ends, and tells it once that result is recorded', async () => {
+    const { ctx, webhook, jobs, recorder, ended, recorded, add } = await recording(2);
+    add(0, answer(200));
+    add(1, answer(410));
+    expect(ended).toEqual([]);
+    recorder.flush();
+    expect(ended).toEqual([webhook.id]);
+    expect(recorded).toEqual(jobs.map((j) => j.id));
+    expect(getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'failed', attempts: 1, lastStatus: 410 });
+    expect(getWebhookById(ctx.db, webhook.id)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
+  });
+
+  it('keeps results in memory while another process holds the write lock, and records them once it is free', async () => {
+    const { ctx, jobs, recorder, recorded, add } = await recording(2);
+    const other = openDatabase(ctx.config.database.path);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      add(0, answer(200));
+      add(1, answer(200));
+      recorder.flush();
+      // Not recorded, not lost: tried again on a timer, never in SQLite's busy wait.
+      expect([recorder.waiting, recorded.length, listAttempts(ctx.db, jobs[0]!.id).length]).toEqual([2, 0, 0]);
+      await new Promise((r) => setTimeout(r, 3 * BUSY_RETRY_MS));
+      expect(recorded).toHaveLength(0);
+      other.exec('COMMIT');
+      await vi.waitFor(() => expect(recorded).toHaveLength(2));
+      expect(jobs.map((j) => getDelivery(ctx.db, j.id)!.state)).toEqual(['delivered', 'delivered']);
+      expect(jobs.map((j) => listAttempts(ctx.db, j.id).length)).toEqual([1, 1]);
+    } finally {
+      other.close();
+    }
+  });
+});

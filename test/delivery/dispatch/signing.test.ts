@@ -1,0 +1,95 @@
+/**
+ * What a claimed row carries to its send: its event's body (kept between passes) and its signature.
+ */
+import { describe, expect, it } from 'vitest';
+import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
+import { Signing } from '../../../src/delivery/dispatch/signing.js';
+import { EventSignatures } from '../../../src/delivery/event-signatures.js';
+import { rotateSigningKey } from '../../../src/delivery/signing-keys.js';
+import { enableWebhook } from '../../../src/services/webhooks.js';
+import { listDeliveries } from '../../../src/store/deliveries.js';
+import { currentKeyRow, replaceSealedPrivateKey } from '../../../src/store/webhook-keys.js';
+import { signatureVerifies, startReceiver } from '../receiver.js';
+import { checkSignaturesAfter, claimedJobs, newTx, setup } from './support.js';
+
+describe('event bodies kept between passes', () => {
+  it('a pass that reads more bodies than the cache holds, or finds some cached and reads the rest, sends every row', async () => {
+    const { ctx, http, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 16 });
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5, bodyCacheSize: 4 });
+    const late = await startReceiver();
+    checkSignaturesAfter(ctx, late);
+    const b = await http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: late.url, enabled: false });
+    for (let i = 0; i < 8; i++) newTx(ctx, org.org.id);
+    for (let pass = 0; pass < 3 && receiver.received.length < 8; pass++) await dispatcher.runOnce();
+    expect(receiver.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(Array(8).fill('1')); // the cache now holds 4 of the bodies
+    enableWebhook(ctx, b.body.id as string, '2000-01-01T00:00:00Z'); // all 8 at once to the second webhook: 4 cached, 4 read
+    expect(await dispatcher.runOnce()).toBe(8);
+    expect(late.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(Array(8).fill('1'));
+    expect(listDeliveries(ctx.db, { webhookId: b.body.id as string, state: 'delivered', limit: 100 })).toHaveLength(8);
+  });
+});
+
+describe('signing a pass’s claimed rows', () => {
+  async function claimed(n: number, bodyCacheSize?: number) {
+    const s = await claimedJobs(n, 'me');
+    const signing = new Signing(s.ctx.db, new EventSignatures(s.ctx), bodyCacheSize);
+    return { ...s, signing, claimed: [{ webhook: s.webhook, rows: s.rows }] };
+  }
+  const verifies = (body: string, signature: string, pem: string) =>
+    signatureVerifies({ body, headers: { 'x-signature': signature } }, pem);
+
+  it('reads the body of every claimed row’s event, all of them even when the cache holds fewer', async () => {
+    const { signing, claimed: c, rows } = await claimed(3, 1);
+    const bodies = signing.bodiesOf(c);
+    expect([...bodies.keys()].sort()).toEqual(rows.map((r) => r.eventId).sort());
+    for (const body of bodies.values()) {
+      expect(body.type).toBe('Transaction_Created');
+      expect(JSON.parse(body.body)).toMatchObject({ type: 'Transaction_Created' });
+    }
+  });
+
+  it('signs each row with its organization’s current key, making each (event, key) signature once', async () => {
+    const { ctx, signing, claimed: c, webhook, rows } = await claimed(2);
+    const bodies = signing.bodiesOf(c);
+    const key = signing.keysOf(c).get(webhook.orgId)!;
+    if (key instanceof Error) throw key;
+    const pem = currentKeyRow(ctx.db, webhook.orgId)!.public_pem;
+    expect(key.keyId).toBe(currentKeyRow(ctx.db, webhook.orgId)!.id);
+    for (const row of rows) {
+      const event = bodies.get(row.eventId)!;
+      expect(verifies(event.body, await signing.signatureFor(row.eventId, key, event), pem)).toBe(true);
+    }
+    expect(signing.made).toBe(2);
+    await signing.signatureFor(rows[0]!.eventId, key, bodies.get(rows[0]!.eventId));
+    expect(signing.made).toBe(2);
+  });
+
+  it('a row whose key cannot be opened, or whose event is gone, gets a rejected signature: a signing failure', async () => {
+    const { ctx, signing, claimed: c, webhook, rows } = await claimed(1);
+    const row = currentKeyRow(ctx.db, webhook.orgId)!;
+    replaceSealedPrivateKey(ctx.db, row.id, 'not-a-sealed-value');
+    const key = signing.keysOf(c).get(webhook.orgId)!;
+    expect(key).toBeInstanceOf(Error);
+    await expect(signing.signatureFor(rows[0]!.eventId, key, undefined)).rejects.toBe(key);
+    replaceSealedPrivateKey(ctx.db, row.id, row.private_enc);
+    const working = signing.keysOf(c).get(webhook.orgId)!;
+    await expect(signing.signatureFor('evt_gone', working, undefined)).rejects.toThrow('event evt_gone not found');
+    expect(signing.made).toBe(0);
+  });
+
+  it('signs a row again with the current key when its key was retired while it waited', async () => {
+    const { ctx, signing, claimed: c, webhook, jobs } = await claimed(1);
+    const job = jobs[0]!;
+    const event = signing.bodiesOf(c).get(job.eventId)!;
+    job.body = event.body;
+    const old = signing.keysOf(c).get(webhook.orgId)!;
+    if (old instanceof Error) throw old;
+    job.keyId = old.keyId;
+    job.signature = signing.signatureFor(job.eventId, old, event);
+    const rotated = await rotateSigningKey(ctx, webhook.orgId);
+    signing.resign(job);
+    expect(job.keyId).toBe(rotated.keyId);
+    expect(verifies(job.body, await job.signature, rotated.publicKey)).toBe(true);
+    expect(signing.made).toBe(2);
+  });
+});

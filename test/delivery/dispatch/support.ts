@@ -1,0 +1,152 @@
+/**
+ * What the dispatcher's tests share: a context with an organization, one webhook on a local
+ * receiver and a dispatcher; signature checks of everything a receiver got (run after each test);
+ * endpoints that hold their answers; and a started dispatcher for the length of a test.
+ */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect } from 'vitest';
+import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
+import type { Job } from '../../../src/delivery/dispatch/job.js';
+import { createTransaction } from '../../../src/services/transactions.js';
+import { claimDue, deliveryLease, dueWebhooks, getDelivery, type ClaimedDelivery, type DueWebhook } from '../../../src/store/deliveries.js';
+import { listAttempts } from '../../../src/store/delivery-attempts.js';
+import { publicKeys } from '../../../src/store/webhook-keys.js';
+import { makeApi, makeContext, makeOrg, tempDir, type TestContext } from '../../support/context.js';
+import { signatureVerifies, startReceiver, type Received } from '../receiver.js';
+
+/** A short retry schedule (three attempts) with ±20% jitter. */
+export const SHORT = { 'delivery.retryScheduleSeconds': [0, 5, 60], 'delivery.jitter': 0.2 };
+
+/** After each test: every request any receiver of the test got is checked against its database's keys. */
+const signatureChecks: (() => void)[] = [];
+afterEach(() => {
+  const checks = signatureChecks.splice(0);
+  for (const check of checks) check();
+});
+
+/** Checks, after the test, that every request `receiver` got is signed with a key of `ctx`'s database. */
+export function checkSignaturesAfter(ctx: TestContext, receiver: { received: Received[] }): void {
+  signatureChecks.push(() => expectAllSigned(ctx, receiver.received));
+}
+
+export async function setup(overrides: Record<string, unknown> = {}) {
+  const ctx = makeContext(overrides);
+  const api = makeApi(ctx);
+  const org = await makeOrg(ctx, api.tokens);
+  const receiver = await startReceiver();
+  signatureChecks.push(() => ctx.db.open && receiver.received.length > 0 && expectAllSigned(ctx, receiver.received));
+  const created = await api.http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: receiver.url });
+  expect(created.status).toBe(201);
+  // random 0.5 = no jitter, so delays are exact.
+  const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+  const publicPem = async () =>
+    (await api.http.get('/v1/notifications/webhooks/settings/public-key').set('authorization', org.auth)).body.publicKey as string;
+  return { ctx, ...api, org, receiver, webhookId: created.body.id as string, dispatcher, publicPem };
+}
+
+export function verifiesWithOpenssl(r: Received, publicPem: string): boolean {
+  const dir = tempDir('borderd-openssl-');
+  writeFileSync(join(dir, 'pub.pem'), publicPem);
+  writeFileSync(join(dir, 'body.bin'), r.body);
+  writeFileSync(join(dir, 'sig.bin'), Buffer.from(String(r.headers['x-signature']), 'base64'));
+  try {
+    const out = execFileSync(
+      'openssl',
+      ['dgst', '-sha256', '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sig.bin'), join(dir, 'body.bin')],
+      { stdio: 'pipe' },
+    );
+    return out.toString().includes('Verified OK');
+  } catch {
+    return false;
+  }
+}
+
+export const verifiesWithNode = (r: Received, publicPem: string): boolean => signatureVerifies(r, publicPem);
+
+/**
+ * Every request the receiver got must carry a signature that node:crypto verifies over the exact
+ * body, with the public key its x-signature-key-id names (retries and replays included).
+ */
+export function expectAllSigned(ctx: TestContext, received: Received[]): void {
+  const keys = new Map(publicKeys(ctx.db).map((k) => [k.id, k.publicPem]));
+  expect(received.length).toBeGreaterThan(0);
+  for (const r of received) {
+    const pem = keys.get(String(r.headers['x-signature-key-id']));
+    expect(pem, `key ${String(r.headers['x-signature-key-id'])}`).toBeDefined();
+    expect(
+      verifiesWithNode(r, pem!),
+      `signature of ${String(r.headers['x-event-id'])} attempt ${String(r.headers['x-delivery-attempt'])}`,
+    ).toBe(true);
+  }
+}
+
+/** Not an attempt (its outcome is unknown), still pending, and nobody's lease: the next process may send it at once. */
+export function expectGivenBackUnattempted(ctx: TestContext, deliveryId: string): void {
+  expect(deliveryLease(ctx.db, deliveryId)).toEqual({ claimedBy: null, leaseUntil: null });
+  expect(getDelivery(ctx.db, deliveryId)).toMatchObject({ state: 'pending', attempts: 0 });
+  expect(listAttempts(ctx.db, deliveryId)).toEqual([]);
+}
+
+/** A receiver that answers at once, registered as a webhook with `auth`'s token; what it gets is checked for signatures after the test. */
+export async function answeringWebhook(ctx: TestContext, http: ReturnType<typeof makeApi>['http'], auth: string) {
+  const receiver = await startReceiver();
+  checkSignaturesAfter(ctx, receiver);
+  await http.post('/v1/notifications/webhooks/settings').set('authorization', auth).send({ url: receiver.url });
+  return receiver;
+}
+
+/** Runs `fn` while a started dispatcher delivers; then lets the held answers go and stops it. */
+export async function whileDispatching(ctx: TestContext, release: () => void, fn: () => Promise<void>): Promise<void> {
+  const worker = new Dispatcher(ctx, { random: () => 0.5 });
+  worker.start();
+  try {
+    await fn();
+  } finally {
+    release();
+    await worker.stop();
+  }
+}
+
+/** Holds every answer of `receiver` (a stalled endpoint) until the returned function is called. */
+export function holdAnswers(receiver: Awaited<ReturnType<typeof startReceiver>>): () => void {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
+  return release;
+}
+
+export const newTx = (ctx: TestContext, orgId: string) =>
+  createTransaction(ctx, { orgId, type: 'Deposit', amount: '125.50', currency: 'USD' });
+
+/** A claimed row as a job, with the given body and no key yet; what it is signed with is up to the test. */
+export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, body = '{}'): Job {
+  let resolve!: () => void;
+  const done = new Promise<void>((r) => (resolve = r));
+  return {
+    done,
+    resolve,
+    id: row.id,
+    eventId: row.eventId,
+    webhook,
+    attempts: row.attempts,
+    step: row.step,
+    nextAttemptAt: row.nextAttemptAt,
+    eventType: 'Transaction_Created',
+    body,
+    keyId: null,
+    signature: Promise.resolve(''),
+  };
+}
+
+/** `n` due rows of the setup's webhook, claimed now by `owner` for a minute, and the jobs that would send them. */
+export async function claimedJobs(n: number, owner: string, overrides: Record<string, unknown> = {}) {
+  const s = await setup(overrides);
+  for (let i = 0; i < n; i++) newTx(s.ctx, s.org.org.id);
+  const now = s.ctx.clock.now();
+  const [webhook] = dueWebhooks(s.ctx.db, now);
+  const rows = claimDue(s.ctx.db, webhook!.id, owner, now, now + 60_000, n);
+  expect(rows).toHaveLength(n);
+  return { ...s, webhook: webhook!, rows, jobs: rows.map((r) => jobOf(r, webhook!)) };
+}
