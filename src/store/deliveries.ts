@@ -409,8 +409,8 @@ export interface DeliveryLease {
 }
 
 /** A row's lease; undefined when there is no such row. */
-export function deliveryLease(db: Db, id: string): DeliveryLease | undefined {
-  return db.prepare('SELECT claimed_by AS claimedBy, lease_until AS leaseUntil FROM deliveries WHERE id = ?').get(id) as
+export async function deliveryLease(db: Db, id: string): Promise<DeliveryLease | undefined> {
+  return (await db.get('SELECT claimed_by AS "claimedBy", lease_until AS "leaseUntil" FROM deliveries WHERE id = ?', [id])) as
     DeliveryLease | undefined;
 }
 
@@ -425,16 +425,12 @@ export interface LeasedDelivery {
 }
 
 /** Every row under a lease now, whoever holds it, in id order. */
-export function leasedDeliveries(db: Db): LeasedDelivery[] {
-  return db
-    .prepare(
-      `SELECT id, org_id AS orgId, webhook_id AS webhookId, state, claimed_by AS claimedBy, lease_until AS leaseUntil
-       FROM deliveries WHERE claimed_by IS NOT NULL ORDER BY id`,
-    )
-    .all() as LeasedDelivery[];
+export async function leasedDeliveries(db: Db): Promise<LeasedDelivery[]> {
+  return (await db.all(`SELECT id, org_id AS "orgId", webhook_id AS "webhookId", state, claimed_by AS "claimedBy", lease_until AS "leaseUntil"
+       FROM deliveries WHERE claimed_by IS NOT NULL ORDER BY id`)) as LeasedDelivery[];
 }
 
 /** Deletes one delivery that has no attempts recorded (its attempts would keep it). */
-export function deleteDelivery(db: Db, id: string): void {
-  db.prepare('DELETE FROM deliveries WHERE id = ?').run(id);
+export async function deleteDelivery(db: Db, id: string): Promise<void> {
+  await db.run('DELETE FROM deliveries WHERE id = ?', [id]);
 }

@@ -156,7 +156,7 @@ export interface TransactionRefundFacts {
 
 export async function getTransactionRefundFacts(db: Db, orgId: string, transactionId: string): Promise<TransactionRefundFacts | undefined> {
   return (await db.get(
-    'SELECT type, network, source, refund_destination AS refundDestination FROM transactions WHERE org_id = ? AND id = ?',
+    'SELECT type, network, source, refund_destination AS "refundDestination" FROM transactions WHERE org_id = ? AND id = ?',
     [orgId, transactionId],
   )) as TransactionRefundFacts | undefined;
 }

@@ -53,11 +53,11 @@ export async function retireWebhookKeys(db: Db, orgId: string, at: string): Prom
 }
 
 /** Every key's public half, retired ones included: what a signature made with any of them is checked against. */
-export function publicKeys(db: Db): { id: string; publicPem: string }[] {
-  return db.prepare('SELECT id, public_pem AS publicPem FROM webhook_keys ORDER BY id').all() as { id: string; publicPem: string }[];
+export async function publicKeys(db: Db): Promise<{ id: string; publicPem: string }[]> {
+  return (await db.all('SELECT id, public_pem AS "publicPem" FROM webhook_keys ORDER BY id')) as { id: string; publicPem: string }[];
 }
 
 /** Replaces a key's sealed private half. */
-export function replaceSealedPrivateKey(db: Db, id: string, sealed: string): void {
-  db.prepare('UPDATE webhook_keys SET private_enc = ? WHERE id = ?').run(sealed, id);
+export async function replaceSealedPrivateKey(db: Db, id: string, sealed: string): Promise<void> {
+  await db.run('UPDATE webhook_keys SET private_enc = ? WHERE id = ?', [sealed, id]);
 }

@@ -34,12 +34,12 @@ export const claimCapacity = (slots: number): number => CLAIM_ROUNDS * slots;
  * more, and the others still get theirs: the process may then hold more than `budget` for a while,
  * never more than twice it.
  */
-export function shareClaims(
+export async function shareClaims(
   dueOrgs: ReadonlySet<string>,
   heldByOrg: ReadonlyMap<string, number>,
   budget: number,
-  claim: (orgId: string, room: number) => number,
-): void {
+  claim: (orgId: string, room: number) => Promise<number>,
+): Promise<void> {
   const held = (orgId: string) => heldByOrg.get(orgId) ?? 0;
   // An organization holding claims takes part even with nothing due now: what it holds is its part.
   const orgs = [...new Set([...dueOrgs, ...heldByOrg.keys()])].sort((a, b) => held(a) - held(b));
@@ -48,14 +48,14 @@ export function shareClaims(
   let cap = 2 * budget - orgs.reduce((sum, orgId) => sum + held(orgId), 0);
   let waiting = orgs.length;
   let hungry: string[] = [];
-  const give = (orgId: string, room: number): number => {
-    const took = claim(orgId, Math.min(room, cap));
+  const give = async (orgId: string, room: number): Promise<number> => {
+    const took = await claim(orgId, Math.min(room, cap));
     cap -= took;
     return took;
   };
   for (const orgId of orgs) {
     const room = Math.ceil(left / waiting) - held(orgId);
-    const took = dueOrgs.has(orgId) ? give(orgId, room) : 0;
+    const took = dueOrgs.has(orgId) ? await give(orgId, room) : 0;
     if (room > 0 && took === room) hungry.push(orgId);
     left -= held(orgId) + took;
     waiting--;
@@ -65,7 +65,7 @@ export function shareClaims(
     let n = hungry.length;
     for (const orgId of hungry) {
       const room = Math.ceil(left / n--);
-      const took = give(orgId, room);
+      const took = await give(orgId, room);
       if (took === room) next.push(orgId);
       left -= took;
     }
@@ -107,18 +107,18 @@ export class ClaimPlanner {
    * leases up to `limit` of the webhook's due rows; `room(webhookId)` is how many more the webhook
    * may hold. Runs inside the pass's write transaction.
    */
-  claim(
+  async claim(
     byOrg: ReadonlyMap<string, readonly DueWebhook[]>,
     heldByOrg: ReadonlyMap<string, number>,
     budget: number,
     room: (webhookId: string) => number,
-    take: (webhook: DueWebhook, limit: number) => ClaimedDelivery[],
-  ): Claimed[] {
+    take: (webhook: DueWebhook, limit: number) => Promise<ClaimedDelivery[]>,
+  ): Promise<Claimed[]> {
     const out: Claimed[] = [];
     const taken = new Map<string, number>();
     // Gave fewer rows than asked: nothing more is due there, not worth another query in a later round.
     const drained = new Set<string>();
-    shareClaims(new Set(byOrg.keys()), heldByOrg, budget, (orgId, share) => {
+    await shareClaims(new Set(byOrg.keys()), heldByOrg, budget, async (orgId, share) => {
       let took = 0;
       for (const webhook of byOrg.get(orgId)!) {
         if (took >= share) {
@@ -127,7 +127,7 @@ export class ClaimPlanner {
         }
         const limit = Math.min(room(webhook.id) - (taken.get(webhook.id) ?? 0), share - took);
         if (limit <= 0 || drained.has(webhook.id)) continue;
-        const rows = take(webhook, limit);
+        const rows = await take(webhook, limit);
         if (rows.length < limit) drained.add(webhook.id);
         took += rows.length;
         if (rows.length) {

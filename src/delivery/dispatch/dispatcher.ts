@@ -8,9 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../../context.js';
-import { bookkeeping, tryWriteNow } from '../../db/open.js';
 import type { RetryPolicy } from '../../domain/retry-schedule.js';
-import { claimDue, dueWebhooks } from '../../store/deliveries.js';
+import { claimDue, dueWebhooks, type DueWebhook } from '../../store/deliveries.js';
 import { VERSION } from '../../version.js';
 import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';
@@ -70,6 +69,8 @@ export class Dispatcher implements Worker {
   readonly #inflight = new Set<Promise<void>>();
   #claimed = 0;
   #passScheduled = false;
+  /** The pass running now: passes never overlap, so each reads the claim capacity it claims against. */
+  #current: Promise<Promise<void>[]> | undefined;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
@@ -135,8 +136,9 @@ export class Dispatcher implements Worker {
     await Promise.race([this.drain(), graceOver]);
     clearTimeout(graceTimer);
     if (this.#inflight.size) this.#sender.cutOffAll();
+    await this.#current?.catch(() => undefined);
     await this.drain();
-    this.#leases.releaseAll();
+    await this.#leases.releaseAll();
     await this.#pools.closeAll();
   }
 
@@ -161,7 +163,7 @@ export class Dispatcher implements Worker {
 
   /** One pass for tests and tools: claims what is due now, sends it, and waits for those results. Returns how many were sent. */
   async runOnce(): Promise<number> {
-    const started = this.#pass();
+    const started = await this.#pass();
     await Promise.allSettled(started);
     return started.length;
   }
@@ -172,13 +174,24 @@ export class Dispatcher implements Worker {
     setImmediate(() => {
       this.#passScheduled = false;
       if (this.#stopped) return;
-      try {
-        // Each started row's promise is the recording of its result, which #start already handles.
-        void this.#pass();
-      } catch (err) {
-        this.#ctx.log.error({ err }, 'dispatcher pass failed');
-      }
+      // Each started row's promise is the recording of its result, which #start already handles.
+      this.#pass().catch((err: unknown) => this.#ctx.log.error({ err }, 'dispatcher pass failed'));
     });
+  }
+
+  /** Runs a pass once the one before it (if any) is over. */
+  #pass(): Promise<Promise<void>[]> {
+    const previous = this.#current;
+    const run = (async () => {
+      if (previous) await previous.catch(() => undefined);
+      return this.#claimAndQueue();
+    })();
+    this.#current = run;
+    const clear = () => {
+      if (this.#current === run) this.#current = undefined;
+    };
+    run.then(clear, clear);
+    return run;
   }
 
   /** Claims a webhook may hold: CLAIM_ROUNDS of the send slots it may use now. */
@@ -187,39 +200,45 @@ export class Dispatcher implements Worker {
   }
 
   /**
-   * Claims up to the free claim capacity, then starts what the send slots allow. Synchronous up to
-   * the sends; returns one promise per claimed row, resolved when its result is recorded.
+   * Claims up to the free claim capacity, then starts what the send slots allow; returns one promise
+   * per claimed row, resolved when its result is recorded.
    */
-  #pass(): Promise<void>[] {
+  async #claimAndQueue(): Promise<Promise<void>[]> {
     const budget = claimCapacity(this.#ctx.config.delivery.concurrency);
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
     const leaseUntil = now + this.#leases.ms;
     const slots = this.#slots;
-    const due = dueWebhooks(db, now).filter((w) => (this.#unanswered.firstSight(w.id), slots.claimedBy(w.id) < this.#claimsOf(w.id)));
+    const due: DueWebhook[] = [];
+    for (const w of await dueWebhooks(db, now)) {
+      await this.#unanswered.firstSight(w.id);
+      if (slots.claimedBy(w.id) < this.#claimsOf(w.id)) due.push(w);
+    }
     if (due.length === 0) return [];
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
     if (slots.claimed >= budget && slots.organizations === 1 && due.every((w) => slots.holdsFor(w.orgId))) return [];
     const byOrg = this.#planner.plan(due);
     // Not while another process holds the write lock: the next tick or finished send tries again,
     // and meanwhile the event loop serves requests and sends instead of waiting in SQLite.
-    const attempt = bookkeeping(db, () =>
-      tryWriteNow(db, () =>
+    const attempt = await db.tryTransaction(
+      (tx) =>
         this.#planner.claim(
           byOrg,
           slots.claimsByOrg(),
           budget,
           (webhookId) => this.#claimsOf(webhookId) - slots.claimedBy(webhookId),
-          (webhook, limit) => claimDue(db, webhook.id, this.owner, now, leaseUntil, limit, this.#leases.heldIds(webhook.id)),
+          (webhook, limit) => claimDue(tx, webhook.id, this.owner, now, leaseUntil, limit, this.#leases.heldIds(webhook.id)),
         ),
-      ),
+      { durability: 'bookkeeping' },
     );
     if (!attempt.ok) return [];
     const claimed = attempt.value;
     if (claimed.length === 0) return [];
+    // A stop began while the claim was made: stop() waits for this pass, then gives every lease back.
+    if (this.#stopped) return [];
 
-    const bodies = this.#signing.bodiesOf(claimed);
-    const keys = this.#signing.keysOf(claimed);
+    const bodies = await this.#signing.bodiesOf(claimed);
+    const keys = await this.#signing.keysOf(claimed);
     const started: Promise<void>[] = [];
     for (const { webhook, rows } of claimed) {
       const key = keys.get(webhook.orgId)!;
@@ -283,7 +302,7 @@ export class Dispatcher implements Worker {
       await job.signature;
       for (let checks = 1; ; checks++) {
         const signedWith = job.keyId;
-        if (!this.#stillToSend(job)) return;
+        if (!(await this.#stillToSend(job))) return;
         await job.signature;
         if (job.keyId === signedWith || checks === 3) break;
       }
@@ -323,15 +342,15 @@ export class Dispatcher implements Worker {
    * The end of prepare: whether the row is still ours and still to go (leases.ts), with its
    * webhook's url now, its cycle's due time, and a signature by a key that is not retired.
    */
-  #stillToSend(job: Job): boolean {
-    const target = this.#leases.beforeSend(job, this.#slots.isEnding(job.webhook.id));
+  async #stillToSend(job: Job): Promise<boolean> {
+    const target = await this.#leases.beforeSend(job, this.#slots.isEnding(job.webhook.id));
     if (target === 'gone') return false;
     if (target === 'unread') return true;
     if (target.url !== job.webhook.url) job.webhook = { ...job.webhook, url: target.url };
     // Replayed while it waited (a new cycle at step 0, a new due time): this send is that cycle's.
     job.nextAttemptAt = target.nextAttemptAt;
     // A failure here is a signing failure like any other (the caller's catch).
-    if (target.keyRetired) this.#signing.resign(job);
+    if (target.keyRetired) await this.#signing.resign(job);
     return true;
   }
 

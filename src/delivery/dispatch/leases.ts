@@ -7,19 +7,22 @@
  * @module delivery/dispatch/leases
  */
 import type { AppContext } from '../../context.js';
-import { bookkeeping, tryWriteNow } from '../../db/open.js';
+import type { TransactionOptions } from '../../db/database.js';
 import { releaseLease, releaseLeases, renewLeases, sendTarget } from '../../store/deliveries.js';
 import { CLAIM_ROUNDS } from './claim-shares.js';
 import type { Job } from './job.js';
 
 /** Where a row still to go is sent: its webhook's url now, its due time, and whether its key was retired since it was signed. */
-export type SendTarget = NonNullable<ReturnType<typeof sendTarget>>;
+export type SendTarget = NonNullable<Awaited<ReturnType<typeof sendTarget>>>;
 
 /**
  * What the check before a send found: the row's target; `gone`, it is not to be sent (its lease is
  * given back if it can be); or `unread`, the check itself failed and the row goes as claimed.
  */
 export type BeforeSend = SendTarget | 'gone' | 'unread';
+
+/** Claims and leases are bookkeeping: one lost to a power cut only means a row is sent again. */
+const BOOKKEEPING: TransactionOptions = { durability: 'bookkeeping' };
 
 export class Leases {
   readonly #ctx: AppContext;
@@ -78,7 +81,7 @@ export class Leases {
 
   /** Renews on a timer of its own, every third of a lease, whatever delivery.pollIntervalMs is. */
   startRenewing(): void {
-    this.#timer = setInterval(() => this.renew(), Math.max(100, Math.floor(this.ms / 3)));
+    this.#timer = setInterval(() => void this.renew(), Math.max(100, Math.floor(this.ms / 3)));
     this.#timer.unref();
   }
 
@@ -94,15 +97,15 @@ export class Leases {
    * send the same attempt at the same time. A process that dies stops renewing, and its rows are
    * taken over once their leases end.
    */
-  renew(): void {
+  async renew(): Promise<void> {
     const now = this.#ctx.clock.now();
     const leaseMs = this.ms;
     if (this.#held.size === 0 || now - this.#renewedAt < leaseMs / 3) return;
     const ids = [...this.#held.values()].flatMap((held) => [...held]);
     try {
-      const db = this.#ctx.db;
       // Not while another process holds the write lock: tried again at the next tick.
-      if (bookkeeping(db, () => tryWriteNow(db, () => renewLeases(db, this.#owner, ids, now + leaseMs))).ok) this.#renewedAt = now;
+      const renewed = await this.#ctx.db.tryTransaction((tx) => renewLeases(tx, this.#owner, ids, now + leaseMs), BOOKKEEPING);
+      if (renewed.ok) this.#renewedAt = now;
     } catch (err) {
       // The database was busy: tried again at the next tick. A row whose lease runs short is not sent (beforeSend).
       this.#ctx.log.warn({ err, rows: ids.length }, 'leases not renewed; trying again');
@@ -117,14 +120,14 @@ export class Leases {
    * once). `ending`: a result of this webhook that disables it is not recorded yet, so the database
    * still says enabled; its rows are not sent either.
    */
-  beforeSend(job: Job, ending: boolean): BeforeSend {
+  async beforeSend(job: Job, ending: boolean): Promise<BeforeSend> {
     const db = this.#ctx.db;
-    let target: ReturnType<typeof sendTarget>;
+    let target: Awaited<ReturnType<typeof sendTarget>>;
     // The lease must outlast this send by a margin; renew() keeps it so.
     const now = this.#ctx.clock.now();
     const read = () => sendTarget(db, job.id, this.#owner, job.step, job.keyId, now + this.#ctx.config.delivery.timeoutMs + 1_000);
     try {
-      target = ending ? undefined : read();
+      target = ending ? undefined : await read();
     } catch (err) {
       // The check is a safeguard: a read that fails does not stop the send, which goes as claimed.
       this.#ctx.log.error({ err, deliveryId: job.id }, 'delivery target check failed');
@@ -135,8 +138,8 @@ export class Leases {
       // ours: renewed now if no other process took it, then read again. Never in a busy wait: with the
       // write lock held elsewhere it is not sent, and its lease ends on its own.
       try {
-        const renewed = bookkeeping(db, () => tryWriteNow(db, () => renewLeases(db, this.#owner, [job.id], now + this.ms)));
-        if (renewed.ok && renewed.value > 0) target = read();
+        const renewed = await db.tryTransaction((tx) => renewLeases(tx, this.#owner, [job.id], now + this.ms), BOOKKEEPING);
+        if (renewed.ok && renewed.value > 0) target = await read();
       } catch (err) {
         this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease not renewed before a send; the row is given back');
       }
@@ -145,7 +148,7 @@ export class Leases {
       try {
         // Given back so a replay or the next pass sends it at once; with the write lock held
         // elsewhere (no busy wait here), its lease ends on its own instead.
-        bookkeeping(db, () => tryWriteNow(db, () => releaseLease(db, job.id, this.#owner)));
+        await db.tryTransaction((tx) => releaseLease(tx, job.id, this.#owner), BOOKKEEPING);
       } catch (err) {
         // Not sent either way; the lease then ends on its own. Not an attempt, so not the caller's catch.
         this.#ctx.log.warn({ err, deliveryId: job.id }, 'lease of a row not sent was not given back; it ends on its own');
@@ -160,7 +163,7 @@ export class Leases {
   }
 
   /** At a stop: every lease this process holds is given back without counting an attempt. */
-  releaseAll(): void {
-    releaseLeases(this.#ctx.db, this.#owner);
+  async releaseAll(): Promise<void> {
+    await releaseLeases(this.#ctx.db, this.#owner);
   }
 }

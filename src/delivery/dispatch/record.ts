@@ -7,7 +7,7 @@
  * @module delivery/dispatch/record
  */
 import type { AppContext } from '../../context.js';
-import { bookkeeping, inSavepoint, tryWriteNow, writeTransaction } from '../../db/open.js';
+import type { Db, TransactionOptions } from '../../db/database.js';
 import { isoAt } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../../domain/retry-schedule.js';
@@ -74,6 +74,9 @@ export interface RecorderOptions {
   ended: (webhookId: string) => void;
 }
 
+/** Results are bookkeeping: one lost to a power cut only means its delivery is sent again. */
+const BOOKKEEPING: TransactionOptions = { durability: 'bookkeeping' };
+
 export class Recorder {
   readonly #ctx: AppContext;
   readonly #owner: string;
@@ -114,14 +117,14 @@ export class Recorder {
     if (this.#finished.length >= FLUSH_BATCH) {
       clearTimeout(this.#flushTimer);
       this.#flushTimer = undefined;
-      setImmediate(() => this.flush());
+      setImmediate(() => void this.flush());
     } else if (!this.#flushTimer) {
-      this.#flushTimer = setTimeout(() => this.flush(), FLUSH_DELAY_MS);
+      this.#flushTimer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
     }
   }
 
   /** Records every result that arrived since the last flush in one transaction, then logs them. */
-  flush(): void {
+  async flush(): Promise<void> {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
     const batch = this.#finished;
@@ -136,48 +139,50 @@ export class Recorder {
     // result in its own savepoint, so the failing one is logged alone and the others are recorded.
     // A row whose result is lost keeps its lease and is sent again when the lease ends (at least once).
     let began = false;
-    const writeAll = (): RecordedLine[] => {
+    const writeAll = async (tx: Db): Promise<RecordedLine[]> => {
       began = true;
-      for (const s of signatures) storeSignature(ctx.db, s.eventId, s.keyId, s.signature);
-      return batch.map((f) => this.#record(f));
+      for (const s of signatures) await storeSignature(tx, s.eventId, s.keyId, s.signature);
+      const lines: RecordedLine[] = [];
+      for (const f of batch) lines.push(await this.#record(tx, f));
+      return lines;
     };
     // While running, a held write lock (another process) is waited for on a timer; at a stop, in
     // SQLite's busy wait.
-    const recordAll = (): RecordedLine[] | undefined => {
-      if (this.#stopping) return writeTransaction(ctx.db, writeAll);
-      const attempt = tryWriteNow(ctx.db, writeAll);
+    const recordAll = async (): Promise<RecordedLine[] | undefined> => {
+      if (this.#stopping) return ctx.db.transaction(writeAll, BOOKKEEPING);
+      const attempt = await ctx.db.tryTransaction(writeAll, BOOKKEEPING);
       return attempt.ok ? attempt.value : undefined;
     };
-    const recordEach = (): RecordedLine[] =>
-      writeTransaction(ctx.db, () => {
+    const recordEach = (): Promise<RecordedLine[]> =>
+      ctx.db.transaction(async (tx) => {
         for (const s of signatures) {
-          const o = inSavepoint(ctx.db, () => storeSignature(ctx.db, s.eventId, s.keyId, s.signature));
+          const o = await tx.savepoint((sp) => storeSignature(sp, s.eventId, s.keyId, s.signature));
           if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
         }
-        return batch.flatMap((f) => {
-          const o = inSavepoint(ctx.db, () => this.#record(f));
-          if (o.ok) return [o.value];
-          ctx.log.error({ err: o.err, deliveryId: f.job.id }, 'delivery bookkeeping failed');
-          return [];
-        });
-      });
-    try {
-      const recorded = bookkeeping(ctx.db, () => {
-        try {
-          return recordAll();
-        } catch (err) {
-          // Only a write that failed inside is retried alone; a transaction that could not start is reported as it is.
-          if (!began) throw err;
-          return recordEach();
+        const lines: RecordedLine[] = [];
+        for (const f of batch) {
+          const o = await tx.savepoint((sp) => this.#record(sp, f));
+          if (o.ok) lines.push(o.value);
+          else ctx.log.error({ err: o.err, deliveryId: f.job.id }, 'delivery bookkeeping failed');
         }
-      });
+        return lines;
+      }, BOOKKEEPING);
+    try {
+      let recorded: RecordedLine[] | undefined;
+      try {
+        recorded = await recordAll();
+      } catch (err) {
+        // Only a write that failed inside is retried alone; a transaction that could not start is reported as it is.
+        if (!began) throw err;
+        recorded = await recordEach();
+      }
       if (recorded === undefined) {
         // The write lock is held elsewhere: the results wait in memory (their rows stay leased and
         // renewed) and are written a little later, with whatever finished meanwhile.
         this.#finished = batch.concat(this.#finished);
         this.#signatures.giveBack(signatures);
         clearTimeout(this.#flushTimer);
-        this.#flushTimer = setTimeout(() => this.flush(), BUSY_RETRY_MS);
+        this.#flushTimer = setTimeout(() => void this.flush(), BUSY_RETRY_MS);
         return;
       }
       lines = recorded;
@@ -191,14 +196,14 @@ export class Recorder {
   }
 
   /** Inside the flush transaction: the attempt row, then the delivery's new state, only under our lease. */
-  #record({ job, startedMs, result }: Sent): RecordedLine {
+  async #record(db: Db, { job, startedMs, result }: Sent): Promise<RecordedLine> {
     const ctx = this.#ctx;
     const now = ctx.clock.now();
     const at = isoAt(now);
     const attempt = job.attempts + 1;
     const ok = delivered(result.statusCode);
     const gone = result.statusCode === 410;
-    insertAttempt(ctx.db, {
+    await insertAttempt(db, {
       id: newId('att', now),
       deliveryId: job.id,
       attempt,
@@ -220,12 +225,12 @@ export class Recorder {
       error: result.error,
       durationMs: result.durationMs,
     };
-    const signingFailures = result.ours ? trailingAttemptsFailedWith(ctx.db, job.id, SIGNING_FAILED) : 0;
+    const signingFailures = result.ours ? await trailingAttemptsFailedWith(db, job.id, SIGNING_FAILED) : 0;
     const disable = endsWebhook(this.#policy, job, result);
     const common = { attempts: attempt, lastStatus: result.statusCode, lastError: result.error, at };
     // The usual case, in one statement: the row is still ours, pending, at the step that was sent.
-    const advanced = finishAttempt(
-      ctx.db,
+    const advanced = await finishAttempt(
+      db,
       job.id,
       this.#owner,
       {
@@ -238,10 +243,10 @@ export class Recorder {
       },
       { state: 'pending', step: job.step, nextAttemptAt: job.nextAttemptAt },
     );
-    if (!advanced) return this.#recordChanged(job, ok, line, common);
+    if (!advanced) return this.#recordChanged(db, job, ok, line, common);
     if (disable) {
       const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
-      disableWebhook(ctx.db, job.webhook.id, reason, at);
+      await disableWebhook(db, job.webhook.id, reason, at);
     }
     const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
     if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
@@ -255,14 +260,14 @@ export class Recorder {
   }
 
   /** #record when the row changed while the attempt was in flight: its lease ended, or an operator moved it. */
-  #recordChanged(
+  async #recordChanged(
+    db: Db,
     job: Job,
     ok: boolean,
     line: Record<string, unknown>,
     common: { attempts: number; lastStatus: number | null; lastError: string | null; at: string },
-  ): RecordedLine {
-    const ctx = this.#ctx;
-    const row = leaseOf(ctx.db, job.id);
+  ): Promise<RecordedLine> {
+    const row = await leaseOf(db, job.id);
     if (!row || row.claimedBy !== this.#owner) {
       // The lease ended and another dispatcher owns the row now: the attempt stays recorded, the row is theirs.
       return ok
@@ -272,7 +277,7 @@ export class Recorder {
     // Disabled, deleted or replayed while in flight. A 2xx is what happened: delivered. A failure
     // leaves the row as the operator set it (skipped, cancelled, or a fresh replay cycle).
     const state: DeliveryState = ok ? 'delivered' : row.state;
-    finishAttempt(ctx.db, job.id, this.#owner, {
+    await finishAttempt(db, job.id, this.#owner, {
       ...common,
       state,
       step: row.step,

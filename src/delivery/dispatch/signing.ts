@@ -7,7 +7,7 @@
  * @module delivery/dispatch/signing
  */
 import { remember } from '../../domain/bounded-map.js';
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../db/database.js';
 import { eventBodies } from '../../store/events.js';
 import type { EventSignatures } from '../event-signatures.js';
 import type { SigningKey } from '../signing-keys.js';
@@ -42,7 +42,7 @@ export class Signing {
    * out ones this pass found there, and a row whose body was pushed out would be recorded as a
    * signing failure.
    */
-  bodiesOf(claimed: readonly Claimed[]): Map<string, EventBody> {
+  async bodiesOf(claimed: readonly Claimed[]): Promise<Map<string, EventBody>> {
     const bodies = new Map<string, EventBody>();
     const missing: string[] = [];
     for (const id of new Set(claimed.flatMap((c) => c.rows.map((r) => r.eventId)))) {
@@ -50,7 +50,7 @@ export class Signing {
       if (cached) bodies.set(id, cached);
       else missing.push(id);
     }
-    for (const e of eventBodies(this.#db, missing)) {
+    for (const e of await eventBodies(this.#db, missing)) {
       const event = { type: e.type, body: e.body };
       bodies.set(e.id, event);
       remember(this.#bodies, e.id, event, this.#bodyCacheSize);
@@ -64,19 +64,19 @@ export class Signing {
    * once per key id. The signatures already made with these keys (by this process or another,
    * before a restart) are read in one query per key.
    */
-  keysOf(claimed: readonly Claimed[]): Map<string, SigningKey | Error> {
+  async keysOf(claimed: readonly Claimed[]): Promise<Map<string, SigningKey | Error>> {
     const keys = new Map<string, SigningKey | Error>();
     for (const { webhook } of claimed) {
       if (keys.has(webhook.orgId)) continue;
       try {
-        keys.set(webhook.orgId, this.#signatures.signer.currentKey(webhook.orgId));
+        keys.set(webhook.orgId, await this.#signatures.signer.currentKey(webhook.orgId));
       } catch (err) {
         keys.set(webhook.orgId, err instanceof Error ? err : new Error(String(err)));
       }
     }
     for (const key of new Set(keys.values())) {
       if (key instanceof Error) continue;
-      this.#signatures.preload(
+      await this.#signatures.preload(
         key.keyId,
         claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)),
       );
@@ -95,8 +95,8 @@ export class Signing {
    * and a receiver that fetched the new public key could not check the old signature. Throws when
    * the key cannot be had: a signing failure like any other.
    */
-  resign(job: Job): void {
-    const key = this.#signatures.signer.currentKey(job.webhook.orgId);
+  async resign(job: Job): Promise<void> {
+    const key = await this.#signatures.signer.currentKey(job.webhook.orgId);
     job.signature = this.#signature(job.eventId, key, job.body);
     job.keyId = key.keyId;
   }

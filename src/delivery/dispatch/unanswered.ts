@@ -6,7 +6,7 @@
  *
  * @module delivery/dispatch/unanswered
  */
-import type { Db } from '../../db/open.js';
+import type { Db } from '../../db/database.js';
 import { lastRetryGotNoAnswer } from '../../store/deliveries.js';
 import { SIGNING_FAILED } from './job.js';
 
@@ -28,10 +28,10 @@ export class UnansweredEndpoints {
    * timeouts. Read once per webhook and process, before its first claim is sized, from its most
    * recently tried pending row (one index seek); after that, this process's own sends say.
    */
-  firstSight(webhookId: string): void {
+  async firstSight(webhookId: string): Promise<void> {
     if (this.#seen.has(webhookId)) return;
     this.#seen.add(webhookId);
-    if (lastRetryGotNoAnswer(this.#db, webhookId, SIGNING_FAILED)) this.#unanswered.add(webhookId);
+    if (await lastRetryGotNoAnswer(this.#db, webhookId, SIGNING_FAILED)) this.#unanswered.add(webhookId);
   }
 
   /** Send slots a webhook may use now: one while its endpoint does not answer, else perEndpointConcurrency. */
