@@ -26,12 +26,12 @@ const IDENTITY_QUERIES: Record<string, Parameters<typeof identitiesPageJson>[2]>
   'no filter limit=100': { limit: 100 },
 };
 
-function timeIdentityQueries(dbPath: string, rounds: number): Row[] {
+async function timeIdentityQueries(dbPath: string, rounds: number): Promise<Row[]> {
   const config = loadConfig({ env: {}, flags: { 'database.path': dbPath } });
-  const ctx = createContext(config, {
-    log: createLogger({ level: 'error', pretty: 'never', destination: process.stderr }),
-    migrate: false,
-  });
+  const ctx = await createContext(config, {
+      log: createLogger({ level: 'error', pretty: 'never', destination: process.stderr }),
+      migrate: false,
+    });
   try {
     // The first-start organization, created before the second one.
     const orgId = (ctx.db.prepare('SELECT id FROM organizations ORDER BY created_at, id LIMIT 1').get() as { id: string }).id;
@@ -52,7 +52,7 @@ function timeIdentityQueries(dbPath: string, rounds: number): Row[] {
       };
     });
   } finally {
-    ctx.db.close();
+    await ctx.db.close();
   }
 }
 
@@ -145,7 +145,7 @@ export const apiBenchmark: Benchmark = {
         await bare.stop();
       }
       const peakRss = daemon.peakRss();
-      const queryRows = timeIdentityQueries(daemon.dbPath, quick ? 10 : 50);
+      const queryRows = await timeIdentityQueries(daemon.dbPath, quick ? 10 : 50);
       const ratio = prefix.requestsPerSecond / bareResult.requestsPerSecond;
       const rows: Row[] = [
         { metric: 'identities imported', value: identities.imported, note: 'and as many in a second organization' },

@@ -14,32 +14,32 @@ import type { Row } from './report-table.js';
  * transaction, through a second connection to the daemon's database. Ids sort before any the daemon
  * makes, as old rows would. Writing them directly is the only way to reach a million rows in seconds.
  */
-function fillDelivered(dbPath: string, orgId: string, webhookId: string, rows: number): number {
+async function fillDelivered(dbPath: string, orgId: string, webhookId: string, rows: number): Promise<number> {
   const db = openDatabase(dbPath);
   try {
     const t0 = performance.now();
     const series = `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < @rows)`;
     const at = '2025-01-01T00:00:00.000Z';
-    db.transaction(() => {
-      db.prepare(
-        `${series}
+    (await db.transaction(() => {
+            db.prepare(
+              `${series}
          INSERT INTO events (id, org_id, type, body, created_at)
          SELECT printf('evt_00old%021d', i), @orgId, 'Transaction_Updated',
                 json_object('id', printf('evt_00old%021d', i), 'type', 'Transaction_Updated', 'organizationId', @orgId,
                             'createdAt', @at, 'timestamp', 1735689600000, 'data', json_object('synthetic', json('true'), 'status', 'Completed', 'amount', '125.50')),
                 @at
          FROM s`,
-      ).run({ rows, orgId, at });
-      db.prepare(
-        `${series}
+            ).run({ rows, orgId, at });
+            db.prepare(
+              `${series}
          INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, step, next_attempt_at, last_status, delivered_at, created_at, updated_at)
          SELECT printf('dlv_00old%021d', i), printf('evt_00old%021d', i), @webhookId, @orgId, 'delivered', 1, 1, 1735689600000, 200, @at, @at, @at
          FROM s`,
-      ).run({ rows, orgId, webhookId, at });
-    }).immediate();
+            ).run({ rows, orgId, webhookId, at });
+          })).immediate();
     return performance.now() - t0;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -50,13 +50,13 @@ function fillDelivered(dbPath: string, orgId: string, webhookId: string, rows: n
  * (claimDue: one conditional UPDATE, as a pass does per webhook). Nothing is committed, and the
  * daemon, idle by then, waits on the write lock meanwhile.
  */
-function timeClaims(
+async function timeClaims(
   dbPath: string,
   orgId: string,
   webhookId: string,
   rounds: number,
   backlog = 100,
-): { findDue: ReturnType<typeof summarize>; claim: ReturnType<typeof summarize> } {
+): Promise<{ findDue: ReturnType<typeof summarize>; claim: ReturnType<typeof summarize> }> {
   const db = openDatabase(dbPath);
   const pending = rounds * 4 + backlog; // each round leases four rows: keep `backlog` due rows past the last round
   try {
@@ -64,7 +64,7 @@ function timeClaims(
     const at = new Date(now).toISOString();
     const findTimes: number[] = [];
     const claimTimes: number[] = [];
-    db.exec('BEGIN IMMEDIATE');
+    await db.exec('BEGIN IMMEDIATE');
     try {
       const series = `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < @pending)`;
       db.prepare(
@@ -77,20 +77,20 @@ function timeClaims(
       ).run({ pending, orgId, webhookId, at });
       for (let i = 0; i < rounds; i++) {
         const t0 = performance.now();
-        const due = dueWebhooks(db, now);
+        const due = await dueWebhooks(db, now);
         const t1 = performance.now();
         if (!due.some((w) => w.id === webhookId)) throw new Error('no due delivery found');
-        if (claimDue(db, webhookId, 'bench', now, now + 60_000, 4).length !== 4) throw new Error('claimed fewer than 4 rows');
+        if ((await claimDue(db, webhookId, 'bench', now, now + 60_000, 4)).length !== 4) throw new Error('claimed fewer than 4 rows');
         const t2 = performance.now();
         findTimes.push(t1 - t0);
         claimTimes.push(t2 - t1);
       }
     } finally {
-      db.exec('ROLLBACK');
+      await db.exec('ROLLBACK');
     }
     return { findDue: summarize(findTimes), claim: summarize(claimTimes) };
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -100,7 +100,7 @@ async function measureAt(delivered: number, backlog: number, quick: boolean, log
   try {
     await scenario.addWebhooks(2, false);
     log(`growth: filling ${delivered} delivered rows`);
-    const fillMs = fillDelivered(daemon.dbPath, scenario.orgId, scenario.webhookIds[0]!, delivered);
+    const fillMs = await fillDelivered(daemon.dbPath, scenario.orgId, scenario.webhookIds[0]!, delivered);
     let pruned: { seconds: number; deliveriesDeleted: number; eventsDeleted: number } | undefined;
     if (prune) {
       // The retention job, run once as an operator would (`borderd outbox prune`) while the daemon runs.
@@ -114,7 +114,7 @@ async function measureAt(delivered: number, backlog: number, quick: boolean, log
     history.close();
     await scenario.writeEvents({ amount: backlog });
     await scenario.resetReceiver();
-    scenario.releaseBacklog();
+    await scenario.releaseBacklog();
     const stats = await scenario.waitForDeliveries(backlog * 2, quick ? 30_000 : 300_000);
     const rate = stats.deliveries > 1 ? ((stats.deliveries - 1) * 1000) / (stats.lastAt - stats.firstAt) : 0;
     const claims = timeClaims(daemon.dbPath, scenario.orgId, scenario.webhookIds[1]!, quick ? 50 : 500);

@@ -139,19 +139,19 @@ export class OutboxScenario {
    * does per webhook, done at once for all of them so the backlog starts as one. The daemon sees the
    * rows at its next poll (delivery.pollIntervalMs).
    */
-  releaseBacklog(): void {
+  async releaseBacklog(): Promise<void> {
     const db = openDatabase(this.daemon.dbPath);
     try {
       const now = Date.now();
       const at = new Date(now).toISOString();
-      db.transaction(() => {
-        db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, updated_at = ? WHERE org_id = ?').run(at, this.orgId);
-        db.prepare(
-          "UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'",
-        ).run(now, at, this.orgId);
-      }).immediate();
+      (await db.transaction(() => {
+                db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, updated_at = ? WHERE org_id = ?').run(at, this.orgId);
+                db.prepare(
+                  "UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'",
+                ).run(now, at, this.orgId);
+              })).immediate();
     } finally {
-      db.close();
+      await db.close();
     }
   }
 

@@ -21,9 +21,9 @@ export const accountsCommand: CommandModule = {
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
             .option('record', { type: 'string', demandOption: true, describe: 'the account as JSON' }),
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             const record = parseJsonRecord(newAccountSchema, args.record, 'account');
-            const account = presentAccount(createAccount(ctx, args.org, record), ctx.config.accounts.legacyFields);
+            const account = presentAccount(await createAccount(ctx, args.org, record), ctx.config.accounts.legacyFields);
             output(args, account, () => `created account ${account.id}`);
           }),
       )

@@ -21,11 +21,11 @@ export const identitiesCommand: CommandModule = {
             .positional('file', { type: 'string', demandOption: true })
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' }),
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             const lines = readInputFile(args.file).split(/\r?\n/);
             const progress = progressReporter('identities');
             try {
-              const result = importIdentities(ctx, args.org, lines, progress.update);
+              const result = await importIdentities(ctx, args.org, lines, progress.update);
               progress.stop();
               output(args, result, () => `imported ${result.imported} identit${result.imported === 1 ? 'y' : 'ies'} into ${args.org}`);
             } finally {

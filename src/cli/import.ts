@@ -78,7 +78,7 @@ export const importCommand: CommandModule = {
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
             .option('format', { choices: ['csv', 'jsonl'] as const, describe: 'default: from the file extension' }),
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             const format =
               args.format ??
               (extname(args.file).toLowerCase() === '.csv' ? 'csv' : extname(args.file).toLowerCase() === '.jsonl' ? 'jsonl' : undefined);
@@ -86,7 +86,7 @@ export const importCommand: CommandModule = {
             const text = readInputFile(args.file);
             const progress = progressReporter('transactions');
             try {
-              const result = importTransactions(ctx, args.org, text, format, progress.update);
+              const result = await importTransactions(ctx, args.org, text, format, progress.update);
               progress.stop();
               output(args, result, () => `imported ${result.imported} transaction(s) into ${args.org} (import ${result.importId})`);
             } finally {

@@ -70,9 +70,9 @@ export const inboundCommand: CommandModule = {
             .positional('eventId', { type: 'string' })
             .option('failed', { type: 'boolean', default: false, describe: 'every notification in the failed state' }),
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             if (!args.eventId === !args.failed) throw new CliExit(2, 'name one EVENT_ID or pass --failed');
-            const result = retryInbound(ctx, args.eventId ? { eventId: args.eventId } : { allFailed: true });
+            const result = await retryInbound(ctx, args.eventId ? { eventId: args.eventId } : { allFailed: true });
             output(
               args,
               result,
@@ -88,8 +88,8 @@ export const inboundCommand: CommandModule = {
             .positional('ica', { type: 'string', demandOption: true })
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const result = mapIca(ctx, args.ica, args.org);
+          runWithContext(args, async (ctx) => {
+            const result = await mapIca(ctx, args.ica, args.org);
             output(
               args,
               result,

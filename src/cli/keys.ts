@@ -27,8 +27,8 @@ const cardNetworkCommand: CommandModule = {
             })
             .option('cn', { type: 'string', describe: 'common name of the CSR subject' }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const key = generateCardNetworkKey(ctx, args.org, { bits: args.bits, ...(args.cn ? { commonName: args.cn } : {}) });
+          runWithContext(args, async (ctx) => {
+            const key = await generateCardNetworkKey(ctx, args.org, { bits: args.bits, ...(args.cn ? { commonName: args.cn } : {}) });
             output(args, key, () =>
               [
                 `generated card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})`,
@@ -78,8 +78,8 @@ const cardNetworkCommand: CommandModule = {
         'List card-network keys',
         (c) => c.option('org', { type: 'string', describe: 'only this organization' }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const keys = listKeys(ctx, args.org);
+          runWithContext(args, async (ctx) => {
+            const keys = await listKeys(ctx, args.org);
             output(args, keys, () => table(keys, ['id', 'organizationId', 'kid', 'bits', 'source', 'createdAt']));
           }),
       )
@@ -91,8 +91,8 @@ const cardNetworkCommand: CommandModule = {
             .positional('kid', { type: 'string', demandOption: true })
             .option('org', { type: 'string', describe: 'organization id, when the kid exists in several' }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const key = removeCardNetworkKey(ctx, args.kid, args.org);
+          runWithContext(args, async (ctx) => {
+            const key = await removeCardNetworkKey(ctx, args.kid, args.org);
             output(args, key, () => `removed card-network key ${key.id} (kid ${key.kid}) of ${key.organizationId}`);
           }),
       )

@@ -19,8 +19,8 @@ export const orgsCommand: CommandModule = {
         'Create an organization',
         (c) => c.option('name', { type: 'string', demandOption: true, describe: 'display name' }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const org = createOrganization(ctx, args.name);
+          runWithContext(args, async (ctx) => {
+            const org = await createOrganization(ctx, args.name);
             output(args, org, () => `created organization ${org.id} (${org.name})`);
           }),
       )
@@ -29,8 +29,8 @@ export const orgsCommand: CommandModule = {
         'List organizations',
         (c) => c,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const orgs = listOrganizations(ctx.db);
+          runWithContext(args, async (ctx) => {
+            const orgs = await listOrganizations(ctx.db);
             output(args, orgs, () => table(orgs, ['id', 'name', 'createdAt']));
           }),
       )
@@ -68,8 +68,8 @@ export const clientsCommand: CommandModule = {
         'List API clients',
         (c) => c.option('org', { type: 'string', describe: 'only this organization' }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const clients = listApiClients(ctx.db, args.org);
+          runWithContext(args, async (ctx) => {
+            const clients = await listApiClients(ctx.db, args.org);
             output(args, clients, () => table(clients, ['id', 'orgId', 'piiAccess', 'createdAt', 'revokedAt']));
           }),
       )

@@ -20,8 +20,8 @@ export const outboxCommand: CommandModule = {
         'Run the retention job once (retention.deliveredDays, retention.eventDays)',
         (c) => c,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const result = pruneOutbox(ctx);
+          runWithContext(args, async (ctx) => {
+            const result = await pruneOutbox(ctx);
             output(
               args,
               result,
@@ -59,8 +59,8 @@ export const outboxCommand: CommandModule = {
               describe: 'most rows to print',
             }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const rows = listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });
+          runWithContext(args, async (ctx) => {
+            const rows = await listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });
             output(args, rows, () =>
               table(rows, ['id', 'eventId', 'webhookId', 'state', 'attempts', 'nextAttemptAt', 'lastStatus', 'lastError']),
             );
@@ -91,9 +91,9 @@ export const outboxCommand: CommandModule = {
             .option('since', { type: 'string', describe: 'ISO 8601 time, with --webhook' })
             .option('event', { type: 'string', describe: 'event id (evt_…): to every enabled webhook of its organization' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             if (args.event && !args.webhook && !args.since) {
-              const result = replayEvent(ctx, args.event);
+              const result = await replayEvent(ctx, args.event);
               output(args, result, () => `requeued ${result.requeued} deliveries of event ${args.event}`);
               return;
             }
@@ -102,11 +102,11 @@ export const outboxCommand: CommandModule = {
               !args.json && process.stderr.isTTY
                 ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic)
                 : undefined;
-            const result = replayWebhookSince(ctx, args.webhook, args.since, (done, total) => {
-              if (!bar) return;
-              if (done <= 500) bar.start(total, 0);
-              bar.update(done);
-            });
+            const result = await replayWebhookSince(ctx, args.webhook, args.since, (done, total) => {
+                          if (!bar) return;
+                          if (done <= 500) bar.start(total, 0);
+                          bar.update(done);
+                        });
             bar?.stop();
             output(args, result, () => `requeued ${result.requeued} deliveries of ${result.events} events`);
           }),

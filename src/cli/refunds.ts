@@ -22,8 +22,8 @@ export const refundsCommand: CommandModule = {
             .option('org', { type: 'string', describe: 'only this organization' })
             .option('state', { choices: REFUND_PLAN_STATES, describe: 'only plans in this state' }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const plans = listRefundPlans(ctx.db, { orgId: args.org, state: args.state });
+          runWithContext(args, async (ctx) => {
+            const plans = await listRefundPlans(ctx.db, { orgId: args.org, state: args.state });
             output(args, plans, () => table(plans, ['id', 'orgId', 'transactionId', 'state', 'kind', 'destinationFrom', 'createdAt']));
           }),
       )

@@ -57,13 +57,13 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       // The banner and the listening line are for a person: on stdout beside a readable log, on
       // stderr when stdout carries JSON lines for a log pipeline, which a plain line would break.
       const human = stdoutLogIsPretty(config.log.pretty) ? process.stdout : process.stderr;
-      ctx = createContext(config);
+      ctx = (await createContext(config));
       daemon = await startDaemon(ctx);
       const running = daemon;
       // After the port is bound: a start that fails to listen must not create (and so never show) credentials.
       const dev = config.admin.bootstrapOrganization ? await bootstrapDevelopment(ctx) : undefined;
       const log = ctx.log;
-      if (!config.admin.bootstrapOrganization && countOrganizations(ctx.db) === 0) {
+      if (!config.admin.bootstrapOrganization && (await countOrganizations(ctx.db)) === 0) {
         log.info(
           'no organization yet (admin.bootstrapOrganization is off): create one with `borderd orgs create --name NAME`, then `borderd clients create --org ORG`',
         );
@@ -121,9 +121,9 @@ export const migrateCommand: CommandModule<object, CommonArgs> = {
   handler: (args) =>
     runWithContext(
       args,
-      (ctx) => {
-        const applied = migrate(ctx.db);
-        const version = schemaVersion(ctx.db);
+      async (ctx) => {
+        const applied = await migrate(ctx.db);
+        const version = await schemaVersion(ctx.db);
         output(
           args,
           { version, applied: applied.map((m) => ({ version: m.version, name: m.name })) },

@@ -18,8 +18,8 @@ export const webhooksCommand: CommandModule = {
         'List webhooks with last success, failures in a row and pending count',
         (c) => c.option('org', { type: 'string', describe: 'only this organization' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const rows = listWebhooksWithHealth(ctx, args.org);
+          runWithContext(args, async (ctx) => {
+            const rows = await listWebhooksWithHealth(ctx, args.org);
             output(args, rows, () =>
               table(rows, ['id', 'orgId', 'url', 'enabled', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledReason']),
             );

@@ -80,9 +80,9 @@ export class EventSignatures {
    * keeps them in memory. Returns what it read, for a caller that must not depend on the cache
    * still holding them.
    */
-  preload(keyId: string, eventIds: Iterable<string>): Map<string, string> {
+  async preload(keyId: string, eventIds: Iterable<string>): Promise<Map<string, string>> {
     const need = [...new Set(eventIds)].filter((id) => !this.#memory.has(entryOf(id, keyId)));
-    const stored = storedSignatures(this.ctx.db, keyId, need);
+    const stored = await storedSignatures(this.ctx.db, keyId, need);
     for (const [eventId, signature] of stored)
       remember(this.#memory, entryOf(eventId, keyId), Promise.resolve(signature), this.#memorySize);
     return stored;
@@ -124,18 +124,18 @@ export class EventSignatures {
    * the daemon for seconds.
    */
   async signBatch(orgId: string, rows: readonly { id: string; body: string }[]): Promise<{ keyId: string; signatures: string[] }> {
-    const key = this.signer.currentKey(orgId);
-    const stored = this.preload(
-      key.keyId,
-      rows.map((row) => row.id),
-    );
+    const key = await this.signer.currentKey(orgId);
+    const stored = await this.preload(
+          key.keyId,
+          rows.map((row) => row.id),
+        );
     const known = rows.map((row) => this.known(row.id, key.keyId) ?? fromStore(stored.get(row.id)));
     if (!known.includes(undefined)) return { keyId: key.keyId, signatures: await Promise.all(known as Promise<string>[]) };
     // Within the turn, a row another stream or the dispatcher has signed meanwhile is found in memory.
-    const made = this.#turn.then(() => Promise.all(rows.map((row, i) => known[i] ?? this.signatureOf(row.id, key, row.body).signature)));
+    const made = this.#turn.then(async () => Promise.all(await rows.map((row, i) => known[i] ?? this.signatureOf(row.id, key, row.body).signature)));
     this.#turn = made.catch(() => undefined);
     const signatures = await made;
-    this.storeNow();
+    await this.storeNow();
     return { keyId: key.keyId, signatures };
   }
 

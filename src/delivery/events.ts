@@ -21,12 +21,12 @@ export interface StoredEvent<T extends EventType = EventType> {
  * so both or neither exist. Fan-out to webhooks (delivery rows) is the outbox's enqueue, which
  * calls this; the event stream reads these rows directly.
  */
-export function writeEvent<T extends EventType>(db: Db, nowMs: number, orgId: string, type: T, data: EventDataByType[T]): StoredEvent<T> {
+export async function writeEvent<T extends EventType>(db: Db, nowMs: number, orgId: string, type: T, data: EventDataByType[T]): Promise<StoredEvent<T>> {
   // Event ids follow commit order, across every process writing this file: the event stream and its
   // clients resume with "after this id", so an event committed after a higher id (made by another
   // process in the same millisecond, or by a clock ahead) would never be streamed. Inside the write
   // transaction no other commit can come between this read and the insert.
-  const newest = newestEventId(db);
+  const newest = await newestEventId(db);
   if (newest) sortAfter(newest);
   const event: WebhookEvent<T> = {
     id: newId('evt', nowMs),
@@ -37,6 +37,6 @@ export function writeEvent<T extends EventType>(db: Db, nowMs: number, orgId: st
     data,
   };
   const body = JSON.stringify(event);
-  insertEvent(db, { id: event.id, org_id: orgId, type, body, created_at: event.createdAt });
+  await insertEvent(db, { id: event.id, org_id: orgId, type, body, created_at: event.createdAt });
   return { event, body };
 }

@@ -44,11 +44,11 @@ export interface KeyPair {
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
-function insertNewKey(
+async function insertNewKey(
   ctx: AppContext,
   orgId: string,
   pair: KeyPair = generateKeyPairSync('rsa', { modulusLength: SIGNING_KEY_BITS }),
-): WebhookKeyRow {
+): Promise<WebhookKeyRow> {
   const { publicKey, privateKey } = pair;
   const now = ctx.clock.now();
   const id = newId('wsk', now);
@@ -60,7 +60,7 @@ function insertNewKey(
     created_at: isoAt(now),
     retired_at: null,
   };
-  insertWebhookKey(ctx.db, row);
+  await insertWebhookKey(ctx.db, row);
   return row;
 }
 
@@ -68,8 +68,8 @@ function insertNewKey(
  * The current key, created if the organization has none yet (from `pair` when given, else made here,
  * on this thread). Safe inside or outside a transaction.
  */
-export function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair): PublicSigningKey {
-  return toPublic(withTransaction(ctx, async (ctx) => currentKeyRow(ctx.db, orgId) ?? insertNewKey(ctx, orgId, pair)));
+export async function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair): Promise<PublicSigningKey> {
+  return toPublic(await withTransaction(ctx, async (ctx) => currentKeyRow(ctx.db, orgId) ?? insertNewKey(ctx, orgId, pair)));
 }
 
 /**
@@ -80,11 +80,11 @@ export function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair)
  * request made one meanwhile, that one stays and this pair is dropped.
  */
 export async function pairIfKeyless(ctx: AppContext, orgId: string): Promise<KeyPair | undefined> {
-  return currentKeyId(ctx.db, orgId) ? undefined : generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS });
+  return (await currentKeyId(ctx.db, orgId)) ? undefined : generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS });
 }
 
-export function currentSigningKey(ctx: AppContext, orgId: string): PublicSigningKey | undefined {
-  const row = currentKeyRow(ctx.db, orgId);
+export async function currentSigningKey(ctx: AppContext, orgId: string): Promise<PublicSigningKey | undefined> {
+  const row = await currentKeyRow(ctx.db, orgId);
   return row && toPublic(row);
 }
 
@@ -107,9 +107,9 @@ export function rotateSigningKey(ctx: AppContext, orgId: string, commit: Commit 
   if (pending) return pending;
   const made = generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS })
     .then((pair) =>
-      commit(() => {
-        retireWebhookKeys(ctx.db, orgId, isoAt(ctx.clock.now()));
-        return toPublic(insertNewKey(ctx, orgId, pair));
+      commit(async () => {
+        await retireWebhookKeys(ctx.db, orgId, isoAt(ctx.clock.now()));
+        return toPublic(await insertNewKey(ctx, orgId, pair));
       }),
     )
     .finally(() => inFlight.delete(orgId));
@@ -148,20 +148,20 @@ export class Signer {
    * indexed query); the private key is unsealed the first time an id is seen. Throws when the
    * private key cannot be opened (wrong master key, damaged row).
    */
-  currentKey(orgId: string): SigningKey {
-    let keyId = currentKeyId(this.ctx.db, orgId);
-    if (!keyId) keyId = ensureSigningKey(this.ctx, orgId).keyId;
+  async currentKey(orgId: string): Promise<SigningKey> {
+    let keyId = await currentKeyId(this.ctx.db, orgId);
+    if (!keyId) keyId = (await ensureSigningKey(this.ctx, orgId)).keyId;
     let key = this.#keys.get(keyId);
     if (!key) {
-      key = createPrivateKey(this.ctx.secrets.open(sealedPrivateKey(this.ctx.db, keyId)!, context(keyId)));
+      key = createPrivateKey(this.ctx.secrets.open((await sealedPrivateKey(this.ctx.db, keyId))!, context(keyId)));
       this.#keys.set(keyId, key);
     }
     return { keyId, key };
   }
 
   /** base64 RSA-SHA256 over the exact bytes, with the id of the key that made it. */
-  sign(orgId: string, body: string | Buffer): { signature: string; keyId: string } {
-    const { keyId, key } = this.currentKey(orgId);
+  async sign(orgId: string, body: string | Buffer): Promise<{ signature: string; keyId: string }> {
+    const { keyId, key } = await this.currentKey(orgId);
     this.signatures++;
     return { signature: sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, key).toString('base64'), keyId };
   }

@@ -11,8 +11,8 @@ import { setPendingState } from '../store/deliveries.js';
 import { getWebhookById, updateWebhook, type WebhookRecord } from '../store/webhooks.js';
 
 /** An operator's change: the url and the flag as given, and no disable reason (the operator is the reason). */
-export function setWebhookEnabled(db: Db, webhook: WebhookRecord, enabled: boolean, at: string, url = webhook.url): void {
-  updateWebhook(db, webhook.id, url, enabled, null, at);
+export async function setWebhookEnabled(db: Db, webhook: WebhookRecord, enabled: boolean, at: string, url = webhook.url): Promise<void> {
+  await updateWebhook(db, webhook.id, url, enabled, null, at);
   if (!enabled) skipPending(db, webhook.id, at);
 }
 
@@ -20,9 +20,9 @@ export function setWebhookEnabled(db: Db, webhook: WebhookRecord, enabled: boole
  * The dispatcher's: disables the webhook with the reason operators see. A webhook an operator
  * disabled meanwhile keeps what they set; its pending rows are skipped either way.
  */
-export function disableWebhook(db: Db, id: string, reason: string, at: string): void {
-  const webhook = getWebhookById(db, id);
-  if (webhook?.enabled) updateWebhook(db, id, webhook.url, false, reason, at);
+export async function disableWebhook(db: Db, id: string, reason: string, at: string): Promise<void> {
+  const webhook = await getWebhookById(db, id);
+  if (webhook?.enabled) await updateWebhook(db, id, webhook.url, false, reason, at);
   skipPending(db, id, at);
 }
 

@@ -27,7 +27,7 @@ export function createDecryptWorker(ctx: AppContext): Worker {
     do {
       again = false;
       try {
-        matchPendingIcas(ctx);
+        await matchPendingIcas(ctx);
         const counts = await decryptDue(ctx);
         ctx.signals.inboundPassed.emit(counts);
         // A full batch means more rows may be due right now.

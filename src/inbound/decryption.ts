@@ -36,7 +36,7 @@ async function open(ctx: AppContext, row: InboundEvent): Promise<Opened> {
   try {
     const parsed = inboundNotificationSchema.safeParse(parseStoredBody(row.rawBody));
     if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');
-    const out = await decryptJwe(compactJweOf(parsed.data.data), (kid) => privateKeyFor(ctx, row.orgId!, kid));
+    const out = await decryptJwe(compactJweOf(parsed.data.data), async (kid) => await privateKeyFor(ctx, row.orgId!, kid));
     return {
       ok: true,
       kid: out.kid,
@@ -125,7 +125,7 @@ export const OPENS_IN_FLIGHT = 2;
  */
 export async function decryptDue(ctx: AppContext): Promise<Record<AttemptOutcome, number>> {
   const counts: Record<AttemptOutcome, number> = { decrypted: 0, retry: 0, failed: 0, replaced: 0, skipped: 0, busy: 0 };
-  const rows = dueInboundEvents(ctx.db, isoAt(ctx.clock.now()), ctx.config.inbound.batchSize);
+  const rows = await dueInboundEvents(ctx.db, isoAt(ctx.clock.now()), ctx.config.inbound.batchSize);
   const opening = rows.slice(0, OPENS_IN_FLIGHT).map((row) => open(ctx, row));
   for (let i = 0; i < rows.length; i++) {
     const opened = await opening[i]!;

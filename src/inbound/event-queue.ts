@@ -72,11 +72,11 @@ export type HeldCopyView = Omit<HeldCopy, 'rawBody'>;
  * One notification with its decrypted payload (parsed JSON when it is JSON), the copies it replaced
  * and the redelivered copies held in case the stored one fails for its content.
  */
-export function showInbound(
+export async function showInbound(
   ctx: AppContext,
   eventId: string,
-): InboundEventView & { payload: unknown; replacedCopies: ReplacedCopyView[]; heldCopies: HeldCopyView[] } {
-  const row = getInboundEventByEventId(ctx.db, eventId);
+): Promise<InboundEventView & { payload: unknown; replacedCopies: ReplacedCopyView[]; heldCopies: HeldCopyView[] }> {
+  const row = await getInboundEventByEventId(ctx.db, eventId);
   if (!row) throw notFound(`inbound event ${eventId}`);
   let payload: unknown = null;
   if (row.payloadEnc) {
@@ -87,24 +87,24 @@ export function showInbound(
       payload = text;
     }
   }
-  const replacedCopies = listReplacedCopies(ctx.db, row.id).map(({ rawBody: _raw, ...copy }) => copy);
-  const heldCopies = listHeldCopies(ctx.db, row.id).map(({ rawBody: _raw, ...copy }) => copy);
+  const replacedCopies = (await listReplacedCopies(ctx.db, row.id)).map(({ rawBody: _raw, ...copy }) => copy);
+  const heldCopies = (await listHeldCopies(ctx.db, row.id)).map(({ rawBody: _raw, ...copy }) => copy);
   return { ...toView(row), payload, replacedCopies, heldCopies };
 }
 
 /** Requeues one failed notification (or all of them) for decryption now. */
-export function retryInbound(ctx: AppContext, target: { eventId: string } | { allFailed: true }): { requeued: number } {
+export async function retryInbound(ctx: AppContext, target: { eventId: string } | { allFailed: true }): Promise<{ requeued: number }> {
   const nowIso = isoAt(ctx.clock.now());
   let requeued: number;
   if ('eventId' in target) {
-    const row = getInboundEventByEventId(ctx.db, target.eventId);
+    const row = await getInboundEventByEventId(ctx.db, target.eventId);
     if (!row) throw notFound(`inbound event ${target.eventId}`);
     if (row.state === 'decrypted') throw conflict('already_decrypted', `inbound event ${target.eventId} is already decrypted`);
     if (row.state === 'unmatched')
       throw conflict('unmatched_ica', `inbound event ${target.eventId} has ica ${row.ica}, which maps to no organization; map it first`);
-    requeued = requeueInboundEvent(ctx.db, row.id, nowIso) ? 1 : 0;
+    requeued = (await requeueInboundEvent(ctx.db, row.id, nowIso)) ? 1 : 0;
   } else {
-    requeued = requeueAllFailed(ctx.db, nowIso);
+    requeued = (await requeueAllFailed(ctx.db, nowIso));
   }
   if (requeued > 0) ctx.signals.inbound.emit();
   return { requeued };

@@ -50,7 +50,7 @@ export function listMappings(ctx: AppContext): IcaMappingView[] {
  * also moves the ica's notifications not decrypted yet from the organization it mapped to before
  * (mapped to the wrong one, their keys could not open them).
  */
-export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: IcaMappingView; requeued: number } {
+export async function mapIca(ctx: AppContext, ica: string, orgId: string): Promise<{ mapping: IcaMappingView; requeued: number }> {
   if (!ica || ica.length > 255) throw badRequest('invalid_ica', 'ica must be 1 to 255 characters');
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const configured = ctx.config.inbound.icaOrganizations[ica];
@@ -63,10 +63,10 @@ export function mapIca(ctx: AppContext, ica: string, orgId: string): { mapping: 
   // The organization the ica now resolves to (organizationForIca): the config file's wins over this mapping.
   const effective = configured ?? orgId;
   const at = isoAt(ctx.clock.now());
-  const requeued = withTransaction(ctx, async (ctx) => {
-    upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
-    return matchUnmatched(ctx.db, ica, effective, at) + reassignUndecrypted(ctx.db, ica, effective, at);
-  });
+  const requeued = await withTransaction(ctx, async (ctx) => {
+      await upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
+      return (await matchUnmatched(ctx.db, ica, effective, at)) + reassignUndecrypted(ctx.db, ica, effective, at);
+    });
   if (requeued > 0) ctx.signals.inbound.emit();
   const mapping = listMappings(ctx).find((m) => m.ica === ica)!;
   return { mapping, requeued };
@@ -81,10 +81,10 @@ export function unmapIca(ctx: AppContext, ica: string): void {
  * Runs on the daemon's thread at each decryption pass, so it never waits for a write lock another
  * process holds (a CLI import): an ica it could not queue now is queued by a later pass.
  */
-export function matchPendingIcas(ctx: AppContext): number {
+export async function matchPendingIcas(ctx: AppContext): Promise<number> {
   const nowIso = isoAt(ctx.clock.now());
   let total = 0;
-  for (const ica of unmatchedIcas(ctx.db)) {
+  for (const ica of await unmatchedIcas(ctx.db)) {
     const orgId = organizationForIca(ctx, ica);
     if (!orgId || !getOrganization(ctx.db, orgId)) continue;
     const queued = await ctx.db.tryTransaction((tx) => matchUnmatched(tx, ica, orgId, nowIso));

@@ -68,27 +68,27 @@ type IntakeOutcome = 'stored' | 'replaced' | HoldOutcome | 'duplicate';
  * from the stored row. An ica that maps to no organization is kept as `unmatched`, never dropped.
  * A second copy of the eventId goes where redeliveryAction says.
  */
-export function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): IntakeResult {
+export async function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): Promise<IntakeResult> {
   const now = ctx.clock.now();
   const at = isoAt(now);
   const id = newId('inb', now);
   // One transaction: the organization lookup, the insert, and on a duplicate what becomes of it.
-  const result = withTransaction(ctx, async (ctx): Promise<{ outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null }> => {
-    const mapped = organizationForIca(ctx, n.ica);
-    const orgId = mapped && getOrganization(ctx.db, mapped) ? mapped : null;
-    const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
-    const state = orgId ? 'received' : 'unmatched';
-    if (insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state }))
-      return { outcome: 'stored', id, state, orgId };
-    const stored = getInboundEventByEventId(ctx.db, n.eventId)!;
-    const action = redeliveryAction(stored, { ica: n.ica, rawBody });
-    if (action === 'replace') {
-      replaceCopy(ctx.db, stored.id, copy, at);
-      return { outcome: 'replaced', id: stored.id, state: 'received', orgId: stored.orgId };
-    }
-    const outcome = action === 'hold' ? holdCopy(ctx.db, stored.id, copy, MAX_HELD_COPIES) : 'duplicate';
-    return { outcome, id: stored.id, state: stored.state, orgId: stored.orgId };
-  });
+  const result = await withTransaction(ctx, async (ctx): Promise<{ outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null }> => {
+      const mapped = organizationForIca(ctx, n.ica);
+      const orgId = mapped && (await getOrganization(ctx.db, mapped)) ? mapped : null;
+      const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
+      const state = orgId ? 'received' : 'unmatched';
+      if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state }))
+        return { outcome: 'stored', id, state, orgId };
+      const stored = getInboundEventByEventId(ctx.db, n.eventId)!;
+      const action = redeliveryAction(stored, { ica: n.ica, rawBody });
+      if (action === 'replace') {
+        await replaceCopy(ctx.db, stored.id, copy, at);
+        return { outcome: 'replaced', id: stored.id, state: 'received', orgId: stored.orgId };
+      }
+      const outcome = action === 'hold' ? (await holdCopy(ctx.db, stored.id, copy, MAX_HELD_COPIES)) : 'duplicate';
+      return { outcome, id: stored.id, state: stored.state, orgId: stored.orgId };
+    });
 
   const log = { eventId: n.eventId, inboundId: result.id };
   switch (result.outcome) {

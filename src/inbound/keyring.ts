@@ -55,13 +55,13 @@ function toView(k: CardNetworkKey): CardNetworkKeyView {
   };
 }
 
-function store(
+async function store(
   ctx: AppContext,
   orgId: string,
   privateKey: KeyObject,
   source: 'generated' | 'imported',
   explicitKid?: string,
-): CardNetworkKeyView {
+): Promise<CardNetworkKeyView> {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   if (privateKey.asymmetricKeyType !== 'rsa') throw badRequest('unsupported_key', 'card-network keys are RSA keys');
   if (bitsOf(privateKey) < MIN_KEY_BITS)
@@ -79,11 +79,11 @@ function store(
     source,
     createdAt: isoAt(now),
   };
-  withTransaction(ctx, async (ctx) => {
-    if (findCardNetworkKey(ctx.db, orgId, kid))
-      throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
-    insertCardNetworkKey(ctx.db, row);
-  });
+  await withTransaction(ctx, async (ctx) => {
+        if (await findCardNetworkKey(ctx.db, orgId, kid))
+          throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
+        await insertCardNetworkKey(ctx.db, row);
+      });
   ctx.log.info({ orgId, kid, keyId: id, source }, 'card-network key added');
   return toView(row);
 }
@@ -93,13 +93,13 @@ export interface GeneratedKey extends CardNetworkKeyView {
   csr: string;
 }
 
-export function generateCardNetworkKey(ctx: AppContext, orgId: string, opts: { bits?: number; commonName?: string } = {}): GeneratedKey {
+export async function generateCardNetworkKey(ctx: AppContext, orgId: string, opts: { bits?: number; commonName?: string } = {}): Promise<GeneratedKey> {
   const bits = opts.bits ?? MIN_KEY_BITS;
   if (!Number.isInteger(bits) || bits < MIN_KEY_BITS || bits > 8192)
     throw badRequest('invalid_bits', `bits must be an integer from ${MIN_KEY_BITS} to 8192`);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
-  const view = store(ctx, orgId, privateKey, 'generated');
-  return { ...view, csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: getOrganization(ctx.db, orgId)!.name }) };
+  const view = await store(ctx, orgId, privateKey, 'generated');
+  return { ...view, csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: (await getOrganization(ctx.db, orgId))!.name }) };
 }
 
 /**
@@ -145,12 +145,12 @@ export function importCardNetworkKey(
   return store(ctx, orgId, privateKey, 'imported', opts.kid);
 }
 
-export function listKeys(ctx: AppContext, orgId?: string): CardNetworkKeyView[] {
-  return listCardNetworkKeys(ctx.db, orgId).map(toView);
+export async function listKeys(ctx: AppContext, orgId?: string): Promise<CardNetworkKeyView[]> {
+  return (await listCardNetworkKeys(ctx.db, orgId)).map(toView);
 }
 
 /** Removes by kid (or by key id cnk_…); with the same kid in several organizations, --org picks one. */
-export function removeCardNetworkKey(ctx: AppContext, kidOrId: string, orgId?: string): CardNetworkKeyView {
+export async function removeCardNetworkKey(ctx: AppContext, kidOrId: string, orgId?: string): Promise<CardNetworkKeyView> {
   const candidates = kidOrId.startsWith('cnk_')
     ? listCardNetworkKeys(ctx.db).filter((k) => k.id === kidOrId)
     : keysWithKid(ctx.db, normalizeKid(kidOrId));
@@ -158,7 +158,7 @@ export function removeCardNetworkKey(ctx: AppContext, kidOrId: string, orgId?: s
   if (matches.length === 0) throw notFound(`card-network key ${kidOrId}`);
   if (matches.length > 1) throw conflict('ambiguous_kid', `kid ${kidOrId} exists in ${matches.length} organizations; name one with --org`);
   const key = matches[0]!;
-  deleteCardNetworkKey(ctx.db, key.id);
+  await deleteCardNetworkKey(ctx.db, key.id);
   keysOf(ctx).delete(key.id); // no private key kept in memory after its removal
   ctx.log.info({ orgId: key.orgId, kid: key.kid, keyId: key.id }, 'card-network key removed');
   return toView(key);
@@ -179,8 +179,8 @@ function keysOf(ctx: AppContext): Map<string, KeyObject> {
 }
 
 /** The unsealed private key of an organization's kid, or undefined when it has no such key. */
-export function privateKeyFor(ctx: AppContext, orgId: string, kid: string): KeyObject | undefined {
-  const row = findCardNetworkKey(ctx.db, orgId, normalizeKid(kid));
+export async function privateKeyFor(ctx: AppContext, orgId: string, kid: string): Promise<KeyObject | undefined> {
+  const row = await findCardNetworkKey(ctx.db, orgId, normalizeKid(kid));
   if (!row) return undefined;
   const cache = keysOf(ctx);
   let key = cache.get(row.id);

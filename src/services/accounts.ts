@@ -47,7 +47,7 @@ export interface Account {
   createdAt: string;
 }
 
-export function createAccount(ctx: AppContext, orgId: string, input: NewAccount): AccountRecord {
+export async function createAccount(ctx: AppContext, orgId: string, input: NewAccount): Promise<AccountRecord> {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   if (input.identityId && !getIdentity(ctx.db, orgId, input.identityId)) throw notFound(`identity ${input.identityId}`);
   const now = ctx.clock.now();
@@ -62,7 +62,7 @@ export function createAccount(ctx: AppContext, orgId: string, input: NewAccount)
     legacy: { type: input.type ?? null, pfi: input.pfi ?? null, web3Provider: input.web3Provider ?? null },
     createdAt: isoAt(now),
   };
-  insertAccount(ctx.db, account);
+  await insertAccount(ctx.db, account);
   return account;
 }
 
@@ -81,8 +81,8 @@ export function presentAccount(a: AccountRecord, legacyFields: boolean): Account
   };
 }
 
-export function findAccount(ctx: AppContext, orgId: string, id: string): Account {
-  const a = getAccount(ctx.db, orgId, id);
+export async function findAccount(ctx: AppContext, orgId: string, id: string): Promise<Account> {
+  const a = await getAccount(ctx.db, orgId, id);
   if (!a) throw notFound(`account ${id}`);
   return presentAccount(a, ctx.config.accounts.legacyFields);
 }

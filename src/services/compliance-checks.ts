@@ -41,8 +41,8 @@ export function createComplianceCheck(ctx: AppContext, input: { orgId: string; i
       createdAt: isoAt(now),
       updatedAt: isoAt(now),
     };
-    insertComplianceCheck(ctx.db, c);
-    enqueueEvent(ctx, c.orgId, 'IdentityComplianceCheck_Updated', eventData(c));
+    await insertComplianceCheck(ctx.db, c);
+    await enqueueEvent(ctx, c.orgId, 'IdentityComplianceCheck_Updated', eventData(c));
     return c;
   });
 }
@@ -61,7 +61,7 @@ export function updateComplianceCheckStatus(
       { path: 'body.result', message: 'only with status Completed' },
     ]);
   return inOutboxTransaction(ctx, async (ctx) => {
-    const current = getComplianceCheck(ctx.db, id);
+    const current = await getComplianceCheck(ctx.db, id);
     if (!current) throw notFound(`compliance check ${id}`);
     if (current.status === 'Completed') throw conflict('compliance_check_completed', `compliance check ${id} is already Completed`);
     const at = isoAt(ctx.clock.now());
@@ -72,13 +72,13 @@ export function updateComplianceCheckStatus(
       reason: input.reason ?? null,
       updatedAt: at,
     };
-    updateComplianceCheck(ctx.db, c);
-    enqueueEvent(
-      ctx,
-      c.orgId,
-      c.status === 'Completed' ? 'IdentityComplianceCheck_Completed' : 'IdentityComplianceCheck_Updated',
-      eventData(c),
-    );
+    await updateComplianceCheck(ctx.db, c);
+    await enqueueEvent(
+            ctx,
+            c.orgId,
+            c.status === 'Completed' ? 'IdentityComplianceCheck_Completed' : 'IdentityComplianceCheck_Updated',
+            eventData(c),
+          );
     return c;
   });
 }

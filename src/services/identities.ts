@@ -113,7 +113,7 @@ export const newIdentitySchema = z.strictObject({
 });
 export type NewIdentity = z.output<typeof newIdentitySchema>;
 
-function insertOne(ctx: AppContext, orgId: string, input: NewIdentity, nowMs: number): Identity {
+async function insertOne(ctx: AppContext, orgId: string, input: NewIdentity, nowMs: number): Promise<Identity> {
   const identity: Identity = {
     id: newId('idn', nowMs),
     type: input.type,
@@ -121,7 +121,7 @@ function insertOne(ctx: AppContext, orgId: string, input: NewIdentity, nowMs: nu
     hasComplianceChecks: input.hasComplianceChecks,
     data: input.data,
   };
-  insertIdentity(ctx.db, { ...identity, orgId, createdAt: isoAt(nowMs) });
+  await insertIdentity(ctx.db, { ...identity, orgId, createdAt: isoAt(nowMs) });
   return identity;
 }
 
@@ -135,12 +135,12 @@ export function createIdentity(ctx: AppContext, orgId: string, input: NewIdentit
  * any bad line refuses the whole file with one error per bad line, paths prefixed `line N`.
  * onProgress gets (written, identities in the file) every 500 and once at the end.
  */
-export function importIdentities(
+export async function importIdentities(
   ctx: AppContext,
   orgId: string,
   lines: string[],
   onProgress?: (done: number, total: number) => void,
-): { imported: number; ids: string[] } {
+): Promise<{ imported: number; ids: string[] }> {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const errors: FieldError[] = [];
   const parsed: NewIdentity[] = [];
@@ -161,13 +161,13 @@ export function importIdentities(
   if (parsed.length === 0 && errors.length === 0) errors.push({ path: 'file', message: 'holds no identities' });
   if (errors.length) throw importRefused(errors);
   const now = ctx.clock.now();
-  const ids = withTransaction(ctx, async (ctx) =>
-    parsed.map((p, i) => {
-      const id = insertOne(ctx, orgId, p, now).id;
-      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
-      return id;
-    }),
-  );
+  const ids = await withTransaction(ctx, async (ctx) =>
+      parsed.map((p, i) => {
+        const id = insertOne(ctx, orgId, p, now).id;
+        if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
+        return id;
+      }),
+    );
   // The total is the identities of the file (blank lines are not counted), so the bar ends at 100%.
   onProgress?.(ids.length, parsed.length);
   return { imported: ids.length, ids };
@@ -184,7 +184,7 @@ const PII_FILTERS = ['name', 'email'] as const;
  * It takes a connection, not the context: the daemon runs it on a read worker's connection
  * (src/services/offloaded-reads.ts).
  */
-export function identitiesPageJson(db: Db, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): string {
+export async function identitiesPageJson(db: Db, orgId: string, filter: IdentityFilter, piiAccess: PiiAccess): Promise<string> {
   if (piiAccess === 'redacted') {
     const used = PII_FILTERS.filter((f) => filter[f] !== undefined);
     if (used.length) {
@@ -199,7 +199,7 @@ export function identitiesPageJson(db: Db, orgId: string, filter: IdentityFilter
       );
     }
   }
-  const rows = listIdentities(db, orgId, filter);
+  const rows = await listIdentities(db, orgId, filter);
   const items = rows.slice(0, filter.limit).map((i) => identityJson(i, piiAccess));
   return `{"hasMore":${rows.length > filter.limit},"data":[${items.join(',')}]}`;
 }
@@ -216,7 +216,7 @@ export const identityFlagsSchema = z
   .refine((f) => f.deleted !== undefined || f.hasComplianceChecks !== undefined, 'name deleted and/or hasComplianceChecks');
 
 /** Operator change of an identity's flags (compliance checks done, identity deleted). */
-export function setIdentityFlags(ctx: AppContext, orgId: string, id: string, flags: z.output<typeof identityFlagsSchema>): Identity {
-  if (!updateIdentityFlags(ctx.db, orgId, id, flags)) throw notFound(`identity ${id}`);
+export async function setIdentityFlags(ctx: AppContext, orgId: string, id: string, flags: z.output<typeof identityFlagsSchema>): Promise<Identity> {
+  if (!(await updateIdentityFlags(ctx.db, orgId, id, flags))) throw notFound(`identity ${id}`);
   return getIdentity(ctx.db, orgId, id)!;
 }

@@ -17,25 +17,25 @@ import { getIntegration, upsertIntegration, type IntegrationRow } from '../store
 
 export const credentialsContext = (orgId: string, provider: string): string => `integrations.credentials:${orgId}:${provider}`;
 
-function store(
+async function store(
   ctx: AppContext,
   orgId: string,
   provider: string,
   cfg: IntegrationProviderConfig,
   credentials: object,
   result: Record<string, unknown>,
-): IntegrationRow {
+): Promise<IntegrationRow> {
   const now = ctx.clock.now();
-  const row = upsertIntegration(ctx.db, {
-    id: newId('int', now),
-    orgId,
-    provider,
-    kind: cfg.kind,
-    credentialsEnc: ctx.secrets.seal(JSON.stringify(credentials), credentialsContext(orgId, provider)),
-    result,
-    createdAt: isoAt(now),
-    updatedAt: isoAt(now),
-  });
+  const row = await upsertIntegration(ctx.db, {
+      id: newId('int', now),
+      orgId,
+      provider,
+      kind: cfg.kind,
+      credentialsEnc: ctx.secrets.seal(JSON.stringify(credentials), credentialsContext(orgId, provider)),
+      result,
+      createdAt: isoAt(now),
+      updatedAt: isoAt(now),
+    });
   ctx.log.info(
     { orgId, provider, kind: cfg.kind, integrationId: row.id, providerCalled: Boolean(cfg.baseUrl) },
     'integration credentials stored',
@@ -53,7 +53,7 @@ export async function putCompanyCredentials(
   const addresses: IntegrationNetworkAddress[] = cfg.baseUrl
     ? await linkCompany(cfg.baseUrl, creds, ctx.config.integrations.timeoutMs)
     : [];
-  store(ctx, orgId, provider, cfg, creds, { companyId: creds.companyId, integrationNetworkAddresses: addresses });
+  await store(ctx, orgId, provider, cfg, creds, { companyId: creds.companyId, integrationNetworkAddresses: addresses });
   return { provider, integrationNetworkAddresses: addresses };
 }
 
@@ -65,18 +65,18 @@ export async function putPfiClientCredentials(
   creds: PfiClientCredentials,
 ) {
   if (cfg.baseUrl) await verifyPfiClient(cfg.baseUrl, creds, ctx.config.integrations.timeoutMs);
-  store(ctx, orgId, provider, cfg, creds, { clientId: creds.clientId });
+  await store(ctx, orgId, provider, cfg, creds, { clientId: creds.clientId });
   return { clientId: creds.clientId, clientSecret: creds.clientSecret };
 }
 
 export async function putPartnerKey(ctx: AppContext, orgId: string, provider: string, cfg: IntegrationProviderConfig, creds: PartnerKey) {
   if (cfg.baseUrl) await registerPartnerKey(cfg.baseUrl, creds, ctx.config.integrations.timeoutMs);
-  const row = store(ctx, orgId, provider, cfg, creds, {});
+  const row = await store(ctx, orgId, provider, cfg, creds, {});
   return { id: row.id, provider, kind: row.kind, createdAt: row.createdAt, updatedAt: row.updatedAt };
 }
 
 /** The stored credentials, opened (for adapters that call the provider later). */
-export function openCredentials(ctx: AppContext, orgId: string, provider: string): Record<string, unknown> | undefined {
-  const row = getIntegration(ctx.db, orgId, provider);
+export async function openCredentials(ctx: AppContext, orgId: string, provider: string): Promise<Record<string, unknown> | undefined> {
+  const row = await getIntegration(ctx.db, orgId, provider);
   return row && (JSON.parse(ctx.secrets.open(row.credentialsEnc, credentialsContext(orgId, provider))) as Record<string, unknown>);
 }

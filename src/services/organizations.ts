@@ -14,9 +14,9 @@ import { type ApiClient, insertApiClient, type PiiAccess, revokeApiClient, getAp
 import { countOrganizations, getOrganization, insertOrganization, type Organization } from '../store/organizations.js';
 import { withTransaction } from '../db/database.js';
 
-export function createOrganization(ctx: AppContext, name: string): Organization {
+export async function createOrganization(ctx: AppContext, name: string): Promise<Organization> {
   const org = newOrganization(ctx, name);
-  insertOrganization(ctx.db, org);
+  await insertOrganization(ctx.db, org);
   return org;
 }
 
@@ -39,7 +39,7 @@ export async function createApiClient(
 ): Promise<CreatedClient> {
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
   const { client, clientSecret, secretHash } = await newClient(ctx, input);
-  insertApiClient(ctx.db, client, secretHash);
+  await insertApiClient(ctx.db, client, secretHash);
   return { ...client, clientSecret };
 }
 
@@ -77,15 +77,15 @@ export function revokeClient(ctx: AppContext, id: string): ApiClient {
  * still empty, so two daemons starting at once create one pair, and a failure leaves neither.
  */
 export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Organization; client: CreatedClient } | undefined> {
-  if (countOrganizations(ctx.db) > 0) return undefined;
+  if ((await countOrganizations(ctx.db)) > 0) return undefined;
   const org = newOrganization(ctx, 'Development');
   // scrypt is asynchronous, so the hash is made before the transaction opens.
   const { client, clientSecret, secretHash } = await newClient(ctx, { orgId: org.id, name: 'development' });
-  const created = withTransaction(ctx, async (ctx) => {
-    if (countOrganizations(ctx.db) > 0) return false;
-    insertOrganization(ctx.db, org);
-    insertApiClient(ctx.db, client, secretHash);
-    return true;
-  });
+  const created = await withTransaction(ctx, async (ctx) => {
+      if ((await countOrganizations(ctx.db)) > 0) return false;
+      await insertOrganization(ctx.db, org);
+      await insertApiClient(ctx.db, client, secretHash);
+      return true;
+    });
   return created ? { org, client: { ...client, clientSecret } } : undefined;
 }

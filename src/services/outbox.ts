@@ -41,33 +41,33 @@ export function parseInstant(value: string, field: string): string {
  * skipped, failed, cancelled and delivered rows start a fresh retry cycle; missing rows are created.
  * The bodies are the stored ones, byte for byte, with the same event ids.
  */
-export function replayWebhookSince(
+export async function replayWebhookSince(
   ctx: AppContext,
   webhookId: string,
   since: string,
   onProgress?: (done: number, total: number) => void,
-): ReplayResult {
-  const webhook = replayableWebhook(ctx, webhookId);
-  const ids = eventIdsSince(ctx.db, webhook.orgId, parseInstant(since, 'since'));
+): Promise<ReplayResult> {
+  const webhook = await replayableWebhook(ctx, webhookId);
+  const ids = await eventIdsSince(ctx.db, webhook.orgId, parseInstant(since, 'since'));
   let requeued = 0;
   for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
     const batch = ids.slice(i, i + REPLAY_BATCH);
     requeued += withTransaction(ctx, async (ctx) => {
       // Checked again in every batch: a webhook deleted or disabled meanwhile turned what earlier
       // batches queued into cancelled or skipped rows, and must not get pending rows after that.
-      replayableWebhook(ctx, webhookId);
+      await replayableWebhook(ctx, webhookId);
       const now = ctx.clock.now();
       let n = 0;
       for (const eventId of batch) {
         if (
-          requeueDelivery(ctx.db, {
-            id: newId('dlv', now),
-            eventId,
-            webhookId,
-            orgId: webhook.orgId,
-            nextAttemptAt: firstAttemptAt(ctx, now),
-            at: isoAt(now),
-          })
+          await requeueDelivery(ctx.db, {
+                        id: newId('dlv', now),
+                        eventId,
+                        webhookId,
+                        orgId: webhook.orgId,
+                        nextAttemptAt: firstAttemptAt(ctx, now),
+                        at: isoAt(now),
+                      })
         )
           n++;
       }
@@ -79,8 +79,8 @@ export function replayWebhookSince(
   return { events: ids.length, requeued };
 }
 
-function replayableWebhook(ctx: AppContext, webhookId: string) {
-  const webhook = getWebhookById(ctx.db, webhookId);
+async function replayableWebhook(ctx: AppContext, webhookId: string) {
+  const webhook = await getWebhookById(ctx.db, webhookId);
   if (!webhook) throw notFound(`webhook ${webhookId}`);
   if (!webhook.enabled)
     throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (borderd webhooks enable ${webhookId})`);
@@ -88,38 +88,38 @@ function replayableWebhook(ctx: AppContext, webhookId: string) {
 }
 
 /** Requeues one event for every enabled webhook of its organization. */
-export function replayEvent(ctx: AppContext, eventId: string): ReplayResult {
-  const orgId = eventOrganization(ctx.db, eventId);
+export async function replayEvent(ctx: AppContext, eventId: string): Promise<ReplayResult> {
+  const orgId = await eventOrganization(ctx.db, eventId);
   if (!orgId) throw notFound(`event ${eventId}`);
-  const requeued = withTransaction(ctx, async (ctx) => {
-    const now = ctx.clock.now();
-    let n = 0;
-    for (const w of listWebhooks(ctx.db, orgId)) {
-      if (
-        w.enabled &&
-        requeueDelivery(ctx.db, {
-          id: newId('dlv', now),
-          eventId,
-          webhookId: w.id,
-          orgId: orgId,
-          nextAttemptAt: firstAttemptAt(ctx, now),
-          at: isoAt(now),
-        })
-      )
-        n++;
-    }
-    return n;
-  });
+  const requeued = await withTransaction(ctx, async (ctx) => {
+      const now = ctx.clock.now();
+      let n = 0;
+      for (const w of await listWebhooks(ctx.db, orgId)) {
+        if (
+          w.enabled &&
+          (await requeueDelivery(ctx.db, {
+                        id: newId('dlv', now),
+                        eventId,
+                        webhookId: w.id,
+                        orgId: orgId,
+                        nextAttemptAt: firstAttemptAt(ctx, now),
+                        at: isoAt(now),
+                      }))
+        )
+          n++;
+      }
+      return n;
+    });
   wakeDispatcher(ctx);
   return { events: 1, requeued };
 }
 
-export const outboxStatus = (ctx: AppContext): Record<DeliveryState, number> => countByState(ctx.db);
+export const outboxStatus = async (ctx: AppContext): Promise<Record<DeliveryState, number>> => await countByState(ctx.db);
 
-export const listOutbox = (
+export const listOutbox = async (
   ctx: AppContext,
   filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; limit?: number | undefined },
-): Delivery[] => listDeliveries(ctx.db, { ...filter, limit: filter.limit ?? 100 });
+): Promise<Delivery[]> => await listDeliveries(ctx.db, { ...filter, limit: filter.limit ?? 100 });
 
 export function deliveryAttempts(ctx: AppContext, deliveryId: string): { delivery: Delivery; attempts: AttemptRecord[] } {
   const delivery = getDelivery(ctx.db, deliveryId);

@@ -60,8 +60,8 @@ export interface RefundConfig {
   isStaleReject: boolean;
 }
 
-export function readRefundConfig(ctx: AppContext, orgId: string): RefundConfig | null {
-  const c = getRefundConfig(ctx.db, orgId);
+export async function readRefundConfig(ctx: AppContext, orgId: string): Promise<RefundConfig | null> {
+  const c = await getRefundConfig(ctx.db, orgId);
   if (!c) return null;
   return { destination: c.destination, verifiedAt: c.verifiedAt, ...refundFreshness(Date.parse(c.verifiedAt), ctx.clock.now()) };
 }
@@ -72,49 +72,49 @@ export function readRefundConfig(ctx: AppContext, orgId: string): RefundConfig |
  * organization has just said where refunds go now, so nothing is ever sent to the replaced address.
  * Plans in other states keep their decision.
  */
-export function setRefundConfig(
+export async function setRefundConfig(
   ctx: AppContext,
   orgId: string,
   destination: OrgRefundDestination,
-): RefundConfig & { replannedPlans: string[] } {
+): Promise<RefundConfig & { replannedPlans: string[] }> {
   const nowMs = ctx.clock.now();
   const at = isoAt(nowMs);
-  const replanned = withTransaction(ctx, async (ctx) => {
-    const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
-    const stale = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
-      (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
-    );
-    // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
-    const config = getRefundConfig(ctx.db, orgId);
-    for (const p of stale) {
-      const planned = planFor(ctx, orgId, p.transactionId, nowMs, config);
-      if (!planned) continue;
-      const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
-      replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
-    }
-    return stale.map((p) => p.id);
-  });
+  const replanned = await withTransaction(ctx, async (ctx) => {
+      const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
+      const stale = (await listRefundPlans(ctx.db, { orgId, state: 'Paused' })).filter(
+        (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
+      );
+      // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
+      const config = await getRefundConfig(ctx.db, orgId);
+      for (const p of stale) {
+        const planned = await planFor(ctx, orgId, p.transactionId, nowMs, config);
+        if (!planned) continue;
+        const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
+        await replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
+      }
+      return stale.map((p) => p.id);
+    });
   if (replanned.length) ctx.log.info({ orgId, plans: replanned }, 'paused refund plans re-planned against the new default');
-  return { ...readRefundConfig(ctx, orgId)!, replannedPlans: replanned };
+  return { ...(await readRefundConfig(ctx, orgId))!, replannedPlans: replanned };
 }
 
 /**
  * Re-confirms the default as it is: verifiedAt moves to now and the plans paused on staleness of THIS
  * default (same version) are dispatched. Plans made from a default it replaced are not touched.
  */
-export function reconfirmRefundConfig(ctx: AppContext, orgId: string): RefundConfig & { dispatchedPlans: string[] } {
+export async function reconfirmRefundConfig(ctx: AppContext, orgId: string): Promise<RefundConfig & { dispatchedPlans: string[] }> {
   const at = isoAt(ctx.clock.now());
   const dispatched = withTransaction(ctx, async (ctx) => {
-    const config = getRefundConfig(ctx.db, orgId);
+    const config = await getRefundConfig(ctx.db, orgId);
     if (!config) throw notFound('refund configuration');
-    markRefundConfigVerified(ctx.db, orgId, at);
-    const paused = listRefundPlans(ctx.db, { orgId, state: 'Paused' }).filter(
+    await markRefundConfigVerified(ctx.db, orgId, at);
+    const paused = (await listRefundPlans(ctx.db, { orgId, state: 'Paused' })).filter(
       (p) => p.destinationFrom === 'default' && p.defaultVersion === config.version && p.autoRefund,
     );
-    for (const p of paused) setRefundPlanState(ctx.db, p.id, 'Dispatched', 'dispatched after the default was re-confirmed', at, at);
+    for (const p of paused) await setRefundPlanState(ctx.db, p.id, 'Dispatched', 'dispatched after the default was re-confirmed', at, at);
     return paused.map((p) => p.id);
   });
-  return { ...readRefundConfig(ctx, orgId)!, dispatchedPlans: dispatched };
+  return { ...(await readRefundConfig(ctx, orgId))!, dispatchedPlans: dispatched };
 }
 
 /** The per-transaction destination column, or null when it is absent or unusable (the reason is logged). */
@@ -160,24 +160,24 @@ function sourceNetworkOf(raw: string | null): NetworkId | null {
  * The transaction hook: when a transaction moves to Failed, record its refund plan inside the same
  * SQLite transaction. A second failure of the same transaction keeps the first plan.
  */
-export function recordRefundPlanOnFailure(change: TransactionStatusChange): void {
+export async function recordRefundPlanOnFailure(change: TransactionStatusChange): Promise<void> {
   if (change.to !== 'Failed') return;
   const { ctx, orgId, transactionId, nowMs } = change;
-  if (getRefundPlanForTransaction(ctx.db, transactionId)) return;
-  const planned = planFor(ctx, orgId, transactionId, nowMs, getRefundConfig(ctx.db, orgId));
+  if (await getRefundPlanForTransaction(ctx.db, transactionId)) return;
+  const planned = await planFor(ctx, orgId, transactionId, nowMs, await getRefundConfig(ctx.db, orgId));
   if (!planned) throw notFound(`transaction ${transactionId}`);
   const { decision, defaultVersion } = planned;
   const at = isoAt(nowMs);
-  insertRefundPlan(ctx.db, {
-    id: newId('rfp', nowMs),
-    orgId,
-    transactionId,
-    ...decision,
-    createdAt: at,
-    updatedAt: at,
-    dispatchedAt: decision.state === 'Dispatched' ? at : null,
-    defaultVersion,
-  });
+  await insertRefundPlan(ctx.db, {
+        id: newId('rfp', nowMs),
+        orgId,
+        transactionId,
+        ...decision,
+        createdAt: at,
+        updatedAt: at,
+        dispatchedAt: decision.state === 'Dispatched' ? at : null,
+        defaultVersion,
+      });
   ctx.log.info({ transactionId, state: decision.state, kind: decision.kind }, 'refund plan recorded');
 }
 
@@ -186,14 +186,14 @@ export function recordRefundPlanOnFailure(change: TransactionStatusChange): void
  * the caller so that re-planning many plans reads it once), and that default's version when the
  * destination came from it.
  */
-function planFor(
+async function planFor(
   ctx: AppContext,
   orgId: string,
   transactionId: string,
   nowMs: number,
   config: StoredRefundConfig | undefined,
-): { decision: RefundPlanDecision; defaultVersion: number | null } | undefined {
-  const facts = getTransactionRefundFacts(ctx.db, orgId, transactionId);
+): Promise<{ decision: RefundPlanDecision; defaultVersion: number | null } | undefined> {
+  const facts = await getTransactionRefundFacts(ctx.db, orgId, transactionId);
   if (!facts) return undefined;
   const network = asNetworkId(facts.network);
   const decision = decideRefundPlan({
@@ -211,7 +211,7 @@ function planFor(
 /** Operator dispatch (CLI or admin API) of a plan in Created or Paused. */
 export function dispatchRefundPlan(ctx: AppContext, planId: string): RefundPlan {
   return withTransaction(ctx, async (ctx) => {
-    const plan = getRefundPlan(ctx.db, planId);
+    const plan = await getRefundPlan(ctx.db, planId);
     if (!plan) throw notFound(`refund plan ${planId}`);
     if (!canDispatch(plan.state))
       throw conflict(
@@ -219,7 +219,7 @@ export function dispatchRefundPlan(ctx: AppContext, planId: string): RefundPlan 
         `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`,
       );
     const at = isoAt(ctx.clock.now());
-    setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
+    await setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
     return getRefundPlan(ctx.db, planId)!;
   });
 }

@@ -105,7 +105,7 @@ export class TokenService {
 
   async #signingKey(): Promise<{ kid: string; key: CryptoKey }> {
     if (this.#signing) return this.#signing;
-    let row = getActiveTokenKey(this.ctx.db);
+    let row = await getActiveTokenKey(this.ctx.db);
     if (!row) {
       const { publicKey, privateKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
       const kid = newId('key', this.ctx.clock.now());
@@ -131,7 +131,7 @@ export class TokenService {
   async #verificationKey(kid: string): Promise<CryptoKey | undefined> {
     const cached = this.#verifying.get(kid);
     if (cached) return cached;
-    const row = getTokenKey(this.ctx.db, kid);
+    const row = await getTokenKey(this.ctx.db, kid);
     if (!row || row.retired_at) return undefined;
     const key = (await importJWK(JSON.parse(row.public_jwk) as JWK, row.alg)) as CryptoKey;
     this.#verifying.set(kid, key);
@@ -157,7 +157,7 @@ export class TokenService {
     }
     try {
       // Read once admitted: a client revoked while this request waited its turn is seen as revoked.
-      const found = getApiClientWithHash(this.ctx.db, clientId);
+      const found = await getApiClientWithHash(this.ctx.db, clientId);
       // The same scrypt work runs for an unknown id as for a wrong secret: the two are indistinguishable.
       const ok = await verifySecret(clientSecret, found?.secretHash ?? DUMMY_HASH);
       return found && ok && !found.client.revokedAt ? found.client : undefined;

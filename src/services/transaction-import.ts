@@ -80,10 +80,10 @@ export function readRecords(text: string, format: ImportFormat): { line: number;
 }
 
 /** The lines whose (provider, providerTransactionId) the organization already holds. */
-function alreadyImported(ctx: AppContext, orgId: string, rows: { line: number; row: ImportRow }[]): FieldError[] {
+async function alreadyImported(ctx: AppContext, orgId: string, rows: { line: number; row: ImportRow }[]): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   for (const { line, row } of rows) {
-    if (row.providerTransactionId && importedTransactionExists(ctx.db, orgId, row.provider ?? null, row.providerTransactionId)) {
+    if (row.providerTransactionId && (await importedTransactionExists(ctx.db, orgId, row.provider ?? null, row.providerTransactionId))) {
       errors.push({ path: `line ${line}.providerTransactionId`, message: 'already imported' });
     }
   }
@@ -93,13 +93,13 @@ function alreadyImported(ctx: AppContext, orgId: string, rows: { line: number; r
 const lineOf = (e: FieldError): number => Number(/^line (\d+)/.exec(e.path)?.[1] ?? 0);
 const byLine = (a: FieldError, b: FieldError): number => lineOf(a) - lineOf(b);
 
-export function importTransactions(
+export async function importTransactions(
   ctx: AppContext,
   orgId: string,
   text: string,
   format: ImportFormat,
   onProgress?: (done: number, total: number) => void,
-): { imported: number; importId: string } {
+): Promise<{ imported: number; importId: string }> {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
   const records = readRecords(text, format);
   const errors: FieldError[] = [];
@@ -125,43 +125,43 @@ export function importTransactions(
   }
   if (records.length === 0) errors.push({ path: 'file', message: 'holds no transactions' });
   // A refused file still lists its already-imported lines (read only, for the report).
-  if (errors.length) throw importRefused([...errors, ...alreadyImported(ctx, orgId, rows)].sort(byLine));
+  if (errors.length) throw importRefused([...errors, ...(await alreadyImported(ctx, orgId, rows))].sort(byLine));
 
   const now = ctx.clock.now();
   const importId = newId('imp', now);
   // The duplicate check and the inserts share one IMMEDIATE transaction (the write lock is taken
   // first), so two imports of the same file cannot both pass the check; the UNIQUE index of
   // migration 007 backs it up.
-  withTransaction(ctx, async (ctx) => {
-    const duplicates = alreadyImported(ctx, orgId, rows);
-    if (duplicates.length) throw importRefused(duplicates);
-    rows.forEach(({ row }, i) => {
-      const createdAt = isoAt(Date.parse(row.createdAt));
-      const t: ImportedTransaction = {
-        id: newId('txn', now),
-        orgId,
-        importId,
-        type: row.type,
-        status: row.status,
-        amount: row.amount ?? null,
-        currency: row.currency ?? null,
-        network: row.network ?? null,
-        provider: row.provider ?? null,
-        providerTransactionId: row.providerTransactionId ?? null,
-        country: row.country ?? null,
-        corridor: row.corridor ?? null,
-        benchmark: row.benchmark ?? null,
-        reviewState: row.reviewState ?? null,
-        reconciliation: row.reconciliation ?? null,
-        amountUsd: row.amountUsd,
-        costVsMarketUsd: row.costVsMarketUsd ?? null,
-        createdAt,
-        updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
-      };
-      insertImportedTransaction(ctx.db, t);
-      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
-    });
-  });
+  await withTransaction(ctx, async (ctx) => {
+        const duplicates = await alreadyImported(ctx, orgId, rows);
+        if (duplicates.length) throw importRefused(duplicates);
+        rows.forEach(({ row }, i) => {
+          const createdAt = isoAt(Date.parse(row.createdAt));
+          const t: ImportedTransaction = {
+            id: newId('txn', now),
+            orgId,
+            importId,
+            type: row.type,
+            status: row.status,
+            amount: row.amount ?? null,
+            currency: row.currency ?? null,
+            network: row.network ?? null,
+            provider: row.provider ?? null,
+            providerTransactionId: row.providerTransactionId ?? null,
+            country: row.country ?? null,
+            corridor: row.corridor ?? null,
+            benchmark: row.benchmark ?? null,
+            reviewState: row.reviewState ?? null,
+            reconciliation: row.reconciliation ?? null,
+            amountUsd: row.amountUsd,
+            costVsMarketUsd: row.costVsMarketUsd ?? null,
+            createdAt,
+            updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
+          };
+          insertImportedTransaction(ctx.db, t);
+          if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
+        });
+      });
   onProgress?.(rows.length, rows.length);
   return { imported: rows.length, importId };
 }

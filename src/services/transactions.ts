@@ -118,9 +118,9 @@ export function createTransaction(ctx: AppContext, input: CreateTransactionInput
       createdAt: at,
       updatedAt: at,
     };
-    insertOrchestratedTransaction(ctx.db, t);
+    await insertOrchestratedTransaction(ctx.db, t);
     runHooks(ctx, t, null, now);
-    enqueueEvent(ctx, t.orgId, 'Transaction_Created', transactionEventData(t, null));
+    await enqueueEvent(ctx, t.orgId, 'Transaction_Created', transactionEventData(t, null));
     return t;
   });
 }
@@ -152,7 +152,7 @@ export function changeTransactionStatus(ctx: AppContext, id: string, to: Transac
       throw conflict('concurrent_change', `transaction ${id} changed meanwhile; retry`);
     const t: Transaction = { ...current, status: to, failureReason: reason, updatedAt: at };
     runHooks(ctx, t, current.status, now);
-    enqueueEvent(ctx, t.orgId, 'Transaction_Updated', transactionEventData(t, current.status));
+    await enqueueEvent(ctx, t.orgId, 'Transaction_Updated', transactionEventData(t, current.status));
     return t;
   });
 }

@@ -43,9 +43,9 @@ export function recordVirtualAccount(
       createdAt: isoAt(now),
       updatedAt: isoAt(now),
     };
-    insertVirtualAccount(ctx.db, v);
+    await insertVirtualAccount(ctx.db, v);
     const { orgId: _org, ...data } = v;
-    enqueueEvent(ctx, v.orgId, v.status === 'Created' ? 'VirtualAccount_Created' : 'VirtualAccount_CreationFailed', data);
+    await enqueueEvent(ctx, v.orgId, v.status === 'Created' ? 'VirtualAccount_Created' : 'VirtualAccount_CreationFailed', data);
     return v;
   });
 }

@@ -40,10 +40,10 @@ export async function createWebhook(
   assertUrl(ctx, input.url);
   // The organization's first webhook brings its signing key pair, made before the write and off the main thread.
   const pair = await pairIfKeyless(ctx, orgId);
-  return commit(() => {
+  return commit(async () => {
     // Counted under the write lock, so two requests at once cannot both take the last place.
     const max = ctx.config.webhooks.maxPerOrganization;
-    if (countWebhooks(ctx.db, orgId) >= max) {
+    if ((await countWebhooks(ctx.db, orgId)) >= max) {
       throw conflict(
         'webhook_limit_reached',
         `this organization already has ${max} webhooks (webhooks.maxPerOrganization); delete one first`,
@@ -59,8 +59,8 @@ export async function createWebhook(
       createdAt: now,
       updatedAt: now,
     };
-    insertWebhook(ctx.db, webhook);
-    ensureSigningKey(ctx, orgId, pair);
+    await insertWebhook(ctx.db, webhook);
+    await ensureSigningKey(ctx, orgId, pair);
     return webhook;
   });
 }
@@ -72,7 +72,7 @@ function mustGet(ctx: AppContext, orgId: string, id: string): WebhookRecord {
 }
 
 export const getWebhookSettings = mustGet;
-export const listWebhookSettings = (ctx: AppContext, orgId: string): WebhookRecord[] => listWebhooks(ctx.db, orgId);
+export const listWebhookSettings = async (ctx: AppContext, orgId: string): Promise<WebhookRecord[]> => await listWebhooks(ctx.db, orgId);
 
 /**
  * Endpoint 12. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
@@ -92,19 +92,19 @@ export function updateWebhookSettings(
 }
 
 /** Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back. */
-function setEnabled(ctx: AppContext, id: string, enabled: boolean, url?: string): WebhookRecord {
-  setWebhookEnabled(ctx.db, getWebhookById(ctx.db, id)!, enabled, isoAt(ctx.clock.now()), url);
+async function setEnabled(ctx: AppContext, id: string, enabled: boolean, url?: string): Promise<WebhookRecord> {
+  await setWebhookEnabled(ctx.db, (await getWebhookById(ctx.db, id))!, enabled, isoAt(ctx.clock.now()), url);
   return getWebhookById(ctx.db, id)!;
 }
 
 /** Endpoint 15. The row is kept (marked deleted) so its history stays; its pending deliveries are cancelled, not sent. */
-export function deleteWebhook(ctx: AppContext, orgId: string, id: string): void {
-  withTransaction(ctx, async (ctx) => {
-    mustGet(ctx, orgId, id);
-    const at = isoAt(ctx.clock.now());
-    setPendingState(ctx.db, id, 'cancelled', at);
-    markWebhookDeleted(ctx.db, id, at);
-  });
+export async function deleteWebhook(ctx: AppContext, orgId: string, id: string): Promise<void> {
+  await withTransaction(ctx, async (ctx) => {
+        mustGet(ctx, orgId, id);
+        const at = isoAt(ctx.clock.now());
+        await setPendingState(ctx.db, id, 'cancelled', at);
+        await markWebhookDeleted(ctx.db, id, at);
+      });
 }
 
 /** Endpoint 17: 404 while the organization has no key (no webhook registered yet). */
@@ -118,14 +118,14 @@ export function getPublicKey(ctx: AppContext, orgId: string): PublicSigningKey {
 export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit): Promise<PublicSigningKey> =>
   rotateSigningKey(ctx, orgId, commit);
 
-export const organizationHasWebhooks = (ctx: AppContext, orgId: string): boolean => countWebhooks(ctx.db, orgId) > 0;
+export const organizationHasWebhooks = async (ctx: AppContext, orgId: string): Promise<boolean> => (await countWebhooks(ctx.db, orgId)) > 0;
 
 // ---- operator tooling (CLI): across organizations, by webhook id ----
 
 export interface WebhookWithHealth extends WebhookRecord, WebhookHealth {}
 
-export function listWebhooksWithHealth(ctx: AppContext, orgId?: string): WebhookWithHealth[] {
-  return listWebhooks(ctx.db, orgId).map((w) => ({ ...w, ...webhookHealth(ctx.db, w.id) }));
+export async function listWebhooksWithHealth(ctx: AppContext, orgId?: string): Promise<WebhookWithHealth[]> {
+  return (await listWebhooks(ctx.db, orgId)).map((w) => ({ ...w, ...webhookHealth(ctx.db, w.id) }));
 }
 
 function mustGetAny(ctx: AppContext, id: string): WebhookRecord {

@@ -13,7 +13,7 @@ const body = {
 };
 
 async function setup(flags: Record<string, unknown> = {}) {
-  const ctx = makeContext(flags);
+  const ctx = await makeContext(flags);
   const api = makeApi(ctx);
   const acme = await makeOrg(ctx, api.tokens);
   const created = await api.http.post(`/admin/v1/organizations/${acme.org.id}/accounts`).set('Authorization', admin).send(body);

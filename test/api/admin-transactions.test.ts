@@ -6,14 +6,14 @@ import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.j
 const admin = `Bearer ${ADMIN_TOKEN}`;
 
 async function setup() {
-  const ctx = makeContext();
+  const ctx = await makeContext();
   const api = makeApi(ctx);
   const org = await makeOrg(ctx, api.tokens);
   const hook = await api.http
     .post('/v1/notifications/webhooks/settings')
     .set('authorization', org.auth)
     .send({ url: 'http://127.0.0.1:9/hook' });
-  const events = () => listEventsAfter(ctx.db, org.org.id, null, 1000).map(({ type, body }) => ({ type, body }));
+  const events = async () => (await listEventsAfter(ctx.db, org.org.id, null, 1000)).map(({ type, body }) => ({ type, body }));
   return { ctx, ...api, org, webhookId: hook.body.id as string, events };
 }
 
@@ -46,7 +46,7 @@ describe('admin transactions and event producers', () => {
       .send({ status: 'Failed', failureReason: 'insufficient funds' });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ status: 'Failed', failureReason: 'insufficient funds' });
-    const rows = events();
+    const rows = await events();
     expect(rows.map((r) => r.type)).toEqual(['Transaction_Created', 'Transaction_Updated']);
     const body = JSON.parse(rows[1]!.body);
     expect(body).toMatchObject({
@@ -54,7 +54,7 @@ describe('admin transactions and event producers', () => {
       data: { id, status: 'Failed', previousStatus: 'Submitted', failureReason: 'insufficient funds' },
     });
     expect(body.timestamp).toBe(Date.parse(body.createdAt));
-    expect(listDeliveries(ctx.db, { limit: 10 }).map((d) => d.state)).toEqual(['pending', 'pending']);
+    expect((await listDeliveries(ctx.db, { limit: 10 })).map((d) => d.state)).toEqual(['pending', 'pending']);
   });
 
   it('refuses an illegal move with 409 and writes nothing', async () => {
@@ -136,14 +136,14 @@ describe('admin transactions and event producers', () => {
       organizationId: org.org.id,
       data: { status: 'Submitted', synthetic: true },
     });
-    expect(events().map((e) => e.type)).toEqual([
+    expect((await events()).map((e) => e.type)).toEqual([
       'IdentityComplianceCheck_Updated',
       'IdentityComplianceCheck_Completed',
       'VirtualAccount_Created',
       'VirtualAccount_CreationFailed',
       'Transaction_Created',
     ]);
-    expect(JSON.parse(events()[3]!.body).data).toMatchObject({ status: 'CreationFailed', failureReason: 'provider down' });
+    expect(JSON.parse((await events())[3]!.body).data).toMatchObject({ status: 'CreationFailed', failureReason: 'provider down' });
   });
 
   it('accepts only the admin token', async () => {

@@ -38,7 +38,7 @@ const probe: RouteModule = (api) => {
 };
 
 async function setup(opts: { verifiedTokenCacheSize?: number } = {}) {
-  const ctx = makeContext();
+  const ctx = await makeContext();
   const tokens = new TokenService(ctx, opts);
   const { app } = createApp({ ctx, tokens, adminToken: ADMIN_TOKEN }, [probe]);
   const org = await makeOrg(ctx, tokens);
@@ -108,13 +108,13 @@ describe('bearer authentication', () => {
   it('refuses a token whose kid names no key of this service, or that has no kid', async () => {
     const { http, client, org } = await setup();
     const { privateKey } = await generateKeyPair('ES256');
-    const sign = (header: { alg: 'ES256'; kid?: string }) =>
-      new SignJWT({ org: org.id, pii: 'all' })
-        .setProtectedHeader(header)
-        .setIssuer('borderd')
-        .setSubject(client.id)
-        .setExpirationTime('1h')
-        .sign(privateKey);
+    const sign = async (header: { alg: 'ES256'; kid?: string }) =>
+      await new SignJWT({ org: org.id, pii: 'all' })
+                .setProtectedHeader(header)
+                .setIssuer('borderd')
+                .setSubject(client.id)
+                .setExpirationTime('1h')
+                .sign(privateKey);
     const unknown = await sign({ alg: 'ES256', kid: 'key_00000000000000000000000000' });
     const res = await http.get('/v1/probe').set('Authorization', `Bearer ${unknown}`);
     expect401(res, 'unknown_token_key');
@@ -135,7 +135,7 @@ describe('bearer authentication', () => {
   it('refuses HS256 signed with the public key (algorithm confusion)', async () => {
     const { ctx, http, client, org, token } = await setup();
     const { kid } = decodeProtectedHeader(token);
-    const publicJwk = getTokenKey(ctx.db, kid!)!.public_jwk;
+    const publicJwk = (await getTokenKey(ctx.db, kid!))!.public_jwk;
     const enc = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
     const head = enc({ alg: 'HS256', kid, typ: 'JWT' });
     const body = enc({ org: org.id, pii: 'all', iss: 'borderd', sub: client.id, exp: Math.floor(Date.now() / 1000) + 3600 });

@@ -19,10 +19,10 @@ const CSV = [
 ].join('\n');
 
 async function setup() {
-  const ctx = makeContext();
+  const ctx = await makeContext();
   const api = makeApi(ctx);
   const acme = await makeOrg(ctx, api.tokens);
-  expect(importTransactions(ctx, acme.org.id, CSV, 'csv').imported).toBe(5);
+  expect((await importTransactions(ctx, acme.org.id, CSV, 'csv')).imported).toBe(5);
   const get = async (q = '') => api.http.get(`/v1/transactions/import-benchmark-summary${q}`).set('Authorization', acme.auth);
   return { ctx, ...api, acme, get };
 }
@@ -113,7 +113,7 @@ describe('GET /v1/transactions/import-benchmark-summary', () => {
 
 describe('benchmark summaries per organization', () => {
   it('runs at most database.summariesPerOrganization at once for one organization (429 beyond), others unaffected', async () => {
-    const ctx = makeContext({ 'database.summariesPerOrganization': 2 });
+    const ctx = await makeContext({ 'database.summariesPerOrganization': 2 });
     // Reads that finish only when the test lets them: summaries that take their time, as over 100,000 rows.
     const inline = inlineReads(ctx.db, readQueries);
     const gates: (() => void)[] = [];
@@ -179,20 +179,20 @@ describe('transaction import', () => {
     ].join('\n');
     let paths: string[] = [];
     try {
-      importTransactions(ctx, acme.org.id, jsonl, 'jsonl');
+      await importTransactions(ctx, acme.org.id, jsonl, 'jsonl');
     } catch (err) {
       paths = (err as { extra: { errors: { path: string }[] } }).extra.errors.map((e) => e.path);
     }
     expect(paths).toEqual(['line 2', 'line 3.amountUsd', 'line 4.createdAt', 'line 4.costVsMarketUsd', 'line 5.providerTransactionId']);
-    expect(countTransactions(ctx.db, acme.org.id, 'imported')).toBe(5);
+    expect(await countTransactions(ctx.db, acme.org.id, 'imported')).toBe(5);
   });
 
-  it('reports a CSV row with the wrong number of fields on its line', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'A');
-    expect(() => importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(/1 error/);
+  it('reports a CSV row with the wrong number of fields on its line', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'A');
+    expect(async () => await importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(/1 error/);
     expect(
-      importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\r\nDeposit,Completed,"1.50",2026-01-01T00:00:00Z\r\n', 'csv')
+      (await importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\r\nDeposit,Completed,"1.50",2026-01-01T00:00:00Z\r\n', 'csv'))
         .imported,
     ).toBe(1);
   });

@@ -53,24 +53,24 @@ async function serve(ctx: TestContext) {
 }
 
 /** A second daemon process on the same database file: its own connection, and its own memory of signatures. */
-function anotherProcess(ctx: TestContext): TestContext {
+async function anotherProcess(ctx: TestContext): Promise<TestContext> {
   const logs = new LogCapture();
-  const other = Object.assign(
-    createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }),
-    { clock: ctx.clock, logs },
-  );
+  const other = await Object.assign(
+      createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }),
+      { clock: ctx.clock, logs },
+    );
   others.push(other);
   return other;
 }
 
 /** What event_signatures holds for these events, by event id. */
-function storedSignatures(ctx: TestContext, eventIds: string[]): Map<string, { keyId: string; signature: string }> {
-  return new Map(signaturesOf(ctx.db, eventIds).map((r) => [r.eventId, { keyId: r.keyId, signature: r.signature }]));
+async function storedSignatures(ctx: TestContext, eventIds: string[]): Promise<Map<string, { keyId: string; signature: string }>> {
+  return new Map((await signaturesOf(ctx.db, eventIds)).map((r) => [r.eventId, { keyId: r.keyId, signature: r.signature }]));
 }
 
 /** A daemon with a 50 ms heartbeat and one organization's stream, open and past its first message. */
 async function heartbeatStream() {
-  const ctx = makeContext({ 'eventStream.heartbeatMs': 50 });
+  const ctx = await makeContext({ 'eventStream.heartbeatMs': 50 });
   const { tokens, url } = await serve(ctx);
   const org = await makeOrg(ctx, tokens);
   const stream = await open(url, org.auth);
@@ -133,10 +133,10 @@ function emit(ctx: TestContext, orgId: string) {
 
 describe('GET /v1/notifications/events/stream', () => {
   it('announces its start and the key, then sends each event with its exact body and a valid signature', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
-    const first = emit(ctx, org.id);
+    const first = await emit(ctx, org.id);
     const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
     expect(stream.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const [ready, key, ev] = await stream.next(3);
@@ -150,30 +150,30 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(payload.keyId).toBe(keyId);
     expect(verifySignature(payload.body, payload.signature, publicKey)).toBe(true);
     // A new event wakes the stream.
-    const second = emit(ctx, org.id);
+    const second = await emit(ctx, org.id);
     const all = await stream.next(4);
     expect(all[3]!.id).toBe(second.event.id);
   });
 
   it('starts now when no position is given: history is not sent, new events are, and ready carries the position', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
-    const old1 = emit(ctx, org.id);
-    const old2 = emit(ctx, org.id);
+    const old1 = await emit(ctx, org.id);
+    const old2 = await emit(ctx, org.id);
     const stream = await open(url, auth);
     const [ready, key] = await stream.next(2);
     expect(ready).toMatchObject({ event: 'ready', id: old2.event.id });
     expect(JSON.parse(ready!.data)).toEqual({ from: 'now', after: old2.event.id });
     expect(key!.event).toBe('signing-key');
-    const fresh = emit(ctx, org.id);
+    const fresh = await emit(ctx, org.id);
     const got = await stream.next(3);
     expect(payloads(got).map((m) => m.id)).toEqual([fresh.event.id]);
     expect(got.map((m) => m.id)).not.toContain(old1.event.id);
   });
 
   it('starts now for an organization without events, and its ready id resumes without a gap', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     const stream = await open(url, auth);
@@ -181,13 +181,13 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(ready!.id).toMatch(/^evt_[0-9a-z]{26}$/);
     stream.close();
     // Written while nobody listens: a client resuming from ready's id gets it.
-    const during = emit(ctx, org.id);
+    const during = await emit(ctx, org.id);
     const resumed = await open(url, auth, { 'last-event-id': ready!.id! });
     expect(payloads(await resumed.next(3)).map((m) => m.id)).toEqual([during.event.id]);
   });
 
   it('never passes over an event committed after a higher id another process wrote (ids follow commit order)', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     const stream = await open(url, auth);
@@ -203,31 +203,31 @@ describe('GET /v1/notifications/events/stream', () => {
       timestamp: ctx.clock.now(),
       data,
     });
-    insertEvent(ctx.db, {
-      id: foreign,
-      org_id: org.id,
-      type: 'Transaction_Updated',
-      body,
-      created_at: new Date(ctx.clock.now()).toISOString(),
-    });
+    await insertEvent(ctx.db, {
+            id: foreign,
+            org_id: org.id,
+            type: 'Transaction_Updated',
+            body,
+            created_at: new Date(ctx.clock.now()).toISOString(),
+          });
     ctx.signals.outbox.emit();
     expect(payloads(await stream.next(3)).map((m) => m.id)).toEqual([foreign]);
     // Committed after it, by this process: it must sort after it, or every cursor at `foreign` skips it.
-    const later = emit(ctx, org.id);
+    const later = await emit(ctx, org.id);
     expect(later.event.id > foreign).toBe(true);
-    expect(listEventsAfter(ctx.db, org.id, foreign, 10).map((e) => e.id)).toEqual([later.event.id]);
+    expect((await listEventsAfter(ctx.db, org.id, foreign, 10)).map((e) => e.id)).toEqual([later.event.id]);
     expect(payloads(await stream.next(4)).map((m) => m.id)).toEqual([foreign, later.event.id]);
   });
 
   it('replays from ?since=, and Last-Event-ID wins over since', async () => {
-    const ctx = makeContext({}, '2026-03-01T11:00:00.000Z');
+    const ctx = await makeContext({}, '2026-03-01T11:00:00.000Z');
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     // Written at given times (the token stays valid on the context's clock).
     const at = (iso: string) => writeEvent(ctx.db, Date.parse(iso), org.id, 'Transaction_Updated', data);
-    at('2026-03-01T10:00:00.000Z');
-    const b = at('2026-03-01T10:30:00.000Z');
-    const c = at('2026-03-01T10:45:00.000Z');
+    await at('2026-03-01T10:00:00.000Z');
+    const b = await at('2026-03-01T10:30:00.000Z');
+    const c = await at('2026-03-01T10:45:00.000Z');
     const since = await open(`${url}?since=2026-03-01T10:30:00Z`, auth);
     const got = await since.next(4);
     expect(payloads(got).map((m) => m.id)).toEqual([b.event.id, c.event.id]);
@@ -239,14 +239,14 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('?since= passes over no event created at or after the time, even one numbered before an event of a clock behind', async () => {
-    const ctx = makeContext({}, '2026-03-01T11:00:00.000Z');
+    const ctx = await makeContext({}, '2026-03-01T11:00:00.000Z');
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     const at = (iso: string) => writeEvent(ctx.db, Date.parse(iso), org.id, 'Transaction_Updated', data);
-    at('2026-03-01T10:00:00.000Z');
-    const inTime = at('2026-03-01T10:40:00.000Z');
+    await at('2026-03-01T10:00:00.000Z');
+    const inTime = await at('2026-03-01T10:40:00.000Z');
     // Written next by a process whose clock was behind: numbered after inTime, created before the time.
-    const behind = at('2026-03-01T10:20:00.000Z');
+    const behind = await at('2026-03-01T10:20:00.000Z');
     expect(behind.event.id > inTime.event.id).toBe(true);
     const since = await open(`${url}?since=2026-03-01T10:30:00Z`, auth);
     const got = payloads(await since.next(3)).map((m) => m.id);
@@ -255,14 +255,14 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('finds where ?since= starts by seeking from the time, not by walking back through the events being replayed', async () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     for (const at of ['2026-03-01T10:00:00.000Z', '2026-03-01T10:40:00.000Z']) {
-      insertEvent(ctx.db, { id: newId('evt', Date.parse(at)), org_id: org.id, type: 'Transaction_Updated', body: '{}', created_at: at });
+      await insertEvent(ctx.db, { id: newId('evt', Date.parse(at)), org_id: org.id, type: 'Transaction_Updated', body: '{}', created_at: at });
     }
     const plans = await plansOf(
       ctx.db,
-      () => replayStartAt(ctx.db, org.id, '2026-03-01T10:30:00.000Z'),
+      async () => await replayStartAt(ctx.db, org.id, '2026-03-01T10:30:00.000Z'),
       /FROM events WHERE org_id = \? AND id/,
     );
     expect(plans).toHaveLength(2); // the first event from the time, then the one before it
@@ -271,14 +271,14 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('reuses the signatures the outbox stored and makes the others off the main thread: a long replay never signs inline', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
-    const events = [emit(ctx, org.id), emit(ctx, org.id), emit(ctx, org.id)];
+    const events = [emit(ctx, org.id), await emit(ctx, org.id), emit(ctx, org.id)];
     const signer = new Signer(ctx);
-    const key = signer.currentKey(org.id);
-    const stored = signer.sign(org.id, events[0]!.body).signature;
-    storeSignature(ctx.db, events[0]!.event.id, key.keyId, stored);
+    const key = await signer.currentKey(org.id);
+    const stored = (await signer.sign(org.id, events[0]!.body)).signature;
+    await storeSignature(ctx.db, events[0]!.event.id, key.keyId, stored);
     const inline = vi.spyOn(Signer.prototype, 'sign');
     const offThread = vi.spyOn(Signer.prototype, 'signAsync');
     try {
@@ -294,11 +294,11 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('stores the signatures it makes: a stream in another process over the same events signs none again', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url, signatures } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     // Events no webhook was sent, so the outbox never signed them.
-    const events = [emit(ctx, org.id), emit(ctx, org.id), emit(ctx, org.id)];
+    const events = [await emit(ctx, org.id), await emit(ctx, org.id), emit(ctx, org.id)];
     const ids = events.map((e) => e.event.id);
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     try {
@@ -307,12 +307,12 @@ describe('GET /v1/notifications/events/stream', () => {
       expect(signAsync).toHaveBeenCalledTimes(3);
       first.close();
       // Stored before they were sent, as the stream sent them.
-      const stored = storedSignatures(ctx, ids);
+      const stored = await storedSignatures(ctx, ids);
       expect(ids.map((id) => stored.get(id))).toEqual(sent.map((m) => ({ keyId: m.keyId, signature: m.signature })));
       expect(signatures.unstored).toBe(0);
 
       // Another daemon on the same file (nothing in its memory) reads them instead of signing.
-      const other = anotherProcess(ctx);
+      const other = await anotherProcess(ctx);
       const second = await open(`${(await serve(other)).url}?since=${SINCE_ALL}`, auth);
       const again = payloads(await second.next(5)).map((m) => JSON.parse(m.data) as { signature: string; keyId: string });
       expect(again).toEqual(sent);
@@ -324,7 +324,7 @@ describe('GET /v1/notifications/events/stream', () => {
 
   /** A daemon's API on loopback, an organization with a token, and one webhook to a local receiver. */
   async function streamAndWebhook() {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url, signatures } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     const receiver = await startReceiver();
@@ -369,7 +369,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const open_ = vi.spyOn(ctx.secrets, 'open');
     const signingKeyUnseals = () => open_.mock.calls.filter(([, context]) => String(context).startsWith('webhook_keys.private:')).length;
     // One event for the stream alone (written without deliveries), one for the webhook alone.
-    emit(ctx, org.id);
+    await emit(ctx, org.id);
     const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
     await stream.next(3);
     expect(signingKeyUnseals()).toBe(1);
@@ -380,27 +380,27 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('gives ?since= a position to resume from even when no event came before that time, or none at all', async () => {
-    const ctx = makeContext({}, '2026-03-01T11:00:00.000Z');
+    const ctx = await makeContext({}, '2026-03-01T11:00:00.000Z');
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     const since = await open(`${url}?since=2026-03-01T10:00:00Z`, auth);
     const [ready] = await since.next(1);
     expect(ready!.id).toMatch(/^evt_/);
     // Written while that client was away: resuming from the ready id gets it.
-    const later = writeEvent(ctx.db, ctx.clock.now(), org.id, 'Transaction_Updated', data);
+    const later = await writeEvent(ctx.db, ctx.clock.now(), org.id, 'Transaction_Updated', data);
     const resumed = await open(url, auth, { 'last-event-id': ready!.id! });
     expect(payloads(await resumed.next(3)).map((m) => m.id)).toEqual([later.event.id]);
   });
 
   it('resumes after Last-Event-ID or ?after= and never shows another organization', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const acme = await makeOrg(ctx, tokens);
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
-    const a1 = emit(ctx, acme.org.id);
-    emit(ctx, other.org.id);
-    const a2 = emit(ctx, acme.org.id);
-    const a3 = emit(ctx, acme.org.id);
+    const a1 = await emit(ctx, acme.org.id);
+    await emit(ctx, other.org.id);
+    const a2 = await emit(ctx, acme.org.id);
+    const a3 = await emit(ctx, acme.org.id);
     const byHeader = await open(url, acme.auth, { 'last-event-id': a1.event.id });
     const got = await byHeader.next(4);
     expect(payloads(got).map((m) => m.id)).toEqual([a2.event.id, a3.event.id]);
@@ -414,14 +414,14 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('announces a rotated key before the first event signed with it', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
-    emit(ctx, org.id);
+    await emit(ctx, org.id);
     const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
     await stream.next(3);
     const rotated = await rotateSigningKey(ctx, org.id);
-    emit(ctx, org.id);
+    await emit(ctx, org.id);
     const [, , , key, ev] = await stream.next(5);
     expect(key!.event).toBe('signing-key');
     expect(JSON.parse(key!.data).keyId).toBe(rotated.keyId);
@@ -454,7 +454,7 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('is described in /openapi.json as text/event-stream', async () => {
-    const { http } = makeApi(makeContext());
+    const { http } = makeApi(await makeContext());
     const doc = (await http.get('/openapi.json')).body as {
       paths: Record<string, { get: { responses: Record<string, { content?: object }> } }>;
     };
@@ -463,7 +463,7 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it("caps one client's open streams with a 429, leaves other clients alone, and frees a slot when a stream closes", async () => {
-    const ctx = makeContext({ 'eventStream.maxStreamsPerClient': 2 });
+    const ctx = await makeContext({ 'eventStream.maxStreamsPerClient': 2 });
     const { tokens, url } = await serve(ctx);
     const acme = await makeOrg(ctx, tokens);
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
@@ -487,25 +487,25 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('ends a catch-up waiting on a client that stopped reading when that client goes, which frees its slot', async () => {
-    const ctx = makeContext({ 'eventStream.maxStreamsPerClient': 1 });
+    const ctx = await makeContext({ 'eventStream.maxStreamsPerClient': 1 });
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     // About 32 MB of history: far more than the socket buffers hold, so the catch-up must wait for
     // the socket to drain, which never happens while the client reads nothing.
     const padding = 'x'.repeat(16 * 1024);
-    ctx.db.transaction(() => {
-      for (let i = 0; i < 2000; i++) {
-        const id = newId('evt', ctx.clock.now());
-        const createdAt = new Date(ctx.clock.now()).toISOString();
-        insertEvent(ctx.db, {
-          id,
-          org_id: org.id,
-          type: 'Transaction_Updated',
-          body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }),
-          created_at: createdAt,
-        });
-      }
-    })();
+    (await ctx.db.transaction(async () => {
+            for (let i = 0; i < 2000; i++) {
+              const id = newId('evt', ctx.clock.now());
+              const createdAt = new Date(ctx.clock.now()).toISOString();
+              await insertEvent(ctx.db, {
+                          id,
+                          org_id: org.id,
+                          type: 'Transaction_Updated',
+                          body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }),
+                          created_at: createdAt,
+                        });
+            }
+          }))();
     const stalled = await new Promise<{ req: ClientRequest; res: IncomingMessage }>((resolve, reject) => {
       const req = httpGet(`${url}?since=${SINCE_ALL}`, { headers: { authorization: auth } }, (res) => {
         res.pause();
@@ -532,7 +532,7 @@ describe('GET /v1/notifications/events/stream', () => {
   });
 
   it('refuses a bad Last-Event-ID and a missing token', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     const bad = await fetch(url, { headers: { authorization: auth, 'last-event-id': 'nope' } });

@@ -4,7 +4,7 @@ import { forgetNewestMigration } from '../support/schema-migrations.js';
 
 describe('/healthz and /readyz', () => {
   it('is ready only while the database answers and has every migration', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     expect((await http.get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await http.get('/readyz')).body).toEqual({ status: 'ready' });
@@ -20,7 +20,7 @@ describe('/healthz and /readyz', () => {
   });
 
   it('ignores a query parameter, as load balancers and probes add them', async () => {
-    const { http } = makeApi(makeContext());
+    const { http } = makeApi(await makeContext());
     expect((await http.get('/healthz?probe=lb')).status).toBe(200);
     expect((await http.head('/readyz?_=1')).status).toBe(200);
   });

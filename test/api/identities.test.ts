@@ -9,7 +9,7 @@ import { identitySchema } from '../../src/api/routes/identities.js';
 const admin = `Bearer ${ADMIN_TOKEN}`;
 
 async function setup() {
-  const ctx = makeContext();
+  const ctx = await makeContext();
   const api = makeApi(ctx);
   const acme = await makeOrg(ctx, api.tokens);
   const people = [
@@ -118,7 +118,7 @@ describe('GET /v1/identities', () => {
   });
 
   it('masks PII for a redacted token and keeps shape and types', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
     createIdentity(ctx, org.org.id, {
@@ -172,7 +172,7 @@ describe('GET /v1/identities', () => {
   });
 
   it('answers masked records that the published response schema accepts, like unmasked ones', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const all = await makeOrg(ctx, tokens);
     const client = await createApiClient(ctx, { orgId: all.org.id, piiAccess: 'redacted' });
@@ -200,7 +200,7 @@ describe('GET /v1/identities', () => {
   });
 
   it('masks values of one or two characters entirely, keeping their length', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
     createIdentity(ctx, org.org.id, {
@@ -255,7 +255,7 @@ describe('GET /v1/identities', () => {
 
 describe('identity creation and import', () => {
   it('refuses bad identity data naming the field', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const { org } = await makeOrg(ctx, tokens);
     const res = await http
@@ -289,36 +289,36 @@ describe('identity creation and import', () => {
     ]);
   });
 
-  it('imports all lines or none, naming each bad line', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'X');
+  it('imports all lines or none, naming each bad line', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'X');
     const good = JSON.stringify({ type: 'Personal', data: { firstName: 'A' } });
-    expect(() => importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })])).toThrow(/2 error/);
+    expect(async () => await importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })])).toThrow(/2 error/);
     try {
-      importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })]);
+      await importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })]);
     } catch (err) {
       const paths = (err as { extra: { errors: { path: string }[] } }).extra.errors.map((e) => e.path);
       expect(paths).toEqual(['line 2', 'line 4.type']);
     }
-    expect(listIdentities(ctx.db, org.id, { limit: 10 })).toEqual([]);
-    expect(importIdentities(ctx, org.id, [good, '', good]).imported).toBe(2);
-    expect(listIdentities(ctx.db, org.id, { limit: 10 })).toHaveLength(2);
+    expect(await listIdentities(ctx.db, org.id, { limit: 10 })).toEqual([]);
+    expect((await importIdentities(ctx, org.id, [good, '', good])).imported).toBe(2);
+    expect(await listIdentities(ctx.db, org.id, { limit: 10 })).toHaveLength(2);
     // An empty file (or one of blank lines) is refused, as the transaction import refuses one.
-    for (const lines of [[], ['', '  ']]) expect(() => importIdentities(ctx, org.id, lines)).toThrow(/1 error/);
+    for (const lines of [[], ['', '  ']]) expect(async () => await importIdentities(ctx, org.id, lines)).toThrow(/1 error/);
   });
 });
 
 describe('name prefix over many identities', () => {
   it('pages a dense prefix (more than denseMatchesFor(limit) matches) by id like a rare one', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     const lines = Array.from({ length: 2400 }, (_, i) =>
       JSON.stringify({ type: 'Personal', data: { firstName: i % 2 ? `Zed${i}` : `Amy${i}`, lastName: i % 3 ? 'Stone' : 'Zorro' } }),
     );
-    const { ids } = importIdentities(ctx, acme.org.id, lines);
+    const { ids } = await importIdentities(ctx, acme.org.id, lines);
     const expected = ids.filter((_, i) => i % 2 === 1 || i % 3 === 0);
-    expect(namePlan(ctx.db, acme.org.id, { name: 'z', limit: 100 })).toBe('walk');
+    expect(await namePlan(ctx.db, acme.org.id, { name: 'z', limit: 100 })).toBe('walk');
     expect(namePlan(ctx.db, acme.org.id, { name: 'zed1199', limit: 100 })).toBe('collect');
     const page = await http.get('/v1/identities?name=z&limit=100').set('Authorization', acme.auth);
     expect(page.body.hasMore).toBe(true);
@@ -331,12 +331,12 @@ describe('name prefix over many identities', () => {
     const rare = await http.get('/v1/identities?name=zed1199').set('Authorization', acme.auth);
     expect(rare.body.data.map((i: { id: string }) => i.id)).toEqual([ids[1199]]);
     // The same prefix with a smaller page is dense sooner: the walk meets limit + 1 matches earlier.
-    const few = importIdentities(
-      ctx,
-      acme.org.id,
-      Array.from({ length: 600 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Quinn${i}` } })),
-    ).ids;
-    expect(namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 10 })).toBe('walk');
+    const few = (await importIdentities(
+          ctx,
+          acme.org.id,
+          Array.from({ length: 600 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Quinn${i}` } })),
+        )).ids;
+    expect(await namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 10 })).toBe('walk');
     expect(namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 100 })).toBe('collect');
     for (const limit of [10, 100]) {
       const page = await http.get(`/v1/identities?name=QUINN&limit=${limit}`).set('Authorization', acme.auth);
@@ -345,19 +345,19 @@ describe('name prefix over many identities', () => {
   });
 
   it('lists the same rows when a prefix became dense after its plan was chosen (the density is cached)', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
-    const before = importIdentities(ctx, acme.org.id, [
-      JSON.stringify({ type: 'Personal', data: { firstName: 'Zoe', lastName: 'Early' } }),
-    ]).ids;
+    const before = (await importIdentities(ctx, acme.org.id, [
+          JSON.stringify({ type: 'Personal', data: { firstName: 'Zoe', lastName: 'Early' } }),
+        ])).ids;
     const sparse = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
     expect(sparse.body.data.map((i: { id: string }) => i.id)).toEqual(before);
     // Now 1,500 more matches: far past denseMatchesFor(5), while "zo" is still remembered as rare.
     const lines = Array.from({ length: 1500 }, (_, i) =>
       JSON.stringify({ type: 'Personal', data: { firstName: `Zoltan${i}`, lastName: 'Late' } }),
     );
-    const after = importIdentities(ctx, acme.org.id, lines).ids;
+    const after = (await importIdentities(ctx, acme.org.id, lines)).ids;
     // Still remembered as rare, though a fresh count would say dense.
     expect(namePlan(ctx.db, acme.org.id, { name: 'zo', limit: 5 })).toBe('collect');
     const page = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
@@ -410,16 +410,16 @@ describe('the name filter against its definition', () => {
     ['a rare prefix (index range scans)', 0],
     ['a dense prefix (the walk in id order)', 2000],
   ])('lists exactly the defined matches for %s', async (_label, filler) => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     // The filler makes "an", "ann" and "ann " dense (more than denseMatchesFor(limit) matches each).
     const people = [...tricky, ...Array.from({ length: filler }, (_, i) => ({ firstName: `Anxx${i}`, lastName: `Ann ${i}` }))];
-    const { ids } = importIdentities(
-      ctx,
-      acme.org.id,
-      people.map((data) => JSON.stringify({ type: 'Personal', data })),
-    );
+    const { ids } = await importIdentities(
+          ctx,
+          acme.org.id,
+          people.map((data) => JSON.stringify({ type: 'Personal', data })),
+        );
     for (const p of ['an', 'ann', 'ann ']) expect(namePlan(ctx.db, acme.org.id, { name: p, limit: 100 })).toBe(filler ? 'walk' : 'collect');
     for (const p of prefixes) {
       const expected = ids.filter((_, i) => matches(people[i]!, p)).slice(0, 100);
@@ -476,18 +476,18 @@ describe('identity PII in logs', () => {
 
 describe('identity lists filtered by email', () => {
   // 1,200 emails under "j" (dense for a page of 10 or 100), 30 under "zed" (rare), names mixed.
-  function seed() {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'E').id;
+  async function seed() {
+    const ctx = await makeContext();
+    const org = (await createOrganization(ctx, 'E')).id;
     const lines = Array.from({ length: 1_230 }, (_, i) =>
       JSON.stringify({
         type: i % 3 === 0 ? 'Business' : 'Personal',
         data: { firstName: i % 2 ? 'Ana' : 'Bo', lastName: 'Ruiz', email: i < 1_200 ? `j${i}@example.com` : `zed${i}@example.com` },
       }),
     );
-    importIdentities(ctx, org, lines);
+    await importIdentities(ctx, org, lines);
     // Each identity's lowercase email and first name, the definition every filter is checked against.
-    const all = listIdentities(ctx.db, org, { limit: 10_000 }).map(({ id, type, dataJson }) => {
+    const all = (await listIdentities(ctx.db, org, { limit: 10_000 })).map(({ id, type, dataJson }) => {
       const data = JSON.parse(dataJson) as { email: string; firstName: string };
       return { id, type, email: data.email.toLowerCase(), first: data.firstName.toLowerCase() };
     });
@@ -502,8 +502,8 @@ describe('identity lists filtered by email', () => {
     { email: 'j', type: 'Business' as const },
   ];
 
-  it('pages every filter exactly as its definition says, cursor after cursor', () => {
-    const { ctx, org, all } = seed();
+  it('pages every filter exactly as its definition says, cursor after cursor', async () => {
+    const { ctx, org, all } = await seed();
     for (const f of FILTERS) {
       for (const limit of [10, 100]) {
         const want = all
@@ -512,7 +512,7 @@ describe('identity lists filtered by email', () => {
         const got: string[] = [];
         let after: string | undefined;
         for (;;) {
-          const page = listIdentities(ctx.db, org, { ...f, limit, startingAfter: after });
+          const page = await listIdentities(ctx.db, org, { ...f, limit, startingAfter: after });
           got.push(...page.slice(0, limit).map((r) => r.id));
           if (page.length <= limit) break;
           after = page[limit - 1]!.id;
@@ -523,12 +523,12 @@ describe('identity lists filtered by email', () => {
   });
 
   it('never sorts every match of a dense email prefix for a page: it walks ids in order; a rare one sorts only its matches', async () => {
-    const { ctx, org } = seed();
+    const { ctx, org } = await seed();
     const plans = await plansOf(
       ctx.db,
-      () => {
+      async () => {
         for (const f of FILTERS)
-          for (const startingAfter of [undefined, 'idn_0']) listIdentities(ctx.db, org, { ...f, limit: 10, startingAfter });
+          for (const startingAfter of [undefined, 'idn_0']) await listIdentities(ctx.db, org, { ...f, limit: 10, startingAfter });
       },
       /FROM identities .*ORDER BY id LIMIT/s,
     );

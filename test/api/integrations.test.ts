@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 async function setup(providers: Record<string, unknown>, more: Record<string, unknown> = {}) {
-  const ctx = makeContext({ 'integrations.providers': providers, ...more });
+  const ctx = await makeContext({ 'integrations.providers': providers, ...more });
   const api = makeApi(ctx);
   const acme = await makeOrg(ctx, api.tokens);
   return { ctx, ...api, acme };
@@ -62,7 +62,7 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     expect(fake.seen).toHaveLength(1);
     expect(fake.seen[0]).toMatchObject({ method: 'POST', url: '/api/companies/co%2042/integration' });
     expect(fake.seen[0]!.headers['x-api-key']).toBe('key-123456');
-    const [row, ...others] = listIntegrations(ctx.db, acme.org.id);
+    const [row, ...others] = await listIntegrations(ctx.db, acme.org.id);
     expect(others).toEqual([]);
     expect(row!.kind).toBe('company-credentials');
     expect(row!.credentialsEnc).not.toContain('secret-ABCDEFG');
@@ -154,7 +154,7 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
     expect(failed.status).toBe(502);
     expect(failed.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(failed.body).toMatchObject({ status: 502, title: 'Bad Gateway', code: 'provider_error' });
-    expect(listIntegrations(ctx.db, acme.org.id)).toEqual([]);
+    expect(await listIntegrations(ctx.db, acme.org.id)).toEqual([]);
     status = 201;
     const res = await http
       .put('/v1/organizations/integrations/partner')
@@ -172,7 +172,7 @@ describe('PUT /v1/organizations/integrations/{provider}', () => {
       .set('Authorization', acme.auth)
       .send({ apiKey: 'a', apiSecret: 'b', companyId: 'c' });
     expect(res.body).toEqual({ provider: 'provider-a', integrationNetworkAddresses: [] });
-    expect(listIntegrations(ctx.db, acme.org.id)).toHaveLength(1);
+    expect(await listIntegrations(ctx.db, acme.org.id)).toHaveLength(1);
     expect((await http.put('/v1/organizations/integrations/provider-z').set('Authorization', acme.auth).send({})).status).toBe(404);
     const unknownField = await http
       .put('/v1/organizations/integrations/provider-a')
@@ -216,7 +216,7 @@ describe('a provider that misbehaves mid-answer', () => {
     const res = await http.put('/v1/organizations/integrations/p').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
     expect(res.status).toBe(502);
     expect(res.body.code).toBe('provider_unreachable');
-    expect(listIntegrations(ctx.db, acme.org.id)).toEqual([]);
+    expect(await listIntegrations(ctx.db, acme.org.id)).toEqual([]);
     expect(ctx.logs.text()).not.toMatch(/unexpected error/);
   });
 
@@ -231,7 +231,7 @@ describe('a provider that misbehaves mid-answer', () => {
     const res = await http.put('/v1/organizations/integrations/p').set('Authorization', acme.auth).send({ apiKey: 'k', apiSecret: 's' });
     expect([res.status, res.body.code]).toEqual([502, 'provider_unreachable']);
     expect(res.body.detail).toBe('the provider did not answer in full within 500 ms (integrations.timeoutMs)');
-    expect(listIntegrations(ctx.db, acme.org.id)).toEqual([]);
+    expect(await listIntegrations(ctx.db, acme.org.id)).toEqual([]);
   });
 
   it('is a 502 when its answer is larger than any provider answer needs, read no further', async () => {
@@ -258,13 +258,13 @@ describe('a provider that misbehaves mid-answer', () => {
 
 describe('network and deposit countries', () => {
   it('serves the network from config and the deprecated countries list', async () => {
-    const ctx = makeContext({
-      'network.depositCountries': ['MX', 'BR'],
-      'network.networks': [
-        { network: 'TRON', assets: ['USDT'] },
-        { network: 'BASE', assets: ['USDC', 'USDT'] },
-      ],
-    });
+    const ctx = await makeContext({
+          'network.depositCountries': ['MX', 'BR'],
+          'network.networks': [
+            { network: 'TRON', assets: ['USDT'] },
+            { network: 'BASE', assets: ['USDC', 'USDT'] },
+          ],
+        });
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     const net = await http.get('/v1/organizations/network').set('Authorization', acme.auth);
@@ -289,7 +289,7 @@ describe('network and deposit countries', () => {
   });
 
   it('describes every provider route in /openapi.json', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const doc = (await http.get('/openapi.json')).body;
     for (const p of [

@@ -55,7 +55,7 @@ function documentValidator(doc: Doc) {
 }
 
 async function setup(flags: Record<string, unknown> = {}) {
-  const ctx = makeContext(flags, '2026-03-01T00:00:00.000Z');
+  const ctx = await makeContext(flags, '2026-03-01T00:00:00.000Z');
   const api = makeApi(ctx);
   const served = await api.http.get('/openapi.json');
   expect(served.status).toBe(200);
@@ -391,7 +391,7 @@ describe('/openapi.json conformance', () => {
       'Withdrawal,Completed,PfiTwo,p-2,MXN,MX,US-MX,InLine,NeedReview,Mismatched,2000,1.5,2026-01-31T23:59:59.999Z,',
       'Exchange,Failed,PfiTwo,p-3,BRL,BR,US-BR,OffMarket,ReconciliationIssues,PfiError,500,10.25,2026-02-01T00:00:00Z,',
     ].join('\n');
-    expect(importTransactions(ctx, acme.org.id, csv, 'csv').imported).toBe(3);
+    expect((await importTransactions(ctx, acme.org.id, csv, 'csv')).imported).toBe(3);
     const summary = await http.get(path).set('Authorization', acme.auth);
     expect(summary.body.sampleSize).toBe(3);
     conforms('get', path, summary);

@@ -3,7 +3,7 @@ import { makeApi, makeContext, makeOrg } from '../support/context.js';
 
 describe('/openapi.json', () => {
   it('describes every route the daemon mounts, with its auth', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, registry } = makeApi(ctx);
     const res = await http.get('/openapi.json');
     expect(res.status).toBe(200);
@@ -42,7 +42,7 @@ describe('/openapi.json', () => {
   });
 
   it("describes identities' limit as the spec has it: an integer from 1 to 100, 10 by default", async () => {
-    const { http } = makeApi(makeContext());
+    const { http } = makeApi(await makeContext());
     const res = await http.get('/openapi.json');
     const limit = (res.body.paths['/v1/identities'].get.parameters as { name: string }[]).find((p) => p.name === 'limit');
     expect(limit).toEqual({
@@ -54,7 +54,7 @@ describe('/openapi.json', () => {
   });
 
   it('publishes the limits the server applies: the configured url length, the date pattern, the 400 of a PATCH', async () => {
-    const ctx = makeContext({ 'webhooks.maxUrlLength': 300 });
+    const ctx = await makeContext({ 'webhooks.maxUrlLength': 300 });
     const { http, tokens } = makeApi(ctx);
     const doc = (await http.get('/openapi.json')).body;
     const settings = doc.paths['/v1/notifications/webhooks/settings'];

@@ -9,7 +9,7 @@ const EVM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 
 describe('piiAccess redacted changes only identities', () => {
   it('answers the same body to an all and a redacted token on accounts, refunds config, benchmark summary and network', async () => {
-    const ctx = makeContext({}, '2026-03-01T00:00:00.000Z');
+    const ctx = await makeContext({}, '2026-03-01T00:00:00.000Z');
     const { http, tokens } = makeApi(ctx);
     const all = await makeOrg(ctx, tokens);
     const client = await createApiClient(ctx, { orgId: all.org.id, piiAccess: 'redacted' });
@@ -32,22 +32,22 @@ describe('piiAccess redacted changes only identities', () => {
         fiats: [{ fiat: 'MXN' }],
       });
     expect(account.status).toBe(201);
-    setRefundConfig(ctx, all.org.id, {
-      type: 'Address',
-      addresses: [{ network: 'ETHEREUM', address: EVM }],
-      autoRefund: true,
-      autoFiatReturn: false,
-    });
-    importTransactions(
-      ctx,
-      all.org.id,
-      [
-        'type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt',
-        'Deposit,Completed,P1,p-1,Competitive,100,-1,2026-01-10T10:00:00Z',
-        'Deposit,Completed,P2,p-2,OffMarket,50,2,2026-01-11T10:00:00Z',
-      ].join('\n'),
-      'csv',
-    );
+    await setRefundConfig(ctx, all.org.id, {
+            type: 'Address',
+            addresses: [{ network: 'ETHEREUM', address: EVM }],
+            autoRefund: true,
+            autoFiatReturn: false,
+          });
+    await importTransactions(
+            ctx,
+            all.org.id,
+            [
+              'type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt',
+              'Deposit,Completed,P1,p-1,Competitive,100,-1,2026-01-10T10:00:00Z',
+              'Deposit,Completed,P2,p-2,OffMarket,50,2,2026-01-11T10:00:00Z',
+            ].join('\n'),
+            'csv',
+          );
 
     const paths = [
       `/v1/accounts/${account.body.id}`,

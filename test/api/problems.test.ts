@@ -75,8 +75,8 @@ const echo: RouteModule = (api) => {
   });
 };
 
-function setup(overrides: Record<string, unknown> = {}) {
-  const ctx = makeContext(overrides);
+async function setup(overrides: Record<string, unknown> = {}) {
+  const ctx = await makeContext(overrides);
   const { app } = createApp({ ctx, tokens: new TokenService(ctx), adminToken: ADMIN_TOKEN }, [echo]);
   return { ctx, http: request(app) };
 }
@@ -93,19 +93,19 @@ function expectProblem(res: request.Response, status: number, code: string) {
 
 describe('problem responses', () => {
   it('404 for an unknown route', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     expectProblem(await http.get('/v1/nope'), 404, 'route_not_found');
   });
 
   it('405 with Allow for a known path and another method', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     const res = await http.delete('/v1/echo');
     expectProblem(res, 405, 'method_not_allowed');
     expect(res.headers.allow).toBe('POST');
   });
 
   it('400 for a path parameter that is not valid percent-encoding, not a 500', async () => {
-    const { http, ctx } = setup();
+    const { http, ctx } = await setup();
     const res = await http.get('/v1/things/%E0%A4%A');
     expectProblem(res, 400, 'malformed_path');
     expect(res.body.detail).toContain('percent-encoding');
@@ -114,12 +114,12 @@ describe('problem responses', () => {
   });
 
   it('400 for malformed JSON', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     expectProblem(await http.post('/v1/echo').set('content-type', 'application/json').send('{"text":'), 400, 'malformed_json');
   });
 
   it('400 for a body that does not decode as its Content-Encoding says, and a gzipped body that does is read', async () => {
-    const { http, ctx } = setup();
+    const { http, ctx } = await setup();
     for (const encoding of ['gzip', 'deflate', 'br']) {
       const res = await http
         .post('/v1/echo')
@@ -141,7 +141,7 @@ describe('problem responses', () => {
   });
 
   it('415 for a body that is not JSON', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     expectProblem(await http.post('/v1/echo').set('content-type', 'text/plain').send('text=hi'), 415, 'unsupported_media_type');
     expectProblem(
       await http.post('/v1/echo').set('content-type', 'application/x-www-form-urlencoded').send('text=hi'),
@@ -151,7 +151,7 @@ describe('problem responses', () => {
   });
 
   it('413 for a body over the configured limit', async () => {
-    const { http } = setup({ 'server.bodyLimitBytes': 2048 });
+    const { http } = await setup({ 'server.bodyLimitBytes': 2048 });
     const res = await http
       .post('/v1/echo')
       .set('content-type', 'application/json')
@@ -161,7 +161,7 @@ describe('problem responses', () => {
   });
 
   it('400 naming each invalid field', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     const res = await http.post('/v1/echo').send({ text: 'far too long here', other: 1 });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toEqual(
@@ -173,7 +173,7 @@ describe('problem responses', () => {
   });
 
   it('400 for fields sent to a route that takes no body; an empty object or no body is fine', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     const res = await http.post('/v1/ping').send({ force: true });
     expectProblem(res, 400, 'validation_failed');
     expect(res.body.errors).toEqual([{ path: 'body', message: 'unknown field(s): force' }]);
@@ -182,7 +182,7 @@ describe('problem responses', () => {
   });
 
   it('500 without internals in the body, with the stack in the log', async () => {
-    const { http, ctx } = setup();
+    const { http, ctx } = await setup();
     const res = await http.get('/v1/boom');
     expectProblem(res, 500, 'internal_error');
     expect(JSON.stringify(res.body)).not.toContain('/var/lib');
@@ -192,9 +192,9 @@ describe('problem responses', () => {
   });
 
   it('503 database_busy with Retry-After, not a 500, when another process holds the write lock past the busy timeout', async () => {
-    const ctx = makeContext({ 'database.busyTimeoutMs': 100 });
+    const ctx = await makeContext({ 'database.busyTimeoutMs': 100 });
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const holder = holdWriteLock(ctx.db.name);
     try {
       const res = await http
@@ -215,13 +215,13 @@ describe('problem responses', () => {
   });
 
   it('keeps a sane caller request id and replaces an unsafe one', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     expect((await http.get('/v1/nope').set('x-request-id', 'abc-123')).headers['x-request-id']).toBe('abc-123');
     expect((await http.get('/v1/nope').set('x-request-id', 'a b<script>')).headers['x-request-id']).toMatch(/^req_/);
   });
 
   it('marks deprecated routes with Deprecation, Sunset and Link', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     const res = await http.get('/v1/old');
     expect(res.status).toBe(200);
     expect(res.headers.deprecation).toBe(`@${Date.parse('2026-01-01') / 1000}`);
@@ -230,7 +230,7 @@ describe('problem responses', () => {
   });
 
   it('describes every route in /openapi.json', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     const res = await http.get('/openapi.json');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.paths).sort()).toEqual(['/v1/boom', '/v1/echo', '/v1/old', '/v1/ping', '/v1/stream', '/v1/things/{id}']);
@@ -243,7 +243,7 @@ describe('request log line', () => {
   const requestLines = (ctx: ReturnType<typeof setup>['ctx']) => ctx.logs.lines.filter((l) => l.msg === 'request');
 
   it('writes one line for a request answered in full, without aborted', async () => {
-    const { http, ctx } = setup();
+    const { http, ctx } = await setup();
     const res = await http.post('/v1/echo').send({ text: 'hi' });
     expect(res.status).toBe(200);
     const lines = requestLines(ctx);
@@ -253,14 +253,14 @@ describe('request log line', () => {
   });
 
   it('names the route of a request answered with a problem too', async () => {
-    const { http, ctx } = setup();
+    const { http, ctx } = await setup();
     const res = await http.post('/v1/echo').send({ text: 'far too long for it' });
     expect(res.status).toBe(400);
     expect(requestLines(ctx)[0]).toMatchObject({ method: 'POST', route: '/v1/echo', status: 400 });
   });
 
   it('writes one line with aborted: true when the client goes away mid-response', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { app } = createApp({ ctx, tokens: new TokenService(ctx), adminToken: ADMIN_TOKEN }, [echo]);
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));

@@ -8,7 +8,7 @@ const EVM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
 const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 
 async function setup() {
-  const ctx = makeContext({}, '2026-03-01T00:00:00.000Z');
+  const ctx = await makeContext({}, '2026-03-01T00:00:00.000Z');
   const api = makeApi(ctx);
   const acme = await makeOrg(ctx, api.tokens);
   return { ctx, ...api, acme };
@@ -164,7 +164,7 @@ describe('per-transaction refund destination', () => {
     expect(res.status).toBe(400);
     const error = (res.body.errors as { path: string; message: string }[]).find((e) => e.path === path);
     expect(error?.message).toMatch(message);
-    expect(countTransactions(ctx.db, acme.org.id)).toBe(0);
+    expect(await countTransactions(ctx.db, acme.org.id)).toBe(0);
   });
 
   it('accepts valid addresses for the named or the transaction network, and other types without one', async () => {

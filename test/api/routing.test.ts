@@ -53,8 +53,8 @@ const routes: RouteModule = (api) => {
   });
 };
 
-function setup() {
-  const ctx = makeContext();
+async function setup() {
+  const ctx = await makeContext();
   const tokens = new TokenService(ctx);
   const { app } = createApp({ ctx, tokens, adminToken: ADMIN_TOKEN }, [routes]);
   return { ctx, tokens, http: request(app) };
@@ -65,7 +65,7 @@ const requestLines = (ctx: ReturnType<typeof setup>['ctx']) =>
 
 describe('routing', () => {
   it('answers a path without parameters, and its other spellings through the router, the same', async () => {
-    const { http, ctx } = setup();
+    const { http, ctx } = await setup();
     for (const path of ['/v1/plain', '/v1/plain/', '/V1/PLAIN']) {
       const res = await http.get(path);
       expect(res.status, path).toBe(200);
@@ -91,13 +91,13 @@ describe('routing', () => {
   });
 
   it('gives a path that an earlier parameter route matches to that route, as the router does', async () => {
-    const { http } = setup();
+    const { http } = await setup();
     expect((await http.get('/v1/things/special')).body).toEqual({ which: 'id special' });
     expect((await http.get('/v1/things/other')).body).toEqual({ which: 'id other' });
   });
 
   it('authenticates, announces deprecation before authentication, and answers errors as problems', async () => {
-    const { http, ctx, tokens } = setup();
+    const { http, ctx, tokens } = await setup();
     const missing = await http.get('/v1/secret');
     expect(missing.status).toBe(401);
     expect(missing.headers['www-authenticate']).toBe('Bearer');

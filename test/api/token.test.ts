@@ -21,9 +21,9 @@ const scryptWork = (from: number) =>
 
 describe('POST /v1/auth/m2m/token', () => {
   it('issues an ES256 JWT with kid, org and piiAccess', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     const res = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret });
     expect(res.status).toBe(201);
@@ -38,18 +38,18 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('takes its lifetime from config', async () => {
-    const ctx = makeContext({ 'auth.tokenTtlSeconds': 120 });
+    const ctx = await makeContext({ 'auth.tokenTtlSeconds': 120 });
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     const res = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret });
     expect(res.body.expiresIn).toBe(120);
   });
 
   it('answers wrong id and wrong secret with the same 401', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     const wrongSecret = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: 'bsk_nope' });
     const wrongId = await http.post('/v1/auth/m2m/token').send({ clientId: 'cli_unknown', clientSecret: client.clientSecret });
@@ -62,9 +62,9 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('does the same scrypt work for an unknown client as for a wrong secret', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     let from = vi.mocked(scrypt).mock.calls.length;
     const wrongSecret = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: 'bsk_nope' });
@@ -83,9 +83,9 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('checks at most auth.secretChecksAtOnce secrets at once; the others wait their turn and are answered', async () => {
-    const ctx = makeContext({ 'auth.secretChecksAtOnce': 1 });
+    const ctx = await makeContext({ 'auth.secretChecksAtOnce': 1 });
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     const actual = (await vi.importActual<typeof import('node:crypto')>('node:crypto')).scrypt;
     let active = 0;
@@ -113,9 +113,9 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('answers an address that sent auth.failedTokenRequestsPerMinute wrong credentials 429, before checking any secret; other addresses go on', async () => {
-    const ctx = makeContext({ 'auth.failedTokenRequestsPerMinute': 2, 'server.trustProxy': ['loopback'] });
+    const ctx = await makeContext({ 'auth.failedTokenRequestsPerMinute': 2, 'server.trustProxy': ['loopback'] });
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     const from = (address: string, clientSecret: string) =>
       http.post('/v1/auth/m2m/token').set('x-forwarded-for', address).send({ clientId: client.id, clientSecret });
@@ -140,9 +140,9 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('a concurrent burst of wrong secrets from one address gets no more secret checks than the limit', async () => {
-    const ctx = makeContext({ 'auth.failedTokenRequestsPerMinute': 2, 'server.trustProxy': ['loopback'] });
+    const ctx = await makeContext({ 'auth.failedTokenRequestsPerMinute': 2, 'server.trustProxy': ['loopback'] });
     const { http } = makeApi(ctx);
-    const client = await createApiClient(ctx, { orgId: createOrganization(ctx, 'Acme').id });
+    const client = await createApiClient(ctx, { orgId: (await createOrganization(ctx, 'Acme')).id });
     const checks = vi.mocked(scrypt).mock.calls.length;
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
@@ -181,9 +181,9 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('refuses a revoked client with the same problem as bad credentials', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     revokeClient(ctx, client.id);
     const res = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret });
@@ -200,9 +200,9 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('limits a redacted client: default redacted, explicit all is 403', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id, piiAccess: 'redacted' });
     const implicit = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret });
     expect(implicit.status).toBe(201);
@@ -213,9 +213,9 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('lets an unrestricted client ask for redacted', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     expect(client.piiAccess).toBe('all');
     const res = await http
@@ -230,7 +230,7 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('refuses a body over 16 KiB with a 413 before parsing it (it is read before any authentication)', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const res = await http
       .post('/v1/auth/m2m/token')
@@ -240,7 +240,7 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('validates the body and names the fields', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const res = await http.post('/v1/auth/m2m/token').send({ clientId: 'x', piiAccess: 'some', extra: 1 });
     expect(res.status).toBe(400);
@@ -249,9 +249,9 @@ describe('POST /v1/auth/m2m/token', () => {
   });
 
   it('never logs the secret', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
     await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret });
     expect(ctx.logs.lines.some((l) => l.msg === 'request')).toBe(true);

@@ -10,7 +10,7 @@ const PROD = { 'webhooks.allowHttp': false, 'webhooks.allowPrivateNetworks': fal
 
 describe('webhook settings (endpoints 11-17)', () => {
   it('creates, reads, lists, patches and deletes, in the spec shape', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     const created = await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/hook' });
@@ -34,7 +34,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it("answers another organization's webhook id with 404 on every route", async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const a = await makeOrg(ctx, tokens, { name: 'A' });
     const b = await makeOrg(ctx, tokens, { name: 'B' });
@@ -55,7 +55,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('refuses bad urls with a 400 naming body.url; production rules refuse http and private targets', async () => {
-    const ctx = makeContext(PROD);
+    const ctx = await makeContext(PROD);
     const { http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     const bad = [
@@ -88,7 +88,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('makes the key pair with the first webhook; GET returns it, POST replaces it', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).status).toBe(404);
@@ -106,7 +106,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('reads a body only after authentication: without a token, broken or deeply nested JSON is a 401, never parsed', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     const nested = '['.repeat(100_000) + ']'.repeat(100_000);
@@ -119,7 +119,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it("caps an organization's webhooks at webhooks.maxPerOrganization; a deleted one frees its place, other organizations are not counted", async () => {
-    const ctx = makeContext({ 'webhooks.maxPerOrganization': 2 });
+    const ctx = await makeContext({ 'webhooks.maxPerOrganization': 2 });
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
@@ -134,7 +134,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('refuses a url holding a lone surrogate, which could not be stored as sent, and keeps a surrogate pair exactly', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { app, http, tokens } = makeApi(ctx);
     const { auth, org } = await makeOrg(ctx, tokens);
     const lone = await http
@@ -147,7 +147,7 @@ describe('webhook settings (endpoints 11-17)', () => {
       'validation_failed',
       [{ path: 'body.url', message: expect.stringMatching(/lone surrogate/) }],
     ]);
-    expect(countWebhooks(ctx.db, org.id)).toBe(0);
+    expect(await countWebhooks(ctx.db, org.id)).toBe(0);
     // In another charset the parser decodes (UTF-16), escaped or as a raw code unit: sent as bytes
     // over a real socket (supertest would serialize a Buffer as JSON).
     const server = app.listen(0, '127.0.0.1');
@@ -166,7 +166,7 @@ describe('webhook settings (endpoints 11-17)', () => {
     } finally {
       server.close();
     }
-    expect(countWebhooks(ctx.db, org.id)).toBe(0);
+    expect(await countWebhooks(ctx.db, org.id)).toBe(0);
     const pair = await http
       .post(BASE)
       .set('authorization', auth)
@@ -177,7 +177,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('refuses query parameters on routes that take none, as it refuses unknown body fields', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     const paged = await http.get(`${BASE}?limit=1&startingAfter=x`).set('authorization', auth);
@@ -190,7 +190,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('keeps one key when the first webhooks of an organization arrive together, each having made a pair', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const { auth, org } = await makeOrg(ctx, tokens);
     const together = await Promise.all(
@@ -202,11 +202,11 @@ describe('webhook settings (endpoints 11-17)', () => {
       ),
     );
     expect(together.map((r) => r.status)).toEqual([201, 201, 201]);
-    expect(listWebhookKeys(ctx.db, org.id)).toHaveLength(1);
+    expect(await listWebhookKeys(ctx.db, org.id)).toHaveLength(1);
   });
 
   it('waits for a write lock another process holds on a timer: the event loop answers meanwhile, and the write goes in after', async () => {
-    const ctx = makeContext({ 'database.busyTimeoutMs': 3000 });
+    const ctx = await makeContext({ 'database.busyTimeoutMs': 3000 });
     const { http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
@@ -237,7 +237,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('makes one new pair for rotations of one organization that arrive together', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     const other = await makeOrg(ctx, tokens, { name: 'Other' });
@@ -252,7 +252,7 @@ describe('webhook settings (endpoints 11-17)', () => {
     const [rotated] = [...acmeKeys];
     expect(rotated).not.toBe(before);
     expect(together[5]!.body.keyId).not.toBe(rotated);
-    const keys = listWebhookKeys(ctx.db, acme.org.id).map((k) => ({ id: k.id, retired: k.retired_at !== null }));
+    const keys = (await listWebhookKeys(ctx.db, acme.org.id)).map((k) => ({ id: k.id, retired: k.retired_at !== null }));
     expect(keys).toEqual([
       { id: before, retired: true },
       { id: rotated, retired: false },
@@ -263,7 +263,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('answers another method on /public-key with 405, never taking public-key for a webhook id', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const { auth } = await makeOrg(ctx, tokens);
     await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
@@ -279,7 +279,7 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   it('requires a bearer token', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     expect((await http.get(BASE)).status).toBe(401);
     expect((await http.get(BASE).set('authorization', `Bearer ${ADMIN_TOKEN}`)).status).toBe(401);
@@ -288,7 +288,7 @@ describe('webhook settings (endpoints 11-17)', () => {
 
 describe('OpenAPI', () => {
   it('describes the webhook and admin routes', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const res = await http.get('/openapi.json');
     expect(res.status).toBe(200);

@@ -24,7 +24,7 @@ describe('borderd orgs and clients', () => {
     // At rest only the scrypt hash: no byte of the database file, nor of its WAL, holds the secret.
     const sqlite = openDatabase(db, { readonly: true });
     expect(getApiClientWithHash(sqlite, c.id)?.secretHash).toMatch(/^scrypt\$/);
-    sqlite.close();
+    await sqlite.close();
     for (const file of [db, `${db}-wal`].filter((f) => existsSync(f)))
       expect(readFileSync(file).includes(c.clientSecret.slice(4)), file).toBe(false);
 

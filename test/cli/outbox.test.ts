@@ -11,7 +11,7 @@ import { startReceiver } from '../delivery/receiver.js';
 // Needs the compiled CLI (npm run build).
 describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
   it('shows health, re-enables with replay, lists attempts, replays by event', async () => {
-    const ctx = makeContext({ 'delivery.retryScheduleSeconds': [0, 5], 'delivery.jitter': 0 });
+    const ctx = await makeContext({ 'delivery.retryScheduleSeconds': [0, 5], 'delivery.jitter': 0 });
     const db = ['--db', ctx.config.database.path, '--json'];
     const cli = async (...args: string[]) => {
       const r = await runCli([...args, ...db]);
@@ -21,17 +21,17 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
       res.statusCode = 500;
       res.end('down');
     });
-    const org = createOrganization(ctx, 'Acme');
+    const org = await createOrganization(ctx, 'Acme');
     const webhook = await createWebhook(ctx, org.id, { url: receiver.url });
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
 
     // The key its receivers verify with, for the operator to hand over.
     const key = await cli('webhooks', 'public-key', '--org', org.id);
     expect(key.json).toMatchObject({ algorithm: 'RSA-SHA256', publicKey: expect.stringMatching(/^-----BEGIN PUBLIC KEY-----/) });
-    expect(key.json.keyId).toBe(currentKeyId(ctx.db, org.id));
+    expect(key.json.keyId).toBe(await currentKeyId(ctx.db, org.id));
     const pem = await runCli(['webhooks', 'public-key', '--org', org.id, '--db', ctx.config.database.path]);
     expect(pem.stdout.trim()).toBe(key.json.publicKey.trim());
-    const none = await cli('webhooks', 'public-key', '--org', createOrganization(ctx, 'No webhooks').id);
+    const none = await cli('webhooks', 'public-key', '--org', (await createOrganization(ctx, 'No webhooks')).id);
     expect([none.code, none.json.error.status]).toEqual([1, 404]);
 
     const tx = await cli(
@@ -112,8 +112,8 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
   }, 60_000);
 
   it('refuses a replay time that is not ISO 8601 with a zone, and requeues nothing', async () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     for (const args of [
       ['outbox', 'replay', '--webhook', webhook.id, '--since', 'hello 1'],
@@ -124,11 +124,11 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
       expect(r.code, args.join(' ')).toBe(1);
       expect(JSON.parse(r.stdout).error).toMatchObject({ status: 400, code: 'invalid_time' });
     }
-    expect(listDeliveries(ctx.db, { limit: 1 })).toEqual([]);
+    expect(await listDeliveries(ctx.db, { limit: 1 })).toEqual([]);
   });
 
   it('refuses a --limit that is not a whole number from 1 to 1000000 as bad usage (exit 2), before touching the database', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     for (const args of [
       ['outbox', 'list', '--limit', 'abc'],
       ['outbox', 'list', '--limit', '-5'],
@@ -145,8 +145,8 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
   });
 
   it('says each usage or refusal in one line: yargs choices, a field error that repeats its message, --bits', async () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
     const db = ['--db', ctx.config.database.path];
     const choices = await runCli(['outbox', 'list', '--state', 'bogus', ...db]);

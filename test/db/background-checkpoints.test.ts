@@ -17,10 +17,10 @@ afterEach(async () => {
   }
 });
 
-function setUp(script = workerScript) {
+async function setUp(script = workerScript) {
   const path = join(tempDir('borderd-checkpoints-'), 'c.db');
   const db = openDatabase(path, { synchronous: 'normal' });
-  db.exec('CREATE TABLE blobs (b BLOB NOT NULL)');
+  await db.exec('CREATE TABLE blobs (b BLOB NOT NULL)');
   const failures: Error[] = [];
   const checkpoints = startBackgroundCheckpoints(db, {
     dbPath: path,
@@ -45,7 +45,7 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
 
 describe('background WAL checkpoints', () => {
   it('the writer stops checkpointing in its commits, and the worker copies the WAL into the database file', async () => {
-    const { db, path, checkpoints, failures } = setUp();
+    const { db, path, checkpoints, failures } = await setUp();
     expect(await checkpoints.ready).toBe(true);
     expect(autocheckpoint(db)).toBe(0);
     const before = statSync(path).size;
@@ -58,7 +58,7 @@ describe('background WAL checkpoints', () => {
   });
 
   it('close stops the worker and gives the writer its automatic checkpoint back', async () => {
-    const { db, checkpoints } = setUp();
+    const { db, checkpoints } = await setUp();
     await checkpoints.ready;
     await checkpoints.close();
     await checkpoints.close();
@@ -66,7 +66,7 @@ describe('background WAL checkpoints', () => {
   });
 
   it('a worker that cannot start leaves the automatic checkpoint on and says why', async () => {
-    const { db, checkpoints, failures } = setUp(new URL(`file://${join(ROOT, 'dist/src/db/no-such-worker.js')}`));
+    const { db, checkpoints, failures } = await setUp(new URL(`file://${join(ROOT, 'dist/src/db/no-such-worker.js')}`));
     expect(await checkpoints.ready).toBe(false);
     expect(autocheckpoint(db)).toBe(1000);
     expect(failures).toHaveLength(1);
@@ -74,7 +74,7 @@ describe('background WAL checkpoints', () => {
   });
 
   it('a worker that fails later hands checkpoints back to the writer', async () => {
-    const { db, checkpoints, failures } = setUp(new URL('./fixtures/failing-checkpoint-worker.mjs', import.meta.url));
+    const { db, checkpoints, failures } = await setUp(new URL('./fixtures/failing-checkpoint-worker.mjs', import.meta.url));
     expect(await checkpoints.ready).toBe(true);
     expect(autocheckpoint(db)).toBe(0);
     await until(() => failures.length > 0);

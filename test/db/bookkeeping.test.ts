@@ -8,7 +8,7 @@ const FULL = 2;
 const NORMAL = 1;
 
 describe('bookkeeping transactions', () => {
-  it('commit without an fsync on a FULL database, and FULL is back afterwards, even after a throw', () => {
+  it('commit without an fsync on a FULL database, and FULL is back afterwards, even after a throw', async () => {
     const db = openDatabase(join(tempDir(), 'b.db'));
     expect(level(db)).toBe(FULL);
     expect(bookkeeping(db, () => level(db))).toBe(NORMAL);
@@ -19,16 +19,16 @@ describe('bookkeeping transactions', () => {
       }),
     ).toThrow('boom');
     expect(level(db)).toBe(FULL);
-    db.close();
+    await db.close();
   });
 
-  it('change nothing inside a transaction already open, or on a database configured NORMAL', () => {
+  it('change nothing inside a transaction already open, or on a database configured NORMAL', async () => {
     const db = openDatabase(join(tempDir(), 'c.db'));
-    expect(db.transaction(() => bookkeeping(db, () => level(db)))()).toBe(FULL);
-    db.close();
+    expect((await db.transaction(() => bookkeeping(db, () => level(db))))()).toBe(FULL);
+    await db.close();
     const relaxed = openDatabase(join(tempDir(), 'd.db'), { synchronous: 'normal' });
     expect(bookkeeping(relaxed, () => level(relaxed))).toBe(NORMAL);
     expect(level(relaxed)).toBe(NORMAL);
-    relaxed.close();
+    await relaxed.close();
   });
 });

@@ -7,31 +7,31 @@ import { tempDir } from '../support/context.js';
 const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 describe('database files', () => {
-  it("a new database, its -wal and -shm, and a directory made for it are the owner's alone, whatever the umask", () => {
+  it("a new database, its -wal and -shm, and a directory made for it are the owner's alone, whatever the umask", async () => {
     const old = process.umask(0o022);
     try {
       const dir = join(tempDir('borderd-modes-'), 'data');
       const path = join(dir, 'borderd.db');
       const db = openDatabase(path);
-      db.exec('CREATE TABLE t (x INTEGER)');
+      await db.exec('CREATE TABLE t (x INTEGER)');
       db.prepare('INSERT INTO t (x) VALUES (1)').run();
       expect([mode(dir), mode(path), mode(`${path}-wal`), mode(`${path}-shm`)]).toEqual(['700', '600', '600', '600']);
-      db.close();
+      await db.close();
     } finally {
       process.umask(old);
     }
   });
 
-  it('an existing database keeps the mode its operator gave it', () => {
+  it('an existing database keeps the mode its operator gave it', async () => {
     const path = join(tempDir('borderd-modes-'), 'borderd.db');
     writeFileSync(path, '');
     chmodSync(path, 0o640);
-    openDatabase(path).close();
+    await openDatabase(path).close();
     expect(mode(path)).toBe('640');
   });
 
   // Linux lists every POSIX lock in /proc/locks, with the inode and the process holding it.
-  it.skipIf(!existsSync('/proc/locks'))('opening an existing database again keeps the locks of the connections already open on it', () => {
+  it.skipIf(!existsSync('/proc/locks'))('opening an existing database again keeps the locks of the connections already open on it', async () => {
     const path = join(tempDir('borderd-locks-'), 'capture.db');
     const held = () => {
       const inode = statSync(path).ino;
@@ -40,7 +40,7 @@ describe('database files', () => {
         .filter((l) => l.includes(` ${process.pid} `) && l.includes(`:${inode} `)).length;
     };
     const first = openDatabase(path);
-    first.exec('CREATE TABLE t (x)');
+    await first.exec('CREATE TABLE t (x)');
     first.prepare('SELECT * FROM t').get();
     const before = held();
     expect(before).toBeGreaterThan(0);
@@ -50,7 +50,7 @@ describe('database files', () => {
     const second = openDatabase(path);
     second.prepare('SELECT * FROM t').get();
     expect(held()).toBe(before);
-    second.close();
-    first.close();
+    await second.close();
+    await first.close();
   });
 });

@@ -4,18 +4,18 @@ import { createGroupCommit } from '../../src/db/group-commit.js';
 import { openDatabase, type Db } from '../../src/db/open.js';
 import { tempDir } from '../support/context.js';
 
-function setup(
+async function setup(
   windowMs = 0,
   busyTimeoutMs = 50,
-): { db: Db; other: Db; commit: ReturnType<typeof createGroupCommit>; topLevelTransactions: () => number } {
+): Promise<{ db: Db; other: Db; commit: ReturnType<typeof createGroupCommit>; topLevelTransactions: () => number }> {
   const file = join(tempDir(), 'g.db');
   const db = openDatabase(file, { busyTimeoutMs });
-  db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)');
+  await db.exec('CREATE TABLE t (x INTEGER PRIMARY KEY)');
   // Count transactions that really BEGIN (not savepoints inside one).
   let top = 0;
   const original = db.transaction.bind(db);
-  db.transaction = ((fn: (...a: unknown[]) => unknown) => {
-    const tx = original(fn);
+  db.transaction = (async (fn: (...a: unknown[]) => unknown) => {
+    const tx = await original(fn);
     const wrap =
       (mode?: 'immediate') =>
       (...args: unknown[]) => {
@@ -31,7 +31,7 @@ const rows = (db: Db) => (db.prepare('SELECT x FROM t ORDER BY x').all() as { x:
 
 describe('group commit', () => {
   it('commits writes queued together in one transaction, and settles each only once it is committed', async () => {
-    const { db, other, commit, topLevelTransactions } = setup();
+    const { db, other, commit, topLevelTransactions } = await setup();
     const seenByOther: number[][] = [];
     const writes = [1, 2, 3].map((x) =>
       commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(x).changes).then((changes) => {
@@ -51,7 +51,7 @@ describe('group commit', () => {
   });
 
   it('with a window, gathers writes that arrive a few milliseconds apart into one commit', async () => {
-    const { db, other, commit, topLevelTransactions } = setup(40);
+    const { db, other, commit, topLevelTransactions } = await setup(40);
     const insert = (x: number) => commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(x));
     // The clock is the test's: on a slow machine a real 5 ms sleep can outlast the 40 ms window.
     vi.useFakeTimers();
@@ -70,7 +70,7 @@ describe('group commit', () => {
   });
 
   it('rolls back only the write that threw; the others commit', async () => {
-    const { db, other, commit } = setup();
+    const { db, other, commit } = await setup();
     const a = commit(() => db.prepare('INSERT INTO t (x) VALUES (1)').run());
     const b = commit(() => {
       db.prepare('INSERT INTO t (x) VALUES (2)').run();
@@ -83,7 +83,7 @@ describe('group commit', () => {
   });
 
   it('when a write ends the shared transaction, runs each write of the batch alone: only that one fails', async () => {
-    const { db, other, commit, topLevelTransactions } = setup();
+    const { db, other, commit, topLevelTransactions } = await setup();
     db.exec('CREATE TABLE u (x INTEGER UNIQUE ON CONFLICT ROLLBACK)');
     db.prepare('INSERT INTO u (x) VALUES (7)').run();
     // The write after it never runs as an autocommit inside the ended transaction: it waits for its own.
@@ -104,7 +104,7 @@ describe('group commit', () => {
   });
 
   it('when COMMIT fails (a full disk), runs each write alone: the ones that fit commit', async () => {
-    const { db, other, commit } = setup();
+    const { db, other, commit } = await setup();
     // A deferred check fails at COMMIT, for the batch as a whole, as a full disk does.
     db.exec('CREATE TABLE big (n INTEGER NOT NULL REFERENCES nothing_yet(id) DEFERRABLE INITIALLY DEFERRED)');
     db.exec('CREATE TABLE nothing_yet (id INTEGER PRIMARY KEY)');
@@ -116,7 +116,7 @@ describe('group commit', () => {
   });
 
   it('refuses a write that returns a promise, leaving nothing of it', async () => {
-    const { db, other, commit } = setup();
+    const { db, other, commit } = await setup();
     await expect(
       commit(() => {
         db.prepare('INSERT INTO t (x) VALUES (9)').run();
@@ -127,7 +127,7 @@ describe('group commit', () => {
   });
 
   it('rejects every write of a batch whose transaction cannot begin, and writes none of them', async () => {
-    const { db, other, commit } = setup();
+    const { db, other, commit } = await setup();
     other.exec('BEGIN IMMEDIATE'); // another process holds the write lock past the busy timeout
     const batch = [1, 2].map((x) => commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(x)));
     for (const w of batch) await expect(w).rejects.toThrow(/locked|busy/i);
@@ -136,7 +136,7 @@ describe('group commit', () => {
   });
 
   it('waits for a write lock another process holds on a timer, not in SQLite: the event loop goes on meanwhile', async () => {
-    const { db, other, commit } = setup(0, 5_000);
+    const { db, other, commit } = await setup(0, 5_000);
     other.exec('BEGIN IMMEDIATE'); // another process (a CLI import) holds the write lock
     const write = commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(1));
     // While the write waits, timers keep firing: the loop is not held in a busy wait.
@@ -152,7 +152,7 @@ describe('group commit', () => {
   });
 
   it('fails every queued write that waited database.busyTimeoutMs for a held lock, not only the first slice of them', async () => {
-    const { db, other, commit } = setup(0, 200);
+    const { db, other, commit } = await setup(0, 200);
     other.exec('BEGIN IMMEDIATE'); // held 500 ms: past the busy timeout of every write queued now
     const results = Array.from({ length: 600 }, (_, i) =>
       commit(() => db.prepare('INSERT INTO t (x) VALUES (?)').run(i)).then(

@@ -58,7 +58,7 @@ afterEach(() => {
 
 describe('native SQLite objects', () => {
   it('are made once per SQL text and connection, and kept: no pragma(), no iterate(), none dropped', async () => {
-    const ctx = makeContext({ 'delivery.retryScheduleSeconds': [0] });
+    const ctx = await makeContext({ 'delivery.retryScheduleSeconds': [0] });
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     const receiver = await startReceiver();
@@ -72,7 +72,7 @@ describe('native SQLite objects', () => {
       (_, i) =>
         `Deposit,Completed,PfiOne,p-${i},USDC,MX,US-MX,${['Competitive', 'InLine', 'OffMarket'][i % 3]},AllClear,Matched,100,1,2026-01-10T10:00:00Z,`,
     );
-    expect(importTransactions(ctx, acme.org.id, [header, ...lines].join('\n'), 'csv').imported).toBe(2345);
+    expect((await importTransactions(ctx, acme.org.id, [header, ...lines].join('\n'), 'csv')).imported).toBe(2345);
     const cardKey = makeKeyPair();
     importCardNetworkKey(ctx, acme.org.id, Buffer.from(cardKey.privatePem));
     ctx.config.inbound.icaOrganizations = { '123456': acme.org.id };
@@ -103,7 +103,7 @@ describe('native SQLite objects', () => {
       expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
       ctx.clock.advance(1000);
       expect(await dispatcher.runOnce()).toBe(1);
-      pruneOutbox(ctx);
+      await pruneOutbox(ctx);
     }
     expect(receiver.received).toHaveLength(2);
 

@@ -30,10 +30,10 @@ afterEach(async () => {
   }
 });
 
-function setUp(size: number, dbPath?: string) {
+async function setUp(size: number, dbPath?: string) {
   const path = dbPath ?? join(tempDir('borderd-reads-'), 'reads.db');
   const db = openDatabase(path);
-  db.exec("CREATE TABLE people (name TEXT NOT NULL); INSERT INTO people (name) VALUES ('ada'), ('bob')");
+  await db.exec("CREATE TABLE people (name TEXT NOT NULL); INSERT INTO people (name) VALUES ('ada'), ('bob')");
   const lines: string[] = [];
   const destination = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) });
   const log = createLogger({ level: 'info', pretty: 'never', destination });
@@ -49,7 +49,7 @@ const released = () => {
 
 describe('read workers', () => {
   it('read on their own connection what the main connection committed, also after they started', async () => {
-    const { reads, db } = setUp(1);
+    const { reads, db } = await setUp(1);
     expect(await reads.run('names', undefined)).toEqual(['ada', 'bob']);
     db.prepare("INSERT INTO people (name) VALUES ('cy')").run();
     expect(await reads.run('names', undefined)).toEqual(['ada', 'bob', 'cy']);
@@ -57,7 +57,7 @@ describe('read workers', () => {
   });
 
   it('send concurrent reads to different workers', async () => {
-    const { reads } = setUp(2);
+    const { reads } = await setUp(2);
     const gate = released();
     const blocked = reads.run('waitFor', { flag: gate.flag });
     // The first worker is busy with the blocked read; this one goes to the other.
@@ -69,7 +69,7 @@ describe('read workers', () => {
   });
 
   it('throw a BorderdError raised in a worker as one, with its field errors and headers', async () => {
-    const { reads } = setUp(1);
+    const { reads } = await setUp(1);
     const err = await reads.run('refuse', { field: 'limit' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BorderdError);
     expect(err).toMatchObject({
@@ -81,7 +81,7 @@ describe('read workers', () => {
   });
 
   it('keep SQLite error codes, and the connection is read-only', async () => {
-    const { reads, db } = setUp(1);
+    const { reads, db } = await setUp(1);
     await expect(reads.run('missingTable', undefined)).rejects.toMatchObject({
       code: 'SQLITE_ERROR',
       message: expect.stringMatching(/no such table: nowhere/),
@@ -91,7 +91,7 @@ describe('read workers', () => {
   });
 
   it('fail the read a dying worker had, log it, and serve the next read from a new worker', async () => {
-    const { reads, lines } = setUp(1);
+    const { reads, lines } = await setUp(1);
     const before = await reads.run('thread', undefined);
     await expect(reads.run('crash', undefined)).rejects.toThrow(/read worker exited \(code 3\) during the read/);
     expect(await reads.run('names', undefined)).toEqual(['ada', 'bob']);
@@ -100,7 +100,7 @@ describe('read workers', () => {
   });
 
   it('let a read in flight finish on close, and refuse reads after it', async () => {
-    const { reads } = setUp(1);
+    const { reads } = await setUp(1);
     const gate = released();
     const inFlight = reads.run('waitFor', { flag: gate.flag });
     const closed = reads.close();
@@ -128,10 +128,10 @@ describe('read workers', () => {
 
   it('run inline on the given connection with no workers', async () => {
     const db = openDatabase(':memory:');
-    db.exec("CREATE TABLE people (name TEXT NOT NULL); INSERT INTO people (name) VALUES ('zed')");
+    await db.exec("CREATE TABLE people (name TEXT NOT NULL); INSERT INTO people (name) VALUES ('zed')");
     const table = { names: (d: Db) => d.prepare('SELECT name FROM people').pluck().all() as string[] } satisfies ReadTable;
     const reads = inlineReads(db, table);
     expect(await reads.run('names', undefined)).toEqual(['zed']);
-    db.close();
+    await db.close();
   });
 });

@@ -37,13 +37,13 @@ const stored = (ctx: TestContext, events: readonly { id: string }[]) => {
 };
 
 /** An organization with a key and `n` events no webhook was sent. */
-function setup(n: number) {
+async function setup(n: number) {
   // A busy wait on the held lock would last the whole test's timeout, not a moment.
-  const ctx = makeContext({ 'database.busyTimeoutMs': 60_000 });
-  const org = createOrganization(ctx, 'Acme');
-  ensureSigningKey(ctx, org.id);
-  const rows = Array.from({ length: n }, (_, i) => {
-    const e = writeEvent(ctx.db, ctx.clock.now(), org.id, 'Transaction_Updated', data(i));
+  const ctx = await makeContext({ 'database.busyTimeoutMs': 60_000 });
+  const org = await createOrganization(ctx, 'Acme');
+  await ensureSigningKey(ctx, org.id);
+  const rows = Array.from({ length: n }, async (_, i) => {
+    const e = await writeEvent(ctx.db, ctx.clock.now(), org.id, 'Transaction_Updated', data(i));
     return { id: e.event.id, body: e.body };
   });
   return { ctx, org, rows };
@@ -51,21 +51,21 @@ function setup(n: number) {
 
 describe('EventSignatures', () => {
   it('signs a batch while another process holds the write lock, keeps what it made, and stores it once the lock is free', async () => {
-    const { ctx, org, rows } = setup(3);
+    const { ctx, org, rows } = await setup(3);
     const signatures = new EventSignatures(ctx);
     const holder = holdWriteLock(ctx.config.database.path);
     const signed = await signatures.signBatch(org.id, rows);
     expect(signed.signatures).toHaveLength(3);
     expect(signatures.unstored).toBe(3);
     holder.release();
-    expect(stored(ctx, rows)).toHaveLength(0);
-    signatures.storeNow();
+    expect(await stored(ctx, rows)).toHaveLength(0);
+    await signatures.storeNow();
     expect(signatures.unstored).toBe(0);
-    expect(stored(ctx, rows)).toEqual(rows.map((r, i) => ({ eventId: r.id, keyId: signed.keyId, signature: signed.signatures[i] })));
+    expect(await stored(ctx, rows)).toEqual(rows.map((r, i) => ({ eventId: r.id, keyId: signed.keyId, signature: signed.signatures[i] })));
   });
 
   it('keeps at most unstoredSize signatures waiting to be stored, whatever is made or given back meanwhile', async () => {
-    const { ctx, org, rows } = setup(5);
+    const { ctx, org, rows } = await setup(5);
     const signatures = new EventSignatures(ctx, { unstoredSize: 2 });
     const holder = holdWriteLock(ctx.config.database.path);
     const signed = await signatures.signBatch(org.id, rows);
@@ -77,14 +77,14 @@ describe('EventSignatures', () => {
     signatures.giveBack([...taken, ...taken]);
     expect(signatures.unstored).toBe(2);
     holder.release();
-    signatures.storeNow();
-    expect(stored(ctx, rows)).toHaveLength(2);
+    await signatures.storeNow();
+    expect(await stored(ctx, rows)).toHaveLength(2);
   });
 
   it('reads stored signatures for a batch larger than its memory, and signs none of them again', async () => {
-    const { ctx, org, rows } = setup(3);
+    const { ctx, org, rows } = await setup(3);
     const first = await new EventSignatures(ctx).signBatch(org.id, rows);
-    expect(stored(ctx, rows)).toHaveLength(3);
+    expect(await stored(ctx, rows)).toHaveLength(3);
     const small = new EventSignatures(ctx, { memorySize: 1 });
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     expect(await small.signBatch(org.id, rows)).toEqual(first);
@@ -92,14 +92,14 @@ describe('EventSignatures', () => {
   });
 
   it('does not keep a signing that failed: the next caller signs again', async () => {
-    const { ctx, org, rows } = setup(1);
+    const { ctx, org, rows } = await setup(1);
     const signatures = new EventSignatures(ctx);
-    const key = signatures.signer.currentKey(org.id);
+    const key = await signatures.signer.currentKey(org.id);
     const original = Signer.prototype.signAsync;
     vi.spyOn(Signer.prototype, 'signAsync').mockImplementationOnce(() => Promise.reject(new Error('no thread today')));
     const failed = signatures.signatureOf(rows[0]!.id, key, rows[0]!.body);
     await expect(failed.signature).rejects.toThrow('no thread today');
-    expect(signatures.known(rows[0]!.id, key.keyId)).toBeUndefined();
+    expect(await signatures.known(rows[0]!.id, key.keyId)).toBeUndefined();
     expect(signatures.unstored).toBe(0);
     const again = signatures.signatureOf(rows[0]!.id, key, rows[0]!.body);
     expect(again.made).toBe(true);
@@ -108,18 +108,18 @@ describe('EventSignatures', () => {
   });
 
   it('skips the signature of an event deleted since it was signed, and stores the others', async () => {
-    const { ctx, org, rows } = setup(2);
+    const { ctx, org, rows } = await setup(2);
     const signatures = new EventSignatures(ctx);
-    const key = signatures.signer.currentKey(org.id);
-    await Promise.all(rows.map((r) => signatures.signatureOf(r.id, key, r.body).signature));
-    deleteEvents(ctx.db, [rows[0]!.id]);
-    signatures.storeNow();
-    expect(stored(ctx, rows).map((s) => s.eventId)).toEqual([rows[1]!.id]);
+    const key = await signatures.signer.currentKey(org.id);
+    await Promise.all(await rows.map((r) => signatures.signatureOf(r.id, key, r.body).signature));
+    await deleteEvents(ctx.db, [rows[0]!.id]);
+    await signatures.storeNow();
+    expect((await stored(ctx, rows)).map((s) => s.eventId)).toEqual([rows[1]!.id]);
     expect(ctx.logs.lines.filter((l) => l.msg === 'signatures not stored; they are made again when needed')).toEqual([]);
   });
 
   it("has the dispatcher's next batch of results store a stream's signatures that found the write lock held", async () => {
-    const { ctx, org, rows } = setup(2);
+    const { ctx, org, rows } = await setup(2);
     const receiver = await startReceiver();
     await createWebhook(ctx, org.id, { url: receiver.url });
     const holder = holdWriteLock(ctx.config.database.path);
@@ -132,6 +132,6 @@ describe('EventSignatures', () => {
     expect(await dispatcher.runOnce()).toBe(1);
     expect(signatures.unstored).toBe(0);
     const all = [...rows.map((r) => r.id), sent.event.id].sort();
-    expect(stored(ctx, [...rows, { id: sent.event.id }]).map((s) => s.eventId)).toEqual(all);
+    expect((await stored(ctx, [...rows, { id: sent.event.id }])).map((s) => s.eventId)).toEqual(all);
   });
 });

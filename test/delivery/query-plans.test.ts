@@ -18,54 +18,54 @@ import { plansOf } from '../support/query-plans.js';
  */
 describe('outbox statements over a long history', () => {
   it("a replay since a time seeks the events from that time on, not from the organization's first", async () => {
-    const ctx = makeContext();
-    const [only] = await plansOf(ctx.db, () => eventIdsSince(ctx.db, 'org_x', '2026-01-01T00:00:00.000Z'));
+    const ctx = await makeContext();
+    const [only] = await plansOf(ctx.db, async () => await eventIdsSince(ctx.db, 'org_x', '2026-01-01T00:00:00.000Z'));
     expect(only!.plan).toMatch(/events_org_id \(org_id=\? AND id>\?\)/);
   });
 
   it('a clean stop gives back every lease it holds, a row skipped while claimed included, without scanning every delivery', async () => {
-    const ctx = makeContext();
-    const [only] = await plansOf(ctx.db, () => releaseLeases(ctx.db, 'owner'));
+    const ctx = await makeContext();
+    const [only] = await plansOf(ctx.db, async () => await releaseLeases(ctx.db, 'owner'));
     expect(only!.plan).not.toMatch(/\bSCAN deliveries\b/);
-    ctx.db.exec('PRAGMA foreign_keys = OFF');
+    await ctx.db.exec('PRAGMA foreign_keys = OFF');
     for (let i = 0; i < 3; i++)
-      insertDelivery(ctx.db, {
-        id: `dlv_${i}`,
-        eventId: `evt_${i}`,
-        webhookId: 'whk_x',
-        orgId: 'org_a',
-        state: 'pending',
-        nextAttemptAt: 0,
-        at: '2026-01-01T00:00:00.000Z',
-      });
-    expect(claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(3);
-    setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
-    expect(releaseLeases(ctx.db, 'owner')).toBe(3);
+      await insertDelivery(ctx.db, {
+                id: `dlv_${i}`,
+                eventId: `evt_${i}`,
+                webhookId: 'whk_x',
+                orgId: 'org_a',
+                state: 'pending',
+                nextAttemptAt: 0,
+                at: '2026-01-01T00:00:00.000Z',
+              });
+    expect(await claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(3);
+    await setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
+    expect(await releaseLeases(ctx.db, 'owner')).toBe(3);
     expect(ctx.db.prepare('SELECT COUNT(*) FROM deliveries WHERE claimed_by IS NOT NULL').pluck().get()).toBe(0);
   });
 
   it("a webhook's health reads the rows that are not delivered, not every attempt of its history", async () => {
-    const ctx = makeContext();
-    const plans = await plansOf(ctx.db, () => webhookHealth(ctx.db, 'whk_x'), /delivery_attempts/);
+    const ctx = await makeContext();
+    const plans = await plansOf(ctx.db, async () => await webhookHealth(ctx.db, 'whk_x'), /delivery_attempts/);
     expect(plans).toHaveLength(1);
     expect(plans[0]!.plan).toMatch(/SEARCH d USING (COVERING )?INDEX deliveries_webhook_due \(webhook_id=\? AND state=\?\)/);
   });
 
   it('lists by state in id order across organizations, each on its own (org_id, state, id) range: no sort of every row in the state', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const db = ctx.db;
-    db.exec('PRAGMA foreign_keys = OFF'); // rows only: no events or webhooks behind them
+    await db.exec('PRAGMA foreign_keys = OFF'); // rows only: no events or webhooks behind them
     const states: DeliveryState[] = ['delivered', 'pending', 'failed'];
     for (let i = 0; i < 60; i++) {
-      insertDelivery(db, {
-        id: `dlv_${String(i).padStart(4, '0')}`,
-        eventId: `evt_${i}`,
-        webhookId: 'whk_x',
-        orgId: i % 3 === 0 ? 'org_a' : 'org_b',
-        state: states[i % 3]!,
-        nextAttemptAt: 0,
-        at: '2026-01-01T00:00:00.000Z',
-      });
+      await insertDelivery(db, {
+                id: `dlv_${String(i).padStart(4, '0')}`,
+                eventId: `evt_${i}`,
+                webhookId: 'whk_x',
+                orgId: i % 3 === 0 ? 'org_a' : 'org_b',
+                state: states[i % 3]!,
+                nextAttemptAt: 0,
+                at: '2026-01-01T00:00:00.000Z',
+              });
     }
     for (const org of ['org_a', 'org_b'])
       db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'x', '2026-01-01T00:00:00.000Z')").run(org);
@@ -74,9 +74,9 @@ describe('outbox statements over a long history', () => {
         .filter((i) => states[i % 3] === state)
         .map((i) => `dlv_${String(i).padStart(4, '0')}`)
         .slice(0, limit);
-    for (const state of states) expect(listDeliveries(db, { state, limit: 7 }).map((d) => d.id)).toEqual(want(state, 7));
+    for (const state of states) expect((await listDeliveries(db, { state, limit: 7 })).map((d) => d.id)).toEqual(want(state, 7));
     // A limit that would read too many rows across organizations takes the single query: same rows.
-    for (const state of states) expect(listDeliveries(db, { state, limit: 30_000 }).map((d) => d.id)).toEqual(want(state, 30_000));
+    for (const state of states) expect((await listDeliveries(db, { state, limit: 30_000 })).map((d) => d.id)).toEqual(want(state, 30_000));
     const plans = await plansOf(db, () => listDeliveries(db, { state: 'delivered', limit: 10 }), /FROM deliveries/);
     expect(plans.length).toBeGreaterThan(0);
     for (const { sql, plan } of plans)

@@ -14,8 +14,8 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('one signature per (event, key)', () => {
   it('signs once for 10 webhooks and a retry, again only after a rotation', async () => {
-    const ctx = makeContext({ 'delivery.retryScheduleSeconds': [0, 5, 60], 'delivery.jitter': 0 });
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext({ 'delivery.retryScheduleSeconds': [0, 5, 60], 'delivery.jitter': 0 });
+    const org = await createOrganization(ctx, 'Acme');
     // Webhook 3 fails its first attempt; every other one answers 200.
     let failFirst = true;
     const receiver = await startReceiver((r, res) => {
@@ -41,7 +41,7 @@ describe('one signature per (event, key)', () => {
     expect(signAsync).toHaveBeenCalledTimes(1);
 
     // A fresh dispatcher with nothing in memory (as after a restart) finds the stored signature instead of signing again.
-    replayEvent(ctx, event.event.id);
+    await replayEvent(ctx, event.event.id);
     const restarted = new Dispatcher(ctx, { random: () => 0.5, signatures: new EventSignatures(ctx) });
     expect(await restarted.runOnce()).toBe(10);
     expect(signAsync).toHaveBeenCalledTimes(1);
@@ -49,14 +49,14 @@ describe('one signature per (event, key)', () => {
 
     // A new key means one new signature, reused by all ten again.
     const rotated = await rotatePublicKey(ctx, org.id);
-    replayEvent(ctx, event.event.id);
+    await replayEvent(ctx, event.event.id);
     expect(await restarted.runOnce()).toBe(10);
     expect(signAsync).toHaveBeenCalledTimes(2);
     expect(sign).not.toHaveBeenCalled();
-    expect(listDeliveries(ctx.db, { state: 'delivered', limit: 20 })).toHaveLength(10);
+    expect(await listDeliveries(ctx.db, { state: 'delivered', limit: 20 })).toHaveLength(10);
 
     // Every one of the 31 requests verifies with the key it names.
-    const pems = new Map(listWebhookKeys(ctx.db, org.id).map((k) => [k.id, k.public_pem]));
+    const pems = new Map((await listWebhookKeys(ctx.db, org.id)).map((k) => [k.id, k.public_pem]));
     expect(receiver.received).toHaveLength(31);
     for (const r of receiver.received) {
       const pem = pems.get(String(r.headers['x-signature-key-id']))!;

@@ -67,9 +67,9 @@ describe('examples', () => {
   it('tunnel: a real borderd, borderd receive --tunnel and the example app', async () => {
     const daemon = await startBorderd();
     const creds = await daemonCredentials(daemon);
-    const db = openDaemonDb(daemon, creds.clientId);
+    const db = await openDaemonDb(daemon, creds.clientId);
     try {
-      const pem = ensureSigningKey(db.ctx, db.orgId).publicKey;
+      const pem = (await ensureSigningKey(db.ctx, db.orgId)).publicKey;
       const event = db.emit('Transaction_Created', data);
       const app = await startNodeProcess([example('tunnel', 'app.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(pem), PORT: '0' });
       await startReceive(

@@ -12,8 +12,8 @@ const admin = `Bearer ${ADMIN_TOKEN}`;
 
 describe('admin inbound routes', () => {
   it('maps an ica, which queues its unmatched notifications', async () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
     const { http } = makeApi(ctx);
     await http.post('/v1/webhooks/card-network').send(notification(await joseToken({ x: 1 }, key), { ica: '777' }));
@@ -38,7 +38,7 @@ describe('admin inbound routes', () => {
   });
 
   it('404 for an unknown organization, 401 without the admin token, 400 for a bad body', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     expect((await http.put('/admin/v1/inbound/icas/1').set('authorization', admin).send({ organizationId: 'org_nope' })).status).toBe(404);
     expect((await http.put('/admin/v1/inbound/icas/1').send({ organizationId: 'org_nope' })).status).toBe(401);
@@ -48,8 +48,8 @@ describe('admin inbound routes', () => {
   });
 
   it('retries a failed notification, and pages the list', async () => {
-    const ctx = makeContext({ 'inbound.decryptRetrySeconds': [] });
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext({ 'inbound.decryptRetrySeconds': [] });
+    const org = await createOrganization(ctx, 'Acme');
     ctx.config.inbound.icaOrganizations = { '123456': org.id };
     const { http } = makeApi(ctx);
     for (const id of ['a', 'b', 'c'])
@@ -77,7 +77,7 @@ describe('admin inbound routes', () => {
 
 describe('inbound reads at scale', () => {
   it('pages the list and takes the decryption queue along an index in their own order: no sort of every matching row', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const plans = await plansOf(
       ctx.db,
       async () => {
@@ -99,7 +99,7 @@ describe('inbound reads at scale', () => {
 
 describe('openapi', () => {
   it('describes the inbound and admin inbound routes', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const doc = (await http.get('/openapi.json')).body as { paths: Record<string, Record<string, { security: unknown[] }>> };
     expect(doc.paths['/v1/webhooks/card-network']!.post!.security).toEqual([]);

@@ -26,8 +26,8 @@ vi.mock('../../src/inbound/jwe-decrypt.js', async (importOriginal) => {
 
 describe('inbound decryption of a queue', () => {
   it('keeps OPENS_IN_FLIGHT tokens decrypting at once (the thread pool works in parallel) and records the outcomes in queue order', async () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     ctx.config.inbound.icaOrganizations = { '123456': org.id };
     const key = makeKeyPair();
     importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
@@ -38,7 +38,7 @@ describe('inbound decryption of a queue', () => {
 
     let open!: () => void;
     probe.gate = new Promise<void>((r) => (open = r));
-    const pass = decryptDue(ctx);
+    const pass = await decryptDue(ctx);
     // While the first decryptions are held, the pass has started as many as it keeps in flight.
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     expect(probe.running).toBe(OPENS_IN_FLIGHT);

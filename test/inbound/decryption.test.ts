@@ -15,9 +15,9 @@ const PATH = '/v1/webhooks/card-network';
 const right = makeKeyPair();
 const wrong = makeKeyPair();
 
-function setup(overrides: Record<string, unknown> = {}) {
-  const ctx = makeContext({ 'inbound.decryptRetrySeconds': [10, 60], ...overrides });
-  const org = createOrganization(ctx, 'Acme');
+async function setup(overrides: Record<string, unknown> = {}) {
+  const ctx = await makeContext({ 'inbound.decryptRetrySeconds': [10, 60], ...overrides });
+  const org = await createOrganization(ctx, 'Acme');
   ctx.config.inbound.icaOrganizations = { '123456': org.id };
   const { http } = makeApi(ctx);
   const post = (body: unknown) => http.post(PATH).send(body as object);
@@ -28,7 +28,7 @@ const state = (ctx: TestContext, eventId: string) => getInboundEventByEventId(ct
 
 describe('inbound decryption', () => {
   it("gives the event loop turns while it works through a queue of the library's tokens (their unwrap off the main thread)", async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const cert = selfSignedCertificate(right, tempDir());
     for (let i = 0; i < 5; i++)
@@ -39,7 +39,7 @@ describe('inbound decryption', () => {
   });
 
   it('never waits in SQLite for a write lock another process holds: the pass ends, the rows stay due, a later pass decrypts them', async () => {
-    const { ctx, org, post } = setup({ 'database.busyTimeoutMs': 3000 });
+    const { ctx, org, post } = await setup({ 'database.busyTimeoutMs': 3000 });
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     for (let i = 0; i < 3; i++) await post(notification(await joseToken({ n: i }, right), { eventId: `l-${i}` }));
     // One for an ica mapped only after it arrived: the pass's matching queues it.
@@ -59,15 +59,15 @@ describe('inbound decryption', () => {
   });
 
   it('records nothing made with the old organization for rows an ica mapping moved while the pass ran', async () => {
-    const { ctx, org, post } = setup();
-    const other = createOrganization(ctx, 'Other');
+    const { ctx, org, post } = await setup();
+    const other = await createOrganization(ctx, 'Other');
     importCardNetworkKey(ctx, other.id, Buffer.from(right.privatePem)); // the key is the other organization's
     ctx.config.inbound.icaOrganizations = {};
-    mapIca(ctx, '123456', org.id); // mapped to the wrong organization, in the database, as an operator does
+    await mapIca(ctx, '123456', org.id); // mapped to the wrong organization, in the database, as an operator does
     for (let i = 0; i < 3; i++) await post(notification(await joseToken({ n: i }, right), { eventId: `m-${i}` }));
     const pass = decryptDue(ctx); // starts with the rows as mapped to Acme, which has no key
     await new Promise((r) => setImmediate(r));
-    mapIca(ctx, '123456', other.id); // the operator's fix, between two rows of the pass
+    await mapIca(ctx, '123456', other.id); // the operator's fix, between two rows of the pass
     await pass;
     for (let i = 1; i < 3; i++)
       expect(state(ctx, `m-${i}`)).toMatchObject({ orgId: other.id, state: 'received', attempts: 0, failureCode: null });
@@ -75,7 +75,7 @@ describe('inbound decryption', () => {
   });
 
   it('decrypts a jose token and a card-network library token, and seals the payload at rest', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const cert = selfSignedCertificate(right, tempDir());
     await post(notification(await joseToken({ from: 'jose', pan: '5555' }, right), { eventId: 'e-jose' }));
@@ -87,15 +87,15 @@ describe('inbound decryption', () => {
       payload: { from: 'jose', pan: '5555' },
       organizationId: org.id,
     });
-    expect(showInbound(ctx, 'e-lib').payload).toEqual({ from: 'library', pan: '4444' });
-    const row = state(ctx, 'e-lib');
+    expect((await showInbound(ctx, 'e-lib')).payload).toEqual({ from: 'library', pan: '4444' });
+    const row = await state(ctx, 'e-lib');
     expect(row.payloadEnc).toMatch(/^v1\./);
     expect(row.payloadEnc).not.toContain('library');
     expect(ctx.logs.text()).not.toContain('4444');
   });
 
   it('unknown kid: retried on schedule, failed with its reason, decrypted after the key is imported and the event retried', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     await post(notification(await joseToken({ ok: 1 }, right)));
     expect(await decryptDue(ctx)).toMatchObject({ retry: 1 });
     expect(state(ctx, 'ev-1')).toMatchObject({ state: 'received', attempts: 1, failureCode: 'unknown_kid', kid: right.kid });
@@ -104,7 +104,7 @@ describe('inbound decryption', () => {
     expect(await decryptDue(ctx)).toMatchObject({ retry: 1 });
     ctx.clock.advance(60_000);
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
-    const failed = state(ctx, 'ev-1');
+    const failed = await state(ctx, 'ev-1');
     expect(failed).toMatchObject({ state: 'failed', attempts: 3, failureCode: 'unknown_kid' });
     expect(failed.failureReason).toContain(right.kid);
 
@@ -115,22 +115,22 @@ describe('inbound decryption', () => {
   });
 
   it('wrong key under the kid: failed as key_mismatch, decrypted once the right key replaces it', async () => {
-    const { ctx, org, post } = setup({ 'inbound.decryptRetrySeconds': [] });
+    const { ctx, org, post } = await setup({ 'inbound.decryptRetrySeconds': [] });
     // The sender names our kid but encrypted for another certificate (a stale one, say).
     importCardNetworkKey(ctx, org.id, Buffer.from(wrong.privatePem), { kid: 'portal-key-1' });
     await post(notification(await joseToken({ ok: 2 }, right, { kid: 'portal-key-1' })));
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
     expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'key_mismatch', kid: 'portal-key-1' });
 
-    removeCardNetworkKey(ctx, 'portal-key-1', org.id);
+    await removeCardNetworkKey(ctx, 'portal-key-1', org.id);
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem), { kid: 'portal-key-1' });
     expect(retryInbound(ctx, { allFailed: true })).toEqual({ requeued: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 2 });
+    expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 2 });
   });
 
   it('tampered tag: failed at once (no automatic retry), and a retry of the same bytes fails again', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const parts = (await joseToken({ ok: 3 }, right)).split('.');
     const tag = Buffer.from(parts[4]!, 'base64url');
@@ -139,13 +139,13 @@ describe('inbound decryption', () => {
     await post(notification(parts.join('.')));
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
     expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'decryption_failed', attempts: 1 });
-    expect(state(ctx, 'ev-1').failureReason).toMatch(/authentication tag/);
-    retryInbound(ctx, { eventId: 'ev-1' });
+    expect((await state(ctx, 'ev-1')).failureReason).toMatch(/authentication tag/);
+    await retryInbound(ctx, { eventId: 'ev-1' });
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
   });
 
   it('a redelivered genuine copy replaces a copy that failed for its content, and decrypts', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const genuine = await joseToken({ ok: 'genuine' }, right);
     const parts = genuine.split('.');
@@ -160,7 +160,7 @@ describe('inbound decryption', () => {
   });
 
   it('a tampered encrypted key fails at once as decryption_failed; the genuine redelivery replaces it and the bad bytes are kept', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const genuine = await joseToken({ ok: 'genuine-key' }, right);
     const parts = genuine.split('.');
@@ -171,13 +171,13 @@ describe('inbound decryption', () => {
     await post(tampered);
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1, retry: 0 });
     expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'decryption_failed', attempts: 1, kid: right.kid });
-    const failedAt = state(ctx, 'ev-1');
+    const failedAt = await state(ctx, 'ev-1');
 
     ctx.clock.advance(5_000);
     expect((await post(notification(genuine))).body).toEqual({ received: true, eventId: 'ev-1', duplicate: true });
     expect(state(ctx, 'ev-1')).toMatchObject({ state: 'received', attempts: 0, failureCode: null, eventType: 'TOKEN_STATUS_UPDATED' });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    const shown = showInbound(ctx, 'ev-1');
+    const shown = await showInbound(ctx, 'ev-1');
     expect(shown).toMatchObject({ state: 'decrypted', payload: { ok: 'genuine-key' }, failureCode: null });
     expect(shown.replacedCopies).toEqual([
       expect.objectContaining({
@@ -190,11 +190,11 @@ describe('inbound decryption', () => {
       }),
     ]);
     expect(shown.replacedCopies[0]).not.toHaveProperty('rawBody');
-    expect(listReplacedCopies(ctx.db, failedAt.id)[0]!.rawBody).toBe(JSON.stringify(tampered));
+    expect((await listReplacedCopies(ctx.db, failedAt.id))[0]!.rawBody).toBe(JSON.stringify(tampered));
   });
 
   it('keeps every replaced copy in order when a redelivery fails again', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const genuine = await joseToken({ ok: 'third' }, right);
     const broken = (n: number) => {
@@ -212,7 +212,7 @@ describe('inbound decryption', () => {
     ctx.clock.advance(1_000);
     await post(notification(genuine));
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    const copies = listReplacedCopies(ctx.db, state(ctx, 'ev-1').id);
+    const copies = await listReplacedCopies(ctx.db, (await state(ctx, 'ev-1')).id);
     expect(copies.map((c) => [c.seq, c.rawBody])).toEqual([
       [1, JSON.stringify(broken(0))],
       [2, JSON.stringify(broken(1))],
@@ -221,47 +221,47 @@ describe('inbound decryption', () => {
   });
 
   it('a redelivery does not replace a copy that failed for want of a key', async () => {
-    const { ctx, post } = setup({ 'inbound.decryptRetrySeconds': [] });
+    const { ctx, post } = await setup({ 'inbound.decryptRetrySeconds': [] });
     const first = notification(await joseToken({ n: 1 }, right));
     await post(first);
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
     await post(notification(await joseToken({ n: 2 }, right)));
     expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
     // Held instead, in case the stored copy turns out altered once its key is imported.
-    expect(showInbound(ctx, 'ev-1').heldCopies).toHaveLength(1);
+    expect((await showInbound(ctx, 'ev-1')).heldCopies).toHaveLength(1);
   });
 
   it('a body sent with a UTF-8 byte order mark, which intake accepts, is stored as received and decrypted', async () => {
-    const { ctx, org, http } = setup({ 'inbound.decryptRetrySeconds': [] });
+    const { ctx, org, http } = await setup({ 'inbound.decryptRetrySeconds': [] });
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const raw = `\uFEFF${JSON.stringify(notification(await joseToken({ ok: 'bom' }, right)))}`;
     const res = await http.post(PATH).set('content-type', 'application/json').send(raw);
     expect(res.status).toBe(200);
-    expect(state(ctx, 'ev-1').rawBody).toBe(raw);
+    expect((await state(ctx, 'ev-1')).rawBody).toBe(raw);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 'bom' });
+    expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 'bom' });
   });
 
   it('an unmatched ica waits, then is decrypted once the ica is mapped', async () => {
-    const { ctx, org, post } = setup();
-    const key = generateCardNetworkKey(ctx, org.id);
+    const { ctx, org, post } = await setup();
+    const key = await generateCardNetworkKey(ctx, org.id);
     const publicOnly = { publicKey: (await import('node:crypto')).createPublicKey(key.publicKey), kid: key.kid };
     await post(notification(await joseToken({ ok: 4 }, publicOnly), { ica: '999' }));
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0 });
     expect(state(ctx, 'ev-1').state).toBe('unmatched');
     expect(() => retryInbound(ctx, { eventId: 'ev-1' })).toThrow(/maps to no organization/);
-    expect(mapIca(ctx, '999', org.id).requeued).toBe(1);
+    expect((await mapIca(ctx, '999', org.id)).requeued).toBe(1);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 4 });
   });
 
   it('remapping an ica moves its notifications not decrypted yet to the new organization; decrypted ones stay', async () => {
-    const { ctx, org, post } = setup();
-    const other = createOrganization(ctx, 'Other');
-    const key = generateCardNetworkKey(ctx, other.id);
+    const { ctx, org, post } = await setup();
+    const other = await createOrganization(ctx, 'Other');
+    const key = await generateCardNetworkKey(ctx, other.id);
     const publicOnly = { publicKey: (await import('node:crypto')).createPublicKey(key.publicKey), kid: key.kid };
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
-    mapIca(ctx, '999', org.id); // the wrong organization for the first notification's key
+    await mapIca(ctx, '999', org.id); // the wrong organization for the first notification's key
     await post(notification(await joseToken({ ok: 'other' }, publicOnly), { ica: '999', eventId: 'ev-other' }));
     await post(notification(await joseToken({ ok: 'acme' }, right), { ica: '999', eventId: 'ev-acme' }));
     ctx.clock.advance(1);
@@ -271,26 +271,26 @@ describe('inbound decryption', () => {
     ctx.clock.advance(60_000);
     await decryptDue(ctx);
     expect(state(ctx, 'ev-other')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', orgId: org.id });
-    expect(state(ctx, 'ev-acme')).toMatchObject({ state: 'decrypted', orgId: org.id });
+    expect(await state(ctx, 'ev-acme')).toMatchObject({ state: 'decrypted', orgId: org.id });
 
-    expect(mapIca(ctx, '999', other.id).requeued).toBe(1);
-    expect(state(ctx, 'ev-other')).toMatchObject({ state: 'received', attempts: 0, orgId: other.id });
+    expect((await mapIca(ctx, '999', other.id)).requeued).toBe(1);
+    expect(await state(ctx, 'ev-other')).toMatchObject({ state: 'received', attempts: 0, orgId: other.id });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect(showInbound(ctx, 'ev-other')).toMatchObject({ organizationId: other.id, payload: { ok: 'other' } });
     expect(state(ctx, 'ev-acme')).toMatchObject({ state: 'decrypted', orgId: org.id });
     // Mapping it to the same organization again moves nothing.
-    expect(mapIca(ctx, '999', other.id).requeued).toBe(0);
+    expect((await mapIca(ctx, '999', other.id)).requeued).toBe(0);
   });
 
-  it('refuses a mapping the config file overrides with an organization that does not exist, and writes nothing', () => {
-    const { ctx, org } = setup();
+  it('refuses a mapping the config file overrides with an organization that does not exist, and writes nothing', async () => {
+    const { ctx, org } = await setup();
     ctx.config.inbound.icaOrganizations = { '777': 'org_gone' };
     expect(() => mapIca(ctx, '777', org.id)).toThrow(/org_gone, which does not exist/);
     expect(listIcaMappings(ctx.db)).toEqual([]);
   });
 
   it('a duplicate eventId is decrypted once', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const body = notification(await joseToken({ ok: 5 }, right));
     await post(body);
@@ -302,18 +302,18 @@ describe('inbound decryption', () => {
   });
 
   it('the worker decrypts as soon as intake commits', async () => {
-    const { ctx, org, post } = setup({ 'inbound.pollIntervalMs': 3_600_000 });
+    const { ctx, org, post } = await setup({ 'inbound.pollIntervalMs': 3_600_000 });
     importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const worker = createDecryptWorker(ctx);
     const startup = ctx.signals.inboundPassed.next();
     await worker.start();
     try {
       await startup; // the start-up pass
-      const passed = ctx.signals.inboundPassed.next();
+      const passed = await ctx.signals.inboundPassed.next();
       await post(notification(await joseToken({ ok: 6 }, right)));
       const counts = await passed;
       expect(counts).toMatchObject({ decrypted: 1 });
-      expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 6 });
+      expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 6 });
     } finally {
       await worker.stop();
     }

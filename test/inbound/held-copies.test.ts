@@ -23,9 +23,9 @@ import { joseToken, makeKeyPair, notification } from './jwe-fixtures.js';
 const PATH = '/v1/webhooks/card-network';
 const key = makeKeyPair();
 
-function setup() {
-  const ctx = makeContext({ 'inbound.decryptRetrySeconds': [10] });
-  const org = createOrganization(ctx, 'Acme');
+async function setup() {
+  const ctx = await makeContext({ 'inbound.decryptRetrySeconds': [10] });
+  const org = await createOrganization(ctx, 'Acme');
   ctx.config.inbound.icaOrganizations = { '123456': org.id };
   importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
   const { http } = makeApi(ctx);
@@ -71,126 +71,126 @@ describe('redeliveryAction: what a second copy does to the stored one', () => {
 
 describe('redelivered copies held while the stored copy is undecided', () => {
   it('an altered stored copy gives way to the genuine redelivery that arrived while it was queued', async () => {
-    const { ctx, post } = setup();
+    const { ctx, post } = await setup();
     const genuine = await joseToken({ ok: 'genuine' }, key);
     const first = notification(altered(genuine), { eventType: 'FIRST_COPY' });
     await post(first);
-    const stored = row(ctx);
+    const stored = await row(ctx);
     ctx.clock.advance(2_000);
     const redelivery = notification(genuine);
     expect(await post(redelivery)).toMatchObject({ duplicate: true });
     expect(row(ctx)).toMatchObject({ state: 'received', rawBody: JSON.stringify(first) });
-    const heldAt = listHeldCopies(ctx.db, stored.id)[0]!.receivedAt;
-    expect(showInbound(ctx, 'ev-1').heldCopies).toEqual([
+    const heldAt = (await listHeldCopies(ctx.db, stored.id))[0]!.receivedAt;
+    expect((await showInbound(ctx, 'ev-1')).heldCopies).toEqual([
       { seq: 1, eventType: 'TOKEN_STATUS_UPDATED', eventCreatedDate: '2026-01-01T00:00:00.000Z', receivedAt: heldAt },
     ]);
 
     ctx.clock.advance(3_000);
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1, failed: 0 });
     expect(row(ctx)).toMatchObject({ state: 'received', attempts: 0, failureCode: null, rawBody: JSON.stringify(redelivery) });
-    expect(listHeldCopies(ctx.db, stored.id)).toEqual([]);
+    expect(await listHeldCopies(ctx.db, stored.id)).toEqual([]);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
 
-    const shown = showInbound(ctx, 'ev-1');
+    const shown = await showInbound(ctx, 'ev-1');
     expect(shown).toMatchObject({ state: 'decrypted', payload: { ok: 'genuine' }, heldCopies: [] });
     expect(shown.replacedCopies).toEqual([
       expect.objectContaining({ seq: 1, eventType: 'FIRST_COPY', failureCode: 'decryption_failed', receivedAt: stored.receivedAt }),
     ]);
-    expect(listReplacedCopies(ctx.db, stored.id)[0]!.rawBody).toBe(JSON.stringify(first));
+    expect((await listReplacedCopies(ctx.db, stored.id))[0]!.rawBody).toBe(JSON.stringify(first));
     // The copy that decrypted is recorded as having arrived when it was held, not when it was promoted.
-    expect(copyReceivedAt(ctx.db, stored.id)).toBe(heldAt);
+    expect(await copyReceivedAt(ctx.db, stored.id)).toBe(heldAt);
   });
 
   it("a second process's outcome for the altered copy is not recorded against the genuine one put in its place", async () => {
-    const { ctx, post } = setup();
+    const { ctx, post } = await setup();
     const genuine = await joseToken({ ok: 'genuine' }, key);
     await post(notification(altered(genuine)));
     ctx.clock.advance(2_000);
     await post(notification(genuine)); // held
     // Another daemon read the row (the altered copy, 0 attempts) and is still working on it ...
-    const seenElsewhere = row(ctx);
+    const seenElsewhere = await row(ctx);
     // ... while this one fails it for its content and puts the held genuine copy in its place (0 attempts again).
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
-    const late = recordAttempt(
-      ctx.db,
-      seenElsewhere.id,
-      { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody, orgId: seenElsewhere.orgId! },
-      {
-        state: 'failed',
-        kid: null,
-        failureCode: 'decryption_failed',
-        failureReason: 'the authentication tag does not match',
-        nextAttemptAt: null,
-        at: isoAt(ctx.clock.now()),
-      },
-    );
+    const late = await recordAttempt(
+          ctx.db,
+          seenElsewhere.id,
+          { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody, orgId: seenElsewhere.orgId! },
+          {
+            state: 'failed',
+            kid: null,
+            failureCode: 'decryption_failed',
+            failureReason: 'the authentication tag does not match',
+            nextAttemptAt: null,
+            at: isoAt(ctx.clock.now()),
+          },
+        );
     expect(late).toBe(false);
     expect(row(ctx)).toMatchObject({ state: 'received', attempts: 0, failureCode: null });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
   });
 
   it('held copies are tried oldest first, each failed one kept', async () => {
-    const { ctx, post } = setup();
+    const { ctx, post } = await setup();
     const genuine = await joseToken({ ok: 'third' }, key);
     for (const body of [altered(genuine, 0), altered(genuine, 1), genuine]) {
       await post(notification(body));
       ctx.clock.advance(1_000);
     }
-    expect(listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(2);
+    expect(await listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(2);
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 'third' });
-    expect(listReplacedCopies(ctx.db, row(ctx).id).map((c) => c.rawBody)).toEqual([
+    expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 'third' });
+    expect((await listReplacedCopies(ctx.db, row(ctx).id)).map((c) => c.rawBody)).toEqual([
       JSON.stringify(notification(altered(genuine, 0))),
       JSON.stringify(notification(altered(genuine, 1))),
     ]);
   });
 
   it('a stored copy that decrypts drops the copies held for it', async () => {
-    const { ctx, post } = setup();
+    const { ctx, post } = await setup();
     await post(notification(await joseToken({ ok: 'first' }, key)));
     await post(notification(await joseToken({ ok: 'second' }, key)));
-    expect(listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(1);
+    expect(await listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(1);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1, replaced: 0 });
     expect(showInbound(ctx, 'ev-1')).toMatchObject({ payload: { ok: 'first' }, heldCopies: [], replacedCopies: [] });
     // A redelivery after the decryption is a plain duplicate: nothing is held.
     await post(notification(await joseToken({ ok: 'third' }, key)));
-    expect(listHeldCopies(ctx.db, row(ctx).id)).toEqual([]);
+    expect(await listHeldCopies(ctx.db, row(ctx).id)).toEqual([]);
   });
 
   it('holds each distinct copy once, up to the limit, and nothing for the stored bytes or another ica', async () => {
-    const { ctx, post } = setup();
+    const { ctx, post } = await setup();
     const first = notification(await joseToken({ n: 0 }, key));
     await post(first);
     await post(first);
     await post(notification(await joseToken({ n: 0 }, key), { ica: '654321' }));
-    expect(listHeldCopies(ctx.db, row(ctx).id)).toEqual([]);
+    expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toEqual([]);
 
     const again = notification(await joseToken({ n: 1 }, key));
     await post(again);
     await post(again);
-    expect(listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(1);
+    expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toHaveLength(1);
     for (let i = 2; i <= MAX_HELD_COPIES + 2; i++) await post(notification(await joseToken({ n: i }, key)));
-    expect(listHeldCopies(ctx.db, row(ctx).id).map((c) => c.seq)).toEqual(Array.from({ length: MAX_HELD_COPIES }, (_, i) => i + 1));
+    expect((await listHeldCopies(ctx.db, row(ctx).id)).map((c) => c.seq)).toEqual(Array.from({ length: MAX_HELD_COPIES }, (_, i) => i + 1));
   });
 
   it('a copy held while the ica was unmapped is tried when the stored copy fails after mapping', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     ctx.config.inbound.icaOrganizations = {};
     const genuine = await joseToken({ ok: 'mapped' }, key);
     await post(notification(altered(genuine), { ica: '999' }));
     await post(notification(genuine, { ica: '999' }));
     expect(row(ctx).state).toBe('unmatched');
-    expect(listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(1);
-    mapIca(ctx, '999', org.id);
+    expect(await listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(1);
+    await mapIca(ctx, '999', org.id);
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 'mapped' });
+    expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 'mapped' });
   });
 
   it('a copy that fails for want of a key is retried, not replaced by what is held', async () => {
-    const { ctx, org, post } = setup();
+    const { ctx, org, post } = await setup();
     const other = makeKeyPair();
     const first = notification(await joseToken({ ok: 'other key' }, other));
     await post(first);

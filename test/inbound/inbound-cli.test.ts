@@ -19,13 +19,13 @@ const key = makeKeyPair();
 const stranger = makeKeyPair();
 
 async function fixture() {
-  const ctx = makeContext({ 'inbound.decryptRetrySeconds': [] });
-  const org = createOrganization(ctx, 'Acme');
+  const ctx = await makeContext({ 'inbound.decryptRetrySeconds': [] });
+  const org = await createOrganization(ctx, 'Acme');
   ctx.config.inbound.icaOrganizations = { '5000': org.id };
   importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
   const receive = async (eventId: string, eventType: string, to = key) => {
     const body = notification(await joseToken({ eventId }, to), { eventId, eventType, ica: '5000' });
-    receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
+    await receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
   };
   await receive('a-1', 'TOKEN_STATUS_UPDATED');
   await receive('b-1', 'TOKEN_DELETED');
@@ -33,7 +33,7 @@ async function fixture() {
   await receive('x-1', 'TOKEN_STATUS_UPDATED', stranger); // unknown kid, no retries: failed
   await decryptDue(ctx);
   // The CLI must find the database as a command line names it, with the config file's ica mapping.
-  const cli = (args: string[]) => runCli([...args, '--db', ctx.config.database.path, '--json']);
+  const cli = async (args: string[]) => await runCli([...args, '--db', ctx.config.database.path, '--json']);
   return { ctx, org, cli };
 }
 
@@ -56,7 +56,7 @@ describe('borderd inbound (CLI)', () => {
     parts[3] = Buffer.from(parts[3]!, 'base64url').reverse().toString('base64url');
     for (const token of [parts.join('.'), genuine]) {
       const body = notification(token, { eventId: 'r-1', ica: '5000' });
-      receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
+      await receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
       await decryptDue(ctx);
     }
     expect(getInboundEventByEventId(ctx.db, 'r-1')).toMatchObject({ state: 'decrypted', orgId: org.id });
@@ -71,7 +71,7 @@ describe('borderd inbound (CLI)', () => {
     // A redelivery with other bytes while the first copy is still queued is held, and listed.
     for (const payload of [{ copy: 1 }, { copy: 2 }]) {
       const body = notification(await joseToken(payload, key), { eventId: 'h-1', ica: '5000', eventType: `COPY_${payload.copy}` });
-      receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
+      await receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
     }
     const held = await runCli(['inbound', 'show', 'h-1', '--db', ctx.config.database.path]);
     expect(held.code, held.stderr).toBe(0);
@@ -85,7 +85,7 @@ describe('borderd inbound (CLI)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ requeued: 1 });
     expect(getInboundEventByEventId(ctx.db, 'x-1')).toMatchObject({ state: 'received', attempts: 0 });
-    expect(getInboundEventByEventId(ctx.db, 'a-1')!.state).toBe('decrypted');
+    expect((await getInboundEventByEventId(ctx.db, 'a-1'))!.state).toBe('decrypted');
 
     const decrypted = await cli(['inbound', 'retry', 'a-1']);
     expect(decrypted.code).toBe(1);
@@ -106,7 +106,7 @@ describe('borderd keys card-network import (CLI)', () => {
     const dir = dirname(ctx.config.database.path);
     const db = ['--db', ctx.config.database.path, '--json'];
     const run = async (file: string, extra: string[] = [], env: Record<string, string> = {}) =>
-      runCli(['keys', 'card-network', 'import', '--org', org.id, '--private-key', file, ...extra, ...db], env);
+      await runCli(['keys', 'card-network', 'import', '--org', org.id, '--private-key', file, ...extra, ...db], env);
 
     const der = makeKeyPair();
     writeFileSync(join(dir, 'key.der'), der.privateKey.export({ type: 'pkcs1', format: 'der' }));

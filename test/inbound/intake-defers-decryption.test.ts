@@ -20,8 +20,8 @@ const key = makeKeyPair();
 describe('intake does not decrypt inside the request', () => {
   for (const kind of ['library', 'jose'] as const) {
     it(`answers while the row is still received (${kind} token), then the worker decrypts it`, async () => {
-      const ctx = makeContext({ 'inbound.pollIntervalMs': 3_600_000 });
-      const org = createOrganization(ctx, 'Acme');
+      const ctx = await makeContext({ 'inbound.pollIntervalMs': 3_600_000 });
+      const org = await createOrganization(ctx, 'Acme');
       ctx.config.inbound.icaOrganizations = { '123456': org.id };
       importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
       const unseals = countUnseals(ctx);
@@ -29,14 +29,14 @@ describe('intake does not decrypt inside the request', () => {
       const atResponse: { state?: string; unseals?: number }[] = [];
       const server = createServer((req, res) => {
         const end = res.end.bind(res) as (...a: unknown[]) => ServerResponse;
-        res.end = ((...a: unknown[]) => {
-          atResponse.push({ state: getInboundEventByEventId(ctx.db, 'ev-1')?.state, unseals: unseals.count });
+        res.end = (async (...a: unknown[]) => {
+          atResponse.push({ state: (await getInboundEventByEventId(ctx.db, 'ev-1'))?.state, unseals: unseals.count });
           return end(...a);
         }) as ServerResponse['end'];
         app(req, res);
       });
       const worker = createDecryptWorker(ctx);
-      const startup = ctx.signals.inboundPassed.next();
+      const startup = await ctx.signals.inboundPassed.next();
       await worker.start();
       try {
         await startup; // the start-up pass, nothing due
@@ -44,13 +44,13 @@ describe('intake does not decrypt inside the request', () => {
           kind === 'library'
             ? cardNetworkLibraryToken({ ok: kind }, selfSignedCertificate(key, tempDir()))
             : await joseToken({ ok: kind }, key);
-        const passed = ctx.signals.inboundPassed.next();
+        const passed = await ctx.signals.inboundPassed.next();
         const res = await request(server).post(PATH).send(notification(token));
         expect(res.status).toBe(200);
         expect(atResponse).toEqual([{ state: 'received', unseals: 0 }]);
         const counts = await passed;
         expect(counts).toMatchObject({ decrypted: 1 });
-        expect(getInboundEventByEventId(ctx.db, 'ev-1')!.state).toBe('decrypted');
+        expect((await getInboundEventByEventId(ctx.db, 'ev-1'))!.state).toBe('decrypted');
         expect(unseals.count).toBe(1);
       } finally {
         await worker.stop();

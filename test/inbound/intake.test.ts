@@ -9,15 +9,15 @@ const key = makeKeyPair();
 
 describe('POST /v1/webhooks/card-network', () => {
   it('stores the notification byte for byte before answering 200', async () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     ctx.config.inbound.icaOrganizations = { '123456': org.id };
     const { http } = makeApi(ctx);
     const raw = JSON.stringify(notification(await joseToken({ a: 1 }, key)), null, 1);
     const res = await http.post(PATH).set('content-type', 'application/json').send(raw);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true, eventId: 'ev-1', duplicate: false });
-    const row = getInboundEventByEventId(ctx.db, 'ev-1')!;
+    const row = (await getInboundEventByEventId(ctx.db, 'ev-1'))!;
     expect(row.rawBody).toBe(raw);
     expect(row.state).toBe('received');
     expect(row.orgId).toBe(org.id);
@@ -25,7 +25,7 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('answers a duplicate eventId with 200 and keeps one row, the first', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const first = notification(await joseToken({ n: 1 }, key));
     const second = notification(await joseToken({ n: 2 }, key));
@@ -33,13 +33,13 @@ describe('POST /v1/webhooks/card-network', () => {
     const again = await http.post(PATH).send(second);
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ received: true, eventId: 'ev-1', duplicate: true });
-    const rows = listInboundEvents(ctx.db);
+    const rows = await listInboundEvents(ctx.db);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.rawBody).toBe(JSON.stringify(first));
   });
 
   it('keeps every notification of a burst', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const token = await joseToken({ n: 1 }, key);
     const results = await Promise.all(
@@ -47,24 +47,24 @@ describe('POST /v1/webhooks/card-network', () => {
     );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
     expect(
-      listInboundEvents(ctx.db)
+      (await listInboundEvents(ctx.db))
         .map((r) => r.eventId)
         .sort(),
     ).toEqual(Array.from({ length: 50 }, (_, i) => `burst-${i}`).sort());
   });
 
   it('stores an unknown ica as unmatched', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const res = await http.post(PATH).send(notification(await joseToken({}, key), { ica: 'nobody' }));
     expect(res.status).toBe(200);
-    const row = getInboundEventByEventId(ctx.db, 'ev-1')!;
+    const row = (await getInboundEventByEventId(ctx.db, 'ev-1'))!;
     expect(row.state).toBe('unmatched');
     expect(row.orgId).toBeNull();
   });
 
   it('accepts data as an object holding the JWE in one member', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const res = await http.post(PATH).send(notification({ encryptedValue: await joseToken({}, key) }));
     expect(res.status).toBe(200);
@@ -117,7 +117,7 @@ describe('POST /v1/webhooks/card-network', () => {
     ];
     for (const [name, body, path] of cases) {
       it(name, async () => {
-        const ctx = makeContext();
+        const ctx = await makeContext();
         const { http } = makeApi(ctx);
         const res = await http.post(PATH).send(body);
         expect(res.status).toBe(400);
@@ -129,7 +129,7 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('answers 400 for a body that is not an object (array, JSON string, number) and stores nothing', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const token = await joseToken({}, key);
     for (const raw of [JSON.stringify([notification(token)]), '[]', '"hello"', '42', 'null']) {
@@ -144,7 +144,7 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('accepts every string field at exactly 255 characters', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const at = (c: string) => c.repeat(255);
     const body = notification(await joseToken({}, key), { eventId: at('e'), eventType: at('t'), eventCreatedDate: at('d'), ica: at('i') });
@@ -155,7 +155,7 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('answers 415 for a JSON body in a charset other than UTF-8, and stores nothing', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const raw = JSON.stringify(notification(await joseToken({}, key)));
     for (const charset of ['utf-16le', 'utf-16be', 'utf-16']) {
@@ -174,7 +174,7 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('answers 413 past the body limit', async () => {
-    const ctx = makeContext({ 'server.bodyLimitBytes': 2048 });
+    const ctx = await makeContext({ 'server.bodyLimitBytes': 2048 });
     const { http } = makeApi(ctx);
     const res = await http.post(PATH).send(notification(await joseToken({ pad: 'x'.repeat(4096) }, key)));
     expect(res.status).toBe(413);
@@ -182,7 +182,7 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('refuses a sender outside the allowlist with 403 and stores nothing', async () => {
-    const ctx = makeContext({ 'inbound.allowlist': ['10.0.0.0/8', '2001:db8::/32'] });
+    const ctx = await makeContext({ 'inbound.allowlist': ['10.0.0.0/8', '2001:db8::/32'] });
     const { http } = makeApi(ctx);
     const res = await http.post(PATH).send(notification(await joseToken({}, key)));
     expect(res.status).toBe(403);
@@ -191,13 +191,13 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('refuses before validating, so a refused sender learns nothing of the body rules', async () => {
-    const ctx = makeContext({ 'inbound.allowlist': ['10.0.0.0/8'] });
+    const ctx = await makeContext({ 'inbound.allowlist': ['10.0.0.0/8'] });
     const { http } = makeApi(ctx);
     expect((await http.post(PATH).send({})).status).toBe(403);
   });
 
   it('refuses before reading the body: a refused sender never sees 400, 413 or 415', async () => {
-    const ctx = makeContext({ 'inbound.allowlist': ['10.0.0.0/8'], 'server.bodyLimitBytes': 2048 });
+    const ctx = await makeContext({ 'inbound.allowlist': ['10.0.0.0/8'], 'server.bodyLimitBytes': 2048 });
     const { http } = makeApi(ctx);
     const notJson = await http.post(PATH).set('content-type', 'text/plain').send('hello');
     expect([notJson.status, notJson.body.code]).toEqual([403, 'sender_not_allowed']);
@@ -212,7 +212,7 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('an admitted sender still gets the body rules (415, 413, 400)', async () => {
-    const ctx = makeContext({ 'inbound.allowlist': ['127.0.0.0/8', '::1/128'], 'server.bodyLimitBytes': 2048 });
+    const ctx = await makeContext({ 'inbound.allowlist': ['127.0.0.0/8', '::1/128'], 'server.bodyLimitBytes': 2048 });
     const { http } = makeApi(ctx);
     expect((await http.post(PATH).set('content-type', 'text/plain').send('hello')).status).toBe(415);
     expect((await http.post(PATH).send(notification('x'.repeat(8192)))).status).toBe(413);
@@ -220,16 +220,16 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('admits loopback when the allowlist holds it (IPv4-mapped IPv6 included)', async () => {
-    const ctx = makeContext({ 'inbound.allowlist': ['127.0.0.0/8', '::1/128'] });
+    const ctx = await makeContext({ 'inbound.allowlist': ['127.0.0.0/8', '::1/128'] });
     const { http } = makeApi(ctx);
     expect((await http.post(PATH).send(notification(await joseToken({}, key)))).status).toBe(200);
   });
 
   it('believes the client-certificate header only from a peer server.trustProxy names: a client reaching the port itself could write it', async () => {
-    const ctx = makeContext({
-      'server.trustProxy': ['10.0.0.0/8'],
-      'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' },
-    });
+    const ctx = await makeContext({
+          'server.trustProxy': ['10.0.0.0/8'],
+          'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' },
+        });
     const { http } = makeApi(ctx);
     const direct = await http
       .post(PATH)
@@ -244,10 +244,10 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('requires the client-certificate header when configured', async () => {
-    const ctx = makeContext({
-      'server.trustProxy': ['loopback'],
-      'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' },
-    });
+    const ctx = await makeContext({
+          'server.trustProxy': ['loopback'],
+          'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' },
+        });
     const { http } = makeApi(ctx);
     const body = notification(await joseToken({}, key));
     const missing = await http.post(PATH).send(body);
@@ -260,13 +260,13 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('keeps what it does not know: a query parameter, an unknown field spelling a lone surrogate; a known field that does is refused', async () => {
-    const ctx = makeContext();
+    const ctx = await makeContext();
     const { http } = makeApi(ctx);
     const body = notification(await joseToken({}, key));
     const extra = JSON.stringify(body).replace(/}$/, ',"merchantName":"Caf\\ud83d"}');
     const kept = await http.post(`${PATH}?source=card-network`).set('content-type', 'application/json').send(extra);
     expect(kept.status).toBe(200);
-    expect(getInboundEventByEventId(ctx.db, body.eventId as string)!.rawBody).toBe(extra);
+    expect((await getInboundEventByEventId(ctx.db, body.eventId as string))!.rawBody).toBe(extra);
     const bad = await http
       .post(PATH)
       .set('content-type', 'application/json')
@@ -275,7 +275,7 @@ describe('POST /v1/webhooks/card-network', () => {
   });
 
   it('takes its path name from config', async () => {
-    const ctx = makeContext({ 'inbound.pathName': 'mastercard' });
+    const ctx = await makeContext({ 'inbound.pathName': 'mastercard' });
     const { http } = makeApi(ctx);
     expect((await http.post('/v1/webhooks/mastercard').send(notification(await joseToken({}, key)))).status).toBe(200);
     expect((await http.post(PATH).send(notification(await joseToken({}, key)))).status).toBe(404);

@@ -18,44 +18,44 @@ import { makeKeyPair, selfSignedCertificate } from './jwe-fixtures.js';
 const require = createRequire(import.meta.url);
 
 describe('card-network keyring', () => {
-  it("computes the kid exactly as the card network's library does", () => {
+  it("computes the kid exactly as the card network's library does", async () => {
     const pair = makeKeyPair();
     const certFile = selfSignedCertificate(pair, tempDir());
     const { EncryptionUtils } = require('mastercard-client-encryption') as {
       EncryptionUtils: { readPublicCertificate(f: string): unknown; publicKeyFingerprint(cert: unknown): string };
     };
     const libraryKid = EncryptionUtils.publicKeyFingerprint(EncryptionUtils.readPublicCertificate(certFile));
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     expect(importCardNetworkKey(ctx, org.id, Buffer.from(pair.privatePem)).kid).toBe(libraryKid);
   });
 
-  it('holds several keys per organization and scopes lookups by organization', () => {
-    const ctx = makeContext();
-    const a = createOrganization(ctx, 'A');
-    const b = createOrganization(ctx, 'B');
-    const k1 = generateCardNetworkKey(ctx, a.id);
-    const k2 = generateCardNetworkKey(ctx, a.id, { bits: 3072 });
+  it('holds several keys per organization and scopes lookups by organization', async () => {
+    const ctx = await makeContext();
+    const a = await createOrganization(ctx, 'A');
+    const b = await createOrganization(ctx, 'B');
+    const k1 = await generateCardNetworkKey(ctx, a.id);
+    const k2 = await generateCardNetworkKey(ctx, a.id, { bits: 3072 });
     expect(k2.bits).toBe(3072);
     expect(
-      listKeys(ctx, a.id)
+      (await listKeys(ctx, a.id))
         .map((k) => k.kid)
         .sort(),
     ).toEqual([k1.kid, k2.kid].sort());
     expect(privateKeyFor(ctx, a.id, k1.kid)).toBeDefined();
     expect(privateKeyFor(ctx, a.id, k1.kid.toUpperCase())).toBeDefined();
     expect(privateKeyFor(ctx, b.id, k1.kid)).toBeUndefined();
-    const [stored, ...others] = keysWithKid(ctx.db, k1.kid);
+    const [stored, ...others] = await keysWithKid(ctx.db, k1.kid);
     expect(others).toEqual([]);
     expect(stored!.privateEnc).toMatch(/^v1\./);
     expect(stored!.privateEnc).not.toContain('PRIVATE KEY');
-    removeCardNetworkKey(ctx, k1.kid);
+    await removeCardNetworkKey(ctx, k1.kid);
     expect(listKeys(ctx).map((k) => k.kid)).toEqual([k2.kid]);
   });
 
-  it('imports PKCS#1 PEM and PKCS#8 DER; refuses junk, small keys, duplicates, unknown orgs', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('imports PKCS#1 PEM and PKCS#8 DER; refuses junk, small keys, duplicates, unknown orgs', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const pair = makeKeyPair();
     const pkcs1 = pair.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
     expect(importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1)).kid).toBe(pair.kid);
@@ -76,23 +76,23 @@ describe('card-network keyring', () => {
     expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from(ec)))).toBe('400 unsupported_key');
     expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1)))).toBe('409 key_exists');
     expect(code(() => importCardNetworkKey(ctx, 'org_nope', Buffer.from(pkcs1)))).toBe('404 not_found');
-    expect(code(() => generateCardNetworkKey(ctx, org.id, { bits: 1024 }))).toBe('400 invalid_bits');
+    expect(code(async () => await generateCardNetworkKey(ctx, org.id, { bits: 1024 }))).toBe('400 invalid_bits');
     expect(code(() => removeCardNetworkKey(ctx, 'f'.repeat(64)))).toBe('404 not_found');
   });
 
-  it('caches the unsealed KeyObject per (org, kid) and drops it on remove and re-import', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('caches the unsealed KeyObject per (org, kid) and drops it on remove and re-import', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const unseals = countUnseals(ctx);
     const first = makeKeyPair();
     importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
-    const a = privateKeyFor(ctx, org.id, 'portal-key-1')!;
-    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
+    const a = (await privateKeyFor(ctx, org.id, 'portal-key-1'))!;
+    expect(await privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
     expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
     expect(unseals.count).toBe(1);
     expect(a.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
 
-    removeCardNetworkKey(ctx, 'portal-key-1', org.id);
+    await removeCardNetworkKey(ctx, 'portal-key-1', org.id);
     expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
     const second = makeKeyPair();
     importCardNetworkKey(ctx, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
@@ -101,25 +101,25 @@ describe('card-network keyring', () => {
     expect(unseals.count).toBe(2);
   });
 
-  it('does not use a cached key another process removed or replaced', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('does not use a cached key another process removed or replaced', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const first = makeKeyPair();
     importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
-    expect(privateKeyFor(ctx, org.id, 'portal-key-1')!.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
+    expect((await privateKeyFor(ctx, org.id, 'portal-key-1'))!.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
     // A CLI command is another process with its own connection (and so its own cache).
-    const cli = createContext(ctx.config, { log: ctx.log, clock: ctx.clock });
+    const cli = await createContext(ctx.config, { log: ctx.log, clock: ctx.clock });
     try {
       // Replaced while this process still holds the old key in its cache.
-      removeCardNetworkKey(cli, 'portal-key-1', org.id);
+      await removeCardNetworkKey(cli, 'portal-key-1', org.id);
       const second = makeKeyPair();
       importCardNetworkKey(cli, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
-      expect(privateKeyFor(ctx, org.id, 'portal-key-1')!.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
+      expect((await privateKeyFor(ctx, org.id, 'portal-key-1'))!.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
       // Removed.
-      removeCardNetworkKey(cli, 'portal-key-1', org.id);
-      expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
+      await removeCardNetworkKey(cli, 'portal-key-1', org.id);
+      expect(await privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
     } finally {
-      cli.db.close();
+      await cli.db.close();
     }
   });
 
@@ -129,18 +129,18 @@ describe('card-network keyring', () => {
       Buffer.from(
         pair.privateKey.export({ type, format, ...(cipher ? { cipher, passphrase: 'correct horse' } : {}) } as never) as Buffer | string,
       );
-    const imported = (bytes: Buffer, passphrase?: string) => {
-      const ctx = makeContext();
-      const org = createOrganization(ctx, 'Acme');
+    const imported = async (bytes: Buffer, passphrase?: string) => {
+      const ctx = await makeContext();
+      const org = await createOrganization(ctx, 'Acme');
       const view = importCardNetworkKey(ctx, org.id, bytes, passphrase === undefined ? {} : { passphrase });
       expect(view.kid).toBe(pair.kid);
       // The stored key is the same key: it decrypts for its kid.
-      expect(privateKeyFor(ctx, org.id, pair.kid)!.export({ type: 'pkcs8', format: 'pem' })).toBe(pair.privatePem);
+      expect((await privateKeyFor(ctx, org.id, pair.kid))!.export({ type: 'pkcs8', format: 'pem' })).toBe(pair.privatePem);
       return view;
     };
-    const refused = (bytes: Buffer, passphrase?: string) => {
-      const ctx = makeContext();
-      const org = createOrganization(ctx, 'Acme');
+    const refused = async (bytes: Buffer, passphrase?: string) => {
+      const ctx = await makeContext();
+      const org = await createOrganization(ctx, 'Acme');
       try {
         importCardNetworkKey(ctx, org.id, bytes, passphrase === undefined ? {} : { passphrase });
       } catch (err) {
@@ -150,17 +150,17 @@ describe('card-network keyring', () => {
       throw new Error('expected the import to be refused');
     };
 
-    it('PEM PKCS#1, PEM PKCS#8, encrypted PEM PKCS#8', () => {
-      imported(exportAs('pkcs1', 'pem'));
-      imported(exportAs('pkcs8', 'pem'));
-      imported(exportAs('pkcs8', 'pem', 'aes-256-cbc'), 'correct horse');
+    it('PEM PKCS#1, PEM PKCS#8, encrypted PEM PKCS#8', async () => {
+      await imported(exportAs('pkcs1', 'pem'));
+      await imported(exportAs('pkcs8', 'pem'));
+      await imported(exportAs('pkcs8', 'pem', 'aes-256-cbc'), 'correct horse');
       expect(refused(exportAs('pkcs8', 'pem', 'aes-256-cbc'), 'wrong')).toMatch(/readable private key/);
     });
 
-    it('DER PKCS#1, DER PKCS#8, encrypted DER PKCS#8', () => {
-      imported(exportAs('pkcs1', 'der'));
-      imported(exportAs('pkcs8', 'der'));
-      imported(exportAs('pkcs8', 'der', 'aes-256-cbc'), 'correct horse');
+    it('DER PKCS#1, DER PKCS#8, encrypted DER PKCS#8', async () => {
+      await imported(exportAs('pkcs1', 'der'));
+      await imported(exportAs('pkcs8', 'der'));
+      await imported(exportAs('pkcs8', 'der', 'aes-256-cbc'), 'correct horse');
     });
 
     it('a PEM certificate or public key alone is refused with the reason', () => {
@@ -171,14 +171,14 @@ describe('card-network keyring', () => {
       pkcs12FromPem(pair.privatePem, password, algorithm);
 
     for (const algorithm of ['3des', 'aes256', 'aes128'] as const) {
-      it(`PKCS#12 from node-forge (${algorithm}), with its password`, () => {
-        imported(forgeP12(algorithm, 'keystore-pw'), 'keystore-pw');
+      it(`PKCS#12 from node-forge (${algorithm}), with its password`, async () => {
+        await imported(forgeP12(algorithm, 'keystore-pw'), 'keystore-pw');
         expect(refused(forgeP12(algorithm, 'keystore-pw'), 'not-it')).toMatch(/does not decrypt with this password/);
         expect(refused(forgeP12(algorithm, 'keystore-pw'))).toMatch(/give its password \(--keystore-password/);
       });
     }
 
-    it('PKCS#12 from OpenSSL (default, -legacy, unencrypted key bag); a keystore without a key names the conversion', (t) => {
+    it('PKCS#12 from OpenSSL (default, -legacy, unencrypted key bag); a keystore without a key names the conversion', async (t) => {
       if (!hasOpenssl()) t.skip();
       const dir = tempDir();
       writeFileSync(join(dir, 'k.pem'), pair.privatePem);
@@ -207,9 +207,9 @@ describe('card-network keyring', () => {
         );
         return readFileSync(join(dir, 'k.p12'));
       };
-      imported(p12(), 'keystore-pw');
-      imported(p12('-legacy'), 'keystore-pw');
-      imported(p12('-keypbe', 'NONE', '-certpbe', 'NONE'));
+      await imported(p12(), 'keystore-pw');
+      await imported(p12('-legacy'), 'keystore-pw');
+      await imported(p12('-keypbe', 'NONE', '-certpbe', 'NONE'));
       execFileSync(
         'openssl',
         ['pkcs12', '-export', '-nokeys', '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'cert.p12')],
@@ -219,11 +219,11 @@ describe('card-network keyring', () => {
     });
   });
 
-  it('makes a CSR that OpenSSL verifies', (t) => {
+  it('makes a CSR that OpenSSL verifies', async (t) => {
     if (!hasOpenssl()) t.skip();
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme Ltd');
-    const key = generateCardNetworkKey(ctx, org.id, { commonName: 'acme-notifications' });
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme Ltd');
+    const key = await generateCardNetworkKey(ctx, org.id, { commonName: 'acme-notifications' });
     const file = join(tempDir(), 'k.csr');
     writeFileSync(file, key.csr);
     const subject = execFileSync('openssl', ['req', '-in', file, '-noout', '-verify', '-subject', '-nameopt', 'RFC2253'], {

@@ -14,12 +14,12 @@ const ALLOWED = '203.0.113.7';
 const OUTSIDER = '198.51.100.9';
 
 async function post(trustProxy: unknown, xff: string | undefined, eventId: string) {
-  const ctx = makeContext({ 'inbound.allowlist': ['203.0.113.0/24'], 'server.trustProxy': trustProxy });
+  const ctx = await makeContext({ 'inbound.allowlist': ['203.0.113.0/24'], 'server.trustProxy': trustProxy });
   const { http } = makeApi(ctx);
   let req = http.post(PATH);
   if (xff !== undefined) req = req.set('x-forwarded-for', xff);
   const res = await req.send(notification(await joseToken({}, key), { eventId }));
-  return { status: res.status, code: res.body.code as string | undefined, stored: listInboundEvents(ctx.db).length };
+  return { status: res.status, code: res.body.code as string | undefined, stored: (await listInboundEvents(ctx.db)).length };
 }
 
 describe('X-Forwarded-For and the inbound allowlist', () => {

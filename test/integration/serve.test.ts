@@ -282,7 +282,7 @@ describe('borderd serve (real process)', () => {
     const first = await startBorderd(); // seals a token key
     await first.stop();
     const sqlite = new Database(first.dbPath);
-    deleteServiceMeta(sqlite, 'master_key_check'); // as before migration 009
+    await deleteServiceMeta(sqlite, 'master_key_check'); // as before migration 009
     sqlite.close();
     const keyFile = join(first.dataDir, 'master.key');
     const original = readFileSync(keyFile, 'utf8').trim();
@@ -301,7 +301,7 @@ describe('borderd serve (real process)', () => {
     const right = await runCli(list, { BORDERD_MASTER_KEY: original });
     expect(right.code).toBe(0);
     const check = new Database(first.dbPath, { readonly: true });
-    expect(readServiceMeta(check, 'master_key_check')).toBeDefined();
+    expect(await readServiceMeta(check, 'master_key_check')).toBeDefined();
     check.close();
   });
 });

@@ -15,90 +15,90 @@ import { writeEvent } from '../../src/delivery/events.js';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 
-function emit(ctx: ReturnType<typeof makeContext>, orgId: string) {
-  return inOutboxTransaction(ctx, () =>
-    enqueueEvent(ctx, orgId, 'VirtualAccount_Created', {
-      id: 'vac_x',
-      identityId: null,
-      accountId: null,
-      currency: 'USD',
-      status: 'Created',
-      failureReason: null,
-      createdAt: isoAt(ctx.clock.now()),
-      updatedAt: isoAt(ctx.clock.now()),
-    }),
-  ).event.id;
+async function emit(ctx: ReturnType<typeof makeContext>, orgId: string) {
+  return (await inOutboxTransaction(ctx, async () =>
+      await enqueueEvent(ctx, orgId, 'VirtualAccount_Created', {
+              id: 'vac_x',
+              identityId: null,
+              accountId: null,
+              currency: 'USD',
+              status: 'Created',
+              failureReason: null,
+              createdAt: isoAt(ctx.clock.now()),
+              updatedAt: isoAt(ctx.clock.now()),
+            }),
+    )).event.id;
 }
 
 type Ctx = ReturnType<typeof makeContext>;
 
 /** The organization's event ids, oldest first. */
-const eventIds = (ctx: Ctx, orgId: string) => listEventsAfter(ctx.db, orgId, null, 10_000).map((e) => e.id);
+const eventIds = async (ctx: Ctx, orgId: string) => (await listEventsAfter(ctx.db, orgId, null, 10_000)).map((e) => e.id);
 
 /** How many deliveries there are, in any state. */
-const deliveries = (ctx: Ctx) => Object.values(countByState(ctx.db)).reduce((a, b) => a + b, 0);
+const deliveries = async (ctx: Ctx) => Object.values(await countByState(ctx.db)).reduce((a, b) => a + b, 0);
 
 /** Every pending delivery (or only the event's) delivered now, as the dispatcher would have. */
-function deliverPending(ctx: Ctx, eventId?: string): void {
-  const ids = listDeliveries(ctx.db, { state: 'pending', eventId, limit: 10_000 }).map((d) => d.id);
-  setDelivered(ctx.db, ids, isoAt(ctx.clock.now()));
+async function deliverPending(ctx: Ctx, eventId?: string): Promise<void> {
+  const ids = (await listDeliveries(ctx.db, { state: 'pending', eventId, limit: 10_000 })).map((d) => d.id);
+  await setDelivered(ctx.db, ids, isoAt(ctx.clock.now()));
 }
 
 describe('outbox retention', () => {
   it('deletes old delivered rows and old settled events, never anything pending or recent', async () => {
-    const ctx = makeContext(
-      { 'retention.deliveredDays': 30, 'retention.eventDays': 90, 'retention.batchSize': 100 },
-      '2026-01-01T00:00:00.000Z',
-    );
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext(
+          { 'retention.deliveredDays': 30, 'retention.eventDays': 90, 'retention.batchSize': 100 },
+          '2026-01-01T00:00:00.000Z',
+        );
+    const org = await createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
 
     // 250 events a year ago, delivered then (more than two batches).
-    const old = Array.from({ length: 250 }, () => emit(ctx, org.id));
-    deliverPending(ctx);
+    const old = await Array.from({ length: 250 }, async () => await emit(ctx, org.id));
+    await deliverPending(ctx);
     // One old event still pending (its endpoint keeps failing): kept whatever its age.
-    const stuck = emit(ctx, org.id);
+    const stuck = await emit(ctx, org.id);
 
     ctx.clock.advance(60 * DAY_MS);
-    const recent = emit(ctx, org.id);
-    deliverPending(ctx, recent);
+    const recent = await emit(ctx, org.id);
+    await deliverPending(ctx, recent);
 
     // At day 60: old deliveries are past 30 days, old events not yet past 90.
     const first = pruneOutbox(ctx);
     expect(first).toMatchObject({ deliveriesDeleted: 250, eventsDeleted: 0 });
-    expect(eventIds(ctx, org.id).length).toBe(252);
+    expect((await eventIds(ctx, org.id)).length).toBe(252);
 
     // At day 100: the old settled events go; the pending one and the recent one stay.
     ctx.clock.advance(40 * DAY_MS);
-    const second = pruneOutbox(ctx);
+    const second = await pruneOutbox(ctx);
     expect(second.eventsDeleted).toBe(250);
-    const left = eventIds(ctx, org.id);
+    const left = await eventIds(ctx, org.id);
     expect(left).toEqual([stuck, recent]);
     expect(old.some((id) => left.includes(id))).toBe(false);
-    expect(listDeliveries(ctx.db, { eventId: stuck, limit: 10 }).map((d) => d.state)).toEqual(['pending']);
+    expect((await listDeliveries(ctx.db, { eventId: stuck, limit: 10 })).map((d) => d.state)).toEqual(['pending']);
   });
 });
 
 describe('outbox retention inside the daemon', () => {
   async function oldDelivered(rows: number, overrides: Record<string, unknown> = {}) {
-    const ctx = makeContext({ 'retention.deliveredDays': 30, 'retention.batchSize': 100, ...overrides }, '2026-01-01T00:00:00.000Z');
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext({ 'retention.deliveredDays': 30, 'retention.batchSize': 100, ...overrides }, '2026-01-01T00:00:00.000Z');
+    const org = await createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
-    for (let i = 0; i < rows; i++) emit(ctx, org.id);
-    deliverPending(ctx);
+    for (let i = 0; i < rows; i++) await emit(ctx, org.id);
+    await deliverPending(ctx);
     ctx.clock.advance(60 * DAY_MS);
     return ctx;
   }
 
   it('never scans deliveries or reads the pending backlog per event; the delivered pass ends at the cutoff', async () => {
-    const ctx = makeContext({ 'retention.deliveredDays': 30, 'retention.eventDays': 90 }, '2026-01-01T00:00:00.000Z');
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext({ 'retention.deliveredDays': 30, 'retention.eventDays': 90 }, '2026-01-01T00:00:00.000Z');
+    const org = await createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
-    for (let i = 0; i < 20; i++) emit(ctx, org.id);
-    deliverPending(ctx);
+    for (let i = 0; i < 20; i++) await emit(ctx, org.id);
+    await deliverPending(ctx);
     ctx.clock.advance(365 * DAY_MS);
     const plans = await plansOf(ctx.db, () => pruneOutbox(ctx), /\b(events|deliveries|delivery_attempts|event_signatures)\b/);
-    expect(eventIds(ctx, org.id).length).toBe(0);
+    expect((await eventIds(ctx, org.id)).length).toBe(0);
     expect(plans.length).toBeGreaterThanOrEqual(4);
     for (const { sql, plan } of plans) {
       expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/\bSCAN (d|deliveries|delivery_attempts)\b|TEMP B-TREE/) });
@@ -109,14 +109,14 @@ describe('outbox retention inside the daemon', () => {
     }
   });
 
-  it('prunes an event by its createdAt even when its id runs ahead (ids sort after those of a process whose clock was ahead)', () => {
-    const ctx = makeContext({}, '2026-01-01T00:00:00.000Z');
-    const org = createOrganization(ctx, 'Acme');
+  it('prunes an event by its createdAt even when its id runs ahead (ids sort after those of a process whose clock was ahead)', async () => {
+    const ctx = await makeContext({}, '2026-01-01T00:00:00.000Z');
+    const org = await createOrganization(ctx, 'Acme');
     const t0 = ctx.clock.now();
-    writeEvent(ctx.db, t0 + 365 * DAY_MS, org.id, 'Transaction_Updated', {} as TransactionEventData); // written by a clock a year ahead
-    for (let i = 0; i < 5; i++) writeEvent(ctx.db, t0 + i * 3_600_000, org.id, 'Transaction_Updated', {} as TransactionEventData); // ids sort after it
-    expect(deleteEventsBefore(ctx.db, isoAt(t0 + 30 * DAY_MS), 1000)).toBe(5);
-    expect(eventIds(ctx, org.id).length).toBe(1);
+    await writeEvent(ctx.db, t0 + 365 * DAY_MS, org.id, 'Transaction_Updated', {} as TransactionEventData); // written by a clock a year ahead
+    for (let i = 0; i < 5; i++) await writeEvent(ctx.db, t0 + i * 3_600_000, org.id, 'Transaction_Updated', {} as TransactionEventData); // ids sort after it
+    expect(await deleteEventsBefore(ctx.db, isoAt(t0 + 30 * DAY_MS), 1000)).toBe(5);
+    expect((await eventIds(ctx, org.id)).length).toBe(1);
   });
 
   it('deletes one batch per turn of the event loop, so requests and sends run between batches', async () => {
@@ -124,7 +124,7 @@ describe('outbox retention inside the daemon', () => {
     const { value, turns } = await turnsDuring(pruneOutboxInTurns(ctx));
     expect(value.deliveriesDeleted).toBe(450);
     expect(turns).toBeGreaterThanOrEqual(5); // five batches of deliveries, at least one turn after each
-    expect(deliveries(ctx)).toBe(0);
+    expect(await deliveries(ctx)).toBe(0);
   });
 
   it('waits for a write lock another process holds on a timer, not in SQLite, and stops between batches when told', async () => {
@@ -134,7 +134,7 @@ describe('outbox retention inside the daemon', () => {
     try {
       const { turns } = await turnsDuring(new Promise((r) => setTimeout(r, 200)));
       expect(turns).toBeGreaterThan(0); // the loop ran while the prune waited
-      expect(deliveries(ctx)).toBe(250);
+      expect(await deliveries(ctx)).toBe(250);
     } finally {
       holder.release();
     }
@@ -149,38 +149,38 @@ describe('outbox retention inside the daemon', () => {
 
 describe('a replay racing retention and the operator (replays run in batches of 500)', () => {
   async function replayable(n: number) {
-    const ctx = makeContext({}, '2026-01-01T00:00:00.000Z');
-    const org = createOrganization(ctx, 'Acme');
+    const ctx = await makeContext({}, '2026-01-01T00:00:00.000Z');
+    const org = await createOrganization(ctx, 'Acme');
     const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
-    const ids = Array.from({ length: n }, () => emit(ctx, org.id));
-    deliverPending(ctx);
+    const ids = await Array.from({ length: n }, async () => await emit(ctx, org.id));
+    await deliverPending(ctx);
     return { ctx, org, webhook, ids };
   }
 
   it('an event pruned between two batches is left out; the rest of the replay goes on', async () => {
     const { ctx, webhook, ids } = await replayable(600);
     const pruned = ids[550]!;
-    const result = replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', (done) => {
-      // What the retention job does to an old settled event, between the first and second batch.
-      if (done === 500) deleteEvents(ctx.db, [pruned]);
-    });
+    const result = await replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', async (done) => {
+          // What the retention job does to an old settled event, between the first and second batch.
+          if (done === 500) await deleteEvents(ctx.db, [pruned]);
+        });
     expect(result).toEqual({ events: 600, requeued: 599 });
-    expect(deliveries(ctx)).toBe(599);
-    expect(countByState(ctx.db).pending).toBe(599);
+    expect(await deliveries(ctx)).toBe(599);
+    expect((await countByState(ctx.db)).pending).toBe(599);
   });
 
   it('a webhook deleted or disabled between two batches gets no pending rows after it', async () => {
     for (const change of ['delete', 'disable'] as const) {
       const { ctx, org, webhook } = await replayable(600);
-      expect(() =>
-        replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', (done) => {
-          if (done !== 500) return;
-          if (change === 'delete') deleteWebhook(ctx, org.id, webhook.id);
-          else disableWebhook(ctx, webhook.id);
-        }),
+      expect(async () =>
+        await replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', async (done) => {
+                    if (done !== 500) return;
+                    if (change === 'delete') await deleteWebhook(ctx, org.id, webhook.id);
+                    else disableWebhook(ctx, webhook.id);
+                  }),
       ).toThrow(/disabled|not found/);
       // Whatever the first batch queued became cancelled / skipped with the change; nothing later is pending.
-      expect(countByState(ctx.db).pending).toBe(0);
+      expect((await countByState(ctx.db)).pending).toBe(0);
     }
   });
 });

@@ -308,9 +308,9 @@ describe('borderd receive (listen mode)', () => {
   it("verifies a delivery signed with a real borderd's organization key", async () => {
     const daemon = await startBorderd();
     try {
-      const db = openDaemonDb(daemon, (await daemonCredentials(daemon)).clientId);
+      const db = await openDaemonDb(daemon, (await daemonCredentials(daemon)).clientId);
       const dir = tempDir();
-      writeFileSync(join(dir, 'org.pem'), ensureSigningKey(db.ctx, db.orgId).publicKey);
+      writeFileSync(join(dir, 'org.pem'), (await ensureSigningKey(db.ctx, db.orgId)).publicKey);
       const app = await startLocalApp();
       const rx = await startReceive(
         ['--forward-to', app.url, '--port', '0', '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')],
@@ -318,7 +318,7 @@ describe('borderd receive (listen mode)', () => {
       );
       const event = db.emit('Transaction_Created', data);
       // The headers the outbox sends, signed by the daemon's own Signer.
-      const { signature, keyId } = new Signer(db.ctx).sign(db.orgId, event.body);
+      const { signature, keyId } = await new Signer(db.ctx).sign(db.orgId, event.body);
       const headers = {
         'content-type': 'application/json',
         'x-signature': signature,

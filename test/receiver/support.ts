@@ -191,16 +191,16 @@ export interface DaemonDb {
 }
 
 /** A second connection to a running daemon's SQLite file (WAL), as the organization of clientId. Closed after the test. */
-export function openDaemonDb(daemon: RunningBorderd, clientId: string): DaemonDb {
+export async function openDaemonDb(daemon: RunningBorderd, clientId: string): Promise<DaemonDb> {
   const config = loadConfig({ env: {}, flags: { 'database.path': daemon.dbPath } });
-  const ctx = createContext(config, { log: createLogger({ level: 'silent', pretty: 'never' }) });
+  const ctx = await createContext(config, { log: createLogger({ level: 'silent', pretty: 'never' }) });
   stoppers.unshift(async () => ctx.db.open && ctx.db.close());
-  const orgId = getApiClient(ctx.db, clientId)!.orgId;
+  const orgId = (await getApiClient(ctx.db, clientId))!.orgId;
   return {
     ctx,
     orgId,
-    emit: (type, data) => {
-      const { event, body } = writeEvent(ctx.db, Date.now(), orgId, type, data);
+    emit: async (type, data) => {
+      const { event, body } = await writeEvent(ctx.db, Date.now(), orgId, type, data);
       return { id: event.id, body };
     },
   };

@@ -30,7 +30,7 @@ describe('borderd receive --tunnel', () => {
   it('forwards streamed events byte-exact, resumes after the stream is cut, and after a restart', async () => {
     const daemon = await startBorderd({ env: { BORDERD_EVENT_STREAM_HEARTBEAT_MS: '200', BORDERD_EVENT_STREAM_POLL_INTERVAL_MS: '100' } });
     const creds = await daemonCredentials(daemon);
-    const db = openDaemonDb(daemon, creds.clientId);
+    const db = await openDaemonDb(daemon, creds.clientId);
     try {
       const app = await startLocalApp();
       const proxy = await startProxy(daemon.url);
@@ -44,7 +44,7 @@ describe('borderd receive --tunnel', () => {
 
       const [first] = await app.waitFor(1);
       expect(first!.body).toBe(before.body);
-      const publicKey = ensureSigningKey(db.ctx, db.orgId).publicKey;
+      const publicKey = (await ensureSigningKey(db.ctx, db.orgId)).publicKey;
       expect(verifyWebhook(first!.body, first!.headers as Record<string, string>, publicKey)).toMatchObject({
         id: before.id,
         organizationId: db.orgId,
@@ -76,7 +76,7 @@ describe('borderd receive --tunnel', () => {
   it('replays history with --since, and a tunnel stopped before any event resumes from where it started', async () => {
     const daemon = await startBorderd({ env: { BORDERD_EVENT_STREAM_POLL_INTERVAL_MS: '100' } });
     const creds = await daemonCredentials(daemon);
-    const db = openDaemonDb(daemon, creds.clientId);
+    const db = await openDaemonDb(daemon, creds.clientId);
     const env = { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret };
     try {
       const app = await startLocalApp();

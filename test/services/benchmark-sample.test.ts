@@ -15,7 +15,7 @@ import { plansOf } from '../support/query-plans.js';
 const TIMES = ['2026-03-01T08:00:00.000Z', '2026-03-02T08:00:00.000Z', '2026-03-03T08:00:00.000Z', '2026-03-04T08:00:00.000Z'];
 const CLASSES = [...SAMPLE_CLASSES, 'Stale'] as const;
 
-function fill(db: Db, orgId: string, n: number): ImportedTransaction[] {
+async function fill(db: Db, orgId: string, n: number): Promise<ImportedTransaction[]> {
   const rows: ImportedTransaction[] = [];
   for (let i = 0; i < n; i++) {
     const t: ImportedTransaction = {
@@ -40,7 +40,7 @@ function fill(db: Db, orgId: string, n: number): ImportedTransaction[] {
       createdAt: TIMES[Math.floor(i / 700) % TIMES.length]!,
       updatedAt: TIMES[(Math.floor(i / 700) + 1) % TIMES.length]!,
     };
-    insertImportedTransaction(db, t);
+    await insertImportedTransaction(db, t);
     rows.push(t);
   }
   return rows;
@@ -78,12 +78,12 @@ function expected(rows: readonly ImportedTransaction[], q: Record<string, string
 }
 
 describe('benchmark summary sample', () => {
-  it('reads every row of the sample exactly once, whichever filter drives the walk, across pages that end inside equal times', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    const other = createOrganization(ctx, 'Other');
-    const rows = fill(ctx.db, org.id, 3_500);
-    fill(ctx.db, other.id, 1_200);
+  it('reads every row of the sample exactly once, whichever filter drives the walk, across pages that end inside equal times', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
+    const other = await createOrganization(ctx, 'Other');
+    const rows = await fill(ctx.db, org.id, 3_500);
+    await fill(ctx.db, other.id, 1_200);
     for (const raw of FILTERS) {
       const q = summaryQuerySchema.parse(raw);
       const read = [
@@ -96,21 +96,21 @@ describe('benchmark summary sample', () => {
       ];
       const ids = read.map((r) => r.id).sort();
       expect({ filter: raw, ids }).toEqual({ filter: raw, ids: expected(rows, raw) });
-      expect(benchmarkSummary(ctx.db, org.id, q).sampleSize).toBe(ids.length);
+      expect((await benchmarkSummary(ctx.db, org.id, q)).sampleSize).toBe(ids.length);
     }
     // The filters above do reach past one page: the sample without a filter is 2,625 rows.
     expect(expected(rows, {}).length).toBe(2_625);
   });
 
   it('walks an index in its own order for every kind of filter: no page sorts the sample (which made each page cost the whole sample)', async () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    fill(ctx.db, org.id, 1_500);
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
+    await fill(ctx.db, org.id, 1_500);
     // No ANALYZE has run, as in a daemon's database: the plan must not depend on table statistics.
     const plans = await plansOf(
       ctx.db,
-      () => {
-        for (const raw of FILTERS) benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(raw));
+      async () => {
+        for (const raw of FILTERS) await benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(raw));
       },
       /FROM transactions\b.*\bLIMIT\b/s,
     );

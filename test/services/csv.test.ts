@@ -57,17 +57,17 @@ describe('parseCsv', () => {
 });
 
 describe('CSV transaction import', () => {
-  it('refuses the file naming the line of an unclosed quote or a repeated header field', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('refuses the file naming the line of an unclosed quote or a repeated header field', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const unclosed = `${HEADER}\nDeposit,Completed,p-1,1,2026-01-01T00:00:00Z\nDeposit,Completed,p-2,2,"2026-01-01T00:00:00Z\n`;
-    expect(errorsOf(() => importTransactions(ctx, org.id, unclosed, 'csv'))).toEqual([
+    expect(errorsOf(async () => await importTransactions(ctx, org.id, unclosed, 'csv'))).toEqual([
       { path: 'line 3', message: 'the quoted field opened on line 3 is never closed' },
     ]);
     const twice = `${HEADER},type\nDeposit,Completed,p-3,1,2026-01-01T00:00:00Z,Withdrawal\n`;
-    expect(errorsOf(() => importTransactions(ctx, org.id, twice, 'csv'))).toEqual([
+    expect(errorsOf(async () => await importTransactions(ctx, org.id, twice, 'csv'))).toEqual([
       { path: 'line 1', message: 'the header names type twice' },
     ]);
-    expect(countTransactions(ctx.db, org.id)).toBe(0);
+    expect(await countTransactions(ctx.db, org.id)).toBe(0);
   });
 });

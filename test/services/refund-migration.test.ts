@@ -8,8 +8,8 @@ const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
 const OLD = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
 
 describe('migration 007', () => {
-  it('attributes existing plans to the current default only when their destination is one it gives', () => {
-    const db = databaseBefore(7);
+  it('attributes existing plans to the current default only when their destination is one it gives', async () => {
+    const db = await databaseBefore(7);
     const at = '2026-01-01T00:00:00.000Z';
     db.prepare('INSERT INTO organizations (id, name, created_at) VALUES (?, ?, ?)').run('org_1', 'Acme', at);
     db.prepare('INSERT INTO refund_configs (org_id, destination, verified_at, updated_at) VALUES (?, ?, ?, ?)').run(
@@ -30,15 +30,15 @@ describe('migration 007', () => {
     plan('replaced', 'default', { type: 'Address', network: 'POLYGON', address: OLD });
     plan('othertype', 'default', { type: 'Source' });
     plan('own', 'transaction', { type: 'Address', network: 'POLYGON', address: EVM });
-    migrate(db);
+    await migrate(db);
     // Migrated: read as this release reads them.
-    expect(listRefundPlans(db, {}).map((p) => ({ id: p.id, v: p.defaultVersion }))).toEqual([
+    expect((await listRefundPlans(db, {})).map((p) => ({ id: p.id, v: p.defaultVersion }))).toEqual([
       { id: 'rfp_current', v: 1 },
       { id: 'rfp_othertype', v: null },
       { id: 'rfp_own', v: null },
       { id: 'rfp_replaced', v: null },
     ]);
-    expect(getRefundConfig(db, 'org_1')?.version).toBe(1);
+    expect((await getRefundConfig(db, 'org_1'))?.version).toBe(1);
     db.close();
   });
 });

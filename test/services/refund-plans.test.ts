@@ -14,7 +14,7 @@ const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
 const OTHER = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
 
 /** A Processing transaction as stored, its refund destination unchecked (the API would refuse some of these). */
-function insertTransaction(
+async function insertTransaction(
   ctx: TestContext,
   orgId: string,
   id: string,
@@ -24,37 +24,37 @@ function insertTransaction(
     refundDestination?: Record<string, unknown>;
     source?: Record<string, unknown>;
   },
-): void {
+): Promise<void> {
   const at = isoAt(ctx.clock.now());
-  insertOrchestratedTransaction(ctx.db, {
-    id,
-    orgId,
-    type: fields.type ?? 'Deposit',
-    status: 'Processing',
-    amount: null,
-    currency: null,
-    network: fields.network === undefined ? 'POLYGON' : fields.network,
-    source: fields.source ?? null,
-    destination: null,
-    refundDestination: fields.refundDestination ?? null,
-    failureReason: null,
-    identityId: null,
-    accountId: null,
-    createdAt: at,
-    updatedAt: at,
-  });
+  await insertOrchestratedTransaction(ctx.db, {
+        id,
+        orgId,
+        type: fields.type ?? 'Deposit',
+        status: 'Processing',
+        amount: null,
+        currency: null,
+        network: fields.network === undefined ? 'POLYGON' : fields.network,
+        source: fields.source ?? null,
+        destination: null,
+        refundDestination: fields.refundDestination ?? null,
+        failureReason: null,
+        identityId: null,
+        accountId: null,
+        createdAt: at,
+        updatedAt: at,
+      });
 }
 
 /** An organization whose refund default is one POLYGON address (EVM), auto-refund on. */
-function withPolygonDefault(): { ctx: TestContext; org: ReturnType<typeof createOrganization> } {
-  const ctx = makeContext();
-  const org = createOrganization(ctx, 'Acme');
-  setRefundConfig(ctx, org.id, {
-    type: 'Address',
-    addresses: [{ network: 'POLYGON', address: EVM }],
-    autoRefund: true,
-    autoFiatReturn: false,
-  });
+async function withPolygonDefault(): Promise<{ ctx: TestContext; org: ReturnType<typeof createOrganization> }> {
+  const ctx = await makeContext();
+  const org = await createOrganization(ctx, 'Acme');
+  await setRefundConfig(ctx, org.id, {
+        type: 'Address',
+        addresses: [{ network: 'POLYGON', address: EVM }],
+        autoRefund: true,
+        autoFiatReturn: false,
+      });
   return { ctx, org };
 }
 
@@ -66,17 +66,17 @@ function fail(
 ): void {
   const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
   ctx.db
-    .transaction(() => {
-      updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
+    .transaction(async () => {
+      await updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
       for (const h of hooks) h(change);
     })
     .immediate();
 }
 
 describe('refund plan hook', () => {
-  it('is wired into the context and records a plan only on Failed', () => {
-    const { ctx, org } = withPolygonDefault();
-    insertTransaction(ctx, org.id, 'txn_1', {});
+  it('is wired into the context and records a plan only on Failed', async () => {
+    const { ctx, org } = await withPolygonDefault();
+    await insertTransaction(ctx, org.id, 'txn_1', {});
     const change: TransactionStatusChange = {
       ctx,
       orgId: org.id,
@@ -101,21 +101,21 @@ describe('refund plan hook', () => {
     expect(listRefundPlans(ctx.db, {})).toHaveLength(1);
   });
 
-  it('uses the per-transaction destination first', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
-    insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: OTHER, network: 'ETHEREUM' } });
+  it('uses the per-transaction destination first', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
+    await setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
+    await insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: OTHER, network: 'ETHEREUM' } });
     fail(ctx, org.id, 'txn_2');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({
       destinationFrom: 'transaction',
       destination: { type: 'Address', address: OTHER, network: 'ETHEREUM' },
     });
   });
 
-  it('ignores a stored per-transaction address that is not valid for its network and uses the default (logged without the address)', () => {
-    const { ctx, org } = withPolygonDefault();
-    insertTransaction(ctx, org.id, 'txn_9', { refundDestination: { address: '0xdef' } });
+  it('ignores a stored per-transaction address that is not valid for its network and uses the default (logged without the address)', async () => {
+    const { ctx, org } = await withPolygonDefault();
+    await insertTransaction(ctx, org.id, 'txn_9', { refundDestination: { address: '0xdef' } });
     fail(ctx, org.id, 'txn_9');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({
       destinationFrom: 'default',
@@ -125,51 +125,51 @@ describe('refund plan hook', () => {
     expect(ctx.logs.text()).not.toContain('0xdef');
   });
 
-  it('keeps autoRefund false in Created until dispatched, and refuses a second dispatch', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, {
-      type: 'Address',
-      addresses: [{ network: 'POLYGON', address: EVM }],
-      autoRefund: false,
-      autoFiatReturn: false,
-    });
-    insertTransaction(ctx, org.id, 'txn_3', {});
+  it('keeps autoRefund false in Created until dispatched, and refuses a second dispatch', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
+    await setRefundConfig(ctx, org.id, {
+            type: 'Address',
+            addresses: [{ network: 'POLYGON', address: EVM }],
+            autoRefund: false,
+            autoFiatReturn: false,
+          });
+    await insertTransaction(ctx, org.id, 'txn_3', {});
     fail(ctx, org.id, 'txn_3');
-    const plan = getRefundPlanForTransaction(ctx.db, 'txn_3')!;
+    const plan = (await getRefundPlanForTransaction(ctx.db, 'txn_3'))!;
     expect(plan).toMatchObject({ state: 'Created', dispatchedAt: null });
     expect(dispatchRefundPlan(ctx, plan.id)).toMatchObject({ state: 'Dispatched', dispatchedAt: isoAt(ctx.clock.now()) });
     expect(() => dispatchRefundPlan(ctx, plan.id)).toThrow(/only Created or Paused/);
     expect(() => dispatchRefundPlan(ctx, 'rfp_nope')).toThrow(/not found/);
   });
 
-  it('pauses on a stale default and dispatches when it is re-confirmed', () => {
-    const { ctx, org } = withPolygonDefault();
+  it('pauses on a stale default and dispatches when it is re-confirmed', async () => {
+    const { ctx, org } = await withPolygonDefault();
     ctx.clock.advance(90 * DAY_MS + 1);
-    insertTransaction(ctx, org.id, 'txn_4', {});
+    await insertTransaction(ctx, org.id, 'txn_4', {});
     fail(ctx, org.id, 'txn_4');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_4')!.state).toBe('Paused');
-    const re = reconfirmRefundConfig(ctx, org.id);
+    expect((await getRefundPlanForTransaction(ctx.db, 'txn_4'))!.state).toBe('Paused');
+    const re = await reconfirmRefundConfig(ctx, org.id);
     expect(re.dispatchedPlans).toHaveLength(1);
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_4')!.state).toBe('Dispatched');
+    expect((await getRefundPlanForTransaction(ctx.db, 'txn_4'))!.state).toBe('Dispatched');
   });
 
-  it('re-plans plans paused on a replaced default against the new one; re-confirming never sends them to the old address', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('re-plans plans paused on a replaced default against the new one; re-confirming never sends them to the old address', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const NEW = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
-    setRefundConfig(ctx, org.id, {
-      type: 'Address',
-      addresses: [
-        { network: 'POLYGON', address: EVM },
-        { network: 'ETHEREUM', address: EVM },
-      ],
-      autoRefund: true,
-      autoFiatReturn: false,
-    });
+    await setRefundConfig(ctx, org.id, {
+            type: 'Address',
+            addresses: [
+              { network: 'POLYGON', address: EVM },
+              { network: 'ETHEREUM', address: EVM },
+            ],
+            autoRefund: true,
+            autoFiatReturn: false,
+          });
     ctx.clock.advance(90 * DAY_MS + 1);
-    insertTransaction(ctx, org.id, 'txn_a', { network: 'POLYGON' });
-    insertTransaction(ctx, org.id, 'txn_b', { network: 'ETHEREUM' });
+    await insertTransaction(ctx, org.id, 'txn_a', { network: 'POLYGON' });
+    await insertTransaction(ctx, org.id, 'txn_b', { network: 'ETHEREUM' });
     fail(ctx, org.id, 'txn_a');
     fail(ctx, org.id, 'txn_b');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_a')).toMatchObject({
@@ -179,12 +179,12 @@ describe('refund plan hook', () => {
     });
 
     // The new default has a POLYGON address only: txn_a goes to it, txn_b has no destination any more.
-    const set = setRefundConfig(ctx, org.id, {
-      type: 'Address',
-      addresses: [{ network: 'POLYGON', address: NEW }],
-      autoRefund: true,
-      autoFiatReturn: false,
-    });
+    const set = await setRefundConfig(ctx, org.id, {
+          type: 'Address',
+          addresses: [{ network: 'POLYGON', address: NEW }],
+          autoRefund: true,
+          autoFiatReturn: false,
+        });
     expect(set.replannedPlans).toHaveLength(2);
     const a = getRefundPlanForTransaction(ctx.db, 'txn_a')!;
     expect(a).toMatchObject({
@@ -198,35 +198,35 @@ describe('refund plan hook', () => {
     expect(getRefundPlanForTransaction(ctx.db, 'txn_b')).toMatchObject({ state: 'NoDestination', destination: null, defaultVersion: null });
 
     // Re-confirming the new default dispatches nothing (and nothing to the old address).
-    expect(reconfirmRefundConfig(ctx, org.id).dispatchedPlans).toEqual([]);
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_b')!.state).toBe('NoDestination');
+    expect((await reconfirmRefundConfig(ctx, org.id)).dispatchedPlans).toEqual([]);
+    expect((await getRefundPlanForTransaction(ctx.db, 'txn_b'))!.state).toBe('NoDestination');
   });
 
-  it('re-confirming releases only the plans paused on the same default version', () => {
-    const { ctx, org } = withPolygonDefault();
+  it('re-confirming releases only the plans paused on the same default version', async () => {
+    const { ctx, org } = await withPolygonDefault();
     ctx.clock.advance(90 * DAY_MS + 1);
-    insertTransaction(ctx, org.id, 'txn_c', {});
-    insertTransaction(ctx, org.id, 'txn_d', {});
+    await insertTransaction(ctx, org.id, 'txn_c', {});
+    await insertTransaction(ctx, org.id, 'txn_d', {});
     fail(ctx, org.id, 'txn_c');
     fail(ctx, org.id, 'txn_d');
     // txn_d's plan was made from another default (e.g. recorded before versions existed and not attributable).
-    const d = getRefundPlanForTransaction(ctx.db, 'txn_d')!;
-    replaceRefundPlanDecision(ctx.db, d.id, d, null, d.updatedAt);
-    const re = reconfirmRefundConfig(ctx, org.id);
-    expect(re.dispatchedPlans).toEqual([getRefundPlanForTransaction(ctx.db, 'txn_c')!.id]);
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_c')!.state).toBe('Dispatched');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_d')!.state).toBe('Paused');
+    const d = (await getRefundPlanForTransaction(ctx.db, 'txn_d'))!;
+    await replaceRefundPlanDecision(ctx.db, d.id, d, null, d.updatedAt);
+    const re = await reconfirmRefundConfig(ctx, org.id);
+    expect(re.dispatchedPlans).toEqual([(await getRefundPlanForTransaction(ctx.db, 'txn_c'))!.id]);
+    expect((await getRefundPlanForTransaction(ctx.db, 'txn_c'))!.state).toBe('Dispatched');
+    expect((await getRefundPlanForTransaction(ctx.db, 'txn_d'))!.state).toBe('Paused');
   });
 
-  it('marks a failed fiat payout for manual handling unless autoFiatReturn', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
-    insertTransaction(ctx, org.id, 'txn_5', { type: 'Withdrawal', network: null });
+  it('marks a failed fiat payout for manual handling unless autoFiatReturn', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
+    await setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
+    await insertTransaction(ctx, org.id, 'txn_5', { type: 'Withdrawal', network: null });
     fail(ctx, org.id, 'txn_5');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_5')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat' });
-    setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: true });
-    insertTransaction(ctx, org.id, 'txn_6', { type: 'Withdrawal', network: null });
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_5')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat' });
+    await setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: true });
+    await insertTransaction(ctx, org.id, 'txn_6', { type: 'Withdrawal', network: null });
     fail(ctx, org.id, 'txn_6');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({
       state: 'Dispatched',
@@ -235,20 +235,20 @@ describe('refund plan hook', () => {
     });
   });
 
-  it('returns a failed fiat payout as crypto to the Address default of its source network (autoFiatReturn true)', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('returns a failed fiat payout as crypto to the Address default of its source network (autoFiatReturn true)', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
-    setRefundConfig(ctx, org.id, {
-      type: 'Address',
-      addresses: [
-        { network: 'TRON', address: TRON },
-        { network: 'POLYGON', address: EVM },
-      ],
-      autoRefund: true,
-      autoFiatReturn: true,
-    });
-    insertTransaction(ctx, org.id, 'txn_7', { type: 'Withdrawal', network: null, source: { network: 'POLYGON', accountId: 'acc_1' } });
+    await setRefundConfig(ctx, org.id, {
+            type: 'Address',
+            addresses: [
+              { network: 'TRON', address: TRON },
+              { network: 'POLYGON', address: EVM },
+            ],
+            autoRefund: true,
+            autoFiatReturn: true,
+          });
+    await insertTransaction(ctx, org.id, 'txn_7', { type: 'Withdrawal', network: null, source: { network: 'POLYGON', accountId: 'acc_1' } });
     fail(ctx, org.id, 'txn_7');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_7')).toMatchObject({
       state: 'Dispatched',
@@ -257,16 +257,16 @@ describe('refund plan hook', () => {
       destination: { type: 'Address', network: 'POLYGON', address: EVM },
     });
     // No source network and two addresses: nothing to choose by, an operator handles it.
-    insertTransaction(ctx, org.id, 'txn_8', { type: 'Withdrawal', network: null, source: { iban: 'DE00' } });
+    await insertTransaction(ctx, org.id, 'txn_8', { type: 'Withdrawal', network: null, source: { iban: 'DE00' } });
     fail(ctx, org.id, 'txn_8');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_8')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat', destination: null });
   });
 
-  it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', () => {
-    const { ctx, org } = withPolygonDefault();
+  it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', async () => {
+    const { ctx, org } = await withPolygonDefault();
     const t = createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
-    const planRows = () => listRefundPlans(ctx.db, {}).length;
-    const eventTypes = () => listEventsAfter(ctx.db, org.id, null, 100).map((e) => e.type);
+    const planRows = async () => (await listRefundPlans(ctx.db, {})).length;
+    const eventTypes = async () => (await listEventsAfter(ctx.db, org.id, null, 100)).map((e) => e.type);
     expect(eventTypes()).toEqual(['Transaction_Created']);
 
     // The failure is injected at the last step of recording the plan (its log line), after the
@@ -295,9 +295,9 @@ describe('refund plan hook', () => {
     expect(getRefundPlanForTransaction(ctx.db, t.id)).toMatchObject({ state: 'Dispatched' });
   });
 
-  it('refuses to record a plan for an unknown transaction', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('refuses to record a plan for an unknown transaction', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     expect(() => fail(ctx, org.id, 'txn_missing')).toThrow(/not found/);
     expect(listRefundPlans(ctx.db, {})).toEqual([]);
   });

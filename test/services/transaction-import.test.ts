@@ -55,47 +55,47 @@ const row = (ctx: TestContext, orgId: string, id: string, provider: string | nul
 const count = (db: Db, orgId: string) => countTransactions(db, orgId, 'imported');
 
 describe('transaction import deduplication', () => {
-  it('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const other = openDatabase(ctx.config.database.path, { busyTimeoutMs: 0 });
     let otherWrite: unknown = 'not attempted';
-    race.beforeCheck = () => {
+    race.beforeCheck = async () => {
       try {
-        insertImportedTransaction(other, row(ctx, org.id, 'txn_other_1', 'P1', 'p-1'));
+        await insertImportedTransaction(other, row(ctx, org.id, 'txn_other_1', 'P1', 'p-1'));
         otherWrite = 'written';
       } catch (err) {
         otherWrite = (err as { code?: string }).code;
       }
     };
-    expect(importTransactions(ctx, org.id, CSV, 'csv').imported).toBe(2);
+    expect((await importTransactions(ctx, org.id, CSV, 'csv')).imported).toBe(2);
     expect(otherWrite).toBe('SQLITE_BUSY');
-    expect(count(ctx.db, org.id)).toBe(2);
+    expect(await count(ctx.db, org.id)).toBe(2);
     // The other writer now finds the rows and is refused by the UNIQUE index too.
-    expect(() => insertImportedTransaction(other, row(ctx, org.id, 'txn_other_2', 'P1', 'p-1'))).toThrow(/UNIQUE/);
-    other.close();
+    expect(async () => await insertImportedTransaction(other, row(ctx, org.id, 'txn_other_2', 'P1', 'p-1'))).toThrow(/UNIQUE/);
+    await other.close();
   });
 
-  it('refuses a second copy of (organization, provider, providerTransactionId) at the database, with or without a provider', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    const org2 = createOrganization(ctx, 'Other');
-    insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_a', 'P1', 'x'));
-    insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_b', null, 'x'));
-    expect(() => insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_c', 'P1', 'x'))).toThrow(/UNIQUE/);
-    expect(() => insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_d', null, 'x'))).toThrow(/UNIQUE/);
-    insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_e', 'P2', 'x'));
-    insertImportedTransaction(ctx.db, row(ctx, org2.id, 'txn_f', 'P1', 'x'));
-    expect(count(ctx.db, org.id)).toBe(3);
+  it('refuses a second copy of (organization, provider, providerTransactionId) at the database, with or without a provider', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
+    const org2 = await createOrganization(ctx, 'Other');
+    await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_a', 'P1', 'x'));
+    await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_b', null, 'x'));
+    expect(async () => await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_c', 'P1', 'x'))).toThrow(/UNIQUE/);
+    expect(async () => await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_d', null, 'x'))).toThrow(/UNIQUE/);
+    await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_e', 'P2', 'x'));
+    await insertImportedTransaction(ctx.db, row(ctx, org2.id, 'txn_f', 'P1', 'x'));
+    expect(await count(ctx.db, org.id)).toBe(3);
   });
 
-  it('refuses a re-import naming every duplicate line, and lists them with the bad lines of a refused file', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
-    importTransactions(ctx, org.id, CSV, 'csv');
-    const refusal = (text: string) => {
+  it('refuses a re-import naming every duplicate line, and lists them with the bad lines of a refused file', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
+    await importTransactions(ctx, org.id, CSV, 'csv');
+    const refusal = async (text: string) => {
       try {
-        importTransactions(ctx, org.id, text, 'csv');
+        await importTransactions(ctx, org.id, text, 'csv');
       } catch (err) {
         return (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
       }
@@ -105,17 +105,17 @@ describe('transaction import deduplication', () => {
       { path: 'line 2.providerTransactionId', message: 'already imported' },
       { path: 'line 3.providerTransactionId', message: 'already imported' },
     ]);
-    expect(refusal(CSV + '\nDeposit,Nope,P1,p-3,InLine,1,1,2026-01-01T00:00:00Z').map((e) => e.path)).toEqual([
+    expect((await refusal(CSV + '\nDeposit,Nope,P1,p-3,InLine,1,1,2026-01-01T00:00:00Z')).map((e) => e.path)).toEqual([
       'line 2.providerTransactionId',
       'line 3.providerTransactionId',
       'line 4.status',
     ]);
-    expect(count(ctx.db, org.id)).toBe(2);
+    expect(await count(ctx.db, org.id)).toBe(2);
   });
 
-  it('refuses a country or corridor that is not on the ISO 3166-1 list, and takes ZZ, unknown', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('refuses a country or corridor that is not on the ISO 3166-1 list, and takes ZZ, unknown', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const line = (i: number, extra: Record<string, string>) =>
       JSON.stringify({
         type: 'Deposit',
@@ -128,26 +128,26 @@ describe('transaction import deduplication', () => {
       });
     let errors: { path: string; message: string }[] = [];
     try {
-      importTransactions(
-        ctx,
-        org.id,
-        [line(1, { country: 'QQ' }), line(2, { corridor: 'US-UK' }), line(3, { country: 'MX', corridor: 'US-MX' })].join('\n'),
-        'jsonl',
-      );
+      await importTransactions(
+                ctx,
+                org.id,
+                [line(1, { country: 'QQ' }), line(2, { corridor: 'US-UK' }), line(3, { country: 'MX', corridor: 'US-MX' })].join('\n'),
+                'jsonl',
+              );
     } catch (err) {
       errors = (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
     }
     expect(errors.map((e) => e.path)).toEqual(['line 1.country', 'line 2.corridor']);
     expect(count(ctx.db, org.id)).toBe(0);
-    importTransactions(ctx, org.id, [line(1, { country: 'ZZ', corridor: 'ZZ-MX' }), line(2, { country: 'XK' })].join('\n'), 'jsonl');
+    await importTransactions(ctx, org.id, [line(1, { country: 'ZZ', corridor: 'ZZ-MX' }), line(2, { country: 'XK' })].join('\n'), 'jsonl');
     expect(count(ctx.db, org.id)).toBe(2);
   });
 });
 
 describe('import progress', () => {
-  it('counts the transactions of the file (not blank lines) and ends at 100%', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('counts the transactions of the file (not blank lines) and ends at 100%', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const lines = Array.from({ length: 1203 }, (_, i) =>
       JSON.stringify({
         type: 'Deposit',
@@ -160,7 +160,7 @@ describe('import progress', () => {
     );
     const text = ['', ...lines.slice(0, 600), '   ', '', ...lines.slice(600), '', ''].join('\n');
     const calls: [number, number][] = [];
-    importTransactions(ctx, org.id, text, 'jsonl', (done, total) => calls.push([done, total]));
+    await importTransactions(ctx, org.id, text, 'jsonl', (done, total) => calls.push([done, total]));
     expect(calls).toEqual([
       [500, 1203],
       [1000, 1203],
@@ -168,13 +168,13 @@ describe('import progress', () => {
     ]);
   });
 
-  it('counts the identities of the file (not blank lines) and ends at 100%', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('counts the identities of the file (not blank lines) and ends at 100%', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const good = JSON.stringify({ type: 'Personal', data: { firstName: 'Ana' } });
     const lines = ['', ...Array.from({ length: 501 }, () => good), '', '  ', good, ''];
     const calls: [number, number][] = [];
-    expect(importIdentities(ctx, org.id, lines, (done, total) => calls.push([done, total])).imported).toBe(502);
+    expect((await importIdentities(ctx, org.id, lines, (done, total) => calls.push([done, total]))).imported).toBe(502);
     expect(calls).toEqual([
       [500, 502],
       [502, 502],
@@ -183,9 +183,9 @@ describe('import progress', () => {
 });
 
 describe('imported instants', () => {
-  it('refuses a createdAt or updatedAt whose UTC instant is outside the years 0000 to 9999, which the date filters could not place', () => {
-    const ctx = makeContext();
-    const org = createOrganization(ctx, 'Acme');
+  it('refuses a createdAt or updatedAt whose UTC instant is outside the years 0000 to 9999, which the date filters could not place', async () => {
+    const ctx = await makeContext();
+    const org = await createOrganization(ctx, 'Acme');
     const line = (createdAt: string, updatedAt?: string) =>
       JSON.stringify({
         type: 'Deposit',
@@ -199,24 +199,24 @@ describe('imported instants', () => {
     let errors: { path: string; message: string }[] = [];
     try {
       // 23:30 at -01:00 is 10000-01-01T00:30Z in UTC; 00:30 at +01:00 of 0000-01-01 is in year -1.
-      importTransactions(
-        ctx,
-        org.id,
-        [
-          line('9999-12-31T23:30:00-01:00'),
-          line('2026-01-01T00:00:00Z', '9999-12-31T23:30:00-01:00'),
-          line('0000-01-01T00:30:00+01:00'),
-        ].join('\n'),
-        'jsonl',
-      );
+      await importTransactions(
+                ctx,
+                org.id,
+                [
+                  line('9999-12-31T23:30:00-01:00'),
+                  line('2026-01-01T00:00:00Z', '9999-12-31T23:30:00-01:00'),
+                  line('0000-01-01T00:30:00+01:00'),
+                ].join('\n'),
+                'jsonl',
+              );
     } catch (err) {
       errors = (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
     }
     expect(errors.map((e) => e.path)).toEqual(['line 1.createdAt', 'line 2.updatedAt', 'line 3.createdAt']);
     expect(count(ctx.db, org.id)).toBe(0);
     // The last instants of year 9999 and the first of year 0000, in UTC, are imported and filtered as dated.
-    importTransactions(ctx, org.id, [line('9999-12-31T23:30:00+01:00'), line('0000-01-01T00:30:00-00:00')].join('\n'), 'jsonl');
-    const sample = (q: Record<string, string>) => benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(q)).sampleSize;
+    await importTransactions(ctx, org.id, [line('9999-12-31T23:30:00+01:00'), line('0000-01-01T00:30:00-00:00')].join('\n'), 'jsonl');
+    const sample = async (q: Record<string, string>) => (await benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(q))).sampleSize;
     expect([
       sample({ toDate: '2026-01-31' }),
       sample({ fromDate: '2026-01-31' }),

@@ -30,12 +30,12 @@ export function tempDir(prefix = 'borderd-test-'): string {
 }
 
 /** A database file migrated up to, not including, migration `version`: rows written as an older release stored them, then `migrate(db)`. */
-export function databaseBefore(version: number): Db {
+export async function databaseBefore(version: number): Promise<Db> {
   const db = openDatabase(join(tempDir(), 'm.db'));
-  migrate(
-    db,
-    listMigrations().filter((m) => m.version < version),
-  );
+  await migrate(
+        db,
+        listMigrations().filter((m) => m.version < version),
+      );
   return db;
 }
 
@@ -57,13 +57,13 @@ export interface TestContext extends AppContext {
 }
 
 /** A fresh database in its own temp dir, a manual clock, and logs captured in memory. */
-export function makeContext(overrides: Record<string, unknown> = {}, clockStart?: string): TestContext {
+export async function makeContext(overrides: Record<string, unknown> = {}, clockStart?: string): Promise<TestContext> {
   const dir = tempDir();
   const flags: Record<string, unknown> = { 'database.path': join(dir, 'borderd.db'), 'log.level': 'debug', ...overrides };
   const config = loadConfig({ env: {}, flags });
   const logs = new LogCapture();
   const clock = new ManualClock(clockStart ? Date.parse(clockStart) : Date.now());
-  const ctx = createContext(config, { clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) });
+  const ctx = await createContext(config, { clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) });
   cleanups.unshift(() => ctx.db.open && ctx.db.close());
   return Object.assign(ctx, { clock, logs });
 }
@@ -80,7 +80,7 @@ export function makeApi(ctx: AppContext) {
 
 /** An organization with one client and a valid access token for it. */
 export async function makeOrg(ctx: AppContext, tokens: TokenService, opts: { name?: string; piiAccess?: PiiAccess } = {}) {
-  const org = createOrganization(ctx, opts.name ?? 'Acme');
+  const org = await createOrganization(ctx, opts.name ?? 'Acme');
   const client = await createApiClient(ctx, { orgId: org.id, piiAccess: opts.piiAccess ?? 'all' });
   const issued = await tokens.issue({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: opts.piiAccess });
   return { org, client, token: issued.accessToken, auth: `Bearer ${issued.accessToken}` };

@@ -80,9 +80,9 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
       404: { description: 'unknown organization or identity' },
     },
     groupCommit: true,
-    handler: ({ ctx, params, body }) => ({
+    handler: async ({ ctx, params, body }) => ({
       status: 201,
-      body: presentAccount(createAccount(ctx, params.orgId, body), ctx.config.accounts.legacyFields),
+      body: presentAccount(await createAccount(ctx, params.orgId, body), ctx.config.accounts.legacyFields),
     }),
   });
 

@@ -252,8 +252,8 @@ function follow(
   res.on('close', () => end());
 
   /** Announces the current key unless already announced; returns its id. */
-  const announceKey = (): string | undefined => {
-    const key = currentSigningKey(ctx, orgId);
+  const announceKey = async (): Promise<string | undefined> => {
+    const key = await currentSigningKey(ctx, orgId);
     if (key && key.keyId !== announcedKey) {
       announcedKey = key.keyId;
       res.write(sseMessage('signing-key', { keyId: key.keyId, publicKey: key.publicKey, algorithm: key.algorithm }));
@@ -262,14 +262,14 @@ function follow(
   };
 
   const sendBatch = async (): Promise<number> => {
-    const rows = listEventsAfter(ctx.db, orgId, cursor, batchSize);
+    const rows = await listEventsAfter(ctx.db, orgId, cursor, batchSize);
     if (rows.length === 0) return 0;
     // The process's signatures, shared with the dispatcher: stored ones reused, the others made on
     // the thread pool one stream's batch at a time, and stored (docs/receiver.md).
     const signed = await signatures.signBatch(orgId, rows);
     if (closed) return 0;
     // A rotation while the batch was signed: announce the new key, and sign the batch again with it.
-    if (signed.keyId !== announcedKey && announceKey() !== signed.keyId) return sendBatch();
+    if (signed.keyId !== announcedKey && (await announceKey()) !== signed.keyId) return sendBatch();
     rows.forEach((row, i) =>
       res.write(sseMessage(row.type, { body: row.body, signature: signed.signatures[i], keyId: signed.keyId }, row.id)),
     );
@@ -285,7 +285,7 @@ function follow(
       // An organization without a webhook has no key yet: its pair is made off the main thread.
       const pair = await pairIfKeyless(ctx, orgId);
       if (pair) await commit(() => ensureSigningKey(ctx, orgId, pair));
-      announceKey();
+      await announceKey();
       while (!closed) {
         pending = false;
         while (!closed && (await sendBatch()) === batchSize) {

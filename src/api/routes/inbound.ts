@@ -67,13 +67,13 @@ export const inboundRoutes: RouteModule = (api, deps) => {
       415: { description: 'the body is not JSON, or not in UTF-8' },
     },
     groupCommit: true, // a burst of notifications shares one fsync; each is on disk before its 200
-    handler: ({ ctx, req, body }) => {
+    handler: async ({ ctx, req, body }) => {
       if (!req.rawBody) throw badRequest('validation_failed', 'the body must be a JSON object', [{ path: 'body', message: 'required' }]);
       // The row keeps the body as UTF-8 text and the worker parses that text again. The JSON parser
       // also decodes UTF-16 and UTF-32: such a body would be answered 200 and then never be readable.
       if (req.rawBodyCharset !== 'utf-8')
         throw new BorderdError(415, 'unsupported_media_type', 'card-network notifications must be UTF-8 JSON');
-      const result = receiveNotification(ctx, body, req.rawBody.toString('utf8'));
+      const result = await receiveNotification(ctx, body, req.rawBody.toString('utf8'));
       return { status: 200, body: { received: true, eventId: result.eventId, duplicate: result.duplicate } };
     },
   });

@@ -43,8 +43,8 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
       400: { description: 'invalid destination (field named)' },
     },
     groupCommit: true,
-    handler: ({ ctx, body, auth }) => {
-      const { replannedPlans: _plans, ...config } = setRefundConfig(ctx, auth.orgId, body);
+    handler: async ({ ctx, body, auth }) => {
+      const { replannedPlans: _plans, ...config } = await setRefundConfig(ctx, auth.orgId, body);
       return { body: config };
     },
   });
@@ -59,8 +59,8 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     responses: { 200: { description: 'the RefundConfig', schema: refundConfigSchema }, 404: { description: 'no default is set' } },
     groupCommit: true,
-    handler: ({ ctx, auth }) => {
-      const { dispatchedPlans: _plans, ...config } = reconfirmRefundConfig(ctx, auth.orgId);
+    handler: async ({ ctx, auth }) => {
+      const { dispatchedPlans: _plans, ...config } = await reconfirmRefundConfig(ctx, auth.orgId);
       return { body: config };
     },
   });

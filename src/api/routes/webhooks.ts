@@ -125,8 +125,8 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     params: idParams,
     responses: { 204: { description: 'deleted' }, 404: { description: "unknown id or another organization's" } },
     groupCommit: true,
-    handler: ({ ctx, auth, params }) => {
-      deleteWebhook(ctx, auth.orgId, params.id);
+    handler: async ({ ctx, auth, params }) => {
+      await deleteWebhook(ctx, auth.orgId, params.id);
       return { status: 204 };
     },
   });

@@ -77,11 +77,11 @@ export class Dispatcher implements Worker {
   #started = false;
   #unlisten: (() => void) | undefined;
   readonly #wake = () => this.#schedulePass();
-  readonly #tick = () => {
+  readonly #tick = async () => {
     this.#pools.closeIdle();
     // A webhook with no pool (closed as idle, or never made: a refused target) and nothing in hand.
     this.#unanswered.forget(this.#idle);
-    this.#leases.renew();
+    await this.#leases.renew();
     this.#schedulePass();
   };
   readonly #idle = (webhookId: string) => !this.#pools.has(webhookId) && !this.#slots.holds(webhookId);

@@ -7,13 +7,13 @@ import { CLAIM_ROUNDS, claimCapacity, ClaimPlanner, shareClaims } from '../../..
 import type { ClaimedDelivery, DueWebhook } from '../../../src/store/deliveries.js';
 
 describe('shareClaims', () => {
-  function claims(due: string[], held: Record<string, number>, budget: number, wants: Record<string, number> = {}) {
+  async function claims(due: string[], held: Record<string, number>, budget: number, wants: Record<string, number> = {}) {
     const got: Record<string, number> = {};
-    shareClaims(new Set(due), new Map(Object.entries(held)), budget, (orgId, room) => {
-      const took = Math.max(0, Math.min(room, (wants[orgId] ?? Infinity) - (got[orgId] ?? 0)));
-      got[orgId] = (got[orgId] ?? 0) + took;
-      return took;
-    });
+    await shareClaims(new Set(due), new Map(Object.entries(held)), budget, (orgId, room) => {
+            const took = Math.max(0, Math.min(room, (wants[orgId] ?? Infinity) - (got[orgId] ?? 0)));
+            got[orgId] = (got[orgId] ?? 0) + took;
+            return took;
+          });
     return got;
   }
 
@@ -82,12 +82,12 @@ describe('a pass’s claims', () => {
     ]);
   });
 
-  it('claims each webhook up to its room, counting what it took this pass, and asks no more of one that gave fewer rows than asked', () => {
+  it('claims each webhook up to its room, counting what it took this pass, and asks no more of one that gave fewer rows than asked', async () => {
     const planner = new ClaimPlanner();
     const due = [hook('a', 'o1'), hook('b', 'o1'), hook('c', 'o1'), hook('x', 'o2')];
     const { calls, take } = rows({ a: 100, b: 1, c: 100, x: 1 });
     const room: Record<string, number> = { a: 3, b: 8, c: 8, x: 8 };
-    const claimed = planner.claim(planner.plan(due), new Map(), 10, (id) => room[id]!, take);
+    const claimed = await planner.claim(planner.plan(due), new Map(), 10, (id) => room[id]!, take);
     // First round, 5 each: o1 takes a's room (3), b's one row, one of c's; o2 only has 1. Then o1
     // gets the 4 left: a has no room left and b gave fewer than asked, so only c is asked.
     expect(calls).toEqual([
@@ -107,19 +107,19 @@ describe('a pass’s claims', () => {
     expect(planner.starved).toBe(false);
   });
 
-  it('asks nothing of a webhook without room', () => {
+  it('asks nothing of a webhook without room', async () => {
     const planner = new ClaimPlanner();
     const { calls, take } = rows({ a: 100, b: 100 });
-    const claimed = planner.claim(planner.plan([hook('a', 'o1'), hook('b', 'o1')]), new Map(), 10, (id) => (id === 'a' ? 0 : 2), take);
+    const claimed = await planner.claim(planner.plan([hook('a', 'o1'), hook('b', 'o1')]), new Map(), 10, (id) => (id === 'a' ? 0 : 2), take);
     expect(calls).toEqual([['b', 2]]);
     expect(got(claimed)).toEqual([['b', 2]]);
   });
 
-  it('stops at an organization’s share, and says the pass ran out of claims while webhooks were still due', () => {
+  it('stops at an organization’s share, and says the pass ran out of claims while webhooks were still due', async () => {
     const planner = new ClaimPlanner();
     const due = [hook('a', 'o1'), hook('b', 'o1'), hook('x', 'o2')];
     const { take } = rows({ a: 100, b: 100, x: 100 });
-    const claimed = planner.claim(planner.plan(due), new Map(), 8, () => 16, take);
+    const claimed = await planner.claim(planner.plan(due), new Map(), 8, () => 16, take);
     expect(got(claimed)).toEqual([
       ['a', 4],
       ['x', 4],

@@ -43,7 +43,7 @@ describe('delivery', () => {
     const tampered = { ...receiver.received[0]!, body: Buffer.from(receiver.received[0]!.body.toString().replace('125.50', '925.50')) };
     expect(verifiesWithOpenssl(tampered, pem)).toBe(false);
     expect(verifiesWithNode(tampered, pem)).toBe(false);
-    const dlv = listDeliveries(ctx.db, { state: 'delivered', limit: 10 });
+    const dlv = await listDeliveries(ctx.db, { state: 'delivered', limit: 10 });
     expect(dlv).toHaveLength(2);
     // One log line per attempt, with ids; never the url, the signature or the body.
     const lines = ctx.logs.lines.filter((l) => l.msg === 'delivery attempt');
@@ -65,7 +65,7 @@ describe('delivery', () => {
     const newPem = await publicPem();
     expect(newPem).toBe(rotated.body.publicKey);
     expect(newPem).not.toBe(oldPem);
-    replayEvent(ctx, String(receiver.received[0]!.headers['x-event-id']));
+    await replayEvent(ctx, String(receiver.received[0]!.headers['x-event-id']));
     await dispatcher.runOnce();
     const [before, after] = receiver.received;
     expect(before!.body.equals(after!.body)).toBe(true);
@@ -83,7 +83,7 @@ describe('delivery', () => {
     expect(del.status).toBe(204);
     expect(await dispatcher.runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(0);
-    expect(listDeliveries(ctx.db, { limit: 5 }).map((d) => d.state)).toEqual(['cancelled']);
+    expect((await listDeliveries(ctx.db, { limit: 5 })).map((d) => d.state)).toEqual(['cancelled']);
     expect((await http.get(`/v1/notifications/webhooks/settings/${webhookId}`).set('authorization', org.auth)).status).toBe(404);
   });
 });
@@ -93,11 +93,11 @@ describe('address checks at send time', () => {
     const ctx0 = await setup();
     newTx(ctx0.ctx, ctx0.org.org.id);
     // The same database, read by a daemon configured for production rules.
-    const strict = makeContext({ 'database.path': ctx0.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
+    const strict = await makeContext({ 'database.path': ctx0.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
     const d = new Dispatcher(strict, { random: () => 0.5 });
     await d.runOnce();
     expect(ctx0.receiver.received).toHaveLength(0);
-    expect(listDeliveries(strict.db, { limit: 1 })[0]!.lastError).toMatch(/refused/);
+    expect((await listDeliveries(strict.db, { limit: 1 }))[0]!.lastError).toMatch(/refused/);
   });
 
   it('resolves names and connects only to an address the policy allows (no DNS rebinding to loopback)', async () => {
@@ -106,10 +106,10 @@ describe('address checks at send time', () => {
     const url = dev.receiver.url.replace('127.0.0.1', 'localhost');
     await dev.http.patch(`/v1/notifications/webhooks/settings/${dev.webhookId}`).set('authorization', dev.org.auth).send({ url });
     newTx(dev.ctx, dev.org.org.id);
-    const strict = makeContext({ 'database.path': dev.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
+    const strict = await makeContext({ 'database.path': dev.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
     await new Dispatcher(strict, { random: () => 0.5 }).runOnce();
     expect(dev.receiver.received).toHaveLength(0);
-    expect(listDeliveries(strict.db, { limit: 1 })[0]!.lastError).toMatch(/ERR_WEBHOOK_ADDRESS_REFUSED/);
+    expect((await listDeliveries(strict.db, { limit: 1 }))[0]!.lastError).toMatch(/ERR_WEBHOOK_ADDRESS_REFUSED/);
     // The development policy lets the same name through.
     strict.clock.advance(10_000);
     dev.ctx.clock.set(strict.clock.now());

@@ -14,7 +14,7 @@ describe('failed sends', () => {
     receiver.setResponder(() => undefined); // never answers
     newTx(ctx, org.org.id);
     await dispatcher.runOnce();
-    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect(d!.state).toBe('pending');
     expect(d!.lastError).toMatch(/timeout|abort/i);
     receiver.setResponder((_r, res) => {
@@ -23,7 +23,7 @@ describe('failed sends', () => {
     });
     ctx.clock.advance(10_000);
     await dispatcher.runOnce();
-    expect(getDelivery(ctx.db, d!.id)!.lastStatus).toBe(302);
+    expect((await getDelivery(ctx.db, d!.id))!.lastStatus).toBe(302);
     // Exactly the two attempts, both to the webhook's own path; nothing ever reached the redirect target.
     expect(receiver.received.map((r) => r.url)).toEqual(['/hook', '/hook']);
     expect(receiver.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(['1', '2']);
@@ -32,7 +32,7 @@ describe('failed sends', () => {
     await http.patch(`/v1/notifications/webhooks/settings/${webhookId}`).set('authorization', org.auth).send({ url: closedUrl });
     ctx.clock.advance(400_000);
     await dispatcher.runOnce();
-    expect(getDelivery(ctx.db, d!.id)!.lastError).toMatch(/ECONNREFUSED/);
+    expect((await getDelivery(ctx.db, d!.id))!.lastError).toMatch(/ECONNREFUSED/);
     expect(receiver.received.map((r) => r.url)).toEqual(['/hook', '/hook']);
   });
 });
@@ -133,6 +133,6 @@ describe('a send whose deadline timer fires late', () => {
       // held
     }
     expect(await sending).toBe(1);
-    expect(listDeliveries(ctx.db, { limit: 1 })[0]).toMatchObject({ state: 'delivered', lastStatus: 200, attempts: 1 });
+    expect((await listDeliveries(ctx.db, { limit: 1 }))[0]).toMatchObject({ state: 'delivered', lastStatus: 200, attempts: 1 });
   });
 });

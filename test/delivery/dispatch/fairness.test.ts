@@ -69,7 +69,7 @@ describe('sharing the process between organizations', () => {
         await stalled.waitFor(2);
         newTx(ctx, orgB.org.id);
         // B's row is claimed although A holds every claim the process has.
-        await vi.waitFor(() => expect(leasedDeliveries(ctx.db).filter((d) => d.orgId === orgB.org.id)).toHaveLength(1));
+        await vi.waitFor(async () => expect((await leasedDeliveries(ctx.db)).filter((d) => d.orgId === orgB.org.id)).toHaveLength(1));
         held.shift()!.end('ok');
         // The slot A's answer freed goes to B, not to A's next queued row.
         await fast.waitFor(1);

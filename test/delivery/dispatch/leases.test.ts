@@ -16,17 +16,17 @@ describe('leases', () => {
   it('never sends a leased attempt twice; an expired lease (crash mid-send) is claimable again', async () => {
     const { ctx, org, receiver, dispatcher } = await setup();
     newTx(ctx, org.org.id);
-    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    const [d] = await listDeliveries(ctx.db, { limit: 1 });
     const now = ctx.clock.now();
-    expect(claimDue(ctx.db, d!.webhookId, 'dead-process', now, now + ctx.config.delivery.leaseMs, 1).map((r) => r.id)).toEqual([d!.id]);
+    expect((await claimDue(ctx.db, d!.webhookId, 'dead-process', now, now + ctx.config.delivery.leaseMs, 1)).map((r) => r.id)).toEqual([d!.id]);
     // Leased: another claim does not take it.
-    expect(claimDue(ctx.db, d!.webhookId, 'someone-else', now, now + 1000, 10)).toEqual([]);
-    expect(deliveryLease(ctx.db, d!.id)?.claimedBy).toBe('dead-process');
+    expect(await claimDue(ctx.db, d!.webhookId, 'someone-else', now, now + 1000, 10)).toEqual([]);
+    expect((await deliveryLease(ctx.db, d!.id))?.claimedBy).toBe('dead-process');
     expect(await dispatcher.runOnce()).toBe(0);
     ctx.clock.advance(ctx.config.delivery.leaseMs + 1);
     expect(await dispatcher.runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(1);
-    expect(getDelivery(ctx.db, d!.id)!.state).toBe('delivered');
+    expect((await getDelivery(ctx.db, d!.id))!.state).toBe('delivered');
   });
 
   it('two processes (two connections to one file) running at once send each delivery exactly once', async () => {
@@ -36,7 +36,7 @@ describe('leases', () => {
     const EVENTS = 60;
     for (let i = 0; i < EVENTS; i++) newTx(ctx, org.org.id);
     // A second context is a second better-sqlite3 connection (as a second process has), with its own clock.
-    const other = makeContext({ 'database.path': ctx.config.database.path, 'delivery.pollIntervalMs': 5 });
+    const other = await makeContext({ 'database.path': ctx.config.database.path, 'delivery.pollIntervalMs': 5 });
     other.clock.set(ctx.clock.now());
     const a = new Dispatcher(ctx, { random: () => 0.5, owner: 'process-a' });
     const b = new Dispatcher(other, { random: () => 0.5, owner: 'process-b' });
@@ -55,8 +55,8 @@ describe('leases', () => {
     const ids = receiver.received.map((r) => String(r.headers['x-event-id']));
     expect(ids).toHaveLength(EVENTS);
     expect(new Set(ids).size).toBe(EVENTS);
-    expect(listDeliveries(ctx.db, { state: 'delivered', limit: 100 })).toHaveLength(EVENTS);
-    const attempts = listDeliveries(ctx.db, { limit: 100 }).reduce((n, d) => n + listAttempts(ctx.db, d.id).length, 0);
+    expect(await listDeliveries(ctx.db, { state: 'delivered', limit: 100 })).toHaveLength(EVENTS);
+    const attempts = (await listDeliveries(ctx.db, { limit: 100 })).reduce((n, d) => n + listAttempts(ctx.db, d.id).length, 0);
     expect(attempts).toBe(EVENTS);
   });
 
@@ -75,12 +75,12 @@ describe('leases', () => {
     const ids = s.receiver.received.map((r) => String(r.headers['x-event-id']));
     expect(ids).toHaveLength(8);
     expect(new Set(ids).size).toBe(8);
-    expect(listDeliveries(s.ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(8);
+    expect(await listDeliveries(s.ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(8);
   });
 });
 
 describe('leases of rows that wait long for a send slot', () => {
-  const leaseOf = (ctx: TestContext, id: string) => deliveryLease(ctx.db, id)!.leaseUntil;
+  const leaseOf = async (ctx: TestContext, id: string) => (await deliveryLease(ctx.db, id))!.leaseUntil;
 
   it('are renewed while this process holds them, so another process cannot take and send them meanwhile', async () => {
     // Lease: 5 timeouts + 5 s = 30 s. One send slot; the endpoint stalls, so the other rows wait.
@@ -118,20 +118,20 @@ describe('leases of rows that wait long for a send slot', () => {
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     const sent = dispatcher.runOnce();
     await receiver.waitFor(1);
-    const all = listDeliveries(ctx.db, { webhookId, limit: 10 }).map((d) => d.id);
+    const all = (await listDeliveries(ctx.db, { webhookId, limit: 10 })).map((d) => d.id);
     const queued = all.filter((id) => !receiver.received.some((r) => r.headers['x-event-id'] === getDelivery(ctx.db, id)!.eventId));
     expect(queued).toHaveLength(2);
     // One queued row's lease runs short (its renewal failed); the other's ended and another process took it.
-    expect(renewLeases(ctx.db, dispatcher.owner, [queued[0]!], ctx.clock.now() + 5_000)).toBe(1);
+    expect(await renewLeases(ctx.db, dispatcher.owner, [queued[0]!], ctx.clock.now() + 5_000)).toBe(1);
     // Another process, whose clock says the lease has ended, claims that row alone.
     const later = ctx.clock.now() + 10 * 60_000;
     const others = all.filter((id) => id !== queued[1]);
-    expect(claimDue(ctx.db, webhookId, 'another-process', later, later + 60_000, 10, others).map((r) => r.id)).toEqual([queued[1]]);
+    expect((await claimDue(ctx.db, webhookId, 'another-process', later, later + 60_000, 10, others)).map((r) => r.id)).toEqual([queued[1]]);
     answer();
     await sent;
     const sentEvents = receiver.received.map((r) => r.headers['x-event-id']);
     expect(sentEvents).toContain(getDelivery(ctx.db, queued[0]!)!.eventId);
-    expect(sentEvents).not.toContain(getDelivery(ctx.db, queued[1]!)!.eventId);
+    expect(sentEvents).not.toContain((await getDelivery(ctx.db, queued[1]!))!.eventId);
     expect(getDelivery(ctx.db, queued[0]!)).toMatchObject({ state: 'delivered', attempts: 1 });
     expect(listAttempts(ctx.db, queued[1]!)).toEqual([]);
     await dispatcher.stop();
@@ -167,14 +167,14 @@ describe('lease renewal on its own timer', () => {
 
 describe('the lease keeper', () => {
   it('leases for at least the wait of the last claim round and its own send, plus a margin', () => {
-    const lease = (leaseMs: number, timeoutMs: number) =>
-      new Leases(makeContext({ 'delivery.leaseMs': leaseMs, 'delivery.timeoutMs': timeoutMs }), 'me').ms;
+    const lease = async (leaseMs: number, timeoutMs: number) =>
+      new Leases(await makeContext({ 'delivery.leaseMs': leaseMs, 'delivery.timeoutMs': timeoutMs }), 'me').ms;
     expect(lease(1, 5_000)).toBe((CLAIM_ROUNDS + 1) * 5_000 + 5_000);
     expect(lease(90_000, 5_000)).toBe(90_000);
   });
 
-  it('holds each claimed row until its job is over', () => {
-    const leases = new Leases(makeContext(), 'me');
+  it('holds each claimed row until its job is over', async () => {
+    const leases = new Leases(await makeContext(), 'me');
     leases.hold('wh_a', [{ id: 'd1' }, { id: 'd2' }]);
     leases.hold('wh_b', [{ id: 'd3' }]);
     expect([leases.heldIds('wh_a'), leases.heldIds('wh_b'), leases.heldIds('wh_c'), leases.holding]).toEqual([['d1', 'd2'], ['d3'], [], 3]);
@@ -191,14 +191,14 @@ describe('the lease keeper', () => {
     const claimedUntil = until();
     leases.hold(webhook.id, rows.slice(0, 2));
     ctx.clock.advance(1_000);
-    leases.renew();
+    await leases.renew();
     const renewedAt = ctx.clock.now();
     expect(until()).toEqual([renewedAt + leases.ms, renewedAt + leases.ms, claimedUntil[2]]);
     ctx.clock.advance(leases.ms / 3 - 1);
-    leases.renew();
+    await leases.renew();
     expect(until()).toEqual([renewedAt + leases.ms, renewedAt + leases.ms, claimedUntil[2]]);
     ctx.clock.advance(1);
-    leases.renew();
+    await leases.renew();
     expect(until()).toEqual([ctx.clock.now() + leases.ms, ctx.clock.now() + leases.ms, claimedUntil[2]]);
   });
 
@@ -207,17 +207,17 @@ describe('the lease keeper', () => {
     const leases = new Leases(ctx, 'me');
     expect(leases.beforeSend(jobs[0]!, false)).toEqual({ url: webhook.url, keyRetired: false, nextAttemptAt: rows[0]!.nextAttemptAt });
     // A lease too short for the send is renewed first, when the row is still ours.
-    expect(renewLeases(ctx.db, 'me', [rows[1]!.id], ctx.clock.now() + ctx.config.delivery.timeoutMs)).toBe(1);
+    expect(await renewLeases(ctx.db, 'me', [rows[1]!.id], ctx.clock.now() + ctx.config.delivery.timeoutMs)).toBe(1);
     expect(leases.beforeSend(jobs[1]!, false)).toMatchObject({ url: webhook.url });
-    expect(deliveryLease(ctx.db, rows[1]!.id)!.leaseUntil).toBe(ctx.clock.now() + leases.ms);
+    expect((await deliveryLease(ctx.db, rows[1]!.id))!.leaseUntil).toBe(ctx.clock.now() + leases.ms);
   });
 
   it('before a send: gone when another process took the row, which stays theirs', async () => {
     const { ctx, webhook, rows, jobs } = await claimedJobs(1, 'me');
     const later = ctx.clock.now() + 10 * 60_000;
-    expect(claimDue(ctx.db, webhook.id, 'other', later, later + 60_000, 1)).toHaveLength(1);
-    expect(new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('gone');
-    expect(deliveryLease(ctx.db, rows[0]!.id)!.claimedBy).toBe('other');
+    expect(await claimDue(ctx.db, webhook.id, 'other', later, later + 60_000, 1)).toHaveLength(1);
+    expect(await new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('gone');
+    expect((await deliveryLease(ctx.db, rows[0]!.id))!.claimedBy).toBe('other');
     expect(ctx.logs.lines.filter((l) => l.msg === 'delivery not sent: its webhook or row changed while it waited')).toHaveLength(1);
   });
 
@@ -225,17 +225,17 @@ describe('the lease keeper', () => {
     const { ctx, webhook, rows, jobs } = await claimedJobs(2, 'me');
     const leases = new Leases(ctx, 'me');
     // The database still says enabled and due; the webhook is ending.
-    expect(leases.beforeSend(jobs[0]!, true)).toBe('gone');
-    expect(deliveryLease(ctx.db, rows[0]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
+    expect(await leases.beforeSend(jobs[0]!, true)).toBe('gone');
+    expect(await deliveryLease(ctx.db, rows[0]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
     disableWebhook(ctx, webhook.id);
-    expect(leases.beforeSend(jobs[1]!, false)).toBe('gone');
+    expect(await leases.beforeSend(jobs[1]!, false)).toBe('gone');
     expect(deliveryLease(ctx.db, rows[1]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
   });
 
   it('before a send: unread when the check itself fails, and the row goes as claimed', async () => {
     const { ctx, jobs } = await claimedJobs(1, 'me');
     ctx.db.close();
-    expect(new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('unread');
+    expect(await new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('unread');
     expect(ctx.logs.lines.some((l) => l.msg === 'delivery target check failed')).toBe(true);
   });
 
@@ -243,9 +243,9 @@ describe('the lease keeper', () => {
     const { ctx, webhook, rows } = await claimedJobs(2, 'me');
     newTx(ctx, webhook.orgId);
     const now = ctx.clock.now();
-    const [theirs] = claimDue(ctx.db, webhook.id, 'other', now, now + 60_000, 1);
-    new Leases(ctx, 'me').releaseAll();
-    expect(leasedDeliveries(ctx.db).map((d) => [d.id, d.claimedBy])).toEqual([[theirs!.id, 'other']]);
+    const [theirs] = await claimDue(ctx.db, webhook.id, 'other', now, now + 60_000, 1);
+    await new Leases(ctx, 'me').releaseAll();
+    expect((await leasedDeliveries(ctx.db)).map((d) => [d.id, d.claimedBy])).toEqual([[theirs!.id, 'other']]);
     expect(rows.map((r) => deliveryLease(ctx.db, r.id)!.claimedBy)).toEqual([null, null]);
   });
 });

@@ -20,7 +20,7 @@ describe('leases while the operator changes the webhook', () => {
     const held = new Promise<number>((r) => (release = r));
     s.receiver.setResponder((_r, res) => void held.then((status) => ((res.statusCode = status), res.end())));
     newTx(s.ctx, s.org.org.id);
-    const [d] = listDeliveries(s.ctx.db, { limit: 1 });
+    const [d] = await listDeliveries(s.ctx.db, { limit: 1 });
     const sending = s.dispatcher.runOnce();
     await s.receiver.waitFor(1);
     return { ...s, d: d!, release, sending };
@@ -29,18 +29,18 @@ describe('leases while the operator changes the webhook', () => {
   it('disable then enable --replay-since while a send is in flight: the row is not sent twice at once, and the 2xx is recorded', async () => {
     const { ctx, webhookId, d, release, sending, receiver } = await inFlight();
     disableWebhook(ctx, webhookId);
-    expect(getDelivery(ctx.db, d.id)!.state).toBe('skipped');
-    expect(deliveryLease(ctx.db, d.id)!.claimedBy).toEqual(expect.any(String));
+    expect((await getDelivery(ctx.db, d.id))!.state).toBe('skipped');
+    expect((await deliveryLease(ctx.db, d.id))!.claimedBy).toEqual(expect.any(String));
     enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
-    expect(getDelivery(ctx.db, d.id)!.state).toBe('pending');
+    expect((await getDelivery(ctx.db, d.id))!.state).toBe('pending');
     // Another process looks for work right now: the row is still leased by the sender.
-    const other = makeContext({ 'database.path': ctx.config.database.path });
+    const other = await makeContext({ 'database.path': ctx.config.database.path });
     other.clock.set(ctx.clock.now());
     expect(await new Dispatcher(other, { random: () => 0.5, owner: 'other' }).runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(1);
     release(200);
     expect(await sending).toBe(1);
-    expect(getDelivery(ctx.db, d.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+    expect(await getDelivery(ctx.db, d.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
   });
 
   it('a replay made while a first attempt is in flight keeps its fresh cycle when that attempt fails', async () => {
@@ -48,7 +48,7 @@ describe('leases while the operator changes the webhook', () => {
     disableWebhook(ctx, webhookId);
     ctx.clock.advance(1_000); // the replay's due time differs from the claimed row's
     enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
-    const replayed = getDelivery(ctx.db, d.id)!;
+    const replayed = (await getDelivery(ctx.db, d.id))!;
     expect(replayed).toMatchObject({ state: 'pending', step: 0 });
     release(500);
     expect(await sending).toBe(1);
@@ -64,10 +64,10 @@ describe('leases while the operator changes the webhook', () => {
     s.receiver.setResponder((_r, res) => void held.then(() => res.end()));
     const tx = newTx(s.ctx, s.org.org.id);
     changeTransactionStatus(s.ctx, tx.id, 'Processing');
-    const [gone, kept] = listDeliveries(s.ctx.db, { limit: 2 });
+    const [gone, kept] = await listDeliveries(s.ctx.db, { limit: 2 });
     const sending = s.dispatcher.runOnce();
     await s.receiver.waitFor(2);
-    deleteDelivery(s.ctx.db, gone!.id); // its attempt row can no longer be written
+    await deleteDelivery(s.ctx.db, gone!.id); // its attempt row can no longer be written
     release();
     await sending;
     expect(getDelivery(s.ctx.db, kept!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
@@ -95,7 +95,7 @@ describe('leases while the operator changes the webhook', () => {
     const { ctx, webhookId, d, release, sending } = await inFlight();
     // Another process, whose clock says the lease has ended, takes the row.
     const later = ctx.clock.now() + 10 * 60_000;
-    expect(claimDue(ctx.db, webhookId, 'someone-else', later, later + 60_000, 10).map((r) => r.id)).toEqual([d.id]);
+    expect((await claimDue(ctx.db, webhookId, 'someone-else', later, later + 60_000, 10)).map((r) => r.id)).toEqual([d.id]);
     release(200);
     await sending;
     const lines = ctx.logs.lines.filter((l) => l.deliveryId === d.id);
@@ -103,7 +103,7 @@ describe('leases while the operator changes the webhook', () => {
     expect(lines[0]).toMatchObject({ msg: 'delivery attempt', outcome: 'delivered', leaseLost: true, statusCode: 200 });
     expect(ctx.logs.lines.some((l) => l.msg === 'delivery attempt failed')).toBe(false);
     // The attempt is recorded; the row is the new owner's.
-    expect(listAttempts(ctx.db, d.id).map((a) => a.statusCode)).toEqual([200]);
+    expect((await listAttempts(ctx.db, d.id)).map((a) => a.statusCode)).toEqual([200]);
     expect(deliveryLease(ctx.db, d.id)!.claimedBy).toBe('someone-else');
     expect(getDelivery(ctx.db, d.id)!.state).toBe('pending');
   });
@@ -127,7 +127,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     const finish = async (status: number): Promise<string[]> => {
       release(status);
       await sending;
-      return listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 })
+      return (await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 }))
         .map((d) => d.state)
         .sort();
     };
@@ -139,7 +139,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     disableWebhook(s.ctx, s.webhookId);
     expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
-    const rows = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 });
+    const rows = await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 });
     expect(rows.filter((d) => d.state === 'skipped').every((d) => d.attempts === 0)).toBe(true);
     expect(leasedDeliveries(s.ctx.db)).toEqual([]);
     // Re-enabled and replayed: the two it missed go out at once (no lease left to wait for), once each.
@@ -154,13 +154,13 @@ describe('claimed rows still waiting for a send slot when the operator changes t
   it('disable, and the lease cannot be given back: the queued ones are still not sent, no attempt is counted, and the failure is logged', async () => {
     const s = await queuedBehindOne();
     // The release of a skipped row's lease fails (as a locked or full disk would); nothing else does.
-    s.ctx.db.exec(`CREATE TEMP TRIGGER refuse_release BEFORE UPDATE OF claimed_by ON deliveries
+    await s.ctx.db.exec(`CREATE TEMP TRIGGER refuse_release BEFORE UPDATE OF claimed_by ON deliveries
       WHEN NEW.claimed_by IS NULL AND OLD.state = 'skipped' AND NEW.state = OLD.state AND NEW.attempts = OLD.attempts
       BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`);
     disableWebhook(s.ctx, s.webhookId);
     expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
-    const skipped = listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 }).filter((d) => d.state === 'skipped');
+    const skipped = (await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 })).filter((d) => d.state === 'skipped');
     expect(skipped.map((d) => [d.attempts, listAttempts(s.ctx.db, d.id).length])).toEqual([
       [0, 0],
       [0, 0],

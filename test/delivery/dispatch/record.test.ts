@@ -107,16 +107,16 @@ describe('the recorder', () => {
     add(0, answer(200));
     add(1, answer(500));
     add(2, noAnswer);
-    expect([recorder.waiting, recorded.length, listAttempts(ctx.db, jobs[0]!.id).length]).toEqual([3, 0, 0]);
+    expect([recorder.waiting, recorded.length, (await listAttempts(ctx.db, jobs[0]!.id)).length]).toEqual([3, 0, 0]);
     await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS + 50));
     expect(transactions).toHaveBeenCalledTimes(1);
     expect(recorded).toEqual(jobs.map((j) => j.id));
     expect(recorder.waiting).toBe(0);
-    expect(getDelivery(ctx.db, jobs[0]!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
-    expect(getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'pending', attempts: 1, step: 1, lastStatus: 500 });
-    expect(Date.parse(getDelivery(ctx.db, jobs[1]!.id)!.nextAttemptAt) - ctx.clock.now()).toBe(5_000);
+    expect(await getDelivery(ctx.db, jobs[0]!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+    expect(await getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'pending', attempts: 1, step: 1, lastStatus: 500 });
+    expect(Date.parse((await getDelivery(ctx.db, jobs[1]!.id))!.nextAttemptAt) - ctx.clock.now()).toBe(5_000);
     expect(getDelivery(ctx.db, jobs[2]!.id)).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null });
-    expect(listAttempts(ctx.db, jobs[2]!.id).map((a) => a.error)).toEqual([noAnswer.error]);
+    expect((await listAttempts(ctx.db, jobs[2]!.id)).map((a) => a.error)).toEqual([noAnswer.error]);
   });
 
   it('records a full batch at once, without waiting for the delay', async () => {
@@ -137,7 +137,7 @@ describe('the recorder', () => {
     add(0, answer(200));
     add(1, answer(410));
     expect(ended).toEqual([]);
-    recorder.flush();
+    await recorder.flush();
     expect(ended).toEqual([webhook.id]);
     expect(recorded).toEqual(jobs.map((j) => j.id));
     expect(getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'failed', attempts: 1, lastStatus: 410 });
@@ -148,20 +148,20 @@ describe('the recorder', () => {
     const { ctx, jobs, recorder, recorded, add } = await recording(2);
     const other = openDatabase(ctx.config.database.path);
     try {
-      other.exec('BEGIN IMMEDIATE');
+      await other.exec('BEGIN IMMEDIATE');
       add(0, answer(200));
       add(1, answer(200));
-      recorder.flush();
+      await recorder.flush();
       // Not recorded, not lost: tried again on a timer, never in SQLite's busy wait.
       expect([recorder.waiting, recorded.length, listAttempts(ctx.db, jobs[0]!.id).length]).toEqual([2, 0, 0]);
       await new Promise((r) => setTimeout(r, 3 * BUSY_RETRY_MS));
       expect(recorded).toHaveLength(0);
-      other.exec('COMMIT');
+      await other.exec('COMMIT');
       await vi.waitFor(() => expect(recorded).toHaveLength(2));
       expect(jobs.map((j) => getDelivery(ctx.db, j.id)!.state)).toEqual(['delivered', 'delivered']);
       expect(jobs.map((j) => listAttempts(ctx.db, j.id).length)).toEqual([1, 1]);
     } finally {
-      other.close();
+      await other.close();
     }
   });
 });

@@ -22,7 +22,7 @@ describe('retries', () => {
     });
     const tx = newTx(ctx, org.org.id);
     expect(await dispatcher.runOnce()).toBe(1);
-    const [d] = listDeliveries(ctx.db, { limit: 10 });
+    const [d] = await listDeliveries(ctx.db, { limit: 10 });
     expect(d).toMatchObject({ state: 'pending', attempts: 1, lastStatus: 500 });
     expect(Date.parse(d!.nextAttemptAt) - ctx.clock.now()).toBe(5000);
     ctx.clock.advance(4999);
@@ -40,21 +40,21 @@ describe('retries', () => {
     ctx.clock.advance(60_000);
     // Both rows are due: the first makes its last attempt; the second its second one.
     await dispatcher.runOnce();
-    const first = getDelivery(ctx.db, d!.id)!;
+    const first = (await getDelivery(ctx.db, d!.id))!;
     expect(first).toMatchObject({ state: 'failed', attempts: 3 });
-    const attempts = listAttempts(ctx.db, d!.id);
+    const attempts = await listAttempts(ctx.db, d!.id);
     expect(attempts.map((a) => a.attempt)).toEqual([1, 2, 3]);
     expect(attempts[0]!.responseBody).toHaveLength(1024);
     expect(attempts.every((a) => a.statusCode === 500 && a.durationMs >= 0)).toBe(true);
     const hook = await http.get(`/v1/notifications/webhooks/settings/${webhookId}`).set('authorization', org.auth);
     expect(hook.body.enabled).toBe(false);
-    const others = listDeliveries(ctx.db, { webhookId, limit: 10 }).filter((x) => x.id !== d!.id);
+    const others = (await listDeliveries(ctx.db, { webhookId, limit: 10 })).filter((x) => x.id !== d!.id);
     expect(others.map((x) => x.state)).toEqual(['skipped']);
     // Nothing is sent while disabled.
     ctx.clock.advance(600_000);
     newTx(ctx, org.org.id);
     expect(await dispatcher.runOnce()).toBe(0);
-    expect(listDeliveries(ctx.db, { state: 'skipped', limit: 10 })).toHaveLength(2);
+    expect(await listDeliveries(ctx.db, { state: 'skipped', limit: 10 })).toHaveLength(2);
 
     // PATCH with the same url re-enables; new events flow, skipped ones wait for a replay.
     receiver.setResponder((_r, res) => res.end('ok'));
@@ -65,7 +65,7 @@ describe('retries', () => {
     expect(patched.body.enabled).toBe(true);
     newTx(ctx, org.org.id);
     expect(await dispatcher.runOnce()).toBe(1);
-    const replay = replayWebhookSince(ctx, webhookId, '2000-01-01T00:00:00Z');
+    const replay = await replayWebhookSince(ctx, webhookId, '2000-01-01T00:00:00Z');
     // Every event since then is sent again, the already delivered one included (at-least-once).
     expect(replay).toEqual({ events: 4, requeued: 4 });
     expect(await dispatcher.runOnce()).toBe(4);
@@ -82,7 +82,7 @@ describe('retries', () => {
     });
     newTx(ctx, org.org.id);
     await dispatcher.runOnce();
-    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect(Date.parse(d!.nextAttemptAt) - ctx.clock.now()).toBe(10_000);
     receiver.setResponder((_r, res) => {
       res.writeHead(429, { 'retry-after': '7' });
@@ -90,7 +90,7 @@ describe('retries', () => {
     });
     ctx.clock.advance(10_000);
     await dispatcher.runOnce();
-    const [d2] = listDeliveries(ctx.db, { limit: 1 });
+    const [d2] = await listDeliveries(ctx.db, { limit: 1 });
     expect(Date.parse(d2!.nextAttemptAt) - ctx.clock.now()).toBe(60_000); // below 1x: the schedule wins
   });
 
@@ -102,7 +102,7 @@ describe('retries', () => {
     });
     newTx(ctx, org.org.id);
     await dispatcher.runOnce();
-    expect(listDeliveries(ctx.db, { webhookId, limit: 5 })[0]!.state).toBe('failed');
+    expect((await listDeliveries(ctx.db, { webhookId, limit: 5 }))[0]!.state).toBe('failed');
     expect(getWebhookById(ctx.db, webhookId)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
   });
 });
@@ -121,7 +121,7 @@ describe('retry schedule', () => {
       newTx(ctx, org.org.id);
       const dispatcher = new Dispatcher(ctx, { random: () => random });
       await dispatcher.runOnce();
-      const delay = Date.parse(listDeliveries(ctx.db, { limit: 1 })[0]!.nextAttemptAt) - ctx.clock.now();
+      const delay = Date.parse((await listDeliveries(ctx.db, { limit: 1 }))[0]!.nextAttemptAt) - ctx.clock.now();
       expect(delay).not.toBe(5000);
       expect(delay).toBeGreaterThanOrEqual(4000);
       expect(delay).toBeLessThanOrEqual(6000);
@@ -132,14 +132,14 @@ describe('retry schedule', () => {
   it('honours a non-zero first entry: enqueue and replay wait that long before the first attempt', async () => {
     const { ctx, org, receiver, dispatcher, webhookId } = await setup({ 'delivery.retryScheduleSeconds': [30, 5] });
     newTx(ctx, org.org.id);
-    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect(Date.parse(d!.nextAttemptAt) - ctx.clock.now()).toBe(30_000);
     ctx.clock.advance(29_999);
     expect(await dispatcher.runOnce()).toBe(0);
     ctx.clock.advance(1);
     expect(await dispatcher.runOnce()).toBe(1);
-    replayWebhookSince(ctx, webhookId, '2000-01-01T00:00:00Z');
-    expect(Date.parse(getDelivery(ctx.db, d!.id)!.nextAttemptAt) - ctx.clock.now()).toBe(30_000);
+    await replayWebhookSince(ctx, webhookId, '2000-01-01T00:00:00Z');
+    expect(Date.parse((await getDelivery(ctx.db, d!.id))!.nextAttemptAt) - ctx.clock.now()).toBe(30_000);
     expect(await dispatcher.runOnce()).toBe(0);
     ctx.clock.advance(30_000);
     expect(await dispatcher.runOnce()).toBe(1);
@@ -150,10 +150,10 @@ describe('retry schedule', () => {
     const { ctx, org, receiver, dispatcher, webhookId } = await setup(SHORT);
     newTx(ctx, org.org.id);
     // The private key can no longer be opened (e.g. the wrong master key).
-    const key = currentKeyRow(ctx.db, org.org.id)!;
-    replaceSealedPrivateKey(ctx.db, key.id, 'not-a-sealed-value');
+    const key = (await currentKeyRow(ctx.db, org.org.id))!;
+    await replaceSealedPrivateKey(ctx.db, key.id, 'not-a-sealed-value');
     expect(await dispatcher.runOnce()).toBe(1);
-    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect(d).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null });
     expect(d!.lastError).toMatch(/^signing failed: /);
     expect(Date.parse(d!.nextAttemptAt) - ctx.clock.now()).toBe(5000);
@@ -167,7 +167,7 @@ describe('retry schedule', () => {
     const after = getDelivery(ctx.db, d!.id)!;
     expect(after).toMatchObject({ state: 'pending', attempts: 4 });
     expect(Date.parse(after.nextAttemptAt) - ctx.clock.now()).toBe(60_000);
-    const attempts = listAttempts(ctx.db, d!.id);
+    const attempts = await listAttempts(ctx.db, d!.id);
     expect(attempts.map((a) => [a.attempt, a.statusCode, a.keyId])).toEqual([
       [1, null, null],
       [2, null, null],
@@ -176,20 +176,20 @@ describe('retry schedule', () => {
     ]);
     expect(attempts.every((a) => a.error?.startsWith('signing failed: '))).toBe(true);
     expect(receiver.received).toHaveLength(0);
-    expect(getWebhookById(ctx.db, webhookId)!.enabled).toBe(true);
+    expect((await getWebhookById(ctx.db, webhookId))!.enabled).toBe(true);
 
     // The key works again and the endpoint fails: it gets every attempt of its schedule (three),
     // as if the outage had not been, before the webhook is disabled.
-    replaceSealedPrivateKey(ctx.db, key.id, key.private_enc);
+    await replaceSealedPrivateKey(ctx.db, key.id, key.private_enc);
     receiver.setResponder((_r, res) => ((res.statusCode = 500), res.end()));
     for (const wait of [60_000, 5_000, 60_000]) {
-      expect(getWebhookById(ctx.db, webhookId)!.enabled).toBe(true);
+      expect((await getWebhookById(ctx.db, webhookId))!.enabled).toBe(true);
       ctx.clock.advance(wait);
       expect(await dispatcher.runOnce()).toBe(1);
     }
     expect(receiver.received).toHaveLength(3);
     expect(getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'failed', attempts: 7 });
-    expect(getWebhookById(ctx.db, webhookId)!.enabled).toBe(false);
+    expect((await getWebhookById(ctx.db, webhookId))!.enabled).toBe(false);
   });
 
   it('keeps a future retry across a restart: next_attempt_at unchanged, sent only when due', async () => {
@@ -201,12 +201,12 @@ describe('retry schedule', () => {
     newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     await dispatcher.stop();
-    const [before] = listDeliveries(ctx.db, { limit: 10 });
+    const [before] = await listDeliveries(ctx.db, { limit: 10 });
     expect(Date.parse(before!.nextAttemptAt) - ctx.clock.now()).toBe(5000);
     ctx.db.close();
     // The restarted process: a new connection and a new dispatcher, its clock where the first one stopped.
     receiver.setResponder((_r, res) => res.end('ok'));
-    const restarted = makeContext({ ...SHORT, 'database.path': ctx.config.database.path });
+    const restarted = await makeContext({ ...SHORT, 'database.path': ctx.config.database.path });
     restarted.clock.set(ctx.clock.now());
     expect(listDeliveries(restarted.db, { limit: 10 })).toEqual([before]);
     const again = new Dispatcher(restarted, { random: () => 0.5 });
@@ -217,6 +217,6 @@ describe('retry schedule', () => {
     expect(await again.runOnce()).toBe(1);
     expect(getDelivery(restarted.db, before!.id)).toMatchObject({ state: 'delivered', attempts: 2 });
     expect(receiver.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(['1', '2']);
-    expectAllSigned(restarted, receiver.received);
+    await expectAllSigned(restarted, receiver.received);
   });
 });

@@ -23,9 +23,9 @@ describe('start and stop', () => {
     expect(stopped).toBe(false);
     release();
     await stopping;
-    const [d] = listDeliveries(ctx.db, { limit: 1 });
+    const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect(d!.state).toBe('delivered');
-    expect(leasedDeliveries(ctx.db)).toEqual([]);
+    expect(await leasedDeliveries(ctx.db)).toEqual([]);
   });
 
   it('a send still hanging when the shutdown grace ends is abandoned unrecorded and its lease given back', async () => {
@@ -35,14 +35,14 @@ describe('start and stop', () => {
     worker.start();
     newTx(ctx, org.org.id);
     await receiver.waitFor(1);
-    const [d] = listDeliveries(ctx.db, { limit: 1 });
-    expect(deliveryLease(ctx.db, d!.id)?.claimedBy).toBe('stopping');
+    const [d] = await listDeliveries(ctx.db, { limit: 1 });
+    expect((await deliveryLease(ctx.db, d!.id))?.claimedBy).toBe('stopping');
     await worker.stop();
     expectGivenBackUnattempted(ctx, d!.id);
     receiver.setResponder((_r, res) => res.end('ok'));
     const next = new Dispatcher(ctx, { random: () => 0.5 });
     expect(await next.runOnce()).toBe(1);
-    expect(getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'delivered', webhookId });
+    expect(await getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'delivered', webhookId });
   });
 
   it('a job still waiting for its signature when the shutdown grace ends is not sent, and its lease is given back', async () => {
@@ -62,7 +62,7 @@ describe('start and stop', () => {
       worker.start();
       newTx(ctx, org.org.id);
       await asked;
-      const [d] = listDeliveries(ctx.db, { limit: 1 });
+      const [d] = await listDeliveries(ctx.db, { limit: 1 });
       const stopping = worker.stop();
       setTimeout(release, 200); // the grace (50 ms) is over by then
       await stopping;

@@ -25,7 +25,7 @@ describe('event bodies kept between passes', () => {
     enableWebhook(ctx, b.body.id as string, '2000-01-01T00:00:00Z'); // all 8 at once to the second webhook: 4 cached, 4 read
     expect(await dispatcher.runOnce()).toBe(8);
     expect(late.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(Array(8).fill('1'));
-    expect(listDeliveries(ctx.db, { webhookId: b.body.id as string, state: 'delivered', limit: 100 })).toHaveLength(8);
+    expect(await listDeliveries(ctx.db, { webhookId: b.body.id as string, state: 'delivered', limit: 100 })).toHaveLength(8);
   });
 });
 
@@ -40,7 +40,7 @@ describe('signing a pass’s claimed rows', () => {
 
   it('reads the body of every claimed row’s event, all of them even when the cache holds fewer', async () => {
     const { signing, claimed: c, rows } = await claimed(3, 1);
-    const bodies = signing.bodiesOf(c);
+    const bodies = await signing.bodiesOf(c);
     expect([...bodies.keys()].sort()).toEqual(rows.map((r) => r.eventId).sort());
     for (const body of bodies.values()) {
       expect(body.type).toBe('Transaction_Created');
@@ -50,11 +50,11 @@ describe('signing a pass’s claimed rows', () => {
 
   it('signs each row with its organization’s current key, making each (event, key) signature once', async () => {
     const { ctx, signing, claimed: c, webhook, rows } = await claimed(2);
-    const bodies = signing.bodiesOf(c);
-    const key = signing.keysOf(c).get(webhook.orgId)!;
+    const bodies = await signing.bodiesOf(c);
+    const key = (await signing.keysOf(c)).get(webhook.orgId)!;
     if (key instanceof Error) throw key;
-    const pem = currentKeyRow(ctx.db, webhook.orgId)!.public_pem;
-    expect(key.keyId).toBe(currentKeyRow(ctx.db, webhook.orgId)!.id);
+    const pem = (await currentKeyRow(ctx.db, webhook.orgId))!.public_pem;
+    expect(key.keyId).toBe((await currentKeyRow(ctx.db, webhook.orgId))!.id);
     for (const row of rows) {
       const event = bodies.get(row.eventId)!;
       expect(verifies(event.body, await signing.signatureFor(row.eventId, key, event), pem)).toBe(true);
@@ -66,12 +66,12 @@ describe('signing a pass’s claimed rows', () => {
 
   it('a row whose key cannot be opened, or whose event is gone, gets a rejected signature: a signing failure', async () => {
     const { ctx, signing, claimed: c, webhook, rows } = await claimed(1);
-    const row = currentKeyRow(ctx.db, webhook.orgId)!;
-    replaceSealedPrivateKey(ctx.db, row.id, 'not-a-sealed-value');
-    const key = signing.keysOf(c).get(webhook.orgId)!;
+    const row = (await currentKeyRow(ctx.db, webhook.orgId))!;
+    await replaceSealedPrivateKey(ctx.db, row.id, 'not-a-sealed-value');
+    const key = (await signing.keysOf(c)).get(webhook.orgId)!;
     expect(key).toBeInstanceOf(Error);
     await expect(signing.signatureFor(rows[0]!.eventId, key, undefined)).rejects.toBe(key);
-    replaceSealedPrivateKey(ctx.db, row.id, row.private_enc);
+    await replaceSealedPrivateKey(ctx.db, row.id, row.private_enc);
     const working = signing.keysOf(c).get(webhook.orgId)!;
     await expect(signing.signatureFor('evt_gone', working, undefined)).rejects.toThrow('event evt_gone not found');
     expect(signing.made).toBe(0);
@@ -87,7 +87,7 @@ describe('signing a pass’s claimed rows', () => {
     job.keyId = old.keyId;
     job.signature = signing.signatureFor(job.eventId, old, event);
     const rotated = await rotateSigningKey(ctx, webhook.orgId);
-    signing.resign(job);
+    await signing.resign(job);
     expect(job.keyId).toBe(rotated.keyId);
     expect(verifies(job.body, await job.signature, rotated.publicKey)).toBe(true);
     expect(signing.made).toBe(2);

@@ -32,7 +32,7 @@ export function checkSignaturesAfter(ctx: TestContext, receiver: { received: Rec
 }
 
 export async function setup(overrides: Record<string, unknown> = {}) {
-  const ctx = makeContext(overrides);
+  const ctx = await makeContext(overrides);
   const api = makeApi(ctx);
   const org = await makeOrg(ctx, api.tokens);
   const receiver = await startReceiver();
@@ -69,8 +69,8 @@ export const verifiesWithNode = (r: Received, publicPem: string): boolean => sig
  * Every request the receiver got must carry a signature that node:crypto verifies over the exact
  * body, with the public key its x-signature-key-id names (retries and replays included).
  */
-export function expectAllSigned(ctx: TestContext, received: Received[]): void {
-  const keys = new Map(publicKeys(ctx.db).map((k) => [k.id, k.publicPem]));
+export async function expectAllSigned(ctx: TestContext, received: Received[]): Promise<void> {
+  const keys = new Map((await publicKeys(ctx.db)).map((k) => [k.id, k.publicPem]));
   expect(received.length).toBeGreaterThan(0);
   for (const r of received) {
     const pem = keys.get(String(r.headers['x-signature-key-id']));
@@ -145,8 +145,8 @@ export async function claimedJobs(n: number, owner: string, overrides: Record<st
   const s = await setup(overrides);
   for (let i = 0; i < n; i++) newTx(s.ctx, s.org.org.id);
   const now = s.ctx.clock.now();
-  const [webhook] = dueWebhooks(s.ctx.db, now);
-  const rows = claimDue(s.ctx.db, webhook!.id, owner, now, now + 60_000, n);
+  const [webhook] = await dueWebhooks(s.ctx.db, now);
+  const rows = await claimDue(s.ctx.db, webhook!.id, owner, now, now + 60_000, n);
   expect(rows).toHaveLength(n);
   return { ...s, webhook: webhook!, rows, jobs: rows.map((r) => jobOf(r, webhook!)) };
 }

@@ -12,7 +12,7 @@ describe('endpoints that stop answering', () => {
   it('get one send slot after a send with no answer, and all of them back after any answer', async () => {
     const { ctx, webhook } = await claimedJobs(1, 'me');
     const endpoints = new UnansweredEndpoints(ctx.db, { perEndpointConcurrency: 4 });
-    endpoints.firstSight(webhook.id);
+    await endpoints.firstSight(webhook.id);
     expect(endpoints.slotsOf(webhook.id)).toBe(4);
     endpoints.heard(webhook.id, null);
     expect([endpoints.slotsOf(webhook.id), endpoints.slotsOf('another')]).toEqual([1, 4]);
@@ -37,13 +37,13 @@ describe('endpoints that stop answering', () => {
         deliveredAt: null,
         at,
       };
-      expect(finishAttempt(ctx.db, row.id, 'me', { ...next, lastError: error })).toBe(true);
+      expect(await finishAttempt(ctx.db, row.id, 'me', { ...next, lastError: error })).toBe(true);
       const endpoints = new UnansweredEndpoints(ctx.db, { perEndpointConcurrency: 4 });
-      endpoints.firstSight(webhook.id);
+      await endpoints.firstSight(webhook.id);
       expect(endpoints.slotsOf(webhook.id)).toBe(slots);
       // Read once: after that, this process's own sends say.
       endpoints.heard(webhook.id, 200);
-      endpoints.firstSight(webhook.id);
+      await endpoints.firstSight(webhook.id);
       expect(endpoints.slotsOf(webhook.id)).toBe(4);
     }
   });
@@ -51,8 +51,8 @@ describe('endpoints that stop answering', () => {
   it('forget the webhooks with nothing in hand, with what was known of them', async () => {
     const { ctx, webhook } = await claimedJobs(1, 'me');
     const endpoints = new UnansweredEndpoints(ctx.db, { perEndpointConcurrency: 4 });
-    endpoints.firstSight(webhook.id);
-    endpoints.firstSight('wh_other');
+    await endpoints.firstSight(webhook.id);
+    await endpoints.firstSight('wh_other');
     endpoints.heard(webhook.id, null);
     endpoints.heard('wh_other', null);
     expect(endpoints.tracked).toBe(2);

@@ -21,7 +21,7 @@ describe('while another process holds the write lock', () => {
     const other = openDatabase(ctx.config.database.path);
     await whileDispatching(ctx, answer, async () => {
       await receiver.waitFor(2); // both sends in flight
-      other.exec('BEGIN IMMEDIATE'); // another process (a CLI import) takes the write lock
+      await other.exec('BEGIN IMMEDIATE'); // another process (a CLI import) takes the write lock
       answer(); // the endpoint answers while the lock is held: the results cannot be written yet
       let ticks = 0;
       const ticker = setInterval(() => ticks++, 10);
@@ -29,14 +29,14 @@ describe('while another process holds the write lock', () => {
       clearInterval(ticker);
       // A busy wait on this thread would have held the ticker (and this test) until the busy timeout.
       expect(ticks).toBeGreaterThan(10);
-      expect(listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(0);
-      other.exec('COMMIT');
-      await vi.waitFor(() => expect(listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(2));
+      expect(await listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(0);
+      await other.exec('COMMIT');
+      await vi.waitFor(async () => expect(await listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(2));
     });
-    other.close();
+    await other.close();
     // Each event sent once, and each send's 200 recorded as its one attempt.
     expect(receiver.received).toHaveLength(2);
-    for (const d of listDeliveries(ctx.db, { limit: 10 })) expect(listAttempts(ctx.db, d.id).map((a) => a.statusCode)).toEqual([200]);
+    for (const d of await listDeliveries(ctx.db, { limit: 10 })) expect((await listAttempts(ctx.db, d.id)).map((a) => a.statusCode)).toEqual([200]);
   });
 
   it('a queued row whose lease ran short while another process holds the write lock is not sent, and the loop is not held', async () => {
@@ -54,7 +54,7 @@ describe('while another process holds the write lock', () => {
     const other = openDatabase(ctx.config.database.path);
     await whileDispatching(ctx, answer, async () => {
       await receiver.waitFor(1);
-      other.exec('BEGIN IMMEDIATE'); // a CLI import holds the lock: no renewal can be written
+      await other.exec('BEGIN IMMEDIATE'); // a CLI import holds the lock: no renewal can be written
       ctx.clock.advance(9_000); // the queued rows' leases (10 s) run short of a send (1 s + 1 s)
       let ticks = 0;
       const ticker = setInterval(() => ticks++, 10);
@@ -64,8 +64,8 @@ describe('while another process holds the write lock', () => {
       // Each check waiting in SQLite (1 s to renew, 1 s to give back) would have held this thread for 4 s.
       expect(ticks).toBeGreaterThan(20);
       expect(receiver.received).toHaveLength(1);
-      other.exec('COMMIT');
+      await other.exec('COMMIT');
     });
-    other.close();
+    await other.close();
   });
 });
