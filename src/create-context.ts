@@ -28,6 +28,8 @@ export interface ContextOptions {
 }
 
 export function dataDirOf(config: Config): string {
+  if (config.dataDir !== undefined) return config.dataDir;
+  if (config.database.url !== undefined) return './data';
   return config.database.path === ':memory:' ? process.cwd() : dirname(config.database.path);
 }
 

@@ -33,8 +33,8 @@ export const eventsCommand: CommandModule = {
             .option('type', { choices: EVENT_TYPES, demandOption: true, describe: 'event type' })
             .option('data', { type: 'string', describe: 'JSON object merged into the sample data' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const { event } = emitEvent(ctx, args.org, args.type, parseJsonOption(args.data, 'data'));
+          runWithContext(args, async (ctx) => {
+            const { event } = await emitEvent(ctx, args.org, args.type, parseJsonOption(args.data, 'data'));
             output(args, event, () => `emitted ${event.id} ${event.type} for ${event.organizationId}`);
           }),
       )
@@ -46,8 +46,8 @@ export const eventsCommand: CommandModule = {
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
             .option('identity', { type: 'string', demandOption: true, describe: 'identity id (idn_…)' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const check = createComplianceCheck(ctx, { orgId: args.org, identityId: args.identity });
+          runWithContext(args, async (ctx) => {
+            const check = await createComplianceCheck(ctx, { orgId: args.org, identityId: args.identity });
             output(args, check, () => `started ${check.id} (${check.status})`);
           }),
       )
@@ -61,8 +61,8 @@ export const eventsCommand: CommandModule = {
             .option('result', { choices: COMPLIANCE_RESULTS, describe: 'with Completed' })
             .option('reason', { type: 'string', describe: 'why (shown as reason in the event)' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const check = updateComplianceCheckStatus(ctx, args.id, { status: args.status, result: args.result, reason: args.reason });
+          runWithContext(args, async (ctx) => {
+            const check = await updateComplianceCheckStatus(ctx, args.id, { status: args.status, result: args.result, reason: args.reason });
             output(args, check, () => `moved ${check.id} to ${check.status}${check.result ? ` (${check.result})` : ''}`);
           }),
       )
@@ -87,15 +87,15 @@ export const eventsCommand: CommandModule = {
             .option('currency', { type: 'string', describe: 'currency code, e.g. EUR' })
             .option('failure-reason', { type: 'string', describe: 'why it failed (CreationFailed)' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const v = recordVirtualAccount(ctx, {
-              orgId: args.org,
-              status: args.status,
-              identityId: args.identity,
-              accountId: args.account,
-              currency: args.currency,
-              failureReason: args.failureReason,
-            });
+          runWithContext(args, async (ctx) => {
+            const v = await recordVirtualAccount(ctx, {
+                          orgId: args.org,
+                          status: args.status,
+                          identityId: args.identity,
+                          accountId: args.account,
+                          currency: args.currency,
+                          failureReason: args.failureReason,
+                        });
             output(args, v, () => `recorded ${v.id} (${v.status})`);
           }),
       )

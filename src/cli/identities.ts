@@ -41,9 +41,9 @@ export const identitiesCommand: CommandModule = {
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
             .option('record', { type: 'string', demandOption: true, describe: 'the identity as JSON' }),
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             const record = parseJsonRecord(newIdentitySchema, args.record, 'identity');
-            const identity = createIdentity(ctx, args.org, record);
+            const identity = await createIdentity(ctx, args.org, record);
             output(args, identity, () => `created identity ${identity.id}`);
           }),
       )

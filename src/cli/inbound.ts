@@ -41,8 +41,8 @@ export const inboundCommand: CommandModule = {
         'Show one notification with its decrypted payload',
         (c) => c.positional('eventId', { type: 'string', demandOption: true }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const event = showInbound(ctx, args.eventId);
+          runWithContext(args, async (ctx) => {
+            const event = await showInbound(ctx, args.eventId);
             output(args, event, () => {
               // The replaced and held copies are lists of records: tables of their own, not "key: value" lines.
               const { payload, replacedCopies, heldCopies, ...meta } = event;

@@ -63,13 +63,13 @@ const cardNetworkCommand: CommandModule = {
               describe: 'the kid the card network sends for this key, when it is not the SPKI fingerprint',
             }),
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             const bytes = readCliFile(args.privateKey);
             const passphrase = args.keystorePassword ?? process.env.BORDERD_KEY_PASSPHRASE;
-            const key = importCardNetworkKey(ctx, args.org, bytes, {
-              ...(args.kid ? { kid: args.kid } : {}),
-              ...(passphrase !== undefined ? { passphrase } : {}),
-            });
+            const key = await importCardNetworkKey(ctx, args.org, bytes, {
+                          ...(args.kid ? { kid: args.kid } : {}),
+                          ...(passphrase !== undefined ? { passphrase } : {}),
+                        });
             output(args, key, () => `imported card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})\nkid: ${key.kid}`);
           }),
       )

@@ -78,8 +78,8 @@ export const clientsCommand: CommandModule = {
         'Revoke an API client: its tokens stop working at once',
         (c) => c.positional('id', { type: 'string', demandOption: true }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const client = revokeClient(ctx, args.id);
+          runWithContext(args, async (ctx) => {
+            const client = await revokeClient(ctx, args.id);
             output(args, client, () => `revoked client ${client.id}`);
           }),
       )

@@ -32,8 +32,8 @@ export const refundsCommand: CommandModule = {
         'Dispatch a refund plan in state Created or Paused',
         (c) => c.positional('id', { type: 'string', demandOption: true }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const plan = dispatchRefundPlan(ctx, args.id);
+          runWithContext(args, async (ctx) => {
+            const plan = await dispatchRefundPlan(ctx, args.id);
             output(args, plan, () => `dispatched refund plan ${plan.id} (transaction ${plan.transactionId})`);
           }),
       )

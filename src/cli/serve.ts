@@ -5,7 +5,7 @@
  * @module cli/serve
  */
 import type { CommandModule } from 'yargs';
-import type { AppContext } from '../context.js';
+import type { OpenContext } from '../context.js';
 import { createContext } from '../create-context.js';
 import { startDaemon } from '../daemon.js';
 import { bootstrapDevelopment } from '../services/organizations.js';
@@ -43,7 +43,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       .option('port', { type: 'number', describe: 'listen port, 0 for any free port (server.port)' })
       .option('log-level', { type: 'string', describe: 'fatal, error, warn, info, debug, trace or silent (log.level)' }) as never,
   handler: async (args) => {
-    let ctx: AppContext | undefined;
+    let ctx: OpenContext | undefined;
     let config: ReturnType<typeof loadCliConfig> | undefined;
     let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
     try {
@@ -57,7 +57,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       // The banner and the listening line are for a person: on stdout beside a readable log, on
       // stderr when stdout carries JSON lines for a log pipeline, which a plain line would break.
       const human = stdoutLogIsPretty(config.log.pretty) ? process.stdout : process.stderr;
-      ctx = (await createContext(config));
+      ctx = await createContext(config);
       daemon = await startDaemon(ctx);
       const running = daemon;
       // After the port is bound: a start that fails to listen must not create (and so never show) credentials.
@@ -105,7 +105,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       human.write(`borderd listening on ${daemon.url}\n`);
     } catch (err) {
       if (daemon) await daemon.close().catch(() => undefined);
-      else if (ctx?.db.open) ctx.db.close();
+      else if (ctx?.db.open) await ctx.db.close();
       process.exitCode = reportError(
         config ? listenFailure(err, config.server.host, config.server.port, 'server.host, server.port') : err,
         args.json,

@@ -62,7 +62,7 @@ export const txCommand: CommandModule = {
             .option('identity-id', { type: 'string', describe: 'identity id (idn_…)' })
             .option('account-id', { type: 'string', describe: 'account id (acc_…)' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             const parsed = createTransactionBody.safeParse({
               orgId: args.org,
               type: args.type,
@@ -79,7 +79,7 @@ export const txCommand: CommandModule = {
               const errors = zodIssuesToFieldErrors(parsed.error, 'options');
               throw badRequest('validation_failed', 'invalid options', errors);
             }
-            const t = createTransaction(ctx, parsed.data);
+            const t = await createTransaction(ctx, parsed.data);
             output(args, t, () => `created ${summary(t)}`);
           }),
       )
@@ -92,8 +92,8 @@ export const txCommand: CommandModule = {
             .positional('status', { choices: TRANSACTION_STATUSES, demandOption: true })
             .option('failure-reason', { type: 'string', describe: 'why it failed (status Failed)' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const t = changeTransactionStatus(ctx, args.id, args.status, args.failureReason);
+          runWithContext(args, async (ctx) => {
+            const t = await changeTransactionStatus(ctx, args.id, args.status, args.failureReason);
             output(args, t, () => `moved ${summary(t)}`);
           }),
       )

@@ -33,9 +33,9 @@ export const webhooksCommand: CommandModule = {
             .positional('id', { type: 'string', demandOption: true })
             .option('replay-since', { type: 'string', describe: 'ISO 8601 time' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
+          runWithContext(args, async (ctx) => {
             const since = args.replaySince === undefined ? undefined : parseInstant(args.replaySince, 'replay-since');
-            const result = enableWebhook(ctx, args.id, since);
+            const result = await enableWebhook(ctx, args.id, since);
             output(
               args,
               result,
@@ -49,8 +49,8 @@ export const webhooksCommand: CommandModule = {
         'Disable a webhook; its pending deliveries are kept as skipped',
         (c) => c.positional('id', { type: 'string', demandOption: true }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const webhook = disableWebhook(ctx, args.id);
+          runWithContext(args, async (ctx) => {
+            const webhook = await disableWebhook(ctx, args.id);
             output(args, webhook, () => `disabled ${webhook.id}`);
           }),
       )
@@ -59,8 +59,8 @@ export const webhooksCommand: CommandModule = {
         "Print an organization's current public signing key (PEM), what its receivers verify x-signature with",
         (c) => c.option('org', { type: 'string', demandOption: true, describe: 'organization id (org_…)' }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const key = getPublicKey(ctx, args.org);
+          runWithContext(args, async (ctx) => {
+            const key = await getPublicKey(ctx, args.org);
             output(args, key, () => key.publicKey.trimEnd());
           }),
       )

@@ -346,6 +346,11 @@ export const retentionSchema = z
 
 export const configSchema = z
   .object({
+    /**
+     * Where borderd keeps its own files (master.key and admin.token, unless security.masterKey and
+     * admin.token are given): the SQLite file's folder when unset, and ./data with PostgreSQL.
+     */
+    dataDir: z.string().min(1).optional(),
     server: serverSchema,
     database: databaseSchema,
     log: logSchema,

@@ -69,7 +69,7 @@ async function insertNewKey(
  * on this thread). Safe inside or outside a transaction.
  */
 export async function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair): Promise<PublicSigningKey> {
-  return toPublic(await withTransaction(ctx, async (ctx) => currentKeyRow(ctx.db, orgId) ?? insertNewKey(ctx, orgId, pair)));
+  return toPublic(await withTransaction(ctx, async (ctx) => (await currentKeyRow(ctx.db, orgId)) ?? (await insertNewKey(ctx, orgId, pair))));
 }
 
 /**
@@ -139,8 +139,8 @@ export class Signer {
   constructor(private readonly ctx: AppContext) {}
 
   /** The current key id of an organization, or undefined when it has none. */
-  currentKeyId(orgId: string): string | undefined {
-    return currentKeyId(this.ctx.db, orgId);
+  async currentKeyId(orgId: string): Promise<string | undefined> {
+    return await currentKeyId(this.ctx.db, orgId);
   }
 
   /**

@@ -36,7 +36,7 @@ async function open(ctx: AppContext, row: InboundEvent): Promise<Opened> {
   try {
     const parsed = inboundNotificationSchema.safeParse(parseStoredBody(row.rawBody));
     if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');
-    const out = await decryptJwe(compactJweOf(parsed.data.data), async (kid) => await privateKeyFor(ctx, row.orgId!, kid));
+    const out = await decryptJwe(compactJweOf(parsed.data.data), (kid) => privateKeyFor(ctx, row.orgId!, kid));
     return {
       ok: true,
       kid: out.kid,
@@ -50,7 +50,7 @@ async function open(ctx: AppContext, row: InboundEvent): Promise<Opened> {
 }
 
 /** Records what opening the row gave: decrypted, or a failure to retry or to dead-letter. */
-function record(ctx: AppContext, row: InboundEvent, opened: Opened): AttemptOutcome {
+async function record(ctx: AppContext, row: InboundEvent, opened: Opened): Promise<AttemptOutcome> {
   const now = ctx.clock.now();
   const at = isoAt(now);
   const orgId = row.orgId!;

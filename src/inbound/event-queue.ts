@@ -58,8 +58,8 @@ export function toView(e: InboundEvent): InboundEventView {
   };
 }
 
-export function listInbound(ctx: AppContext, filter: InboundFilter): InboundEventView[] {
-  return listInboundEvents(ctx.db, filter).map(toView);
+export async function listInbound(ctx: AppContext, filter: InboundFilter): Promise<InboundEventView[]> {
+  return (await listInboundEvents(ctx.db, filter)).map(toView);
 }
 
 /** A copy replaced by a redelivery: its failure, not its bytes (those stay in the database). */

@@ -27,11 +27,11 @@ export interface IcaMappingView {
 }
 
 /** Config (inbound.icaOrganizations) wins over the table, so a deployment file is the last word. */
-export function organizationForIca(ctx: AppContext, ica: string): string | undefined {
-  return ctx.config.inbound.icaOrganizations[ica] ?? getIcaMapping(ctx.db, ica)?.orgId;
+export async function organizationForIca(ctx: AppContext, ica: string): Promise<string | undefined> {
+  return ctx.config.inbound.icaOrganizations[ica] ?? (await getIcaMapping(ctx.db, ica))?.orgId;
 }
 
-export function listMappings(ctx: AppContext): IcaMappingView[] {
+export async function listMappings(ctx: AppContext): Promise<IcaMappingView[]> {
   const fromConfig = Object.entries(ctx.config.inbound.icaOrganizations).map(([ica, organizationId]) => ({
     ica,
     organizationId,
@@ -39,7 +39,7 @@ export function listMappings(ctx: AppContext): IcaMappingView[] {
     createdAt: null,
   }));
   const configured = new Set(fromConfig.map((m) => m.ica));
-  const fromDb = listIcaMappings(ctx.db)
+  const fromDb = (await listIcaMappings(ctx.db))
     .filter((m) => !configured.has(m.ica))
     .map((m) => ({ ica: m.ica, organizationId: m.orgId, source: 'database' as const, createdAt: m.createdAt }));
   return [...fromConfig, ...fromDb].sort((a, b) => a.ica.localeCompare(b.ica));
@@ -65,10 +65,10 @@ export async function mapIca(ctx: AppContext, ica: string, orgId: string): Promi
   const at = isoAt(ctx.clock.now());
   const requeued = await withTransaction(ctx, async (ctx) => {
       await upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
-      return (await matchUnmatched(ctx.db, ica, effective, at)) + reassignUndecrypted(ctx.db, ica, effective, at);
+      return (await matchUnmatched(ctx.db, ica, effective, at)) + (await reassignUndecrypted(ctx.db, ica, effective, at));
     });
   if (requeued > 0) ctx.signals.inbound.emit();
-  const mapping = listMappings(ctx).find((m) => m.ica === ica)!;
+  const mapping = (await listMappings(ctx)).find((m) => m.ica === ica)!;
   return { mapping, requeued };
 }
 

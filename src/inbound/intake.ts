@@ -74,13 +74,13 @@ export async function receiveNotification(ctx: AppContext, n: InboundNotificatio
   const id = newId('inb', now);
   // One transaction: the organization lookup, the insert, and on a duplicate what becomes of it.
   const result = await withTransaction(ctx, async (ctx): Promise<{ outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null }> => {
-      const mapped = organizationForIca(ctx, n.ica);
+      const mapped = await organizationForIca(ctx, n.ica);
       const orgId = mapped && (await getOrganization(ctx.db, mapped)) ? mapped : null;
       const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
       const state = orgId ? 'received' : 'unmatched';
       if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state }))
         return { outcome: 'stored', id, state, orgId };
-      const stored = getInboundEventByEventId(ctx.db, n.eventId)!;
+      const stored = (await getInboundEventByEventId(ctx.db, n.eventId))!;
       const action = redeliveryAction(stored, { ica: n.ica, rawBody });
       if (action === 'replace') {
         await replaceCopy(ctx.db, stored.id, copy, at);

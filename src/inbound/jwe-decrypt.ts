@@ -235,10 +235,13 @@ function tolerancesOf(p: Parsed): Tolerance[] {
  * 128-bit GCM tag, the HMAC of A128CBC-HS256 (which that library's own decryptor skips), the header
  * bytes as received as additional data.
  */
-export async function decryptJwe(token: string, lookup: (kid: string) => KeyObject | undefined): Promise<DecryptedJwe> {
+export async function decryptJwe(
+  token: string,
+  lookup: (kid: string) => KeyObject | undefined | Promise<KeyObject | undefined>,
+): Promise<DecryptedJwe> {
   const p = parse(token);
   const { kid, enc } = p.header;
-  const key = lookup(kid);
+  const key = await lookup(kid);
   if (!key) throw new JweDecryptError('unknown_kid', `no card-network key with kid ${kid} is held for this organization`, kid);
   const tolerated = tolerancesOf(p);
   if (tolerated.length > 0) return { plaintext: decryptContent(p, await unwrapKey(p, key)), kid, enc, tolerated };

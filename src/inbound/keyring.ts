@@ -130,19 +130,19 @@ function readPrivateKey(keyBytes: Buffer, passphrase?: string): KeyObject {
 }
 
 /** Imports a private key (see readPrivateKey for the formats). The kid defaults to the SPKI fingerprint. */
-export function importCardNetworkKey(
+export async function importCardNetworkKey(
   ctx: AppContext,
   orgId: string,
   keyBytes: Buffer,
   opts: { kid?: string; passphrase?: string } = {},
-): CardNetworkKeyView {
+): Promise<CardNetworkKeyView> {
   let privateKey: KeyObject;
   try {
     privateKey = readPrivateKey(keyBytes, opts.passphrase);
   } catch (err) {
     throw badRequest('invalid_private_key', `the file does not hold a readable private key (${(err as Error).message.split('\n')[0]})`);
   }
-  return store(ctx, orgId, privateKey, 'imported', opts.kid);
+  return await store(ctx, orgId, privateKey, 'imported', opts.kid);
 }
 
 export async function listKeys(ctx: AppContext, orgId?: string): Promise<CardNetworkKeyView[]> {
@@ -152,8 +152,8 @@ export async function listKeys(ctx: AppContext, orgId?: string): Promise<CardNet
 /** Removes by kid (or by key id cnk_…); with the same kid in several organizations, --org picks one. */
 export async function removeCardNetworkKey(ctx: AppContext, kidOrId: string, orgId?: string): Promise<CardNetworkKeyView> {
   const candidates = kidOrId.startsWith('cnk_')
-    ? listCardNetworkKeys(ctx.db).filter((k) => k.id === kidOrId)
-    : keysWithKid(ctx.db, normalizeKid(kidOrId));
+    ? (await listCardNetworkKeys(ctx.db)).filter((k) => k.id === kidOrId)
+    : await keysWithKid(ctx.db, normalizeKid(kidOrId));
   const matches = orgId ? candidates.filter((k) => k.orgId === orgId) : candidates;
   if (matches.length === 0) throw notFound(`card-network key ${kidOrId}`);
   if (matches.length > 1) throw conflict('ambiguous_kid', `kid ${kidOrId} exists in ${matches.length} organizations; name one with --org`);

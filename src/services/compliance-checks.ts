@@ -27,31 +27,31 @@ const eventData = (c: ComplianceCheck): ComplianceCheckEventData => ({
   updatedAt: c.updatedAt,
 });
 
-export function createComplianceCheck(ctx: AppContext, input: { orgId: string; identityId: string }): ComplianceCheck {
+export async function createComplianceCheck(ctx: AppContext, input: { orgId: string; identityId: string }): Promise<ComplianceCheck> {
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
-  return inOutboxTransaction(ctx, async (ctx) => {
-    const now = ctx.clock.now();
-    const c: ComplianceCheck = {
-      id: newId('cmp', now),
-      orgId: input.orgId,
-      identityId: input.identityId,
-      status: 'Pending',
-      result: null,
-      reason: null,
-      createdAt: isoAt(now),
-      updatedAt: isoAt(now),
-    };
-    await insertComplianceCheck(ctx.db, c);
-    await enqueueEvent(ctx, c.orgId, 'IdentityComplianceCheck_Updated', eventData(c));
-    return c;
-  });
+  return await inOutboxTransaction(ctx, async (ctx) => {
+      const now = ctx.clock.now();
+      const c: ComplianceCheck = {
+        id: newId('cmp', now),
+        orgId: input.orgId,
+        identityId: input.identityId,
+        status: 'Pending',
+        result: null,
+        reason: null,
+        createdAt: isoAt(now),
+        updatedAt: isoAt(now),
+      };
+      await insertComplianceCheck(ctx.db, c);
+      await enqueueEvent(ctx, c.orgId, 'IdentityComplianceCheck_Updated', eventData(c));
+      return c;
+    });
 }
 
-export function updateComplianceCheckStatus(
+export async function updateComplianceCheckStatus(
   ctx: AppContext,
   id: string,
   input: { status: ComplianceStatus; result?: ComplianceResult | undefined; reason?: string | undefined },
-): ComplianceCheck {
+): Promise<ComplianceCheck> {
   if (input.status === 'Completed' && !input.result)
     throw badRequest('result_required', 'result is required when status is Completed', [
       { path: 'body.result', message: 'required when status is Completed' },
@@ -60,25 +60,25 @@ export function updateComplianceCheckStatus(
     throw badRequest('result_not_allowed', 'result is only given with status Completed', [
       { path: 'body.result', message: 'only with status Completed' },
     ]);
-  return inOutboxTransaction(ctx, async (ctx) => {
-    const current = await getComplianceCheck(ctx.db, id);
-    if (!current) throw notFound(`compliance check ${id}`);
-    if (current.status === 'Completed') throw conflict('compliance_check_completed', `compliance check ${id} is already Completed`);
-    const at = isoAt(ctx.clock.now());
-    const c: ComplianceCheck = {
-      ...current,
-      status: input.status,
-      result: input.result ?? null,
-      reason: input.reason ?? null,
-      updatedAt: at,
-    };
-    await updateComplianceCheck(ctx.db, c);
-    await enqueueEvent(
-            ctx,
-            c.orgId,
-            c.status === 'Completed' ? 'IdentityComplianceCheck_Completed' : 'IdentityComplianceCheck_Updated',
-            eventData(c),
-          );
-    return c;
-  });
+  return await inOutboxTransaction(ctx, async (ctx) => {
+      const current = await getComplianceCheck(ctx.db, id);
+      if (!current) throw notFound(`compliance check ${id}`);
+      if (current.status === 'Completed') throw conflict('compliance_check_completed', `compliance check ${id} is already Completed`);
+      const at = isoAt(ctx.clock.now());
+      const c: ComplianceCheck = {
+        ...current,
+        status: input.status,
+        result: input.result ?? null,
+        reason: input.reason ?? null,
+        updatedAt: at,
+      };
+      await updateComplianceCheck(ctx.db, c);
+      await enqueueEvent(
+              ctx,
+              c.orgId,
+              c.status === 'Completed' ? 'IdentityComplianceCheck_Completed' : 'IdentityComplianceCheck_Updated',
+              eventData(c),
+            );
+      return c;
+    });
 }

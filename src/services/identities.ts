@@ -125,9 +125,9 @@ async function insertOne(ctx: AppContext, orgId: string, input: NewIdentity, now
   return identity;
 }
 
-export function createIdentity(ctx: AppContext, orgId: string, input: NewIdentity): Identity {
+export async function createIdentity(ctx: AppContext, orgId: string, input: NewIdentity): Promise<Identity> {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
-  return insertOne(ctx, orgId, input, ctx.clock.now());
+  return await insertOne(ctx, orgId, input, ctx.clock.now());
 }
 
 /**
@@ -161,13 +161,14 @@ export async function importIdentities(
   if (parsed.length === 0 && errors.length === 0) errors.push({ path: 'file', message: 'holds no identities' });
   if (errors.length) throw importRefused(errors);
   const now = ctx.clock.now();
-  const ids = await withTransaction(ctx, async (ctx) =>
-      parsed.map((p, i) => {
-        const id = insertOne(ctx, orgId, p, now).id;
-        if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
-        return id;
-      }),
-    );
+  const ids = await withTransaction(ctx, async (ctx) => {
+    const inserted: string[] = [];
+    for (const [i, p] of parsed.entries()) {
+      inserted.push((await insertOne(ctx, orgId, p, now)).id);
+      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, parsed.length);
+    }
+    return inserted;
+  });
   // The total is the identities of the file (blank lines are not counted), so the bar ends at 100%.
   onProgress?.(ids.length, parsed.length);
   return { imported: ids.length, ids };
@@ -218,5 +219,5 @@ export const identityFlagsSchema = z
 /** Operator change of an identity's flags (compliance checks done, identity deleted). */
 export async function setIdentityFlags(ctx: AppContext, orgId: string, id: string, flags: z.output<typeof identityFlagsSchema>): Promise<Identity> {
   if (!(await updateIdentityFlags(ctx.db, orgId, id, flags))) throw notFound(`identity ${id}`);
-  return getIdentity(ctx.db, orgId, id)!;
+  return (await getIdentity(ctx.db, orgId, id))!;
 }

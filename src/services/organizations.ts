@@ -61,13 +61,13 @@ async function newClient(
   return { client, clientSecret, secretHash: await hashSecret(clientSecret) };
 }
 
-export function revokeClient(ctx: AppContext, id: string): ApiClient {
-  if (!revokeApiClient(ctx.db, id, isoAt(ctx.clock.now()))) {
-    const existing = getApiClient(ctx.db, id);
+export async function revokeClient(ctx: AppContext, id: string): Promise<ApiClient> {
+  if (!(await revokeApiClient(ctx.db, id, isoAt(ctx.clock.now())))) {
+    const existing = await getApiClient(ctx.db, id);
     if (!existing) throw notFound(`client ${id}`);
     return existing; // already revoked: revoking again is harmless
   }
-  return getApiClient(ctx.db, id)!;
+  return (await getApiClient(ctx.db, id))!;
 }
 
 /**

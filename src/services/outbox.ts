@@ -52,7 +52,7 @@ export async function replayWebhookSince(
   let requeued = 0;
   for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
     const batch = ids.slice(i, i + REPLAY_BATCH);
-    requeued += withTransaction(ctx, async (ctx) => {
+    requeued += await withTransaction(ctx, async (ctx) => {
       // Checked again in every batch: a webhook deleted or disabled meanwhile turned what earlier
       // batches queued into cancelled or skipped rows, and must not get pending rows after that.
       await replayableWebhook(ctx, webhookId);
@@ -121,24 +121,24 @@ export const listOutbox = async (
   filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; limit?: number | undefined },
 ): Promise<Delivery[]> => await listDeliveries(ctx.db, { ...filter, limit: filter.limit ?? 100 });
 
-export function deliveryAttempts(ctx: AppContext, deliveryId: string): { delivery: Delivery; attempts: AttemptRecord[] } {
-  const delivery = getDelivery(ctx.db, deliveryId);
+export async function deliveryAttempts(ctx: AppContext, deliveryId: string): Promise<{ delivery: Delivery; attempts: AttemptRecord[] }> {
+  const delivery = await getDelivery(ctx.db, deliveryId);
   if (!delivery) throw notFound(`delivery ${deliveryId}`);
-  return { delivery, attempts: listAttempts(ctx.db, deliveryId) };
+  return { delivery, attempts: await listAttempts(ctx.db, deliveryId) };
 }
 
 /** A synthetic event of any type, through the same enqueue as real ones (for testing receivers). */
-export function emitEvent(ctx: AppContext, orgId: string, type: EventType, data?: Record<string, unknown>): StoredEvent {
+export async function emitEvent(ctx: AppContext, orgId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent> {
   if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
-  return inOutboxTransaction(ctx, async (ctx) => {
-    const at = isoAt(ctx.clock.now());
-    const sample = {
-      id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()),
-      createdAt: at,
-      updatedAt: at,
-      synthetic: true,
-    };
-    // The operator vouches for the shape of a synthetic event's data; it is sent as given.
-    return enqueueEvent(ctx, orgId, type, { ...sample, ...data } as unknown as EventDataByType[typeof type]);
-  });
+  return await inOutboxTransaction(ctx, async (ctx) => {
+      const at = isoAt(ctx.clock.now());
+      const sample = {
+        id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()),
+        createdAt: at,
+        updatedAt: at,
+        synthetic: true,
+      };
+      // The operator vouches for the shape of a synthetic event's data; it is sent as given.
+      return enqueueEvent(ctx, orgId, type, { ...sample, ...data } as unknown as EventDataByType[typeof type]);
+    });
 }

@@ -80,7 +80,7 @@ export async function setRefundConfig(
   const nowMs = ctx.clock.now();
   const at = isoAt(nowMs);
   const replanned = await withTransaction(ctx, async (ctx) => {
-      const version = upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
+      const version = await upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
       const stale = (await listRefundPlans(ctx.db, { orgId, state: 'Paused' })).filter(
         (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
       );
@@ -104,7 +104,7 @@ export async function setRefundConfig(
  */
 export async function reconfirmRefundConfig(ctx: AppContext, orgId: string): Promise<RefundConfig & { dispatchedPlans: string[] }> {
   const at = isoAt(ctx.clock.now());
-  const dispatched = withTransaction(ctx, async (ctx) => {
+  const dispatched = await withTransaction(ctx, async (ctx) => {
     const config = await getRefundConfig(ctx.db, orgId);
     if (!config) throw notFound('refund configuration');
     await markRefundConfigVerified(ctx.db, orgId, at);
@@ -209,17 +209,17 @@ async function planFor(
 }
 
 /** Operator dispatch (CLI or admin API) of a plan in Created or Paused. */
-export function dispatchRefundPlan(ctx: AppContext, planId: string): RefundPlan {
-  return withTransaction(ctx, async (ctx) => {
-    const plan = await getRefundPlan(ctx.db, planId);
-    if (!plan) throw notFound(`refund plan ${planId}`);
-    if (!canDispatch(plan.state))
-      throw conflict(
-        'refund_plan_not_dispatchable',
-        `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`,
-      );
-    const at = isoAt(ctx.clock.now());
-    await setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
-    return getRefundPlan(ctx.db, planId)!;
-  });
+export async function dispatchRefundPlan(ctx: AppContext, planId: string): Promise<RefundPlan> {
+  return await withTransaction(ctx, async (ctx) => {
+      const plan = await getRefundPlan(ctx.db, planId);
+      if (!plan) throw notFound(`refund plan ${planId}`);
+      if (!canDispatch(plan.state))
+        throw conflict(
+          'refund_plan_not_dispatchable',
+          `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`,
+        );
+      const at = isoAt(ctx.clock.now());
+      await setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
+      return getRefundPlan(ctx.db, planId)!;
+    });
 }

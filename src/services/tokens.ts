@@ -121,7 +121,7 @@ export class TokenService {
       await this.ctx.db.transaction(async (tx) => {
         if (!(await getActiveTokenKey(tx))) await insertTokenKey(tx, candidate);
       });
-      row = getActiveTokenKey(this.ctx.db)!;
+      row = (await getActiveTokenKey(this.ctx.db))!;
     }
     const jwk = JSON.parse(this.ctx.secrets.open(row.private_enc, `token_keys.private:${row.kid}`)) as JWK;
     this.#signing = { kid: row.kid, key: (await importJWK(jwk, row.alg)) as CryptoKey };
@@ -221,7 +221,7 @@ export class TokenService {
   async verify(token: string): Promise<AuthContext> {
     const claims = this.#verified.get(token, this.ctx.clock.now()) ?? (await this.#verifyToken(token));
     // Per request, cached or not: a revoked client's tokens stop working at once (one primary-key read).
-    const client = claims.sub ? getClientStanding(this.ctx.db, claims.sub) : undefined;
+    const client = claims.sub ? await getClientStanding(this.ctx.db, claims.sub) : undefined;
     if (!client || client.orgId !== claims.org) throw unauthorized('unknown_client', 'the token names no known client');
     if (client.revoked) throw unauthorized('client_revoked', 'the client of this token has been revoked');
     return { orgId: client.orgId, clientId: client.id, piiAccess: claims.pii };

@@ -13,7 +13,7 @@ import { getOrganization } from '../store/organizations.js';
 import { insertVirtualAccount, type VirtualAccount } from '../store/virtual-accounts.js';
 import type { VirtualAccountStatus } from '../verify/events.js';
 
-export function recordVirtualAccount(
+export async function recordVirtualAccount(
   ctx: AppContext,
   input: {
     orgId: string;
@@ -23,29 +23,29 @@ export function recordVirtualAccount(
     currency?: string | undefined;
     failureReason?: string | undefined;
   },
-): VirtualAccount {
+): Promise<VirtualAccount> {
   if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
   if (input.status === 'CreationFailed' && !input.failureReason) {
     throw badRequest('failure_reason_required', 'failureReason is required when status is CreationFailed', [
       { path: 'body.failureReason', message: 'required when status is CreationFailed' },
     ]);
   }
-  return inOutboxTransaction(ctx, async (ctx) => {
-    const now = ctx.clock.now();
-    const v: VirtualAccount = {
-      id: newId('vac', now),
-      orgId: input.orgId,
-      identityId: input.identityId ?? null,
-      accountId: input.accountId ?? null,
-      currency: input.currency ?? null,
-      status: input.status,
-      failureReason: input.status === 'CreationFailed' ? (input.failureReason ?? null) : null,
-      createdAt: isoAt(now),
-      updatedAt: isoAt(now),
-    };
-    await insertVirtualAccount(ctx.db, v);
-    const { orgId: _org, ...data } = v;
-    await enqueueEvent(ctx, v.orgId, v.status === 'Created' ? 'VirtualAccount_Created' : 'VirtualAccount_CreationFailed', data);
-    return v;
-  });
+  return await inOutboxTransaction(ctx, async (ctx) => {
+      const now = ctx.clock.now();
+      const v: VirtualAccount = {
+        id: newId('vac', now),
+        orgId: input.orgId,
+        identityId: input.identityId ?? null,
+        accountId: input.accountId ?? null,
+        currency: input.currency ?? null,
+        status: input.status,
+        failureReason: input.status === 'CreationFailed' ? (input.failureReason ?? null) : null,
+        createdAt: isoAt(now),
+        updatedAt: isoAt(now),
+      };
+      await insertVirtualAccount(ctx.db, v);
+      const { orgId: _org, ...data } = v;
+      await enqueueEvent(ctx, v.orgId, v.status === 'Created' ? 'VirtualAccount_Created' : 'VirtualAccount_CreationFailed', data);
+      return v;
+    });
 }

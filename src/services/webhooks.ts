@@ -65,8 +65,8 @@ export async function createWebhook(
   });
 }
 
-function mustGet(ctx: AppContext, orgId: string, id: string): WebhookRecord {
-  const webhook = getWebhook(ctx.db, orgId, id);
+async function mustGet(ctx: AppContext, orgId: string, id: string): Promise<WebhookRecord> {
+  const webhook = await getWebhook(ctx.db, orgId, id);
   if (!webhook) throw notFound(`webhook ${id}`);
   return webhook;
 }
@@ -78,29 +78,29 @@ export const listWebhookSettings = async (ctx: AppContext, orgId: string): Promi
  * Endpoint 12. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
  * disabled webhook re-enables it. Disabling keeps its pending deliveries as skipped.
  */
-export function updateWebhookSettings(
+export async function updateWebhookSettings(
   ctx: AppContext,
   orgId: string,
   id: string,
   input: { url: string; enabled?: boolean | undefined },
-): WebhookRecord {
+): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
-  return withTransaction(ctx, async (ctx) => {
-    mustGet(ctx, orgId, id);
-    return setEnabled(ctx, id, input.enabled ?? true, input.url);
-  });
+  return await withTransaction(ctx, async (ctx) => {
+      await mustGet(ctx, orgId, id);
+      return setEnabled(ctx, id, input.enabled ?? true, input.url);
+    });
 }
 
 /** Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back. */
 async function setEnabled(ctx: AppContext, id: string, enabled: boolean, url?: string): Promise<WebhookRecord> {
   await setWebhookEnabled(ctx.db, (await getWebhookById(ctx.db, id))!, enabled, isoAt(ctx.clock.now()), url);
-  return getWebhookById(ctx.db, id)!;
+  return (await getWebhookById(ctx.db, id))!;
 }
 
 /** Endpoint 15. The row is kept (marked deleted) so its history stays; its pending deliveries are cancelled, not sent. */
 export async function deleteWebhook(ctx: AppContext, orgId: string, id: string): Promise<void> {
   await withTransaction(ctx, async (ctx) => {
-        mustGet(ctx, orgId, id);
+        await mustGet(ctx, orgId, id);
         const at = isoAt(ctx.clock.now());
         await setPendingState(ctx.db, id, 'cancelled', at);
         await markWebhookDeleted(ctx.db, id, at);
@@ -108,8 +108,8 @@ export async function deleteWebhook(ctx: AppContext, orgId: string, id: string):
 }
 
 /** Endpoint 17: 404 while the organization has no key (no webhook registered yet). */
-export function getPublicKey(ctx: AppContext, orgId: string): PublicSigningKey {
-  const key = currentSigningKey(ctx, orgId);
+export async function getPublicKey(ctx: AppContext, orgId: string): Promise<PublicSigningKey> {
+  const key = await currentSigningKey(ctx, orgId);
   if (!key) throw notFound('public key (register a webhook first)');
   return key;
 }
@@ -125,24 +125,26 @@ export const organizationHasWebhooks = async (ctx: AppContext, orgId: string): P
 export interface WebhookWithHealth extends WebhookRecord, WebhookHealth {}
 
 export async function listWebhooksWithHealth(ctx: AppContext, orgId?: string): Promise<WebhookWithHealth[]> {
-  return (await listWebhooks(ctx.db, orgId)).map((w) => ({ ...w, ...webhookHealth(ctx.db, w.id) }));
+  const out: WebhookWithHealth[] = [];
+  for (const w of await listWebhooks(ctx.db, orgId)) out.push({ ...w, ...(await webhookHealth(ctx.db, w.id)) });
+  return out;
 }
 
-function mustGetAny(ctx: AppContext, id: string): WebhookRecord {
-  const webhook = getWebhookById(ctx.db, id);
+async function mustGetAny(ctx: AppContext, id: string): Promise<WebhookRecord> {
+  const webhook = await getWebhookById(ctx.db, id);
   if (!webhook) throw notFound(`webhook ${id}`);
   return webhook;
 }
 
 /** Re-enables a webhook; with `replaySince`, also requeues its events since then (skipped ones included). */
-export function enableWebhook(ctx: AppContext, id: string, replaySince?: string): { webhook: WebhookRecord; replay?: ReplayResult } {
-  mustGetAny(ctx, id);
-  const webhook = withTransaction(ctx, async (ctx) => setEnabled(ctx, id, true));
+export async function enableWebhook(ctx: AppContext, id: string, replaySince?: string): Promise<{ webhook: WebhookRecord; replay?: ReplayResult }> {
+  await mustGetAny(ctx, id);
+  const webhook = await withTransaction(ctx, async (ctx) => setEnabled(ctx, id, true));
   if (replaySince === undefined) return { webhook };
-  return { webhook, replay: replayWebhookSince(ctx, id, replaySince) };
+  return { webhook, replay: await replayWebhookSince(ctx, id, replaySince) };
 }
 
-export function disableWebhook(ctx: AppContext, id: string): WebhookRecord {
-  mustGetAny(ctx, id);
+export async function disableWebhook(ctx: AppContext, id: string): Promise<WebhookRecord> {
+  await mustGetAny(ctx, id);
   return withTransaction(ctx, async (ctx) => setEnabled(ctx, id, false));
 }

@@ -170,7 +170,7 @@ describe('bearer authentication', () => {
   it('refuses the token of a revoked client at once', async () => {
     const { http, auth, ctx, client } = await setup();
     expect((await http.get('/v1/probe').set('Authorization', auth)).status).toBe(200);
-    revokeClient(ctx, client.id);
+    await revokeClient(ctx, client.id);
     const res = await http.get('/v1/probe').set('Authorization', auth);
     expect401(res, 'client_revoked');
     expect(res.body.detail).toBe('the client of this token has been revoked');
@@ -197,7 +197,7 @@ describe('verified token cache', () => {
     const { http, auth, ctx, client } = await setup();
     expect((await http.get('/v1/probe').set('Authorization', auth)).status).toBe(200);
     const before = signatureChecks();
-    revokeClient(ctx, client.id);
+    await revokeClient(ctx, client.id);
     expect401(await http.get('/v1/probe').set('Authorization', auth), 'client_revoked');
     expect(signatureChecks()).toBe(before); // served from the cache, and still refused
   });

@@ -337,7 +337,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     try {
       // Signed by the stream first, then sent to the webhook with the same signature.
-      const streamedFirst = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+      const streamedFirst = await emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
       ctx.signals.outbox.emit();
       const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
       const [streamed] = payloads(await stream.next(3)).map((m) => JSON.parse(m.data) as { signature: string; keyId: string });
@@ -351,7 +351,7 @@ describe('GET /v1/notifications/events/stream', () => {
       expect(receiver.received[0]!.headers['x-signature-key-id']).toBe(streamed!.keyId);
 
       // Sent first, then streamed with the signature the dispatcher made.
-      const sentFirst = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Failed' });
+      const sentFirst = await emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Failed' });
       expect(await dispatcher.runOnce()).toBe(1);
       expect(dispatcher.stats().signatures).toBe(1);
       ctx.signals.outbox.emit();
@@ -373,7 +373,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const stream = await open(`${url}?since=${SINCE_ALL}`, auth);
     await stream.next(3);
     expect(signingKeyUnseals()).toBe(1);
-    emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+    await emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
     expect(await new Dispatcher(ctx, { random: () => 0.5, signatures }).runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(1);
     expect(signingKeyUnseals()).toBe(1);
@@ -440,7 +440,7 @@ describe('GET /v1/notifications/events/stream', () => {
 
   it('ends the stream of a revoked client at the next heartbeat', async () => {
     const { ctx, url, client, auth, stream } = await heartbeatStream();
-    revokeClient(ctx, client.id);
+    await revokeClient(ctx, client.id);
     await stream.ended;
     const again = await fetch(url, { headers: { authorization: auth } });
     expect(again.status).toBe(401);

@@ -73,7 +73,7 @@ describe('GET /v1/identities', () => {
       address: { street1: 'Calle </script> 5', city: 'CDMX', country: 'MX' },
       documents: [{ type: 'Passport', idNumber: 'P1' }],
     };
-    createIdentity(ctx, acme.org.id, { type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky });
+    await createIdentity(ctx, acme.org.id, { type: 'Business', deleted: false, hasComplianceChecks: true, data: tricky });
     for (const q of ['', '?name=zo%C3%AB', '?limit=1']) {
       const res = await http.get(`/v1/identities${q}`).set('Authorization', acme.auth);
       expect(res.status).toBe(200);
@@ -121,32 +121,32 @@ describe('GET /v1/identities', () => {
     const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
-    createIdentity(ctx, org.org.id, {
-      type: 'Personal',
-      deleted: false,
-      hasComplianceChecks: true,
-      data: {
-        firstName: 'Ana',
-        lastName: 'García',
-        middleName: 'Lu',
-        taxId: 'ABC12345',
-        dateOfBirth: '1990-02-03',
-        email: 'ana.g@example.com',
-        phone: '+5215512345678',
-        nameInLocalScript: 'アナ',
-        city: undefined,
-        address: { street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', country: 'MX', postalCode: '06700' },
-        documents: [{ type: 'Passport', idNumber: 'P1234567', issuingCountry: 'MX', expiryDate: '2030-01-01' }],
-        actingAsIntermediary: false,
-        citizenship: 'MX',
-        employerName: 'Acme Mexicana',
-        activity: 'Dentist',
-        accountPurposeOther: 'rent for Calle 5',
-        placeOfBirthCity: 'Puebla',
-        placeOfBirthCountry: 'MX',
-        employmentStatus: 'Employed',
-      } as Record<string, unknown>,
-    });
+    await createIdentity(ctx, org.org.id, {
+            type: 'Personal',
+            deleted: false,
+            hasComplianceChecks: true,
+            data: {
+              firstName: 'Ana',
+              lastName: 'García',
+              middleName: 'Lu',
+              taxId: 'ABC12345',
+              dateOfBirth: '1990-02-03',
+              email: 'ana.g@example.com',
+              phone: '+5215512345678',
+              nameInLocalScript: 'アナ',
+              city: undefined,
+              address: { street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', country: 'MX', postalCode: '06700' },
+              documents: [{ type: 'Passport', idNumber: 'P1234567', issuingCountry: 'MX', expiryDate: '2030-01-01' }],
+              actingAsIntermediary: false,
+              citizenship: 'MX',
+              employerName: 'Acme Mexicana',
+              activity: 'Dentist',
+              accountPurposeOther: 'rent for Calle 5',
+              placeOfBirthCity: 'Puebla',
+              placeOfBirthCountry: 'MX',
+              employmentStatus: 'Employed',
+            } as Record<string, unknown>,
+          });
     const res = await http.get('/v1/identities').set('Authorization', org.auth);
     expect(res.body.data[0].data).toEqual({
       firstName: 'A**',
@@ -185,7 +185,7 @@ describe('GET /v1/identities', () => {
       taxId: 'ABC12345',
       address: { postalCode: '06700' },
     };
-    createIdentity(ctx, all.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: false, data });
+    await createIdentity(ctx, all.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: false, data });
     for (const auth of [all.auth, `Bearer ${redacted.accessToken}`]) {
       const res = await http.get('/v1/identities').set('Authorization', auth);
       expect(res.status).toBe(200);
@@ -203,20 +203,20 @@ describe('GET /v1/identities', () => {
     const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
-    createIdentity(ctx, org.org.id, {
-      type: 'Personal',
-      deleted: false,
-      hasComplianceChecks: false,
-      data: {
-        firstName: 'A',
-        lastName: 'Li',
-        secondLastName: 'Ng',
-        taxId: '12',
-        email: 'a@x.com',
-        address: { street1: 'K', postalCode: '1' },
-        documents: [{ idNumber: '123' }],
-      },
-    });
+    await createIdentity(ctx, org.org.id, {
+            type: 'Personal',
+            deleted: false,
+            hasComplianceChecks: false,
+            data: {
+              firstName: 'A',
+              lastName: 'Li',
+              secondLastName: 'Ng',
+              taxId: '12',
+              email: 'a@x.com',
+              address: { street1: 'K', postalCode: '1' },
+              documents: [{ idNumber: '123' }],
+            },
+          });
     const res = await http.get('/v1/identities').set('Authorization', org.auth);
     expect(res.body.data[0].data).toEqual({
       firstName: '*',

@@ -218,13 +218,13 @@ describe('/openapi.json conformance', () => {
       hasForeignTaxRegistration: false,
     };
     for (const org of [full, red]) {
-      createIdentity(ctx, org.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: true, data });
-      createIdentity(ctx, org.org.id, {
-        type: 'Business',
-        deleted: true,
-        hasComplianceChecks: false,
-        data: { firstName: 'A', email: 'a@x.com', taxId: '12' },
-      });
+      await createIdentity(ctx, org.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: true, data });
+      await createIdentity(ctx, org.org.id, {
+                type: 'Business',
+                deleted: true,
+                hasComplianceChecks: false,
+                data: { firstName: 'A', email: 'a@x.com', taxId: '12' },
+              });
     }
     // The operator's routes that create an identity and set its flags answer the same record.
     const made = await http
@@ -262,12 +262,12 @@ describe('/openapi.json conformance', () => {
   it.each([false, true])('accounts (legacy fields %s) and the 404', async (legacyFields) => {
     const { http, ctx, tokens, conforms } = await setup({ 'accounts.legacyFields': legacyFields });
     const acme = await makeOrg(ctx, tokens);
-    const identity = createIdentity(ctx, acme.org.id, {
-      type: 'Personal',
-      deleted: false,
-      hasComplianceChecks: false,
-      data: { firstName: 'Ana' },
-    });
+    const identity = await createIdentity(ctx, acme.org.id, {
+          type: 'Personal',
+          deleted: false,
+          hasComplianceChecks: false,
+          data: { firstName: 'Ana' },
+        });
     for (const body of [
       {
         provider: 'Standalone',
@@ -298,8 +298,8 @@ describe('/openapi.json conformance', () => {
     // Two failed deposits, one on a network the default has an address for and one on none: the
     // status change records each one's plan.
     for (const network of ['ETHEREUM', null] as const) {
-      const { id } = createTransaction(ctx, { orgId: acme.org.id, type: 'Deposit', network });
-      changeTransactionStatus(ctx, id, 'Failed');
+      const { id } = await createTransaction(ctx, { orgId: acme.org.id, type: 'Deposit', network });
+      await changeTransactionStatus(ctx, id, 'Failed');
     }
     const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}`).set('Authorization', admin);
     conforms('get', '/admin/v1/refund-plans', list, 200);

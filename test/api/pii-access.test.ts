@@ -15,12 +15,12 @@ describe('piiAccess redacted changes only identities', () => {
     const client = await createApiClient(ctx, { orgId: all.org.id, piiAccess: 'redacted' });
     const redacted = `Bearer ${(await tokens.issue({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' })).accessToken}`;
 
-    const identity = createIdentity(ctx, all.org.id, {
-      type: 'Personal',
-      deleted: false,
-      hasComplianceChecks: false,
-      data: { firstName: 'Wilhelmina', email: 'wil@example.com' },
-    });
+    const identity = await createIdentity(ctx, all.org.id, {
+          type: 'Personal',
+          deleted: false,
+          hasComplianceChecks: false,
+          data: { firstName: 'Wilhelmina', email: 'wil@example.com' },
+        });
     const account = await http
       .post(`/admin/v1/organizations/${all.org.id}/accounts`)
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)

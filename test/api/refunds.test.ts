@@ -192,8 +192,8 @@ describe('admin refund plans', () => {
     const admin = `Bearer ${ADMIN_TOKEN}`;
     await http.post('/v1/refunds/config').set('Authorization', acme.auth).send({ type: 'Source', autoRefund: false });
     const at = new Date(ctx.clock.now()).toISOString();
-    const txn = createTransaction(ctx, { orgId: acme.org.id, type: 'Deposit' });
-    changeTransactionStatus(ctx, txn.id, 'Failed'); // records its plan
+    const txn = await createTransaction(ctx, { orgId: acme.org.id, type: 'Deposit' });
+    await changeTransactionStatus(ctx, txn.id, 'Failed'); // records its plan
     const list = await http.get(`/admin/v1/refund-plans?orgId=${acme.org.id}&state=Created`).set('Authorization', admin);
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);

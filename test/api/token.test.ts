@@ -185,7 +185,7 @@ describe('POST /v1/auth/m2m/token', () => {
     const { http } = makeApi(ctx);
     const org = await createOrganization(ctx, 'Acme');
     const client = await createApiClient(ctx, { orgId: org.id });
-    revokeClient(ctx, client.id);
+    await revokeClient(ctx, client.id);
     const res = await http.post('/v1/auth/m2m/token').send({ clientId: client.id, clientSecret: client.clientSecret });
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);

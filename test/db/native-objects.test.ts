@@ -74,15 +74,15 @@ describe('native SQLite objects', () => {
     );
     expect((await importTransactions(ctx, acme.org.id, [header, ...lines].join('\n'), 'csv')).imported).toBe(2345);
     const cardKey = makeKeyPair();
-    importCardNetworkKey(ctx, acme.org.id, Buffer.from(cardKey.privatePem));
+    await importCardNetworkKey(ctx, acme.org.id, Buffer.from(cardKey.privatePem));
     ctx.config.inbound.icaOrganizations = { '123456': acme.org.id };
     for (let round = 0; round < 2; round++) {
-      createIdentity(ctx, acme.org.id, {
-        type: 'Personal',
-        deleted: false,
-        hasComplianceChecks: false,
-        data: { firstName: `Ana${round}`, lastName: 'Lopez', email: `ana${round}@example.com` },
-      });
+      await createIdentity(ctx, acme.org.id, {
+                type: 'Personal',
+                deleted: false,
+                hasComplianceChecks: false,
+                data: { firstName: `Ana${round}`, lastName: 'Lopez', email: `ana${round}@example.com` },
+              });
       expect((await http.get('/v1/identities?name=ana&limit=10').set('authorization', acme.auth)).body.data).toHaveLength(round + 1);
       const summary = await http.get('/v1/transactions/import-benchmark-summary').set('authorization', acme.auth);
       expect(summary.body.sampleSize).toBe(2345);

@@ -127,7 +127,7 @@ describe('EventSignatures', () => {
     await signatures.signBatch(org.id, rows);
     expect(signatures.unstored).toBe(2);
     holder.release();
-    const sent = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+    const sent = await emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5, signatures });
     expect(await dispatcher.runOnce()).toBe(1);
     expect(signatures.unstored).toBe(0);

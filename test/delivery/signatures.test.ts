@@ -28,7 +28,7 @@ describe('one signature per (event, key)', () => {
     for (let i = 0; i < 10; i++) await createWebhook(ctx, org.id, { url: `${receiver.url}/${i}` });
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     const sign = vi.spyOn(Signer.prototype, 'sign');
-    const event = emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+    const event = await emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
 
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     // The default per-endpoint cap lets every webhook take its row in one pass.

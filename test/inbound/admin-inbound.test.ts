@@ -14,7 +14,7 @@ describe('admin inbound routes', () => {
   it('maps an ica, which queues its unmatched notifications', async () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
-    importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
     const { http } = makeApi(ctx);
     await http.post('/v1/webhooks/card-network').send(notification(await joseToken({ x: 1 }, key), { ica: '777' }));
     const unmatched = await http.get('/admin/v1/inbound/events?state=unmatched').set('authorization', admin);
@@ -67,7 +67,7 @@ describe('admin inbound routes', () => {
       expect([refused.status, refused.body.errors?.[0]?.path], bad).toEqual([400, 'query.limit']);
     }
 
-    importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
     expect((await http.post('/admin/v1/inbound/events/b/retry').set('authorization', admin)).body).toEqual({ requeued: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect((await http.post('/admin/v1/inbound/events/b/retry').set('authorization', admin)).status).toBe(409);

@@ -30,7 +30,7 @@ describe('inbound decryption of a queue', () => {
     const org = await createOrganization(ctx, 'Acme');
     ctx.config.inbound.icaOrganizations = { '123456': org.id };
     const key = makeKeyPair();
-    importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
     const { http } = makeApi(ctx);
     const ids = Array.from({ length: 7 }, (_, i) => `q-${i}`);
     for (const eventId of ids)

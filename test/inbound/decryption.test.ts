@@ -29,7 +29,7 @@ const state = (ctx: TestContext, eventId: string) => getInboundEventByEventId(ct
 describe('inbound decryption', () => {
   it("gives the event loop turns while it works through a queue of the library's tokens (their unwrap off the main thread)", async () => {
     const { ctx, org, post } = await setup();
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const cert = selfSignedCertificate(right, tempDir());
     for (let i = 0; i < 5; i++)
       await post(notification({ encryptedValue: cardNetworkLibraryToken({ n: i }, cert) }, { eventId: `e-${i}` }));
@@ -40,7 +40,7 @@ describe('inbound decryption', () => {
 
   it('never waits in SQLite for a write lock another process holds: the pass ends, the rows stay due, a later pass decrypts them', async () => {
     const { ctx, org, post } = await setup({ 'database.busyTimeoutMs': 3000 });
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     for (let i = 0; i < 3; i++) await post(notification(await joseToken({ n: i }, right), { eventId: `l-${i}` }));
     // One for an ica mapped only after it arrived: the pass's matching queues it.
     await post(notification(await joseToken({ n: 9 }, right), { eventId: 'l-unmatched', ica: '999999' }));
@@ -61,7 +61,7 @@ describe('inbound decryption', () => {
   it('records nothing made with the old organization for rows an ica mapping moved while the pass ran', async () => {
     const { ctx, org, post } = await setup();
     const other = await createOrganization(ctx, 'Other');
-    importCardNetworkKey(ctx, other.id, Buffer.from(right.privatePem)); // the key is the other organization's
+    await importCardNetworkKey(ctx, other.id, Buffer.from(right.privatePem)); // the key is the other organization's
     ctx.config.inbound.icaOrganizations = {};
     await mapIca(ctx, '123456', org.id); // mapped to the wrong organization, in the database, as an operator does
     for (let i = 0; i < 3; i++) await post(notification(await joseToken({ n: i }, right), { eventId: `m-${i}` }));
@@ -76,7 +76,7 @@ describe('inbound decryption', () => {
 
   it('decrypts a jose token and a card-network library token, and seals the payload at rest', async () => {
     const { ctx, org, post } = await setup();
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const cert = selfSignedCertificate(right, tempDir());
     await post(notification(await joseToken({ from: 'jose', pan: '5555' }, right), { eventId: 'e-jose' }));
     await post(notification({ encryptedValue: cardNetworkLibraryToken({ from: 'library', pan: '4444' }, cert) }, { eventId: 'e-lib' }));
@@ -108,7 +108,7 @@ describe('inbound decryption', () => {
     expect(failed).toMatchObject({ state: 'failed', attempts: 3, failureCode: 'unknown_kid' });
     expect(failed.failureReason).toContain(right.kid);
 
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     expect(retryInbound(ctx, { eventId: 'ev-1' })).toEqual({ requeued: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect(showInbound(ctx, 'ev-1')).toMatchObject({ state: 'decrypted', payload: { ok: 1 }, failureCode: null });
@@ -117,13 +117,13 @@ describe('inbound decryption', () => {
   it('wrong key under the kid: failed as key_mismatch, decrypted once the right key replaces it', async () => {
     const { ctx, org, post } = await setup({ 'inbound.decryptRetrySeconds': [] });
     // The sender names our kid but encrypted for another certificate (a stale one, say).
-    importCardNetworkKey(ctx, org.id, Buffer.from(wrong.privatePem), { kid: 'portal-key-1' });
+    await importCardNetworkKey(ctx, org.id, Buffer.from(wrong.privatePem), { kid: 'portal-key-1' });
     await post(notification(await joseToken({ ok: 2 }, right, { kid: 'portal-key-1' })));
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
     expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'key_mismatch', kid: 'portal-key-1' });
 
     await removeCardNetworkKey(ctx, 'portal-key-1', org.id);
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem), { kid: 'portal-key-1' });
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem), { kid: 'portal-key-1' });
     expect(retryInbound(ctx, { allFailed: true })).toEqual({ requeued: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 2 });
@@ -131,7 +131,7 @@ describe('inbound decryption', () => {
 
   it('tampered tag: failed at once (no automatic retry), and a retry of the same bytes fails again', async () => {
     const { ctx, org, post } = await setup();
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const parts = (await joseToken({ ok: 3 }, right)).split('.');
     const tag = Buffer.from(parts[4]!, 'base64url');
     tag[3] = tag[3]! ^ 0x80;
@@ -146,7 +146,7 @@ describe('inbound decryption', () => {
 
   it('a redelivered genuine copy replaces a copy that failed for its content, and decrypts', async () => {
     const { ctx, org, post } = await setup();
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const genuine = await joseToken({ ok: 'genuine' }, right);
     const parts = genuine.split('.');
     parts[3] = Buffer.from(parts[3]!, 'base64url').reverse().toString('base64url');
@@ -161,7 +161,7 @@ describe('inbound decryption', () => {
 
   it('a tampered encrypted key fails at once as decryption_failed; the genuine redelivery replaces it and the bad bytes are kept', async () => {
     const { ctx, org, post } = await setup();
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const genuine = await joseToken({ ok: 'genuine-key' }, right);
     const parts = genuine.split('.');
     const wrapped = Buffer.from(parts[1]!, 'base64url');
@@ -195,7 +195,7 @@ describe('inbound decryption', () => {
 
   it('keeps every replaced copy in order when a redelivery fails again', async () => {
     const { ctx, org, post } = await setup();
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const genuine = await joseToken({ ok: 'third' }, right);
     const broken = (n: number) => {
       const parts = genuine.split('.');
@@ -233,7 +233,7 @@ describe('inbound decryption', () => {
 
   it('a body sent with a UTF-8 byte order mark, which intake accepts, is stored as received and decrypted', async () => {
     const { ctx, org, http } = await setup({ 'inbound.decryptRetrySeconds': [] });
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const raw = `\uFEFF${JSON.stringify(notification(await joseToken({ ok: 'bom' }, right)))}`;
     const res = await http.post(PATH).set('content-type', 'application/json').send(raw);
     expect(res.status).toBe(200);
@@ -260,7 +260,7 @@ describe('inbound decryption', () => {
     const other = await createOrganization(ctx, 'Other');
     const key = await generateCardNetworkKey(ctx, other.id);
     const publicOnly = { publicKey: (await import('node:crypto')).createPublicKey(key.publicKey), kid: key.kid };
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     await mapIca(ctx, '999', org.id); // the wrong organization for the first notification's key
     await post(notification(await joseToken({ ok: 'other' }, publicOnly), { ica: '999', eventId: 'ev-other' }));
     await post(notification(await joseToken({ ok: 'acme' }, right), { ica: '999', eventId: 'ev-acme' }));
@@ -291,7 +291,7 @@ describe('inbound decryption', () => {
 
   it('a duplicate eventId is decrypted once', async () => {
     const { ctx, org, post } = await setup();
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const body = notification(await joseToken({ ok: 5 }, right));
     await post(body);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
@@ -303,7 +303,7 @@ describe('inbound decryption', () => {
 
   it('the worker decrypts as soon as intake commits', async () => {
     const { ctx, org, post } = await setup({ 'inbound.pollIntervalMs': 3_600_000 });
-    importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
     const worker = createDecryptWorker(ctx);
     const startup = ctx.signals.inboundPassed.next();
     await worker.start();

@@ -27,7 +27,7 @@ async function setup() {
   const ctx = await makeContext({ 'inbound.decryptRetrySeconds': [10] });
   const org = await createOrganization(ctx, 'Acme');
   ctx.config.inbound.icaOrganizations = { '123456': org.id };
-  importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
+  await importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
   const { http } = makeApi(ctx);
   const post = async (body: unknown) => {
     const res = await http.post(PATH).send(body as object);
@@ -197,7 +197,7 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     await post(notification(await joseToken({ ok: 'held' }, other)));
     expect(await decryptDue(ctx)).toMatchObject({ retry: 1, replaced: 0 });
     expect(row(ctx)).toMatchObject({ state: 'received', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
-    importCardNetworkKey(ctx, org.id, Buffer.from(other.privatePem));
+    await importCardNetworkKey(ctx, org.id, Buffer.from(other.privatePem));
     ctx.clock.advance(10_000);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect(showInbound(ctx, 'ev-1')).toMatchObject({ payload: { ok: 'other key' }, heldCopies: [] });

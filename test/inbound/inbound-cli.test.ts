@@ -22,7 +22,7 @@ async function fixture() {
   const ctx = await makeContext({ 'inbound.decryptRetrySeconds': [] });
   const org = await createOrganization(ctx, 'Acme');
   ctx.config.inbound.icaOrganizations = { '5000': org.id };
-  importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
+  await importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
   const receive = async (eventId: string, eventType: string, to = key) => {
     const body = notification(await joseToken({ eventId }, to), { eventId, eventType, ica: '5000' });
     await receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));

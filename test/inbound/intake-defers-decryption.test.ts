@@ -23,7 +23,7 @@ describe('intake does not decrypt inside the request', () => {
       const ctx = await makeContext({ 'inbound.pollIntervalMs': 3_600_000 });
       const org = await createOrganization(ctx, 'Acme');
       ctx.config.inbound.icaOrganizations = { '123456': org.id };
-      importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
+      await importCardNetworkKey(ctx, org.id, Buffer.from(key.privatePem));
       const unseals = countUnseals(ctx);
       const { app } = makeApi(ctx);
       const atResponse: { state?: string; unseals?: number }[] = [];

@@ -85,7 +85,7 @@ describe('card-network keyring', () => {
     const org = await createOrganization(ctx, 'Acme');
     const unseals = countUnseals(ctx);
     const first = makeKeyPair();
-    importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
+    await importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
     const a = (await privateKeyFor(ctx, org.id, 'portal-key-1'))!;
     expect(await privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
     expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
@@ -95,7 +95,7 @@ describe('card-network keyring', () => {
     await removeCardNetworkKey(ctx, 'portal-key-1', org.id);
     expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
     const second = makeKeyPair();
-    importCardNetworkKey(ctx, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
+    await importCardNetworkKey(ctx, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
     const b = privateKeyFor(ctx, org.id, 'portal-key-1')!;
     expect(b.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
     expect(unseals.count).toBe(2);
@@ -105,7 +105,7 @@ describe('card-network keyring', () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
     const first = makeKeyPair();
-    importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
+    await importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
     expect((await privateKeyFor(ctx, org.id, 'portal-key-1'))!.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
     // A CLI command is another process with its own connection (and so its own cache).
     const cli = await createContext(ctx.config, { log: ctx.log, clock: ctx.clock });
@@ -113,7 +113,7 @@ describe('card-network keyring', () => {
       // Replaced while this process still holds the old key in its cache.
       await removeCardNetworkKey(cli, 'portal-key-1', org.id);
       const second = makeKeyPair();
-      importCardNetworkKey(cli, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
+      await importCardNetworkKey(cli, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
       expect((await privateKeyFor(ctx, org.id, 'portal-key-1'))!.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
       // Removed.
       await removeCardNetworkKey(cli, 'portal-key-1', org.id);
@@ -132,7 +132,7 @@ describe('card-network keyring', () => {
     const imported = async (bytes: Buffer, passphrase?: string) => {
       const ctx = await makeContext();
       const org = await createOrganization(ctx, 'Acme');
-      const view = importCardNetworkKey(ctx, org.id, bytes, passphrase === undefined ? {} : { passphrase });
+      const view = await importCardNetworkKey(ctx, org.id, bytes, passphrase === undefined ? {} : { passphrase });
       expect(view.kid).toBe(pair.kid);
       // The stored key is the same key: it decrypts for its kid.
       expect((await privateKeyFor(ctx, org.id, pair.kid))!.export({ type: 'pkcs8', format: 'pem' })).toBe(pair.privatePem);
@@ -142,7 +142,7 @@ describe('card-network keyring', () => {
       const ctx = await makeContext();
       const org = await createOrganization(ctx, 'Acme');
       try {
-        importCardNetworkKey(ctx, org.id, bytes, passphrase === undefined ? {} : { passphrase });
+        await importCardNetworkKey(ctx, org.id, bytes, passphrase === undefined ? {} : { passphrase });
       } catch (err) {
         expect((err as { code: string }).code).toBe('invalid_private_key');
         return (err as Error).message;

@@ -264,7 +264,7 @@ describe('refund plan hook', () => {
 
   it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', async () => {
     const { ctx, org } = await withPolygonDefault();
-    const t = createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
+    const t = await createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
     const planRows = async () => (await listRefundPlans(ctx.db, {})).length;
     const eventTypes = async () => (await listEventsAfter(ctx.db, org.id, null, 100)).map((e) => e.type);
     expect(eventTypes()).toEqual(['Transaction_Created']);
@@ -289,7 +289,7 @@ describe('refund plan hook', () => {
     expect(eventTypes()).toEqual(['Transaction_Created']);
 
     // The same change succeeds once nothing fails, with its event and its plan.
-    changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout');
+    await changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout');
     expect(getTransaction(ctx, t.id).status).toBe('Failed');
     expect(eventTypes()).toEqual(['Transaction_Created', 'Transaction_Updated']);
     expect(getRefundPlanForTransaction(ctx.db, t.id)).toMatchObject({ state: 'Dispatched' });

@@ -146,8 +146,8 @@ export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
         // can be numbered before such an event, and finding it would walk every event being
         // replayed, on the main thread. With no event before the time, the time itself is the
         // position: `ready` then still carries an id to resume from.
-        start = { mode: 'since', after: replayStartAt(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
-      } else start = { mode: 'now', after: latestEventId(ctx.db, auth.orgId) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
+        start = { mode: 'since', after: await replayStartAt(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
+      } else start = { mode: 'now', after: (await latestEventId(ctx.db, auth.orgId)) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
       follow(
         { ctx, signatures, commit },
         { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined },
@@ -223,15 +223,18 @@ function follow(
     wake?.();
   };
   // A throw inside a timer would take the whole daemon down: a check that fails ends this stream only.
-  const heartbeat = setInterval(() => {
+  const beat = async (): Promise<void> => {
     try {
-      if (getClientStanding(ctx.db, auth.clientId)?.revoked) return end();
+      const revoked = (await getClientStanding(ctx.db, auth.clientId))?.revoked;
+      if (closed) return;
+      if (revoked) return end();
       res.write(': heartbeat\n\n');
     } catch (err) {
       ctx.log.error({ err, orgId }, 'event stream heartbeat failed');
       end();
     }
-  }, heartbeatMs);
+  };
+  const heartbeat = setInterval(() => void beat(), heartbeatMs);
   const expiry =
     auth.expiresAtMs === undefined
       ? undefined

@@ -88,7 +88,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 200: { description: 'the list', schema: z.array(settings) } },
-    handler: ({ ctx, auth }) => ({ body: listWebhookSettings(ctx, auth.orgId).map(toSettings) }),
+    handler: async ({ ctx, auth }) => ({ body: (await listWebhookSettings(ctx, auth.orgId)).map(toSettings) }),
   });
   api.route({
     method: 'get',
@@ -98,7 +98,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     params: idParams,
     responses: { 200: { description: 'the webhook', schema: settings }, 404: { description: "unknown id or another organization's" } },
-    handler: ({ ctx, auth, params }) => ({ body: toSettings(getWebhookSettings(ctx, auth.orgId, params.id)) }),
+    handler: async ({ ctx, auth, params }) => ({ body: toSettings(await getWebhookSettings(ctx, auth.orgId, params.id)) }),
   });
   api.route({
     method: 'patch',
@@ -114,7 +114,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
       404: { description: "unknown id or another organization's" },
     },
     groupCommit: true,
-    handler: ({ ctx, auth, params, body }) => ({ body: toSettings(updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
+    handler: async ({ ctx, auth, params, body }) => ({ body: toSettings(await updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
   });
   api.route({
     method: 'delete',

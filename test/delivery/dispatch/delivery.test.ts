@@ -13,8 +13,8 @@ import { newTx, setup, verifiesWithNode, verifiesWithOpenssl } from './support.j
 describe('delivery', () => {
   it('posts every event signed; openssl and node:crypto both verify the exact bytes', async () => {
     const { ctx, org, receiver, dispatcher, publicPem } = await setup();
-    const tx = newTx(ctx, org.org.id);
-    changeTransactionStatus(ctx, tx.id, 'Processing');
+    const tx = await newTx(ctx, org.org.id);
+    await changeTransactionStatus(ctx, tx.id, 'Processing');
     expect(await dispatcher.runOnce()).toBe(2);
     expect(receiver.received).toHaveLength(2);
     const pem = await publicPem();
@@ -57,7 +57,7 @@ describe('delivery', () => {
   it('signs with the current key: after rotation the old key fails and the new one verifies', async () => {
     const { ctx, http, org, receiver, dispatcher, publicPem } = await setup();
     const oldPem = await publicPem();
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     const rotated = await http.post('/v1/notifications/webhooks/settings/public-key').set('authorization', org.auth);
     expect(rotated.status).toBe(201);
@@ -78,7 +78,7 @@ describe('delivery', () => {
 
   it('sends nothing for a deleted webhook: its pending deliveries are cancelled', async () => {
     const { ctx, http, org, receiver, dispatcher, webhookId } = await setup();
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     const del = await http.delete(`/v1/notifications/webhooks/settings/${webhookId}`).set('authorization', org.auth);
     expect(del.status).toBe(204);
     expect(await dispatcher.runOnce()).toBe(0);
@@ -91,7 +91,7 @@ describe('delivery', () => {
 describe('address checks at send time', () => {
   it('refuses, at send time, a target the policy no longer allows', async () => {
     const ctx0 = await setup();
-    newTx(ctx0.ctx, ctx0.org.org.id);
+    await newTx(ctx0.ctx, ctx0.org.org.id);
     // The same database, read by a daemon configured for production rules.
     const strict = await makeContext({ 'database.path': ctx0.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
     const d = new Dispatcher(strict, { random: () => 0.5 });
@@ -105,7 +105,7 @@ describe('address checks at send time', () => {
     // Registered while private targets were allowed, by name.
     const url = dev.receiver.url.replace('127.0.0.1', 'localhost');
     await dev.http.patch(`/v1/notifications/webhooks/settings/${dev.webhookId}`).set('authorization', dev.org.auth).send({ url });
-    newTx(dev.ctx, dev.org.org.id);
+    await newTx(dev.ctx, dev.org.org.id);
     const strict = await makeContext({ 'database.path': dev.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
     await new Dispatcher(strict, { random: () => 0.5 }).runOnce();
     expect(dev.receiver.received).toHaveLength(0);

@@ -12,7 +12,7 @@ describe('failed sends', () => {
     // The same timeout covers the 302 answer below: long enough for a busy machine to get it in time.
     const { ctx, http, org, receiver, dispatcher, webhookId } = await setup({ 'delivery.timeoutMs': 2000 });
     receiver.setResponder(() => undefined); // never answers
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect(d!.state).toBe('pending');
@@ -43,7 +43,7 @@ describe('a stalled endpoint', () => {
     const release = holdAnswers(stalled);
     const fast = await answeringWebhook(ctx, http, org.auth);
     await whileDispatching(ctx, release, async () => {
-      for (let i = 0; i < 10; i++) newTx(ctx, org.org.id);
+      for (let i = 0; i < 10; i++) await newTx(ctx, org.org.id);
       await fast.waitFor(10);
       await stalled.waitFor(4);
       expect(stalled.received).toHaveLength(4); // its per-endpoint cap, while the other got all ten
@@ -67,7 +67,7 @@ describe('an endpoint that stops answering', () => {
         res.end('ok');
       } else hung.push(res);
     });
-    for (let i = 0; i < 16; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < 16; i++) await newTx(ctx, org.org.id);
     const worker = new Dispatcher(ctx, { random: () => 0.5 });
     worker.start();
     const most = async (ms: number) => {
@@ -99,14 +99,14 @@ describe('an endpoint that stops answering', () => {
     const { ctx, org, receiver, webhookId } = await setup({ ...SHORT, 'delivery.perEndpointConcurrency': 4, 'delivery.timeoutMs': 200 });
     const hung: import('node:http').ServerResponse[] = [];
     receiver.setResponder((_r, res) => void hung.push(res));
-    for (let i = 0; i < 8; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < 8; i++) await newTx(ctx, org.org.id);
     try {
       const first = new Dispatcher(ctx, { random: () => 0.5 });
       let attempted = 0;
       for (let pass = 0; pass < 4 && attempted < 8; pass++) attempted += await first.runOnce();
       expect(attempted).toBe(8); // every first attempt timed out
       ctx.clock.advance(later); // a new process starts
-      for (let i = 0; i < newEvents; i++) newTx(ctx, org.org.id);
+      for (let i = 0; i < newEvents; i++) await newTx(ctx, org.org.id);
       const restarted = new Dispatcher(ctx, { random: () => 0.5 });
       const sending = restarted.runOnce();
       await vi.waitFor(() => expect(receiver.received.length).toBe(9), { timeout: 3_000 });
@@ -125,7 +125,7 @@ describe('a send whose deadline timer fires late', () => {
     // The endpoint answers after 100 ms; meanwhile this thread is held for 600 ms (a long pause of
     // the loop), so when it runs again the deadline timer is due before the answer is read.
     receiver.setResponder((_r, res) => void setTimeout(() => res.end('ok'), 100));
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     const sending = dispatcher.runOnce();
     await receiver.waitFor(1);
     const until = performance.now() + 600;

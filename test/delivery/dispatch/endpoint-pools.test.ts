@@ -16,7 +16,7 @@ describe('connection pools of the dispatcher', () => {
     const worker = new Dispatcher(ctx, { random: () => 0.5 });
     worker.start();
     try {
-      newTx(ctx, org.org.id);
+      await newTx(ctx, org.org.id);
       await receiver.waitFor(1);
       await worker.drain();
       expect(worker.webhooksTracked).toBe(1);
@@ -29,7 +29,7 @@ describe('connection pools of the dispatcher', () => {
         later.mockRestore();
       }
       // Seen again on its next event, and sent to as before.
-      newTx(ctx, org.org.id);
+      await newTx(ctx, org.org.id);
       await receiver.waitFor(2);
       expect(worker.webhooksTracked).toBe(1);
     } finally {
@@ -47,7 +47,7 @@ describe('connection pools of the dispatcher', () => {
       .post('/v1/notifications/webhooks/settings')
       .set('authorization', org.auth)
       .send({ url: `${receiver.url}/fast` });
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     try {
       expect(await dispatcher.runOnce()).toBe(2);

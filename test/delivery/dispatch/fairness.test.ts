@@ -22,7 +22,7 @@ describe('the process-wide send budget', () => {
     }
     // More deliveries (one per webhook per transaction) than the process may claim: CLAIM_ROUNDS rounds of its 3 send slots.
     const total = 3 * (CLAIM_ROUNDS + 1);
-    for (let i = 0; i < CLAIM_ROUNDS + 1; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < CLAIM_ROUNDS + 1; i++) await newTx(ctx, org.org.id);
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     // Up to CLAIM_ROUNDS times the send slots are claimed (the waiting ones get signed meanwhile); three are sent.
     const first = dispatcher.runOnce();
@@ -61,13 +61,13 @@ describe('sharing the process between organizations', () => {
       arrivals.push('B');
       res.end('ok');
     });
-    for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < 3; i++) await newTx(ctx, org.org.id);
     await whileDispatching(
       ctx,
       () => held.splice(0).forEach((res) => res.end('ok')),
       async () => {
         await stalled.waitFor(2);
-        newTx(ctx, orgB.org.id);
+        await newTx(ctx, orgB.org.id);
         // B's row is claimed although A holds every claim the process has.
         await vi.waitFor(async () => expect((await leasedDeliveries(ctx.db)).filter((d) => d.orgId === orgB.org.id)).toHaveLength(1));
         held.shift()!.end('ok');

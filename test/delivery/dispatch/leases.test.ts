@@ -15,7 +15,7 @@ import { claimedJobs, holdAnswers, newTx, setup, whileDispatching } from './supp
 describe('leases', () => {
   it('never sends a leased attempt twice; an expired lease (crash mid-send) is claimable again', async () => {
     const { ctx, org, receiver, dispatcher } = await setup();
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     const [d] = await listDeliveries(ctx.db, { limit: 1 });
     const now = ctx.clock.now();
     expect((await claimDue(ctx.db, d!.webhookId, 'dead-process', now, now + ctx.config.delivery.leaseMs, 1)).map((r) => r.id)).toEqual([d!.id]);
@@ -34,7 +34,7 @@ describe('leases', () => {
     // Each answer waits a little, so both dispatchers have sends in flight at the same time.
     receiver.setResponder((_r, res) => void setTimeout(() => res.end('ok'), 2));
     const EVENTS = 60;
-    for (let i = 0; i < EVENTS; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < EVENTS; i++) await newTx(ctx, org.org.id);
     // A second context is a second better-sqlite3 connection (as a second process has), with its own clock.
     const other = await makeContext({ 'database.path': ctx.config.database.path, 'delivery.pollIntervalMs': 5 });
     other.clock.set(ctx.clock.now());
@@ -63,7 +63,7 @@ describe('leases', () => {
   it('wall clock jumps past the leases of rows still in hand: a second pass does not take them again, each is sent once', async () => {
     const s = await setup({ 'delivery.perEndpointConcurrency': 4, 'delivery.pollIntervalMs': 3_600_000 });
     const release = holdAnswers(s.receiver);
-    for (let i = 0; i < 8; i++) newTx(s.ctx, s.org.org.id);
+    for (let i = 0; i < 8; i++) await newTx(s.ctx, s.org.org.id);
     const first = s.dispatcher.runOnce();
     await s.receiver.waitFor(4); // four in flight, four queued behind them
     // A VM resumed, or NTP stepped the clock: every lease in the database has ended.
@@ -91,7 +91,7 @@ describe('leases of rows that wait long for a send slot', () => {
       'delivery.pollIntervalMs': 20,
     });
     const release = holdAnswers(receiver);
-    for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < 3; i++) await newTx(ctx, org.org.id);
     await whileDispatching(ctx, release, async () => {
       await receiver.waitFor(1);
       const ids = leasedDeliveries(ctx.db).map((d) => d.id);
@@ -114,7 +114,7 @@ describe('leases of rows that wait long for a send slot', () => {
     let answer!: () => void;
     const first = new Promise<void>((r) => (answer = r));
     receiver.setResponder((_r, res) => void (receiver.received.length === 1 ? first : Promise.resolve()).then(() => res.end('ok')));
-    for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < 3; i++) await newTx(ctx, org.org.id);
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
     const sent = dispatcher.runOnce();
     await receiver.waitFor(1);
@@ -149,7 +149,7 @@ describe('lease renewal on its own timer', () => {
       'delivery.pollIntervalMs': 3_600_000,
     });
     const release = holdAnswers(receiver);
-    for (let i = 0; i < 2; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < 2; i++) await newTx(ctx, org.org.id);
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
       await whileDispatching(ctx, release, async () => {
@@ -227,7 +227,7 @@ describe('the lease keeper', () => {
     // The database still says enabled and due; the webhook is ending.
     expect(await leases.beforeSend(jobs[0]!, true)).toBe('gone');
     expect(await deliveryLease(ctx.db, rows[0]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
-    disableWebhook(ctx, webhook.id);
+    await disableWebhook(ctx, webhook.id);
     expect(await leases.beforeSend(jobs[1]!, false)).toBe('gone');
     expect(deliveryLease(ctx.db, rows[1]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
   });
@@ -241,7 +241,7 @@ describe('the lease keeper', () => {
 
   it('gives every lease it holds back at a stop, and no other process’s', async () => {
     const { ctx, webhook, rows } = await claimedJobs(2, 'me');
-    newTx(ctx, webhook.orgId);
+    await newTx(ctx, webhook.orgId);
     const now = ctx.clock.now();
     const [theirs] = await claimDue(ctx.db, webhook.id, 'other', now, now + 60_000, 1);
     await new Leases(ctx, 'me').releaseAll();

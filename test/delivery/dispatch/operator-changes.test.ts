@@ -19,7 +19,7 @@ describe('leases while the operator changes the webhook', () => {
     let release!: (status: number) => void;
     const held = new Promise<number>((r) => (release = r));
     s.receiver.setResponder((_r, res) => void held.then((status) => ((res.statusCode = status), res.end())));
-    newTx(s.ctx, s.org.org.id);
+    await newTx(s.ctx, s.org.org.id);
     const [d] = await listDeliveries(s.ctx.db, { limit: 1 });
     const sending = s.dispatcher.runOnce();
     await s.receiver.waitFor(1);
@@ -28,10 +28,10 @@ describe('leases while the operator changes the webhook', () => {
 
   it('disable then enable --replay-since while a send is in flight: the row is not sent twice at once, and the 2xx is recorded', async () => {
     const { ctx, webhookId, d, release, sending, receiver } = await inFlight();
-    disableWebhook(ctx, webhookId);
+    await disableWebhook(ctx, webhookId);
     expect((await getDelivery(ctx.db, d.id))!.state).toBe('skipped');
     expect((await deliveryLease(ctx.db, d.id))!.claimedBy).toEqual(expect.any(String));
-    enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
+    await enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
     expect((await getDelivery(ctx.db, d.id))!.state).toBe('pending');
     // Another process looks for work right now: the row is still leased by the sender.
     const other = await makeContext({ 'database.path': ctx.config.database.path });
@@ -45,9 +45,9 @@ describe('leases while the operator changes the webhook', () => {
 
   it('a replay made while a first attempt is in flight keeps its fresh cycle when that attempt fails', async () => {
     const { ctx, webhookId, d, release, sending } = await inFlight();
-    disableWebhook(ctx, webhookId);
+    await disableWebhook(ctx, webhookId);
     ctx.clock.advance(1_000); // the replay's due time differs from the claimed row's
-    enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
+    await enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
     const replayed = (await getDelivery(ctx.db, d.id))!;
     expect(replayed).toMatchObject({ state: 'pending', step: 0 });
     release(500);
@@ -62,8 +62,8 @@ describe('leases while the operator changes the webhook', () => {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     s.receiver.setResponder((_r, res) => void held.then(() => res.end()));
-    const tx = newTx(s.ctx, s.org.org.id);
-    changeTransactionStatus(s.ctx, tx.id, 'Processing');
+    const tx = await newTx(s.ctx, s.org.org.id);
+    await changeTransactionStatus(s.ctx, tx.id, 'Processing');
     const [gone, kept] = await listDeliveries(s.ctx.db, { limit: 2 });
     const sending = s.dispatcher.runOnce();
     await s.receiver.waitFor(2);
@@ -83,7 +83,7 @@ describe('leases while the operator changes the webhook', () => {
       [500, 'skipped'],
     ] as const) {
       const s = await inFlight();
-      disableWebhook(s.ctx, s.webhookId);
+      await disableWebhook(s.ctx, s.webhookId);
       s.release(status);
       await s.sending;
       expect(getDelivery(s.ctx.db, s.d.id)).toMatchObject({ state, attempts: 1, lastStatus: status });
@@ -104,8 +104,8 @@ describe('leases while the operator changes the webhook', () => {
     expect(ctx.logs.lines.some((l) => l.msg === 'delivery attempt failed')).toBe(false);
     // The attempt is recorded; the row is the new owner's.
     expect((await listAttempts(ctx.db, d.id)).map((a) => a.statusCode)).toEqual([200]);
-    expect(deliveryLease(ctx.db, d.id)!.claimedBy).toBe('someone-else');
-    expect(getDelivery(ctx.db, d.id)!.state).toBe('pending');
+    expect((await deliveryLease(ctx.db, d.id))!.claimedBy).toBe('someone-else');
+    expect((await getDelivery(ctx.db, d.id))!.state).toBe('pending');
   });
 });
 
@@ -119,7 +119,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     let release!: (status: number) => void;
     const held = new Promise<number>((r) => (release = r));
     s.receiver.setResponder((_r, res) => void held.then((status) => ((res.statusCode = status), res.end())));
-    for (let i = 0; i < 3; i++) newTx(s.ctx, s.org.org.id);
+    for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
     const sending = s.dispatcher.runOnce();
     await s.receiver.waitFor(1);
     expect(leasedDeliveries(s.ctx.db)).toHaveLength(3); // all three claimed, one sent
@@ -136,7 +136,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
 
   it('disable: the queued ones are not sent, stay skipped, and give their lease back for a later replay', async () => {
     const s = await queuedBehindOne();
-    disableWebhook(s.ctx, s.webhookId);
+    await disableWebhook(s.ctx, s.webhookId);
     expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
     const rows = await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 });
@@ -144,7 +144,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     expect(leasedDeliveries(s.ctx.db)).toEqual([]);
     // Re-enabled and replayed: the two it missed go out at once (no lease left to wait for), once each.
     s.receiver.setResponder((_r, res) => res.end('ok'));
-    enableWebhook(s.ctx, s.webhookId, '2000-01-01T00:00:00Z');
+    await enableWebhook(s.ctx, s.webhookId, '2000-01-01T00:00:00Z');
     let sent = 0;
     for (let i = 0; i < 3; i++) sent += await s.dispatcher.runOnce();
     expect(sent).toBe(3);
@@ -157,7 +157,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     await s.ctx.db.exec(`CREATE TEMP TRIGGER refuse_release BEFORE UPDATE OF claimed_by ON deliveries
       WHEN NEW.claimed_by IS NULL AND OLD.state = 'skipped' AND NEW.state = OLD.state AND NEW.attempts = OLD.attempts
       BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`);
-    disableWebhook(s.ctx, s.webhookId);
+    await disableWebhook(s.ctx, s.webhookId);
     expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
     const skipped = (await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 })).filter((d) => d.state === 'skipped');
@@ -166,7 +166,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
       [0, 0],
     ]);
     // Still leased: the lease ends on its own.
-    expect(leasedDeliveries(s.ctx.db).filter((d) => d.state === 'skipped')).toHaveLength(2);
+    expect((await leasedDeliveries(s.ctx.db)).filter((d) => d.state === 'skipped')).toHaveLength(2);
     const warned = s.ctx.logs.lines.filter((l) => l.msg === 'lease of a row not sent was not given back; it ends on its own');
     expect(warned.map((l) => [l.level, l.deliveryId]).sort()).toEqual(skipped.map((d) => [40, d.id]).sort());
     expect(s.ctx.logs.text()).toContain('simulated write failure');

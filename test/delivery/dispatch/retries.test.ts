@@ -20,7 +20,7 @@ describe('retries', () => {
       res.statusCode = 500;
       res.end('x'.repeat(5000));
     });
-    const tx = newTx(ctx, org.org.id);
+    const tx = await newTx(ctx, org.org.id);
     expect(await dispatcher.runOnce()).toBe(1);
     const [d] = await listDeliveries(ctx.db, { limit: 10 });
     expect(d).toMatchObject({ state: 'pending', attempts: 1, lastStatus: 500 });
@@ -31,7 +31,7 @@ describe('retries', () => {
     expect(await dispatcher.runOnce()).toBe(1);
     expect(receiver.received[1]!.headers['x-delivery-attempt']).toBe('2');
     // A second event waits behind while the first is retried; when the last attempt fails it is kept as skipped.
-    changeTransactionStatus(ctx, tx.id, 'Cancelled');
+    await changeTransactionStatus(ctx, tx.id, 'Cancelled');
     receiver.setResponder((_r, res) => {
       res.statusCode = 500;
       res.end();
@@ -52,7 +52,7 @@ describe('retries', () => {
     expect(others.map((x) => x.state)).toEqual(['skipped']);
     // Nothing is sent while disabled.
     ctx.clock.advance(600_000);
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     expect(await dispatcher.runOnce()).toBe(0);
     expect(await listDeliveries(ctx.db, { state: 'skipped', limit: 10 })).toHaveLength(2);
 
@@ -63,7 +63,7 @@ describe('retries', () => {
       .set('authorization', org.auth)
       .send({ url: receiver.url });
     expect(patched.body.enabled).toBe(true);
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     expect(await dispatcher.runOnce()).toBe(1);
     const replay = await replayWebhookSince(ctx, webhookId, '2000-01-01T00:00:00Z');
     // Every event since then is sent again, the already delivered one included (at-least-once).
@@ -80,7 +80,7 @@ describe('retries', () => {
       res.writeHead(503, { 'retry-after': '3600' });
       res.end();
     });
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect(Date.parse(d!.nextAttemptAt) - ctx.clock.now()).toBe(10_000);
@@ -100,7 +100,7 @@ describe('retries', () => {
       res.statusCode = 410;
       res.end();
     });
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     expect((await listDeliveries(ctx.db, { webhookId, limit: 5 }))[0]!.state).toBe('failed');
     expect(getWebhookById(ctx.db, webhookId)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
@@ -118,7 +118,7 @@ describe('retry schedule', () => {
         res.statusCode = 500;
         res.end();
       });
-      newTx(ctx, org.org.id);
+      await newTx(ctx, org.org.id);
       const dispatcher = new Dispatcher(ctx, { random: () => random });
       await dispatcher.runOnce();
       const delay = Date.parse((await listDeliveries(ctx.db, { limit: 1 }))[0]!.nextAttemptAt) - ctx.clock.now();
@@ -131,7 +131,7 @@ describe('retry schedule', () => {
 
   it('honours a non-zero first entry: enqueue and replay wait that long before the first attempt', async () => {
     const { ctx, org, receiver, dispatcher, webhookId } = await setup({ 'delivery.retryScheduleSeconds': [30, 5] });
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect(Date.parse(d!.nextAttemptAt) - ctx.clock.now()).toBe(30_000);
     ctx.clock.advance(29_999);
@@ -148,7 +148,7 @@ describe('retry schedule', () => {
 
   it('records a signing failure as an attempt and backs off, but never disables the webhook for it, nor spends its attempts', async () => {
     const { ctx, org, receiver, dispatcher, webhookId } = await setup(SHORT);
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     // The private key can no longer be opened (e.g. the wrong master key).
     const key = (await currentKeyRow(ctx.db, org.org.id))!;
     await replaceSealedPrivateKey(ctx.db, key.id, 'not-a-sealed-value');
@@ -198,7 +198,7 @@ describe('retry schedule', () => {
       res.statusCode = 500;
       res.end();
     });
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     await dispatcher.stop();
     const [before] = await listDeliveries(ctx.db, { limit: 10 });

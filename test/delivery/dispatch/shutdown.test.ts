@@ -15,7 +15,7 @@ describe('start and stop', () => {
     const release = holdAnswers(receiver);
     const worker = new Dispatcher(ctx, { random: () => 0.5 });
     worker.start();
-    newTx(ctx, org.org.id); // commit + signal: no poll needed
+    await newTx(ctx, org.org.id); // commit + signal: no poll needed
     await receiver.waitFor(1);
     let stopped = false;
     const stopping = worker.stop().then(() => (stopped = true));
@@ -33,7 +33,7 @@ describe('start and stop', () => {
     receiver.setResponder(() => undefined); // never answers; the send timeout (10 s) is far away
     const worker = new Dispatcher(ctx, { random: () => 0.5, owner: 'stopping' });
     worker.start();
-    newTx(ctx, org.org.id);
+    await newTx(ctx, org.org.id);
     await receiver.waitFor(1);
     const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect((await deliveryLease(ctx.db, d!.id))?.claimedBy).toBe('stopping');
@@ -60,7 +60,7 @@ describe('start and stop', () => {
     try {
       const worker = new Dispatcher(ctx, { random: () => 0.5 });
       worker.start();
-      newTx(ctx, org.org.id);
+      await newTx(ctx, org.org.id);
       await asked;
       const [d] = await listDeliveries(ctx.db, { limit: 1 });
       const stopping = worker.stop();

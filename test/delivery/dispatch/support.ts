@@ -143,7 +143,7 @@ export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, body = '{}'): J
 /** `n` due rows of the setup's webhook, claimed now by `owner` for a minute, and the jobs that would send them. */
 export async function claimedJobs(n: number, owner: string, overrides: Record<string, unknown> = {}) {
   const s = await setup(overrides);
-  for (let i = 0; i < n; i++) newTx(s.ctx, s.org.org.id);
+  for (let i = 0; i < n; i++) await newTx(s.ctx, s.org.org.id);
   const now = s.ctx.clock.now();
   const [webhook] = await dueWebhooks(s.ctx.db, now);
   const rows = await claimDue(s.ctx.db, webhook!.id, owner, now, now + 60_000, n);

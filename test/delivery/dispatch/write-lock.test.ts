@@ -16,8 +16,8 @@ describe('while another process holds the write lock', () => {
     let answer!: () => void;
     const held = new Promise<void>((r) => (answer = r));
     receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
-    const tx = newTx(ctx, org.org.id);
-    changeTransactionStatus(ctx, tx.id, 'Processing');
+    const tx = await newTx(ctx, org.org.id);
+    await changeTransactionStatus(ctx, tx.id, 'Processing');
     const other = openDatabase(ctx.config.database.path);
     await whileDispatching(ctx, answer, async () => {
       await receiver.waitFor(2); // both sends in flight
@@ -50,7 +50,7 @@ describe('while another process holds the write lock', () => {
     let answer!: () => void;
     const first = new Promise<void>((r) => (answer = r));
     receiver.setResponder((_r, res) => void (receiver.received.length === 1 ? first : Promise.resolve()).then(() => res.end('ok')));
-    for (let i = 0; i < 3; i++) newTx(ctx, org.org.id);
+    for (let i = 0; i < 3; i++) await newTx(ctx, org.org.id);
     const other = openDatabase(ctx.config.database.path);
     await whileDispatching(ctx, answer, async () => {
       await receiver.waitFor(1);
