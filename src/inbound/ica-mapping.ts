@@ -52,9 +52,9 @@ export async function listMappings(ctx: AppContext): Promise<IcaMappingView[]> {
  */
 export async function mapIca(ctx: AppContext, ica: string, orgId: string): Promise<{ mapping: IcaMappingView; requeued: number }> {
   if (!ica || ica.length > 255) throw badRequest('invalid_ica', 'ica must be 1 to 255 characters');
-  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
   const configured = ctx.config.inbound.icaOrganizations[ica];
-  if (configured !== undefined && !getOrganization(ctx.db, configured)) {
+  if (configured !== undefined && !(await getOrganization(ctx.db, configured))) {
     throw conflict(
       'ica_config_invalid',
       `inbound.icaOrganizations maps ica ${ica} to organization ${configured}, which does not exist, and the config file wins; fix it there first`,
@@ -72,8 +72,8 @@ export async function mapIca(ctx: AppContext, ica: string, orgId: string): Promi
   return { mapping, requeued };
 }
 
-export function unmapIca(ctx: AppContext, ica: string): void {
-  if (!deleteIcaMapping(ctx.db, ica)) throw notFound(`ica mapping ${ica}`);
+export async function unmapIca(ctx: AppContext, ica: string): Promise<void> {
+  if (!(await deleteIcaMapping(ctx.db, ica))) throw notFound(`ica mapping ${ica}`);
 }
 
 /**
@@ -86,7 +86,7 @@ export async function matchPendingIcas(ctx: AppContext): Promise<number> {
   let total = 0;
   for (const ica of await unmatchedIcas(ctx.db)) {
     const orgId = organizationForIca(ctx, ica);
-    if (!orgId || !getOrganization(ctx.db, orgId)) continue;
+    if (!orgId || !(await getOrganization(ctx.db, orgId))) continue;
     const queued = await ctx.db.tryTransaction((tx) => matchUnmatched(tx, ica, orgId, nowIso));
     if (!queued.ok) break;
     total += queued.value;

@@ -62,7 +62,7 @@ async function store(
   source: 'generated' | 'imported',
   explicitKid?: string,
 ): Promise<CardNetworkKeyView> {
-  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
   if (privateKey.asymmetricKeyType !== 'rsa') throw badRequest('unsupported_key', 'card-network keys are RSA keys');
   if (bitsOf(privateKey) < MIN_KEY_BITS)
     throw badRequest('key_too_small', `card-network keys must have at least ${MIN_KEY_BITS} bits; this one has ${bitsOf(privateKey)}`);

@@ -48,8 +48,8 @@ export interface Account {
 }
 
 export async function createAccount(ctx: AppContext, orgId: string, input: NewAccount): Promise<AccountRecord> {
-  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
-  if (input.identityId && !getIdentity(ctx.db, orgId, input.identityId)) throw notFound(`identity ${input.identityId}`);
+  if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
+  if (input.identityId && !(await getIdentity(ctx.db, orgId, input.identityId))) throw notFound(`identity ${input.identityId}`);
   const now = ctx.clock.now();
   const account: AccountRecord = {
     id: newId('acc', now),

@@ -28,7 +28,7 @@ const eventData = (c: ComplianceCheck): ComplianceCheckEventData => ({
 });
 
 export async function createComplianceCheck(ctx: AppContext, input: { orgId: string; identityId: string }): Promise<ComplianceCheck> {
-  if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
+  if (!(await getOrganization(ctx.db, input.orgId))) throw notFound(`organization ${input.orgId}`);
   return await inOutboxTransaction(ctx, async (ctx) => {
       const now = ctx.clock.now();
       const c: ComplianceCheck = {

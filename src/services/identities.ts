@@ -126,7 +126,7 @@ async function insertOne(ctx: AppContext, orgId: string, input: NewIdentity, now
 }
 
 export async function createIdentity(ctx: AppContext, orgId: string, input: NewIdentity): Promise<Identity> {
-  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
   return await insertOne(ctx, orgId, input, ctx.clock.now());
 }
 
@@ -141,7 +141,7 @@ export async function importIdentities(
   lines: string[],
   onProgress?: (done: number, total: number) => void,
 ): Promise<{ imported: number; ids: string[] }> {
-  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
   const errors: FieldError[] = [];
   const parsed: NewIdentity[] = [];
   lines.forEach((line, i) => {

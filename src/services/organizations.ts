@@ -37,7 +37,7 @@ export async function createApiClient(
   ctx: AppContext,
   input: { orgId: string; piiAccess?: PiiAccess; name?: string | undefined },
 ): Promise<CreatedClient> {
-  if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
+  if (!(await getOrganization(ctx.db, input.orgId))) throw notFound(`organization ${input.orgId}`);
   const { client, clientSecret, secretHash } = await newClient(ctx, input);
   await insertApiClient(ctx.db, client, secretHash);
   return { ...client, clientSecret };

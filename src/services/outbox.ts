@@ -129,7 +129,7 @@ export async function deliveryAttempts(ctx: AppContext, deliveryId: string): Pro
 
 /** A synthetic event of any type, through the same enqueue as real ones (for testing receivers). */
 export async function emitEvent(ctx: AppContext, orgId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent> {
-  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
   return await inOutboxTransaction(ctx, async (ctx) => {
       const at = isoAt(ctx.clock.now());
       const sample = {

@@ -100,7 +100,7 @@ export async function importTransactions(
   format: ImportFormat,
   onProgress?: (done: number, total: number) => void,
 ): Promise<{ imported: number; importId: string }> {
-  if (!getOrganization(ctx.db, orgId)) throw notFound(`organization ${orgId}`);
+  if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
   const records = readRecords(text, format);
   const errors: FieldError[] = [];
   const rows: { line: number; row: ImportRow }[] = [];

@@ -97,7 +97,7 @@ function runHooks(ctx: AppContext, t: Transaction, from: TransactionStatus | nul
 
 /** Creates an orchestrated transaction (status Submitted) and its Transaction_Created event in one SQLite transaction. */
 export async function createTransaction(ctx: AppContext, input: CreateTransactionInput): Promise<Transaction> {
-  if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
+  if (!(await getOrganization(ctx.db, input.orgId))) throw notFound(`organization ${input.orgId}`);
   return await inOutboxTransaction(ctx, async (ctx) => {
       const now = ctx.clock.now();
       const at = isoAt(now);

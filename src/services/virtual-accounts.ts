@@ -24,7 +24,7 @@ export async function recordVirtualAccount(
     failureReason?: string | undefined;
   },
 ): Promise<VirtualAccount> {
-  if (!getOrganization(ctx.db, input.orgId)) throw notFound(`organization ${input.orgId}`);
+  if (!(await getOrganization(ctx.db, input.orgId))) throw notFound(`organization ${input.orgId}`);
   if (input.status === 'CreationFailed' && !input.failureReason) {
     throw badRequest('failure_reason_required', 'failureReason is required when status is CreationFailed', [
       { path: 'body.failureReason', message: 'required when status is CreationFailed' },

@@ -56,7 +56,7 @@ async function serve(ctx: TestContext) {
 async function anotherProcess(ctx: TestContext): Promise<TestContext> {
   const logs = new LogCapture();
   const other = await Object.assign(
-      createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }),
+      await createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }),
       { clock: ctx.clock, logs },
     );
   others.push(other);
@@ -274,7 +274,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
-    const events = [emit(ctx, org.id), await emit(ctx, org.id), emit(ctx, org.id)];
+    const events = [await emit(ctx, org.id), await emit(ctx, org.id), await emit(ctx, org.id)];
     const signer = new Signer(ctx);
     const key = await signer.currentKey(org.id);
     const stored = (await signer.sign(org.id, events[0]!.body)).signature;
@@ -298,7 +298,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const { tokens, url, signatures } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
     // Events no webhook was sent, so the outbox never signed them.
-    const events = [await emit(ctx, org.id), await emit(ctx, org.id), emit(ctx, org.id)];
+    const events = [await emit(ctx, org.id), await emit(ctx, org.id), await emit(ctx, org.id)];
     const ids = events.map((e) => e.event.id);
     const signAsync = vi.spyOn(Signer.prototype, 'signAsync');
     try {

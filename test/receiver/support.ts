@@ -194,7 +194,7 @@ export interface DaemonDb {
 export async function openDaemonDb(daemon: RunningBorderd, clientId: string): Promise<DaemonDb> {
   const config = loadConfig({ env: {}, flags: { 'database.path': daemon.dbPath } });
   const ctx = await createContext(config, { log: createLogger({ level: 'silent', pretty: 'never' }) });
-  stoppers.unshift(async () => ctx.db.open && ctx.db.close());
+  stoppers.unshift(async () => ctx.db.open && (await ctx.db.close()));
   const orgId = (await getApiClient(ctx.db, clientId))!.orgId;
   return {
     ctx,

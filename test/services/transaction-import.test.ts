@@ -218,10 +218,10 @@ describe('imported instants', () => {
     await importTransactions(ctx, org.id, [line('9999-12-31T23:30:00+01:00'), line('0000-01-01T00:30:00-00:00')].join('\n'), 'jsonl');
     const sample = async (q: Record<string, string>) => (await benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(q))).sampleSize;
     expect([
-      sample({ toDate: '2026-01-31' }),
-      sample({ fromDate: '2026-01-31' }),
-      sample({ fromDate: '9999-12-31' }),
-      sample({ toDate: '0000-01-01' }),
+      await sample({ toDate: '2026-01-31' }),
+      await sample({ fromDate: '2026-01-31' }),
+      await sample({ fromDate: '9999-12-31' }),
+      await sample({ toDate: '0000-01-01' }),
     ]).toEqual([1, 1, 1, 1]);
   });
 });

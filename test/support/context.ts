@@ -64,7 +64,7 @@ export async function makeContext(overrides: Record<string, unknown> = {}, clock
   const logs = new LogCapture();
   const clock = new ManualClock(clockStart ? Date.parse(clockStart) : Date.now());
   const ctx = await createContext(config, { clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) });
-  cleanups.unshift(() => ctx.db.open && ctx.db.close());
+  cleanups.unshift(async () => ctx.db.open && (await ctx.db.close()));
   return Object.assign(ctx, { clock, logs });
 }
 

@@ -51,7 +51,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     tags: ['admin', 'inbound'],
     auth: 'admin',
     responses: { 200: { description: 'mappings', schema: z.object({ data: z.array(mappingSchema) }) } },
-    handler: ({ ctx }) => ({ body: { data: listMappings(ctx) } }),
+    handler: async ({ ctx }) => ({ body: { data: await listMappings(ctx) } }),
   });
 
   api.route({
@@ -70,7 +70,7 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
       404: { description: 'unknown organization' },
     },
     groupCommit: true,
-    handler: ({ ctx, params, body }) => ({ body: mapIca(ctx, params.ica, body.organizationId) }),
+    handler: async ({ ctx, params, body }) => ({ body: await mapIca(ctx, params.ica, body.organizationId) }),
   });
 
   api.route({
@@ -120,6 +120,6 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
       409: { description: 'already decrypted, or its ica maps to no organization' },
     },
     groupCommit: true,
-    handler: ({ ctx, params }) => ({ body: retryInbound(ctx, { eventId: params.eventId }) }),
+    handler: async ({ ctx, params }) => ({ body: await retryInbound(ctx, { eventId: params.eventId }) }),
   });
 };

@@ -51,7 +51,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     body: newIdentitySchema,
     responses: { 201: { description: 'the identity', schema: identitySchema }, 404: { description: 'unknown organization' } },
     groupCommit: true,
-    handler: ({ ctx, params, body }) => ({ status: 201, body: createIdentity(ctx, params.orgId, body) }),
+    handler: async ({ ctx, params, body }) => ({ status: 201, body: await createIdentity(ctx, params.orgId, body) }),
   });
 
   api.route({
@@ -64,7 +64,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     body: identityFlagsSchema,
     responses: { 200: { description: 'the identity', schema: identitySchema }, 404: { description: 'unknown organization or identity' } },
     groupCommit: true,
-    handler: ({ ctx, params, body }) => ({ body: setIdentityFlags(ctx, params.orgId, params.id, body) }),
+    handler: async ({ ctx, params, body }) => ({ body: await setIdentityFlags(ctx, params.orgId, params.id, body) }),
   });
 
   api.route({
@@ -94,7 +94,7 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     query: z.strictObject({ orgId: z.string().min(1).max(100).optional(), state: z.enum(REFUND_PLAN_STATES).optional() }),
     responses: { 200: { description: 'refund plans ordered by id', schema: z.strictObject({ data: z.array(refundPlanSchema) }) } },
-    handler: ({ ctx, query }) => ({ body: { data: listRefundPlans(ctx.db, query) } }),
+    handler: async ({ ctx, query }) => ({ body: { data: await listRefundPlans(ctx.db, query) } }),
   });
 
   api.route({
@@ -110,6 +110,6 @@ export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
       409: { description: 'plan is not Created or Paused' },
     },
     groupCommit: true,
-    handler: ({ ctx, params }) => ({ body: dispatchRefundPlan(ctx, params.id) }),
+    handler: async ({ ctx, params }) => ({ body: await dispatchRefundPlan(ctx, params.id) }),
   });
 };

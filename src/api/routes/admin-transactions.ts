@@ -36,7 +36,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     body: createTransactionBody,
     responses: { 201: { description: 'created', schema: any }, 404: { description: 'unknown organization' } },
     groupCommit: true,
-    handler: ({ ctx, body }) => ({ status: 201, body: createTransaction(ctx, body) }),
+    handler: async ({ ctx, body }) => ({ status: 201, body: await createTransaction(ctx, body) }),
   });
   api.route({
     method: 'get',
@@ -46,7 +46,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     params: idParams,
     responses: { 200: { description: 'the transaction', schema: any }, 404: { description: 'unknown id' } },
-    handler: ({ ctx, params }) => ({ body: getTransaction(ctx, params.id) }),
+    handler: async ({ ctx, params }) => ({ body: await getTransaction(ctx, params.id) }),
   });
   api.route({
     method: 'post',
@@ -58,7 +58,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     body: statusBody,
     responses: { 200: { description: 'moved', schema: any }, 404: { description: 'unknown id' }, 409: { description: 'illegal move' } },
     groupCommit: true,
-    handler: ({ ctx, params, body }) => ({ body: changeTransactionStatus(ctx, params.id, body.status, body.failureReason) }),
+    handler: async ({ ctx, params, body }) => ({ body: await changeTransactionStatus(ctx, params.id, body.status, body.failureReason) }),
   });
   api.route({
     method: 'post',
@@ -69,7 +69,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     body: z.strictObject({ orgId: z.string().min(1), identityId: z.string().min(1).max(200) }),
     responses: { 201: { description: 'created', schema: any } },
     groupCommit: true,
-    handler: ({ ctx, body }) => ({ status: 201, body: createComplianceCheck(ctx, body) }),
+    handler: async ({ ctx, body }) => ({ status: 201, body: await createComplianceCheck(ctx, body) }),
   });
   api.route({
     method: 'post',
@@ -85,7 +85,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     }),
     responses: { 200: { description: 'moved', schema: any }, 409: { description: 'already Completed' } },
     groupCommit: true,
-    handler: ({ ctx, params, body }) => ({ body: updateComplianceCheckStatus(ctx, params.id, body) }),
+    handler: async ({ ctx, params, body }) => ({ body: await updateComplianceCheckStatus(ctx, params.id, body) }),
   });
   api.route({
     method: 'post',
@@ -103,7 +103,7 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     }),
     responses: { 201: { description: 'recorded', schema: any } },
     groupCommit: true,
-    handler: ({ ctx, body }) => ({ status: 201, body: recordVirtualAccount(ctx, body) }),
+    handler: async ({ ctx, body }) => ({ status: 201, body: await recordVirtualAccount(ctx, body) }),
   });
   api.route({
     method: 'post',

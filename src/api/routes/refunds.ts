@@ -26,7 +26,7 @@ export const refundRoutes: RouteModule = (api, { ctx }) => {
     tags: ['refunds'],
     auth: 'bearer',
     responses: { 200: { description: 'RefundConfig or null', schema: refundConfigSchema } },
-    handler: ({ ctx, auth }) => ({ body: readRefundConfig(ctx, auth.orgId) }),
+    handler: async ({ ctx, auth }) => ({ body: await readRefundConfig(ctx, auth.orgId) }),
   });
 
   api.route({

@@ -54,7 +54,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 200: { description: 'the current key', schema: publicKey }, 404: { description: 'no key yet: register a webhook first' } },
-    handler: ({ ctx, auth }) => ({ body: getPublicKey(ctx, auth.orgId) }),
+    handler: async ({ ctx, auth }) => ({ body: await getPublicKey(ctx, auth.orgId) }),
   });
   api.route({
     method: 'post',

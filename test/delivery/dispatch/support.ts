@@ -36,7 +36,7 @@ export async function setup(overrides: Record<string, unknown> = {}) {
   const api = makeApi(ctx);
   const org = await makeOrg(ctx, api.tokens);
   const receiver = await startReceiver();
-  signatureChecks.push(() => ctx.db.open && receiver.received.length > 0 && expectAllSigned(ctx, receiver.received));
+  signatureChecks.push(async () => ctx.db.open && receiver.received.length > 0 && (await expectAllSigned(ctx, receiver.received)));
   const created = await api.http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: receiver.url });
   expect(created.status).toBe(201);
   // random 0.5 = no jitter, so delays are exact.
