@@ -6,6 +6,7 @@ import { createContext } from '../src/create-context.js';
 import { createLogger } from '../src/logging/logger.js';
 import { identitiesPageJson } from '../src/services/identities.js';
 import { namePlan } from '../src/store/identities.js';
+import { listOrganizations } from '../src/store/organizations.js';
 import type { Benchmark, BenchOutcome } from './bench-types.js';
 import { startChildServer } from './child-server.js';
 import { bearerToken, cli, startDaemon } from './daemon-process.js';
@@ -29,28 +30,31 @@ const IDENTITY_QUERIES: Record<string, Parameters<typeof identitiesPageJson>[2]>
 async function timeIdentityQueries(dbPath: string, rounds: number): Promise<Row[]> {
   const config = loadConfig({ env: {}, flags: { 'database.path': dbPath } });
   const ctx = await createContext(config, {
-      log: createLogger({ level: 'error', pretty: 'never', destination: process.stderr }),
-      migrate: false,
-    });
+    log: createLogger({ level: 'error', pretty: 'never', destination: process.stderr }),
+    migrate: false,
+  });
   try {
     // The first-start organization, created before the second one.
-    const orgId = (ctx.db.prepare('SELECT id FROM organizations ORDER BY created_at, id LIMIT 1').get() as { id: string }).id;
-    return Object.entries(IDENTITY_QUERIES).map(([label, filter]) => {
+    const [first] = (await listOrganizations(ctx.db)).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    const orgId = first!.id;
+    const rows: Row[] = [];
+    for (const [label, filter] of Object.entries(IDENTITY_QUERIES)) {
       const times: number[] = [];
       for (let i = 0; i < rounds; i++) {
         const t0 = performance.now();
-        identitiesPageJson(ctx.db, orgId, filter, 'all');
+        await identitiesPageJson(ctx.db, orgId, filter, 'all');
         times.push(performance.now() - t0);
       }
       const s = summarize(times);
-      const plan = namePlan(ctx.db, orgId, filter);
-      return {
+      const plan = await namePlan(ctx.db, orgId, filter);
+      rows.push({
         metric: `query ${label}`,
         value: round(s.p50, 3),
         unit: 'ms p50',
         note: `p95 ${round(s.p95, 3)} ms (in-process, no HTTP)${plan ? `, plan: ${plan}` : ''}`,
-      };
-    });
+      });
+    }
+    return rows;
   } finally {
     await ctx.db.close();
   }

@@ -1,15 +1,15 @@
-import { openDatabase, type Db } from '../src/db/open.js';
+import { openConnection, type Connection } from '../src/db/sqlite-connection.js';
 
 /**
  * A read-only window on a running daemon's database, for counting what it has durably stored
  * (an acknowledged notification, a delivered row) without adding HTTP load to the figures.
  */
 export class DaemonDatabase {
-  readonly #db: Db;
+  readonly #db: Connection;
 
   constructor(path: string) {
-    // openDatabase, like the daemon: statements kept per connection, nothing left for the collector.
-    this.#db = openDatabase(path, { readonly: true, busyTimeoutMs: 5000 });
+    // openConnection, like the daemon: statements kept per connection, nothing left for the collector.
+    this.#db = openConnection(path, { readonly: true, busyTimeoutMs: 5000 });
   }
 
   /** Counts of rows of `table` by `column` value. Table and column are bench constants, never input. */

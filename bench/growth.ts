@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { openDatabase } from '../src/db/open.js';
+import { SqliteDatabase } from '../src/db/sqlite.js';
+import { openConnection } from '../src/db/sqlite-connection.js';
 import { claimDue, dueWebhooks } from '../src/store/deliveries.js';
 import type { Benchmark } from './bench-types.js';
 import { DaemonDatabase } from './daemon-database.js';
@@ -14,32 +15,32 @@ import type { Row } from './report-table.js';
  * transaction, through a second connection to the daemon's database. Ids sort before any the daemon
  * makes, as old rows would. Writing them directly is the only way to reach a million rows in seconds.
  */
-async function fillDelivered(dbPath: string, orgId: string, webhookId: string, rows: number): Promise<number> {
-  const db = openDatabase(dbPath);
+function fillDelivered(dbPath: string, orgId: string, webhookId: string, rows: number): number {
+  const db = openConnection(dbPath);
   try {
     const t0 = performance.now();
     const series = `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < @rows)`;
     const at = '2025-01-01T00:00:00.000Z';
-    (await db.transaction(() => {
-            db.prepare(
-              `${series}
+    db.transaction(() => {
+      db.prepare(
+        `${series}
          INSERT INTO events (id, org_id, type, body, created_at)
          SELECT printf('evt_00old%021d', i), @orgId, 'Transaction_Updated',
                 json_object('id', printf('evt_00old%021d', i), 'type', 'Transaction_Updated', 'organizationId', @orgId,
                             'createdAt', @at, 'timestamp', 1735689600000, 'data', json_object('synthetic', json('true'), 'status', 'Completed', 'amount', '125.50')),
                 @at
          FROM s`,
-            ).run({ rows, orgId, at });
-            db.prepare(
-              `${series}
+      ).run({ rows, orgId, at });
+      db.prepare(
+        `${series}
          INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, step, next_attempt_at, last_status, delivered_at, created_at, updated_at)
          SELECT printf('dlv_00old%021d', i), printf('evt_00old%021d', i), @webhookId, @orgId, 'delivered', 1, 1, 1735689600000, 200, @at, @at, @at
          FROM s`,
-            ).run({ rows, orgId, webhookId, at });
-          })).immediate();
+      ).run({ rows, orgId, webhookId, at });
+    }).immediate();
     return performance.now() - t0;
   } finally {
-    await db.close();
+    db.close();
   }
 }
 
@@ -57,41 +58,45 @@ async function timeClaims(
   rounds: number,
   backlog = 100,
 ): Promise<{ findDue: ReturnType<typeof summarize>; claim: ReturnType<typeof summarize> }> {
-  const db = openDatabase(dbPath);
+  const db = new SqliteDatabase(openConnection(dbPath), { busyTimeoutMs: 5000, fsynced: true });
   const pending = rounds * 4 + backlog; // each round leases four rows: keep `backlog` due rows past the last round
+  const rollback = new Error('rolled back on purpose');
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const findTimes: number[] = [];
+  const claimTimes: number[] = [];
   try {
-    const now = Date.now();
-    const at = new Date(now).toISOString();
-    const findTimes: number[] = [];
-    const claimTimes: number[] = [];
-    await db.exec('BEGIN IMMEDIATE');
-    try {
-      const series = `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < @pending)`;
-      db.prepare(
+    await db.transaction(async (tx) => {
+      const series = `WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < ?)`;
+      await tx.run(
         `${series} INSERT INTO events (id, org_id, type, body, created_at)
-         SELECT printf('evt_zzdue%021d', i), @orgId, 'Transaction_Updated', json_object('id', printf('evt_zzdue%021d', i)), @at FROM s`,
-      ).run({ pending, orgId, at });
-      db.prepare(
+         SELECT printf('evt_zzdue%021d', i), ?, 'Transaction_Updated', json_object('id', printf('evt_zzdue%021d', i)), ? FROM s`,
+        [pending, orgId, at],
+      );
+      await tx.run(
         `${series} INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-         SELECT printf('dlv_zzdue%021d', i), printf('evt_zzdue%021d', i), @webhookId, @orgId, 'pending', 0, @at, @at FROM s`,
-      ).run({ pending, orgId, webhookId, at });
+         SELECT printf('dlv_zzdue%021d', i), printf('evt_zzdue%021d', i), ?, ?, 'pending', 0, ?, ? FROM s`,
+        [pending, webhookId, orgId, at, at],
+      );
       for (let i = 0; i < rounds; i++) {
         const t0 = performance.now();
-        const due = await dueWebhooks(db, now);
+        const due = await dueWebhooks(tx, now);
         const t1 = performance.now();
         if (!due.some((w) => w.id === webhookId)) throw new Error('no due delivery found');
-        if ((await claimDue(db, webhookId, 'bench', now, now + 60_000, 4)).length !== 4) throw new Error('claimed fewer than 4 rows');
+        if ((await claimDue(tx, webhookId, 'bench', now, now + 60_000, 4)).length !== 4) throw new Error('claimed fewer than 4 rows');
         const t2 = performance.now();
         findTimes.push(t1 - t0);
         claimTimes.push(t2 - t1);
       }
-    } finally {
-      await db.exec('ROLLBACK');
-    }
-    return { findDue: summarize(findTimes), claim: summarize(claimTimes) };
+      // Nothing of the measurement is kept.
+      throw rollback;
+    });
+  } catch (err) {
+    if (err !== rollback) throw err;
   } finally {
     await db.close();
   }
+  return { findDue: summarize(findTimes), claim: summarize(claimTimes) };
 }
 
 async function measureAt(delivered: number, backlog: number, quick: boolean, log: (s: string) => void, prune: boolean) {
@@ -100,7 +105,7 @@ async function measureAt(delivered: number, backlog: number, quick: boolean, log
   try {
     await scenario.addWebhooks(2, false);
     log(`growth: filling ${delivered} delivered rows`);
-    const fillMs = await fillDelivered(daemon.dbPath, scenario.orgId, scenario.webhookIds[0]!, delivered);
+    const fillMs = fillDelivered(daemon.dbPath, scenario.orgId, scenario.webhookIds[0]!, delivered);
     let pruned: { seconds: number; deliveriesDeleted: number; eventsDeleted: number } | undefined;
     if (prune) {
       // The retention job, run once as an operator would (`borderd outbox prune`) while the daemon runs.
@@ -114,13 +119,13 @@ async function measureAt(delivered: number, backlog: number, quick: boolean, log
     history.close();
     await scenario.writeEvents({ amount: backlog });
     await scenario.resetReceiver();
-    await scenario.releaseBacklog();
+    scenario.releaseBacklog();
     const stats = await scenario.waitForDeliveries(backlog * 2, quick ? 30_000 : 300_000);
     const rate = stats.deliveries > 1 ? ((stats.deliveries - 1) * 1000) / (stats.lastAt - stats.firstAt) : 0;
-    const claims = timeClaims(daemon.dbPath, scenario.orgId, scenario.webhookIds[1]!, quick ? 50 : 500);
+    const claims = await timeClaims(daemon.dbPath, scenario.orgId, scenario.webhookIds[1]!, quick ? 50 : 500);
     // The due query's cost follows the pending backlog, not the history: time it with a large one too.
     const bigBacklog = quick ? 5_000 : 20_000;
-    const claimsBacklog = timeClaims(daemon.dbPath, scenario.orgId, scenario.webhookIds[1]!, quick ? 10 : 50, bigBacklog);
+    const claimsBacklog = await timeClaims(daemon.dbPath, scenario.orgId, scenario.webhookIds[1]!, quick ? 10 : 50, bigBacklog);
     const label = `${delivered.toLocaleString('en-US')} delivered${prune ? ', pruned' : ''}`;
     return {
       label,

@@ -1,6 +1,6 @@
 import type { ChildServer } from './child-server.js';
 import { startChildServer } from './child-server.js';
-import { openDatabase } from '../src/db/open.js';
+import { openConnection } from '../src/db/sqlite-connection.js';
 import { bearerToken, cli, type BenchDaemon } from './daemon-process.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
@@ -139,19 +139,19 @@ export class OutboxScenario {
    * does per webhook, done at once for all of them so the backlog starts as one. The daemon sees the
    * rows at its next poll (delivery.pollIntervalMs).
    */
-  async releaseBacklog(): Promise<void> {
-    const db = openDatabase(this.daemon.dbPath);
+  releaseBacklog(): void {
+    const db = openConnection(this.daemon.dbPath);
     try {
       const now = Date.now();
       const at = new Date(now).toISOString();
-      (await db.transaction(() => {
-                db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, updated_at = ? WHERE org_id = ?').run(at, this.orgId);
-                db.prepare(
-                  "UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'",
-                ).run(now, at, this.orgId);
-              })).immediate();
+      db.transaction(() => {
+        db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, updated_at = ? WHERE org_id = ?').run(at, this.orgId);
+        db.prepare(
+          "UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'",
+        ).run(now, at, this.orgId);
+      }).immediate();
     } finally {
-      await db.close();
+      db.close();
     }
   }
 

@@ -42,7 +42,8 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const log = opts.log ?? createLogger(config.log);
   const dataDir = dataDirOf(config);
   const db = openDatabase(config.database, {
-    onIdleError: (err) => log.warn({ err, database: db.location }, 'an idle database connection failed; the next statement opens a new one'),
+    onIdleError: (err) =>
+      log.warn({ err, database: db.location }, 'an idle database connection failed; the next statement opens a new one'),
   });
   let secrets: SecretBox;
   try {
@@ -50,7 +51,11 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
       for (const m of await migrate(db, undefined, db.location)) log.info({ version: m.version, name: m.name }, 'migration applied');
     }
     const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
-    const { key, created } = resolveMasterKey({ configured: config.security.masterKey, file: keyFile, mayCreate: await mayCreateMasterKey(db) });
+    const { key, created } = resolveMasterKey({
+      configured: config.security.masterKey,
+      file: keyFile,
+      mayCreate: await mayCreateMasterKey(db),
+    });
     if (created) log.warn({ dataDir }, 'generated a new master key file (master.key, mode 0600); back it up with the database');
     secrets = new SecretBox(key);
     await checkMasterKey(db, secrets, config.security.masterKey ? 'security.masterKey (BORDERD_MASTER_KEY)' : keyFile);

@@ -62,7 +62,11 @@ export const eventsCommand: CommandModule = {
             .option('reason', { type: 'string', describe: 'why (shown as reason in the event)' }) as never,
         (args) =>
           runWithContext(args, async (ctx) => {
-            const check = await updateComplianceCheckStatus(ctx, args.id, { status: args.status, result: args.result, reason: args.reason });
+            const check = await updateComplianceCheckStatus(ctx, args.id, {
+              status: args.status,
+              result: args.result,
+              reason: args.reason,
+            });
             output(args, check, () => `moved ${check.id} to ${check.status}${check.result ? ` (${check.result})` : ''}`);
           }),
       )
@@ -89,13 +93,13 @@ export const eventsCommand: CommandModule = {
         (args) =>
           runWithContext(args, async (ctx) => {
             const v = await recordVirtualAccount(ctx, {
-                          orgId: args.org,
-                          status: args.status,
-                          identityId: args.identity,
-                          accountId: args.account,
-                          currency: args.currency,
-                          failureReason: args.failureReason,
-                        });
+              orgId: args.org,
+              status: args.status,
+              identityId: args.identity,
+              accountId: args.account,
+              currency: args.currency,
+              failureReason: args.failureReason,
+            });
             output(args, v, () => `recorded ${v.id} (${v.status})`);
           }),
       )

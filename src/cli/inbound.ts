@@ -24,8 +24,8 @@ export const inboundCommand: CommandModule = {
             .option('limit', { type: 'number', default: 100, coerce: wholeNumber('limit', 1, 1_000_000), describe: 'most rows to print' })
             .option('starting-after', { type: 'string', describe: 'id (inb_…) to page after' }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            const rows = listInbound(ctx, {
+          runWithContext(args, async (ctx) => {
+            const rows = await listInbound(ctx, {
               state: args.state,
               eventType: args.eventType,
               limit: args.limit,
@@ -103,8 +103,8 @@ export const inboundCommand: CommandModule = {
         'Remove a database ica mapping (config mappings live in the config file)',
         (c) => c.positional('ica', { type: 'string', demandOption: true }),
         (args) =>
-          runWithContext(args, (ctx) => {
-            unmapIca(ctx, args.ica);
+          runWithContext(args, async (ctx) => {
+            await unmapIca(ctx, args.ica);
             output(args, { ica: args.ica, removed: true }, () => `removed mapping of ica ${args.ica}`);
           }),
       )
@@ -113,8 +113,8 @@ export const inboundCommand: CommandModule = {
         'List ica mappings (config and database)',
         (c) => c,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const rows = listMappings(ctx);
+          runWithContext(args, async (ctx) => {
+            const rows = await listMappings(ctx);
             output(args, rows, () => table(rows, ['ica', 'organizationId', 'source', 'createdAt']));
           }),
       )

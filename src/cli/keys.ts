@@ -67,9 +67,9 @@ const cardNetworkCommand: CommandModule = {
             const bytes = readCliFile(args.privateKey);
             const passphrase = args.keystorePassword ?? process.env.BORDERD_KEY_PASSPHRASE;
             const key = await importCardNetworkKey(ctx, args.org, bytes, {
-                          ...(args.kid ? { kid: args.kid } : {}),
-                          ...(passphrase !== undefined ? { passphrase } : {}),
-                        });
+              ...(args.kid ? { kid: args.kid } : {}),
+              ...(passphrase !== undefined ? { passphrase } : {}),
+            });
             output(args, key, () => `imported card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})\nkid: ${key.kid}`);
           }),
       )

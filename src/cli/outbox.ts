@@ -71,8 +71,8 @@ export const outboxCommand: CommandModule = {
         'Every attempt of one delivery',
         (c) => c.positional('id', { type: 'string', demandOption: true }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const result = deliveryAttempts(ctx, args.id);
+          runWithContext(args, async (ctx) => {
+            const result = await deliveryAttempts(ctx, args.id);
             output(
               args,
               result,
@@ -103,10 +103,10 @@ export const outboxCommand: CommandModule = {
                 ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic)
                 : undefined;
             const result = await replayWebhookSince(ctx, args.webhook, args.since, (done, total) => {
-                          if (!bar) return;
-                          if (done <= 500) bar.start(total, 0);
-                          bar.update(done);
-                        });
+              if (!bar) return;
+              if (done <= 500) bar.start(total, 0);
+              bar.update(done);
+            });
             bar?.stop();
             output(args, result, () => `requeued ${result.requeued} deliveries of ${result.events} events`);
           }),

@@ -100,16 +100,14 @@ function defaultReadWorkers(): number {
 }
 
 /** A PostgreSQL connection URL: postgres:// or postgresql://, with the host and database in it. */
-const postgresUrl = z
-  .string()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.pathname.length > 1;
-    } catch {
-      return false;
-    }
-  }, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database');
+const postgresUrl = z.string().refine((v) => {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.pathname.length > 1;
+  } catch {
+    return false;
+  }
+}, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database');
 
 export const databaseSchema = z
   .strictObject({

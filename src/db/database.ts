@@ -169,5 +169,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   // SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown, restart), and 53300 (too many connections).
   if (/^08...$/.test(code) || /^57P0[1-3]$/.test(code) || code === '53300') return true;
   const message = String((err as Error | null)?.message ?? '');
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    message,
+  );
 }

@@ -8,7 +8,16 @@
  * @module db/postgres
  */
 import pg from 'pg';
-import { DatabaseOpenError, type Database, type Db, type Dialect, type Outcome, type Sql, type SqlParams, type TransactionOptions } from './database.js';
+import {
+  DatabaseOpenError,
+  type Database,
+  type Db,
+  type Dialect,
+  type Outcome,
+  type Sql,
+  type SqlParams,
+  type TransactionOptions,
+} from './database.js';
 
 /** The URL as logs and messages show it: without its password. */
 export function redactedUrl(url: string): string {
@@ -42,7 +51,8 @@ export function connectFailure(err: unknown, location: string): Error | undefine
   const e = err as { code?: unknown; message?: unknown } | null;
   const code = String(e?.code ?? '');
   let why = CONNECT_FAILURES[code];
-  if (why === undefined && /timeout exceeded when trying to connect|Connection terminated/i.test(String(e?.message))) why = 'no answer in time';
+  if (why === undefined && /timeout exceeded when trying to connect|Connection terminated/i.test(String(e?.message)))
+    why = 'no answer in time';
   if (why === undefined && /SSL|certificate|self.signed/i.test(String(e?.message))) why = `TLS failed: ${String(e?.message)}`;
   if (why === undefined) return undefined;
   return new DatabaseOpenError(`cannot use the database ${location}: ${why} (database.url)`);

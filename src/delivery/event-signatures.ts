@@ -126,13 +126,13 @@ export class EventSignatures {
   async signBatch(orgId: string, rows: readonly { id: string; body: string }[]): Promise<{ keyId: string; signatures: string[] }> {
     const key = await this.signer.currentKey(orgId);
     const stored = await this.preload(
-          key.keyId,
-          rows.map((row) => row.id),
-        );
+      key.keyId,
+      rows.map((row) => row.id),
+    );
     const known = rows.map((row) => this.known(row.id, key.keyId) ?? fromStore(stored.get(row.id)));
     if (!known.includes(undefined)) return { keyId: key.keyId, signatures: await Promise.all(known as Promise<string>[]) };
     // Within the turn, a row another stream or the dispatcher has signed meanwhile is found in memory.
-    const made = this.#turn.then(async () => Promise.all(await rows.map((row, i) => known[i] ?? this.signatureOf(row.id, key, row.body).signature)));
+    const made = this.#turn.then(() => Promise.all(rows.map((row, i) => known[i] ?? this.signatureOf(row.id, key, row.body).signature)));
     this.#turn = made.catch(() => undefined);
     const signatures = await made;
     await this.storeNow();

@@ -21,7 +21,13 @@ export interface StoredEvent<T extends EventType = EventType> {
  * so both or neither exist. Fan-out to webhooks (delivery rows) is the outbox's enqueue, which
  * calls this; the event stream reads these rows directly.
  */
-export async function writeEvent<T extends EventType>(db: Db, nowMs: number, orgId: string, type: T, data: EventDataByType[T]): Promise<StoredEvent<T>> {
+export async function writeEvent<T extends EventType>(
+  db: Db,
+  nowMs: number,
+  orgId: string,
+  type: T,
+  data: EventDataByType[T],
+): Promise<StoredEvent<T>> {
   // Event ids follow commit order, across every process writing this file: the event stream and its
   // clients resume with "after this id", so an event committed after a higher id (made by another
   // process in the same millisecond, or by a clock ahead) would never be streamed. Inside the write

@@ -69,7 +69,9 @@ async function insertNewKey(
  * on this thread). Safe inside or outside a transaction.
  */
 export async function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair): Promise<PublicSigningKey> {
-  return toPublic(await withTransaction(ctx, async (ctx) => (await currentKeyRow(ctx.db, orgId)) ?? (await insertNewKey(ctx, orgId, pair))));
+  return toPublic(
+    await withTransaction(ctx, async (ctx) => (await currentKeyRow(ctx.db, orgId)) ?? (await insertNewKey(ctx, orgId, pair))),
+  );
 }
 
 /**

@@ -131,7 +131,7 @@ export async function decryptDue(ctx: AppContext): Promise<Record<AttemptOutcome
     const opened = await opening[i]!;
     const ahead = rows[i + OPENS_IN_FLIGHT];
     if (ahead) opening.push(open(ctx, ahead));
-    const outcome = record(ctx, rows[i]!, opened);
+    const outcome = await record(ctx, rows[i]!, opened);
     counts[outcome]++;
     // Another process holds the write lock: the rest of the batch waits for the next pass (the
     // worker's poll), rather than this thread waiting in SQLite's busy wait with every request.

@@ -104,7 +104,7 @@ export async function retryInbound(ctx: AppContext, target: { eventId: string } 
       throw conflict('unmatched_ica', `inbound event ${target.eventId} has ica ${row.ica}, which maps to no organization; map it first`);
     requeued = (await requeueInboundEvent(ctx.db, row.id, nowIso)) ? 1 : 0;
   } else {
-    requeued = (await requeueAllFailed(ctx.db, nowIso));
+    requeued = await requeueAllFailed(ctx.db, nowIso);
   }
   if (requeued > 0) ctx.signals.inbound.emit();
   return { requeued };

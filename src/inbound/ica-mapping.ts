@@ -64,9 +64,9 @@ export async function mapIca(ctx: AppContext, ica: string, orgId: string): Promi
   const effective = configured ?? orgId;
   const at = isoAt(ctx.clock.now());
   const requeued = await withTransaction(ctx, async (ctx) => {
-      await upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
-      return (await matchUnmatched(ctx.db, ica, effective, at)) + (await reassignUndecrypted(ctx.db, ica, effective, at));
-    });
+    await upsertIcaMapping(ctx.db, { ica, orgId, createdAt: at });
+    return (await matchUnmatched(ctx.db, ica, effective, at)) + (await reassignUndecrypted(ctx.db, ica, effective, at));
+  });
   if (requeued > 0) ctx.signals.inbound.emit();
   const mapping = (await listMappings(ctx)).find((m) => m.ica === ica)!;
   return { mapping, requeued };
@@ -85,9 +85,9 @@ export async function matchPendingIcas(ctx: AppContext): Promise<number> {
   const nowIso = isoAt(ctx.clock.now());
   let total = 0;
   for (const ica of await unmatchedIcas(ctx.db)) {
-    const orgId = organizationForIca(ctx, ica);
+    const orgId = await organizationForIca(ctx, ica);
     if (!orgId || !(await getOrganization(ctx.db, orgId))) continue;
-    const queued = await ctx.db.tryTransaction((tx) => matchUnmatched(tx, ica, orgId, nowIso));
+    const queued = await ctx.db.tryTransaction(async (tx) => await matchUnmatched(tx, ica, orgId, nowIso));
     if (!queued.ok) break;
     total += queued.value;
   }

@@ -73,7 +73,9 @@ export async function receiveNotification(ctx: AppContext, n: InboundNotificatio
   const at = isoAt(now);
   const id = newId('inb', now);
   // One transaction: the organization lookup, the insert, and on a duplicate what becomes of it.
-  const result = await withTransaction(ctx, async (ctx): Promise<{ outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null }> => {
+  const result = await withTransaction(
+    ctx,
+    async (ctx): Promise<{ outcome: IntakeOutcome; id: string; state: InboundState; orgId: string | null }> => {
       const mapped = await organizationForIca(ctx, n.ica);
       const orgId = mapped && (await getOrganization(ctx.db, mapped)) ? mapped : null;
       const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
@@ -86,9 +88,10 @@ export async function receiveNotification(ctx: AppContext, n: InboundNotificatio
         await replaceCopy(ctx.db, stored.id, copy, at);
         return { outcome: 'replaced', id: stored.id, state: 'received', orgId: stored.orgId };
       }
-      const outcome = action === 'hold' ? (await holdCopy(ctx.db, stored.id, copy, MAX_HELD_COPIES)) : 'duplicate';
+      const outcome = action === 'hold' ? await holdCopy(ctx.db, stored.id, copy, MAX_HELD_COPIES) : 'duplicate';
       return { outcome, id: stored.id, state: stored.state, orgId: stored.orgId };
-    });
+    },
+  );
 
   const log = { eventId: n.eventId, inboundId: result.id };
   switch (result.outcome) {

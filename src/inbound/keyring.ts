@@ -80,10 +80,10 @@ async function store(
     createdAt: isoAt(now),
   };
   await withTransaction(ctx, async (ctx) => {
-        if (await findCardNetworkKey(ctx.db, orgId, kid))
-          throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
-        await insertCardNetworkKey(ctx.db, row);
-      });
+    if (await findCardNetworkKey(ctx.db, orgId, kid))
+      throw conflict('key_exists', `organization ${orgId} already has a card-network key with kid ${kid}`);
+    await insertCardNetworkKey(ctx.db, row);
+  });
   ctx.log.info({ orgId, kid, keyId: id, source }, 'card-network key added');
   return toView(row);
 }
@@ -93,13 +93,20 @@ export interface GeneratedKey extends CardNetworkKeyView {
   csr: string;
 }
 
-export async function generateCardNetworkKey(ctx: AppContext, orgId: string, opts: { bits?: number; commonName?: string } = {}): Promise<GeneratedKey> {
+export async function generateCardNetworkKey(
+  ctx: AppContext,
+  orgId: string,
+  opts: { bits?: number; commonName?: string } = {},
+): Promise<GeneratedKey> {
   const bits = opts.bits ?? MIN_KEY_BITS;
   if (!Number.isInteger(bits) || bits < MIN_KEY_BITS || bits > 8192)
     throw badRequest('invalid_bits', `bits must be an integer from ${MIN_KEY_BITS} to 8192`);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits });
   const view = await store(ctx, orgId, privateKey, 'generated');
-  return { ...view, csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: (await getOrganization(ctx.db, orgId))!.name }) };
+  return {
+    ...view,
+    csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: (await getOrganization(ctx.db, orgId))!.name }),
+  };
 }
 
 /**

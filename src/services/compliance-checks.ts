@@ -30,21 +30,21 @@ const eventData = (c: ComplianceCheck): ComplianceCheckEventData => ({
 export async function createComplianceCheck(ctx: AppContext, input: { orgId: string; identityId: string }): Promise<ComplianceCheck> {
   if (!(await getOrganization(ctx.db, input.orgId))) throw notFound(`organization ${input.orgId}`);
   return await inOutboxTransaction(ctx, async (ctx) => {
-      const now = ctx.clock.now();
-      const c: ComplianceCheck = {
-        id: newId('cmp', now),
-        orgId: input.orgId,
-        identityId: input.identityId,
-        status: 'Pending',
-        result: null,
-        reason: null,
-        createdAt: isoAt(now),
-        updatedAt: isoAt(now),
-      };
-      await insertComplianceCheck(ctx.db, c);
-      await enqueueEvent(ctx, c.orgId, 'IdentityComplianceCheck_Updated', eventData(c));
-      return c;
-    });
+    const now = ctx.clock.now();
+    const c: ComplianceCheck = {
+      id: newId('cmp', now),
+      orgId: input.orgId,
+      identityId: input.identityId,
+      status: 'Pending',
+      result: null,
+      reason: null,
+      createdAt: isoAt(now),
+      updatedAt: isoAt(now),
+    };
+    await insertComplianceCheck(ctx.db, c);
+    await enqueueEvent(ctx, c.orgId, 'IdentityComplianceCheck_Updated', eventData(c));
+    return c;
+  });
 }
 
 export async function updateComplianceCheckStatus(
@@ -61,24 +61,24 @@ export async function updateComplianceCheckStatus(
       { path: 'body.result', message: 'only with status Completed' },
     ]);
   return await inOutboxTransaction(ctx, async (ctx) => {
-      const current = await getComplianceCheck(ctx.db, id);
-      if (!current) throw notFound(`compliance check ${id}`);
-      if (current.status === 'Completed') throw conflict('compliance_check_completed', `compliance check ${id} is already Completed`);
-      const at = isoAt(ctx.clock.now());
-      const c: ComplianceCheck = {
-        ...current,
-        status: input.status,
-        result: input.result ?? null,
-        reason: input.reason ?? null,
-        updatedAt: at,
-      };
-      await updateComplianceCheck(ctx.db, c);
-      await enqueueEvent(
-              ctx,
-              c.orgId,
-              c.status === 'Completed' ? 'IdentityComplianceCheck_Completed' : 'IdentityComplianceCheck_Updated',
-              eventData(c),
-            );
-      return c;
-    });
+    const current = await getComplianceCheck(ctx.db, id);
+    if (!current) throw notFound(`compliance check ${id}`);
+    if (current.status === 'Completed') throw conflict('compliance_check_completed', `compliance check ${id} is already Completed`);
+    const at = isoAt(ctx.clock.now());
+    const c: ComplianceCheck = {
+      ...current,
+      status: input.status,
+      result: input.result ?? null,
+      reason: input.reason ?? null,
+      updatedAt: at,
+    };
+    await updateComplianceCheck(ctx.db, c);
+    await enqueueEvent(
+      ctx,
+      c.orgId,
+      c.status === 'Completed' ? 'IdentityComplianceCheck_Completed' : 'IdentityComplianceCheck_Updated',
+      eventData(c),
+    );
+    return c;
+  });
 }

@@ -217,7 +217,12 @@ export const identityFlagsSchema = z
   .refine((f) => f.deleted !== undefined || f.hasComplianceChecks !== undefined, 'name deleted and/or hasComplianceChecks');
 
 /** Operator change of an identity's flags (compliance checks done, identity deleted). */
-export async function setIdentityFlags(ctx: AppContext, orgId: string, id: string, flags: z.output<typeof identityFlagsSchema>): Promise<Identity> {
+export async function setIdentityFlags(
+  ctx: AppContext,
+  orgId: string,
+  id: string,
+  flags: z.output<typeof identityFlagsSchema>,
+): Promise<Identity> {
   if (!(await updateIdentityFlags(ctx.db, orgId, id, flags))) throw notFound(`identity ${id}`);
   return (await getIdentity(ctx.db, orgId, id))!;
 }

@@ -27,15 +27,15 @@ async function store(
 ): Promise<IntegrationRow> {
   const now = ctx.clock.now();
   const row = await upsertIntegration(ctx.db, {
-      id: newId('int', now),
-      orgId,
-      provider,
-      kind: cfg.kind,
-      credentialsEnc: ctx.secrets.seal(JSON.stringify(credentials), credentialsContext(orgId, provider)),
-      result,
-      createdAt: isoAt(now),
-      updatedAt: isoAt(now),
-    });
+    id: newId('int', now),
+    orgId,
+    provider,
+    kind: cfg.kind,
+    credentialsEnc: ctx.secrets.seal(JSON.stringify(credentials), credentialsContext(orgId, provider)),
+    result,
+    createdAt: isoAt(now),
+    updatedAt: isoAt(now),
+  });
   ctx.log.info(
     { orgId, provider, kind: cfg.kind, integrationId: row.id, providerCalled: Boolean(cfg.baseUrl) },
     'integration credentials stored',

@@ -82,10 +82,10 @@ export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Orga
   // scrypt is asynchronous, so the hash is made before the transaction opens.
   const { client, clientSecret, secretHash } = await newClient(ctx, { orgId: org.id, name: 'development' });
   const created = await withTransaction(ctx, async (ctx) => {
-      if ((await countOrganizations(ctx.db)) > 0) return false;
-      await insertOrganization(ctx.db, org);
-      await insertApiClient(ctx.db, client, secretHash);
-      return true;
-    });
+    if ((await countOrganizations(ctx.db)) > 0) return false;
+    await insertOrganization(ctx.db, org);
+    await insertApiClient(ctx.db, client, secretHash);
+    return true;
+  });
   return created ? { org, client: { ...client, clientSecret } } : undefined;
 }

@@ -61,13 +61,13 @@ export async function replayWebhookSince(
       for (const eventId of batch) {
         if (
           await requeueDelivery(ctx.db, {
-                        id: newId('dlv', now),
-                        eventId,
-                        webhookId,
-                        orgId: webhook.orgId,
-                        nextAttemptAt: firstAttemptAt(ctx, now),
-                        at: isoAt(now),
-                      })
+            id: newId('dlv', now),
+            eventId,
+            webhookId,
+            orgId: webhook.orgId,
+            nextAttemptAt: firstAttemptAt(ctx, now),
+            at: isoAt(now),
+          })
         )
           n++;
       }
@@ -92,24 +92,24 @@ export async function replayEvent(ctx: AppContext, eventId: string): Promise<Rep
   const orgId = await eventOrganization(ctx.db, eventId);
   if (!orgId) throw notFound(`event ${eventId}`);
   const requeued = await withTransaction(ctx, async (ctx) => {
-      const now = ctx.clock.now();
-      let n = 0;
-      for (const w of await listWebhooks(ctx.db, orgId)) {
-        if (
-          w.enabled &&
-          (await requeueDelivery(ctx.db, {
-                        id: newId('dlv', now),
-                        eventId,
-                        webhookId: w.id,
-                        orgId: orgId,
-                        nextAttemptAt: firstAttemptAt(ctx, now),
-                        at: isoAt(now),
-                      }))
-        )
-          n++;
-      }
-      return n;
-    });
+    const now = ctx.clock.now();
+    let n = 0;
+    for (const w of await listWebhooks(ctx.db, orgId)) {
+      if (
+        w.enabled &&
+        (await requeueDelivery(ctx.db, {
+          id: newId('dlv', now),
+          eventId,
+          webhookId: w.id,
+          orgId: orgId,
+          nextAttemptAt: firstAttemptAt(ctx, now),
+          at: isoAt(now),
+        }))
+      )
+        n++;
+    }
+    return n;
+  });
   wakeDispatcher(ctx);
   return { events: 1, requeued };
 }
@@ -131,14 +131,14 @@ export async function deliveryAttempts(ctx: AppContext, deliveryId: string): Pro
 export async function emitEvent(ctx: AppContext, orgId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent> {
   if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
   return await inOutboxTransaction(ctx, async (ctx) => {
-      const at = isoAt(ctx.clock.now());
-      const sample = {
-        id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()),
-        createdAt: at,
-        updatedAt: at,
-        synthetic: true,
-      };
-      // The operator vouches for the shape of a synthetic event's data; it is sent as given.
-      return enqueueEvent(ctx, orgId, type, { ...sample, ...data } as unknown as EventDataByType[typeof type]);
-    });
+    const at = isoAt(ctx.clock.now());
+    const sample = {
+      id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()),
+      createdAt: at,
+      updatedAt: at,
+      synthetic: true,
+    };
+    // The operator vouches for the shape of a synthetic event's data; it is sent as given.
+    return enqueueEvent(ctx, orgId, type, { ...sample, ...data } as unknown as EventDataByType[typeof type]);
+  });
 }

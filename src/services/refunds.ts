@@ -80,20 +80,20 @@ export async function setRefundConfig(
   const nowMs = ctx.clock.now();
   const at = isoAt(nowMs);
   const replanned = await withTransaction(ctx, async (ctx) => {
-      const version = await upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
-      const stale = (await listRefundPlans(ctx.db, { orgId, state: 'Paused' })).filter(
-        (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
-      );
-      // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
-      const config = await getRefundConfig(ctx.db, orgId);
-      for (const p of stale) {
-        const planned = await planFor(ctx, orgId, p.transactionId, nowMs, config);
-        if (!planned) continue;
-        const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
-        await replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
-      }
-      return stale.map((p) => p.id);
-    });
+    const version = await upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
+    const stale = (await listRefundPlans(ctx.db, { orgId, state: 'Paused' })).filter(
+      (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,
+    );
+    // Read back once (not built from the arguments) so every re-plan sees the default exactly as stored.
+    const config = await getRefundConfig(ctx.db, orgId);
+    for (const p of stale) {
+      const planned = await planFor(ctx, orgId, p.transactionId, nowMs, config);
+      if (!planned) continue;
+      const reason = `re-planned when the default it was paused on was replaced: ${planned.decision.reason}`;
+      await replaceRefundPlanDecision(ctx.db, p.id, { ...planned.decision, reason }, planned.defaultVersion, at);
+    }
+    return stale.map((p) => p.id);
+  });
   if (replanned.length) ctx.log.info({ orgId, plans: replanned }, 'paused refund plans re-planned against the new default');
   return { ...(await readRefundConfig(ctx, orgId))!, replannedPlans: replanned };
 }
@@ -169,15 +169,15 @@ export async function recordRefundPlanOnFailure(change: TransactionStatusChange)
   const { decision, defaultVersion } = planned;
   const at = isoAt(nowMs);
   await insertRefundPlan(ctx.db, {
-        id: newId('rfp', nowMs),
-        orgId,
-        transactionId,
-        ...decision,
-        createdAt: at,
-        updatedAt: at,
-        dispatchedAt: decision.state === 'Dispatched' ? at : null,
-        defaultVersion,
-      });
+    id: newId('rfp', nowMs),
+    orgId,
+    transactionId,
+    ...decision,
+    createdAt: at,
+    updatedAt: at,
+    dispatchedAt: decision.state === 'Dispatched' ? at : null,
+    defaultVersion,
+  });
   ctx.log.info({ transactionId, state: decision.state, kind: decision.kind }, 'refund plan recorded');
 }
 
@@ -211,15 +211,15 @@ async function planFor(
 /** Operator dispatch (CLI or admin API) of a plan in Created or Paused. */
 export async function dispatchRefundPlan(ctx: AppContext, planId: string): Promise<RefundPlan> {
   return await withTransaction(ctx, async (ctx) => {
-      const plan = await getRefundPlan(ctx.db, planId);
-      if (!plan) throw notFound(`refund plan ${planId}`);
-      if (!canDispatch(plan.state))
-        throw conflict(
-          'refund_plan_not_dispatchable',
-          `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`,
-        );
-      const at = isoAt(ctx.clock.now());
-      await setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
-      return getRefundPlan(ctx.db, planId)!;
-    });
+    const plan = await getRefundPlan(ctx.db, planId);
+    if (!plan) throw notFound(`refund plan ${planId}`);
+    if (!canDispatch(plan.state))
+      throw conflict(
+        'refund_plan_not_dispatchable',
+        `refund plan ${planId} is ${plan.state}; only Created or Paused plans can be dispatched`,
+      );
+    const at = isoAt(ctx.clock.now());
+    await setRefundPlanState(ctx.db, planId, 'Dispatched', 'dispatched by an operator', at, at);
+    return (await getRefundPlan(ctx.db, planId))!;
+  });
 }

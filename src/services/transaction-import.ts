@@ -133,35 +133,35 @@ export async function importTransactions(
   // first), so two imports of the same file cannot both pass the check; the UNIQUE index of
   // migration 007 backs it up.
   await withTransaction(ctx, async (ctx) => {
-        const duplicates = await alreadyImported(ctx, orgId, rows);
-        if (duplicates.length) throw importRefused(duplicates);
-        rows.forEach(({ row }, i) => {
-          const createdAt = isoAt(Date.parse(row.createdAt));
-          const t: ImportedTransaction = {
-            id: newId('txn', now),
-            orgId,
-            importId,
-            type: row.type,
-            status: row.status,
-            amount: row.amount ?? null,
-            currency: row.currency ?? null,
-            network: row.network ?? null,
-            provider: row.provider ?? null,
-            providerTransactionId: row.providerTransactionId ?? null,
-            country: row.country ?? null,
-            corridor: row.corridor ?? null,
-            benchmark: row.benchmark ?? null,
-            reviewState: row.reviewState ?? null,
-            reconciliation: row.reconciliation ?? null,
-            amountUsd: row.amountUsd,
-            costVsMarketUsd: row.costVsMarketUsd ?? null,
-            createdAt,
-            updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
-          };
-          insertImportedTransaction(ctx.db, t);
-          if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
-        });
-      });
+    const duplicates = await alreadyImported(ctx, orgId, rows);
+    if (duplicates.length) throw importRefused(duplicates);
+    for (const [i, { row }] of rows.entries()) {
+      const createdAt = isoAt(Date.parse(row.createdAt));
+      const t: ImportedTransaction = {
+        id: newId('txn', now),
+        orgId,
+        importId,
+        type: row.type,
+        status: row.status,
+        amount: row.amount ?? null,
+        currency: row.currency ?? null,
+        network: row.network ?? null,
+        provider: row.provider ?? null,
+        providerTransactionId: row.providerTransactionId ?? null,
+        country: row.country ?? null,
+        corridor: row.corridor ?? null,
+        benchmark: row.benchmark ?? null,
+        reviewState: row.reviewState ?? null,
+        reconciliation: row.reconciliation ?? null,
+        amountUsd: row.amountUsd,
+        costVsMarketUsd: row.costVsMarketUsd ?? null,
+        createdAt,
+        updatedAt: row.updatedAt ? isoAt(Date.parse(row.updatedAt)) : createdAt,
+      };
+      await insertImportedTransaction(ctx.db, t);
+      if (onProgress && (i + 1) % 500 === 0) onProgress(i + 1, rows.length);
+    }
+  });
   onProgress?.(rows.length, rows.length);
   return { imported: rows.length, importId };
 }

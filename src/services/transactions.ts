@@ -99,30 +99,30 @@ function runHooks(ctx: AppContext, t: Transaction, from: TransactionStatus | nul
 export async function createTransaction(ctx: AppContext, input: CreateTransactionInput): Promise<Transaction> {
   if (!(await getOrganization(ctx.db, input.orgId))) throw notFound(`organization ${input.orgId}`);
   return await inOutboxTransaction(ctx, async (ctx) => {
-      const now = ctx.clock.now();
-      const at = isoAt(now);
-      const t: Transaction = {
-        id: newId('txn', now),
-        orgId: input.orgId,
-        type: input.type,
-        status: INITIAL_STATUS,
-        amount: input.amount ?? null,
-        currency: input.currency ?? null,
-        network: input.network ?? null,
-        source: input.source ?? null,
-        destination: input.destination ?? null,
-        refundDestination: input.refundDestination ?? null,
-        failureReason: null,
-        identityId: input.identityId ?? null,
-        accountId: input.accountId ?? null,
-        createdAt: at,
-        updatedAt: at,
-      };
-      await insertOrchestratedTransaction(ctx.db, t);
-      runHooks(ctx, t, null, now);
-      await enqueueEvent(ctx, t.orgId, 'Transaction_Created', transactionEventData(t, null));
-      return t;
-    });
+    const now = ctx.clock.now();
+    const at = isoAt(now);
+    const t: Transaction = {
+      id: newId('txn', now),
+      orgId: input.orgId,
+      type: input.type,
+      status: INITIAL_STATUS,
+      amount: input.amount ?? null,
+      currency: input.currency ?? null,
+      network: input.network ?? null,
+      source: input.source ?? null,
+      destination: input.destination ?? null,
+      refundDestination: input.refundDestination ?? null,
+      failureReason: null,
+      identityId: input.identityId ?? null,
+      accountId: input.accountId ?? null,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await insertOrchestratedTransaction(ctx.db, t);
+    runHooks(ctx, t, null, now);
+    await enqueueEvent(ctx, t.orgId, 'Transaction_Created', transactionEventData(t, null));
+    return t;
+  });
 }
 
 export async function getTransaction(ctx: AppContext, id: string, orgId?: string): Promise<Transaction> {
@@ -135,24 +135,29 @@ export async function getTransaction(ctx: AppContext, id: string, orgId?: string
  * Moves the status along the state machine (409 for an illegal move), runs every transaction hook
  * and writes Transaction_Updated, all in one SQLite transaction.
  */
-export async function changeTransactionStatus(ctx: AppContext, id: string, to: TransactionStatus, failureReason?: string | null): Promise<Transaction> {
+export async function changeTransactionStatus(
+  ctx: AppContext,
+  id: string,
+  to: TransactionStatus,
+  failureReason?: string | null,
+): Promise<Transaction> {
   return await inOutboxTransaction(ctx, async (ctx) => {
-      const current = await getTransaction(ctx, id);
-      if (!canMove(current.status, to)) {
-        const allowed = TRANSITIONS[current.status];
-        throw conflict(
-          'illegal_status_change',
-          `transaction ${id} cannot move from ${current.status} to ${to}; allowed: ${allowed.length ? allowed.join(', ') : 'none (final status)'}`,
-        );
-      }
-      const now = ctx.clock.now();
-      const at = isoAt(now);
-      const reason = to === 'Failed' ? (failureReason ?? current.failureReason) : (failureReason ?? null);
-      if (!(await updateTransactionStatus(ctx.db, id, current.status, to, reason, at)))
-        throw conflict('concurrent_change', `transaction ${id} changed meanwhile; retry`);
-      const t: Transaction = { ...current, status: to, failureReason: reason, updatedAt: at };
-      runHooks(ctx, t, current.status, now);
-      await enqueueEvent(ctx, t.orgId, 'Transaction_Updated', transactionEventData(t, current.status));
-      return t;
-    });
+    const current = await getTransaction(ctx, id);
+    if (!canMove(current.status, to)) {
+      const allowed = TRANSITIONS[current.status];
+      throw conflict(
+        'illegal_status_change',
+        `transaction ${id} cannot move from ${current.status} to ${to}; allowed: ${allowed.length ? allowed.join(', ') : 'none (final status)'}`,
+      );
+    }
+    const now = ctx.clock.now();
+    const at = isoAt(now);
+    const reason = to === 'Failed' ? (failureReason ?? current.failureReason) : (failureReason ?? null);
+    if (!(await updateTransactionStatus(ctx.db, id, current.status, to, reason, at)))
+      throw conflict('concurrent_change', `transaction ${id} changed meanwhile; retry`);
+    const t: Transaction = { ...current, status: to, failureReason: reason, updatedAt: at };
+    runHooks(ctx, t, current.status, now);
+    await enqueueEvent(ctx, t.orgId, 'Transaction_Updated', transactionEventData(t, current.status));
+    return t;
+  });
 }

@@ -31,21 +31,21 @@ export async function recordVirtualAccount(
     ]);
   }
   return await inOutboxTransaction(ctx, async (ctx) => {
-      const now = ctx.clock.now();
-      const v: VirtualAccount = {
-        id: newId('vac', now),
-        orgId: input.orgId,
-        identityId: input.identityId ?? null,
-        accountId: input.accountId ?? null,
-        currency: input.currency ?? null,
-        status: input.status,
-        failureReason: input.status === 'CreationFailed' ? (input.failureReason ?? null) : null,
-        createdAt: isoAt(now),
-        updatedAt: isoAt(now),
-      };
-      await insertVirtualAccount(ctx.db, v);
-      const { orgId: _org, ...data } = v;
-      await enqueueEvent(ctx, v.orgId, v.status === 'Created' ? 'VirtualAccount_Created' : 'VirtualAccount_CreationFailed', data);
-      return v;
-    });
+    const now = ctx.clock.now();
+    const v: VirtualAccount = {
+      id: newId('vac', now),
+      orgId: input.orgId,
+      identityId: input.identityId ?? null,
+      accountId: input.accountId ?? null,
+      currency: input.currency ?? null,
+      status: input.status,
+      failureReason: input.status === 'CreationFailed' ? (input.failureReason ?? null) : null,
+      createdAt: isoAt(now),
+      updatedAt: isoAt(now),
+    };
+    await insertVirtualAccount(ctx.db, v);
+    const { orgId: _org, ...data } = v;
+    await enqueueEvent(ctx, v.orgId, v.status === 'Created' ? 'VirtualAccount_Created' : 'VirtualAccount_CreationFailed', data);
+    return v;
+  });
 }

@@ -86,9 +86,9 @@ export async function updateWebhookSettings(
 ): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
   return await withTransaction(ctx, async (ctx) => {
-      await mustGet(ctx, orgId, id);
-      return setEnabled(ctx, id, input.enabled ?? true, input.url);
-    });
+    await mustGet(ctx, orgId, id);
+    return setEnabled(ctx, id, input.enabled ?? true, input.url);
+  });
 }
 
 /** Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back. */
@@ -100,11 +100,11 @@ async function setEnabled(ctx: AppContext, id: string, enabled: boolean, url?: s
 /** Endpoint 15. The row is kept (marked deleted) so its history stays; its pending deliveries are cancelled, not sent. */
 export async function deleteWebhook(ctx: AppContext, orgId: string, id: string): Promise<void> {
   await withTransaction(ctx, async (ctx) => {
-        await mustGet(ctx, orgId, id);
-        const at = isoAt(ctx.clock.now());
-        await setPendingState(ctx.db, id, 'cancelled', at);
-        await markWebhookDeleted(ctx.db, id, at);
-      });
+    await mustGet(ctx, orgId, id);
+    const at = isoAt(ctx.clock.now());
+    await setPendingState(ctx.db, id, 'cancelled', at);
+    await markWebhookDeleted(ctx.db, id, at);
+  });
 }
 
 /** Endpoint 17: 404 while the organization has no key (no webhook registered yet). */
@@ -137,7 +137,11 @@ async function mustGetAny(ctx: AppContext, id: string): Promise<WebhookRecord> {
 }
 
 /** Re-enables a webhook; with `replaySince`, also requeues its events since then (skipped ones included). */
-export async function enableWebhook(ctx: AppContext, id: string, replaySince?: string): Promise<{ webhook: WebhookRecord; replay?: ReplayResult }> {
+export async function enableWebhook(
+  ctx: AppContext,
+  id: string,
+  replaySince?: string,
+): Promise<{ webhook: WebhookRecord; replay?: ReplayResult }> {
   await mustGetAny(ctx, id);
   const webhook = await withTransaction(ctx, async (ctx) => setEnabled(ctx, id, true));
   if (replaySince === undefined) return { webhook };

@@ -23,7 +23,7 @@ describe('borderd orgs and clients', () => {
     expect(c.clientSecret).toMatch(/^bsk_/);
     // At rest only the scrypt hash: no byte of the database file, nor of its WAL, holds the secret.
     const sqlite = openDatabase(db, { readonly: true });
-    expect(getApiClientWithHash(sqlite, c.id)?.secretHash).toMatch(/^scrypt\$/);
+    expect((await getApiClientWithHash(sqlite, c.id))?.secretHash).toMatch(/^scrypt\$/);
     await sqlite.close();
     for (const file of [db, `${db}-wal`].filter((f) => existsSync(f)))
       expect(readFileSync(file).includes(c.clientSecret.slice(4)), file).toBe(false);

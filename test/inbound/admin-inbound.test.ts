@@ -82,11 +82,11 @@ describe('inbound reads at scale', () => {
       ctx.db,
       async () => {
         for (const state of ['received', 'decrypted', 'failed', 'unmatched'] as const) {
-          listInbound(ctx, { state, limit: 20 });
-          listInbound(ctx, { state, startingAfter: 'inb_x', limit: 20 });
-          listInbound(ctx, { state, eventType: 'TOKEN_STATUS_UPDATED', limit: 20 });
+          await listInbound(ctx, { state, limit: 20 });
+          await listInbound(ctx, { state, startingAfter: 'inb_x', limit: 20 });
+          await listInbound(ctx, { state, eventType: 'TOKEN_STATUS_UPDATED', limit: 20 });
         }
-        listInbound(ctx, { limit: 20 });
+        await listInbound(ctx, { limit: 20 });
         await decryptDue(ctx);
       },
       /FROM inbound_events/,

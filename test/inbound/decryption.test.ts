@@ -155,8 +155,8 @@ describe('inbound decryption', () => {
     const again = await post(notification(genuine));
     expect(again.body).toEqual({ received: true, eventId: 'ev-1', duplicate: true });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 'genuine' });
-    expect(state(ctx, 'ev-1').rawBody).toBe(JSON.stringify(notification(genuine)));
+    expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 'genuine' });
+    expect((await state(ctx, 'ev-1')).rawBody).toBe(JSON.stringify(notification(genuine)));
   });
 
   it('a tampered encrypted key fails at once as decryption_failed; the genuine redelivery replaces it and the bad bytes are kept', async () => {
@@ -248,11 +248,11 @@ describe('inbound decryption', () => {
     const publicOnly = { publicKey: (await import('node:crypto')).createPublicKey(key.publicKey), kid: key.kid };
     await post(notification(await joseToken({ ok: 4 }, publicOnly), { ica: '999' }));
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0 });
-    expect(state(ctx, 'ev-1').state).toBe('unmatched');
+    expect((await state(ctx, 'ev-1')).state).toBe('unmatched');
     expect(() => retryInbound(ctx, { eventId: 'ev-1' })).toThrow(/maps to no organization/);
     expect((await mapIca(ctx, '999', org.id)).requeued).toBe(1);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-1').payload).toEqual({ ok: 4 });
+    expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 4 });
   });
 
   it('remapping an ica moves its notifications not decrypted yet to the new organization; decrypted ones stay', async () => {

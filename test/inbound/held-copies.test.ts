@@ -136,12 +136,12 @@ describe('redelivered copies held while the stored copy is undecided', () => {
       await post(notification(body));
       ctx.clock.advance(1_000);
     }
-    expect(await listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(2);
+    expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toHaveLength(2);
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 'third' });
-    expect((await listReplacedCopies(ctx.db, row(ctx).id)).map((c) => c.rawBody)).toEqual([
+    expect((await listReplacedCopies(ctx.db, (await row(ctx)).id)).map((c) => c.rawBody)).toEqual([
       JSON.stringify(notification(altered(genuine, 0))),
       JSON.stringify(notification(altered(genuine, 1))),
     ]);
@@ -151,12 +151,12 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     const { ctx, post } = await setup();
     await post(notification(await joseToken({ ok: 'first' }, key)));
     await post(notification(await joseToken({ ok: 'second' }, key)));
-    expect(await listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(1);
+    expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toHaveLength(1);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1, replaced: 0 });
     expect(showInbound(ctx, 'ev-1')).toMatchObject({ payload: { ok: 'first' }, heldCopies: [], replacedCopies: [] });
     // A redelivery after the decryption is a plain duplicate: nothing is held.
     await post(notification(await joseToken({ ok: 'third' }, key)));
-    expect(await listHeldCopies(ctx.db, row(ctx).id)).toEqual([]);
+    expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toEqual([]);
   });
 
   it('holds each distinct copy once, up to the limit, and nothing for the stored bytes or another ica', async () => {
@@ -172,7 +172,7 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     await post(again);
     expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toHaveLength(1);
     for (let i = 2; i <= MAX_HELD_COPIES + 2; i++) await post(notification(await joseToken({ n: i }, key)));
-    expect((await listHeldCopies(ctx.db, row(ctx).id)).map((c) => c.seq)).toEqual(Array.from({ length: MAX_HELD_COPIES }, (_, i) => i + 1));
+    expect((await listHeldCopies(ctx.db, (await row(ctx)).id)).map((c) => c.seq)).toEqual(Array.from({ length: MAX_HELD_COPIES }, (_, i) => i + 1));
   });
 
   it('a copy held while the ica was unmapped is tried when the stored copy fails after mapping', async () => {
@@ -181,8 +181,8 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     const genuine = await joseToken({ ok: 'mapped' }, key);
     await post(notification(altered(genuine), { ica: '999' }));
     await post(notification(genuine, { ica: '999' }));
-    expect(row(ctx).state).toBe('unmatched');
-    expect(await listHeldCopies(ctx.db, row(ctx).id)).toHaveLength(1);
+    expect((await row(ctx)).state).toBe('unmatched');
+    expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toHaveLength(1);
     await mapIca(ctx, '999', org.id);
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });

@@ -27,7 +27,7 @@ describe('card-network keyring', () => {
     const libraryKid = EncryptionUtils.publicKeyFingerprint(EncryptionUtils.readPublicCertificate(certFile));
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
-    expect(importCardNetworkKey(ctx, org.id, Buffer.from(pair.privatePem)).kid).toBe(libraryKid);
+    expect((await importCardNetworkKey(ctx, org.id, Buffer.from(pair.privatePem))).kid).toBe(libraryKid);
   });
 
   it('holds several keys per organization and scopes lookups by organization', async () => {
@@ -50,7 +50,7 @@ describe('card-network keyring', () => {
     expect(stored!.privateEnc).toMatch(/^v1\./);
     expect(stored!.privateEnc).not.toContain('PRIVATE KEY');
     await removeCardNetworkKey(ctx, k1.kid);
-    expect(listKeys(ctx).map((k) => k.kid)).toEqual([k2.kid]);
+    expect((await listKeys(ctx)).map((k) => k.kid)).toEqual([k2.kid]);
   });
 
   it('imports PKCS#1 PEM and PKCS#8 DER; refuses junk, small keys, duplicates, unknown orgs', async () => {
@@ -58,9 +58,9 @@ describe('card-network keyring', () => {
     const org = await createOrganization(ctx, 'Acme');
     const pair = makeKeyPair();
     const pkcs1 = pair.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-    expect(importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1)).kid).toBe(pair.kid);
+    expect((await importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1))).kid).toBe(pair.kid);
     const other = makeKeyPair();
-    expect(importCardNetworkKey(ctx, org.id, other.privateKey.export({ type: 'pkcs8', format: 'der' })).kid).toBe(other.kid);
+    expect((await importCardNetworkKey(ctx, org.id, other.privateKey.export({ type: 'pkcs8', format: 'der' }))).kid).toBe(other.kid);
     const code = (fn: () => unknown) => {
       try {
         fn();
@@ -96,7 +96,7 @@ describe('card-network keyring', () => {
     expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
     const second = makeKeyPair();
     await importCardNetworkKey(ctx, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
-    const b = privateKeyFor(ctx, org.id, 'portal-key-1')!;
+    const b = (await privateKeyFor(ctx, org.id, 'portal-key-1'))!;
     expect(b.export({ type: 'pkcs8', format: 'pem' })).toBe(second.privatePem);
     expect(unseals.count).toBe(2);
   });

@@ -178,7 +178,7 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
       ]);
 
       // The app got the event once, byte-exact: the body borderd stored and signed.
-      const stored = (await getEvent(openDaemonDb(daemon, creds.clientId).ctx.db, orgId, eventId))!;
+      const stored = (await getEvent((await openDaemonDb(daemon, creds.clientId)).ctx.db, orgId, eventId))!;
       expect(bodies).toEqual([stored.body]);
       await receive.stop();
     } finally {

@@ -58,18 +58,18 @@ async function withPolygonDefault(): Promise<{ ctx: TestContext; org: ReturnType
   return { ctx, org };
 }
 
-function fail(
+async function fail(
   ctx: TestContext,
   orgId: string,
   transactionId: string,
   hooks: readonly TransactionHook[] = [recordRefundPlanOnFailure],
-): void {
+): Promise<void> {
   const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
-  ctx.db
-    .transaction(async () => {
-      await updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
-      for (const h of hooks) h(change);
-    })
+  (await ctx.db
+        .transaction(async () => {
+          await updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
+          for (const h of hooks) h(change);
+        }))
     .immediate();
 }
 
@@ -87,9 +87,9 @@ describe('refund plan hook', () => {
     };
     expect(ctx.transactionHooks).toContain(recordRefundPlanOnFailure);
     for (const h of ctx.transactionHooks) h(change);
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_1')).toBeUndefined();
-    fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_1')).toMatchObject({
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_1')).toBeUndefined();
+    await fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_1')).toMatchObject({
       orgId: org.id,
       state: 'Dispatched',
       destinationFrom: 'default',
@@ -97,7 +97,7 @@ describe('refund plan hook', () => {
       dispatchedAt: isoAt(ctx.clock.now()),
     });
     // A second failure keeps the first plan.
-    fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
+    await fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
     expect(listRefundPlans(ctx.db, {})).toHaveLength(1);
   });
 
@@ -106,7 +106,7 @@ describe('refund plan hook', () => {
     const org = await createOrganization(ctx, 'Acme');
     await setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
     await insertTransaction(ctx, org.id, 'txn_2', { refundDestination: { address: OTHER, network: 'ETHEREUM' } });
-    fail(ctx, org.id, 'txn_2');
+    await fail(ctx, org.id, 'txn_2');
     expect(await getRefundPlanForTransaction(ctx.db, 'txn_2')).toMatchObject({
       destinationFrom: 'transaction',
       destination: { type: 'Address', address: OTHER, network: 'ETHEREUM' },
@@ -116,7 +116,7 @@ describe('refund plan hook', () => {
   it('ignores a stored per-transaction address that is not valid for its network and uses the default (logged without the address)', async () => {
     const { ctx, org } = await withPolygonDefault();
     await insertTransaction(ctx, org.id, 'txn_9', { refundDestination: { address: '0xdef' } });
-    fail(ctx, org.id, 'txn_9');
+    await fail(ctx, org.id, 'txn_9');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({
       destinationFrom: 'default',
       destination: { type: 'Address', network: 'POLYGON', address: EVM },
@@ -135,7 +135,7 @@ describe('refund plan hook', () => {
             autoFiatReturn: false,
           });
     await insertTransaction(ctx, org.id, 'txn_3', {});
-    fail(ctx, org.id, 'txn_3');
+    await fail(ctx, org.id, 'txn_3');
     const plan = (await getRefundPlanForTransaction(ctx.db, 'txn_3'))!;
     expect(plan).toMatchObject({ state: 'Created', dispatchedAt: null });
     expect(dispatchRefundPlan(ctx, plan.id)).toMatchObject({ state: 'Dispatched', dispatchedAt: isoAt(ctx.clock.now()) });
@@ -147,7 +147,7 @@ describe('refund plan hook', () => {
     const { ctx, org } = await withPolygonDefault();
     ctx.clock.advance(90 * DAY_MS + 1);
     await insertTransaction(ctx, org.id, 'txn_4', {});
-    fail(ctx, org.id, 'txn_4');
+    await fail(ctx, org.id, 'txn_4');
     expect((await getRefundPlanForTransaction(ctx.db, 'txn_4'))!.state).toBe('Paused');
     const re = await reconfirmRefundConfig(ctx, org.id);
     expect(re.dispatchedPlans).toHaveLength(1);
@@ -170,8 +170,8 @@ describe('refund plan hook', () => {
     ctx.clock.advance(90 * DAY_MS + 1);
     await insertTransaction(ctx, org.id, 'txn_a', { network: 'POLYGON' });
     await insertTransaction(ctx, org.id, 'txn_b', { network: 'ETHEREUM' });
-    fail(ctx, org.id, 'txn_a');
-    fail(ctx, org.id, 'txn_b');
+    await fail(ctx, org.id, 'txn_a');
+    await fail(ctx, org.id, 'txn_b');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_a')).toMatchObject({
       state: 'Paused',
       defaultVersion: 1,
@@ -207,8 +207,8 @@ describe('refund plan hook', () => {
     ctx.clock.advance(90 * DAY_MS + 1);
     await insertTransaction(ctx, org.id, 'txn_c', {});
     await insertTransaction(ctx, org.id, 'txn_d', {});
-    fail(ctx, org.id, 'txn_c');
-    fail(ctx, org.id, 'txn_d');
+    await fail(ctx, org.id, 'txn_c');
+    await fail(ctx, org.id, 'txn_d');
     // txn_d's plan was made from another default (e.g. recorded before versions existed and not attributable).
     const d = (await getRefundPlanForTransaction(ctx.db, 'txn_d'))!;
     await replaceRefundPlanDecision(ctx.db, d.id, d, null, d.updatedAt);
@@ -223,11 +223,11 @@ describe('refund plan hook', () => {
     const org = await createOrganization(ctx, 'Acme');
     await setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: false });
     await insertTransaction(ctx, org.id, 'txn_5', { type: 'Withdrawal', network: null });
-    fail(ctx, org.id, 'txn_5');
+    await fail(ctx, org.id, 'txn_5');
     expect(await getRefundPlanForTransaction(ctx.db, 'txn_5')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat' });
     await setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: true });
     await insertTransaction(ctx, org.id, 'txn_6', { type: 'Withdrawal', network: null });
-    fail(ctx, org.id, 'txn_6');
+    await fail(ctx, org.id, 'txn_6');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({
       state: 'Dispatched',
       kind: 'FiatReturnAsCrypto',
@@ -249,7 +249,7 @@ describe('refund plan hook', () => {
             autoFiatReturn: true,
           });
     await insertTransaction(ctx, org.id, 'txn_7', { type: 'Withdrawal', network: null, source: { network: 'POLYGON', accountId: 'acc_1' } });
-    fail(ctx, org.id, 'txn_7');
+    await fail(ctx, org.id, 'txn_7');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_7')).toMatchObject({
       state: 'Dispatched',
       kind: 'FiatReturnAsCrypto',
@@ -258,7 +258,7 @@ describe('refund plan hook', () => {
     });
     // No source network and two addresses: nothing to choose by, an operator handles it.
     await insertTransaction(ctx, org.id, 'txn_8', { type: 'Withdrawal', network: null, source: { iban: 'DE00' } });
-    fail(ctx, org.id, 'txn_8');
+    await fail(ctx, org.id, 'txn_8');
     expect(getRefundPlanForTransaction(ctx.db, 'txn_8')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat', destination: null });
   });
 
@@ -290,7 +290,7 @@ describe('refund plan hook', () => {
 
     // The same change succeeds once nothing fails, with its event and its plan.
     await changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout');
-    expect(getTransaction(ctx, t.id).status).toBe('Failed');
+    expect((await getTransaction(ctx, t.id)).status).toBe('Failed');
     expect(eventTypes()).toEqual(['Transaction_Created', 'Transaction_Updated']);
     expect(getRefundPlanForTransaction(ctx.db, t.id)).toMatchObject({ state: 'Dispatched' });
   });

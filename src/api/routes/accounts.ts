@@ -26,7 +26,7 @@ export const accountSchema = z.object({
 export const ACCOUNT_FIELDS_SUNSET = '2026-09-01';
 export const ACCOUNT_FIELDS_DEPRECATED = '2026-01-01';
 
-export const accountRoutes: RouteModule = (api, { ctx }) => {
+export const accountRoutes: RouteModule = (api) => {
   api.route({
     method: 'get',
     path: '/v1/accounts/{id}',

@@ -43,7 +43,7 @@ const listQuery = z.strictObject({
   startingAfter: z.string().max(64).optional(),
 });
 
-export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
+export const adminInboundRoutes: RouteModule = (api) => {
   api.route({
     method: 'get',
     path: '/admin/v1/inbound/icas',
@@ -82,8 +82,8 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     params: icaParams,
     responses: { 204: { description: 'removed' }, 404: { description: 'no database mapping for this ica' } },
     groupCommit: true,
-    handler: ({ ctx, params }) => {
-      unmapIca(ctx, params.ica);
+    handler: async ({ ctx, params }) => {
+      await unmapIca(ctx, params.ica);
       return { status: 204 };
     },
   });
@@ -96,8 +96,8 @@ export const adminInboundRoutes: RouteModule = (api, { ctx }) => {
     auth: 'admin',
     query: listQuery,
     responses: { 200: { description: 'a page of notifications', schema: z.object({ data: z.array(eventView), hasMore: z.boolean() }) } },
-    handler: ({ ctx, query }) => {
-      const rows = listInbound(ctx, {
+    handler: async ({ ctx, query }) => {
+      const rows = await listInbound(ctx, {
         state: query.state,
         eventType: query.eventType,
         startingAfter: query.startingAfter,

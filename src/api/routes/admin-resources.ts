@@ -40,7 +40,7 @@ const refundPlanSchema = z.strictObject({
   defaultVersion: z.number().int().nullable().describe('the version of the default the destination came from (destinationFrom "default")'),
 });
 
-export const adminResourceRoutes: RouteModule = (api, { ctx }) => {
+export const adminResourceRoutes: RouteModule = (api) => {
   api.route({
     method: 'post',
     path: '/admin/v1/organizations/{orgId}/identities',

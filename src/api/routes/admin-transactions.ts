@@ -26,7 +26,7 @@ const optText = z.string().min(1).max(200).optional();
 const idParams = z.object({ id: z.string().min(1).max(100) });
 const any = z.record(z.string(), z.unknown());
 
-export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
+export const adminTransactionRoutes: RouteModule = (api) => {
   api.route({
     method: 'post',
     path: '/admin/v1/transactions',
@@ -114,6 +114,6 @@ export const adminTransactionRoutes: RouteModule = (api, { ctx }) => {
     body: z.strictObject({ orgId: z.string().min(1), type: z.enum(EVENT_TYPES), data: any.optional() }),
     responses: { 201: { description: 'the event as it is sent', schema: any } },
     groupCommit: true,
-    handler: ({ ctx, body }) => ({ status: 201, body: emitEvent(ctx, body.orgId, body.type, body.data).event }),
+    handler: async ({ ctx, body }) => ({ status: 201, body: (await emitEvent(ctx, body.orgId, body.type, body.data)).event }),
   });
 };

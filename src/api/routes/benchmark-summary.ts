@@ -24,7 +24,7 @@ const summarySchema = z.object({
   nearZero: z.boolean(),
 });
 
-export const benchmarkSummaryRoutes: RouteModule = (api, { ctx, reads }) => {
+export const benchmarkSummaryRoutes: RouteModule = (api, { reads }) => {
   /** Summaries running per organization (database.summariesPerOrganization). */
   const running = new Map<string, number>();
   api.route({

@@ -99,7 +99,7 @@ const sseMessage = (event: string, data: unknown, id?: string): string =>
  * `ready`, carries the starting position as its id, so a client that saves ids from the first
  * message on resumes correctly even if no event came before it disconnected.
  */
-export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
+export const eventStreamRoutes: RouteModule = (api, { signatures }) => {
   api.route({
     method: 'get',
     path: '/v1/notifications/events/stream',
@@ -128,7 +128,7 @@ export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
       401: { description: 'missing or invalid token' },
       429: { description: 'the client already has eventStream.maxStreamsPerClient streams open on this daemon' },
     },
-    handler: ({ ctx, query, auth, req, res, commit }) => {
+    handler: async ({ ctx, query, auth, req, res, commit }) => {
       const header = req.get('last-event-id')?.trim();
       if (header && !EVENT_ID.test(header)) {
         throw badRequest('validation_failed', 'Last-Event-ID must be an event id', [
@@ -147,7 +147,8 @@ export const eventStreamRoutes: RouteModule = (api, { ctx, signatures }) => {
         // replayed, on the main thread. With no event before the time, the time itself is the
         // position: `ready` then still carries an id to resume from.
         start = { mode: 'since', after: await replayStartAt(ctx.db, auth.orgId, new Date(parseIsoTime(query.since)!).toISOString()) };
-      } else start = { mode: 'now', after: (await latestEventId(ctx.db, auth.orgId)) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
+      } else
+        start = { mode: 'now', after: (await latestEventId(ctx.db, auth.orgId)) ?? idLowerBound('evt', ctx.clock.now() - NOW_SLACK_MS) };
       follow(
         { ctx, signatures, commit },
         { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined },

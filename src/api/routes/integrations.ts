@@ -19,10 +19,10 @@ const providerErrors = {
 };
 
 export const integrationRoutes: RouteModule = (api, { ctx }) => {
-  for (const [name, cfg] of Object.entries(ctx.config.integrations.providers)) declareProvider(api, name, cfg, ctx);
+  for (const [name, cfg] of Object.entries(ctx.config.integrations.providers)) declareProvider(api, name, cfg);
 };
 
-function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProviderConfig, ctx: Parameters<RouteModule>[1]['ctx']): void {
+function declareProvider(api: ApiRegistry, name: string, cfg: IntegrationProviderConfig): void {
   const path = `/v1/organizations/integrations/${name}`;
   const deprecated: Deprecation | undefined = cfg.deprecated
     ? { since: cfg.deprecatedSince, ...(cfg.sunset ? { sunset: cfg.sunset } : {}) }

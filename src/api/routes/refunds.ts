@@ -17,7 +17,7 @@ const refundConfigSchema = z
   })
   .nullable();
 
-export const refundRoutes: RouteModule = (api, { ctx }) => {
+export const refundRoutes: RouteModule = (api) => {
   api.route({
     method: 'get',
     path: '/v1/refunds/config',

@@ -77,11 +77,11 @@ export class Dispatcher implements Worker {
   #started = false;
   #unlisten: (() => void) | undefined;
   readonly #wake = () => this.#schedulePass();
-  readonly #tick = async () => {
+  readonly #tick = () => {
     this.#pools.closeIdle();
     // A webhook with no pool (closed as idle, or never made: a refused target) and nothing in hand.
     this.#unanswered.forget(this.#idle);
-    await this.#leases.renew();
+    void this.#leases.renew();
     this.#schedulePass();
   };
   readonly #idle = (webhookId: string) => !this.#pools.has(webhookId) && !this.#slots.holds(webhookId);
@@ -136,7 +136,10 @@ export class Dispatcher implements Worker {
     await Promise.race([this.drain(), graceOver]);
     clearTimeout(graceTimer);
     if (this.#inflight.size) this.#sender.cutOffAll();
-    await this.#current?.catch(() => undefined);
+    await this.#current?.then(
+      () => undefined,
+      () => undefined,
+    );
     await this.drain();
     await this.#leases.releaseAll();
     await this.#pools.closeAll();
@@ -183,7 +186,11 @@ export class Dispatcher implements Worker {
   #pass(): Promise<Promise<void>[]> {
     const previous = this.#current;
     const run = (async () => {
-      if (previous) await previous.catch(() => undefined);
+      if (previous)
+        await previous.then(
+          () => undefined,
+          () => undefined,
+        );
       return this.#claimAndQueue();
     })();
     this.#current = run;

@@ -57,7 +57,7 @@ describe('connection pools of the dispatcher', () => {
     const byWebhook = async (id: string) => (await listDeliveries(ctx.db, { webhookId: id, limit: 1 }))[0]!;
     expect(byWebhook(second.body.id as string)).toMatchObject({ state: 'delivered', lastStatus: 200, lastError: null });
     expect(byWebhook(webhookId)).toMatchObject({ state: 'pending', lastStatus: null });
-    expect(byWebhook(webhookId).lastError).toMatch(/timeout|abort/i);
+    expect((await byWebhook(webhookId)).lastError).toMatch(/timeout|abort/i);
     await dispatcher.stop();
   });
 });

@@ -94,7 +94,7 @@ describe('leases of rows that wait long for a send slot', () => {
     for (let i = 0; i < 3; i++) await newTx(ctx, org.org.id);
     await whileDispatching(ctx, release, async () => {
       await receiver.waitFor(1);
-      const ids = leasedDeliveries(ctx.db).map((d) => d.id);
+      const ids = (await leasedDeliveries(ctx.db)).map((d) => d.id);
       expect(ids).toHaveLength(3);
       // 36 s in three steps: past the first lease, each step past a third of a lease.
       for (let step = 0; step < 3; step++) {
@@ -130,7 +130,7 @@ describe('leases of rows that wait long for a send slot', () => {
     answer();
     await sent;
     const sentEvents = receiver.received.map((r) => r.headers['x-event-id']);
-    expect(sentEvents).toContain(getDelivery(ctx.db, queued[0]!)!.eventId);
+    expect(sentEvents).toContain((await getDelivery(ctx.db, queued[0]!))!.eventId);
     expect(sentEvents).not.toContain((await getDelivery(ctx.db, queued[1]!))!.eventId);
     expect(getDelivery(ctx.db, queued[0]!)).toMatchObject({ state: 'delivered', attempts: 1 });
     expect(listAttempts(ctx.db, queued[1]!)).toEqual([]);
@@ -157,7 +157,7 @@ describe('lease renewal on its own timer', () => {
         ctx.clock.advance(12_000);
         vi.advanceTimersByTime(10_000);
         const now = ctx.clock.now();
-        expect(leasedDeliveries(ctx.db).map((d) => d.leaseUntil)).toEqual([now + 30_000, now + 30_000]);
+        expect((await leasedDeliveries(ctx.db)).map((d) => d.leaseUntil)).toEqual([now + 30_000, now + 30_000]);
       });
     } finally {
       vi.useRealTimers();

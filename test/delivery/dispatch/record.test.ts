@@ -153,7 +153,7 @@ describe('the recorder', () => {
       add(1, answer(200));
       await recorder.flush();
       // Not recorded, not lost: tried again on a timer, never in SQLite's busy wait.
-      expect([recorder.waiting, recorded.length, listAttempts(ctx.db, jobs[0]!.id).length]).toEqual([2, 0, 0]);
+      expect([recorder.waiting, recorded.length, (await listAttempts(ctx.db, jobs[0]!.id)).length]).toEqual([2, 0, 0]);
       await new Promise((r) => setTimeout(r, 3 * BUSY_RETRY_MS));
       expect(recorded).toHaveLength(0);
       await other.exec('COMMIT');

@@ -72,7 +72,7 @@ describe('signing a pass’s claimed rows', () => {
     expect(key).toBeInstanceOf(Error);
     await expect(signing.signatureFor(rows[0]!.eventId, key, undefined)).rejects.toBe(key);
     await replaceSealedPrivateKey(ctx.db, row.id, row.private_enc);
-    const working = signing.keysOf(c).get(webhook.orgId)!;
+    const working = (await signing.keysOf(c)).get(webhook.orgId)!;
     await expect(signing.signatureFor('evt_gone', working, undefined)).rejects.toThrow('event evt_gone not found');
     expect(signing.made).toBe(0);
   });
@@ -80,9 +80,9 @@ describe('signing a pass’s claimed rows', () => {
   it('signs a row again with the current key when its key was retired while it waited', async () => {
     const { ctx, signing, claimed: c, webhook, jobs } = await claimed(1);
     const job = jobs[0]!;
-    const event = signing.bodiesOf(c).get(job.eventId)!;
+    const event = (await signing.bodiesOf(c)).get(job.eventId)!;
     job.body = event.body;
-    const old = signing.keysOf(c).get(webhook.orgId)!;
+    const old = (await signing.keysOf(c)).get(webhook.orgId)!;
     if (old instanceof Error) throw old;
     job.keyId = old.keyId;
     job.signature = signing.signatureFor(job.eventId, old, event);
