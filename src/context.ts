@@ -46,4 +46,4 @@ export interface TransactionStatusChange {
  * A reaction that commits or rolls back with the status change (a refund plan recorded when a
  * transaction fails): throwing aborts the change and its events.
  */
-export type TransactionHook = (change: TransactionStatusChange) => void;
+export type TransactionHook = (change: TransactionStatusChange) => Promise<void>;

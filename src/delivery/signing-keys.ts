@@ -109,9 +109,9 @@ export function rotateSigningKey(ctx: AppContext, orgId: string, commit: Commit 
   if (pending) return pending;
   const made = generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS })
     .then((pair) =>
-      commit(async () => {
-        await retireWebhookKeys(ctx.db, orgId, isoAt(ctx.clock.now()));
-        return toPublic(await insertNewKey(ctx, orgId, pair));
+      commit(async (db) => {
+        await retireWebhookKeys(db, orgId, isoAt(ctx.clock.now()));
+        return toPublic(await insertNewKey({ ...ctx, db }, orgId, pair));
       }),
     )
     .finally(() => inFlight.delete(orgId));

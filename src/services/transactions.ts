@@ -91,8 +91,8 @@ export function transactionEventData(t: Transaction, previousStatus: Transaction
   };
 }
 
-function runHooks(ctx: AppContext, t: Transaction, from: TransactionStatus | null, nowMs: number): void {
-  for (const hook of ctx.transactionHooks) hook({ ctx, orgId: t.orgId, transactionId: t.id, from, to: t.status, nowMs });
+async function runHooks(ctx: AppContext, t: Transaction, from: TransactionStatus | null, nowMs: number): Promise<void> {
+  for (const hook of ctx.transactionHooks) await hook({ ctx, orgId: t.orgId, transactionId: t.id, from, to: t.status, nowMs });
 }
 
 /** Creates an orchestrated transaction (status Submitted) and its Transaction_Created event in one SQLite transaction. */
@@ -119,7 +119,7 @@ export async function createTransaction(ctx: AppContext, input: CreateTransactio
       updatedAt: at,
     };
     await insertOrchestratedTransaction(ctx.db, t);
-    runHooks(ctx, t, null, now);
+    await runHooks(ctx, t, null, now);
     await enqueueEvent(ctx, t.orgId, 'Transaction_Created', transactionEventData(t, null));
     return t;
   });
@@ -156,7 +156,7 @@ export async function changeTransactionStatus(
     if (!(await updateTransactionStatus(ctx.db, id, current.status, to, reason, at)))
       throw conflict('concurrent_change', `transaction ${id} changed meanwhile; retry`);
     const t: Transaction = { ...current, status: to, failureReason: reason, updatedAt: at };
-    runHooks(ctx, t, current.status, now);
+    await runHooks(ctx, t, current.status, now);
     await enqueueEvent(ctx, t.orgId, 'Transaction_Updated', transactionEventData(t, current.status));
     return t;
   });

@@ -40,7 +40,9 @@ export async function createWebhook(
   assertUrl(ctx, input.url);
   // The organization's first webhook brings its signing key pair, made before the write and off the main thread.
   const pair = await pairIfKeyless(ctx, orgId);
-  return commit(async () => {
+  const outer = ctx;
+  return commit(async (db) => {
+    const ctx = { ...outer, db };
     // Counted under the write lock, so two requests at once cannot both take the last place.
     const max = ctx.config.webhooks.maxPerOrganization;
     if ((await countWebhooks(ctx.db, orgId)) >= max) {

@@ -64,7 +64,7 @@ describe('admin transactions and event producers', () => {
     const res = await http.post(`/admin/v1/transactions/${id}/status`).set('authorization', admin).send({ status: 'Completed' });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe('illegal_status_change');
-    expect(events()).toHaveLength(2);
+    expect(await events()).toHaveLength(2);
     const bad = await http.post(`/admin/v1/transactions/${id}/status`).set('authorization', admin).send({ status: 'Done' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].path).toBe('body.status');
@@ -77,7 +77,7 @@ describe('admin transactions and event producers', () => {
       .set('authorization', admin)
       .send({ orgId: org.org.id, type: 'Withdrawal', amount: '10.5', currency: 'USDC', network: 'Solana' });
     expect([bad.status, bad.body.errors[0].path]).toEqual([400, 'body.network']);
-    expect(events()).toHaveLength(0);
+    expect(await events()).toHaveLength(0);
     const good = await http
       .post('/admin/v1/transactions')
       .set('authorization', admin)
@@ -94,7 +94,7 @@ describe('admin transactions and event producers', () => {
     ctx.transactionHooks = [...ctx.transactionHooks, hook];
     const res = await http.post(`/admin/v1/transactions/${id}/status`).set('authorization', admin).send({ status: 'Verifying' });
     expect(res.status).toBe(500);
-    expect(events()).toHaveLength(1);
+    expect(await events()).toHaveLength(1);
     expect((await http.get(`/admin/v1/transactions/${id}`).set('authorization', admin)).body.status).toBe('Submitted');
   });
 

@@ -110,11 +110,11 @@ describe('bearer authentication', () => {
     const { privateKey } = await generateKeyPair('ES256');
     const sign = async (header: { alg: 'ES256'; kid?: string }) =>
       await new SignJWT({ org: org.id, pii: 'all' })
-                .setProtectedHeader(header)
-                .setIssuer('borderd')
-                .setSubject(client.id)
-                .setExpirationTime('1h')
-                .sign(privateKey);
+        .setProtectedHeader(header)
+        .setIssuer('borderd')
+        .setSubject(client.id)
+        .setExpirationTime('1h')
+        .sign(privateKey);
     const unknown = await sign({ alg: 'ES256', kid: 'key_00000000000000000000000000' });
     const res = await http.get('/v1/probe').set('Authorization', `Bearer ${unknown}`);
     expect401(res, 'unknown_token_key');

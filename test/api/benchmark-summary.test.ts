@@ -190,7 +190,9 @@ describe('transaction import', () => {
   it('reports a CSV row with the wrong number of fields on its line', async () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'A');
-    expect(async () => await importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(/1 error/);
+    expect(async () => await importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(
+      /1 error/,
+    );
     expect(
       (await importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\r\nDeposit,Completed,"1.50",2026-01-01T00:00:00Z\r\n', 'csv'))
         .imported,

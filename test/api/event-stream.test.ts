@@ -56,9 +56,9 @@ async function serve(ctx: TestContext) {
 async function anotherProcess(ctx: TestContext): Promise<TestContext> {
   const logs = new LogCapture();
   const other = await Object.assign(
-      await createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }),
-      { clock: ctx.clock, logs },
-    );
+    await createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }),
+    { clock: ctx.clock, logs },
+  );
   others.push(other);
   return other;
 }
@@ -204,12 +204,12 @@ describe('GET /v1/notifications/events/stream', () => {
       data,
     });
     await insertEvent(ctx.db, {
-            id: foreign,
-            org_id: org.id,
-            type: 'Transaction_Updated',
-            body,
-            created_at: new Date(ctx.clock.now()).toISOString(),
-          });
+      id: foreign,
+      org_id: org.id,
+      type: 'Transaction_Updated',
+      body,
+      created_at: new Date(ctx.clock.now()).toISOString(),
+    });
     ctx.signals.outbox.emit();
     expect(payloads(await stream.next(3)).map((m) => m.id)).toEqual([foreign]);
     // Committed after it, by this process: it must sort after it, or every cursor at `foreign` skips it.
@@ -258,7 +258,13 @@ describe('GET /v1/notifications/events/stream', () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
     for (const at of ['2026-03-01T10:00:00.000Z', '2026-03-01T10:40:00.000Z']) {
-      await insertEvent(ctx.db, { id: newId('evt', Date.parse(at)), org_id: org.id, type: 'Transaction_Updated', body: '{}', created_at: at });
+      await insertEvent(ctx.db, {
+        id: newId('evt', Date.parse(at)),
+        org_id: org.id,
+        type: 'Transaction_Updated',
+        body: '{}',
+        created_at: at,
+      });
     }
     const plans = await plansOf(
       ctx.db,
@@ -493,19 +499,21 @@ describe('GET /v1/notifications/events/stream', () => {
     // About 32 MB of history: far more than the socket buffers hold, so the catch-up must wait for
     // the socket to drain, which never happens while the client reads nothing.
     const padding = 'x'.repeat(16 * 1024);
-    (await ctx.db.transaction(async () => {
-            for (let i = 0; i < 2000; i++) {
-              const id = newId('evt', ctx.clock.now());
-              const createdAt = new Date(ctx.clock.now()).toISOString();
-              await insertEvent(ctx.db, {
-                          id,
-                          org_id: org.id,
-                          type: 'Transaction_Updated',
-                          body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }),
-                          created_at: createdAt,
-                        });
-            }
-          }))();
+    (
+      await ctx.db.transaction(async () => {
+        for (let i = 0; i < 2000; i++) {
+          const id = newId('evt', ctx.clock.now());
+          const createdAt = new Date(ctx.clock.now()).toISOString();
+          await insertEvent(ctx.db, {
+            id,
+            org_id: org.id,
+            type: 'Transaction_Updated',
+            body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }),
+            created_at: createdAt,
+          });
+        }
+      })
+    )();
     const stalled = await new Promise<{ req: ClientRequest; res: IncomingMessage }>((resolve, reject) => {
       const req = httpGet(`${url}?since=${SINCE_ALL}`, { headers: { authorization: auth } }, (res) => {
         res.pause();

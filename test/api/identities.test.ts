@@ -122,31 +122,31 @@ describe('GET /v1/identities', () => {
     const { http, tokens } = makeApi(ctx);
     const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
     await createIdentity(ctx, org.org.id, {
-            type: 'Personal',
-            deleted: false,
-            hasComplianceChecks: true,
-            data: {
-              firstName: 'Ana',
-              lastName: 'García',
-              middleName: 'Lu',
-              taxId: 'ABC12345',
-              dateOfBirth: '1990-02-03',
-              email: 'ana.g@example.com',
-              phone: '+5215512345678',
-              nameInLocalScript: 'アナ',
-              city: undefined,
-              address: { street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', country: 'MX', postalCode: '06700' },
-              documents: [{ type: 'Passport', idNumber: 'P1234567', issuingCountry: 'MX', expiryDate: '2030-01-01' }],
-              actingAsIntermediary: false,
-              citizenship: 'MX',
-              employerName: 'Acme Mexicana',
-              activity: 'Dentist',
-              accountPurposeOther: 'rent for Calle 5',
-              placeOfBirthCity: 'Puebla',
-              placeOfBirthCountry: 'MX',
-              employmentStatus: 'Employed',
-            } as Record<string, unknown>,
-          });
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: true,
+      data: {
+        firstName: 'Ana',
+        lastName: 'García',
+        middleName: 'Lu',
+        taxId: 'ABC12345',
+        dateOfBirth: '1990-02-03',
+        email: 'ana.g@example.com',
+        phone: '+5215512345678',
+        nameInLocalScript: 'アナ',
+        city: undefined,
+        address: { street1: 'Calle 5', street2: 'Int 2', city: 'CDMX', country: 'MX', postalCode: '06700' },
+        documents: [{ type: 'Passport', idNumber: 'P1234567', issuingCountry: 'MX', expiryDate: '2030-01-01' }],
+        actingAsIntermediary: false,
+        citizenship: 'MX',
+        employerName: 'Acme Mexicana',
+        activity: 'Dentist',
+        accountPurposeOther: 'rent for Calle 5',
+        placeOfBirthCity: 'Puebla',
+        placeOfBirthCountry: 'MX',
+        employmentStatus: 'Employed',
+      } as Record<string, unknown>,
+    });
     const res = await http.get('/v1/identities').set('Authorization', org.auth);
     expect(res.body.data[0].data).toEqual({
       firstName: 'A**',
@@ -204,19 +204,19 @@ describe('GET /v1/identities', () => {
     const { http, tokens } = makeApi(ctx);
     const org = await makeOrg(ctx, tokens, { piiAccess: 'redacted' });
     await createIdentity(ctx, org.org.id, {
-            type: 'Personal',
-            deleted: false,
-            hasComplianceChecks: false,
-            data: {
-              firstName: 'A',
-              lastName: 'Li',
-              secondLastName: 'Ng',
-              taxId: '12',
-              email: 'a@x.com',
-              address: { street1: 'K', postalCode: '1' },
-              documents: [{ idNumber: '123' }],
-            },
-          });
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: false,
+      data: {
+        firstName: 'A',
+        lastName: 'Li',
+        secondLastName: 'Ng',
+        taxId: '12',
+        email: 'a@x.com',
+        address: { street1: 'K', postalCode: '1' },
+        documents: [{ idNumber: '123' }],
+      },
+    });
     const res = await http.get('/v1/identities').set('Authorization', org.auth);
     expect(res.body.data[0].data).toEqual({
       firstName: '*',
@@ -319,7 +319,7 @@ describe('name prefix over many identities', () => {
     const { ids } = await importIdentities(ctx, acme.org.id, lines);
     const expected = ids.filter((_, i) => i % 2 === 1 || i % 3 === 0);
     expect(await namePlan(ctx.db, acme.org.id, { name: 'z', limit: 100 })).toBe('walk');
-    expect(namePlan(ctx.db, acme.org.id, { name: 'zed1199', limit: 100 })).toBe('collect');
+    expect(await namePlan(ctx.db, acme.org.id, { name: 'zed1199', limit: 100 })).toBe('collect');
     const page = await http.get('/v1/identities?name=z&limit=100').set('Authorization', acme.auth);
     expect(page.body.hasMore).toBe(true);
     expect(page.body.data.map((i: { id: string }) => i.id)).toEqual(expected.slice(0, 100));
@@ -331,13 +331,15 @@ describe('name prefix over many identities', () => {
     const rare = await http.get('/v1/identities?name=zed1199').set('Authorization', acme.auth);
     expect(rare.body.data.map((i: { id: string }) => i.id)).toEqual([ids[1199]]);
     // The same prefix with a smaller page is dense sooner: the walk meets limit + 1 matches earlier.
-    const few = (await importIdentities(
-          ctx,
-          acme.org.id,
-          Array.from({ length: 600 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Quinn${i}` } })),
-        )).ids;
+    const few = (
+      await importIdentities(
+        ctx,
+        acme.org.id,
+        Array.from({ length: 600 }, (_, i) => JSON.stringify({ type: 'Personal', data: { firstName: `Quinn${i}` } })),
+      )
+    ).ids;
     expect(await namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 10 })).toBe('walk');
-    expect(namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 100 })).toBe('collect');
+    expect(await namePlan(ctx.db, acme.org.id, { name: 'quinn', limit: 100 })).toBe('collect');
     for (const limit of [10, 100]) {
       const page = await http.get(`/v1/identities?name=QUINN&limit=${limit}`).set('Authorization', acme.auth);
       expect(page.body.data.map((i: { id: string }) => i.id)).toEqual(few.slice(0, limit));
@@ -348,9 +350,9 @@ describe('name prefix over many identities', () => {
     const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
-    const before = (await importIdentities(ctx, acme.org.id, [
-          JSON.stringify({ type: 'Personal', data: { firstName: 'Zoe', lastName: 'Early' } }),
-        ])).ids;
+    const before = (
+      await importIdentities(ctx, acme.org.id, [JSON.stringify({ type: 'Personal', data: { firstName: 'Zoe', lastName: 'Early' } })])
+    ).ids;
     const sparse = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
     expect(sparse.body.data.map((i: { id: string }) => i.id)).toEqual(before);
     // Now 1,500 more matches: far past denseMatchesFor(5), while "zo" is still remembered as rare.
@@ -359,7 +361,7 @@ describe('name prefix over many identities', () => {
     );
     const after = (await importIdentities(ctx, acme.org.id, lines)).ids;
     // Still remembered as rare, though a fresh count would say dense.
-    expect(namePlan(ctx.db, acme.org.id, { name: 'zo', limit: 5 })).toBe('collect');
+    expect(await namePlan(ctx.db, acme.org.id, { name: 'zo', limit: 5 })).toBe('collect');
     const page = await http.get('/v1/identities?name=zo&limit=5').set('Authorization', acme.auth);
     expect(page.body).toMatchObject({ hasMore: true });
     expect(page.body.data.map((i: { id: string }) => i.id)).toEqual([...before, ...after].sort().slice(0, 5));
@@ -416,11 +418,12 @@ describe('the name filter against its definition', () => {
     // The filler makes "an", "ann" and "ann " dense (more than denseMatchesFor(limit) matches each).
     const people = [...tricky, ...Array.from({ length: filler }, (_, i) => ({ firstName: `Anxx${i}`, lastName: `Ann ${i}` }))];
     const { ids } = await importIdentities(
-          ctx,
-          acme.org.id,
-          people.map((data) => JSON.stringify({ type: 'Personal', data })),
-        );
-    for (const p of ['an', 'ann', 'ann ']) expect(namePlan(ctx.db, acme.org.id, { name: p, limit: 100 })).toBe(filler ? 'walk' : 'collect');
+      ctx,
+      acme.org.id,
+      people.map((data) => JSON.stringify({ type: 'Personal', data })),
+    );
+    for (const p of ['an', 'ann', 'ann '])
+      expect(await namePlan(ctx.db, acme.org.id, { name: p, limit: 100 })).toBe(filler ? 'walk' : 'collect');
     for (const p of prefixes) {
       const expected = ids.filter((_, i) => matches(people[i]!, p)).slice(0, 100);
       const res = await http.get(`/v1/identities?name=${encodeURIComponent(p)}&limit=100`).set('Authorization', acme.auth);

@@ -259,12 +259,12 @@ describe('a provider that misbehaves mid-answer', () => {
 describe('network and deposit countries', () => {
   it('serves the network from config and the deprecated countries list', async () => {
     const ctx = await makeContext({
-          'network.depositCountries': ['MX', 'BR'],
-          'network.networks': [
-            { network: 'TRON', assets: ['USDT'] },
-            { network: 'BASE', assets: ['USDC', 'USDT'] },
-          ],
-        });
+      'network.depositCountries': ['MX', 'BR'],
+      'network.networks': [
+        { network: 'TRON', assets: ['USDT'] },
+        { network: 'BASE', assets: ['USDC', 'USDT'] },
+      ],
+    });
     const { http, tokens } = makeApi(ctx);
     const acme = await makeOrg(ctx, tokens);
     const net = await http.get('/v1/organizations/network').set('Authorization', acme.auth);

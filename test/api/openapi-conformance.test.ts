@@ -220,11 +220,11 @@ describe('/openapi.json conformance', () => {
     for (const org of [full, red]) {
       await createIdentity(ctx, org.org.id, { type: 'Personal', deleted: false, hasComplianceChecks: true, data });
       await createIdentity(ctx, org.org.id, {
-                type: 'Business',
-                deleted: true,
-                hasComplianceChecks: false,
-                data: { firstName: 'A', email: 'a@x.com', taxId: '12' },
-              });
+        type: 'Business',
+        deleted: true,
+        hasComplianceChecks: false,
+        data: { firstName: 'A', email: 'a@x.com', taxId: '12' },
+      });
     }
     // The operator's routes that create an identity and set its flags answer the same record.
     const made = await http
@@ -263,11 +263,11 @@ describe('/openapi.json conformance', () => {
     const { http, ctx, tokens, conforms } = await setup({ 'accounts.legacyFields': legacyFields });
     const acme = await makeOrg(ctx, tokens);
     const identity = await createIdentity(ctx, acme.org.id, {
-          type: 'Personal',
-          deleted: false,
-          hasComplianceChecks: false,
-          data: { firstName: 'Ana' },
-        });
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: false,
+      data: { firstName: 'Ana' },
+    });
     for (const body of [
       {
         provider: 'Standalone',

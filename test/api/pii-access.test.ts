@@ -16,11 +16,11 @@ describe('piiAccess redacted changes only identities', () => {
     const redacted = `Bearer ${(await tokens.issue({ clientId: client.id, clientSecret: client.clientSecret, piiAccess: 'redacted' })).accessToken}`;
 
     const identity = await createIdentity(ctx, all.org.id, {
-          type: 'Personal',
-          deleted: false,
-          hasComplianceChecks: false,
-          data: { firstName: 'Wilhelmina', email: 'wil@example.com' },
-        });
+      type: 'Personal',
+      deleted: false,
+      hasComplianceChecks: false,
+      data: { firstName: 'Wilhelmina', email: 'wil@example.com' },
+    });
     const account = await http
       .post(`/admin/v1/organizations/${all.org.id}/accounts`)
       .set('Authorization', `Bearer ${ADMIN_TOKEN}`)
@@ -33,21 +33,21 @@ describe('piiAccess redacted changes only identities', () => {
       });
     expect(account.status).toBe(201);
     await setRefundConfig(ctx, all.org.id, {
-            type: 'Address',
-            addresses: [{ network: 'ETHEREUM', address: EVM }],
-            autoRefund: true,
-            autoFiatReturn: false,
-          });
+      type: 'Address',
+      addresses: [{ network: 'ETHEREUM', address: EVM }],
+      autoRefund: true,
+      autoFiatReturn: false,
+    });
     await importTransactions(
-            ctx,
-            all.org.id,
-            [
-              'type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt',
-              'Deposit,Completed,P1,p-1,Competitive,100,-1,2026-01-10T10:00:00Z',
-              'Deposit,Completed,P2,p-2,OffMarket,50,2,2026-01-11T10:00:00Z',
-            ].join('\n'),
-            'csv',
-          );
+      ctx,
+      all.org.id,
+      [
+        'type,status,provider,providerTransactionId,benchmark,amountUsd,costVsMarketUsd,createdAt',
+        'Deposit,Completed,P1,p-1,Competitive,100,-1,2026-01-10T10:00:00Z',
+        'Deposit,Completed,P2,p-2,OffMarket,50,2,2026-01-11T10:00:00Z',
+      ].join('\n'),
+      'csv',
+    );
 
     const paths = [
       `/v1/accounts/${account.body.id}`,

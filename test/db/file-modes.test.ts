@@ -31,26 +31,29 @@ describe('database files', () => {
   });
 
   // Linux lists every POSIX lock in /proc/locks, with the inode and the process holding it.
-  it.skipIf(!existsSync('/proc/locks'))('opening an existing database again keeps the locks of the connections already open on it', async () => {
-    const path = join(tempDir('borderd-locks-'), 'capture.db');
-    const held = () => {
-      const inode = statSync(path).ino;
-      return readFileSync('/proc/locks', 'utf8')
-        .split('\n')
-        .filter((l) => l.includes(` ${process.pid} `) && l.includes(`:${inode} `)).length;
-    };
-    const first = openDatabase(path);
-    await first.exec('CREATE TABLE t (x)');
-    first.prepare('SELECT * FROM t').get();
-    const before = held();
-    expect(before).toBeGreaterThan(0);
-    // A second connection in the same process, as a checkpoint thread opens: closing a descriptor of
-    // the file would drop every lock the process holds on it, and another process could then take
-    // itself for the last connection and delete the WAL.
-    const second = openDatabase(path);
-    second.prepare('SELECT * FROM t').get();
-    expect(held()).toBe(before);
-    await second.close();
-    await first.close();
-  });
+  it.skipIf(!existsSync('/proc/locks'))(
+    'opening an existing database again keeps the locks of the connections already open on it',
+    async () => {
+      const path = join(tempDir('borderd-locks-'), 'capture.db');
+      const held = () => {
+        const inode = statSync(path).ino;
+        return readFileSync('/proc/locks', 'utf8')
+          .split('\n')
+          .filter((l) => l.includes(` ${process.pid} `) && l.includes(`:${inode} `)).length;
+      };
+      const first = openDatabase(path);
+      await first.exec('CREATE TABLE t (x)');
+      first.prepare('SELECT * FROM t').get();
+      const before = held();
+      expect(before).toBeGreaterThan(0);
+      // A second connection in the same process, as a checkpoint thread opens: closing a descriptor of
+      // the file would drop every lock the process holds on it, and another process could then take
+      // itself for the last connection and delete the WAL.
+      const second = openDatabase(path);
+      second.prepare('SELECT * FROM t').get();
+      expect(held()).toBe(before);
+      await second.close();
+      await first.close();
+    },
+  );
 });

@@ -10,9 +10,9 @@ describe('migrations', () => {
     const first = await migrate(db);
     expect(first.map((m) => m.version)).toEqual(listMigrations().map((m) => m.version));
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all();
-    expect(migrate(db)).toEqual([]);
+    expect(await migrate(db)).toEqual([]);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual(tables);
-    expect(isMigrated(db)).toBe(true);
+    expect(await isMigrated(db)).toBe(true);
     await db.close();
   });
 
@@ -48,9 +48,9 @@ describe('migrations', () => {
 
   it('a fresh database is not ready until migrated', async () => {
     const db = openDatabase(join(tempDir(), 'r.db'));
-    expect(isMigrated(db)).toBe(false);
+    expect(await isMigrated(db)).toBe(false);
     await migrate(db);
-    expect(isMigrated(db)).toBe(true);
+    expect(await isMigrated(db)).toBe(true);
     await db.close();
   });
 });
@@ -76,9 +76,9 @@ describe('migration 011', () => {
     const changes = db.prepare('SELECT total_changes() AS n').pluck();
     const before = changes.get() as number;
     await migrate(
-            db,
-            listMigrations().filter((m) => m.version === 11),
-          );
+      db,
+      listMigrations().filter((m) => m.version === 11),
+    );
     expect(db.prepare('SELECT id, full_name_lc AS full FROM identities ORDER BY id').all()).toEqual([
       { id: 'idn_both', full: 'ana garcía' },
       { id: 'idn_first', full: '' },

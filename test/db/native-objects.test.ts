@@ -78,11 +78,11 @@ describe('native SQLite objects', () => {
     ctx.config.inbound.icaOrganizations = { '123456': acme.org.id };
     for (let round = 0; round < 2; round++) {
       await createIdentity(ctx, acme.org.id, {
-                type: 'Personal',
-                deleted: false,
-                hasComplianceChecks: false,
-                data: { firstName: `Ana${round}`, lastName: 'Lopez', email: `ana${round}@example.com` },
-              });
+        type: 'Personal',
+        deleted: false,
+        hasComplianceChecks: false,
+        data: { firstName: `Ana${round}`, lastName: 'Lopez', email: `ana${round}@example.com` },
+      });
       expect((await http.get('/v1/identities?name=ana&limit=10').set('authorization', acme.auth)).body.data).toHaveLength(round + 1);
       const summary = await http.get('/v1/transactions/import-benchmark-summary').set('authorization', acme.auth);
       expect(summary.body.sampleSize).toBe(2345);

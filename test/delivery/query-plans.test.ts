@@ -30,14 +30,14 @@ describe('outbox statements over a long history', () => {
     await ctx.db.exec('PRAGMA foreign_keys = OFF');
     for (let i = 0; i < 3; i++)
       await insertDelivery(ctx.db, {
-                id: `dlv_${i}`,
-                eventId: `evt_${i}`,
-                webhookId: 'whk_x',
-                orgId: 'org_a',
-                state: 'pending',
-                nextAttemptAt: 0,
-                at: '2026-01-01T00:00:00.000Z',
-              });
+        id: `dlv_${i}`,
+        eventId: `evt_${i}`,
+        webhookId: 'whk_x',
+        orgId: 'org_a',
+        state: 'pending',
+        nextAttemptAt: 0,
+        at: '2026-01-01T00:00:00.000Z',
+      });
     expect(await claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(3);
     await setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
     expect(await releaseLeases(ctx.db, 'owner')).toBe(3);
@@ -58,14 +58,14 @@ describe('outbox statements over a long history', () => {
     const states: DeliveryState[] = ['delivered', 'pending', 'failed'];
     for (let i = 0; i < 60; i++) {
       await insertDelivery(db, {
-                id: `dlv_${String(i).padStart(4, '0')}`,
-                eventId: `evt_${i}`,
-                webhookId: 'whk_x',
-                orgId: i % 3 === 0 ? 'org_a' : 'org_b',
-                state: states[i % 3]!,
-                nextAttemptAt: 0,
-                at: '2026-01-01T00:00:00.000Z',
-              });
+        id: `dlv_${String(i).padStart(4, '0')}`,
+        eventId: `evt_${i}`,
+        webhookId: 'whk_x',
+        orgId: i % 3 === 0 ? 'org_a' : 'org_b',
+        state: states[i % 3]!,
+        nextAttemptAt: 0,
+        at: '2026-01-01T00:00:00.000Z',
+      });
     }
     for (const org of ['org_a', 'org_b'])
       db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'x', '2026-01-01T00:00:00.000Z')").run(org);

@@ -48,13 +48,13 @@ describe('inbound decryption', () => {
     const holder = holdWriteLock(ctx.db.name); // a CLI import writing a large file, say
     try {
       // Waiting in SQLite instead would hold this thread for the busy timeout, then throw SQLITE_BUSY.
-      expect(matchPendingIcas(ctx)).toBe(0);
+      expect(await matchPendingIcas(ctx)).toBe(0);
       expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0, busy: 1 });
-      for (let i = 0; i < 3; i++) expect(state(ctx, `l-${i}`)).toMatchObject({ state: 'received', attempts: 0 });
+      for (let i = 0; i < 3; i++) expect(await state(ctx, `l-${i}`)).toMatchObject({ state: 'received', attempts: 0 });
     } finally {
       holder.release();
     }
-    expect(matchPendingIcas(ctx)).toBe(1);
+    expect(await matchPendingIcas(ctx)).toBe(1);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 4, busy: 0 });
   });
 
@@ -70,7 +70,7 @@ describe('inbound decryption', () => {
     await mapIca(ctx, '123456', other.id); // the operator's fix, between two rows of the pass
     await pass;
     for (let i = 1; i < 3; i++)
-      expect(state(ctx, `m-${i}`)).toMatchObject({ orgId: other.id, state: 'received', attempts: 0, failureCode: null });
+      expect(await state(ctx, `m-${i}`)).toMatchObject({ orgId: other.id, state: 'received', attempts: 0, failureCode: null });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 3 });
   });
 
@@ -81,7 +81,7 @@ describe('inbound decryption', () => {
     await post(notification(await joseToken({ from: 'jose', pan: '5555' }, right), { eventId: 'e-jose' }));
     await post(notification({ encryptedValue: cardNetworkLibraryToken({ from: 'library', pan: '4444' }, cert) }, { eventId: 'e-lib' }));
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 2, failed: 0 });
-    expect(showInbound(ctx, 'e-jose')).toMatchObject({
+    expect(await showInbound(ctx, 'e-jose')).toMatchObject({
       state: 'decrypted',
       kid: right.kid,
       payload: { from: 'jose', pan: '5555' },
@@ -98,7 +98,7 @@ describe('inbound decryption', () => {
     const { ctx, org, post } = await setup();
     await post(notification(await joseToken({ ok: 1 }, right)));
     expect(await decryptDue(ctx)).toMatchObject({ retry: 1 });
-    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'received', attempts: 1, failureCode: 'unknown_kid', kid: right.kid });
+    expect(await state(ctx, 'ev-1')).toMatchObject({ state: 'received', attempts: 1, failureCode: 'unknown_kid', kid: right.kid });
     expect(await decryptDue(ctx)).toMatchObject({ retry: 0, failed: 0 }); // not due yet
     ctx.clock.advance(10_000);
     expect(await decryptDue(ctx)).toMatchObject({ retry: 1 });
@@ -109,9 +109,9 @@ describe('inbound decryption', () => {
     expect(failed.failureReason).toContain(right.kid);
 
     await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
-    expect(retryInbound(ctx, { eventId: 'ev-1' })).toEqual({ requeued: 1 });
+    expect(await retryInbound(ctx, { eventId: 'ev-1' })).toEqual({ requeued: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-1')).toMatchObject({ state: 'decrypted', payload: { ok: 1 }, failureCode: null });
+    expect(await showInbound(ctx, 'ev-1')).toMatchObject({ state: 'decrypted', payload: { ok: 1 }, failureCode: null });
   });
 
   it('wrong key under the kid: failed as key_mismatch, decrypted once the right key replaces it', async () => {
@@ -120,11 +120,11 @@ describe('inbound decryption', () => {
     await importCardNetworkKey(ctx, org.id, Buffer.from(wrong.privatePem), { kid: 'portal-key-1' });
     await post(notification(await joseToken({ ok: 2 }, right, { kid: 'portal-key-1' })));
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
-    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'key_mismatch', kid: 'portal-key-1' });
+    expect(await state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'key_mismatch', kid: 'portal-key-1' });
 
     await removeCardNetworkKey(ctx, 'portal-key-1', org.id);
     await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem), { kid: 'portal-key-1' });
-    expect(retryInbound(ctx, { allFailed: true })).toEqual({ requeued: 1 });
+    expect(await retryInbound(ctx, { allFailed: true })).toEqual({ requeued: 1 });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 2 });
   });
@@ -138,7 +138,7 @@ describe('inbound decryption', () => {
     parts[4] = tag.toString('base64url');
     await post(notification(parts.join('.')));
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
-    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'decryption_failed', attempts: 1 });
+    expect(await state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'decryption_failed', attempts: 1 });
     expect((await state(ctx, 'ev-1')).failureReason).toMatch(/authentication tag/);
     await retryInbound(ctx, { eventId: 'ev-1' });
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
@@ -170,12 +170,17 @@ describe('inbound decryption', () => {
     const tampered = notification(parts.join('.'), { eventType: 'FIRST_COPY' });
     await post(tampered);
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1, retry: 0 });
-    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'decryption_failed', attempts: 1, kid: right.kid });
+    expect(await state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'decryption_failed', attempts: 1, kid: right.kid });
     const failedAt = await state(ctx, 'ev-1');
 
     ctx.clock.advance(5_000);
     expect((await post(notification(genuine))).body).toEqual({ received: true, eventId: 'ev-1', duplicate: true });
-    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'received', attempts: 0, failureCode: null, eventType: 'TOKEN_STATUS_UPDATED' });
+    expect(await state(ctx, 'ev-1')).toMatchObject({
+      state: 'received',
+      attempts: 0,
+      failureCode: null,
+      eventType: 'TOKEN_STATUS_UPDATED',
+    });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     const shown = await showInbound(ctx, 'ev-1');
     expect(shown).toMatchObject({ state: 'decrypted', payload: { ok: 'genuine-key' }, failureCode: null });
@@ -226,7 +231,7 @@ describe('inbound decryption', () => {
     await post(first);
     expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
     await post(notification(await joseToken({ n: 2 }, right)));
-    expect(state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
+    expect(await state(ctx, 'ev-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
     // Held instead, in case the stored copy turns out altered once its key is imported.
     expect((await showInbound(ctx, 'ev-1')).heldCopies).toHaveLength(1);
   });
@@ -270,14 +275,14 @@ describe('inbound decryption', () => {
     await decryptDue(ctx);
     ctx.clock.advance(60_000);
     await decryptDue(ctx);
-    expect(state(ctx, 'ev-other')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', orgId: org.id });
+    expect(await state(ctx, 'ev-other')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', orgId: org.id });
     expect(await state(ctx, 'ev-acme')).toMatchObject({ state: 'decrypted', orgId: org.id });
 
     expect((await mapIca(ctx, '999', other.id)).requeued).toBe(1);
     expect(await state(ctx, 'ev-other')).toMatchObject({ state: 'received', attempts: 0, orgId: other.id });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-other')).toMatchObject({ organizationId: other.id, payload: { ok: 'other' } });
-    expect(state(ctx, 'ev-acme')).toMatchObject({ state: 'decrypted', orgId: org.id });
+    expect(await showInbound(ctx, 'ev-other')).toMatchObject({ organizationId: other.id, payload: { ok: 'other' } });
+    expect(await state(ctx, 'ev-acme')).toMatchObject({ state: 'decrypted', orgId: org.id });
     // Mapping it to the same organization again moves nothing.
     expect((await mapIca(ctx, '999', other.id)).requeued).toBe(0);
   });
@@ -286,7 +291,7 @@ describe('inbound decryption', () => {
     const { ctx, org } = await setup();
     ctx.config.inbound.icaOrganizations = { '777': 'org_gone' };
     expect(() => mapIca(ctx, '777', org.id)).toThrow(/org_gone, which does not exist/);
-    expect(listIcaMappings(ctx.db)).toEqual([]);
+    expect(await listIcaMappings(ctx.db)).toEqual([]);
   });
 
   it('a duplicate eventId is decrypted once', async () => {
@@ -298,7 +303,7 @@ describe('inbound decryption', () => {
     const first = state(ctx, 'ev-1');
     await post(body);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0 });
-    expect(state(ctx, 'ev-1')).toEqual(first);
+    expect(await state(ctx, 'ev-1')).toEqual(first);
   });
 
   it('the worker decrypts as soon as intake commits', async () => {

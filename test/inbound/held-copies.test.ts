@@ -79,7 +79,7 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     ctx.clock.advance(2_000);
     const redelivery = notification(genuine);
     expect(await post(redelivery)).toMatchObject({ duplicate: true });
-    expect(row(ctx)).toMatchObject({ state: 'received', rawBody: JSON.stringify(first) });
+    expect(await row(ctx)).toMatchObject({ state: 'received', rawBody: JSON.stringify(first) });
     const heldAt = (await listHeldCopies(ctx.db, stored.id))[0]!.receivedAt;
     expect((await showInbound(ctx, 'ev-1')).heldCopies).toEqual([
       { seq: 1, eventType: 'TOKEN_STATUS_UPDATED', eventCreatedDate: '2026-01-01T00:00:00.000Z', receivedAt: heldAt },
@@ -87,7 +87,7 @@ describe('redelivered copies held while the stored copy is undecided', () => {
 
     ctx.clock.advance(3_000);
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1, failed: 0 });
-    expect(row(ctx)).toMatchObject({ state: 'received', attempts: 0, failureCode: null, rawBody: JSON.stringify(redelivery) });
+    expect(await row(ctx)).toMatchObject({ state: 'received', attempts: 0, failureCode: null, rawBody: JSON.stringify(redelivery) });
     expect(await listHeldCopies(ctx.db, stored.id)).toEqual([]);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
 
@@ -112,20 +112,20 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     // ... while this one fails it for its content and puts the held genuine copy in its place (0 attempts again).
     expect(await decryptDue(ctx)).toMatchObject({ replaced: 1 });
     const late = await recordAttempt(
-          ctx.db,
-          seenElsewhere.id,
-          { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody, orgId: seenElsewhere.orgId! },
-          {
-            state: 'failed',
-            kid: null,
-            failureCode: 'decryption_failed',
-            failureReason: 'the authentication tag does not match',
-            nextAttemptAt: null,
-            at: isoAt(ctx.clock.now()),
-          },
-        );
+      ctx.db,
+      seenElsewhere.id,
+      { attempts: seenElsewhere.attempts, rawBody: seenElsewhere.rawBody, orgId: seenElsewhere.orgId! },
+      {
+        state: 'failed',
+        kid: null,
+        failureCode: 'decryption_failed',
+        failureReason: 'the authentication tag does not match',
+        nextAttemptAt: null,
+        at: isoAt(ctx.clock.now()),
+      },
+    );
     expect(late).toBe(false);
-    expect(row(ctx)).toMatchObject({ state: 'received', attempts: 0, failureCode: null });
+    expect(await row(ctx)).toMatchObject({ state: 'received', attempts: 0, failureCode: null });
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
   });
 
@@ -153,7 +153,7 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     await post(notification(await joseToken({ ok: 'second' }, key)));
     expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toHaveLength(1);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1, replaced: 0 });
-    expect(showInbound(ctx, 'ev-1')).toMatchObject({ payload: { ok: 'first' }, heldCopies: [], replacedCopies: [] });
+    expect(await showInbound(ctx, 'ev-1')).toMatchObject({ payload: { ok: 'first' }, heldCopies: [], replacedCopies: [] });
     // A redelivery after the decryption is a plain duplicate: nothing is held.
     await post(notification(await joseToken({ ok: 'third' }, key)));
     expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toEqual([]);
@@ -172,7 +172,9 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     await post(again);
     expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toHaveLength(1);
     for (let i = 2; i <= MAX_HELD_COPIES + 2; i++) await post(notification(await joseToken({ n: i }, key)));
-    expect((await listHeldCopies(ctx.db, (await row(ctx)).id)).map((c) => c.seq)).toEqual(Array.from({ length: MAX_HELD_COPIES }, (_, i) => i + 1));
+    expect((await listHeldCopies(ctx.db, (await row(ctx)).id)).map((c) => c.seq)).toEqual(
+      Array.from({ length: MAX_HELD_COPIES }, (_, i) => i + 1),
+    );
   });
 
   it('a copy held while the ica was unmapped is tried when the stored copy fails after mapping', async () => {
@@ -196,10 +198,10 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     await post(first);
     await post(notification(await joseToken({ ok: 'held' }, other)));
     expect(await decryptDue(ctx)).toMatchObject({ retry: 1, replaced: 0 });
-    expect(row(ctx)).toMatchObject({ state: 'received', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
+    expect(await row(ctx)).toMatchObject({ state: 'received', failureCode: 'unknown_kid', rawBody: JSON.stringify(first) });
     await importCardNetworkKey(ctx, org.id, Buffer.from(other.privatePem));
     ctx.clock.advance(10_000);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
-    expect(showInbound(ctx, 'ev-1')).toMatchObject({ payload: { ok: 'other key' }, heldCopies: [] });
+    expect(await showInbound(ctx, 'ev-1')).toMatchObject({ payload: { ok: 'other key' }, heldCopies: [] });
   });
 });

@@ -59,7 +59,7 @@ describe('borderd inbound (CLI)', () => {
       await receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
       await decryptDue(ctx);
     }
-    expect(getInboundEventByEventId(ctx.db, 'r-1')).toMatchObject({ state: 'decrypted', orgId: org.id });
+    expect(await getInboundEventByEventId(ctx.db, 'r-1')).toMatchObject({ state: 'decrypted', orgId: org.id });
     const r = await runCli(['inbound', 'show', 'r-1', '--db', ctx.config.database.path]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('[object Object]');
@@ -80,11 +80,11 @@ describe('borderd inbound (CLI)', () => {
 
   it('retry EVENT_ID requeues that one failed notification with a fresh attempt count', async () => {
     const { ctx, cli } = await fixture();
-    expect(getInboundEventByEventId(ctx.db, 'x-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', attempts: 1 });
+    expect(await getInboundEventByEventId(ctx.db, 'x-1')).toMatchObject({ state: 'failed', failureCode: 'unknown_kid', attempts: 1 });
     const r = await cli(['inbound', 'retry', 'x-1']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ requeued: 1 });
-    expect(getInboundEventByEventId(ctx.db, 'x-1')).toMatchObject({ state: 'received', attempts: 0 });
+    expect(await getInboundEventByEventId(ctx.db, 'x-1')).toMatchObject({ state: 'received', attempts: 0 });
     expect((await getInboundEventByEventId(ctx.db, 'a-1'))!.state).toBe('decrypted');
 
     const decrypted = await cli(['inbound', 'retry', 'a-1']);

@@ -46,11 +46,9 @@ describe('POST /v1/webhooks/card-network', () => {
       Array.from({ length: 50 }, (_, i) => http.post(PATH).send(notification(token, { eventId: `burst-${i}` }))),
     );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
-    expect(
-      (await listInboundEvents(ctx.db))
-        .map((r) => r.eventId)
-        .sort(),
-    ).toEqual(Array.from({ length: 50 }, (_, i) => `burst-${i}`).sort());
+    expect((await listInboundEvents(ctx.db)).map((r) => r.eventId).sort()).toEqual(
+      Array.from({ length: 50 }, (_, i) => `burst-${i}`).sort(),
+    );
   });
 
   it('stores an unknown ica as unmatched', async () => {
@@ -123,7 +121,7 @@ describe('POST /v1/webhooks/card-network', () => {
         expect(res.status).toBe(400);
         expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
         expect((res.body.errors as { path: string }[]).map((e) => e.path)).toEqual([path]);
-        expect(listInboundEvents(ctx.db)).toHaveLength(0);
+        expect(await listInboundEvents(ctx.db)).toHaveLength(0);
       });
     }
   });
@@ -140,7 +138,7 @@ describe('POST /v1/webhooks/card-network', () => {
     // An array is parsed, then refused by the schema as a whole: the error names the body itself.
     const array = await http.post(PATH).set('content-type', 'application/json').send('[]');
     expect((array.body.errors as { path: string }[]).map((e) => e.path)).toEqual(['body']);
-    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+    expect(await listInboundEvents(ctx.db)).toHaveLength(0);
   });
 
   it('accepts every string field at exactly 255 characters', async () => {
@@ -151,7 +149,7 @@ describe('POST /v1/webhooks/card-network', () => {
     const res = await http.post(PATH).send(body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true, eventId: at('e'), duplicate: false });
-    expect(getInboundEventByEventId(ctx.db, at('e'))).toMatchObject({ eventType: at('t'), eventCreatedDate: at('d'), ica: at('i') });
+    expect(await getInboundEventByEventId(ctx.db, at('e'))).toMatchObject({ eventType: at('t'), eventCreatedDate: at('d'), ica: at('i') });
   });
 
   it('answers 415 for a JSON body in a charset other than UTF-8, and stores nothing', async () => {
@@ -168,7 +166,7 @@ describe('POST /v1/webhooks/card-network', () => {
       expect(res.status, charset).toBe(415);
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     }
-    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+    expect(await listInboundEvents(ctx.db)).toHaveLength(0);
     const utf8 = await http.post(PATH).set('content-type', 'application/json; charset=UTF-8').send(raw);
     expect(utf8.status).toBe(200);
   });
@@ -178,7 +176,7 @@ describe('POST /v1/webhooks/card-network', () => {
     const { http } = makeApi(ctx);
     const res = await http.post(PATH).send(notification(await joseToken({ pad: 'x'.repeat(4096) }, key)));
     expect(res.status).toBe(413);
-    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+    expect(await listInboundEvents(ctx.db)).toHaveLength(0);
   });
 
   it('refuses a sender outside the allowlist with 403 and stores nothing', async () => {
@@ -187,7 +185,7 @@ describe('POST /v1/webhooks/card-network', () => {
     const res = await http.post(PATH).send(notification(await joseToken({}, key)));
     expect(res.status).toBe(403);
     expect(res.body.code).toBe('sender_not_allowed');
-    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+    expect(await listInboundEvents(ctx.db)).toHaveLength(0);
   });
 
   it('refuses before validating, so a refused sender learns nothing of the body rules', async () => {
@@ -208,7 +206,7 @@ describe('POST /v1/webhooks/card-network', () => {
     // Also for the path as Express matches it (trailing slash, other case).
     expect((await http.post(`${PATH}/`).set('content-type', 'text/plain').send('x')).status).toBe(403);
     expect((await http.post(PATH.toUpperCase()).set('content-type', 'text/plain').send('x')).status).toBe(403);
-    expect(listInboundEvents(ctx.db)).toHaveLength(0);
+    expect(await listInboundEvents(ctx.db)).toHaveLength(0);
   });
 
   it('an admitted sender still gets the body rules (415, 413, 400)', async () => {
@@ -227,16 +225,16 @@ describe('POST /v1/webhooks/card-network', () => {
 
   it('believes the client-certificate header only from a peer server.trustProxy names: a client reaching the port itself could write it', async () => {
     const ctx = await makeContext({
-          'server.trustProxy': ['10.0.0.0/8'],
-          'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' },
-        });
+      'server.trustProxy': ['10.0.0.0/8'],
+      'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' },
+    });
     const { http } = makeApi(ctx);
     const direct = await http
       .post(PATH)
       .set('x-client-verified', 'SUCCESS')
       .send(notification(await joseToken({}, key)));
     expect([direct.status, direct.body.code]).toEqual([403, 'client_certificate_required']);
-    expect(listInboundEvents(ctx.db)).toEqual([]);
+    expect(await listInboundEvents(ctx.db)).toEqual([]);
     // Without server.trustProxy nothing could vouch for the header: refused at start.
     expect(() => makeContext({ 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' } })).toThrow(
       /inbound\.clientCertHeader: needs server\.trustProxy/,
@@ -245,9 +243,9 @@ describe('POST /v1/webhooks/card-network', () => {
 
   it('requires the client-certificate header when configured', async () => {
     const ctx = await makeContext({
-          'server.trustProxy': ['loopback'],
-          'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' },
-        });
+      'server.trustProxy': ['loopback'],
+      'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS:CN=card-network' },
+    });
     const { http } = makeApi(ctx);
     const body = notification(await joseToken({}, key));
     const missing = await http.post(PATH).send(body);

@@ -37,14 +37,10 @@ describe('card-network keyring', () => {
     const k1 = await generateCardNetworkKey(ctx, a.id);
     const k2 = await generateCardNetworkKey(ctx, a.id, { bits: 3072 });
     expect(k2.bits).toBe(3072);
-    expect(
-      (await listKeys(ctx, a.id))
-        .map((k) => k.kid)
-        .sort(),
-    ).toEqual([k1.kid, k2.kid].sort());
-    expect(privateKeyFor(ctx, a.id, k1.kid)).toBeDefined();
-    expect(privateKeyFor(ctx, a.id, k1.kid.toUpperCase())).toBeDefined();
-    expect(privateKeyFor(ctx, b.id, k1.kid)).toBeUndefined();
+    expect((await listKeys(ctx, a.id)).map((k) => k.kid).sort()).toEqual([k1.kid, k2.kid].sort());
+    expect(await privateKeyFor(ctx, a.id, k1.kid)).toBeDefined();
+    expect(await privateKeyFor(ctx, a.id, k1.kid.toUpperCase())).toBeDefined();
+    expect(await privateKeyFor(ctx, b.id, k1.kid)).toBeUndefined();
     const [stored, ...others] = await keysWithKid(ctx.db, k1.kid);
     expect(others).toEqual([]);
     expect(stored!.privateEnc).toMatch(/^v1\./);
@@ -88,12 +84,12 @@ describe('card-network keyring', () => {
     await importCardNetworkKey(ctx, org.id, Buffer.from(first.privatePem), { kid: 'portal-key-1' });
     const a = (await privateKeyFor(ctx, org.id, 'portal-key-1'))!;
     expect(await privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
-    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
+    expect(await privateKeyFor(ctx, org.id, 'portal-key-1')).toBe(a);
     expect(unseals.count).toBe(1);
     expect(a.export({ type: 'pkcs8', format: 'pem' })).toBe(first.privatePem);
 
     await removeCardNetworkKey(ctx, 'portal-key-1', org.id);
-    expect(privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
+    expect(await privateKeyFor(ctx, org.id, 'portal-key-1')).toBeUndefined();
     const second = makeKeyPair();
     await importCardNetworkKey(ctx, org.id, Buffer.from(second.privatePem), { kid: 'portal-key-1' });
     const b = (await privateKeyFor(ctx, org.id, 'portal-key-1'))!;
@@ -154,7 +150,7 @@ describe('card-network keyring', () => {
       await imported(exportAs('pkcs1', 'pem'));
       await imported(exportAs('pkcs8', 'pem'));
       await imported(exportAs('pkcs8', 'pem', 'aes-256-cbc'), 'correct horse');
-      expect(refused(exportAs('pkcs8', 'pem', 'aes-256-cbc'), 'wrong')).toMatch(/readable private key/);
+      expect(await refused(exportAs('pkcs8', 'pem', 'aes-256-cbc'), 'wrong')).toMatch(/readable private key/);
     });
 
     it('DER PKCS#1, DER PKCS#8, encrypted DER PKCS#8', async () => {
@@ -163,8 +159,8 @@ describe('card-network keyring', () => {
       await imported(exportAs('pkcs8', 'der', 'aes-256-cbc'), 'correct horse');
     });
 
-    it('a PEM certificate or public key alone is refused with the reason', () => {
-      expect(refused(Buffer.from(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string))).toMatch(/no private key/);
+    it('a PEM certificate or public key alone is refused with the reason', async () => {
+      expect(await refused(Buffer.from(pair.publicKey.export({ type: 'spki', format: 'pem' }) as string))).toMatch(/no private key/);
     });
 
     const forgeP12 = (algorithm: '3des' | 'aes256' | 'aes128', password: string | null) =>
@@ -173,8 +169,8 @@ describe('card-network keyring', () => {
     for (const algorithm of ['3des', 'aes256', 'aes128'] as const) {
       it(`PKCS#12 from node-forge (${algorithm}), with its password`, async () => {
         await imported(forgeP12(algorithm, 'keystore-pw'), 'keystore-pw');
-        expect(refused(forgeP12(algorithm, 'keystore-pw'), 'not-it')).toMatch(/does not decrypt with this password/);
-        expect(refused(forgeP12(algorithm, 'keystore-pw'))).toMatch(/give its password \(--keystore-password/);
+        expect(await refused(forgeP12(algorithm, 'keystore-pw'), 'not-it')).toMatch(/does not decrypt with this password/);
+        expect(await refused(forgeP12(algorithm, 'keystore-pw'))).toMatch(/give its password \(--keystore-password/);
       });
     }
 
@@ -215,7 +211,7 @@ describe('card-network keyring', () => {
         ['pkcs12', '-export', '-nokeys', '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'cert.p12')],
         { stdio: 'ignore' },
       );
-      expect(refused(readFileSync(join(dir, 'cert.p12')), 'keystore-pw')).toMatch(/openssl pkcs12 -in keystore\.p12 -nocerts -nodes/);
+      expect(await refused(readFileSync(join(dir, 'cert.p12')), 'keystore-pw')).toMatch(/openssl pkcs12 -in keystore\.p12 -nocerts -nodes/);
     });
   });
 

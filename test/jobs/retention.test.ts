@@ -16,18 +16,22 @@ import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 
 async function emit(ctx: ReturnType<typeof makeContext>, orgId: string) {
-  return (await inOutboxTransaction(ctx, async () =>
-      await enqueueEvent(ctx, orgId, 'VirtualAccount_Created', {
-              id: 'vac_x',
-              identityId: null,
-              accountId: null,
-              currency: 'USD',
-              status: 'Created',
-              failureReason: null,
-              createdAt: isoAt(ctx.clock.now()),
-              updatedAt: isoAt(ctx.clock.now()),
-            }),
-    )).event.id;
+  return (
+    await inOutboxTransaction(
+      ctx,
+      async () =>
+        await enqueueEvent(ctx, orgId, 'VirtualAccount_Created', {
+          id: 'vac_x',
+          identityId: null,
+          accountId: null,
+          currency: 'USD',
+          status: 'Created',
+          failureReason: null,
+          createdAt: isoAt(ctx.clock.now()),
+          updatedAt: isoAt(ctx.clock.now()),
+        }),
+    )
+  ).event.id;
 }
 
 type Ctx = ReturnType<typeof makeContext>;
@@ -47,9 +51,9 @@ async function deliverPending(ctx: Ctx, eventId?: string): Promise<void> {
 describe('outbox retention', () => {
   it('deletes old delivered rows and old settled events, never anything pending or recent', async () => {
     const ctx = await makeContext(
-          { 'retention.deliveredDays': 30, 'retention.eventDays': 90, 'retention.batchSize': 100 },
-          '2026-01-01T00:00:00.000Z',
-        );
+      { 'retention.deliveredDays': 30, 'retention.eventDays': 90, 'retention.batchSize': 100 },
+      '2026-01-01T00:00:00.000Z',
+    );
     const org = await createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
 
@@ -161,9 +165,9 @@ describe('a replay racing retention and the operator (replays run in batches of 
     const { ctx, webhook, ids } = await replayable(600);
     const pruned = ids[550]!;
     const result = await replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', async (done) => {
-          // What the retention job does to an old settled event, between the first and second batch.
-          if (done === 500) await deleteEvents(ctx.db, [pruned]);
-        });
+      // What the retention job does to an old settled event, between the first and second batch.
+      if (done === 500) await deleteEvents(ctx.db, [pruned]);
+    });
     expect(result).toEqual({ events: 600, requeued: 599 });
     expect(await deliveries(ctx)).toBe(599);
     expect((await countByState(ctx.db)).pending).toBe(599);
@@ -172,12 +176,13 @@ describe('a replay racing retention and the operator (replays run in batches of 
   it('a webhook deleted or disabled between two batches gets no pending rows after it', async () => {
     for (const change of ['delete', 'disable'] as const) {
       const { ctx, org, webhook } = await replayable(600);
-      expect(async () =>
-        await replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', async (done) => {
-                    if (done !== 500) return;
-                    if (change === 'delete') await deleteWebhook(ctx, org.id, webhook.id);
-                    else await disableWebhook(ctx, webhook.id);
-                  }),
+      expect(
+        async () =>
+          await replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', async (done) => {
+            if (done !== 500) return;
+            if (change === 'delete') await deleteWebhook(ctx, org.id, webhook.id);
+            else await disableWebhook(ctx, webhook.id);
+          }),
       ).toThrow(/disabled|not found/);
       // Whatever the first batch queued became cancelled / skipped with the change; nothing later is pending.
       expect((await countByState(ctx.db)).pending).toBe(0);

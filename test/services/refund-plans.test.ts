@@ -27,22 +27,22 @@ async function insertTransaction(
 ): Promise<void> {
   const at = isoAt(ctx.clock.now());
   await insertOrchestratedTransaction(ctx.db, {
-        id,
-        orgId,
-        type: fields.type ?? 'Deposit',
-        status: 'Processing',
-        amount: null,
-        currency: null,
-        network: fields.network === undefined ? 'POLYGON' : fields.network,
-        source: fields.source ?? null,
-        destination: null,
-        refundDestination: fields.refundDestination ?? null,
-        failureReason: null,
-        identityId: null,
-        accountId: null,
-        createdAt: at,
-        updatedAt: at,
-      });
+    id,
+    orgId,
+    type: fields.type ?? 'Deposit',
+    status: 'Processing',
+    amount: null,
+    currency: null,
+    network: fields.network === undefined ? 'POLYGON' : fields.network,
+    source: fields.source ?? null,
+    destination: null,
+    refundDestination: fields.refundDestination ?? null,
+    failureReason: null,
+    identityId: null,
+    accountId: null,
+    createdAt: at,
+    updatedAt: at,
+  });
 }
 
 /** An organization whose refund default is one POLYGON address (EVM), auto-refund on. */
@@ -50,11 +50,11 @@ async function withPolygonDefault(): Promise<{ ctx: TestContext; org: ReturnType
   const ctx = await makeContext();
   const org = await createOrganization(ctx, 'Acme');
   await setRefundConfig(ctx, org.id, {
-        type: 'Address',
-        addresses: [{ network: 'POLYGON', address: EVM }],
-        autoRefund: true,
-        autoFiatReturn: false,
-      });
+    type: 'Address',
+    addresses: [{ network: 'POLYGON', address: EVM }],
+    autoRefund: true,
+    autoFiatReturn: false,
+  });
   return { ctx, org };
 }
 
@@ -65,12 +65,12 @@ async function fail(
   hooks: readonly TransactionHook[] = [recordRefundPlanOnFailure],
 ): Promise<void> {
   const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
-  (await ctx.db
-        .transaction(async () => {
-          await updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
-          for (const h of hooks) h(change);
-        }))
-    .immediate();
+  (
+    await ctx.db.transaction(async () => {
+      await updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
+      for (const h of hooks) h(change);
+    })
+  ).immediate();
 }
 
 describe('refund plan hook', () => {
@@ -98,7 +98,7 @@ describe('refund plan hook', () => {
     });
     // A second failure keeps the first plan.
     await fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
-    expect(listRefundPlans(ctx.db, {})).toHaveLength(1);
+    expect(await listRefundPlans(ctx.db, {})).toHaveLength(1);
   });
 
   it('uses the per-transaction destination first', async () => {
@@ -117,7 +117,7 @@ describe('refund plan hook', () => {
     const { ctx, org } = await withPolygonDefault();
     await insertTransaction(ctx, org.id, 'txn_9', { refundDestination: { address: '0xdef' } });
     await fail(ctx, org.id, 'txn_9');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_9')).toMatchObject({
       destinationFrom: 'default',
       destination: { type: 'Address', network: 'POLYGON', address: EVM },
     });
@@ -129,16 +129,16 @@ describe('refund plan hook', () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
     await setRefundConfig(ctx, org.id, {
-            type: 'Address',
-            addresses: [{ network: 'POLYGON', address: EVM }],
-            autoRefund: false,
-            autoFiatReturn: false,
-          });
+      type: 'Address',
+      addresses: [{ network: 'POLYGON', address: EVM }],
+      autoRefund: false,
+      autoFiatReturn: false,
+    });
     await insertTransaction(ctx, org.id, 'txn_3', {});
     await fail(ctx, org.id, 'txn_3');
     const plan = (await getRefundPlanForTransaction(ctx.db, 'txn_3'))!;
     expect(plan).toMatchObject({ state: 'Created', dispatchedAt: null });
-    expect(dispatchRefundPlan(ctx, plan.id)).toMatchObject({ state: 'Dispatched', dispatchedAt: isoAt(ctx.clock.now()) });
+    expect(await dispatchRefundPlan(ctx, plan.id)).toMatchObject({ state: 'Dispatched', dispatchedAt: isoAt(ctx.clock.now()) });
     expect(() => dispatchRefundPlan(ctx, plan.id)).toThrow(/only Created or Paused/);
     expect(() => dispatchRefundPlan(ctx, 'rfp_nope')).toThrow(/not found/);
   });
@@ -159,20 +159,20 @@ describe('refund plan hook', () => {
     const org = await createOrganization(ctx, 'Acme');
     const NEW = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
     await setRefundConfig(ctx, org.id, {
-            type: 'Address',
-            addresses: [
-              { network: 'POLYGON', address: EVM },
-              { network: 'ETHEREUM', address: EVM },
-            ],
-            autoRefund: true,
-            autoFiatReturn: false,
-          });
+      type: 'Address',
+      addresses: [
+        { network: 'POLYGON', address: EVM },
+        { network: 'ETHEREUM', address: EVM },
+      ],
+      autoRefund: true,
+      autoFiatReturn: false,
+    });
     ctx.clock.advance(90 * DAY_MS + 1);
     await insertTransaction(ctx, org.id, 'txn_a', { network: 'POLYGON' });
     await insertTransaction(ctx, org.id, 'txn_b', { network: 'ETHEREUM' });
     await fail(ctx, org.id, 'txn_a');
     await fail(ctx, org.id, 'txn_b');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_a')).toMatchObject({
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_a')).toMatchObject({
       state: 'Paused',
       defaultVersion: 1,
       destination: { address: EVM },
@@ -180,11 +180,11 @@ describe('refund plan hook', () => {
 
     // The new default has a POLYGON address only: txn_a goes to it, txn_b has no destination any more.
     const set = await setRefundConfig(ctx, org.id, {
-          type: 'Address',
-          addresses: [{ network: 'POLYGON', address: NEW }],
-          autoRefund: true,
-          autoFiatReturn: false,
-        });
+      type: 'Address',
+      addresses: [{ network: 'POLYGON', address: NEW }],
+      autoRefund: true,
+      autoFiatReturn: false,
+    });
     expect(set.replannedPlans).toHaveLength(2);
     const a = getRefundPlanForTransaction(ctx.db, 'txn_a')!;
     expect(a).toMatchObject({
@@ -195,7 +195,11 @@ describe('refund plan hook', () => {
       dispatchedAt: isoAt(ctx.clock.now()),
     });
     expect(a.reason).toMatch(/re-planned/);
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_b')).toMatchObject({ state: 'NoDestination', destination: null, defaultVersion: null });
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_b')).toMatchObject({
+      state: 'NoDestination',
+      destination: null,
+      defaultVersion: null,
+    });
 
     // Re-confirming the new default dispatches nothing (and nothing to the old address).
     expect((await reconfirmRefundConfig(ctx, org.id)).dispatchedPlans).toEqual([]);
@@ -228,7 +232,7 @@ describe('refund plan hook', () => {
     await setRefundConfig(ctx, org.id, { type: 'Source', autoRefund: true, autoFiatReturn: true });
     await insertTransaction(ctx, org.id, 'txn_6', { type: 'Withdrawal', network: null });
     await fail(ctx, org.id, 'txn_6');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_6')).toMatchObject({
       state: 'Dispatched',
       kind: 'FiatReturnAsCrypto',
       destination: { type: 'Source' },
@@ -240,17 +244,21 @@ describe('refund plan hook', () => {
     const org = await createOrganization(ctx, 'Acme');
     const TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
     await setRefundConfig(ctx, org.id, {
-            type: 'Address',
-            addresses: [
-              { network: 'TRON', address: TRON },
-              { network: 'POLYGON', address: EVM },
-            ],
-            autoRefund: true,
-            autoFiatReturn: true,
-          });
-    await insertTransaction(ctx, org.id, 'txn_7', { type: 'Withdrawal', network: null, source: { network: 'POLYGON', accountId: 'acc_1' } });
+      type: 'Address',
+      addresses: [
+        { network: 'TRON', address: TRON },
+        { network: 'POLYGON', address: EVM },
+      ],
+      autoRefund: true,
+      autoFiatReturn: true,
+    });
+    await insertTransaction(ctx, org.id, 'txn_7', {
+      type: 'Withdrawal',
+      network: null,
+      source: { network: 'POLYGON', accountId: 'acc_1' },
+    });
     await fail(ctx, org.id, 'txn_7');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_7')).toMatchObject({
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_7')).toMatchObject({
       state: 'Dispatched',
       kind: 'FiatReturnAsCrypto',
       destinationFrom: 'default',
@@ -259,7 +267,11 @@ describe('refund plan hook', () => {
     // No source network and two addresses: nothing to choose by, an operator handles it.
     await insertTransaction(ctx, org.id, 'txn_8', { type: 'Withdrawal', network: null, source: { iban: 'DE00' } });
     await fail(ctx, org.id, 'txn_8');
-    expect(getRefundPlanForTransaction(ctx.db, 'txn_8')).toMatchObject({ state: 'ManualHandling', kind: 'ManualFiat', destination: null });
+    expect(await getRefundPlanForTransaction(ctx.db, 'txn_8')).toMatchObject({
+      state: 'ManualHandling',
+      kind: 'ManualFiat',
+      destination: null,
+    });
   });
 
   it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', async () => {
@@ -267,7 +279,7 @@ describe('refund plan hook', () => {
     const t = await createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
     const planRows = async () => (await listRefundPlans(ctx.db, {})).length;
     const eventTypes = async () => (await listEventsAfter(ctx.db, org.id, null, 100)).map((e) => e.type);
-    expect(eventTypes()).toEqual(['Transaction_Created']);
+    expect(await eventTypes()).toEqual(['Transaction_Created']);
 
     // The failure is injected at the last step of recording the plan (its log line), after the
     // plan row is inserted: only the enclosing SQLite transaction can take that row back.
@@ -284,21 +296,21 @@ describe('refund plan hook', () => {
     spy.mockRestore();
 
     expect(insertedBeforeFailure).toBe(1);
-    expect(planRows()).toBe(0);
-    expect(getTransaction(ctx, t.id)).toMatchObject({ status: 'Submitted', failureReason: null });
-    expect(eventTypes()).toEqual(['Transaction_Created']);
+    expect(await planRows()).toBe(0);
+    expect(await getTransaction(ctx, t.id)).toMatchObject({ status: 'Submitted', failureReason: null });
+    expect(await eventTypes()).toEqual(['Transaction_Created']);
 
     // The same change succeeds once nothing fails, with its event and its plan.
     await changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout');
     expect((await getTransaction(ctx, t.id)).status).toBe('Failed');
-    expect(eventTypes()).toEqual(['Transaction_Created', 'Transaction_Updated']);
-    expect(getRefundPlanForTransaction(ctx.db, t.id)).toMatchObject({ state: 'Dispatched' });
+    expect(await eventTypes()).toEqual(['Transaction_Created', 'Transaction_Updated']);
+    expect(await getRefundPlanForTransaction(ctx.db, t.id)).toMatchObject({ state: 'Dispatched' });
   });
 
   it('refuses to record a plan for an unknown transaction', async () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
     expect(() => fail(ctx, org.id, 'txn_missing')).toThrow(/not found/);
-    expect(listRefundPlans(ctx.db, {})).toEqual([]);
+    expect(await listRefundPlans(ctx.db, {})).toEqual([]);
   });
 });

@@ -101,7 +101,7 @@ describe('transaction import deduplication', () => {
       }
       throw new Error('accepted');
     };
-    expect(refusal(CSV)).toEqual([
+    expect(await refusal(CSV)).toEqual([
       { path: 'line 2.providerTransactionId', message: 'already imported' },
       { path: 'line 3.providerTransactionId', message: 'already imported' },
     ]);
@@ -129,18 +129,18 @@ describe('transaction import deduplication', () => {
     let errors: { path: string; message: string }[] = [];
     try {
       await importTransactions(
-                ctx,
-                org.id,
-                [line(1, { country: 'QQ' }), line(2, { corridor: 'US-UK' }), line(3, { country: 'MX', corridor: 'US-MX' })].join('\n'),
-                'jsonl',
-              );
+        ctx,
+        org.id,
+        [line(1, { country: 'QQ' }), line(2, { corridor: 'US-UK' }), line(3, { country: 'MX', corridor: 'US-MX' })].join('\n'),
+        'jsonl',
+      );
     } catch (err) {
       errors = (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
     }
     expect(errors.map((e) => e.path)).toEqual(['line 1.country', 'line 2.corridor']);
-    expect(count(ctx.db, org.id)).toBe(0);
+    expect(await count(ctx.db, org.id)).toBe(0);
     await importTransactions(ctx, org.id, [line(1, { country: 'ZZ', corridor: 'ZZ-MX' }), line(2, { country: 'XK' })].join('\n'), 'jsonl');
-    expect(count(ctx.db, org.id)).toBe(2);
+    expect(await count(ctx.db, org.id)).toBe(2);
   });
 });
 
@@ -200,20 +200,20 @@ describe('imported instants', () => {
     try {
       // 23:30 at -01:00 is 10000-01-01T00:30Z in UTC; 00:30 at +01:00 of 0000-01-01 is in year -1.
       await importTransactions(
-                ctx,
-                org.id,
-                [
-                  line('9999-12-31T23:30:00-01:00'),
-                  line('2026-01-01T00:00:00Z', '9999-12-31T23:30:00-01:00'),
-                  line('0000-01-01T00:30:00+01:00'),
-                ].join('\n'),
-                'jsonl',
-              );
+        ctx,
+        org.id,
+        [
+          line('9999-12-31T23:30:00-01:00'),
+          line('2026-01-01T00:00:00Z', '9999-12-31T23:30:00-01:00'),
+          line('0000-01-01T00:30:00+01:00'),
+        ].join('\n'),
+        'jsonl',
+      );
     } catch (err) {
       errors = (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
     }
     expect(errors.map((e) => e.path)).toEqual(['line 1.createdAt', 'line 2.updatedAt', 'line 3.createdAt']);
-    expect(count(ctx.db, org.id)).toBe(0);
+    expect(await count(ctx.db, org.id)).toBe(0);
     // The last instants of year 9999 and the first of year 0000, in UTC, are imported and filtered as dated.
     await importTransactions(ctx, org.id, [line('9999-12-31T23:30:00+01:00'), line('0000-01-01T00:30:00-00:00')].join('\n'), 'jsonl');
     const sample = async (q: Record<string, string>) => (await benchmarkSummary(ctx.db, org.id, summaryQuerySchema.parse(q))).sampleSize;

@@ -6,21 +6,24 @@ import { afterEach } from 'vitest';
 import request from 'supertest';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import type { AppContext } from '../../src/context.js';
+import type { AppContext, OpenContext } from '../../src/context.js';
 import { createContext } from '../../src/create-context.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { listMigrations, migrate } from '../../src/db/migrate.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import type { Database } from '../../src/db/database.js';
+import { SqliteDatabase } from '../../src/db/sqlite.js';
+import { openConnection } from '../../src/db/sqlite-connection.js';
+import { freshPostgresDatabase, onPostgres } from './postgres.js';
 import { createApp } from '../../src/api/app.js';
 import { TokenService } from '../../src/services/tokens.js';
 import { EventSignatures } from '../../src/delivery/event-signatures.js';
 import { createApiClient, createOrganization } from '../../src/services/organizations.js';
 import type { PiiAccess } from '../../src/store/api-clients.js';
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
 
 export function tempDir(prefix = 'borderd-test-'): string {
@@ -29,13 +32,20 @@ export function tempDir(prefix = 'borderd-test-'): string {
   return dir;
 }
 
-/** A database file migrated up to, not including, migration `version`: rows written as an older release stored them, then `migrate(db)`. */
-export async function databaseBefore(version: number): Promise<Db> {
-  const db = openDatabase(join(tempDir(), 'm.db'));
+/** A SQLite file migrated up to, not including, migration `version`: rows written as an older release stored them, then `migrate(db)`. */
+export async function databaseBefore(version: number): Promise<Database> {
+  const db = openSqlite(join(tempDir(), 'm.db'));
   await migrate(
-        db,
-        listMigrations().filter((m) => m.version < version),
-      );
+    db,
+    listMigrations().filter((m) => m.version < version),
+  );
+  return db;
+}
+
+/** A SQLite database at `path` (made when there is none), on the Database interface, closed after the test. */
+export function openSqlite(path: string, opts: { readonly?: boolean } = {}): Database {
+  const db = new SqliteDatabase(openConnection(path, opts), { busyTimeoutMs: 5000, fsynced: !opts.readonly });
+  cleanups.unshift(() => db.close());
   return db;
 }
 
@@ -51,20 +61,26 @@ export class LogCapture extends Writable {
   }
 }
 
-export interface TestContext extends AppContext {
+export interface TestContext extends OpenContext {
   clock: ManualClock;
   logs: LogCapture;
 }
 
-/** A fresh database in its own temp dir, a manual clock, and logs captured in memory. */
+/**
+ * A fresh database, a manual clock, and logs captured in memory: a SQLite file in its own temp dir,
+ * or on the postgres test project a PostgreSQL database of its own (test/support/postgres.ts).
+ */
 export async function makeContext(overrides: Record<string, unknown> = {}, clockStart?: string): Promise<TestContext> {
   const dir = tempDir();
-  const flags: Record<string, unknown> = { 'database.path': join(dir, 'borderd.db'), 'log.level': 'debug', ...overrides };
+  const database = onPostgres
+    ? { 'database.url': await freshPostgresDatabase(), 'database.pool.max': 4 }
+    : { 'database.path': join(dir, 'borderd.db') };
+  const flags: Record<string, unknown> = { ...database, dataDir: dir, 'log.level': 'debug', ...overrides };
   const config = loadConfig({ env: {}, flags });
   const logs = new LogCapture();
   const clock = new ManualClock(clockStart ? Date.parse(clockStart) : Date.now());
   const ctx = await createContext(config, { clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) });
-  cleanups.unshift(async () => ctx.db.open && (await ctx.db.close()));
+  cleanups.unshift(() => ctx.db.close());
   return Object.assign(ctx, { clock, logs });
 }
 

@@ -1,5 +1,7 @@
 import { vi } from 'vitest';
-import type { Db } from '../../src/db/open.js';
+import type { Database } from '../../src/db/database.js';
+import type { SqliteDatabase } from '../../src/db/sqlite.js';
+import type { Connection } from '../../src/db/sqlite-connection.js';
 
 /**
  * The query plans of what a piece of code runs. borderd's databases never have ANALYZE statistics,
@@ -13,14 +15,18 @@ export interface Planned {
   plan: string;
 }
 
-/** Runs `fn`, recording every SQL text it prepares on `db` (matching `only`), and returns their plans. */
-export async function plansOf(db: Db, fn: () => unknown, only: RegExp = /./): Promise<Planned[]> {
+/**
+ * Runs `fn`, recording every SQL text it prepares on the SQLite database `database` (matching
+ * `only`), and returns their plans.
+ */
+export async function plansOf(database: Database, fn: () => unknown, only: RegExp = /./): Promise<Planned[]> {
+  const db: Connection = (database as SqliteDatabase).conn;
   const statements = new Set<string>();
   const prepare = db.prepare.bind(db);
   const spy = vi.spyOn(db, 'prepare').mockImplementation(((sql: string) => {
     if (only.test(sql) && !/^\s*(PRAGMA|BEGIN|COMMIT|SAVEPOINT|RELEASE|ROLLBACK)/i.test(sql)) statements.add(sql);
     return prepare(sql);
-  }) as Db['prepare']);
+  }) as Connection['prepare']);
   try {
     await fn();
   } finally {

@@ -1,4 +1,4 @@
-import type { Db } from '../../src/db/open.js';
+import type { Db } from '../../src/db/database.js';
 
 /*
  * A database at another schema version than this build's: written in the migration table itself,
@@ -6,16 +6,13 @@ import type { Db } from '../../src/db/open.js';
  */
 
 /** Forgets the newest migration applied, as if the database were one migration behind. */
-export function forgetNewestMigration(db: Db): void {
-  db.prepare('DELETE FROM schema_migrations WHERE version = (SELECT MAX(version) FROM schema_migrations)').run();
+export async function forgetNewestMigration(db: Db): Promise<void> {
+  await db.run('DELETE FROM schema_migrations WHERE version = (SELECT MAX(version) FROM schema_migrations)');
 }
 
 /** Records a migration after the newest applied, as a newer release would; answers its version. */
-export function recordMigrationOfNewerRelease(db: Db): number {
-  return db
-    .prepare(
-      "INSERT INTO schema_migrations (version, name, applied_at) SELECT MAX(version) + 1, 'from_a_newer_release', 'x' FROM schema_migrations RETURNING version",
-    )
-    .pluck()
-    .get() as number;
+export async function recordMigrationOfNewerRelease(db: Db): Promise<number> {
+  return (await db.value<number>(
+    "INSERT INTO schema_migrations (version, name, applied_at) SELECT MAX(version) + 1, 'from_a_newer_release', 'x' FROM schema_migrations RETURNING version",
+  ))!;
 }

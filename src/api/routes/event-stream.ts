@@ -288,7 +288,7 @@ function follow(
       res.write(sseMessage('ready', { from: start.mode, after: cursor }, cursor ?? undefined));
       // An organization without a webhook has no key yet: its pair is made off the main thread.
       const pair = await pairIfKeyless(ctx, orgId);
-      if (pair) await commit(() => ensureSigningKey(ctx, orgId, pair));
+      if (pair) await commit((db) => ensureSigningKey({ ...ctx, db }, orgId, pair));
       await announceKey();
       while (!closed) {
         pending = false;

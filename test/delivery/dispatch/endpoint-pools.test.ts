@@ -55,8 +55,8 @@ describe('connection pools of the dispatcher', () => {
       release();
     }
     const byWebhook = async (id: string) => (await listDeliveries(ctx.db, { webhookId: id, limit: 1 }))[0]!;
-    expect(byWebhook(second.body.id as string)).toMatchObject({ state: 'delivered', lastStatus: 200, lastError: null });
-    expect(byWebhook(webhookId)).toMatchObject({ state: 'pending', lastStatus: null });
+    expect(await byWebhook(second.body.id as string)).toMatchObject({ state: 'delivered', lastStatus: 200, lastError: null });
+    expect(await byWebhook(webhookId)).toMatchObject({ state: 'pending', lastStatus: null });
     expect((await byWebhook(webhookId)).lastError).toMatch(/timeout|abort/i);
     await dispatcher.stop();
   });

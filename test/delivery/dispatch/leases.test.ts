@@ -18,7 +18,9 @@ describe('leases', () => {
     await newTx(ctx, org.org.id);
     const [d] = await listDeliveries(ctx.db, { limit: 1 });
     const now = ctx.clock.now();
-    expect((await claimDue(ctx.db, d!.webhookId, 'dead-process', now, now + ctx.config.delivery.leaseMs, 1)).map((r) => r.id)).toEqual([d!.id]);
+    expect((await claimDue(ctx.db, d!.webhookId, 'dead-process', now, now + ctx.config.delivery.leaseMs, 1)).map((r) => r.id)).toEqual([
+      d!.id,
+    ]);
     // Leased: another claim does not take it.
     expect(await claimDue(ctx.db, d!.webhookId, 'someone-else', now, now + 1000, 10)).toEqual([]);
     expect((await deliveryLease(ctx.db, d!.id))?.claimedBy).toBe('dead-process');
@@ -100,11 +102,11 @@ describe('leases of rows that wait long for a send slot', () => {
       for (let step = 0; step < 3; step++) {
         ctx.clock.advance(12_000);
         const now = ctx.clock.now();
-        await vi.waitFor(() => ids.forEach((id) => expect(leaseOf(ctx, id)).toBe(now + 30_000)));
+        await vi.waitFor(() => ids.forEach(async (id) => expect(await leaseOf(ctx, id)).toBe(now + 30_000)));
       }
       // Another process looking for due rows finds none of them.
       const now = ctx.clock.now();
-      expect(claimDue(ctx.db, webhookId, 'another-process', now, now + 30_000, 10)).toEqual([]);
+      expect(await claimDue(ctx.db, webhookId, 'another-process', now, now + 30_000, 10)).toEqual([]);
     });
   });
 
@@ -132,8 +134,8 @@ describe('leases of rows that wait long for a send slot', () => {
     const sentEvents = receiver.received.map((r) => r.headers['x-event-id']);
     expect(sentEvents).toContain((await getDelivery(ctx.db, queued[0]!))!.eventId);
     expect(sentEvents).not.toContain((await getDelivery(ctx.db, queued[1]!))!.eventId);
-    expect(getDelivery(ctx.db, queued[0]!)).toMatchObject({ state: 'delivered', attempts: 1 });
-    expect(listAttempts(ctx.db, queued[1]!)).toEqual([]);
+    expect(await getDelivery(ctx.db, queued[0]!)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(await listAttempts(ctx.db, queued[1]!)).toEqual([]);
     await dispatcher.stop();
   });
 });
@@ -166,11 +168,11 @@ describe('lease renewal on its own timer', () => {
 });
 
 describe('the lease keeper', () => {
-  it('leases for at least the wait of the last claim round and its own send, plus a margin', () => {
+  it('leases for at least the wait of the last claim round and its own send, plus a margin', async () => {
     const lease = async (leaseMs: number, timeoutMs: number) =>
       new Leases(await makeContext({ 'delivery.leaseMs': leaseMs, 'delivery.timeoutMs': timeoutMs }), 'me').ms;
-    expect(lease(1, 5_000)).toBe((CLAIM_ROUNDS + 1) * 5_000 + 5_000);
-    expect(lease(90_000, 5_000)).toBe(90_000);
+    expect(await lease(1, 5_000)).toBe((CLAIM_ROUNDS + 1) * 5_000 + 5_000);
+    expect(await lease(90_000, 5_000)).toBe(90_000);
   });
 
   it('holds each claimed row until its job is over', async () => {
@@ -205,10 +207,14 @@ describe('the lease keeper', () => {
   it('before a send: the row’s target while it is ours and due, with a lease long enough for the send', async () => {
     const { ctx, webhook, rows, jobs } = await claimedJobs(2, 'me');
     const leases = new Leases(ctx, 'me');
-    expect(leases.beforeSend(jobs[0]!, false)).toEqual({ url: webhook.url, keyRetired: false, nextAttemptAt: rows[0]!.nextAttemptAt });
+    expect(await leases.beforeSend(jobs[0]!, false)).toEqual({
+      url: webhook.url,
+      keyRetired: false,
+      nextAttemptAt: rows[0]!.nextAttemptAt,
+    });
     // A lease too short for the send is renewed first, when the row is still ours.
     expect(await renewLeases(ctx.db, 'me', [rows[1]!.id], ctx.clock.now() + ctx.config.delivery.timeoutMs)).toBe(1);
-    expect(leases.beforeSend(jobs[1]!, false)).toMatchObject({ url: webhook.url });
+    expect(await leases.beforeSend(jobs[1]!, false)).toMatchObject({ url: webhook.url });
     expect((await deliveryLease(ctx.db, rows[1]!.id))!.leaseUntil).toBe(ctx.clock.now() + leases.ms);
   });
 
@@ -229,7 +235,7 @@ describe('the lease keeper', () => {
     expect(await deliveryLease(ctx.db, rows[0]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
     await disableWebhook(ctx, webhook.id);
     expect(await leases.beforeSend(jobs[1]!, false)).toBe('gone');
-    expect(deliveryLease(ctx.db, rows[1]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
+    expect(await deliveryLease(ctx.db, rows[1]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
   });
 
   it('before a send: unread when the check itself fails, and the row goes as claimed', async () => {

@@ -53,8 +53,13 @@ describe('leases while the operator changes the webhook', () => {
     release(500);
     expect(await sending).toBe(1);
     // The failure is recorded as an attempt, but the replay's cycle stands: step 0, due when the replay said.
-    expect(listAttempts(ctx.db, d.id)).toHaveLength(1);
-    expect(getDelivery(ctx.db, d.id)).toMatchObject({ state: 'pending', step: 0, nextAttemptAt: replayed.nextAttemptAt, lastStatus: 500 });
+    expect(await listAttempts(ctx.db, d.id)).toHaveLength(1);
+    expect(await getDelivery(ctx.db, d.id)).toMatchObject({
+      state: 'pending',
+      step: 0,
+      nextAttemptAt: replayed.nextAttemptAt,
+      lastStatus: 500,
+    });
   });
 
   it('records every other result of a batch when one cannot be recorded (its row deleted meanwhile)', async () => {
@@ -70,10 +75,10 @@ describe('leases while the operator changes the webhook', () => {
     await deleteDelivery(s.ctx.db, gone!.id); // its attempt row can no longer be written
     release();
     await sending;
-    expect(getDelivery(s.ctx.db, kept!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
+    expect(await getDelivery(s.ctx.db, kept!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
     expect(s.ctx.logs.lines.some((l) => l.msg === 'delivery bookkeeping failed' && l.deliveryId === gone!.id)).toBe(true);
     // The batch was first written whole, rolled back, then written result by result: recorded once.
-    expect(listAttempts(s.ctx.db, kept!.id)).toHaveLength(1);
+    expect(await listAttempts(s.ctx.db, kept!.id)).toHaveLength(1);
     expect(s.ctx.logs.lines.filter((l) => l.deliveryId === kept!.id && l.msg === 'delivery attempt')).toHaveLength(1);
   });
 
@@ -86,8 +91,8 @@ describe('leases while the operator changes the webhook', () => {
       await disableWebhook(s.ctx, s.webhookId);
       s.release(status);
       await s.sending;
-      expect(getDelivery(s.ctx.db, s.d.id)).toMatchObject({ state, attempts: 1, lastStatus: status });
-      expect(deliveryLease(s.ctx.db, s.d.id)).toMatchObject({ claimedBy: null });
+      expect(await getDelivery(s.ctx.db, s.d.id)).toMatchObject({ state, attempts: 1, lastStatus: status });
+      expect(await deliveryLease(s.ctx.db, s.d.id)).toMatchObject({ claimedBy: null });
     }
   });
 
@@ -122,14 +127,12 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
     const sending = s.dispatcher.runOnce();
     await s.receiver.waitFor(1);
-    expect(leasedDeliveries(s.ctx.db)).toHaveLength(3); // all three claimed, one sent
+    expect(await leasedDeliveries(s.ctx.db)).toHaveLength(3); // all three claimed, one sent
     /** Answers the held send with `status`, waits for the pass, and returns the webhook's row states, sorted. */
     const finish = async (status: number): Promise<string[]> => {
       release(status);
       await sending;
-      return (await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 }))
-        .map((d) => d.state)
-        .sort();
+      return (await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 })).map((d) => d.state).sort();
     };
     return { ...s, finish };
   }
@@ -141,7 +144,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     expect(s.receiver.received).toHaveLength(1);
     const rows = await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 });
     expect(rows.filter((d) => d.state === 'skipped').every((d) => d.attempts === 0)).toBe(true);
-    expect(leasedDeliveries(s.ctx.db)).toEqual([]);
+    expect(await leasedDeliveries(s.ctx.db)).toEqual([]);
     // Re-enabled and replayed: the two it missed go out at once (no lease left to wait for), once each.
     s.receiver.setResponder((_r, res) => res.end('ok'));
     await enableWebhook(s.ctx, s.webhookId, '2000-01-01T00:00:00Z');
@@ -213,6 +216,6 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     expect(await s.finish(200)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(s.receiver.received).toHaveLength(1);
     expect(moved.received).toHaveLength(2);
-    expect(listDeliveries(s.ctx.db, { state: 'delivered', limit: 5 })).toHaveLength(3);
+    expect(await listDeliveries(s.ctx.db, { state: 'delivered', limit: 5 })).toHaveLength(3);
   });
 });

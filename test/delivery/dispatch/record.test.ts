@@ -115,7 +115,7 @@ describe('the recorder', () => {
     expect(await getDelivery(ctx.db, jobs[0]!.id)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 200 });
     expect(await getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'pending', attempts: 1, step: 1, lastStatus: 500 });
     expect(Date.parse((await getDelivery(ctx.db, jobs[1]!.id))!.nextAttemptAt) - ctx.clock.now()).toBe(5_000);
-    expect(getDelivery(ctx.db, jobs[2]!.id)).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null });
+    expect(await getDelivery(ctx.db, jobs[2]!.id)).toMatchObject({ state: 'pending', attempts: 1, lastStatus: null });
     expect((await listAttempts(ctx.db, jobs[2]!.id)).map((a) => a.error)).toEqual([noAnswer.error]);
   });
 
@@ -140,8 +140,8 @@ describe('the recorder', () => {
     await recorder.flush();
     expect(ended).toEqual([webhook.id]);
     expect(recorded).toEqual(jobs.map((j) => j.id));
-    expect(getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'failed', attempts: 1, lastStatus: 410 });
-    expect(getWebhookById(ctx.db, webhook.id)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
+    expect(await getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'failed', attempts: 1, lastStatus: 410 });
+    expect(await getWebhookById(ctx.db, webhook.id)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
   });
 
   it('keeps results in memory while another process holds the write lock, and records them once it is free', async () => {

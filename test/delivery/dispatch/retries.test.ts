@@ -71,7 +71,7 @@ describe('retries', () => {
     expect(await dispatcher.runOnce()).toBe(4);
     const ids = new Set(receiver.received.filter((r) => r.headers['x-event-id']).map((r) => r.headers['x-event-id']));
     expect(ids.size).toBe(4);
-    expect(listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(4);
+    expect(await listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(4);
   });
 
   it('honours Retry-After on 503 within 1x to 2x of the scheduled delay', async () => {
@@ -103,7 +103,7 @@ describe('retries', () => {
     await newTx(ctx, org.org.id);
     await dispatcher.runOnce();
     expect((await listDeliveries(ctx.db, { webhookId, limit: 5 }))[0]!.state).toBe('failed');
-    expect(getWebhookById(ctx.db, webhookId)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
+    expect(await getWebhookById(ctx.db, webhookId)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
   });
 });
 
@@ -188,7 +188,7 @@ describe('retry schedule', () => {
       expect(await dispatcher.runOnce()).toBe(1);
     }
     expect(receiver.received).toHaveLength(3);
-    expect(getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'failed', attempts: 7 });
+    expect(await getDelivery(ctx.db, d!.id)).toMatchObject({ state: 'failed', attempts: 7 });
     expect((await getWebhookById(ctx.db, webhookId))!.enabled).toBe(false);
   });
 
@@ -208,14 +208,14 @@ describe('retry schedule', () => {
     receiver.setResponder((_r, res) => res.end('ok'));
     const restarted = await makeContext({ ...SHORT, 'database.path': ctx.config.database.path });
     restarted.clock.set(ctx.clock.now());
-    expect(listDeliveries(restarted.db, { limit: 10 })).toEqual([before]);
+    expect(await listDeliveries(restarted.db, { limit: 10 })).toEqual([before]);
     const again = new Dispatcher(restarted, { random: () => 0.5 });
     expect(await again.runOnce()).toBe(0);
     restarted.clock.advance(4999);
     expect(await again.runOnce()).toBe(0);
     restarted.clock.advance(1);
     expect(await again.runOnce()).toBe(1);
-    expect(getDelivery(restarted.db, before!.id)).toMatchObject({ state: 'delivered', attempts: 2 });
+    expect(await getDelivery(restarted.db, before!.id)).toMatchObject({ state: 'delivered', attempts: 2 });
     expect(receiver.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(['1', '2']);
     await expectAllSigned(restarted, receiver.received);
   });

@@ -83,10 +83,10 @@ export async function expectAllSigned(ctx: TestContext, received: Received[]): P
 }
 
 /** Not an attempt (its outcome is unknown), still pending, and nobody's lease: the next process may send it at once. */
-export function expectGivenBackUnattempted(ctx: TestContext, deliveryId: string): void {
-  expect(deliveryLease(ctx.db, deliveryId)).toEqual({ claimedBy: null, leaseUntil: null });
-  expect(getDelivery(ctx.db, deliveryId)).toMatchObject({ state: 'pending', attempts: 0 });
-  expect(listAttempts(ctx.db, deliveryId)).toEqual([]);
+export async function expectGivenBackUnattempted(ctx: TestContext, deliveryId: string): Promise<void> {
+  expect(await deliveryLease(ctx.db, deliveryId)).toEqual({ claimedBy: null, leaseUntil: null });
+  expect(await getDelivery(ctx.db, deliveryId)).toMatchObject({ state: 'pending', attempts: 0 });
+  expect(await listAttempts(ctx.db, deliveryId)).toEqual([]);
 }
 
 /** A receiver that answers at once, registered as a webhook with `auth`'s token; what it gets is checked for signatures after the test. */

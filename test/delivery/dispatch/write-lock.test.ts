@@ -36,7 +36,8 @@ describe('while another process holds the write lock', () => {
     await other.close();
     // Each event sent once, and each send's 200 recorded as its one attempt.
     expect(receiver.received).toHaveLength(2);
-    for (const d of await listDeliveries(ctx.db, { limit: 10 })) expect((await listAttempts(ctx.db, d.id)).map((a) => a.statusCode)).toEqual([200]);
+    for (const d of await listDeliveries(ctx.db, { limit: 10 }))
+      expect((await listAttempts(ctx.db, d.id)).map((a) => a.statusCode)).toEqual([200]);
   });
 
   it('a queued row whose lease ran short while another process holds the write lock is not sent, and the loop is not held', async () => {
