@@ -271,7 +271,7 @@ export class Dispatcher implements Worker {
           eventType: event?.type ?? '',
           body: event?.body ?? '',
           keyId: key instanceof Error ? null : key.keyId,
-          signature: await this.#signing.signatureFor(row.eventId, key, event),
+          signature: this.#signing.signatureFor(row.eventId, key, event),
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
         this.#inflight.add(done);
