@@ -20,6 +20,7 @@ import { MasterKeyError } from '../security/master-key.js';
 export interface CommonArgs {
   config?: string | undefined;
   db?: string | undefined;
+  databaseUrl?: string | undefined;
   json?: boolean | undefined;
 }
 
@@ -27,11 +28,15 @@ export function withCommonOptions<T>(y: Argv<T>): Argv<T & CommonArgs> {
   return y
     .option('config', { type: 'string', describe: 'YAML config file (see config/)' })
     .option('db', { type: 'string', describe: 'SQLite database path (database.path)' })
+    .option('database-url', {
+      type: 'string',
+      describe: 'PostgreSQL instead of SQLite: postgres://user:password@host:5432/db (database.url)',
+    })
     .option('json', { type: 'boolean', default: false, describe: 'print one JSON document for scripts' }) as Argv<T & CommonArgs>;
 }
 
 export function loadCliConfig(args: CommonArgs, flags: Record<string, unknown> = {}): Config {
-  return loadConfig({ file: args.config, flags: { 'database.path': args.db, ...flags } });
+  return loadConfig({ file: args.config, flags: { 'database.path': args.db, 'database.url': args.databaseUrl, ...flags } });
 }
 
 /** Exit codes: 0 ok, 1 the operation was refused or failed, 2 bad usage or bad config. */

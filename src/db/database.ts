@@ -134,6 +134,16 @@ export async function withTransaction<C extends { db: Db }, T>(ctx: C, fn: (ctx:
   return ctx.db.transaction((tx) => fn({ ...ctx, db: tx }), opts);
 }
 
+/**
+ * Inside a write transaction: waits until no other transaction holds `key`, then holds it until
+ * this one ends. SQLite runs write transactions one at a time already, so it costs nothing there;
+ * PostgreSQL runs them side by side, and a write that decides from what it just read (a count
+ * under a limit, the newest event id, "is there a key yet") takes the key of what it decides on.
+ */
+export async function holdLock(db: Db, key: string): Promise<void> {
+  if (db.dialect === 'postgres') await db.value('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
+}
+
 /** Whether the database has this table (a database opened before migrations run may not). */
 export async function hasTable(db: Queryable, name: string): Promise<boolean> {
   const sql = {

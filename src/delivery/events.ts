@@ -4,7 +4,7 @@
  *
  * @module delivery/events
  */
-import type { Db } from '../db/database.js';
+import { holdLock, type Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { newId, sortAfter } from '../domain/ids.js';
 import { insertEvent, newestEventId } from '../store/events.js';
@@ -28,10 +28,12 @@ export async function writeEvent<T extends EventType>(
   type: T,
   data: EventDataByType[T],
 ): Promise<StoredEvent<T>> {
-  // Event ids follow commit order, across every process writing this file: the event stream and its
-  // clients resume with "after this id", so an event committed after a higher id (made by another
-  // process in the same millisecond, or by a clock ahead) would never be streamed. Inside the write
-  // transaction no other commit can come between this read and the insert.
+  // An organization's event ids follow commit order, across every process writing the database: the
+  // event stream and its clients resume with "after this id", so an event committed after a higher
+  // id (made by another process in the same millisecond, or by a clock ahead) would never be
+  // streamed. Under the organization's event lock no other commit can come between this read and
+  // the insert.
+  await holdLock(db, `events:${orgId}`);
   const newest = await newestEventId(db);
   if (newest) sortAfter(newest);
   const event: WebhookEvent<T> = {

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import type { AppContext } from '../context.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
 import { isoAt } from '../domain/clock.js';
-import { withTransaction } from '../db/database.js';
+import { holdLock, withTransaction } from '../db/database.js';
 import { newId } from '../domain/ids.js';
 import {
   currentKeyId,
@@ -70,7 +70,10 @@ async function insertNewKey(
  */
 export async function ensureSigningKey(ctx: AppContext, orgId: string, pair?: KeyPair): Promise<PublicSigningKey> {
   return toPublic(
-    await withTransaction(ctx, async (ctx) => (await currentKeyRow(ctx.db, orgId)) ?? (await insertNewKey(ctx, orgId, pair))),
+    await withTransaction(ctx, async (ctx) => {
+      await holdLock(ctx.db, `keys:${orgId}`);
+      return (await currentKeyRow(ctx.db, orgId)) ?? (await insertNewKey(ctx, orgId, pair));
+    }),
   );
 }
 
@@ -110,6 +113,7 @@ export function rotateSigningKey(ctx: AppContext, orgId: string, commit: Commit 
   const made = generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS })
     .then((pair) =>
       commit(async (db) => {
+        await holdLock(db, `keys:${orgId}`);
         await retireWebhookKeys(db, orgId, isoAt(ctx.clock.now()));
         return toPublic(await insertNewKey({ ...ctx, db }, orgId, pair));
       }),

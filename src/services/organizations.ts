@@ -12,7 +12,7 @@ import { newId } from '../domain/ids.js';
 import { hashSecret } from '../security/secret-hash.js';
 import { type ApiClient, insertApiClient, type PiiAccess, revokeApiClient, getApiClient } from '../store/api-clients.js';
 import { countOrganizations, getOrganization, insertOrganization, type Organization } from '../store/organizations.js';
-import { withTransaction } from '../db/database.js';
+import { holdLock, withTransaction } from '../db/database.js';
 
 export async function createOrganization(ctx: AppContext, name: string): Promise<Organization> {
   const org = newOrganization(ctx, name);
@@ -73,8 +73,8 @@ export async function revokeClient(ctx: AppContext, id: string): Promise<ApiClie
 /**
  * First start on an empty database: a development organization and one client, so a new user can
  * fetch a token right away. Returns undefined when the database already has organizations. The
- * organization and its client are written in one IMMEDIATE transaction that checks the database is
- * still empty, so two daemons starting at once create one pair, and a failure leaves neither.
+ * organization and its client are written in one transaction, under a lock, that checks the database
+ * is still empty, so two daemons starting at once create one pair, and a failure leaves neither.
  */
 export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Organization; client: CreatedClient } | undefined> {
   if ((await countOrganizations(ctx.db)) > 0) return undefined;
@@ -82,6 +82,7 @@ export async function bootstrapDevelopment(ctx: AppContext): Promise<{ org: Orga
   // scrypt is asynchronous, so the hash is made before the transaction opens.
   const { client, clientSecret, secretHash } = await newClient(ctx, { orgId: org.id, name: 'development' });
   const created = await withTransaction(ctx, async (ctx) => {
+    await holdLock(ctx.db, 'bootstrap');
     if ((await countOrganizations(ctx.db)) > 0) return false;
     await insertOrganization(ctx.db, org);
     await insertApiClient(ctx.db, client, secretHash);

@@ -31,7 +31,7 @@ import {
   type RefundPlan,
 } from '../store/refund-plans.js';
 import type { TransactionStatusChange } from '../context.js';
-import { withTransaction } from '../db/database.js';
+import { holdLock, withTransaction } from '../db/database.js';
 
 export const orgRefundAddressSchema = z.strictObject({
   network: z.enum(NETWORK_IDS),
@@ -80,6 +80,7 @@ export async function setRefundConfig(
   const nowMs = ctx.clock.now();
   const at = isoAt(nowMs);
   const replanned = await withTransaction(ctx, async (ctx) => {
+    await holdLock(ctx.db, `refunds:${orgId}`);
     const version = await upsertRefundConfig(ctx.db, { orgId, destination, verifiedAt: at, updatedAt: at });
     const stale = (await listRefundPlans(ctx.db, { orgId, state: 'Paused' })).filter(
       (p) => p.destinationFrom === 'default' && p.defaultVersion !== version,

@@ -22,7 +22,7 @@ import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { importRefused } from './import-errors.js';
 import { BENCHMARK_CLASSES, RECONCILIATION_RESULTS, REVIEW_STATES, SUMMARY_TYPES } from './benchmark-summary.js';
 import { parseCsv } from './csv.js';
-import { withTransaction } from '../db/database.js';
+import { holdLock, withTransaction } from '../db/database.js';
 
 const decimal = z.string().regex(/^-?\d{1,18}(\.\d{1,18})?$/, 'must be a decimal string such as 1234.56');
 /**
@@ -129,10 +129,11 @@ export async function importTransactions(
 
   const now = ctx.clock.now();
   const importId = newId('imp', now);
-  // The duplicate check and the inserts share one IMMEDIATE transaction (the write lock is taken
-  // first), so two imports of the same file cannot both pass the check; the UNIQUE index of
-  // migration 007 backs it up.
+  // The duplicate check and the inserts share one transaction under the organization's import lock,
+  // so two imports of the same file cannot both pass the check; the UNIQUE index of migration 007
+  // backs it up.
   await withTransaction(ctx, async (ctx) => {
+    await holdLock(ctx.db, `import:${orgId}`);
     const duplicates = await alreadyImported(ctx, orgId, rows);
     if (duplicates.length) throw importRefused(duplicates);
     for (const [i, { row }] of rows.entries()) {

@@ -23,7 +23,7 @@ import {
   type WebhookRecord,
 } from '../store/webhooks.js';
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
-import { withTransaction } from '../db/database.js';
+import { holdLock, withTransaction } from '../db/database.js';
 
 function assertUrl(ctx: AppContext, url: string): void {
   const errors = checkWebhookUrl(url, ctx.config.webhooks);
@@ -43,7 +43,8 @@ export async function createWebhook(
   const outer = ctx;
   return commit(async (db) => {
     const ctx = { ...outer, db };
-    // Counted under the write lock, so two requests at once cannot both take the last place.
+    // Counted under the organization's webhook lock, so two requests at once cannot both take the last place.
+    await holdLock(ctx.db, `webhooks:${orgId}`);
     const max = ctx.config.webhooks.maxPerOrganization;
     if ((await countWebhooks(ctx.db, orgId)) >= max) {
       throw conflict(

@@ -499,21 +499,19 @@ describe('GET /v1/notifications/events/stream', () => {
     // About 32 MB of history: far more than the socket buffers hold, so the catch-up must wait for
     // the socket to drain, which never happens while the client reads nothing.
     const padding = 'x'.repeat(16 * 1024);
-    (
-      await ctx.db.transaction(async () => {
-        for (let i = 0; i < 2000; i++) {
-          const id = newId('evt', ctx.clock.now());
-          const createdAt = new Date(ctx.clock.now()).toISOString();
-          await insertEvent(ctx.db, {
-            id,
-            org_id: org.id,
-            type: 'Transaction_Updated',
-            body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }),
-            created_at: createdAt,
-          });
-        }
-      })
-    )();
+    await ctx.db.transaction(async (tx) => {
+      for (let i = 0; i < 2000; i++) {
+        const id = newId('evt', ctx.clock.now());
+        const createdAt = new Date(ctx.clock.now()).toISOString();
+        await insertEvent(tx, {
+          id,
+          org_id: org.id,
+          type: 'Transaction_Updated',
+          body: JSON.stringify({ id, type: 'Transaction_Updated', organizationId: org.id, createdAt, data, padding }),
+          created_at: createdAt,
+        });
+      }
+    });
     const stalled = await new Promise<{ req: ClientRequest; res: IncomingMessage }>((resolve, reject) => {
       const req = httpGet(`${url}?since=${SINCE_ALL}`, { headers: { authorization: auth } }, (res) => {
         res.pause();

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../support/process.js';
 
 describe('route declarations (types)', () => {
-  it('refuse an async handler with groupCommit: true, and accept the declarations the API uses', () => {
+  it('require a groupCommit: true handler to return a promise of a reply, and accept the declarations the API uses', () => {
     // test/types/route-spec.fixture.ts with the project's compiler options; an unused @ts-expect-error fails the compile too.
     const res = spawnSync(
       process.execPath,

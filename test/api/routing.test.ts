@@ -60,7 +60,7 @@ async function setup() {
   return { ctx, tokens, http: request(app) };
 }
 
-const requestLines = (ctx: ReturnType<typeof setup>['ctx']) =>
+const requestLines = (ctx: Awaited<ReturnType<typeof setup>>['ctx']) =>
   ctx.logs.lines.filter((l) => l.msg === 'request').map((l) => [l.method, l.route, l.status]);
 
 describe('routing', () => {

@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listMigrations } from '../../src/db/migrate.js';
-import { openDatabase } from '../../src/db/open.js';
 import { getApiClientWithHash } from '../../src/store/api-clients.js';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/process.js';
-import { tempDir } from '../support/context.js';
+import { openSqlite, tempDir } from '../support/context.js';
 
 describe('borderd orgs and clients', () => {
   it('creates, lists and revokes with --json', async () => {
@@ -22,7 +21,7 @@ describe('borderd orgs and clients', () => {
     expect(c).toMatchObject({ orgId: created.id, piiAccess: 'redacted' });
     expect(c.clientSecret).toMatch(/^bsk_/);
     // At rest only the scrypt hash: no byte of the database file, nor of its WAL, holds the secret.
-    const sqlite = openDatabase(db, { readonly: true });
+    const sqlite = openSqlite(db, { readonly: true });
     expect((await getApiClientWithHash(sqlite, c.id))?.secretHash).toMatch(/^scrypt\$/);
     await sqlite.close();
     for (const file of [db, `${db}-wal`].filter((f) => existsSync(f)))

@@ -2,14 +2,14 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBackgroundCheckpoints, type BackgroundCheckpoints } from '../../src/db/background-checkpoints.js';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import { openConnection, type Connection } from '../../src/db/sqlite-connection.js';
 import { tempDir } from '../support/context.js';
 import { ROOT } from '../support/process.js';
 
 // The worker runs compiled code (`npm test` builds first).
 const workerScript = new URL(`file://${join(ROOT, 'dist/src/db/checkpoint-worker.js')}`);
 
-const opened: Array<{ db: Db; checkpoints: BackgroundCheckpoints }> = [];
+const opened: Array<{ db: Connection; checkpoints: BackgroundCheckpoints }> = [];
 afterEach(async () => {
   for (const { db, checkpoints } of opened.splice(0)) {
     await checkpoints.close();
@@ -17,10 +17,11 @@ afterEach(async () => {
   }
 });
 
-async function setUp(script = workerScript) {
+function setUp(script = workerScript) {
   const path = join(tempDir('borderd-checkpoints-'), 'c.db');
-  const db = openDatabase(path, { synchronous: 'normal' });
-  await db.exec('CREATE TABLE blobs (b BLOB NOT NULL)');
+  // A raw connection, as the receiver's capture log holds.
+  const db = openConnection(path, { synchronous: 'normal' });
+  db.exec('CREATE TABLE blobs (b BLOB NOT NULL)');
   const failures: Error[] = [];
   const checkpoints = startBackgroundCheckpoints(db, {
     dbPath: path,
@@ -33,7 +34,7 @@ async function setUp(script = workerScript) {
   return { db, path, checkpoints, failures };
 }
 
-const autocheckpoint = (db: Db) => db.pragma('wal_autocheckpoint', { simple: true });
+const autocheckpoint = (db: Connection) => db.pragma('wal_autocheckpoint', { simple: true });
 
 async function until(check: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -45,7 +46,7 @@ async function until(check: () => boolean, ms = 5000): Promise<void> {
 
 describe('background WAL checkpoints', () => {
   it('the writer stops checkpointing in its commits, and the worker copies the WAL into the database file', async () => {
-    const { db, path, checkpoints, failures } = await setUp();
+    const { db, path, checkpoints, failures } = setUp();
     expect(await checkpoints.ready).toBe(true);
     expect(autocheckpoint(db)).toBe(0);
     const before = statSync(path).size;
@@ -58,7 +59,7 @@ describe('background WAL checkpoints', () => {
   });
 
   it('close stops the worker and gives the writer its automatic checkpoint back', async () => {
-    const { db, checkpoints } = await setUp();
+    const { db, checkpoints } = setUp();
     await checkpoints.ready;
     await checkpoints.close();
     await checkpoints.close();
@@ -66,7 +67,7 @@ describe('background WAL checkpoints', () => {
   });
 
   it('a worker that cannot start leaves the automatic checkpoint on and says why', async () => {
-    const { db, checkpoints, failures } = await setUp(new URL(`file://${join(ROOT, 'dist/src/db/no-such-worker.js')}`));
+    const { db, checkpoints, failures } = setUp(new URL(`file://${join(ROOT, 'dist/src/db/no-such-worker.js')}`));
     expect(await checkpoints.ready).toBe(false);
     expect(autocheckpoint(db)).toBe(1000);
     expect(failures).toHaveLength(1);
@@ -74,7 +75,7 @@ describe('background WAL checkpoints', () => {
   });
 
   it('a worker that fails later hands checkpoints back to the writer', async () => {
-    const { db, checkpoints, failures } = await setUp(new URL('./fixtures/failing-checkpoint-worker.mjs', import.meta.url));
+    const { db, checkpoints, failures } = setUp(new URL('./fixtures/failing-checkpoint-worker.mjs', import.meta.url));
     expect(await checkpoints.ready).toBe(true);
     expect(autocheckpoint(db)).toBe(0);
     await until(() => failures.length > 0);

@@ -13,7 +13,7 @@ import { joseToken, makeKeyPair, notification } from '../inbound/jwe-fixtures.js
 
 /**
  * better-sqlite3 12's statements and iterators are native objects that, on Node 24.19 and later,
- * abort the process when the garbage collector finalizes one at the wrong moment (src/db/open.ts,
+ * abort the process when the garbage collector finalizes one at the wrong moment (src/db/sqlite-connection.ts,
  * "Native objects kept"). The rule that avoids it: in normal running borderd leaves none for the
  * collector. Each SQL text is compiled once per connection and kept, pragmas are set with exec(),
  * and nothing calls iterate(). This test counts the native objects made while a daemon's context

@@ -1,44 +1,42 @@
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import type { Database, Db } from '../../src/db/database.js';
 import { inlineReads, workerReads, type Reads, type ReadTable } from '../../src/db/read-pool.js';
 import { BorderdError } from '../../src/domain/errors.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ROOT } from '../support/process.js';
-import { tempDir } from '../support/context.js';
+import { openSqlite, tempDir } from '../support/context.js';
 
 // The workers run compiled code (`npm test` builds first): the worker script from dist, the table from a fixture.
 const workerScript = new URL(`file://${join(ROOT, 'dist/src/db/read-worker.js')}`);
 const tableModule = new URL('./fixtures/read-table.mjs', import.meta.url);
 
 interface TestTable extends ReadTable {
-  names: (db: Db) => string[];
-  thread: () => number;
-  refuse: (db: Db, a: { field: string }) => never;
-  write: (db: Db) => unknown;
-  missingTable: (db: Db) => unknown;
-  waitFor: (db: Db, a: { flag: SharedArrayBuffer }) => string;
-  crash: () => never;
+  names: (db: Db) => Promise<string[]>;
+  namesTwice: (db: Db) => Promise<[string[], number]>;
+  thread: () => Promise<number>;
+  refuse: (db: Db, a: { field: string }) => Promise<never>;
+  write: (db: Db) => Promise<number>;
+  missingTable: (db: Db) => Promise<unknown>;
+  waitFor: (db: Db, a: { flag: SharedArrayBuffer }) => Promise<string>;
+  crash: () => Promise<never>;
 }
 
-const open: Array<{ reads: Reads<TestTable>; db: Db }> = [];
+const open: Reads<TestTable>[] = [];
 afterEach(async () => {
-  for (const { reads, db } of open.splice(0)) {
-    await reads.close();
-    db.close();
-  }
+  for (const reads of open.splice(0)) await reads.close();
 });
 
 async function setUp(size: number, dbPath?: string) {
   const path = dbPath ?? join(tempDir('borderd-reads-'), 'reads.db');
-  const db = openDatabase(path);
+  const db: Database = openSqlite(path);
   await db.exec("CREATE TABLE people (name TEXT NOT NULL); INSERT INTO people (name) VALUES ('ada'), ('bob')");
   const lines: string[] = [];
   const destination = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(chunk.toString()), done()) });
   const log = createLogger({ level: 'info', pretty: 'never', destination });
   const reads = workerReads<TestTable>({ dbPath: path, busyTimeoutMs: 1000, size, tableModule, workerScript, log });
-  open.push({ reads, db });
+  open.push(reads);
   return { reads, db, lines };
 }
 
@@ -51,8 +49,9 @@ describe('read workers', () => {
   it('read on their own connection what the main connection committed, also after they started', async () => {
     const { reads, db } = await setUp(1);
     expect(await reads.run('names', undefined)).toEqual(['ada', 'bob']);
-    db.prepare("INSERT INTO people (name) VALUES ('cy')").run();
+    await db.run("INSERT INTO people (name) VALUES ('cy')");
     expect(await reads.run('names', undefined)).toEqual(['ada', 'bob', 'cy']);
+    expect(await reads.run('namesTwice', undefined)).toEqual([['ada', 'bob', 'cy'], 3]);
     expect(await reads.run('thread', undefined)).not.toBe(0); // 0 is the main thread
   });
 
@@ -87,7 +86,7 @@ describe('read workers', () => {
       message: expect.stringMatching(/no such table: nowhere/),
     });
     await expect(reads.run('write', undefined)).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
-    expect(db.prepare('SELECT count(*) FROM people').pluck().get()).toBe(2);
+    expect(await db.value('SELECT count(*) FROM people')).toBe(2);
   });
 
   it('fail the read a dying worker had, log it, and serve the next read from a new worker', async () => {
@@ -127,11 +126,10 @@ describe('read workers', () => {
   });
 
   it('run inline on the given connection with no workers', async () => {
-    const db = openDatabase(':memory:');
+    const db = openSqlite(':memory:');
     await db.exec("CREATE TABLE people (name TEXT NOT NULL); INSERT INTO people (name) VALUES ('zed')");
-    const table = { names: (d: Db) => d.prepare('SELECT name FROM people').pluck().all() as string[] } satisfies ReadTable;
+    const table = { names: (d: Db) => d.column<string>('SELECT name FROM people') } satisfies ReadTable;
     const reads = inlineReads(db, table);
     expect(await reads.run('names', undefined)).toEqual(['zed']);
-    await db.close();
   });
 });

@@ -1,32 +1,32 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { cacheStatements, openDatabase } from '../../src/db/open.js';
+import { cacheStatements, openConnection } from '../../src/db/sqlite-connection.js';
 
 describe('prepared statement cache', () => {
-  it('compiles each SQL text once per connection', async () => {
-    const db = openDatabase(':memory:');
+  it('compiles each SQL text once per connection', () => {
+    const db = openConnection(':memory:');
     const a = db.prepare('SELECT 1 AS one');
     expect(db.prepare('SELECT 1 AS one')).toBe(a);
     expect(db.prepare('SELECT 2 AS two')).not.toBe(a);
-    await db.close();
+    db.close();
   });
 
-  it('gives a shared statement back with its default result mode', async () => {
-    const db = openDatabase(':memory:');
+  it('gives a shared statement back with its default result mode', () => {
+    const db = openConnection(':memory:');
     expect(db.prepare('SELECT 7 AS n').pluck().get()).toBe(7);
     expect(db.prepare('SELECT 7 AS n').get()).toEqual({ n: 7 });
     expect(db.prepare('SELECT 7 AS n').raw().get()).toEqual([7]);
     expect(db.prepare('SELECT 7 AS n').all()).toEqual([{ n: 7 }]);
-    await db.exec('CREATE TABLE t (x INTEGER)');
+    db.exec('CREATE TABLE t (x INTEGER)');
     const insert = db.prepare('INSERT INTO t (x) VALUES (?)');
     insert.run(1);
     expect(db.prepare('INSERT INTO t (x) VALUES (?)')).toBe(insert);
-    await db.close();
+    db.close();
   });
 
-  it('resets safeIntegers, and hands a statement busy in iterate() to no second caller', async () => {
-    const db = openDatabase(':memory:');
-    await db.exec('CREATE TABLE t (x INTEGER)');
+  it('resets safeIntegers, and hands a statement busy in iterate() to no second caller', () => {
+    const db = openConnection(':memory:');
+    db.exec('CREATE TABLE t (x INTEGER)');
     db.prepare('INSERT INTO t (x) VALUES (?)').run(1);
     db.prepare('INSERT INTO t (x) VALUES (?)').run(2);
     expect(db.prepare('SELECT x FROM t ORDER BY x').safeIntegers().get()).toEqual({ x: 1n });
@@ -37,7 +37,7 @@ describe('prepared statement cache', () => {
     expect(db.prepare('SELECT x FROM t ORDER BY x').all()).toEqual([{ x: 1 }, { x: 2 }]);
     expect(outer.next().value).toEqual({ x: 2 });
     expect(outer.next().done).toBe(true);
-    await db.close();
+    db.close();
   });
 
   it('keeps at most the configured number of statements, dropping the least recently used', () => {
@@ -52,11 +52,11 @@ describe('prepared statement cache', () => {
     db.close();
   });
 
-  it('does not cache SQL that fails to compile', async () => {
-    const db = openDatabase(':memory:');
+  it('does not cache SQL that fails to compile', () => {
+    const db = openConnection(':memory:');
     expect(() => db.prepare('SELECT * FROM later')).toThrow(/no such table/);
-    await db.exec('CREATE TABLE later (x INTEGER)');
+    db.exec('CREATE TABLE later (x INTEGER)');
     expect(db.prepare('SELECT * FROM later').all()).toEqual([]);
-    await db.close();
+    db.close();
   });
 });

@@ -10,13 +10,15 @@ import {
 } from '../../src/store/deliveries.js';
 import { eventIdsSince } from '../../src/store/events.js';
 import { makeContext } from '../support/context.js';
+import { onPostgres } from '../support/postgres.js';
 import { plansOf } from '../support/query-plans.js';
 
 /**
  * Statements of the outbox that an operator or a stop runs over the whole history: their plans,
  * since a database of a million deliveries is what makes a wrong one show (the tests' are small).
+ * SQLite's plans: PostgreSQL plans from its own statistics.
  */
-describe('outbox statements over a long history', () => {
+describe.skipIf(onPostgres)('outbox statements over a long history', () => {
   it("a replay since a time seeks the events from that time on, not from the organization's first", async () => {
     const ctx = await makeContext();
     const [only] = await plansOf(ctx.db, async () => await eventIdsSince(ctx.db, 'org_x', '2026-01-01T00:00:00.000Z'));
@@ -41,7 +43,7 @@ describe('outbox statements over a long history', () => {
     expect(await claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(3);
     await setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
     expect(await releaseLeases(ctx.db, 'owner')).toBe(3);
-    expect(ctx.db.prepare('SELECT COUNT(*) FROM deliveries WHERE claimed_by IS NOT NULL').pluck().get()).toBe(0);
+    expect(await ctx.db.value('SELECT COUNT(*) FROM deliveries WHERE claimed_by IS NOT NULL')).toBe(0);
   });
 
   it("a webhook's health reads the rows that are not delivered, not every attempt of its history", async () => {
@@ -68,7 +70,7 @@ describe('outbox statements over a long history', () => {
       });
     }
     for (const org of ['org_a', 'org_b'])
-      db.prepare("INSERT INTO organizations (id, name, created_at) VALUES (?, 'x', '2026-01-01T00:00:00.000Z')").run(org);
+      await db.run("INSERT INTO organizations (id, name, created_at) VALUES (?, 'x', '2026-01-01T00:00:00.000Z')", [org]);
     const want = (state: DeliveryState, limit: number) =>
       Array.from({ length: 60 }, (_, i) => i)
         .filter((i) => states[i % 3] === state)

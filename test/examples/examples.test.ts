@@ -70,7 +70,7 @@ describe('examples', () => {
     const db = await openDaemonDb(daemon, creds.clientId);
     try {
       const pem = (await ensureSigningKey(db.ctx, db.orgId)).publicKey;
-      const event = db.emit('Transaction_Created', data);
+      const event = await db.emit('Transaction_Created', data);
       const app = await startNodeProcess([example('tunnel', 'app.mjs')], READY, { PUBLIC_KEY_FILE: keyFile(pem), PORT: '0' });
       await startReceive(
         ['--tunnel', daemon.url, '--forward-to', app.url!, '--capture-db', join(tempDir(), 'capture.db'), '--since', '10m'],

@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -6,7 +5,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { deleteServiceMeta, readServiceMeta } from '../../src/store/service-meta.js';
-import { tempDir } from '../support/context.js';
+import { openSqlite, tempDir } from '../support/context.js';
 import { BIN, runCli, startBorderd } from '../support/process.js';
 import { recordMigrationOfNewerRelease } from '../support/schema-migrations.js';
 import { holdWriteLock } from '../support/write-lock.js';
@@ -196,9 +195,9 @@ describe('borderd serve (real process)', () => {
   it('refuses a database a newer borderd migrated, serve and CLI alike, with one line', async () => {
     const first = await startBorderd();
     await first.stop();
-    const sqlite = new Database(first.dbPath);
-    const newer = recordMigrationOfNewerRelease(sqlite);
-    sqlite.close();
+    const sqlite = openSqlite(first.dbPath);
+    const newer = await recordMigrationOfNewerRelease(sqlite);
+    await sqlite.close();
     const line = `borderd: database ${first.dbPath} is at schema version ${newer}, newer than this borderd knows (${newer - 1}): run the release that migrated it, or restore the backup made before that upgrade`;
     for (const args of [['serve', '--host', '127.0.0.1', '--port', '0'], ['migrate'], ['orgs', 'list']]) {
       const refused = await runCli([...args, '--db', first.dbPath]);
@@ -281,9 +280,9 @@ describe('borderd serve (real process)', () => {
   it('guards a database from before the key check too: no new key beside its secrets, no wrong key accepted', async () => {
     const first = await startBorderd(); // seals a token key
     await first.stop();
-    const sqlite = new Database(first.dbPath);
+    const sqlite = openSqlite(first.dbPath);
     await deleteServiceMeta(sqlite, 'master_key_check'); // as before migration 009
-    sqlite.close();
+    await sqlite.close();
     const keyFile = join(first.dataDir, 'master.key');
     const original = readFileSync(keyFile, 'utf8').trim();
     renameSync(keyFile, `${keyFile}.bak`);
@@ -300,8 +299,8 @@ describe('borderd serve (real process)', () => {
 
     const right = await runCli(list, { BORDERD_MASTER_KEY: original });
     expect(right.code).toBe(0);
-    const check = new Database(first.dbPath, { readonly: true });
+    const check = openSqlite(first.dbPath, { readonly: true });
     expect(await readServiceMeta(check, 'master_key_check')).toBeDefined();
-    check.close();
+    await check.close();
   });
 });

@@ -316,7 +316,7 @@ describe('borderd receive (listen mode)', () => {
         ['--forward-to', app.url, '--port', '0', '--public-key', join(dir, 'org.pem'), '--capture-db', join(dir, 'c.db')],
         /listening on (http:\/\/127\.0\.0\.1:\d+)/,
       );
-      const event = db.emit('Transaction_Created', data);
+      const event = await db.emit('Transaction_Created', data);
       // The headers the outbox sends, signed by the daemon's own Signer.
       const { signature, keyId } = await new Signer(db.ctx).sign(db.orgId, event.body);
       const headers = {

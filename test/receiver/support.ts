@@ -187,7 +187,7 @@ export interface DaemonDb {
   ctx: AppContext;
   orgId: string;
   /** Writes an event row as the daemon's own code would; the stream's poll picks it up. */
-  emit<T extends EventType>(type: T, data: EventDataByType[T]): { id: string; body: string };
+  emit<T extends EventType>(type: T, data: EventDataByType[T]): Promise<{ id: string; body: string }>;
 }
 
 /** A second connection to a running daemon's SQLite file (WAL), as the organization of clientId. Closed after the test. */

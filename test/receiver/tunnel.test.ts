@@ -38,9 +38,9 @@ describe('borderd receive --tunnel', () => {
       const args = ['--tunnel', proxy.url, '--forward-to', app.url, '--capture-db', captureDb, '--heartbeat-timeout', '3000'];
       const env = { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret };
       // History is not replayed to a new tunnel: it starts with new events (like stripe listen).
-      const history = db.emit('Transaction_Created', data);
+      const history = await db.emit('Transaction_Created', data);
       const rx = await startReceive(args, /tunnel connected to (\S+), new events only/, env);
-      const before = db.emit('Transaction_Created', data);
+      const before = await db.emit('Transaction_Created', data);
 
       const [first] = await app.waitFor(1);
       expect(first!.body).toBe(before.body);
@@ -53,7 +53,7 @@ describe('borderd receive --tunnel', () => {
       // Cut the stream; events written while it is down arrive after the reconnect, each once.
       proxy.cut();
       await rx.waitForOutput(/tunnel disconnected/);
-      const during = [db.emit('Transaction_Created', data), db.emit('Transaction_Created', data)];
+      const during = [await db.emit('Transaction_Created', data), await db.emit('Transaction_Created', data)];
       proxy.restore();
       await rx.waitForOutput(new RegExp(`tunnel reconnected to \\S+, resumed after ${before.id}`));
       const received = await app.waitFor(3);
@@ -61,7 +61,7 @@ describe('borderd receive --tunnel', () => {
 
       // A new receiver process on the same capture log resumes from its saved cursor.
       await rx.stop();
-      const after = db.emit('Transaction_Created', data);
+      const after = await db.emit('Transaction_Created', data);
       const rx2 = await startReceive(args, /tunnel connected to (\S+)/, env);
       expect(rx2.output()).toContain(`resumed after ${during[1]!.id}`);
       const all = await app.waitFor(4);
@@ -80,7 +80,7 @@ describe('borderd receive --tunnel', () => {
     const env = { BORDERD_CLIENT_ID: creds.clientId, BORDERD_CLIENT_SECRET: creds.clientSecret };
     try {
       const app = await startLocalApp();
-      const old = [db.emit('Transaction_Created', data), db.emit('Transaction_Updated', data)];
+      const old = [await db.emit('Transaction_Created', data), await db.emit('Transaction_Updated', data)];
       const replayDb = join(tempDir('borderd-tunnel-'), 'capture.db');
       const rx = await startReceive(
         ['--tunnel', daemon.url, '--forward-to', app.url, '--capture-db', replayDb, '--since', '1h'],
@@ -95,7 +95,7 @@ describe('borderd receive --tunnel', () => {
       const args = ['--tunnel', daemon.url, '--forward-to', app.url, '--capture-db', freshDb];
       const first = await startReceive(args, /tunnel connected to \S+, new events only/, env);
       await first.stop();
-      const whileDown = db.emit('Transaction_Created', data);
+      const whileDown = await db.emit('Transaction_Created', data);
       const second = await startReceive(args, /tunnel connected to (\S+)/, env);
       expect(second.output()).toContain(`resumed after ${old[1]!.id}`);
       const got = await app.waitFor(3);

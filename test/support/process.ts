@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import { tempDir } from './context.js';
+import { freshPostgresDatabase, onPostgres } from './postgres.js';
 
 /** Daemons a test started and did not stop (a failed assertion skips its stop): killed after each test. */
 const started = new Set<ChildProcess>();
@@ -17,8 +18,13 @@ export const BIN = join(ROOT, 'bin', 'borderd.js');
 export interface RunningBorderd {
   url: string;
   proc: ChildProcess;
+  /** The SQLite file (on the postgres test project, the path it would have: no file is made there). */
   dbPath: string;
   dataDir: string;
+  /** The CLI options that name this daemon's database: `--db FILE`, or `--database-url URL` on PostgreSQL. */
+  databaseArgs: string[];
+  /** The config overrides that open it (makeContext), for a test acting as another process on it. */
+  database: Record<string, unknown>;
   output: () => string;
   credentials?: { clientId: string; clientSecret: string };
   /** Waits until the process has exited; resolves with its code and signal. */
@@ -28,12 +34,14 @@ export interface RunningBorderd {
 
 /** Starts the real compiled `borderd serve` on 127.0.0.1 and a free port (needs `npm run build`). */
 export async function startBorderd(
-  opts: { args?: string[]; env?: Record<string, string>; dataDir?: string } = {},
+  opts: { args?: string[]; env?: Record<string, string>; dataDir?: string; databaseUrl?: string } = {},
 ): Promise<RunningBorderd> {
   const dataDir = opts.dataDir ?? tempDir('borderd-proc-');
   const dbPath = join(dataDir, 'borderd.db');
-  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])], {
-    env: { ...process.env, BORDERD_LOG_LEVEL: 'warn', ...opts.env },
+  const databaseUrl = onPostgres ? (opts.databaseUrl ?? (await freshPostgresDatabase())) : undefined;
+  const databaseArgs = databaseUrl !== undefined ? ['--database-url', databaseUrl] : ['--db', dbPath];
+  const proc = spawn(process.execPath, [BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...databaseArgs, ...(opts.args ?? [])], {
+    env: { ...process.env, BORDERD_LOG_LEVEL: 'warn', BORDERD_DATA_DIR: dataDir, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   started.add(proc);
@@ -63,6 +71,8 @@ export async function startBorderd(
     proc,
     dbPath,
     dataDir,
+    databaseArgs,
+    database: databaseUrl !== undefined ? { 'database.url': databaseUrl } : { 'database.path': dbPath },
     output: () => out,
     exited,
     stop: async (signal = 'SIGTERM') => {

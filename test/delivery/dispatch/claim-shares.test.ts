@@ -9,7 +9,7 @@ import type { ClaimedDelivery, DueWebhook } from '../../../src/store/deliveries.
 describe('shareClaims', () => {
   async function claims(due: string[], held: Record<string, number>, budget: number, wants: Record<string, number> = {}) {
     const got: Record<string, number> = {};
-    await shareClaims(new Set(due), new Map(Object.entries(held)), budget, (orgId, room) => {
+    await shareClaims(new Set(due), new Map(Object.entries(held)), budget, async (orgId, room) => {
       const took = Math.max(0, Math.min(room, (wants[orgId] ?? Infinity) - (got[orgId] ?? 0)));
       got[orgId] = (got[orgId] ?? 0) + took;
       return took;
@@ -43,7 +43,7 @@ describe('a pass’s claims', () => {
   /** A store of due rows: `due[webhookId]` rows each; `take` leases up to `limit` of them and logs the call. */
   function rows(due: Record<string, number>) {
     const calls: [string, number][] = [];
-    const take = (webhook: DueWebhook, limit: number): ClaimedDelivery[] => {
+    const take = async (webhook: DueWebhook, limit: number): Promise<ClaimedDelivery[]> => {
       calls.push([webhook.id, limit]);
       const n = Math.min(limit, due[webhook.id] ?? 0);
       due[webhook.id] = (due[webhook.id] ?? 0) - n;

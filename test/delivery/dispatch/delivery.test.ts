@@ -7,7 +7,7 @@ import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import { replayEvent } from '../../../src/services/outbox.js';
 import { changeTransactionStatus } from '../../../src/services/transactions.js';
 import { listDeliveries } from '../../../src/store/deliveries.js';
-import { makeContext } from '../../support/context.js';
+import { makeContext, sameDatabase } from '../../support/context.js';
 import { newTx, setup, verifiesWithNode, verifiesWithOpenssl } from './support.js';
 
 describe('delivery', () => {
@@ -93,7 +93,7 @@ describe('address checks at send time', () => {
     const ctx0 = await setup();
     await newTx(ctx0.ctx, ctx0.org.org.id);
     // The same database, read by a daemon configured for production rules.
-    const strict = await makeContext({ 'database.path': ctx0.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
+    const strict = await makeContext({ ...sameDatabase(ctx0.ctx), 'webhooks.allowPrivateNetworks': false });
     const d = new Dispatcher(strict, { random: () => 0.5 });
     await d.runOnce();
     expect(ctx0.receiver.received).toHaveLength(0);
@@ -106,7 +106,7 @@ describe('address checks at send time', () => {
     const url = dev.receiver.url.replace('127.0.0.1', 'localhost');
     await dev.http.patch(`/v1/notifications/webhooks/settings/${dev.webhookId}`).set('authorization', dev.org.auth).send({ url });
     await newTx(dev.ctx, dev.org.org.id);
-    const strict = await makeContext({ 'database.path': dev.ctx.config.database.path, 'webhooks.allowPrivateNetworks': false });
+    const strict = await makeContext({ ...sameDatabase(dev.ctx), 'webhooks.allowPrivateNetworks': false });
     await new Dispatcher(strict, { random: () => 0.5 }).runOnce();
     expect(dev.receiver.received).toHaveLength(0);
     expect((await listDeliveries(strict.db, { limit: 1 }))[0]!.lastError).toMatch(/ERR_WEBHOOK_ADDRESS_REFUSED/);

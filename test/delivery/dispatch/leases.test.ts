@@ -9,7 +9,7 @@ import { Leases } from '../../../src/delivery/dispatch/leases.js';
 import { disableWebhook } from '../../../src/services/webhooks.js';
 import { claimDue, deliveryLease, getDelivery, leasedDeliveries, listDeliveries, renewLeases } from '../../../src/store/deliveries.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
-import { makeContext, type TestContext } from '../../support/context.js';
+import { makeContext, sameDatabase, type TestContext } from '../../support/context.js';
 import { claimedJobs, holdAnswers, newTx, setup, whileDispatching } from './support.js';
 
 describe('leases', () => {
@@ -37,8 +37,8 @@ describe('leases', () => {
     receiver.setResponder((_r, res) => void setTimeout(() => res.end('ok'), 2));
     const EVENTS = 60;
     for (let i = 0; i < EVENTS; i++) await newTx(ctx, org.org.id);
-    // A second context is a second better-sqlite3 connection (as a second process has), with its own clock.
-    const other = await makeContext({ 'database.path': ctx.config.database.path, 'delivery.pollIntervalMs': 5 });
+    // A second context is a second connection to the same database (as a second process has), with its own clock.
+    const other = await makeContext({ ...sameDatabase(ctx), 'delivery.pollIntervalMs': 5 });
     other.clock.set(ctx.clock.now());
     const a = new Dispatcher(ctx, { random: () => 0.5, owner: 'process-a' });
     const b = new Dispatcher(other, { random: () => 0.5, owner: 'process-b' });
@@ -58,7 +58,8 @@ describe('leases', () => {
     expect(ids).toHaveLength(EVENTS);
     expect(new Set(ids).size).toBe(EVENTS);
     expect(await listDeliveries(ctx.db, { state: 'delivered', limit: 100 })).toHaveLength(EVENTS);
-    const attempts = (await listDeliveries(ctx.db, { limit: 100 })).reduce((n, d) => n + listAttempts(ctx.db, d.id).length, 0);
+    let attempts = 0;
+    for (const d of await listDeliveries(ctx.db, { limit: 100 })) attempts += (await listAttempts(ctx.db, d.id)).length;
     expect(attempts).toBe(EVENTS);
   });
 
@@ -102,7 +103,9 @@ describe('leases of rows that wait long for a send slot', () => {
       for (let step = 0; step < 3; step++) {
         ctx.clock.advance(12_000);
         const now = ctx.clock.now();
-        await vi.waitFor(() => ids.forEach(async (id) => expect(await leaseOf(ctx, id)).toBe(now + 30_000)));
+        await vi.waitFor(async () => {
+          for (const id of ids) expect(await leaseOf(ctx, id)).toBe(now + 30_000);
+        });
       }
       // Another process looking for due rows finds none of them.
       const now = ctx.clock.now();
@@ -121,7 +124,11 @@ describe('leases of rows that wait long for a send slot', () => {
     const sent = dispatcher.runOnce();
     await receiver.waitFor(1);
     const all = (await listDeliveries(ctx.db, { webhookId, limit: 10 })).map((d) => d.id);
-    const queued = all.filter((id) => !receiver.received.some((r) => r.headers['x-event-id'] === getDelivery(ctx.db, id)!.eventId));
+    const queued: string[] = [];
+    for (const id of all) {
+      const { eventId } = (await getDelivery(ctx.db, id))!;
+      if (!receiver.received.some((r) => r.headers['x-event-id'] === eventId)) queued.push(id);
+    }
     expect(queued).toHaveLength(2);
     // One queued row's lease runs short (its renewal failed); the other's ended and another process took it.
     expect(await renewLeases(ctx.db, dispatcher.owner, [queued[0]!], ctx.clock.now() + 5_000)).toBe(1);
@@ -153,15 +160,21 @@ describe('lease renewal on its own timer', () => {
     const release = holdAnswers(receiver);
     for (let i = 0; i < 2; i++) await newTx(ctx, org.org.id);
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    // A renewal is async: the test waits for the ones the timer started, not for a turn of the loop.
+    const renewals = vi.spyOn(Leases.prototype, 'renew');
     try {
       await whileDispatching(ctx, release, async () => {
         await receiver.waitFor(1);
         ctx.clock.advance(12_000);
+        renewals.mockClear();
         vi.advanceTimersByTime(10_000);
+        expect(renewals).toHaveBeenCalledTimes(1);
+        await Promise.all(renewals.mock.results.map((r) => r.value as Promise<void>));
         const now = ctx.clock.now();
         expect((await leasedDeliveries(ctx.db)).map((d) => d.leaseUntil)).toEqual([now + 30_000, now + 30_000]);
       });
     } finally {
+      renewals.mockRestore();
       vi.useRealTimers();
     }
   });
@@ -189,19 +202,23 @@ describe('the lease keeper', () => {
   it('renews the leases of the rows it holds, and only those, at most every third of a lease', async () => {
     const { ctx, webhook, rows } = await claimedJobs(3, 'me');
     const leases = new Leases(ctx, 'me');
-    const until = () => rows.map((r) => deliveryLease(ctx.db, r.id)!.leaseUntil);
-    const claimedUntil = until();
+    const until = async () => {
+      const out: (number | null)[] = [];
+      for (const r of rows) out.push((await deliveryLease(ctx.db, r.id))!.leaseUntil);
+      return out;
+    };
+    const claimedUntil = await until();
     leases.hold(webhook.id, rows.slice(0, 2));
     ctx.clock.advance(1_000);
     await leases.renew();
     const renewedAt = ctx.clock.now();
-    expect(until()).toEqual([renewedAt + leases.ms, renewedAt + leases.ms, claimedUntil[2]]);
+    expect(await until()).toEqual([renewedAt + leases.ms, renewedAt + leases.ms, claimedUntil[2]]);
     ctx.clock.advance(leases.ms / 3 - 1);
     await leases.renew();
-    expect(until()).toEqual([renewedAt + leases.ms, renewedAt + leases.ms, claimedUntil[2]]);
+    expect(await until()).toEqual([renewedAt + leases.ms, renewedAt + leases.ms, claimedUntil[2]]);
     ctx.clock.advance(1);
     await leases.renew();
-    expect(until()).toEqual([ctx.clock.now() + leases.ms, ctx.clock.now() + leases.ms, claimedUntil[2]]);
+    expect(await until()).toEqual([ctx.clock.now() + leases.ms, ctx.clock.now() + leases.ms, claimedUntil[2]]);
   });
 
   it('before a send: the row’s target while it is ours and due, with a lease long enough for the send', async () => {
@@ -240,7 +257,7 @@ describe('the lease keeper', () => {
 
   it('before a send: unread when the check itself fails, and the row goes as claimed', async () => {
     const { ctx, jobs } = await claimedJobs(1, 'me');
-    ctx.db.close();
+    await ctx.db.close();
     expect(await new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('unread');
     expect(ctx.logs.lines.some((l) => l.msg === 'delivery target check failed')).toBe(true);
   });
@@ -252,6 +269,8 @@ describe('the lease keeper', () => {
     const [theirs] = await claimDue(ctx.db, webhook.id, 'other', now, now + 60_000, 1);
     await new Leases(ctx, 'me').releaseAll();
     expect((await leasedDeliveries(ctx.db)).map((d) => [d.id, d.claimedBy])).toEqual([[theirs!.id, 'other']]);
-    expect(rows.map((r) => deliveryLease(ctx.db, r.id)!.claimedBy)).toEqual([null, null]);
+    const claimedBy: (string | null)[] = [];
+    for (const r of rows) claimedBy.push((await deliveryLease(ctx.db, r.id))!.claimedBy);
+    expect(claimedBy).toEqual([null, null]);
   });
 });

@@ -9,7 +9,7 @@ import { disableWebhook, enableWebhook } from '../../../src/services/webhooks.js
 import { changeTransactionStatus } from '../../../src/services/transactions.js';
 import { claimDue, deleteDelivery, deliveryLease, getDelivery, leasedDeliveries, listDeliveries } from '../../../src/store/deliveries.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
-import { makeContext } from '../../support/context.js';
+import { makeContext, sameDatabase } from '../../support/context.js';
 import { startReceiver } from '../receiver.js';
 import { newTx, setup, verifiesWithOpenssl } from './support.js';
 
@@ -34,7 +34,7 @@ describe('leases while the operator changes the webhook', () => {
     await enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
     expect((await getDelivery(ctx.db, d.id))!.state).toBe('pending');
     // Another process looks for work right now: the row is still leased by the sender.
-    const other = await makeContext({ 'database.path': ctx.config.database.path });
+    const other = await makeContext(sameDatabase(ctx));
     other.clock.set(ctx.clock.now());
     expect(await new Dispatcher(other, { random: () => 0.5, owner: 'other' }).runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(1);
@@ -164,7 +164,9 @@ describe('claimed rows still waiting for a send slot when the operator changes t
     expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
     const skipped = (await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 })).filter((d) => d.state === 'skipped');
-    expect(skipped.map((d) => [d.attempts, listAttempts(s.ctx.db, d.id).length])).toEqual([
+    const counted: [number, number][] = [];
+    for (const d of skipped) counted.push([d.attempts, (await listAttempts(s.ctx.db, d.id)).length]);
+    expect(counted).toEqual([
       [0, 0],
       [0, 0],
     ]);

@@ -10,7 +10,7 @@ import { getDelivery, listDeliveries } from '../../../src/store/deliveries.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
 import { currentKeyRow, replaceSealedPrivateKey } from '../../../src/store/webhook-keys.js';
 import { getWebhookById } from '../../../src/store/webhooks.js';
-import { makeContext } from '../../support/context.js';
+import { makeContext, sameDatabase } from '../../support/context.js';
 import { expectAllSigned, newTx, setup, SHORT } from './support.js';
 
 describe('retries', () => {
@@ -164,7 +164,7 @@ describe('retry schedule', () => {
     ctx.clock.advance(60_000);
     await dispatcher.runOnce();
     // Past the end of the schedule: still pending, retried at the last delay, the webhook untouched.
-    const after = getDelivery(ctx.db, d!.id)!;
+    const after = (await getDelivery(ctx.db, d!.id))!;
     expect(after).toMatchObject({ state: 'pending', attempts: 4 });
     expect(Date.parse(after.nextAttemptAt) - ctx.clock.now()).toBe(60_000);
     const attempts = await listAttempts(ctx.db, d!.id);
@@ -203,10 +203,10 @@ describe('retry schedule', () => {
     await dispatcher.stop();
     const [before] = await listDeliveries(ctx.db, { limit: 10 });
     expect(Date.parse(before!.nextAttemptAt) - ctx.clock.now()).toBe(5000);
-    ctx.db.close();
+    await ctx.db.close();
     // The restarted process: a new connection and a new dispatcher, its clock where the first one stopped.
     receiver.setResponder((_r, res) => res.end('ok'));
-    const restarted = await makeContext({ ...SHORT, 'database.path': ctx.config.database.path });
+    const restarted = await makeContext({ ...SHORT, ...sameDatabase(ctx) });
     restarted.clock.set(ctx.clock.now());
     expect(await listDeliveries(restarted.db, { limit: 10 })).toEqual([before]);
     const again = new Dispatcher(restarted, { random: () => 0.5 });

@@ -4,13 +4,15 @@
  * timers instead.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { openDatabase } from '../../../src/db/open.js';
 import { changeTransactionStatus } from '../../../src/services/transactions.js';
 import { listDeliveries } from '../../../src/store/deliveries.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
+import { onPostgres } from '../../support/postgres.js';
+import { holdWriteLock, type WriteLockHolder } from '../../support/write-lock.js';
 import { newTx, setup, whileDispatching } from './support.js';
 
-describe('while another process holds the write lock', () => {
+// PostgreSQL has no database-wide write lock: its writers wait for the rows they touch alone.
+describe.skipIf(onPostgres)('while another process holds the write lock', () => {
   it('the dispatcher neither claims nor records in a busy wait: the event loop runs on, and the result of a send made meanwhile is written once the lock is free', async () => {
     const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 20 });
     let answer!: () => void;
@@ -18,10 +20,10 @@ describe('while another process holds the write lock', () => {
     receiver.setResponder((_r, res) => void held.then(() => res.end('ok')));
     const tx = await newTx(ctx, org.org.id);
     await changeTransactionStatus(ctx, tx.id, 'Processing');
-    const other = openDatabase(ctx.config.database.path);
+    let other: WriteLockHolder | undefined;
     await whileDispatching(ctx, answer, async () => {
       await receiver.waitFor(2); // both sends in flight
-      await other.exec('BEGIN IMMEDIATE'); // another process (a CLI import) takes the write lock
+      other = holdWriteLock(ctx.config.database.path); // another process (a CLI import) takes the write lock
       answer(); // the endpoint answers while the lock is held: the results cannot be written yet
       let ticks = 0;
       const ticker = setInterval(() => ticks++, 10);
@@ -30,10 +32,10 @@ describe('while another process holds the write lock', () => {
       // A busy wait on this thread would have held the ticker (and this test) until the busy timeout.
       expect(ticks).toBeGreaterThan(10);
       expect(await listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(0);
-      await other.exec('COMMIT');
+      other.release();
       await vi.waitFor(async () => expect(await listDeliveries(ctx.db, { state: 'delivered', limit: 10 })).toHaveLength(2));
     });
-    await other.close();
+    other?.release();
     // Each event sent once, and each send's 200 recorded as its one attempt.
     expect(receiver.received).toHaveLength(2);
     for (const d of await listDeliveries(ctx.db, { limit: 10 }))
@@ -52,10 +54,10 @@ describe('while another process holds the write lock', () => {
     const first = new Promise<void>((r) => (answer = r));
     receiver.setResponder((_r, res) => void (receiver.received.length === 1 ? first : Promise.resolve()).then(() => res.end('ok')));
     for (let i = 0; i < 3; i++) await newTx(ctx, org.org.id);
-    const other = openDatabase(ctx.config.database.path);
+    let other: WriteLockHolder | undefined;
     await whileDispatching(ctx, answer, async () => {
       await receiver.waitFor(1);
-      await other.exec('BEGIN IMMEDIATE'); // a CLI import holds the lock: no renewal can be written
+      other = holdWriteLock(ctx.config.database.path); // a CLI import holds the lock: no renewal can be written
       ctx.clock.advance(9_000); // the queued rows' leases (10 s) run short of a send (1 s + 1 s)
       let ticks = 0;
       const ticker = setInterval(() => ticks++, 10);
@@ -65,8 +67,8 @@ describe('while another process holds the write lock', () => {
       // Each check waiting in SQLite (1 s to renew, 1 s to give back) would have held this thread for 4 s.
       expect(ticks).toBeGreaterThan(20);
       expect(receiver.received).toHaveLength(1);
-      await other.exec('COMMIT');
+      other.release();
     });
-    await other.close();
+    other?.release();
   });
 });
