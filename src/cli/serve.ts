@@ -1,18 +1,39 @@
 /**
  * `borderd serve` and `borderd migrate`: the daemon's start, its first-start credentials and
- * listening line, and its signal handling; and migrations on their own.
+ * listening line, and its signal handling; and migrations on their own, or a SQLite database's
+ * copy into PostgreSQL (src/db/copy.ts).
  *
  * @module cli/serve
  */
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
+import type { Config } from '../config/schema.js';
 import type { OpenContext } from '../context.js';
-import { createContext } from '../create-context.js';
+import { createContext, dataDirOf } from '../create-context.js';
+import { copySqliteToPostgres, CopyRefusedError, SqliteSource, type CopyReport } from '../db/copy.js';
+import type { Database } from '../db/database.js';
+import { openDatabase } from '../db/open.js';
+import { connectFailure, redactedUrl } from '../db/postgres.js';
+import { checkMasterKey, mayCreateMasterKey, resolveMasterKey } from '../security/master-key.js';
+import { SecretBox } from '../security/secret-box.js';
 import { startDaemon } from '../daemon.js';
 import { bootstrapDevelopment } from '../services/organizations.js';
 import { countOrganizations } from '../store/organizations.js';
 import { migrate, schemaVersion } from '../db/migrate.js';
 import { stdoutLogIsPretty } from '../logging/logger.js';
-import { listenFailure, loadCliConfig, reportError, runWithContext, output, withCommonOptions, type CommonArgs } from './context.js';
+import {
+  CliExit,
+  listenFailure,
+  loadCliConfig,
+  reportError,
+  runWithContext,
+  output,
+  table,
+  withCommonOptions,
+  type CommonArgs,
+} from './context.js';
+import { progressReporter } from './import.js';
 
 interface ServeArgs extends CommonArgs {
   host?: string;
@@ -114,12 +135,31 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
   },
 };
 
-export const migrateCommand: CommandModule<object, CommonArgs> = {
+interface MigrateArgs extends CommonArgs {
+  fromSqlite?: string | undefined;
+  masterKeyFile?: string | undefined;
+}
+
+export const migrateCommand: CommandModule<object, MigrateArgs> = {
   command: 'migrate',
-  describe: 'Apply pending database migrations (serve does this on start too)',
-  builder: (y) => withCommonOptions(y) as never,
-  handler: (args) =>
-    runWithContext(
+  describe: 'Apply pending database migrations (serve does this on start too), or copy a SQLite database into PostgreSQL',
+  builder: (y) =>
+    withCommonOptions(y)
+      .option('from-sqlite', {
+        type: 'string',
+        describe: 'copy this SQLite file (read-only) into the empty PostgreSQL database of --database-url',
+      })
+      .option('master-key-file', {
+        type: 'string',
+        describe: "with --from-sqlite: the master key the file's secrets are sealed with (default: master.key beside it)",
+      }) as never,
+  handler: async (args) => {
+    if (args.fromSqlite !== undefined) return copyFromSqlite(args, args.fromSqlite);
+    if (args.masterKeyFile !== undefined) {
+      process.exitCode = reportError(new CliExit(2, '--master-key-file goes with --from-sqlite'), args.json);
+      return;
+    }
+    await runWithContext(
       args,
       async (ctx) => {
         const applied = await migrate(ctx.db);
@@ -127,9 +167,139 @@ export const migrateCommand: CommandModule<object, CommonArgs> = {
         output(
           args,
           { version, applied: applied.map((m) => ({ version: m.version, name: m.name })) },
-          () => `database ${ctx.config.database.path} is at schema version ${version} (${applied.length} migration(s) applied now)`,
+          () =>
+            `database ${ctx.config.database.url !== undefined ? redactedUrl(ctx.config.database.url) : ctx.config.database.path} is at schema version ${version} (${applied.length} migration(s) applied now)`,
         );
       },
       { migrate: false },
-    ),
+    );
+  },
 };
+
+/** The master key the source's secrets are sealed with, and where it came from (for messages: never the key). */
+interface SourceKey {
+  key: Buffer | undefined;
+  from: string;
+}
+
+/**
+ * The key named by --master-key-file, else security.masterKey (BORDERD_MASTER_KEY), else the
+ * master.key file beside the source, as the daemon on that file found it. A source that holds
+ * nothing sealed needs none.
+ */
+async function sourceMasterKey(args: MigrateArgs, config: Config, source: SqliteSource): Promise<SourceKey> {
+  if (args.masterKeyFile !== undefined) {
+    const file = resolve(args.masterKeyFile);
+    if (!existsSync(file)) throw new CliExit(2, `cannot read --master-key-file ${file}: no such file`);
+    return { key: resolveMasterKey({ file, mayCreate: false }).key, from: file };
+  }
+  if (config.security.masterKey !== undefined) {
+    return {
+      key: resolveMasterKey({ configured: config.security.masterKey, file: '' }).key,
+      from: 'security.masterKey (BORDERD_MASTER_KEY)',
+    };
+  }
+  const file = join(dirname(source.path), 'master.key');
+  if (existsSync(file)) return { key: resolveMasterKey({ file, mayCreate: false }).key, from: file };
+  if (await mayCreateMasterKey(source.db)) return { key: undefined, from: 'none (the source holds nothing sealed)' };
+  throw new CliExit(
+    2,
+    `no master key beside ${source.path} (${file}): name the key its secrets are sealed with by --master-key-file, or set BORDERD_MASTER_KEY`,
+  );
+}
+
+/**
+ * Proves the key opens the source's canary before anything is copied, as the daemon does at start.
+ * On a source from before the canary, checkMasterKey proves the key on a token key and then records
+ * the canary: the read-only connection refuses that write, and the proof is what counts.
+ */
+async function checkSourceKey(source: SqliteSource, key: SourceKey): Promise<void> {
+  if (key.key === undefined) return;
+  try {
+    await checkMasterKey(source.db, new SecretBox(key.key), key.from);
+  } catch (err) {
+    if (!String((err as { code?: unknown }).code).startsWith('SQLITE_READONLY')) throw err;
+  }
+}
+
+/** Where the daemon on PostgreSQL will look for its master key, and whether the source's key is already there. */
+function daemonMasterKey(config: Config, key: SourceKey): { readsFrom: string; inPlace: boolean } {
+  if (config.security.masterKey !== undefined) {
+    const configured = Buffer.from(config.security.masterKey, 'base64');
+    return { readsFrom: 'security.masterKey (BORDERD_MASTER_KEY)', inPlace: key.key === undefined || configured.equals(key.key) };
+  }
+  const file = resolve(config.security.masterKeyFile ?? join(dataDirOf(config), 'master.key'));
+  if (key.key === undefined) return { readsFrom: file, inPlace: true };
+  let inPlace = false;
+  try {
+    inPlace = existsSync(file) && resolveMasterKey({ file, mayCreate: false }).key.equals(key.key);
+  } catch {
+    // A file that is no key is not the key either: the advice below says to replace it.
+  }
+  return { readsFrom: file, inPlace };
+}
+
+/** `borderd migrate --from-sqlite FILE --database-url URL`: the copy (src/db/copy.ts) and its report. */
+async function copyFromSqlite(args: MigrateArgs, file: string): Promise<void> {
+  let source: SqliteSource | undefined;
+  let target: Database | undefined;
+  const progress = progressReporter('copying rows');
+  try {
+    if (args.db !== undefined) {
+      throw new CliExit(
+        2,
+        '--db and --from-sqlite both name a SQLite file: the source is --from-sqlite, the target --database-url; leave --db out',
+      );
+    }
+    const config = loadCliConfig(args);
+    if (config.database.url === undefined) {
+      throw new CliExit(2, '--from-sqlite copies into PostgreSQL: name the target with --database-url postgres://… (database.url)');
+    }
+    source = await SqliteSource.open(file);
+    const key = await sourceMasterKey(args, config, source);
+    await checkSourceKey(source, key);
+    const daemonKey = daemonMasterKey(config, key);
+    target = openDatabase(config.database);
+    const started = performance.now();
+    let report: CopyReport;
+    try {
+      report = await copySqliteToPostgres(source, target, { onProgress: progress.update });
+    } catch (err) {
+      throw connectFailure(err, target.location) ?? err;
+    } finally {
+      progress.stop();
+    }
+    const seconds = Math.round((performance.now() - started) / 100) / 10;
+    const masterKey = { from: key.from, daemonReadsFrom: daemonKey.readsFrom, inPlace: daemonKey.inPlace };
+    output(args, { source: source.path, target: target.location, schemaVersion: source.schemaVersion, ...report, seconds, masterKey }, () =>
+      copyText(source!, target!, report, seconds, masterKey),
+    );
+  } catch (err) {
+    process.exitCode = reportError(err instanceof CopyRefusedError ? new CliExit(1, err.message) : err, args.json);
+  } finally {
+    await source?.close();
+    await target?.close();
+  }
+}
+
+function copyText(
+  source: SqliteSource,
+  target: Database,
+  report: CopyReport,
+  seconds: number,
+  key: { from: string; daemonReadsFrom: string; inPlace: boolean },
+): string {
+  const lines = [
+    `copied ${source.path} (schema version ${source.schemaVersion}) into ${target.location}: ${report.rows} rows in ${seconds} s, every table's count the same`,
+    table(report.tables, ['table', 'source', 'target']),
+  ];
+  if (!report.analyzed) lines.push('the planner statistics were not refreshed (ANALYZE failed): autovacuum refreshes them later');
+  if (key.from.startsWith('none')) lines.push('master key: the source holds nothing sealed, so none is needed');
+  else if (key.inPlace) lines.push(`master key: the daemon's key (${key.daemonReadsFrom}) is the one the copied secrets are sealed with`);
+  else
+    lines.push(
+      `master key: the copied secrets are sealed with the key from ${key.from}; the daemon on PostgreSQL reads ${key.daemonReadsFrom}: ` +
+        'put that key there (mode 0600) or set BORDERD_MASTER_KEY to it before starting borderd on PostgreSQL',
+    );
+  return lines.join('\n');
+}

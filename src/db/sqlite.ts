@@ -59,9 +59,11 @@ class SqliteTransaction implements Db {
   readonly dialect: Dialect = 'sqlite';
   readonly inTransaction = true;
   #ended = false;
-  #savepoints = 0;
-
-  constructor(private readonly statements: Statements) {}
+  /** A handle's savepoints run one after another, so each depth needs one name (and one set of statements). */
+  constructor(
+    private readonly statements: Statements,
+    private readonly depth = 0,
+  ) {}
 
   end(): void {
     this.#ended = true;
@@ -73,6 +75,8 @@ class SqliteTransaction implements Db {
 
   #use(): Statements {
     if (this.#ended) throw new Error('a transaction handle was used after its transaction ended');
+    // SQLite itself ended it (ON CONFLICT ROLLBACK, a full disk): what follows must not commit alone.
+    if (!this.statements.conn.inTransaction) throw new Error('the transaction was rolled back by SQLite; nothing more runs in it');
     return this.statements;
   }
 
@@ -116,9 +120,9 @@ class SqliteTransaction implements Db {
   /** `fn` in a savepoint: released when it succeeds, rolled back (and its error returned) when it fails. */
   async #nested<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
     const conn = this.#use().conn;
-    const name = `sp${++this.#savepoints}`;
+    const name = `sp${this.depth + 1}`;
     conn.prepare(`SAVEPOINT ${name}`).run();
-    const inner = new SqliteTransaction(this.statements);
+    const inner = new SqliteTransaction(this.statements, this.depth + 1);
     try {
       const value = await fn(inner);
       conn.prepare(`RELEASE ${name}`).run();
@@ -146,8 +150,10 @@ export class SqliteDatabase implements Database {
   readonly dialect: Dialect = 'sqlite';
   readonly inTransaction = false;
   readonly #statements: Statements;
-  /** Settles when the open transaction ends; unset while none is open. */
-  #open: Promise<void> | undefined;
+  /** Settles once the last caller in line has handed the connection on. */
+  #tail: Promise<void> = Promise.resolve();
+  /** Callers holding the connection or waiting in line for it; none: a statement runs at once. */
+  #inLine = 0;
 
   constructor(
     readonly conn: Connection,
@@ -164,26 +170,50 @@ export class SqliteDatabase implements Database {
     return this.conn.open;
   }
 
-  /** Runs a statement now, or once the open transaction has ended. */
+  /** Runs a statement now, or in its turn after the transactions (and statements) in line before it. */
   #now<T>(fn: () => T): Promise<T> {
-    if (this.#open === undefined) return settle(fn);
-    return this.#afterTransaction().then(fn);
+    if (this.#inLine === 0) return settle(fn);
+    return this.#take().then((handOn) => {
+      try {
+        return fn();
+      } finally {
+        handOn();
+      }
+    });
   }
 
-  /** Waits until no transaction is open, at most the busy timeout. */
-  async #afterTransaction(): Promise<void> {
-    const deadline = performance.now() + this.opts.busyTimeoutMs;
-    while (this.#open !== undefined) {
-      const left = deadline - performance.now();
-      if (left <= 0) {
-        throw new Error(
-          'a statement waited the whole busy timeout for an open transaction to end: a transaction body that uses the database instead of its transaction handle waits for itself',
-        );
-      }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.#open, new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
-      clearTimeout(timer);
+  /**
+   * Takes the connection after everyone already in line, first come first served; resolves with
+   * the function that hands it to the next. Waiting longer than `timeoutMs` fails.
+   */
+  async #take(timeoutMs: number | undefined = this.opts.busyTimeoutMs): Promise<() => void> {
+    const before = this.#tail;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The next in line waits for everyone before this caller too, even if this one stops waiting.
+    this.#tail = before.then(() => released);
+    this.#inLine++;
+    let handedOn = false;
+    const handOn = (): void => {
+      if (handedOn) return;
+      handedOn = true;
+      this.#inLine--;
+      release();
+    };
+    if (this.#inLine === 1) return handOn;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      before.then(() => false),
+      new Promise<boolean>((resolve) => timeoutMs !== undefined && (timer = setTimeout(() => resolve(true), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (waited) {
+      handOn();
+      throw new Error(
+        'a statement waited the whole busy timeout for an open transaction to end: a transaction body that uses the database instead of its transaction handle waits for itself',
+      );
     }
+    return handOn;
   }
 
   all<T>(sql: Sql, params: SqlParams = []): Promise<T[]> {
@@ -221,9 +251,7 @@ export class SqliteDatabase implements Database {
 
   /** BEGIN (deferred): a read lock only, so another process's writer is not held up, on a read-only connection too. */
   async snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    if (this.#open !== undefined) await this.#afterTransaction();
-    let end!: () => void;
-    this.#open = new Promise<void>((resolve) => (end = resolve));
+    const handOn = await this.#take();
     const tx = new SqliteTransaction(this.#statements);
     try {
       this.conn.prepare('BEGIN').run();
@@ -234,8 +262,7 @@ export class SqliteDatabase implements Database {
       }
     } finally {
       tx.end();
-      this.#open = undefined;
-      end();
+      handOn();
     }
   }
 
@@ -245,9 +272,7 @@ export class SqliteDatabase implements Database {
    * otherwise `{ ok: false }` at once when it is held.
    */
   async #transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions, wait: boolean): Promise<Outcome<T>> {
-    if (this.#open !== undefined) await this.#afterTransaction();
-    let end!: () => void;
-    this.#open = new Promise<void>((resolve) => (end = resolve));
+    const handOn = await this.#take();
     const conn = this.conn;
     const bookkeeping = opts.durability === 'bookkeeping' && this.opts.fsynced;
     const tx = new SqliteTransaction(this.#statements);
@@ -266,8 +291,7 @@ export class SqliteDatabase implements Database {
     } finally {
       tx.end();
       if (bookkeeping) conn.prepare('PRAGMA synchronous = FULL').run();
-      this.#open = undefined;
-      end();
+      handOn();
     }
   }
 
@@ -299,7 +323,11 @@ export class SqliteDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    if (this.#open !== undefined) await this.#open;
-    if (this.conn.open) this.conn.close();
+    const handOn = await this.#take(undefined);
+    try {
+      if (this.conn.open) this.conn.close();
+    } finally {
+      handOn();
+    }
   }
 }

@@ -190,7 +190,7 @@ describe('transaction import', () => {
   it('reports a CSV row with the wrong number of fields on its line', async () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'A');
-    expect(async () => await importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).toThrow(
+    await expect(importTransactions(ctx, org.id, 'type,status,amountUsd,createdAt\nDeposit,Completed,1\n', 'csv')).rejects.toThrow(
       /1 error/,
     );
     expect(

@@ -41,7 +41,7 @@ const others: TestContext[] = [];
 afterEach(async () => {
   for (const a of aborts.splice(0)) a.abort();
   for (const server of servers.splice(0)) await new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())));
-  for (const other of others.splice(0)) other.db.close();
+  for (const other of others.splice(0)) await other.db.close();
 });
 
 async function serve(ctx: TestContext) {
@@ -55,7 +55,7 @@ async function serve(ctx: TestContext) {
 /** A second daemon process on the same database file: its own connection, and its own memory of signatures. */
 async function anotherProcess(ctx: TestContext): Promise<TestContext> {
   const logs = new LogCapture();
-  const other = await Object.assign(
+  const other = Object.assign(
     await createContext(ctx.config, { clock: ctx.clock, log: createLogger({ level: 'debug', pretty: 'never', destination: logs }) }),
     { clock: ctx.clock, logs },
   );
@@ -454,7 +454,7 @@ describe('GET /v1/notifications/events/stream', () => {
 
   it('ends the stream, and throws nothing out of its timer, when the heartbeat check fails', async () => {
     const { ctx, stream } = await heartbeatStream();
-    ctx.db.close(); // the revocation check at the next heartbeat now throws
+    await ctx.db.close(); // the revocation check at the next heartbeat now throws
     await stream.ended;
     expect(ctx.logs.lines.some((l) => l.msg === 'event stream heartbeat failed')).toBe(true);
   });

@@ -9,12 +9,12 @@ describe('/healthz and /readyz', () => {
     expect((await http.get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await http.get('/readyz')).body).toEqual({ status: 'ready' });
 
-    forgetNewestMigration(ctx.db);
+    await forgetNewestMigration(ctx.db);
     const behind = await http.get('/readyz');
     expect(behind.status).toBe(503);
     expect(behind.body).toEqual({ status: 'not ready' });
 
-    ctx.db.close();
+    await ctx.db.close();
     expect((await http.get('/readyz')).status).toBe(503);
     expect((await http.get('/healthz')).status).toBe(200); // alive, just not ready
   });

@@ -293,7 +293,7 @@ describe('identity creation and import', () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'X');
     const good = JSON.stringify({ type: 'Personal', data: { firstName: 'A' } });
-    expect(async () => await importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })])).toThrow(/2 error/);
+    await expect(importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })])).rejects.toThrow(/2 error/);
     try {
       await importIdentities(ctx, org.id, [good, '{bad json', '', JSON.stringify({ type: 'Robot' })]);
     } catch (err) {
@@ -304,7 +304,7 @@ describe('identity creation and import', () => {
     expect((await importIdentities(ctx, org.id, [good, '', good])).imported).toBe(2);
     expect(await listIdentities(ctx.db, org.id, { limit: 10 })).toHaveLength(2);
     // An empty file (or one of blank lines) is refused, as the transaction import refuses one.
-    for (const lines of [[], ['', '  ']]) expect(async () => await importIdentities(ctx, org.id, lines)).toThrow(/1 error/);
+    for (const lines of [[], ['', '  ']]) await expect(importIdentities(ctx, org.id, lines)).rejects.toThrow(/1 error/);
   });
 });
 

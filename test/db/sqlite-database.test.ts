@@ -23,7 +23,7 @@ function gate(): { opened: Promise<void>; open: () => void } {
   return { opened, open };
 }
 
-/** Whether `promise` is still pending after the event loop has run everything else that is ready. */
+/** Whether `promise` is still pending 20 ms from now: long enough for anything not held back to have run. */
 async function pending(promise: Promise<unknown>): Promise<boolean> {
   let settled = false;
   promise.then(
@@ -200,6 +200,24 @@ describe('SqliteDatabase transactions', () => {
     await Promise.all([transaction, closed]);
     expect(db.open).toBe(false);
     expect(await rows(openSqlite(db.location))).toEqual([1]);
+  });
+
+  it('close lets the transactions waiting for the open one finish first', async () => {
+    const db = await withTable(openSqlite(file()));
+    const held = gate();
+    const first = db.transaction(async (tx) => {
+      await held.opened;
+      await insert(tx, 1);
+    });
+    const second = db.transaction(async (tx) => {
+      await insert(tx, 2);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      await insert(tx, 3);
+    });
+    const closed = db.close();
+    held.open();
+    await Promise.all([first, second, closed]);
+    expect(await rows(openSqlite(db.location))).toEqual([1, 2, 3]);
   });
 });
 

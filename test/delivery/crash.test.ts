@@ -91,7 +91,9 @@ describe('crash safety of the outbox', () => {
     const beforeRestart = ids.size;
     expect(beforeRestart).toBeLessThan(EVENTS);
 
-    const second = await startBorderd({ env, dataDir: first.dataDir });
+    // The same data directory (its master key) and the same database: a SQLite file in it, or the first one's PostgreSQL database.
+    const databaseUrl = first.database['database.url'] as string | undefined;
+    const second = await startBorderd({ env, dataDir: first.dataDir, ...(databaseUrl !== undefined && { databaseUrl }) });
     try {
       while (!created.every((id) => ids.has(id))) await once(arrivals, 'id');
     } finally {

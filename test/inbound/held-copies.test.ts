@@ -37,7 +37,7 @@ async function setup() {
   return { ctx, org, post };
 }
 
-const row = (ctx: TestContext, eventId = 'ev-1') => getInboundEventByEventId(ctx.db, eventId)!;
+const row = async (ctx: TestContext, eventId = 'ev-1') => (await getInboundEventByEventId(ctx.db, eventId))!;
 
 /** The token with one bit of its authentication tag flipped: decrypts as `decryption_failed`. */
 function altered(token: string, bit = 0): string {

@@ -9,7 +9,7 @@ import { receiveNotification } from '../../src/inbound/intake.js';
 import { inboundNotificationSchema } from '../../src/inbound/notification.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
 import { getInboundEventByEventId } from '../../src/store/inbound-events.js';
-import { makeContext } from '../support/context.js';
+import { makeContext, type TestContext } from '../support/context.js';
 import { pkcs12FromPem } from '../support/pkcs12.js';
 import { runCli } from '../support/process.js';
 import { joseToken, makeKeyPair, notification } from './jwe-fixtures.js';
@@ -33,9 +33,16 @@ async function fixture() {
   await receive('x-1', 'TOKEN_STATUS_UPDATED', stranger); // unknown kid, no retries: failed
   await decryptDue(ctx);
   // The CLI must find the database as a command line names it, with the config file's ica mapping.
-  const cli = async (args: string[]) => await runCli([...args, '--db', ctx.config.database.path, '--json']);
+  const cli = async (args: string[]) => await runCli([...args, ...databaseArgs(ctx), '--json'], cliEnv(ctx));
   return { ctx, org, cli };
 }
+
+/** The options that name the test's database to a command: `--db FILE`, or `--database-url URL` on PostgreSQL. */
+const databaseArgs = (ctx: TestContext): string[] =>
+  ctx.config.database.url !== undefined ? ['--database-url', ctx.config.database.url] : ['--db', ctx.config.database.path];
+
+/** On PostgreSQL the data directory (the master key) is not beside a database file: the command is told where it is. */
+const cliEnv = (ctx: TestContext): Record<string, string> => (ctx.config.database.url !== undefined ? { BORDERD_DATA_DIR: ctx.dataDir } : {});
 
 describe('borderd inbound (CLI)', () => {
   it('list --event-type shows only that eventType, oldest first', async () => {
@@ -60,12 +67,12 @@ describe('borderd inbound (CLI)', () => {
       await decryptDue(ctx);
     }
     expect(await getInboundEventByEventId(ctx.db, 'r-1')).toMatchObject({ state: 'decrypted', orgId: org.id });
-    const r = await runCli(['inbound', 'show', 'r-1', '--db', ctx.config.database.path]);
+    const r = await runCli(['inbound', 'show', 'r-1', ...databaseArgs(ctx)], cliEnv(ctx));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).not.toContain('[object Object]');
     expect(r.stdout).toMatch(/replacedCopies:\n.*failureCode.*\n\s*1\s.*decryption_failed/);
     expect(r.stdout).toMatch(/heldCopies:\n\(none\)/);
-    const none = await runCli(['inbound', 'show', 'a-1', '--db', ctx.config.database.path]);
+    const none = await runCli(['inbound', 'show', 'a-1', ...databaseArgs(ctx)], cliEnv(ctx));
     expect(none.stdout).toMatch(/replacedCopies:\n\(none\)/);
 
     // A redelivery with other bytes while the first copy is still queued is held, and listed.
@@ -73,7 +80,7 @@ describe('borderd inbound (CLI)', () => {
       const body = notification(await joseToken(payload, key), { eventId: 'h-1', ica: '5000', eventType: `COPY_${payload.copy}` });
       await receiveNotification(ctx, inboundNotificationSchema.parse(body), JSON.stringify(body));
     }
-    const held = await runCli(['inbound', 'show', 'h-1', '--db', ctx.config.database.path]);
+    const held = await runCli(['inbound', 'show', 'h-1', ...databaseArgs(ctx)], cliEnv(ctx));
     expect(held.code, held.stderr).toBe(0);
     expect(held.stdout).toMatch(/heldCopies:\n.*eventType.*receivedAt.*\n\s*1\s+COPY_2\s/);
   });
@@ -103,10 +110,10 @@ describe('borderd keys card-network import (CLI)', () => {
 
   it('imports a DER PKCS#1 key and a .p12 keystore with --keystore-password or BORDERD_KEY_PASSPHRASE', async () => {
     const { ctx, org } = await fixture();
-    const dir = dirname(ctx.config.database.path);
-    const db = ['--db', ctx.config.database.path, '--json'];
+    const dir = ctx.dataDir;
+    const db = [...databaseArgs(ctx), '--json'];
     const run = async (file: string, extra: string[] = [], env: Record<string, string> = {}) =>
-      await runCli(['keys', 'card-network', 'import', '--org', org.id, '--private-key', file, ...extra, ...db], env);
+      await runCli(['keys', 'card-network', 'import', '--org', org.id, '--private-key', file, ...extra, ...db], { ...cliEnv(ctx), ...env });
 
     const der = makeKeyPair();
     writeFileSync(join(dir, 'key.der'), der.privateKey.export({ type: 'pkcs1', format: 'der' }));

@@ -11,9 +11,11 @@ describe('inbound notifications through the real daemon and CLI', () => {
   it('generate/import keys, receive, decrypt, fail on an unknown kid, retry after import', async () => {
     const daemon = await startBorderd({ env: { BORDERD_INBOUND_DECRYPT_RETRY_SECONDS: '[]', BORDERD_INBOUND_POLL_INTERVAL_MS: '100' } });
     try {
-      const db = ['--db', daemon.dbPath, '--json'];
+      const db = [...daemon.databaseArgs, '--json'];
+      // The master key is the daemon's: beside its database file, or on PostgreSQL in its data directory.
+      const env: Record<string, string> = daemon.databaseArgs[0] === '--database-url' ? { BORDERD_DATA_DIR: daemon.dataDir } : {};
       const cli = async (args: string[]) => {
-        const r = await runCli([...args, ...db]);
+        const r = await runCli([...args, ...db], env);
         expect(r.code, r.stderr).toBe(0);
         return JSON.parse(r.stdout) as unknown;
       };
@@ -97,7 +99,7 @@ describe('inbound notifications through the real daemon and CLI', () => {
       expect(unmatched.map((e) => e.eventId).sort()).toEqual(Array.from({ length: 100 }, (_, i) => `b-${i}`).sort());
 
       expect(await cli(['keys', 'card-network', 'remove', generated.kid])).toMatchObject({ kid: generated.kid });
-      const missing = await runCli(['keys', 'card-network', 'remove', generated.kid, ...db]);
+      const missing = await runCli(['keys', 'card-network', 'remove', generated.kid, ...db], env);
       expect(missing.code).toBe(1);
       expect(JSON.parse(missing.stdout).error.status).toBe(404);
     } finally {

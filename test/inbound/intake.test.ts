@@ -236,7 +236,7 @@ describe('POST /v1/webhooks/card-network', () => {
     expect([direct.status, direct.body.code]).toEqual([403, 'client_certificate_required']);
     expect(await listInboundEvents(ctx.db)).toEqual([]);
     // Without server.trustProxy nothing could vouch for the header: refused at start.
-    expect(() => makeContext({ 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' } })).toThrow(
+    await expect(makeContext({ 'inbound.clientCertHeader': { name: 'x-client-verified', value: 'SUCCESS' } })).rejects.toThrow(
       /inbound\.clientCertHeader: needs server\.trustProxy/,
     );
   });

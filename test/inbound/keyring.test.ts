@@ -57,23 +57,23 @@ describe('card-network keyring', () => {
     expect((await importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1))).kid).toBe(pair.kid);
     const other = makeKeyPair();
     expect((await importCardNetworkKey(ctx, org.id, other.privateKey.export({ type: 'pkcs8', format: 'der' }))).kid).toBe(other.kid);
-    const code = (fn: () => unknown) => {
+    const code = async (fn: () => Promise<unknown>) => {
       try {
-        fn();
+        await fn();
       } catch (err) {
         return `${(err as { status: number }).status} ${(err as { code: string }).code}`;
       }
       return 'no error';
     };
-    expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from('not a key')))).toBe('400 invalid_private_key');
+    expect(await code(() => importCardNetworkKey(ctx, org.id, Buffer.from('not a key')))).toBe('400 invalid_private_key');
     const small = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from(small)))).toBe('400 key_too_small');
+    expect(await code(() => importCardNetworkKey(ctx, org.id, Buffer.from(small)))).toBe('400 key_too_small');
     const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from(ec)))).toBe('400 unsupported_key');
-    expect(code(() => importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1)))).toBe('409 key_exists');
-    expect(code(() => importCardNetworkKey(ctx, 'org_nope', Buffer.from(pkcs1)))).toBe('404 not_found');
-    expect(code(async () => await generateCardNetworkKey(ctx, org.id, { bits: 1024 }))).toBe('400 invalid_bits');
-    expect(code(() => removeCardNetworkKey(ctx, 'f'.repeat(64)))).toBe('404 not_found');
+    expect(await code(() => importCardNetworkKey(ctx, org.id, Buffer.from(ec)))).toBe('400 unsupported_key');
+    expect(await code(() => importCardNetworkKey(ctx, org.id, Buffer.from(pkcs1)))).toBe('409 key_exists');
+    expect(await code(() => importCardNetworkKey(ctx, 'org_nope', Buffer.from(pkcs1)))).toBe('404 not_found');
+    expect(await code(() => generateCardNetworkKey(ctx, org.id, { bits: 1024 }))).toBe('400 invalid_bits');
+    expect(await code(() => removeCardNetworkKey(ctx, 'f'.repeat(64)))).toBe('404 not_found');
   });
 
   it('caches the unsealed KeyObject per (org, kid) and drops it on remove and re-import', async () => {

@@ -6,9 +6,9 @@ import { countTransactions } from '../../src/store/transactions.js';
 import { makeContext } from '../support/context.js';
 
 const HEADER = 'type,status,providerTransactionId,amountUsd,createdAt';
-const errorsOf = (f: () => unknown): { path: string; message: string }[] => {
+const errorsOf = async (importing: Promise<unknown>): Promise<{ path: string; message: string }[]> => {
   try {
-    f();
+    await importing;
   } catch (err) {
     return (err as { extra: { errors: { path: string; message: string }[] } }).extra.errors;
   }
@@ -61,11 +61,11 @@ describe('CSV transaction import', () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
     const unclosed = `${HEADER}\nDeposit,Completed,p-1,1,2026-01-01T00:00:00Z\nDeposit,Completed,p-2,2,"2026-01-01T00:00:00Z\n`;
-    expect(errorsOf(async () => await importTransactions(ctx, org.id, unclosed, 'csv'))).toEqual([
+    expect(await errorsOf(importTransactions(ctx, org.id, unclosed, 'csv'))).toEqual([
       { path: 'line 3', message: 'the quoted field opened on line 3 is never closed' },
     ]);
     const twice = `${HEADER},type\nDeposit,Completed,p-3,1,2026-01-01T00:00:00Z,Withdrawal\n`;
-    expect(errorsOf(async () => await importTransactions(ctx, org.id, twice, 'csv'))).toEqual([
+    expect(await errorsOf(importTransactions(ctx, org.id, twice, 'csv'))).toEqual([
       { path: 'line 1', message: 'the header names type twice' },
     ]);
     expect(await countTransactions(ctx.db, org.id)).toBe(0);

@@ -9,6 +9,7 @@ import { getRefundPlanForTransaction, listRefundPlans, replaceRefundPlanDecision
 import { insertOrchestratedTransaction, updateTransactionStatus } from '../../src/store/transactions.js';
 import type { TransactionType } from '../../src/verify/events.js';
 import { makeContext, type TestContext } from '../support/context.js';
+import { withTransaction, type Db } from '../../src/db/database.js';
 
 const EVM = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed';
 const OTHER = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359';
@@ -46,7 +47,7 @@ async function insertTransaction(
 }
 
 /** An organization whose refund default is one POLYGON address (EVM), auto-refund on. */
-async function withPolygonDefault(): Promise<{ ctx: TestContext; org: ReturnType<typeof createOrganization> }> {
+async function withPolygonDefault(): Promise<{ ctx: TestContext; org: Awaited<ReturnType<typeof createOrganization>> }> {
   const ctx = await makeContext();
   const org = await createOrganization(ctx, 'Acme');
   await setRefundConfig(ctx, org.id, {
@@ -64,13 +65,11 @@ async function fail(
   transactionId: string,
   hooks: readonly TransactionHook[] = [recordRefundPlanOnFailure],
 ): Promise<void> {
-  const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
-  (
-    await ctx.db.transaction(async () => {
-      await updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
-      for (const h of hooks) h(change);
-    })
-  ).immediate();
+  await withTransaction(ctx, async (ctx) => {
+    const change: TransactionStatusChange = { ctx, orgId, transactionId, from: 'Processing', to: 'Failed', nowMs: ctx.clock.now() };
+    await updateTransactionStatus(ctx.db, transactionId, 'Processing', 'Failed', null, isoAt(ctx.clock.now()));
+    for (const h of hooks) await h(change);
+  });
 }
 
 describe('refund plan hook', () => {
@@ -86,7 +85,7 @@ describe('refund plan hook', () => {
       nowMs: ctx.clock.now(),
     };
     expect(ctx.transactionHooks).toContain(recordRefundPlanOnFailure);
-    for (const h of ctx.transactionHooks) h(change);
+    for (const h of ctx.transactionHooks) await h(change);
     expect(await getRefundPlanForTransaction(ctx.db, 'txn_1')).toBeUndefined();
     await fail(ctx, org.id, 'txn_1', ctx.transactionHooks);
     expect(await getRefundPlanForTransaction(ctx.db, 'txn_1')).toMatchObject({
@@ -139,8 +138,8 @@ describe('refund plan hook', () => {
     const plan = (await getRefundPlanForTransaction(ctx.db, 'txn_3'))!;
     expect(plan).toMatchObject({ state: 'Created', dispatchedAt: null });
     expect(await dispatchRefundPlan(ctx, plan.id)).toMatchObject({ state: 'Dispatched', dispatchedAt: isoAt(ctx.clock.now()) });
-    expect(() => dispatchRefundPlan(ctx, plan.id)).toThrow(/only Created or Paused/);
-    expect(() => dispatchRefundPlan(ctx, 'rfp_nope')).toThrow(/not found/);
+    await expect(dispatchRefundPlan(ctx, plan.id)).rejects.toThrow(/only Created or Paused/);
+    await expect(dispatchRefundPlan(ctx, 'rfp_nope')).rejects.toThrow(/not found/);
   });
 
   it('pauses on a stale default and dispatches when it is re-confirmed', async () => {
@@ -186,7 +185,7 @@ describe('refund plan hook', () => {
       autoFiatReturn: false,
     });
     expect(set.replannedPlans).toHaveLength(2);
-    const a = getRefundPlanForTransaction(ctx.db, 'txn_a')!;
+    const a = (await getRefundPlanForTransaction(ctx.db, 'txn_a'))!;
     expect(a).toMatchObject({
       state: 'Dispatched',
       destinationFrom: 'default',
@@ -277,25 +276,31 @@ describe('refund plan hook', () => {
   it('rolls back the status change, its event and the plan when recording the plan fails after the plan row is written', async () => {
     const { ctx, org } = await withPolygonDefault();
     const t = await createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
-    const planRows = async () => (await listRefundPlans(ctx.db, {})).length;
+    const planRows = async (db: Db = ctx.db) => (await listRefundPlans(db, {})).length;
     const eventTypes = async () => (await listEventsAfter(ctx.db, org.id, null, 100)).map((e) => e.type);
     expect(await eventTypes()).toEqual(['Transaction_Created']);
 
     // The failure is injected at the last step of recording the plan (its log line), after the
-    // plan row is inserted: only the enclosing SQLite transaction can take that row back.
+    // plan row is inserted: only the enclosing database transaction can take that row back.
+    // The plan rows are counted there, in that transaction (a hook ahead of the refund hook hands it over).
+    const hooks = ctx.transactionHooks;
+    let inTransaction: Db | undefined;
+    ctx.transactionHooks = [async (change) => void (inTransaction = change.ctx.db), ...hooks];
     const info = ctx.log.info.bind(ctx.log);
-    let insertedBeforeFailure: unknown;
+    let insertedBeforeFailure: Promise<number> | undefined;
     const spy = vi.spyOn(ctx.log, 'info').mockImplementation(((obj: unknown, msg?: string) => {
       if (msg === 'refund plan recorded') {
-        insertedBeforeFailure = planRows();
+        insertedBeforeFailure = planRows(inTransaction);
         throw new Error('injected failure while recording the refund plan');
       }
       return info(obj as object, msg);
     }) as typeof ctx.log.info);
-    expect(() => changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout')).toThrow(/injected failure/);
+    await expect(changeTransactionStatus(ctx, t.id, 'Failed', 'provider timeout')).rejects.toThrow(/injected failure/);
     spy.mockRestore();
+    ctx.transactionHooks = hooks;
 
-    expect(insertedBeforeFailure).toBe(1);
+    expect(inTransaction?.inTransaction).toBe(true);
+    expect(await insertedBeforeFailure).toBe(1);
     expect(await planRows()).toBe(0);
     expect(await getTransaction(ctx, t.id)).toMatchObject({ status: 'Submitted', failureReason: null });
     expect(await eventTypes()).toEqual(['Transaction_Created']);
@@ -310,7 +315,7 @@ describe('refund plan hook', () => {
   it('refuses to record a plan for an unknown transaction', async () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
-    expect(() => fail(ctx, org.id, 'txn_missing')).toThrow(/not found/);
+    await expect(fail(ctx, org.id, 'txn_missing')).rejects.toThrow(/not found/);
     expect(await listRefundPlans(ctx.db, {})).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { openDatabase, type Db } from '../../src/db/open.js';
+import type { Db } from '../../src/db/database.js';
+import { openDatabase } from '../../src/db/open.js';
 import { isoAt } from '../../src/domain/clock.js';
 import { importIdentities } from '../../src/services/identities.js';
 import { createOrganization } from '../../src/services/organizations.js';
@@ -8,18 +9,19 @@ import { benchmarkSummary, summaryQuerySchema } from '../../src/services/benchma
 import { insertImportedTransaction, type ImportedTransaction } from '../../src/store/imported-transactions.js';
 import { countTransactions } from '../../src/store/transactions.js';
 import { makeContext, type TestContext } from '../support/context.js';
+import { onPostgres } from '../support/postgres.js';
 
 // The duplicate check is wrapped so a test can act, from another connection, at the moment the
 // import looks a key up: that is where a second import used to slip in between check and insert.
-const race = vi.hoisted(() => ({ beforeCheck: undefined as (() => void) | undefined }));
+const race = vi.hoisted(() => ({ beforeCheck: undefined as (() => Promise<void>) | undefined }));
 vi.mock('../../src/store/imported-transactions.js', async (importOriginal) => {
   const store = await importOriginal<typeof import('../../src/store/imported-transactions.js')>();
   return {
     ...store,
-    importedTransactionExists: (...args: Parameters<typeof store.importedTransactionExists>) => {
+    importedTransactionExists: async (...args: Parameters<typeof store.importedTransactionExists>) => {
       const hook = race.beforeCheck;
       race.beforeCheck = undefined;
-      hook?.();
+      await hook?.();
       return store.importedTransactionExists(...args);
     },
   };
@@ -54,11 +56,15 @@ const row = (ctx: TestContext, orgId: string, id: string, provider: string | nul
 });
 const count = (db: Db, orgId: string) => countTransactions(db, orgId, 'imported');
 
+/** A UNIQUE index refused the row: SQLite's message, or PostgreSQL's. */
+const UNIQUE_VIOLATION = /UNIQUE constraint failed|violates unique constraint/;
+
 describe('transaction import deduplication', () => {
-  it('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', async () => {
+  // SQLite's write lock, seen from another connection to the file.
+  it.skipIf(onPostgres)('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', async () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
-    const other = openDatabase(ctx.config.database.path, { busyTimeoutMs: 0 });
+    const other = openDatabase({ ...ctx.config.database, busyTimeoutMs: 0 });
     let otherWrite: unknown = 'not attempted';
     race.beforeCheck = async () => {
       try {
@@ -72,7 +78,7 @@ describe('transaction import deduplication', () => {
     expect(otherWrite).toBe('SQLITE_BUSY');
     expect(await count(ctx.db, org.id)).toBe(2);
     // The other writer now finds the rows and is refused by the UNIQUE index too.
-    expect(async () => await insertImportedTransaction(other, row(ctx, org.id, 'txn_other_2', 'P1', 'p-1'))).toThrow(/UNIQUE/);
+    await expect(insertImportedTransaction(other, row(ctx, org.id, 'txn_other_2', 'P1', 'p-1'))).rejects.toThrow(UNIQUE_VIOLATION);
     await other.close();
   });
 
@@ -82,8 +88,8 @@ describe('transaction import deduplication', () => {
     const org2 = await createOrganization(ctx, 'Other');
     await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_a', 'P1', 'x'));
     await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_b', null, 'x'));
-    expect(async () => await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_c', 'P1', 'x'))).toThrow(/UNIQUE/);
-    expect(async () => await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_d', null, 'x'))).toThrow(/UNIQUE/);
+    await expect(insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_c', 'P1', 'x'))).rejects.toThrow(UNIQUE_VIOLATION);
+    await expect(insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_d', null, 'x'))).rejects.toThrow(UNIQUE_VIOLATION);
     await insertImportedTransaction(ctx.db, row(ctx, org.id, 'txn_e', 'P2', 'x'));
     await insertImportedTransaction(ctx.db, row(ctx, org2.id, 'txn_f', 'P1', 'x'));
     expect(await count(ctx.db, org.id)).toBe(3);

@@ -93,7 +93,7 @@ describe('address checks at send time', () => {
     const ctx0 = await setup();
     await newTx(ctx0.ctx, ctx0.org.org.id);
     // The same database, read by a daemon configured for production rules.
-    const strict = await makeContext({ ...sameDatabase(ctx0.ctx), 'webhooks.allowPrivateNetworks': false });
+    const strict = await makeContext({ ...sameDatabase(ctx0.ctx), dataDir: ctx0.ctx.dataDir, 'webhooks.allowPrivateNetworks': false });
     const d = new Dispatcher(strict, { random: () => 0.5 });
     await d.runOnce();
     expect(ctx0.receiver.received).toHaveLength(0);
@@ -106,7 +106,7 @@ describe('address checks at send time', () => {
     const url = dev.receiver.url.replace('127.0.0.1', 'localhost');
     await dev.http.patch(`/v1/notifications/webhooks/settings/${dev.webhookId}`).set('authorization', dev.org.auth).send({ url });
     await newTx(dev.ctx, dev.org.org.id);
-    const strict = await makeContext({ ...sameDatabase(dev.ctx), 'webhooks.allowPrivateNetworks': false });
+    const strict = await makeContext({ ...sameDatabase(dev.ctx), dataDir: dev.ctx.dataDir, 'webhooks.allowPrivateNetworks': false });
     await new Dispatcher(strict, { random: () => 0.5 }).runOnce();
     expect(dev.receiver.received).toHaveLength(0);
     expect((await listDeliveries(strict.db, { limit: 1 }))[0]!.lastError).toMatch(/ERR_WEBHOOK_ADDRESS_REFUSED/);

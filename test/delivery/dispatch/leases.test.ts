@@ -38,7 +38,7 @@ describe('leases', () => {
     const EVENTS = 60;
     for (let i = 0; i < EVENTS; i++) await newTx(ctx, org.org.id);
     // A second context is a second connection to the same database (as a second process has), with its own clock.
-    const other = await makeContext({ ...sameDatabase(ctx), 'delivery.pollIntervalMs': 5 });
+    const other = await makeContext({ ...sameDatabase(ctx), dataDir: ctx.dataDir, 'delivery.pollIntervalMs': 5 });
     other.clock.set(ctx.clock.now());
     const a = new Dispatcher(ctx, { random: () => 0.5, owner: 'process-a' });
     const b = new Dispatcher(other, { random: () => 0.5, owner: 'process-b' });

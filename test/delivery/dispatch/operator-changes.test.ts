@@ -10,6 +10,7 @@ import { changeTransactionStatus } from '../../../src/services/transactions.js';
 import { claimDue, deleteDelivery, deliveryLease, getDelivery, leasedDeliveries, listDeliveries } from '../../../src/store/deliveries.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
 import { makeContext, sameDatabase } from '../../support/context.js';
+import { onPostgres } from '../../support/postgres.js';
 import { startReceiver } from '../receiver.js';
 import { newTx, setup, verifiesWithOpenssl } from './support.js';
 
@@ -34,7 +35,7 @@ describe('leases while the operator changes the webhook', () => {
     await enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
     expect((await getDelivery(ctx.db, d.id))!.state).toBe('pending');
     // Another process looks for work right now: the row is still leased by the sender.
-    const other = await makeContext(sameDatabase(ctx));
+    const other = await makeContext({ ...sameDatabase(ctx), dataDir: ctx.dataDir });
     other.clock.set(ctx.clock.now());
     expect(await new Dispatcher(other, { random: () => 0.5, owner: 'other' }).runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(1);
@@ -157,9 +158,18 @@ describe('claimed rows still waiting for a send slot when the operator changes t
   it('disable, and the lease cannot be given back: the queued ones are still not sent, no attempt is counted, and the failure is logged', async () => {
     const s = await queuedBehindOne();
     // The release of a skipped row's lease fails (as a locked or full disk would); nothing else does.
-    await s.ctx.db.exec(`CREATE TEMP TRIGGER refuse_release BEFORE UPDATE OF claimed_by ON deliveries
-      WHEN NEW.claimed_by IS NULL AND OLD.state = 'skipped' AND NEW.state = OLD.state AND NEW.attempts = OLD.attempts
-      BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`);
+    // SQLite: a trigger of this connection alone; PostgreSQL: of the test's own database.
+    await s.ctx.db.exec(
+      onPostgres
+        ? `CREATE FUNCTION refuse_release() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN RAISE EXCEPTION 'simulated write failure'; END $$;
+           CREATE TRIGGER refuse_release BEFORE UPDATE OF claimed_by ON deliveries FOR EACH ROW
+             WHEN (NEW.claimed_by IS NULL AND OLD.state = 'skipped' AND NEW.state = OLD.state AND NEW.attempts = OLD.attempts)
+             EXECUTE FUNCTION refuse_release()`
+        : `CREATE TEMP TRIGGER refuse_release BEFORE UPDATE OF claimed_by ON deliveries
+             WHEN NEW.claimed_by IS NULL AND OLD.state = 'skipped' AND NEW.state = OLD.state AND NEW.attempts = OLD.attempts
+             BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`,
+    );
     await disableWebhook(s.ctx, s.webhookId);
     expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);

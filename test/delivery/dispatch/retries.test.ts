@@ -206,7 +206,7 @@ describe('retry schedule', () => {
     await ctx.db.close();
     // The restarted process: a new connection and a new dispatcher, its clock where the first one stopped.
     receiver.setResponder((_r, res) => res.end('ok'));
-    const restarted = await makeContext({ ...SHORT, ...sameDatabase(ctx) });
+    const restarted = await makeContext({ ...SHORT, ...sameDatabase(ctx), dataDir: ctx.dataDir });
     restarted.clock.set(ctx.clock.now());
     expect(await listDeliveries(restarted.db, { limit: 10 })).toEqual([before]);
     const again = new Dispatcher(restarted, { random: () => 0.5 });

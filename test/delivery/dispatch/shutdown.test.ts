@@ -38,7 +38,7 @@ describe('start and stop', () => {
     const [d] = await listDeliveries(ctx.db, { limit: 1 });
     expect((await deliveryLease(ctx.db, d!.id))?.claimedBy).toBe('stopping');
     await worker.stop();
-    expectGivenBackUnattempted(ctx, d!.id);
+    await expectGivenBackUnattempted(ctx, d!.id);
     receiver.setResponder((_r, res) => res.end('ok'));
     const next = new Dispatcher(ctx, { random: () => 0.5 });
     expect(await next.runOnce()).toBe(1);
@@ -67,7 +67,7 @@ describe('start and stop', () => {
       setTimeout(release, 200); // the grace (50 ms) is over by then
       await stopping;
       expect(receiver.received).toHaveLength(0);
-      expectGivenBackUnattempted(ctx, d!.id);
+      await expectGivenBackUnattempted(ctx, d!.id);
     } finally {
       spy.mockRestore();
     }

@@ -20,10 +20,10 @@ import { signatureVerifies, startReceiver, type Received } from '../receiver.js'
 export const SHORT = { 'delivery.retryScheduleSeconds': [0, 5, 60], 'delivery.jitter': 0.2 };
 
 /** After each test: every request any receiver of the test got is checked against its database's keys. */
-const signatureChecks: (() => void)[] = [];
-afterEach(() => {
+const signatureChecks: (() => Promise<void>)[] = [];
+afterEach(async () => {
   const checks = signatureChecks.splice(0);
-  for (const check of checks) check();
+  for (const check of checks) await check();
 });
 
 /** Checks, after the test, that every request `receiver` got is signed with a key of `ctx`'s database. */
@@ -36,7 +36,9 @@ export async function setup(overrides: Record<string, unknown> = {}) {
   const api = makeApi(ctx);
   const org = await makeOrg(ctx, api.tokens);
   const receiver = await startReceiver();
-  signatureChecks.push(async () => ctx.db.open && receiver.received.length > 0 && (await expectAllSigned(ctx, receiver.received)));
+  signatureChecks.push(async () => {
+    if (ctx.db.open && receiver.received.length > 0) await expectAllSigned(ctx, receiver.received);
+  });
   const created = await api.http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: receiver.url });
   expect(created.status).toBe(201);
   // random 0.5 = no jitter, so delays are exact.
