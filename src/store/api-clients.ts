@@ -58,8 +58,9 @@ export async function getApiClient(db: Db, id: string): Promise<ApiClient | unde
  * event-stream heartbeat: its organization and whether it is revoked, not the row with its secret hash.
  */
 export async function getClientStanding(db: Db, id: string): Promise<{ id: string; orgId: string; revoked: boolean } | undefined> {
-  const row = (await db.get('SELECT org_id, revoked_at IS NOT NULL AS revoked FROM api_clients WHERE id = ?', [id])) as
-    { org_id: string; revoked: number } | undefined;
+  const row = (await db.get('SELECT org_id, CASE WHEN revoked_at IS NULL THEN 0 ELSE 1 END AS revoked FROM api_clients WHERE id = ?', [
+    id,
+  ])) as { org_id: string; revoked: number } | undefined;
   return row && { id, orgId: row.org_id, revoked: row.revoked === 1 };
 }
 

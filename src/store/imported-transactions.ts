@@ -66,11 +66,10 @@ export async function importedTransactionExists(
   providerTransactionId: string,
 ): Promise<boolean> {
   return (
-    (await db.get(`SELECT 1 FROM transactions WHERE org_id = ? AND origin = 'imported' AND provider_transaction_id = ? AND provider IS ?`, [
-      orgId,
-      providerTransactionId,
-      provider,
-    ])) !== undefined
+    (await db.get(
+      `SELECT 1 FROM transactions WHERE org_id = ? AND origin = 'imported' AND provider_transaction_id = ? AND provider IS NOT DISTINCT FROM ?`,
+      [orgId, providerTransactionId, provider],
+    )) !== undefined
   );
 }
 

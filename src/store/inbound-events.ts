@@ -135,7 +135,7 @@ export type HoldOutcome = 'held' | 'known' | 'full';
  */
 export async function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHeld: number): Promise<HoldOutcome> {
   const held = (await db.get(
-    'SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(raw_body = ?) AS same FROM inbound_event_held_copies WHERE inbound_id = ?',
+    'SELECT COUNT(*) AS n, MAX(seq) AS last, SUM(CASE WHEN raw_body = ? THEN 1 ELSE 0 END) AS same FROM inbound_event_held_copies WHERE inbound_id = ?',
     [copy.rawBody, id],
   )) as {
     n: number;

@@ -5,6 +5,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createContext } from '../../src/create-context.js';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { writeEvent } from '../../src/delivery/events.js';
+import { enqueueEvent } from '../../src/delivery/enqueue.js';
+import { withTransaction } from '../../src/db/database.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { emitEvent } from '../../src/services/outbox.js';
 import { createWebhook } from '../../src/services/webhooks.js';
@@ -125,8 +127,8 @@ async function open(url: string, auth: string, headers: Record<string, string> =
 const SINCE_ALL = '2000-01-01T00:00:00.000Z';
 const payloads = (messages: EventSourceMessage[]) => messages.filter((m) => m.event !== 'ready' && m.event !== 'signing-key');
 
-function emit(ctx: TestContext, orgId: string) {
-  const stored = writeEvent(ctx.db, ctx.clock.now(), orgId, 'Transaction_Updated', data);
+async function emit(ctx: TestContext, orgId: string) {
+  const stored = await writeEvent(ctx.db, ctx.clock.now(), orgId, 'Transaction_Updated', data);
   ctx.signals.outbox.emit();
   return stored;
 }
@@ -356,8 +358,9 @@ describe('GET /v1/notifications/events/stream', () => {
       expect(receiver.received[0]!.headers['x-signature']).toBe(streamed!.signature);
       expect(receiver.received[0]!.headers['x-signature-key-id']).toBe(streamed!.keyId);
 
-      // Sent first, then streamed with the signature the dispatcher made.
-      const sentFirst = await emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Failed' });
+      // Sent first, then streamed with the signature the dispatcher made: written without waking the
+      // stream (emitEvent would, and the stream could then sign it before the dispatcher claims it).
+      const sentFirst = await withTransaction(ctx, (ctx) => enqueueEvent(ctx, org.id, 'Transaction_Updated', { ...data, status: 'Failed' }));
       expect(await dispatcher.runOnce()).toBe(1);
       expect(dispatcher.stats().signatures).toBe(1);
       ctx.signals.outbox.emit();

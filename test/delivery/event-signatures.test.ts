@@ -53,36 +53,44 @@ async function setup(n: number) {
 }
 
 describe('EventSignatures', () => {
-  it.skipIf(onPostgres)('signs a batch while another process holds the write lock, keeps what it made, and stores it once the lock is free', async () => {
-    const { ctx, org, rows } = await setup(3);
-    const signatures = new EventSignatures(ctx);
-    const holder = holdWriteLock(ctx.config.database.path);
-    const signed = await signatures.signBatch(org.id, rows);
-    expect(signed.signatures).toHaveLength(3);
-    expect(signatures.unstored).toBe(3);
-    holder.release();
-    expect(await stored(ctx, rows)).toHaveLength(0);
-    await signatures.storeNow();
-    expect(signatures.unstored).toBe(0);
-    expect(await stored(ctx, rows)).toEqual(rows.map((r, i) => ({ eventId: r.id, keyId: signed.keyId, signature: signed.signatures[i] })));
-  });
+  it.skipIf(onPostgres)(
+    'signs a batch while another process holds the write lock, keeps what it made, and stores it once the lock is free',
+    async () => {
+      const { ctx, org, rows } = await setup(3);
+      const signatures = new EventSignatures(ctx);
+      const holder = holdWriteLock(ctx.config.database.path);
+      const signed = await signatures.signBatch(org.id, rows);
+      expect(signed.signatures).toHaveLength(3);
+      expect(signatures.unstored).toBe(3);
+      holder.release();
+      expect(await stored(ctx, rows)).toHaveLength(0);
+      await signatures.storeNow();
+      expect(signatures.unstored).toBe(0);
+      expect(await stored(ctx, rows)).toEqual(
+        rows.map((r, i) => ({ eventId: r.id, keyId: signed.keyId, signature: signed.signatures[i] })),
+      );
+    },
+  );
 
-  it.skipIf(onPostgres)('keeps at most unstoredSize signatures waiting to be stored, whatever is made or given back meanwhile', async () => {
-    const { ctx, org, rows } = await setup(5);
-    const signatures = new EventSignatures(ctx, { unstoredSize: 2 });
-    const holder = holdWriteLock(ctx.config.database.path);
-    const signed = await signatures.signBatch(org.id, rows);
-    // Every row is still signed and sent; only the storing is bounded.
-    expect(signed.signatures.every((s) => s.length > 0)).toBe(true);
-    expect(signatures.unstored).toBe(2);
-    const taken = signatures.takeUnstored();
-    await signatures.signBatch(org.id, [rows[0]!]); // in memory: nothing made
-    signatures.giveBack([...taken, ...taken]);
-    expect(signatures.unstored).toBe(2);
-    holder.release();
-    await signatures.storeNow();
-    expect(await stored(ctx, rows)).toHaveLength(2);
-  });
+  it.skipIf(onPostgres)(
+    'keeps at most unstoredSize signatures waiting to be stored, whatever is made or given back meanwhile',
+    async () => {
+      const { ctx, org, rows } = await setup(5);
+      const signatures = new EventSignatures(ctx, { unstoredSize: 2 });
+      const holder = holdWriteLock(ctx.config.database.path);
+      const signed = await signatures.signBatch(org.id, rows);
+      // Every row is still signed and sent; only the storing is bounded.
+      expect(signed.signatures.every((s) => s.length > 0)).toBe(true);
+      expect(signatures.unstored).toBe(2);
+      const taken = signatures.takeUnstored();
+      await signatures.signBatch(org.id, [rows[0]!]); // in memory: nothing made
+      signatures.giveBack([...taken, ...taken]);
+      expect(signatures.unstored).toBe(2);
+      holder.release();
+      await signatures.storeNow();
+      expect(await stored(ctx, rows)).toHaveLength(2);
+    },
+  );
 
   it('reads stored signatures for a batch larger than its memory, and signs none of them again', async () => {
     const { ctx, org, rows } = await setup(3);
@@ -121,20 +129,23 @@ describe('EventSignatures', () => {
     expect(ctx.logs.lines.filter((l) => l.msg === 'signatures not stored; they are made again when needed')).toEqual([]);
   });
 
-  it.skipIf(onPostgres)("has the dispatcher's next batch of results store a stream's signatures that found the write lock held", async () => {
-    const { ctx, org, rows } = await setup(2);
-    const receiver = await startReceiver();
-    await createWebhook(ctx, org.id, { url: receiver.url });
-    const holder = holdWriteLock(ctx.config.database.path);
-    const signatures = new EventSignatures(ctx);
-    await signatures.signBatch(org.id, rows);
-    expect(signatures.unstored).toBe(2);
-    holder.release();
-    const sent = await emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
-    const dispatcher = new Dispatcher(ctx, { random: () => 0.5, signatures });
-    expect(await dispatcher.runOnce()).toBe(1);
-    expect(signatures.unstored).toBe(0);
-    const all = [...rows.map((r) => r.id), sent.event.id].sort();
-    expect((await stored(ctx, [...rows, { id: sent.event.id }])).map((s) => s.eventId)).toEqual(all);
-  });
+  it.skipIf(onPostgres)(
+    "has the dispatcher's next batch of results store a stream's signatures that found the write lock held",
+    async () => {
+      const { ctx, org, rows } = await setup(2);
+      const receiver = await startReceiver();
+      await createWebhook(ctx, org.id, { url: receiver.url });
+      const holder = holdWriteLock(ctx.config.database.path);
+      const signatures = new EventSignatures(ctx);
+      await signatures.signBatch(org.id, rows);
+      expect(signatures.unstored).toBe(2);
+      holder.release();
+      const sent = await emitEvent(ctx, org.id, 'Transaction_Updated', { status: 'Completed' });
+      const dispatcher = new Dispatcher(ctx, { random: () => 0.5, signatures });
+      expect(await dispatcher.runOnce()).toBe(1);
+      expect(signatures.unstored).toBe(0);
+      const all = [...rows.map((r) => r.id), sent.event.id].sort();
+      expect((await stored(ctx, [...rows, { id: sent.event.id }])).map((s) => s.eventId)).toEqual(all);
+    },
+  );
 });

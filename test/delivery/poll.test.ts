@@ -24,20 +24,7 @@ describe('a running daemon polls for rows other processes wrote', () => {
 
       // Another process writes the transaction, its event and its delivery row; nothing signals the daemon.
       const cli = await runCli(
-        [
-          'tx',
-          'create',
-          '--org',
-          orgId,
-          '--type',
-          'Deposit',
-          '--amount',
-          '12.34',
-          '--currency',
-          'USD',
-          ...daemon.databaseArgs,
-          '--json',
-        ],
+        ['tx', 'create', '--org', orgId, '--type', 'Deposit', '--amount', '12.34', '--currency', 'USD', ...daemon.databaseArgs, '--json'],
         // The daemon's data directory: its master key opens the sealed signing keys.
         { BORDERD_DATA_DIR: daemon.dataDir },
       );

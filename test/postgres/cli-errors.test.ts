@@ -17,7 +17,9 @@ describe('borderd commands on PostgreSQL: bad input is one line', () => {
     const refused = await runCli(['orgs', 'list', '--database-url', 'postgres://borderd:x@127.0.0.1:1/borderd'], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect(refused.stderr).toMatch(/cannot use the database postgres:\/\/borderd:\*\*\*@127\.0\.0\.1:1\/borderd: the connection was refused .*\(database\.url\)/);
+    expect(refused.stderr).toMatch(
+      /cannot use the database postgres:\/\/borderd:\*\*\*@127\.0\.0\.1:1\/borderd: the connection was refused .*\(database\.url\)/,
+    );
 
     const url = await freshPostgresDatabase();
     const wrong = await runCli(['orgs', 'list', '--database-url', withPassword(url, 'not-the-password')], env);
@@ -36,7 +38,9 @@ describe('borderd commands on PostgreSQL: bad input is one line', () => {
     const dir = tempDir();
     const both = await runCli(['orgs', 'list', '--db', `${dir}/x.db`, '--database-url', 'postgres://u:p@127.0.0.1/db']);
     expect(both.code).toBe(2);
-    expect(both.stderr).toMatch(/database\.path \(from the --db flag\) names a SQLite file and database\.url \(from the --database-url flag\) a PostgreSQL database: give one of them\n$/);
+    expect(both.stderr).toMatch(
+      /database\.path \(from the --db flag\) names a SQLite file and database\.url \(from the --database-url flag\) a PostgreSQL database: give one of them\n$/,
+    );
     const notPg = await runCli(['orgs', 'list', '--database-url', 'mysql://u:p@127.0.0.1/db']);
     expect(notPg.code).toBe(2);
     expect(notPg.stderr).toMatch(/database\.url: must be a PostgreSQL URL/);

@@ -158,29 +158,32 @@ describe('the recorder', () => {
   });
 
   // PostgreSQL has no database-wide write lock: tryTransaction always runs there.
-  it.skipIf(onPostgres)('keeps results in memory while another process holds the write lock, and records them once it is free', async () => {
-    const { ctx, jobs, recorder, recorded, add } = await recording(2);
-    const other = holdWriteLock(ctx.config.database.path);
-    try {
-      add(0, answer(200));
-      add(1, answer(200));
-      await recorder.flush();
-      // Not recorded, not lost: tried again on a timer, never in SQLite's busy wait.
-      expect([recorder.waiting, recorded.length, (await listAttempts(ctx.db, jobs[0]!.id)).length]).toEqual([2, 0, 0]);
-      await new Promise((r) => setTimeout(r, 3 * BUSY_RETRY_MS));
-      expect(recorded).toHaveLength(0);
-      other.release();
-      await vi.waitFor(() => expect(recorded).toHaveLength(2));
-      const states: string[] = [];
-      const attempts: number[] = [];
-      for (const j of jobs) {
-        states.push((await getDelivery(ctx.db, j.id))!.state);
-        attempts.push((await listAttempts(ctx.db, j.id)).length);
+  it.skipIf(onPostgres)(
+    'keeps results in memory while another process holds the write lock, and records them once it is free',
+    async () => {
+      const { ctx, jobs, recorder, recorded, add } = await recording(2);
+      const other = holdWriteLock(ctx.config.database.path);
+      try {
+        add(0, answer(200));
+        add(1, answer(200));
+        await recorder.flush();
+        // Not recorded, not lost: tried again on a timer, never in SQLite's busy wait.
+        expect([recorder.waiting, recorded.length, (await listAttempts(ctx.db, jobs[0]!.id)).length]).toEqual([2, 0, 0]);
+        await new Promise((r) => setTimeout(r, 3 * BUSY_RETRY_MS));
+        expect(recorded).toHaveLength(0);
+        other.release();
+        await vi.waitFor(() => expect(recorded).toHaveLength(2));
+        const states: string[] = [];
+        const attempts: number[] = [];
+        for (const j of jobs) {
+          states.push((await getDelivery(ctx.db, j.id))!.state);
+          attempts.push((await listAttempts(ctx.db, j.id)).length);
+        }
+        expect(states).toEqual(['delivered', 'delivered']);
+        expect(attempts).toEqual([1, 1]);
+      } finally {
+        other.release();
       }
-      expect(states).toEqual(['delivered', 'delivered']);
-      expect(attempts).toEqual([1, 1]);
-    } finally {
-      other.release();
-    }
-  });
+    },
+  );
 });
