@@ -35,8 +35,8 @@ export const outboxCommand: CommandModule = {
         'Delivery counts by state',
         (c) => c,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const counts = outboxStatus(ctx);
+          runWithContext(args, async (ctx) => {
+            const counts = await outboxStatus(ctx);
             output(args, counts, () =>
               table(
                 Object.entries(counts).map(([state, count]) => ({ state, count })),

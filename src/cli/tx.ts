@@ -102,8 +102,8 @@ export const txCommand: CommandModule = {
         'Show a transaction',
         (c) => c.positional('id', { type: 'string', demandOption: true }) as never,
         (args) =>
-          runWithContext(args, (ctx) => {
-            const t = getTransaction(ctx, args.id);
+          runWithContext(args, async (ctx) => {
+            const t = await getTransaction(ctx, args.id);
             output(args, t, () => JSON.stringify(t, null, 2));
           }),
       )

@@ -10,10 +10,14 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DatabaseOpenError, type Database, type Db } from './database.js';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { DatabaseOpenError, isDatabaseUnavailable, type Database, type Db } from './database.js';
 import { listMigrations, migrate, SchemaTooNewError } from './migrate.js';
 import { SqliteDatabase } from './sqlite.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
+
+const { SqliteError } = BetterSqlite3;
 
 /** The copy was refused or failed, and the target is as it was: the CLI prints this one line (exit code 1). */
 export class CopyRefusedError extends Error {}
@@ -123,6 +127,23 @@ const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
  */
 export async function copySqliteToPostgres(source: SqliteSource, target: Database, opts: CopyOptions = {}): Promise<CopyReport> {
   if (target.dialect !== 'postgres') throw new Error('the copy goes into PostgreSQL');
+  try {
+    return await copy(source, target, opts);
+  } catch (err) {
+    // What either database refused, in one line; a lost connection goes on as it is, for the CLI to say.
+    if (err instanceof pg.DatabaseError && !isDatabaseUnavailable(err)) {
+      throw new CopyRefusedError(`the target database ${target.location} refused the copy: ${err.message}; nothing was committed`, {
+        cause: err,
+      });
+    }
+    if (err instanceof SqliteError) {
+      throw new CopyRefusedError(`reading ${source.path} failed: ${err.message}; nothing was committed`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+async function copy(source: SqliteSource, target: Database, opts: CopyOptions): Promise<CopyReport> {
   // Text is sent and stored as UTF-8: a server that stores another encoding would change the bytes.
   const encoding = await target.value<string>('SHOW server_encoding');
   if (encoding !== 'UTF8') {
@@ -285,8 +306,9 @@ async function copyTable(
     inserting = tx.run(insertOf(batch.length), params).then(
       () => progress(batch.length),
       (err: unknown) => {
+        if (!(err instanceof pg.DatabaseError) || isDatabaseUnavailable(err)) throw err;
         throw new CopyRefusedError(
-          `copying table ${plan.name} failed (rows after rowid ${String(batch[0]![0])}): ${(err as Error).message}; nothing was committed`,
+          `copying table ${plan.name} failed (the batch from rowid ${String(batch[0]![0])}): ${err.message}; nothing was committed`,
           { cause: err },
         );
       },
