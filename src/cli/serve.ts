@@ -14,7 +14,7 @@ import { createContext, dataDirOf } from '../create-context.js';
 import { copySqliteToPostgres, CopyRefusedError, SqliteSource, type CopyReport } from '../db/copy.js';
 import type { Database } from '../db/database.js';
 import { openDatabase } from '../db/open.js';
-import { connectFailure, redactedUrl } from '../db/postgres.js';
+import { redactedUrl } from '../db/postgres.js';
 import { checkMasterKey, mayCreateMasterKey, resolveMasterKey } from '../security/master-key.js';
 import { SecretBox } from '../security/secret-box.js';
 import { startDaemon } from '../daemon.js';
@@ -264,8 +264,6 @@ async function copyFromSqlite(args: MigrateArgs, file: string): Promise<void> {
     let report: CopyReport;
     try {
       report = await copySqliteToPostgres(source, target, { onProgress: progress.update });
-    } catch (err) {
-      throw connectFailure(err, target.location) ?? err;
     } finally {
       progress.stop();
     }

@@ -14,6 +14,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { DatabaseOpenError, isDatabaseUnavailable, type Database, type Db } from './database.js';
 import { listMigrations, migrate, SchemaTooNewError } from './migrate.js';
+import { connectFailure } from './postgres.js';
 import { SqliteDatabase } from './sqlite.js';
 import { openConnection, type Connection } from './sqlite-connection.js';
 
@@ -130,7 +131,9 @@ export async function copySqliteToPostgres(source: SqliteSource, target: Databas
   try {
     return await copy(source, target, opts);
   } catch (err) {
-    // What either database refused, in one line; a lost connection goes on as it is, for the CLI to say.
+    // What either database refused, in one line; a login refused or a lost connection goes on as it is, for the CLI to say.
+    const connecting = connectFailure(err, target.location);
+    if (connecting) throw connecting;
     if (err instanceof pg.DatabaseError && !isDatabaseUnavailable(err)) {
       throw new CopyRefusedError(`the target database ${target.location} refused the copy: ${err.message}; nothing was committed`, {
         cause: err,

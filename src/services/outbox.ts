@@ -45,7 +45,7 @@ export async function replayWebhookSince(
   ctx: AppContext,
   webhookId: string,
   since: string,
-  onProgress?: (done: number, total: number) => void,
+  onProgress?: (done: number, total: number) => void | Promise<void>,
 ): Promise<ReplayResult> {
   const webhook = await replayableWebhook(ctx, webhookId);
   const ids = await eventIdsSince(ctx.db, webhook.orgId, parseInstant(since, 'since'));
@@ -73,7 +73,7 @@ export async function replayWebhookSince(
       }
       return n;
     });
-    onProgress?.(Math.min(i + REPLAY_BATCH, ids.length), ids.length);
+    await onProgress?.(Math.min(i + REPLAY_BATCH, ids.length), ids.length);
   }
   wakeDispatcher(ctx);
   return { events: ids.length, requeued };

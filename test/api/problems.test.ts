@@ -193,28 +193,31 @@ describe('problem responses', () => {
   });
 
   // SQLite's write lock, held by another process: PostgreSQL has none.
-  it.skipIf(onPostgres)('503 database_busy with Retry-After, not a 500, when another process holds the write lock past the busy timeout', async () => {
-    const ctx = await makeContext({ 'database.busyTimeoutMs': 100 });
-    const { http } = makeApi(ctx);
-    const org = await createOrganization(ctx, 'Acme');
-    const holder = holdWriteLock(ctx.config.database.path);
-    try {
-      const res = await http
+  it.skipIf(onPostgres)(
+    '503 database_busy with Retry-After, not a 500, when another process holds the write lock past the busy timeout',
+    async () => {
+      const ctx = await makeContext({ 'database.busyTimeoutMs': 100 });
+      const { http } = makeApi(ctx);
+      const org = await createOrganization(ctx, 'Acme');
+      const holder = holdWriteLock(ctx.config.database.path);
+      try {
+        const res = await http
+          .post('/admin/v1/events')
+          .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+          .send({ orgId: org.id, type: 'Transaction_Created', data: {} });
+        expectProblem(res, 503, 'database_busy');
+        expect(res.headers['retry-after']).toBe('1');
+      } finally {
+        holder.release();
+      }
+      // The lock is gone: the same write goes through.
+      const again = await http
         .post('/admin/v1/events')
         .set('authorization', `Bearer ${ADMIN_TOKEN}`)
         .send({ orgId: org.id, type: 'Transaction_Created', data: {} });
-      expectProblem(res, 503, 'database_busy');
-      expect(res.headers['retry-after']).toBe('1');
-    } finally {
-      holder.release();
-    }
-    // The lock is gone: the same write goes through.
-    const again = await http
-      .post('/admin/v1/events')
-      .set('authorization', `Bearer ${ADMIN_TOKEN}`)
-      .send({ orgId: org.id, type: 'Transaction_Created', data: {} });
-    expect(again.status).toBe(201);
-  });
+      expect(again.status).toBe(201);
+    },
+  );
 
   it('keeps a sane caller request id and replaces an unsafe one', async () => {
     const { http } = await setup();

@@ -207,36 +207,39 @@ describe('webhook settings (endpoints 11-17)', () => {
   });
 
   // SQLite's write lock, held by another process: PostgreSQL has none.
-  it.skipIf(onPostgres)('waits for a write lock another process holds on a timer: the event loop answers meanwhile, and the write goes in after', async () => {
-    const ctx = await makeContext({ 'database.busyTimeoutMs': 3000 });
-    const { http, tokens } = makeApi(ctx);
-    const { auth } = await makeOrg(ctx, tokens);
-    await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
-    const before = (await http.get(`${BASE}/public-key`).set('authorization', auth)).body.keyId as string;
-    const holder = holdWriteLock(ctx.config.database.path); // another process (a CLI import) holds the write lock
-    let settled = 0;
-    const create = http
-      .post(BASE)
-      .set('authorization', auth)
-      .send({ url: 'http://127.0.0.1:9/b' })
-      .then((r) => (settled++, r));
-    const rotate = http
-      .post(`${BASE}/public-key`)
-      .set('authorization', auth)
-      .then((r) => (settled++, r));
-    try {
-      // SQLite's busy wait would hold the loop until the busy timeout, then answer 503.
-      for (let i = 0; i < 5; i++) expect((await http.get('/healthz')).status).toBe(200);
-      expect(settled).toBe(0);
-    } finally {
-      holder.release();
-    }
-    expect((await create).status).toBe(201);
-    const rotated = await rotate;
-    expect(rotated.status).toBe(201);
-    expect(rotated.body.keyId).not.toBe(before);
-    expect((await http.get(BASE).set('authorization', auth)).body).toHaveLength(2);
-  });
+  it.skipIf(onPostgres)(
+    'waits for a write lock another process holds on a timer: the event loop answers meanwhile, and the write goes in after',
+    async () => {
+      const ctx = await makeContext({ 'database.busyTimeoutMs': 3000 });
+      const { http, tokens } = makeApi(ctx);
+      const { auth } = await makeOrg(ctx, tokens);
+      await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/a' });
+      const before = (await http.get(`${BASE}/public-key`).set('authorization', auth)).body.keyId as string;
+      const holder = holdWriteLock(ctx.config.database.path); // another process (a CLI import) holds the write lock
+      let settled = 0;
+      const create = http
+        .post(BASE)
+        .set('authorization', auth)
+        .send({ url: 'http://127.0.0.1:9/b' })
+        .then((r) => (settled++, r));
+      const rotate = http
+        .post(`${BASE}/public-key`)
+        .set('authorization', auth)
+        .then((r) => (settled++, r));
+      try {
+        // SQLite's busy wait would hold the loop until the busy timeout, then answer 503.
+        for (let i = 0; i < 5; i++) expect((await http.get('/healthz')).status).toBe(200);
+        expect(settled).toBe(0);
+      } finally {
+        holder.release();
+      }
+      expect((await create).status).toBe(201);
+      const rotated = await rotate;
+      expect(rotated.status).toBe(201);
+      expect(rotated.body.keyId).not.toBe(before);
+      expect((await http.get(BASE).set('authorization', auth)).body).toHaveLength(2);
+    },
+  );
 
   it('makes one new pair for rotations of one organization that arrive together', async () => {
     const ctx = await makeContext();

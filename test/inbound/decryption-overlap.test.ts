@@ -39,7 +39,9 @@ describe('inbound decryption of a queue', () => {
     let open!: () => void;
     probe.gate = new Promise<void>((r) => (open = r));
     const pass = decryptDue(ctx);
-    // While the first decryptions are held, the pass has started as many as it keeps in flight.
+    // While the first decryptions are held, the pass has started as many as it keeps in flight (once
+    // it has read the queue, a round trip on PostgreSQL), and no more however many turns go by.
+    await vi.waitFor(() => expect(probe.running).toBeGreaterThanOrEqual(OPENS_IN_FLIGHT), { timeout: 10_000 });
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     expect(probe.running).toBe(OPENS_IN_FLIGHT);
     open();

@@ -12,6 +12,9 @@ import { holdWriteLock } from '../support/write-lock.js';
 import { onPostgres } from '../support/postgres.js';
 import { cardNetworkLibraryToken, joseToken, makeKeyPair, notification, selfSignedCertificate } from './jwe-fixtures.js';
 
+/** For what SQLite alone has (its write lock, its query plans): skipped on the postgres project. */
+const itOnSqlite = it.skipIf(onPostgres);
+
 const PATH = '/v1/webhooks/card-network';
 const right = makeKeyPair();
 const wrong = makeKeyPair();
@@ -40,25 +43,28 @@ describe('inbound decryption', () => {
   });
 
   // SQLite's write lock; PostgreSQL has none.
-  it.skipIf(onPostgres)('never waits in SQLite for a write lock another process holds: the pass ends, the rows stay due, a later pass decrypts them', async () => {
-    const { ctx, org, post } = await setup({ 'database.busyTimeoutMs': 3000 });
-    await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
-    for (let i = 0; i < 3; i++) await post(notification(await joseToken({ n: i }, right), { eventId: `l-${i}` }));
-    // One for an ica mapped only after it arrived: the pass's matching queues it.
-    await post(notification(await joseToken({ n: 9 }, right), { eventId: 'l-unmatched', ica: '999999' }));
-    ctx.config.inbound.icaOrganizations = { '123456': org.id, '999999': org.id };
-    const holder = holdWriteLock(ctx.db.location); // a CLI import writing a large file, say
-    try {
-      // Waiting in SQLite instead would hold this thread for the busy timeout, then throw SQLITE_BUSY.
-      expect(await matchPendingIcas(ctx)).toBe(0);
-      expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0, busy: 1 });
-      for (let i = 0; i < 3; i++) expect(await state(ctx, `l-${i}`)).toMatchObject({ state: 'received', attempts: 0 });
-    } finally {
-      holder.release();
-    }
-    expect(await matchPendingIcas(ctx)).toBe(1);
-    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 4, busy: 0 });
-  });
+  itOnSqlite(
+    'never waits in SQLite for a write lock another process holds: the pass ends, the rows stay due, a later pass decrypts them',
+    async () => {
+      const { ctx, org, post } = await setup({ 'database.busyTimeoutMs': 3000 });
+      await importCardNetworkKey(ctx, org.id, Buffer.from(right.privatePem));
+      for (let i = 0; i < 3; i++) await post(notification(await joseToken({ n: i }, right), { eventId: `l-${i}` }));
+      // One for an ica mapped only after it arrived: the pass's matching queues it.
+      await post(notification(await joseToken({ n: 9 }, right), { eventId: 'l-unmatched', ica: '999999' }));
+      ctx.config.inbound.icaOrganizations = { '123456': org.id, '999999': org.id };
+      const holder = holdWriteLock(ctx.db.location); // a CLI import writing a large file, say
+      try {
+        // Waiting in SQLite instead would hold this thread for the busy timeout, then throw SQLITE_BUSY.
+        expect(await matchPendingIcas(ctx)).toBe(0);
+        expect(await decryptDue(ctx)).toMatchObject({ decrypted: 0, busy: 1 });
+        for (let i = 0; i < 3; i++) expect(await state(ctx, `l-${i}`)).toMatchObject({ state: 'received', attempts: 0 });
+      } finally {
+        holder.release();
+      }
+      expect(await matchPendingIcas(ctx)).toBe(1);
+      expect(await decryptDue(ctx)).toMatchObject({ decrypted: 4, busy: 0 });
+    },
+  );
 
   it('records nothing made with the old organization for rows an ica mapping moved while the pass ran', async () => {
     const { ctx, org, post } = await setup();

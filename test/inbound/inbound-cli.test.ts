@@ -42,7 +42,8 @@ const databaseArgs = (ctx: TestContext): string[] =>
   ctx.config.database.url !== undefined ? ['--database-url', ctx.config.database.url] : ['--db', ctx.config.database.path];
 
 /** On PostgreSQL the data directory (the master key) is not beside a database file: the command is told where it is. */
-const cliEnv = (ctx: TestContext): Record<string, string> => (ctx.config.database.url !== undefined ? { BORDERD_DATA_DIR: ctx.dataDir } : {});
+const cliEnv = (ctx: TestContext): Record<string, string> =>
+  ctx.config.database.url !== undefined ? { BORDERD_DATA_DIR: ctx.dataDir } : {};
 
 describe('borderd inbound (CLI)', () => {
   it('list --event-type shows only that eventType, oldest first', async () => {

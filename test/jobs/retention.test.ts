@@ -16,6 +16,9 @@ import { writeEvent } from '../../src/delivery/events.js';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
 
+/** For what SQLite alone has (its write lock, its query plans): skipped on the postgres project. */
+const itOnSqlite = it.skipIf(onPostgres);
+
 async function emit(ctx: Ctx, orgId: string): Promise<string> {
   return (
     await inOutboxTransaction(
@@ -103,7 +106,7 @@ describe('outbox retention inside the daemon', () => {
   }
 
   // Query plans are SQLite's (EXPLAIN QUERY PLAN); PostgreSQL plans from its own statistics.
-  it.skipIf(onPostgres)('never scans deliveries or reads the pending backlog per event; the delivered pass ends at the cutoff', async () => {
+  itOnSqlite('never scans deliveries or reads the pending backlog per event; the delivered pass ends at the cutoff', async () => {
     const ctx = await makeContext({ 'retention.deliveredDays': 30, 'retention.eventDays': 90 }, '2026-01-01T00:00:00.000Z');
     const org = await createOrganization(ctx, 'Acme');
     await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
@@ -141,7 +144,7 @@ describe('outbox retention inside the daemon', () => {
   });
 
   // SQLite's write lock; PostgreSQL has none (tryTransaction always runs there).
-  it.skipIf(onPostgres)('waits for a write lock another process holds on a timer, not in SQLite, and stops between batches when told', async () => {
+  itOnSqlite('waits for a write lock another process holds on a timer, not in SQLite, and stops between batches when told', async () => {
     const ctx = await oldDelivered(250, { 'database.busyTimeoutMs': 5000 });
     const holder = holdWriteLock(ctx.db.location);
     const pruning = pruneOutboxInTurns(ctx);

@@ -8,10 +8,10 @@ describe('borderd commands on PostgreSQL', () => {
   it('runs the admin commands against a database URL as they run against a SQLite file', async () => {
     const url = await freshPostgresDatabase();
     const env = { BORDERD_DATA_DIR: tempDir() };
-    const cli = async (...args: string[]) => {
+    const cli = async (...args: string[]): Promise<unknown> => {
       const res = await runCli([...args, '--database-url', url, '--json'], env);
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
-      return JSON.parse(res.stdout) as Record<string, unknown> & Record<string, unknown>[];
+      return JSON.parse(res.stdout) as unknown;
     };
     const migrated = await cli('migrate');
     expect(migrated).toMatchObject({ version: 15, applied: [] });

@@ -11,6 +11,9 @@ import { countTransactions } from '../../src/store/transactions.js';
 import { makeContext, type TestContext } from '../support/context.js';
 import { onPostgres } from '../support/postgres.js';
 
+/** For what SQLite alone has (its write lock, its query plans): skipped on the postgres project. */
+const itOnSqlite = it.skipIf(onPostgres);
+
 // The duplicate check is wrapped so a test can act, from another connection, at the moment the
 // import looks a key up: that is where a second import used to slip in between check and insert.
 const race = vi.hoisted(() => ({ beforeCheck: undefined as (() => Promise<void>) | undefined }));
@@ -61,7 +64,7 @@ const UNIQUE_VIOLATION = /UNIQUE constraint failed|violates unique constraint/;
 
 describe('transaction import deduplication', () => {
   // SQLite's write lock, seen from another connection to the file.
-  it.skipIf(onPostgres)('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', async () => {
+  itOnSqlite('holds the write lock while it checks for duplicates: another writer cannot slip in between check and insert', async () => {
     const ctx = await makeContext();
     const org = await createOrganization(ctx, 'Acme');
     const other = openDatabase({ ...ctx.config.database, busyTimeoutMs: 0 });
