@@ -48,7 +48,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   let secrets: SecretBox;
   try {
     if (opts.migrate !== false) {
-      for (const m of await migrate(db, undefined, db.location)) log.info({ version: m.version, name: m.name }, 'migration applied');
+      for (const m of await migrate(db)) log.info({ version: m.version, name: m.name }, 'migration applied');
     }
     const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
     const { key, created } = resolveMasterKey({

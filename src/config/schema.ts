@@ -99,15 +99,27 @@ function defaultReadWorkers(): number {
   return Math.min(4, Math.max(1, availableParallelism() - 1));
 }
 
+/** libpq's sslmode values borderd applies; libpq's prefer and allow are left out. */
+const TLS_MODES = ['disable', 'require', 'verify-ca', 'verify-full'] as const;
+
 /** A PostgreSQL connection URL: postgres:// or postgresql://, with the host and database in it. */
-const postgresUrl = z.string().refine((v) => {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.pathname.length > 1;
-  } catch {
-    return false;
-  }
-}, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database');
+const postgresUrl = z
+  .string()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.pathname.length > 1;
+    } catch {
+      return false;
+    }
+  }, 'must be a PostgreSQL URL: postgres://user:password@host:5432/database')
+  .refine(
+    (v) => {
+      const mode = URL.canParse(v) ? new URL(v).searchParams.get('sslmode') : null;
+      return mode === null || (TLS_MODES as readonly string[]).includes(mode);
+    },
+    `takes sslmode ${TLS_MODES.join(', ')} (prefer and allow would fall back to plain text without saying so)`,
+  );
 
 export const databaseSchema = z
   .strictObject({
@@ -124,10 +136,10 @@ export const databaseSchema = z
         connectTimeoutMs: positiveMs.default(5_000),
       })
       .prefault({}),
-    /** TLS to PostgreSQL: libpq's sslmode names (verify-full checks the chain and the host name) and a CA file for a private authority. */
+    /** TLS to PostgreSQL: libpq's sslmode names (verify-full checks the chain and the host name) and a CA file for a private authority; these win over the URL's sslmode and sslrootcert. */
     tls: z
       .strictObject({
-        mode: z.enum(['disable', 'require', 'verify-ca', 'verify-full']).optional(),
+        mode: z.enum(TLS_MODES).optional(),
         caFile: z.string().min(1).optional(),
       })
       .prefault({}),

@@ -154,7 +154,7 @@ async function copy(source: SqliteSource, target: Database, opts: CopyOptions): 
       `the target database ${target.location} stores text as ${encoding}: borderd needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8')`,
     );
   }
-  await migrate(target, undefined, target.location);
+  await migrate(target);
   const plans = await planTables(source, target);
   const names = plans.map((p) => p.name);
 

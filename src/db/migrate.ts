@@ -7,7 +7,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Db, Dialect } from './database.js';
+import type { Database, Db, Dialect } from './database.js';
 
 /** Each engine's migrations: the same versions, each in its engine's dialect. */
 const migrationsDir = (dialect: Dialect): string => fileURLToPath(new URL(`./migrations/${dialect}/`, import.meta.url));
@@ -38,11 +38,8 @@ const MIGRATION_LOCK = { sqlite: 'SELECT 1', postgres: 'SELECT pg_advisory_xact_
 const SCHEMA_MIGRATIONS =
   'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)';
 
-export async function migrate(
-  db: Db,
-  migrations: Migration[] = listMigrations(db.dialect),
-  location = 'the database',
-): Promise<Migration[]> {
+export async function migrate(db: Db | Database, migrations: Migration[] = listMigrations(db.dialect)): Promise<Migration[]> {
+  const location = 'location' in db ? db.location : 'the database';
   await db.transaction(async (tx) => {
     await tx.value(MIGRATION_LOCK);
     await tx.exec(SCHEMA_MIGRATIONS);

@@ -20,11 +20,10 @@ export interface OpenDatabaseOptions {
 export function openDatabase(config: DatabaseConfig, opts: OpenDatabaseOptions = {}): Database {
   if (config.url !== undefined) {
     return new PostgresDatabase(redactedUrl(config.url), {
-      connectionString: config.url,
+      ...postgresConnection({ ...config, url: config.url }),
       max: config.pool.max,
       idleTimeoutMillis: config.pool.idleTimeoutMs,
       connectionTimeoutMillis: config.pool.connectTimeoutMs,
-      ...tlsOptions(config),
       ...(opts.onIdleError && { onIdleError: opts.onIdleError }),
     });
   }
@@ -35,30 +34,53 @@ export function openDatabase(config: DatabaseConfig, opts: OpenDatabaseOptions =
   });
 }
 
+/** The URL's TLS parameters, which borderd reads itself (below) instead of handing them to the driver. */
+const URL_TLS_PARAMS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslpassword', 'sslnegotiation', 'uselibpqcompat'];
+
+type TlsMode = NonNullable<DatabaseConfig['tls']['mode']>;
+
 /**
- * TLS to PostgreSQL from database.tls: `mode` as libpq's sslmode (disable, require, verify-ca,
- * verify-full) and a CA file for a managed database's private certificate authority. Without it,
- * the URL's own sslmode parameter decides.
+ * The driver's connection settings for a PostgreSQL URL: TLS as libpq means it, from `database.tls`
+ * or else the URL's own `sslmode` and `sslrootcert` (the configuration key wins). The driver reads
+ * `sslmode=require` as verify-full and prints a warning; managed databases hand out URLs with
+ * `sslmode=require` meaning "encrypted, any certificate", so the URL's TLS parameters are taken out
+ * and applied here with libpq's meaning: require encrypts; verify-ca also checks the chain (and
+ * `require` with a CA file does too, as in libpq); verify-full also checks the host name.
  */
-function tlsOptions(config: DatabaseConfig): { ssl?: boolean | ConnectionOptions } {
-  const { mode, caFile } = config.tls;
-  if (mode === undefined && caFile === undefined) return {};
-  if (mode === 'disable') return { ssl: false };
-  let ca: string | undefined;
-  if (caFile !== undefined) {
-    try {
-      ca = readFileSync(caFile, 'utf8');
-    } catch (err) {
-      throw new DatabaseOpenError(`cannot read database.tls.caFile ${caFile}: ${(err as Error).message}`);
-    }
-  }
-  const verify = mode === undefined || mode === 'verify-ca' || mode === 'verify-full';
+export function postgresConnection(config: DatabaseConfig & { url: string }): {
+  connectionString: string;
+  ssl?: boolean | ConnectionOptions;
+} {
+  const url = new URL(config.url);
+  const fromUrl = (name: string) => url.searchParams.get(name) ?? undefined;
+  const mode = config.tls.mode ?? (fromUrl('sslmode') as TlsMode | undefined);
+  const caFile = config.tls.caFile ?? fromUrl('sslrootcert');
+  const certFile = fromUrl('sslcert');
+  const keyFile = fromUrl('sslkey');
+  for (const name of URL_TLS_PARAMS) url.searchParams.delete(name);
+  const connectionString = url.toString();
+  if (mode === undefined && caFile === undefined) return { connectionString };
+  if (mode === 'disable') return { connectionString, ssl: false };
+  const ca =
+    caFile === undefined ? undefined : readTlsFile(caFile, config.tls.caFile !== undefined ? 'database.tls.caFile' : 'sslrootcert');
+  const verifyChain = mode === undefined || mode === 'verify-ca' || mode === 'verify-full' || ca !== undefined;
+  const verifyHost = mode === undefined || mode === 'verify-full';
   return {
+    connectionString,
     ssl: {
-      rejectUnauthorized: verify,
+      rejectUnauthorized: verifyChain,
       ...(ca !== undefined && { ca }),
-      // verify-ca checks the chain but not the host name, as libpq does.
-      ...(mode === 'verify-ca' && { checkServerIdentity: () => undefined }),
+      ...(certFile !== undefined && { cert: readTlsFile(certFile, 'sslcert') }),
+      ...(keyFile !== undefined && { key: readTlsFile(keyFile, 'sslkey') }),
+      ...(!verifyHost && { checkServerIdentity: () => undefined }),
     },
   };
+}
+
+function readTlsFile(file: string, setting: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new DatabaseOpenError(`cannot read ${setting} ${file}: ${(err as Error).message}`);
+  }
 }

@@ -5,7 +5,7 @@
  *
  * @module store/deliveries
  */
-import { GREATEST, indexedBy, JSON_LIST, NOT_INDEXED, sql, type Db } from '../db/database.js';
+import { GREATEST, indexedBy, JSON_LIST, sql, type Db } from '../db/database.js';
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -156,14 +156,27 @@ export interface ClaimedDelivery {
  * the primary key for the outer UPDATE: without it SQLite picks the (state, next_attempt_at) index
  * and walks every pending row, so each claim would cost the backlog.
  */
-const CLAIM_DUE = sql`UPDATE deliveries SET claimed_by = ?, lease_until = ?
+const CLAIM_DUE_SQLITE = `UPDATE deliveries SET claimed_by = ?, lease_until = ?
   WHERE id IN (SELECT id FROM deliveries
                WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
                  AND (lease_until IS NULL OR lease_until < ?)
-                 AND id NOT IN (${JSON_LIST})
-               ORDER BY next_attempt_at, id LIMIT ?${{ sqlite: '', postgres: ' FOR UPDATE SKIP LOCKED' }})
-    AND ${NOT_INDEXED}state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
+                 AND id NOT IN (SELECT value FROM json_each(?))
+               ORDER BY next_attempt_at, id LIMIT ?)
+    AND +state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
   RETURNING id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
+
+/**
+ * PostgreSQL picks the rows in a CTE, which runs once: as `WHERE id IN (subquery … LIMIT)` the
+ * planner may join the subquery instead and take more rows than the limit.
+ */
+const CLAIM_DUE_POSTGRES = `WITH picked AS (
+    SELECT id FROM deliveries
+     WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
+       AND (lease_until IS NULL OR lease_until < ?)
+       AND id NOT IN (SELECT json_array_elements_text(?::json))
+     ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+  UPDATE deliveries SET claimed_by = ?, lease_until = ? FROM picked WHERE deliveries.id = picked.id
+  RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
 
 export async function claimDue(
   db: Db,
@@ -176,16 +189,11 @@ export async function claimDue(
 ): Promise<ClaimedDelivery[]> {
   // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
   // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
-  const rows = await db.all<ClaimedDelivery>(CLAIM_DUE, [
-    owner,
-    leaseUntil,
-    webhookId,
-    nowMs,
-    nowMs,
-    held.length ? JSON.stringify(held) : '[]',
-    limit,
-    nowMs,
-  ]);
+  const heldList = held.length ? JSON.stringify(held) : '[]';
+  const rows =
+    db.dialect === 'postgres'
+      ? await db.all<ClaimedDelivery>(CLAIM_DUE_POSTGRES, [webhookId, nowMs, nowMs, heldList, limit, owner, leaseUntil])
+      : await db.all<ClaimedDelivery>(CLAIM_DUE_SQLITE, [owner, leaseUntil, webhookId, nowMs, nowMs, heldList, limit, nowMs]);
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 

@@ -370,13 +370,15 @@ export async function matchUnmatched(db: Db, ica: string, orgId: string, nowIso:
 
 /**
  * Moves an ica's notifications that are not decrypted yet (waiting or failed) from another
- * organization to `orgId` and queues them; returns how many. After a remap they are attributed to
+ * organization to `orgId` and queues them afresh (the old organization's failure says nothing of the
+ * new one); returns how many. After a remap they are attributed to
  * the wrong organization, whose keys cannot open them. Decrypted ones stay: a key of their
  * organization opened them.
  */
 export async function reassignUndecrypted(db: Db, ica: string, orgId: string, nowIso: string): Promise<number> {
   return await db.run(
-    `UPDATE inbound_events SET org_id = ?, state = 'received', attempts = 0, next_attempt_at = ?, updated_at = ?
+    `UPDATE inbound_events SET org_id = ?, state = 'received', attempts = 0, next_attempt_at = ?,
+       failure_code = NULL, failure_reason = NULL, updated_at = ?
        WHERE ica = ? AND state IN ('received', 'failed') AND org_id IS NOT NULL AND org_id <> ?`,
     [orgId, nowIso, nowIso, ica, orgId],
   );

@@ -37,8 +37,8 @@ export const accountRoutes: RouteModule = (api) => {
     auth: 'bearer',
     params: idParams,
     responses: { 200: { description: 'the account', schema: accountSchema }, 404: { description: "unknown id or another organization's" } },
-    handler: ({ ctx, params, auth }) => {
-      const body = findAccount(ctx, auth.orgId, params.id);
+    handler: async ({ ctx, params, auth }) => {
+      const body = await findAccount(ctx, auth.orgId, params.id);
       const headers = ctx.config.accounts.legacyFields
         ? deprecationHeaders({ since: ACCOUNT_FIELDS_DEPRECATED, sunset: ACCOUNT_FIELDS_SUNSET })
         : {};

@@ -79,8 +79,9 @@ export class Dispatcher implements Worker {
   readonly #wake = () => this.#schedulePass();
   readonly #tick = () => {
     this.#pools.closeIdle();
-    // A webhook with no pool (closed as idle, or never made: a refused target) and nothing in hand.
-    this.#unanswered.forget(this.#idle);
+    // A webhook with no pool (closed as idle, or never made: a refused target) and nothing in hand;
+    // not during a pass, which may have seen a webhook and not claimed its rows yet.
+    if (!this.#current) this.#unanswered.forget(this.#idle);
     void this.#leases.renew();
     this.#schedulePass();
   };

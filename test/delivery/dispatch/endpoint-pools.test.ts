@@ -116,7 +116,7 @@ describe('the pools', () => {
     const busy = p.acquire('wh_busy', p.target('http://127.0.0.1:9/a'));
     const quiet = p.acquire('wh_quiet', p.target('http://127.0.0.1:9/b'));
     p.release(quiet);
-    p.closeIdle(quiet.idleSince + POOL_IDLE_MS);
+    p.closeIdle(quiet.idleSince + POOL_IDLE_MS - 1);
     expect([p.has('wh_busy'), p.has('wh_quiet')]).toEqual([true, true]);
     p.closeIdle(quiet.idleSince + POOL_IDLE_MS + 1);
     expect([p.has('wh_busy'), p.has('wh_quiet')]).toEqual([true, false]);

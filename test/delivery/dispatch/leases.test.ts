@@ -31,6 +31,18 @@ describe('leases', () => {
     expect((await getDelivery(ctx.db, d!.id))!.state).toBe('delivered');
   });
 
+  it('a claim takes at most its limit, the oldest due first, and the next claim the rest', async () => {
+    const { ctx, org } = await setup();
+    for (let i = 0; i < 5; i++) await newTx(ctx, org.org.id);
+    const all = await listDeliveries(ctx.db, { limit: 10 });
+    const now = ctx.clock.now();
+    const first = await claimDue(ctx.db, all[0]!.webhookId, 'a', now, now + 60_000, 2);
+    expect(first).toHaveLength(2);
+    const second = await claimDue(ctx.db, all[0]!.webhookId, 'b', now, now + 60_000, 10);
+    expect(second).toHaveLength(3);
+    expect(new Set([...first, ...second].map((r) => r.id)).size).toBe(5);
+  });
+
   it('two processes (two connections to one file) running at once send each delivery exactly once', async () => {
     const { ctx, org, receiver } = await setup({ 'delivery.pollIntervalMs': 5 });
     // Each answer waits a little, so both dispatchers have sends in flight at the same time.
