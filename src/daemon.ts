@@ -19,6 +19,8 @@ import { eventStreamCloser } from './api/routes/event-stream.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';
 import { retentionWorker } from './jobs/retention.js';
 import type { Worker } from './worker.js';
+import { NodeRegistry, newNodeId } from './cluster/nodes.js';
+import { crossNodeWakeups } from './cluster/wakeups.js';
 
 export interface Daemon {
   url: string;
@@ -59,8 +61,18 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
   const host = address.includes(':') ? `[${address}]` : address;
   const url = `http://${host}:${port}`;
 
-  // Started in this order, stopped in reverse: the dispatcher's in-flight sends finish last.
-  const workers: Worker[] = [new Dispatcher(ctx, { signatures }), createDecryptWorker(ctx), eventStreamCloser(ctx), retentionWorker(ctx)];
+  // Started in this order, stopped in reverse: the dispatcher's in-flight sends finish last, and
+  // this node leaves the nodes table after the dispatcher gave its leases back. The node registry
+  // takes back what dead processes held before the dispatcher's first pass.
+  const nodeId = newNodeId();
+  const workers: Worker[] = [
+    new NodeRegistry(ctx, nodeId),
+    crossNodeWakeups(ctx),
+    new Dispatcher(ctx, { signatures, owner: nodeId }),
+    createDecryptWorker(ctx),
+    eventStreamCloser(ctx),
+    retentionWorker(ctx, nodeId),
+  ];
   for (const worker of workers) await worker.start();
 
   let closing: Promise<void> | undefined;

@@ -354,6 +354,23 @@ export const retentionSchema = z
   })
   .prefault({});
 
+export const nodesSchema = z
+  .strictObject({
+    /** How often this process says it is alive (a row in the database), and looks for dead ones whose deliveries to take back. */
+    heartbeatMs: positiveMs.default(2_000),
+    /**
+     * A process not heard from for this long is dead: its claimed deliveries are taken back at once
+     * instead of when their leases end (delivery.leaseMs). A process on the same host is known dead
+     * sooner, by its pid.
+     */
+    deadAfterMs: positiveMs.default(10_000),
+  })
+  .prefault({})
+  .refine((n) => n.deadAfterMs >= 3 * n.heartbeatMs, {
+    message: 'deadAfterMs must be at least three heartbeats (3 × heartbeatMs)',
+    path: ['deadAfterMs'],
+  });
+
 export const configSchema = z
   .object({
     /**
@@ -375,6 +392,7 @@ export const configSchema = z
     network: networkSchema,
     eventStream: eventStreamSchema,
     retention: retentionSchema,
+    nodes: nodesSchema,
   })
   .superRefine((c, zctx) => {
     // The client-certificate header is set by a TLS terminator in front; borderd believes it only from

@@ -121,8 +121,23 @@ export interface Database extends Db {
   readonly location: string;
   /** Resolves true when the database answers a trivial query now (readiness); never throws. */
   ping(): Promise<boolean>;
+  /**
+   * Calls `onNotify(channel)` for each notification on these channels from any process (PostgreSQL's
+   * LISTEN, on a connection of its own that is opened again whenever it is lost; after each reconnect
+   * every channel is called once, for what may have been missed). SQLite has no such thing: another
+   * process's writes are found by the listeners' polls. Resolves a function that stops listening.
+   */
+  listen(channels: readonly string[], onNotify: (channel: string) => void): Promise<() => Promise<void>>;
   /** Lets statements in flight finish and closes every connection. */
   close(): Promise<void>;
+}
+
+/**
+ * Inside a write transaction: tells every process listening on `channel` (Database.listen) once the
+ * transaction commits; nothing if it rolls back. A no-op on SQLite.
+ */
+export async function notifyOnCommit(db: Db, channel: string): Promise<void> {
+  if (db.dialect === 'postgres') await db.value('SELECT pg_notify(?, ?)', [channel, '']);
 }
 
 /**

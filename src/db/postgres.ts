@@ -182,6 +182,10 @@ export interface PostgresOptions extends pg.PoolConfig {
   onIdleError?: (err: Error) => void;
 }
 
+/** A lost LISTEN connection is opened again after this long, doubling up to five seconds while the server stays away. */
+const RELISTEN_FIRST_MS = 250;
+const RELISTEN_MAX_MS = 5_000;
+
 export class PostgresDatabase implements Database {
   readonly dialect: Dialect = 'postgres';
   readonly inTransaction = false;
@@ -193,8 +197,59 @@ export class PostgresDatabase implements Database {
     { onIdleError, ...config }: PostgresOptions,
   ) {
     this.pool = new pg.Pool({ ...config, types });
+    this.#config = config;
     // Without a listener, an idle connection's error would end the process.
     this.pool.on('error', (err) => onIdleError?.(err));
+  }
+
+  readonly #config: pg.PoolConfig;
+
+  async listen(channels: readonly string[], onNotify: (channel: string) => void): Promise<() => Promise<void>> {
+    for (const channel of channels) if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    let client: pg.Client | undefined;
+    let stopped = false;
+    let retry: NodeJS.Timeout | undefined;
+    let delayMs = RELISTEN_FIRST_MS;
+    const again = () => {
+      if (stopped || retry) return;
+      retry = setTimeout(() => {
+        retry = undefined;
+        void connect();
+      }, delayMs);
+      retry.unref();
+      delayMs = Math.min(delayMs * 2, RELISTEN_MAX_MS);
+    };
+    const connect = async () => {
+      const c = new pg.Client({ ...this.#config, types });
+      let lost = false;
+      const onLost = () => {
+        if (lost) return;
+        lost = true;
+        if (client === c) client = undefined;
+        again();
+      };
+      c.on('notification', (m) => onNotify(m.channel));
+      c.on('error', onLost);
+      c.on('end', onLost);
+      try {
+        await c.connect();
+        for (const channel of channels) await c.query(`LISTEN ${channel}`);
+      } catch {
+        onLost();
+        c.end().catch(() => undefined);
+        return;
+      }
+      if (stopped) return void c.end().catch(() => undefined);
+      client = c;
+      delayMs = RELISTEN_FIRST_MS;
+      for (const channel of channels) onNotify(channel);
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    };
   }
 
   get open(): boolean {

@@ -322,6 +322,11 @@ export class SqliteDatabase implements Database {
     }
   }
 
+  /** Nothing tells of another process's writes to a SQLite file; listeners poll. */
+  listen(): Promise<() => Promise<void>> {
+    return Promise.resolve(() => Promise.resolve());
+  }
+
   async close(): Promise<void> {
     const handOn = await this.#take(undefined);
     try {

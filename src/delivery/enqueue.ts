@@ -13,6 +13,7 @@ import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
 import { writeEvent, type StoredEvent } from './events.js';
 import { withTransaction } from '../db/database.js';
+import { announce } from '../cluster/wakeups.js';
 
 /**
  * Writes an event and its deliveries: one row per live webhook of the organization, pending when
@@ -29,6 +30,7 @@ export async function enqueueEvent<T extends EventType>(
   if (!ctx.db.inTransaction) throw new Error('enqueueEvent must run inside a transaction (use inOutboxTransaction)');
   const now = ctx.clock.now();
   const stored = await writeEvent(ctx.db, now, orgId, type, data);
+  await announce(ctx.db, 'outbox');
   const at = isoAt(now);
   const firstAttempt = firstAttemptAt(ctx, now);
   for (const webhook of await listWebhooks(ctx.db, orgId)) {
@@ -50,7 +52,7 @@ export function firstAttemptAt(ctx: AppContext, now: number): number {
   return now + firstAttemptDelayMs(ctx.config.delivery.retryScheduleSeconds);
 }
 
-/** Tells this process's dispatcher that committed deliveries are waiting. */
+/** Tells this process's dispatcher that committed deliveries are waiting (the others hear of them by announce()). */
 export function wakeDispatcher(ctx: AppContext): void {
   ctx.signals.outbox.emit();
 }

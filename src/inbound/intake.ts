@@ -20,6 +20,7 @@ import { getOrganization } from '../store/organizations.js';
 import { organizationForIca } from './ica-mapping.js';
 import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
+import { announce } from '../cluster/wakeups.js';
 import { withTransaction } from '../db/database.js';
 
 export interface IntakeResult {
@@ -80,12 +81,15 @@ export async function receiveNotification(ctx: AppContext, n: InboundNotificatio
       const orgId = mapped && (await getOrganization(ctx.db, mapped)) ? mapped : null;
       const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
       const state = orgId ? 'received' : 'unmatched';
-      if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state }))
+      if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state })) {
+        if (orgId) await announce(ctx.db, 'inbound');
         return { outcome: 'stored', id, state, orgId };
+      }
       const stored = (await getInboundEventByEventId(ctx.db, n.eventId))!;
       const action = redeliveryAction(stored, { ica: n.ica, rawBody });
       if (action === 'replace') {
         await replaceCopy(ctx.db, stored.id, copy, at);
+        await announce(ctx.db, 'inbound');
         return { outcome: 'replaced', id: stored.id, state: 'received', orgId: stored.orgId };
       }
       const outcome = action === 'hold' ? await holdCopy(ctx.db, stored.id, copy, MAX_HELD_COPIES) : 'duplicate';

@@ -9,6 +9,7 @@ import { schedule, type ScheduledTask } from 'node-cron';
 import type { Db } from '../db/database.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, isoAt } from '../domain/clock.js';
+import { claimJobRun, endJobRun } from '../store/job-runs.js';
 import { deleteDeliveredBefore, deleteEventsBefore } from '../store/retention.js';
 import type { Worker } from '../worker.js';
 
@@ -91,8 +92,19 @@ export async function pruneOutboxInTurns(ctx: AppContext, stopped: () => boolean
   return pruning.result;
 }
 
-/** The retention job as a worker of `borderd serve`, on its cron schedule. */
-export function retentionWorker(ctx: AppContext): Worker {
+/**
+ * A run holds the job for this long at most: a node that dies in the middle keeps the others from it
+ * until then. The next scheduled run comes a day later by default, so an hour loses nothing.
+ */
+const RUN_LEASE_MS = 60 * 60_000;
+/** After a run, the other nodes' timers of the same minute pass it by. */
+const AFTER_RUN_MS = 60_000;
+
+/**
+ * The retention job as a worker of `borderd serve`, on its cron schedule. Every node has the timer;
+ * the first to take the run (the job_runs row, as `nodeId`) prunes, the others pass.
+ */
+export function retentionWorker(ctx: AppContext, nodeId: string): Worker {
   let task: ScheduledTask | undefined;
   let stopped = false;
   let running: Promise<unknown> | undefined;
@@ -102,8 +114,8 @@ export function retentionWorker(ctx: AppContext): Worker {
       task = schedule(
         ctx.config.retention.schedule,
         async () => {
-          running = pruneOutboxInTurns(ctx, () => stopped).then(
-            (result) => ctx.log.info(result, 'outbox retention pass'),
+          running = onOneNode(ctx, 'retention', nodeId, () => pruneOutboxInTurns(ctx, () => stopped)).then(
+            (result) => result && ctx.log.info(result, 'outbox retention pass'),
             (err: unknown) => ctx.log.error({ err }, 'outbox retention pass failed'),
           );
           await running;
@@ -117,4 +129,15 @@ export function retentionWorker(ctx: AppContext): Worker {
       await running;
     },
   };
+}
+
+/** Runs `fn` when this node takes the job's run; undefined when another node holds it. */
+export async function onOneNode<T>(ctx: AppContext, job: string, nodeId: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const now = ctx.clock.now();
+  if (!(await claimJobRun(ctx.db, job, nodeId, now, now + RUN_LEASE_MS))) return undefined;
+  try {
+    return await fn();
+  } finally {
+    await endJobRun(ctx.db, job, nodeId, ctx.clock.now() + AFTER_RUN_MS);
+  }
 }

@@ -9,6 +9,7 @@ import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
+import { announce } from '../cluster/wakeups.js';
 import { enqueueEvent, firstAttemptAt, inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import type { StoredEvent } from '../delivery/events.js';
 import { eventIdsSince, eventOrganization } from '../store/events.js';
@@ -56,6 +57,7 @@ export async function replayWebhookSince(
       // Checked again in every batch: a webhook deleted or disabled meanwhile turned what earlier
       // batches queued into cancelled or skipped rows, and must not get pending rows after that.
       await replayableWebhook(ctx, webhookId);
+      await announce(ctx.db, 'outbox');
       const now = ctx.clock.now();
       let n = 0;
       for (const eventId of batch) {
@@ -92,6 +94,7 @@ export async function replayEvent(ctx: AppContext, eventId: string): Promise<Rep
   const orgId = await eventOrganization(ctx.db, eventId);
   if (!orgId) throw notFound(`event ${eventId}`);
   const requeued = await withTransaction(ctx, async (ctx) => {
+    await announce(ctx.db, 'outbox');
     const now = ctx.clock.now();
     let n = 0;
     for (const w of await listWebhooks(ctx.db, orgId)) {

@@ -328,6 +328,26 @@ export async function releaseLeases(db: Db, owner: string): Promise<number> {
   );
 }
 
+/** The owners holding leases now, each with how many rows (the deliveries_claimed index: rows in hand only). */
+export async function leaseOwners(db: Db): Promise<{ owner: string; rows: number }[]> {
+  return await db.all<{ owner: string; rows: number }>(
+    'SELECT claimed_by AS owner, COUNT(*) AS "rows" FROM deliveries WHERE claimed_by IS NOT NULL GROUP BY claimed_by',
+  );
+}
+
+/**
+ * Takes back every row a dead process held, at once instead of when its leases end. Its pending rows
+ * count one attempt more: the process may have sent one before it died without recording it, so the
+ * send that follows says attempt n + 1 (x-delivery-attempt) and a receiver can tell a resend.
+ */
+export async function takeBackLeases(db: Db, owner: string): Promise<number> {
+  const pending = await db.run(
+    "UPDATE deliveries SET claimed_by = NULL, lease_until = NULL, attempts = attempts + 1 WHERE claimed_by = ? AND state = 'pending'",
+    [owner],
+  );
+  return pending + (await releaseLeases(db, owner));
+}
+
 /** Rows a by-state listing may read across organizations before it merges them (see listDeliveries). */
 const MERGED_LIST_ROWS = 50_000;
 

@@ -5,8 +5,7 @@
  *
  * @module delivery/dispatch/dispatcher
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { newNodeId } from '../../cluster/nodes.js';
 import type { AppContext } from '../../context.js';
 import type { RetryPolicy } from '../../domain/retry-schedule.js';
 import { claimDue, dueWebhooks, type DueWebhook } from '../../store/deliveries.js';
@@ -94,7 +93,7 @@ export class Dispatcher implements Worker {
     const signatures = opts.signatures ?? new EventSignatures(ctx);
     const d = ctx.config.delivery;
     this.#policy = { scheduleSeconds: d.retryScheduleSeconds, jitter: d.jitter };
-    this.owner = opts.owner ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    this.owner = opts.owner ?? newNodeId();
     this.#unanswered = new UnansweredEndpoints(ctx.db, d);
     this.#slots = new SendSlots(d, this.#slotsOf);
     this.#leases = new Leases(ctx, this.owner);

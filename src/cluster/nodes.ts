@@ -1,0 +1,127 @@
+/**
+ * The serve processes sharing one database. Each process has an id (`host:pid:random`, also the
+ * owner of the delivery leases it takes), a row in `nodes` it refreshes every nodes.heartbeatMs,
+ * and on every heartbeat looks for dead processes that still hold deliveries and takes those back,
+ * so a crash delays its deliveries by seconds instead of a whole lease (delivery.leaseMs).
+ *
+ * A holder is dead when its row was not refreshed for nodes.deadAfterMs, or, on this host, when its
+ * pid is gone. A holder with no row on another host is left to its leases: nothing here says it is
+ * dead. (A restarted container gets its old pid back, so its previous run is known dead by the
+ * heartbeat only.)
+ *
+ * @module cluster/nodes
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { AppContext } from '../context.js';
+import { withTransaction } from '../db/database.js';
+import { leaseOwners, takeBackLeases } from '../store/deliveries.js';
+import { deleteNode, listNodes, registerNode, touchNode, type NodeRow } from '../store/nodes.js';
+import type { Worker } from '../worker.js';
+
+/** This process's id among the nodes: the owner of every lease it takes. */
+export function newNodeId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+}
+
+/** The host and pid an id names, or undefined for an id of another form (a test's owner name). */
+export function hostAndPid(id: string): { host: string; pid: number } | undefined {
+  const m = /^(.*):(\d+):[0-9a-f]+$/.exec(id);
+  return m ? { host: m[1]!, pid: Number(m[2]) } : undefined;
+}
+
+/** Whether a process with this pid runs on this host (signal 0 checks without sending anything). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface TakeoverResult {
+  /** Dead holders whose rows were taken back. */
+  owners: string[];
+  rows: number;
+}
+
+export class NodeRegistry implements Worker {
+  readonly name = 'nodes';
+  readonly id: string;
+  readonly #ctx: AppContext;
+  readonly #host = hostname();
+  readonly #alive: (pid: number) => boolean;
+  #timer: NodeJS.Timeout | undefined;
+  #beat: Promise<void> | undefined;
+
+  constructor(ctx: AppContext, id: string, opts: { alive?: (pid: number) => boolean } = {}) {
+    this.#ctx = ctx;
+    this.id = id;
+    this.#alive = opts.alive ?? processAlive;
+  }
+
+  /** Registers this process and takes back what dead ones held, before the dispatcher's first pass. */
+  async start(): Promise<void> {
+    const now = this.#ctx.clock.now();
+    await registerNode(this.#ctx.db, { id: this.id, host: this.#host, pid: process.pid, startedAt: now, seenAt: now });
+    await this.takeOver();
+    this.#timer = setInterval(() => {
+      if (this.#beat) return;
+      this.#beat = this.heartbeat()
+        .catch((err: unknown) => this.#ctx.log.warn({ err }, 'node heartbeat failed; retrying at the next one'))
+        .finally(() => (this.#beat = undefined));
+    }, this.#ctx.config.nodes.heartbeatMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#beat;
+    await deleteNode(this.#ctx.db, this.id).catch((err: unknown) =>
+      this.#ctx.log.warn({ err }, 'could not remove this node from the nodes table'),
+    );
+  }
+
+  /** Says this process is alive (again, should another have declared it dead) and takes over dead ones. */
+  async heartbeat(): Promise<void> {
+    const now = this.#ctx.clock.now();
+    if (!(await touchNode(this.#ctx.db, this.id, now))) {
+      await registerNode(this.#ctx.db, { id: this.id, host: this.#host, pid: process.pid, startedAt: now, seenAt: now });
+    }
+    await this.takeOver();
+  }
+
+  /** Takes back the rows of every dead holder, and forgets nodes long dead. */
+  async takeOver(): Promise<TakeoverResult> {
+    const ctx = this.#ctx;
+    const now = ctx.clock.now();
+    const nodes = new Map((await listNodes(ctx.db)).map((n) => [n.id, n]));
+    const dead = (await leaseOwners(ctx.db))
+      .map((o) => o.owner)
+      .filter((owner) => owner !== this.id && this.#isDead(owner, nodes.get(owner), now));
+    let rows = 0;
+    for (const owner of dead) {
+      rows += await withTransaction(ctx, async (ctx) => {
+        const taken = await takeBackLeases(ctx.db, owner);
+        await deleteNode(ctx.db, owner);
+        return taken;
+      });
+    }
+    for (const node of nodes.values()) {
+      if (node.id !== this.id && !dead.includes(node.id) && this.#isDead(node.id, node, now)) await deleteNode(ctx.db, node.id);
+    }
+    if (rows > 0) {
+      ctx.log.warn({ owners: dead, deliveries: rows }, 'took back the deliveries of stopped processes');
+      ctx.signals.outbox.emit();
+    }
+    return { owners: dead, rows };
+  }
+
+  #isDead(owner: string, node: NodeRow | undefined, now: number): boolean {
+    if (node && now - node.seenAt > this.#ctx.config.nodes.deadAfterMs) return true;
+    const where = node ?? hostAndPid(owner);
+    return where !== undefined && where.host === this.#host && where.pid !== process.pid && !this.#alive(where.pid);
+  }
+}

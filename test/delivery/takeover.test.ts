@@ -1,0 +1,93 @@
+/**
+ * Taking back what a dead process held: at once on the same host when its pid is gone, after
+ * nodes.deadAfterMs of silence for a node elsewhere, never from a live one; the resend counts the
+ * lost attempt.
+ */
+import { hostname } from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
+import { NodeRegistry, hostAndPid, newNodeId } from '../../src/cluster/nodes.js';
+import { claimDue, getDelivery, listDeliveries } from '../../src/store/deliveries.js';
+import { deleteNode, listNodes, registerNode } from '../../src/store/nodes.js';
+import { newTx, setup } from './dispatch/support.js';
+
+const registries: NodeRegistry[] = [];
+afterEach(async () => {
+  for (const r of registries.splice(0)) await r.stop();
+});
+
+/** A registry of this process that believes `deadPids` are gone from this host. */
+function registry(ctx: Parameters<typeof newTx>[0], deadPids: number[] = []): NodeRegistry {
+  const r = new NodeRegistry(ctx, newNodeId(), { alive: (pid) => !deadPids.includes(pid) });
+  registries.push(r);
+  return r;
+}
+
+/** Claims every due row of the setup's webhook as `owner`, for a lease much longer than the test. */
+async function claimAll(s: Awaited<ReturnType<typeof setup>>, owner: string): Promise<string[]> {
+  const now = s.ctx.clock.now();
+  return (await claimDue(s.ctx.db, s.webhookId, owner, now, now + 3_600_000, 100)).map((r) => r.id);
+}
+
+describe('taking over from dead processes', () => {
+  it('a start on the same host takes back at once what a process whose pid is gone held, and the resend says attempt 2', async () => {
+    const s = await setup();
+    for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
+    const dead = `${hostname()}:4194303:0badc0de`;
+    expect(await claimAll(s, dead)).toHaveLength(3);
+    expect(await s.dispatcher.runOnce()).toBe(0); // leased for an hour: nothing to send
+
+    await registry(s.ctx, [4194303]).start();
+    for (const d of await listDeliveries(s.ctx.db, { limit: 10 })) expect(d).toMatchObject({ state: 'pending', attempts: 1 });
+    expect(await s.dispatcher.runOnce()).toBe(3);
+    expect(s.receiver.received.map((r) => r.headers['x-delivery-attempt'])).toEqual(['2', '2', '2']);
+    for (const d of await listDeliveries(s.ctx.db, { limit: 10 })) expect(d).toMatchObject({ state: 'delivered', attempts: 2 });
+  });
+
+  it('leaves the rows of a live process on this host, and of an unknown owner elsewhere, to their leases', async () => {
+    const s = await setup();
+    for (let i = 0; i < 2; i++) await newTx(s.ctx, s.org.org.id);
+    const [a, b] = (await listDeliveries(s.ctx.db, { limit: 10 })).map((d) => d.id);
+    const now = s.ctx.clock.now();
+    await claimDue(s.ctx.db, s.webhookId, `${hostname()}:${process.ppid}:00000001`, now, now + 3_600_000, 1);
+    await claimDue(s.ctx.db, s.webhookId, 'elsewhere:12:00000002', now, now + 3_600_000, 1);
+    const r = registry(s.ctx);
+    await r.start();
+    expect(await r.takeOver()).toEqual({ owners: [], rows: 0 });
+    expect((await getDelivery(s.ctx.db, a!))!.attempts).toBe(0);
+    expect((await getDelivery(s.ctx.db, b!))!.attempts).toBe(0);
+  });
+
+  it('a node on another host not heard from for deadAfterMs loses its rows; until then it keeps them', async () => {
+    const s = await setup({ 'nodes.heartbeatMs': 1000, 'nodes.deadAfterMs': 5000 });
+    for (let i = 0; i < 2; i++) await newTx(s.ctx, s.org.org.id);
+    const other = 'db-node-2:77:00c0ffee';
+    const now = s.ctx.clock.now();
+    await registerNode(s.ctx.db, { id: other, host: 'db-node-2', pid: 77, startedAt: now, seenAt: now });
+    await claimAll(s, other);
+    const r = registry(s.ctx);
+    await r.start();
+    s.ctx.clock.advance(5000);
+    expect((await r.takeOver()).rows).toBe(0);
+    s.ctx.clock.advance(1);
+    expect(await r.takeOver()).toEqual({ owners: [other], rows: 2 });
+    expect((await listNodes(s.ctx.db)).map((n) => n.id)).toEqual([r.id]);
+    expect(await s.dispatcher.runOnce()).toBe(2);
+  });
+
+  it('a node declared dead that comes back registers again at its next heartbeat, and leaves at its stop', async () => {
+    const s = await setup();
+    const r = registry(s.ctx);
+    await r.start();
+    await deleteNode(s.ctx.db, r.id); // what another node does to one it found silent
+    await r.heartbeat();
+    expect((await listNodes(s.ctx.db)).map((n) => n.id)).toEqual([r.id]);
+    await r.stop();
+    registries.splice(0);
+    expect(await listNodes(s.ctx.db)).toEqual([]);
+  });
+
+  it('reads the host and pid out of a node id', () => {
+    expect(hostAndPid('web-1.internal:4312:9f86d081')).toEqual({ host: 'web-1.internal', pid: 4312 });
+    expect(hostAndPid('dead-process')).toBeUndefined();
+  });
+});
