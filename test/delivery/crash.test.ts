@@ -9,10 +9,9 @@ const ADMIN = 'crash-test-admin-token-0123456789';
 const EVENTS = 1000;
 const env = {
   BORDERD_ADMIN_TOKEN: ADMIN,
-  // The lease used is max(delivery.leaseMs, (CLAIM_ROUNDS + 1) x delivery.timeoutMs + 5 s), never
-  // leaseMs alone: a short send timeout is what makes it short (10 s here), so the restarted process
-  // reclaims the dead one's rows soon after.
-  BORDERD_DELIVERY_LEASE_MS: '1500',
+  // Leases far longer than the test: the restarted process must take the dead one's rows back at
+  // its start (its pid is gone from this host), not when their leases end.
+  BORDERD_DELIVERY_LEASE_MS: '600000',
   BORDERD_DELIVERY_TIMEOUT_MS: '1000',
   BORDERD_DELIVERY_POLL_INTERVAL_MS: '100',
   BORDERD_DELIVERY_PER_ENDPOINT_CONCURRENCY: '8',
@@ -44,6 +43,9 @@ describe('crash safety of the outbox', () => {
     let publicKey: KeyObject | undefined;
     let keyId = '';
     const badSignatures: string[] = [];
+    // A copy sent again after the kill says a later attempt (x-delivery-attempt) than the lost one.
+    const copies = new Set<string>();
+    const sameAttemptTwice: string[] = [];
     let checked = 0;
     const receiver = await startReceiver((r, res) => {
       void gate.then(() => {
@@ -51,6 +53,9 @@ describe('crash safety of the outbox', () => {
         const ok = r.headers['x-signature-key-id'] === keyId && signatureVerifies(r, publicKey!);
         if (!ok || JSON.parse(r.body.toString()).id !== r.headers['x-event-id']) badSignatures.push(String(r.headers['x-event-id']));
         ids.add(String(r.headers['x-event-id']));
+        const attempt = `${String(r.headers['x-event-id'])}#${String(r.headers['x-delivery-attempt'])}`;
+        if (copies.has(attempt)) sameAttemptTwice.push(attempt);
+        copies.add(attempt);
         res.end('ok');
         arrivals.emit('id');
       });
@@ -104,5 +109,6 @@ describe('crash safety of the outbox', () => {
     expect(ids.size).toBe(EVENTS);
     expect(checked).toBeGreaterThanOrEqual(EVENTS);
     expect(badSignatures).toEqual([]);
-  }, 60_000);
+    expect(sameAttemptTwice).toEqual([]);
+  }, 180_000);
 });
