@@ -112,7 +112,8 @@ function routesOf(values: readonly string[] | undefined): { pattern: string; url
   return (values ?? []).map((raw) => {
     const i = raw.indexOf('=');
     const pattern = i > 0 ? raw.slice(0, i).trim() : '';
-    if (!pattern || /[\s=]/.test(pattern) || pattern.indexOf('*') < pattern.length - 1)
+    const star = pattern.indexOf('*');
+    if (!pattern || /[\s=]/.test(pattern) || (star !== -1 && star !== pattern.length - 1))
       throw new CliExit(2, `--route "${raw}" is not TYPE=URL (a type, or a prefix ending in *)`);
     const url = raw.slice(i + 1);
     if (!/^https?:\/\//.test(url) || !URL.canParse(url)) throw new CliExit(2, `--route "${raw}": URL must be an http(s) URL`);

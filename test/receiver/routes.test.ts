@@ -1,11 +1,14 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CaptureLog } from '../../src/receiver/capture-log.js';
 import { createReporter, type EventReport } from '../../src/receiver/console-report.js';
 import { Forwarder } from '../../src/receiver/forwarder.js';
 import { Relay } from '../../src/receiver/relay.js';
+import { createTestSigner } from '../../src/verify/index.js';
 import { tempDir } from '../support/context.js';
-import { startLocalApp } from './support.js';
+import { runCli } from '../support/process.js';
+import { startLocalApp, startReceive } from './support.js';
 
 const delivery = (eventId: string, eventType: string) => ({
   eventId,
@@ -40,5 +43,53 @@ describe('receive --route TYPE=URL', () => {
     expect(ids(rest)).toEqual(['evt_4']);
     for (const f of [fallback, ...routes.map((r) => r.forwarder)]) await f.close();
     capture.close();
+  });
+});
+
+describe('borderd receive --route (process)', () => {
+  it('routes signed deliveries by type without --forward-to, and says where each type goes', async () => {
+    const signer = createTestSigner();
+    const dir = tempDir('borderd-route-');
+    writeFileSync(join(dir, 'public.pem'), signer.publicKey);
+    const [tx, va] = [await startLocalApp(), await startLocalApp()];
+    const rx = await startReceive(
+      [
+        '--route',
+        `Transaction_*=${tx.url}`,
+        '--route',
+        `VirtualAccount_Created=${va.url}`,
+        '--port',
+        '0',
+        '--public-key',
+        join(dir, 'public.pem'),
+        '--capture-db',
+        join(dir, 'capture.db'),
+      ],
+      /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+    );
+    expect(rx.output()).toContain(`forwarding Transaction_* to ${tx.url}, VirtualAccount_Created to ${va.url}`);
+    const send = async (type: 'Transaction_Created' | 'VirtualAccount_Created' | 'IdentityComplianceCheck_Updated') => {
+      const d = signer.signEvent(type, { id: 'x', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' } as never);
+      return (await fetch(rx.url!, { method: 'POST', body: d.body, headers: d.headers })).json() as Promise<{ outcome: string }>;
+    };
+    expect((await send('Transaction_Created')).outcome).toBe('forwarded');
+    expect((await send('VirtualAccount_Created')).outcome).toBe('forwarded');
+    expect((await send('IdentityComplianceCheck_Updated')).outcome).toBe('skipped');
+    expect([tx.received.length, va.received.length]).toEqual([1, 1]);
+    expect((JSON.parse(va.received[0]!.body) as { type: string }).type).toBe('VirtualAccount_Created');
+  });
+
+  it('refuses a malformed --route, or none of --route and --forward-to, in one line (exit 2)', async () => {
+    for (const [args, said] of [
+      [['--route', 'Transaction_Created'], 'is not TYPE=URL'],
+      [['--route', 'Trans*action=http://127.0.0.1:1/'], 'is not TYPE=URL'],
+      [['--route', 'Transaction_Created=ftp://127.0.0.1/'], 'must be an http(s) URL'],
+      [[], 'needs --forward-to URL (the local app) or --route TYPE=URL'],
+    ] as const) {
+      const res = await runCli(['receive', ...args, '--public-key', 'missing.pem']);
+      expect(res.code, args.join(' ')).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toContain(said);
+    }
   });
 });
