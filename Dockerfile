@@ -11,6 +11,7 @@ RUN npm ci
 COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
+COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 FROM node:22-bookworm-slim

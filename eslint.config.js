@@ -23,7 +23,7 @@ export default tseslint.config(
     files: ['**/*.ts'],
     languageOptions: {
       parserOptions: {
-        project: ['./tsconfig.json', './test/tsconfig.json', './test/types/tsconfig.json'],
+        project: ['./tsconfig.json', './test/tsconfig.json', './test/types/tsconfig.json', './console/tsconfig.json'],
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -8,6 +8,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { BorderdError } from '../domain/errors.js';
 import { authenticator } from './authenticate.js';
+import { CONSOLE_PATH, consoleFiles } from './console.js';
 import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
@@ -133,6 +134,7 @@ export function createApp(
   app.set('trust proxy', ctx.config.server.trustProxy);
   app.set('etag', false);
   app.use(requestContext(ctx.log));
+  app.use(CONSOLE_PATH, consoleFiles());
   app.use(inboundSenderGate(ctx)); // card-network sender check before any body handling (docs/inbound.md)
   app.use(requireJson);
   // Run by each route after its authentication (routeChain), not for every request: a body is read

@@ -23,6 +23,7 @@ import { CliExit, listenFailure, reportError, wholeNumber } from './context.js';
 
 interface ReceiveArgs {
   'forward-to'?: string;
+  route?: string[];
   tunnel?: string;
   port: number;
   host: string;
@@ -103,6 +104,23 @@ function forwardTarget(raw: string): string {
   return raw;
 }
 
+/**
+ * --route TYPE=URL, repeatable: events of TYPE (exact, or a prefix ending in `*`) go to URL; the
+ * first route that takes a type wins, and --forward-to takes the rest.
+ */
+function routesOf(values: readonly string[] | undefined): { pattern: string; url: string }[] {
+  return (values ?? []).map((raw) => {
+    const i = raw.indexOf('=');
+    const pattern = i > 0 ? raw.slice(0, i).trim() : '';
+    const star = pattern.indexOf('*');
+    if (!pattern || /[\s=]/.test(pattern) || (star !== -1 && star !== pattern.length - 1))
+      throw new CliExit(2, `--route "${raw}" is not TYPE=URL (a type, or a prefix ending in *)`);
+    const url = raw.slice(i + 1);
+    if (!/^https?:\/\//.test(url) || !URL.canParse(url)) throw new CliExit(2, `--route "${raw}": URL must be an http(s) URL`);
+    return { pattern, url };
+  });
+}
+
 /** The same URL written two ways (`http://h:80` and `http://h/`) is the same target. */
 function sameTarget(a: string, b: string): boolean {
   return URL.canParse(a) && URL.canParse(b) ? new URL(a).href === new URL(b).href : a === b;
@@ -167,8 +185,10 @@ const untilSignal = () =>
   });
 
 async function runReceive(args: ReceiveArgs): Promise<void> {
-  if (!args['forward-to']) throw new CliExit(2, 'receive needs --forward-to URL (the local app)');
-  const target = forwardTarget(args['forward-to']);
+  const routeArgs = routesOf(args.route);
+  if (!args['forward-to'] && routeArgs.length === 0)
+    throw new CliExit(2, 'receive needs --forward-to URL (the local app) or --route TYPE=URL');
+  const target = args['forward-to'] === undefined ? undefined : forwardTarget(args['forward-to']);
   if (args.since !== undefined && !args.tunnel) throw new CliExit(2, '--since is for --tunnel (listen mode receives what borderd sends)');
   const since = args.since === undefined ? undefined : parseSince(args.since);
   const eventTypes = parseEvents(args.events);
@@ -186,8 +206,9 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   const checkpoints = capture.checkpointInBackground((err) =>
     reporter.error(`capture log: background checkpoints stopped, SQLite checkpoints on write again: ${err.message}`),
   );
-  const forwarder = new Forwarder(target, extraHeaders, args['forward-timeout']);
-  const relay = new Relay({ forwarder, capture, reporter, dedupe: args.dedupe, eventTypes });
+  const forwarder = target === undefined ? undefined : new Forwarder(target, extraHeaders, args['forward-timeout']);
+  const routes = routeArgs.map((r) => ({ pattern: r.pattern, forwarder: new Forwarder(r.url, extraHeaders, args['forward-timeout']) }));
+  const relay = new Relay({ forwarder, routes, capture, reporter, dedupe: args.dedupe, eventTypes });
   // Listened for before the receiver announces itself: a SIGTERM sent on seeing "listening on" could
   // otherwise arrive before the listener existed and end the process without closing the capture log.
   const stopped = untilSignal();
@@ -238,14 +259,20 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       recordedNothing = true;
       throw listenFailure(err, args.host, args.port, '--host, --port');
     });
-    reporter.note(`listening on ${listener.url}, forwarding to ${forwarder.displayTarget}`, {
+    const where = [
+      ...routes.map((r) => `${r.pattern} to ${r.forwarder.displayTarget}`),
+      ...(forwarder ? [`${routes.length ? 'the rest' : ''} to ${forwarder.displayTarget}`.trim()] : []),
+    ];
+    reporter.note(`listening on ${listener.url}, forwarding ${where.join(', ')}`, {
       url: listener.url,
-      forwardTo: forwarder.displayTarget,
+      ...(forwarder && { forwardTo: forwarder.displayTarget }),
+      ...(routes.length > 0 && { routes: routes.map((r) => ({ type: r.pattern, forwardTo: r.forwarder.displayTarget })) }),
     });
     await stopped;
     await listener.close();
   } finally {
-    await forwarder.close();
+    await forwarder?.close();
+    for (const r of routes) await r.forwarder.close();
     await checkpoints?.close();
     capture.close();
     // Refused before anything was received: a capture log this run made is not left behind (one
@@ -322,7 +349,13 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
         guarded(runReplay),
       )
       // The options of listen and tunnel mode; global: false keeps them out of `receive replay`.
-      .option('forward-to', { type: 'string', global: false, describe: 'URL of the local app' })
+      .option('forward-to', { type: 'string', global: false, describe: 'URL of the local app (events no --route takes)' })
+      .option('route', {
+        type: 'string',
+        array: true,
+        global: false,
+        describe: 'TYPE=URL: forward events of TYPE (or a prefix ending in *) to URL; repeatable, first match wins',
+      })
       .option('tunnel', {
         type: 'string',
         global: false,

@@ -6,6 +6,7 @@
  */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
+import { filterTakes } from '../domain/event-type-filter.js';
 import { newId } from '../domain/ids.js';
 import { firstAttemptDelayMs } from '../domain/retry-schedule.js';
 import { insertDelivery } from '../store/deliveries.js';
@@ -16,8 +17,9 @@ import { withTransaction } from '../db/database.js';
 import { announce } from '../cluster/wakeups.js';
 
 /**
- * Writes an event and its deliveries: one row per live webhook of the organization, pending when
- * the webhook is enabled now and skipped when it is disabled (kept for a later replay). Must run
+ * Writes an event and its deliveries: one row per live webhook of the organization whose event-type
+ * filter takes the type, pending when the webhook is enabled now and skipped when it is disabled
+ * (kept for a later replay); a webhook that filters the type out gets no row at all. Must run
  * inside the caller's transaction so the change, the event and its deliveries commit
  * together; call wakeDispatcher(ctx) after the commit.
  */
@@ -34,6 +36,7 @@ export async function enqueueEvent<T extends EventType>(
   const at = isoAt(now);
   const firstAttempt = firstAttemptAt(ctx, now);
   for (const webhook of await listWebhooks(ctx.db, orgId)) {
+    if (!filterTakes(webhook.eventTypes, type)) continue;
     await insertDelivery(ctx.db, {
       id: newId('dlv', now),
       eventId: stored.event.id,

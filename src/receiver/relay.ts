@@ -7,6 +7,7 @@
  */
 import type { CaptureLog } from './capture-log.js';
 import type { Reporter } from './console-report.js';
+import { typeMatches } from '../domain/event-type-filter.js';
 import type { Forwarder } from './forwarder.js';
 
 export interface VerifiedDelivery {
@@ -21,8 +22,17 @@ export interface VerifiedDelivery {
   headers: Record<string, string>;
 }
 
-export interface RelayOptions {
+/** A `--route TYPE=URL`: events whose type the pattern takes (exact, or a prefix ending in `*`) go to its forwarder. */
+export interface Route {
+  pattern: string;
   forwarder: Forwarder;
+}
+
+export interface RelayOptions {
+  /** Where events no route takes go (--forward-to); without it they are answered 200 and skipped. */
+  forwarder: Forwarder | undefined;
+  /** Tried in order before `forwarder`: the first whose pattern takes the type. */
+  routes?: readonly Route[];
   capture: CaptureLog;
   reporter: Reporter;
   dedupe: boolean;
@@ -94,7 +104,7 @@ export class Relay {
   async #handle(
     d: VerifiedDelivery,
   ): Promise<{ status: number; outcome: RelayOutcome['outcome']; forwardMs?: number; write?: () => void }> {
-    const { forwarder, capture, reporter } = this.opts;
+    const { capture, reporter } = this.opts;
     const now = () => (this.opts.now?.() ?? new Date()).toISOString();
     const receivedAt = now();
     if (this.opts.eventTypes.length > 0 && !this.opts.eventTypes.includes(d.eventType)) {
@@ -107,6 +117,20 @@ export class Relay {
         latencyMs: null,
         target: null,
         detail: 'not in --events',
+      });
+      return { status: 200, outcome: 'skipped' };
+    }
+    const forwarder = this.opts.routes?.find((r) => typeMatches(r.pattern, d.eventType))?.forwarder ?? this.opts.forwarder;
+    if (!forwarder) {
+      reporter.event({
+        time: receivedAt,
+        eventId: d.eventId,
+        eventType: d.eventType,
+        outcome: 'skipped',
+        status: 200,
+        latencyMs: null,
+        target: null,
+        detail: 'no --route takes this type',
       });
       return { status: 200, outcome: 'skipped' };
     }

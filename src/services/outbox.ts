@@ -7,17 +7,18 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { filterTakes } from '../domain/event-type-filter.js';
 import { newId } from '../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
 import { announce } from '../cluster/wakeups.js';
 import { enqueueEvent, firstAttemptAt, inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import type { StoredEvent } from '../delivery/events.js';
-import { eventIdsSince, eventOrganization } from '../store/events.js';
+import { eventIdsSince, eventOrganization, eventTypesOf } from '../store/events.js';
 import { getOrganization } from '../store/organizations.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
 import { countByState, getDelivery, listDeliveries, requeueDelivery, type Delivery, type DeliveryState } from '../store/deliveries.js';
 import { listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
-import { getWebhookById, listWebhooks } from '../store/webhooks.js';
+import { getWebhookById, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
 import { withTransaction } from '../db/database.js';
 
 export interface ReplayResult {
@@ -40,7 +41,8 @@ export function parseInstant(value: string, field: string): string {
 /**
  * Requeues every event of the webhook's organization created at or after `since` for that webhook:
  * skipped, failed, cancelled and delivered rows start a fresh retry cycle; missing rows are created.
- * The bodies are the stored ones, byte for byte, with the same event ids.
+ * The bodies are the stored ones, byte for byte, with the same event ids. Events of types the
+ * webhook's filter leaves out are not queued.
  */
 export async function replayWebhookSince(
   ctx: AppContext,
@@ -49,7 +51,22 @@ export async function replayWebhookSince(
   onProgress?: (done: number, total: number) => void | Promise<void>,
 ): Promise<ReplayResult> {
   const webhook = await replayableWebhook(ctx, webhookId);
-  const ids = await eventIdsSince(ctx.db, webhook.orgId, parseInstant(since, 'since'));
+  return await requeueForWebhook(ctx, webhook, await eventIdsSince(ctx.db, webhook.orgId, parseInstant(since, 'since')), onProgress);
+}
+
+/**
+ * The replay itself, shared by the CLI and the API: `events` (the organization's, oldest first)
+ * requeued for one webhook in batches, each in its own transaction. A row already pending is left
+ * alone, so a replay asked twice queues nothing twice.
+ */
+export async function requeueForWebhook(
+  ctx: AppContext,
+  webhook: WebhookRecord,
+  events: readonly { id: string; type: string }[],
+  onProgress?: (done: number, total: number) => void | Promise<void>,
+): Promise<ReplayResult> {
+  const webhookId = webhook.id;
+  const ids = events.filter((e) => filterTakes(webhook.eventTypes, e.type)).map((e) => e.id);
   let requeued = 0;
   for (let i = 0; i < ids.length; i += REPLAY_BATCH) {
     const batch = ids.slice(i, i + REPLAY_BATCH);
@@ -78,10 +95,11 @@ export async function replayWebhookSince(
     await onProgress?.(Math.min(i + REPLAY_BATCH, ids.length), ids.length);
   }
   wakeDispatcher(ctx);
-  return { events: ids.length, requeued };
+  return { events: events.length, requeued };
 }
 
-async function replayableWebhook(ctx: AppContext, webhookId: string) {
+/** A webhook that a replay may queue for: live and enabled (a disabled one is enabled first, which a replay does not do by itself). */
+export async function replayableWebhook(ctx: AppContext, webhookId: string): Promise<WebhookRecord> {
   const webhook = await getWebhookById(ctx.db, webhookId);
   if (!webhook) throw notFound(`webhook ${webhookId}`);
   if (!webhook.enabled)
@@ -89,7 +107,7 @@ async function replayableWebhook(ctx: AppContext, webhookId: string) {
   return webhook;
 }
 
-/** Requeues one event for every enabled webhook of its organization. */
+/** Requeues one event for every enabled webhook of its organization whose filter takes its type. */
 export async function replayEvent(ctx: AppContext, eventId: string): Promise<ReplayResult> {
   const orgId = await eventOrganization(ctx.db, eventId);
   if (!orgId) throw notFound(`event ${eventId}`);
@@ -97,9 +115,11 @@ export async function replayEvent(ctx: AppContext, eventId: string): Promise<Rep
     await announce(ctx.db, 'outbox');
     const now = ctx.clock.now();
     let n = 0;
+    const type = (await eventTypesOf(ctx.db, orgId, [eventId]))[0]?.type ?? '';
     for (const w of await listWebhooks(ctx.db, orgId)) {
       if (
         w.enabled &&
+        filterTakes(w.eventTypes, type) &&
         (await requeueDelivery(ctx.db, {
           id: newId('dlv', now),
           eventId,

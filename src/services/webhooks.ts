@@ -7,7 +7,9 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { unknownPatterns } from '../domain/event-type-filter.js';
 import { newId } from '../domain/ids.js';
+import { EVENT_TYPES } from '../verify/events.js';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
 import { ensureSigningKey, currentSigningKey, pairIfKeyless, rotateSigningKey, type PublicSigningKey } from '../delivery/signing-keys.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
@@ -20,6 +22,7 @@ import {
   insertWebhook,
   listWebhooks,
   markWebhookDeleted,
+  setWebhookEventTypes,
   type WebhookRecord,
 } from '../store/webhooks.js';
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
@@ -30,14 +33,29 @@ function assertUrl(ctx: AppContext, url: string): void {
   if (errors.length) throw badRequest('invalid_webhook_url', `url ${errors[0]!.message}`, errors);
 }
 
+function assertEventTypes(types: readonly string[] | undefined): void {
+  if (!types) return;
+  const unknown = unknownPatterns(types, EVENT_TYPES);
+  if (unknown.length)
+    throw badRequest(
+      'unknown_event_type',
+      `eventTypes names no known event type: ${unknown.join(', ')}`,
+      unknown.map((t) => ({ path: `body.eventTypes[${types.indexOf(t)}]`, message: `matches none of ${EVENT_TYPES.join(', ')}` })),
+    );
+}
+
+/** A filter as stored: each pattern once, in the order given. */
+const distinct = (types: readonly string[]): string[] => [...new Set(types)];
+
 /** Endpoint 11. The organization's signing key pair is made with its first webhook, in the same transaction. */
 export async function createWebhook(
   ctx: AppContext,
   orgId: string,
-  input: { url: string; enabled?: boolean | undefined },
+  input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined },
   commit: Commit = commitAlone(ctx.db),
 ): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
+  assertEventTypes(input.eventTypes);
   // The organization's first webhook brings its signing key pair, made before the write and off the main thread.
   const pair = await pairIfKeyless(ctx, orgId);
   const outer = ctx;
@@ -59,6 +77,7 @@ export async function createWebhook(
       url: input.url,
       enabled: input.enabled ?? true,
       disabledReason: null,
+      eventTypes: distinct(input.eventTypes ?? []),
       createdAt: now,
       updatedAt: now,
     };
@@ -79,17 +98,21 @@ export const listWebhookSettings = async (ctx: AppContext, orgId: string): Promi
 
 /**
  * Endpoint 12. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
- * disabled webhook re-enables it. Disabling keeps its pending deliveries as skipped.
+ * disabled webhook re-enables it. Disabling keeps its pending deliveries as skipped. eventTypes
+ * replaces the filter when given (empty: every type) and keeps it when absent; it applies to events
+ * written from then on, and deliveries already queued stay.
  */
 export async function updateWebhookSettings(
   ctx: AppContext,
   orgId: string,
   id: string,
-  input: { url: string; enabled?: boolean | undefined },
+  input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined },
 ): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
+  assertEventTypes(input.eventTypes);
   return await withTransaction(ctx, async (ctx) => {
     await mustGet(ctx, orgId, id);
+    if (input.eventTypes) await setWebhookEventTypes(ctx.db, id, distinct(input.eventTypes), isoAt(ctx.clock.now()));
     return setEnabled(ctx, id, input.enabled ?? true, input.url);
   });
 }

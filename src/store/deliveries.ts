@@ -6,6 +6,7 @@
  * @module store/deliveries
  */
 import { GREATEST, indexedBy, JSON_LIST, sql, type Db } from '../db/database.js';
+import { idLowerBound } from '../domain/ids.js';
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -461,4 +462,105 @@ export async function leasedDeliveries(db: Db): Promise<LeasedDelivery[]> {
 /** Deletes one delivery that has no attempts recorded (its attempts would keep it). */
 export async function deleteDelivery(db: Db, id: string): Promise<void> {
   await db.run('DELETE FROM deliveries WHERE id = ?', [id]);
+}
+
+/** A delivery as its organization reads it: the row and its event's type. */
+export interface DeliveryView extends Omit<Delivery, 'nextAttemptAt'> {
+  /** When it is next tried; null unless pending. */
+  nextAttemptAt: string | null;
+  eventType: string;
+  /** Whether a dispatcher holds the row right now (its attempt is in flight or about to be). */
+  inFlight: boolean;
+}
+
+const VIEW_COLUMNS = `d.*, e.type AS event_type, CASE WHEN d.claimed_by IS NOT NULL AND d.lease_until >= ? THEN 1 ELSE 0 END AS in_flight`;
+const toView = (r: Row & { event_type: string; in_flight: number }): DeliveryView => ({
+  ...toDelivery(r),
+  nextAttemptAt: r.state === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
+  eventType: r.event_type,
+  inFlight: r.in_flight === 1,
+});
+
+/** One delivery of the organization (another organization's id is as good as unknown). */
+export async function getDeliveryView(db: Db, orgId: string, id: string, nowMs: number): Promise<DeliveryView | undefined> {
+  const row = (await db.get(`SELECT ${VIEW_COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ? AND d.org_id = ?`, [
+    nowMs,
+    id,
+    orgId,
+  ])) as (Row & { event_type: string; in_flight: number }) | undefined;
+  return row && toView(row);
+}
+
+/**
+ * A page of one webhook's deliveries, newest first, on (webhook_id, id): before the `before` id
+ * (exclusive), in a state, of an event type, created in [since, until). A delivery's id is never
+ * earlier than its creation, so `since` also bounds the walk.
+ */
+export async function pageWebhookDeliveries(
+  db: Db,
+  webhookId: string,
+  nowMs: number,
+  f: {
+    state?: DeliveryState | undefined;
+    eventType?: string | undefined;
+    since?: string | undefined;
+    until?: string | undefined;
+    before?: string | undefined;
+    limit: number;
+  },
+): Promise<DeliveryView[]> {
+  const where = ['d.webhook_id = ?'];
+  const params: unknown[] = [nowMs, webhookId];
+  const add = (clause: string, ...values: unknown[]) => {
+    where.push(clause);
+    params.push(...values);
+  };
+  if (f.state !== undefined) add('d.state = ?', f.state);
+  if (f.eventType !== undefined) add('e.type = ?', f.eventType);
+  if (f.since !== undefined) add('d.id >= ? AND d.created_at >= ?', idLowerBound('dlv', Date.parse(f.since)), f.since);
+  if (f.until !== undefined) add('d.created_at < ?', f.until);
+  if (f.before !== undefined) add('d.id < ?', f.before);
+  const rows = await db.all<Row & { event_type: string; in_flight: number }>(
+    sql`SELECT ${VIEW_COLUMNS} FROM deliveries d ${indexedBy('deliveries_webhook_id')} JOIN events e ON e.id = d.event_id
+        WHERE ${where.join(' AND ')} ORDER BY d.id DESC LIMIT ?`,
+    [...params, f.limit],
+  );
+  return rows.map(toView);
+}
+
+/** Where each of these events went: its deliveries, in event then webhook order. */
+export async function deliveriesOfEvents(
+  db: Db,
+  orgId: string,
+  eventIds: readonly string[],
+): Promise<{ id: string; eventId: string; webhookId: string; state: DeliveryState; attempts: number; lastStatus: number | null }[]> {
+  if (eventIds.length === 0) return [];
+  return await db.all(
+    sql`SELECT id, event_id AS "eventId", webhook_id AS "webhookId", state, attempts, last_status AS "lastStatus"
+          FROM deliveries WHERE org_id = ? AND event_id IN (${JSON_LIST}) ORDER BY event_id, webhook_id`,
+    [orgId, JSON.stringify(eventIds)],
+  );
+}
+
+/**
+ * Makes a pending row that nobody holds due at `nowMs` (a retry asked for now). False when the row
+ * is not pending or is held by a dispatcher: a row in flight is never made due twice.
+ */
+export async function makeDueNow(db: Db, id: string, nowMs: number, at: string): Promise<boolean> {
+  return (
+    (await db.run(
+      `UPDATE deliveries SET next_attempt_at = ?, updated_at = ?
+        WHERE id = ? AND state = 'pending' AND (claimed_by IS NULL OR lease_until < ?)`,
+      [nowMs, at, id, nowMs],
+    )) > 0
+  );
+}
+
+/** When a webhook's next attempt is due: its earliest pending row's due time, or undefined when nothing is pending. */
+export async function nextAttemptOf(db: Db, webhookId: string): Promise<number | undefined> {
+  const v = await db.value(
+    sql`SELECT next_attempt_at FROM deliveries ${indexedBy('deliveries_webhook_due')} WHERE webhook_id = ? AND state = 'pending' ORDER BY next_attempt_at LIMIT 1`,
+    [webhookId],
+  );
+  return v === undefined || v === null ? undefined : Number(v);
 }

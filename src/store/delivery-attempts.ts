@@ -3,7 +3,7 @@
  *
  * @module store/delivery-attempts
  */
-import type { Db } from '../db/database.js';
+import { indexedBy, sql, type Db } from '../db/database.js';
 
 export interface AttemptRecord {
   id: string;
@@ -45,4 +45,53 @@ export async function listAttempts(db: Db, deliveryId: string): Promise<AttemptR
        FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id`,
     [deliveryId],
   )) as AttemptRecord[];
+}
+
+/** A webhook's attempts in one hour (UTC), for its health: how many, how many got a 2xx, their total duration. */
+export interface HourOfAttempts {
+  /** The hour as `YYYY-MM-DDTHH`. */
+  hour: string;
+  attempts: number;
+  succeeded: number;
+  totalMs: number;
+}
+
+/**
+ * A webhook's attempts started at or after `sinceIso`, by hour. An attempt updates its delivery's
+ * row when it is recorded, so only rows updated since then are read (on (webhook_id, updated_at)),
+ * and their attempts by (delivery_id, attempt): the read follows the period, not the history.
+ */
+export async function attemptsByHour(db: Db, webhookId: string, sinceIso: string): Promise<HourOfAttempts[]> {
+  const rows = await db.all<{
+    hour: string;
+    attempts: number | string;
+    succeeded: number | string | null;
+    totalMs: number | string | null;
+  }>(
+    sql`SELECT substr(a.started_at, 1, 13) AS hour, COUNT(*) AS attempts,
+               SUM(CASE WHEN a.status_code >= 200 AND a.status_code < 300 THEN 1 ELSE 0 END) AS succeeded,
+               SUM(a.duration_ms) AS "totalMs"
+          FROM deliveries d ${indexedBy('deliveries_webhook_updated')} JOIN delivery_attempts a ON a.delivery_id = d.id
+         WHERE d.webhook_id = ? AND d.updated_at >= ? AND a.started_at >= ?
+         GROUP BY substr(a.started_at, 1, 13) ORDER BY hour`,
+    [webhookId, sinceIso, sinceIso],
+  );
+  return rows.map((r) => ({
+    hour: r.hour,
+    attempts: Number(r.attempts),
+    succeeded: Number(r.succeeded ?? 0),
+    totalMs: Number(r.totalMs ?? 0),
+  }));
+}
+
+/** Attempts of a webhook started at or after `sinceIso`: how many, how many got a 2xx, their total duration. */
+export async function attemptTotals(db: Db, webhookId: string, sinceIso: string): Promise<Omit<HourOfAttempts, 'hour'>> {
+  const r = (await db.get(
+    sql`SELECT COUNT(*) AS attempts, SUM(CASE WHEN a.status_code >= 200 AND a.status_code < 300 THEN 1 ELSE 0 END) AS succeeded,
+               SUM(a.duration_ms) AS "totalMs"
+          FROM deliveries d ${indexedBy('deliveries_webhook_updated')} JOIN delivery_attempts a ON a.delivery_id = d.id
+         WHERE d.webhook_id = ? AND d.updated_at >= ? AND a.started_at >= ?`,
+    [webhookId, sinceIso, sinceIso],
+  )) as { attempts: number | string; succeeded: number | string | null; totalMs: number | string | null };
+  return { attempts: Number(r.attempts), succeeded: Number(r.succeeded ?? 0), totalMs: Number(r.totalMs ?? 0) };
 }

@@ -62,9 +62,67 @@ export async function latestEventId(db: Db, orgId: string): Promise<string | und
 const CREATED_SINCE = 'org_id = ? AND id >= ? AND created_at >= ?';
 const sinceParams = (sinceIso: string) => [idLowerBound('evt', Date.parse(sinceIso)), sinceIso] as const;
 
-/** Event ids of an organization created at or after `sinceIso`, oldest first (a replay). */
-export async function eventIdsSince(db: Db, orgId: string, sinceIso: string): Promise<string[]> {
-  return (await db.column(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id`, [orgId, ...sinceParams(sinceIso)])) as string[];
+/** Ids and types of an organization's events created at or after `sinceIso` (and before `untilIso`), oldest first (a replay). */
+export async function eventIdsSince(db: Db, orgId: string, sinceIso: string, untilIso?: string): Promise<{ id: string; type: string }[]> {
+  const until = untilIso === undefined ? '' : ' AND created_at < ?';
+  return await db.all<{ id: string; type: string }>(`SELECT id, type FROM events WHERE ${CREATED_SINCE}${until} ORDER BY id`, [
+    orgId,
+    ...sinceParams(sinceIso),
+    ...(untilIso === undefined ? [] : [untilIso]),
+  ]);
+}
+
+/** How many of an organization's events were created in [sinceIso, untilIso): a replay's size, before it runs. */
+export async function countEventsSince(db: Db, orgId: string, sinceIso: string, untilIso?: string): Promise<number> {
+  const until = untilIso === undefined ? '' : ' AND created_at < ?';
+  return Number(
+    await db.value(`SELECT COUNT(*) FROM events WHERE ${CREATED_SINCE}${until}`, [
+      orgId,
+      ...sinceParams(sinceIso),
+      ...(untilIso === undefined ? [] : [untilIso]),
+    ]),
+  );
+}
+
+/** Ids and types of these events of the organization (other ids are left out). */
+export async function eventTypesOf(db: Db, orgId: string, ids: readonly string[]): Promise<{ id: string; type: string }[]> {
+  if (ids.length === 0) return [];
+  return await db.all<{ id: string; type: string }>(
+    sql`SELECT id, type FROM events WHERE org_id = ? AND id IN (${JSON_LIST}) ORDER BY id`,
+    [orgId, JSON.stringify(ids)],
+  );
+}
+
+export interface EventSummary {
+  id: string;
+  type: string;
+  createdAt: string;
+}
+
+/**
+ * A page of an organization's events, newest first: before the `before` id (exclusive), of one type,
+ * created in [since, until). The walk is on (org_id, id) or, with a type, (org_id, type, id), from
+ * the newest id the range allows down to the lowest it allows.
+ */
+export async function pageEvents(
+  db: Db,
+  orgId: string,
+  f: { type?: string | undefined; since?: string | undefined; until?: string | undefined; before?: string | undefined; limit: number },
+): Promise<EventSummary[]> {
+  const where = ['org_id = ?'];
+  const params: unknown[] = [orgId];
+  const add = (clause: string, ...values: unknown[]) => {
+    where.push(clause);
+    params.push(...values);
+  };
+  if (f.type !== undefined) add('type = ?', f.type);
+  if (f.since !== undefined) add('id >= ? AND created_at >= ?', idLowerBound('evt', Date.parse(f.since)), f.since);
+  if (f.until !== undefined) add('created_at < ?', f.until);
+  if (f.before !== undefined) add('id < ?', f.before);
+  return await db.all<EventSummary>(
+    `SELECT id, type, created_at AS "createdAt" FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT ?`,
+    [...params, f.limit],
+  );
 }
 
 /**

@@ -11,6 +11,8 @@ export interface WebhookSettings {
   id: string;
   url: string;
   enabled: boolean;
+  /** The event types sent to this webhook (exact, or a prefix ending in `*`); empty sends every type. */
+  eventTypes: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -26,6 +28,7 @@ interface Row {
   url: string;
   enabled: number;
   disabled_reason: string | null;
+  event_types: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -36,6 +39,7 @@ const toRecord = (r: Row): WebhookRecord => ({
   url: r.url,
   enabled: r.enabled === 1,
   disabledReason: r.disabled_reason,
+  eventTypes: r.event_types ? (JSON.parse(r.event_types) as string[]) : [],
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -45,19 +49,24 @@ export const toSettings = (w: WebhookRecord): WebhookSettings => ({
   id: w.id,
   url: w.url,
   enabled: w.enabled,
+  eventTypes: w.eventTypes,
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
 });
 
 export async function insertWebhook(db: Db, w: WebhookRecord): Promise<void> {
-  await db.run('INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)', [
-    w.id,
-    w.orgId,
-    w.url,
-    w.enabled ? 1 : 0,
-    w.createdAt,
-    w.updatedAt,
-  ]);
+  await db.run(
+    'INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, event_types, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)',
+    [w.id, w.orgId, w.url, w.enabled ? 1 : 0, eventTypesColumn(w.eventTypes), w.createdAt, w.updatedAt],
+  );
+}
+
+/** The stored form of a filter: NULL for "every type", so the common case reads no JSON. */
+const eventTypesColumn = (types: readonly string[]): string | null => (types.length ? JSON.stringify(types) : null);
+
+/** Sets a webhook's event-type filter (empty: every type). */
+export async function setWebhookEventTypes(db: Db, id: string, types: readonly string[], updatedAt: string): Promise<void> {
+  await db.run('UPDATE webhooks SET event_types = ?, updated_at = ? WHERE id = ?', [eventTypesColumn(types), updatedAt, id]);
 }
 
 /** A live webhook of this organization (another organization's id is as good as unknown). */

@@ -16,7 +16,7 @@ describe('webhook settings (endpoints 11-17)', () => {
     const { auth } = await makeOrg(ctx, tokens);
     const created = await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/hook' });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'enabled', 'id', 'updatedAt', 'url']);
+    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'enabled', 'eventTypes', 'id', 'updatedAt', 'url']);
     expect(created.body).toMatchObject({ url: 'http://127.0.0.1:9/hook', enabled: true });
     expect(created.body.id).toMatch(/^whk_/);
     const id = created.body.id as string;

@@ -10,6 +10,7 @@ import { eventStreamRoutes } from './event-stream.js';
 import { healthRoutes } from './health.js';
 import { inboundRoutes } from './inbound.js';
 import { resourceRoutes } from './resources.js';
+import { webhookDeliveryRoutes } from './webhook-deliveries.js';
 import { webhookRoutes } from './webhooks.js';
 
 export const routeModules: RouteModule[] = [
@@ -19,5 +20,6 @@ export const routeModules: RouteModule[] = [
   resourceRoutes,
   eventStreamRoutes,
   webhookRoutes,
+  webhookDeliveryRoutes,
   adminTransactionRoutes,
 ];

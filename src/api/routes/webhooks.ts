@@ -18,10 +18,15 @@ import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
 import { instant } from '../instant.js';
 
-const settings = z.object({
+export const settingsSchema = z.object({
   id: z.string(),
   url: z.string(),
   enabled: z.boolean(),
+  eventTypes: z
+    .array(z.string())
+    .describe(
+      'The event types sent to this webhook (exact, or a prefix ending in `*`); empty: every type. Events of other types are not queued for it at all.',
+    ),
   createdAt: instant,
   updatedAt: instant,
 });
@@ -40,6 +45,13 @@ const writeBody = (maxUrlLength: number) =>
   z.strictObject({
     url: z.string().min(1).max(maxUrlLength, `must be at most ${maxUrlLength} characters (webhooks.maxUrlLength)`),
     enabled: z.boolean().optional(),
+    eventTypes: z
+      .array(z.string().min(1).max(100))
+      .max(50)
+      .optional()
+      .describe(
+        'Only events of these types are queued for this webhook (exact names, or a prefix ending in `*`); events of other types are not queued for it at all, not even as skipped. Absent or empty: every type. On PATCH, absent keeps the current filter.',
+      ),
   });
 
 const BASE = '/v1/notifications/webhooks/settings';
@@ -75,7 +87,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     auth: 'bearer',
     body: settingsBody,
     responses: {
-      201: { description: 'registered', schema: settings },
+      201: { description: 'registered', schema: settingsSchema },
       400: { description: 'url refused (names body.url)' },
       409: { description: 'the organization has webhooks.maxPerOrganization webhooks already (webhook_limit_reached)' },
     },
@@ -87,7 +99,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     summary: 'All webhooks of the organization',
     tags: ['webhooks'],
     auth: 'bearer',
-    responses: { 200: { description: 'the list', schema: z.array(settings) } },
+    responses: { 200: { description: 'the list', schema: z.array(settingsSchema) } },
     handler: async ({ ctx, auth }) => ({ body: (await listWebhookSettings(ctx, auth.orgId)).map(toSettings) }),
   });
   api.route({
@@ -97,7 +109,10 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     tags: ['webhooks'],
     auth: 'bearer',
     params: idParams,
-    responses: { 200: { description: 'the webhook', schema: settings }, 404: { description: "unknown id or another organization's" } },
+    responses: {
+      200: { description: 'the webhook', schema: settingsSchema },
+      404: { description: "unknown id or another organization's" },
+    },
     handler: async ({ ctx, auth, params }) => ({ body: toSettings(await getWebhookSettings(ctx, auth.orgId, params.id)) }),
   });
   api.route({
@@ -109,7 +124,7 @@ export const webhookRoutes: RouteModule = (api, { ctx }) => {
     params: idParams,
     body: settingsBody,
     responses: {
-      200: { description: 'updated', schema: settings },
+      200: { description: 'updated', schema: settingsSchema },
       400: { description: 'url refused (names body.url)' },
       404: { description: "unknown id or another organization's" },
     },

@@ -1,0 +1,377 @@
+/**
+ * An organization's own view of its outbox: a webhook's health, its deliveries and their attempts,
+ * the event log with where each event went, a retry now, a replay and a test event. Every read and
+ * write is scoped by the organization (another organization's ids are unknown ids), and replays
+ * follow the operator's rules (services/outbox.ts), bounded.
+ *
+ * @module services/webhook-deliveries
+ */
+import type { AppContext } from '../context.js';
+import { isoAt } from '../domain/clock.js';
+import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { VERSION } from '../version.js';
+import { inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
+import { writeEvent } from '../delivery/events.js';
+import { withTransaction } from '../db/database.js';
+import {
+  DELIVERY_STATES,
+  deliveriesOfEvents,
+  getDeliveryView,
+  insertDelivery,
+  makeDueNow,
+  nextAttemptOf,
+  pageWebhookDeliveries,
+  requeueDelivery,
+  webhookHealth,
+  type DeliveryState,
+  type DeliveryView,
+} from '../store/deliveries.js';
+import { attemptsByHour, attemptTotals, listAttempts } from '../store/delivery-attempts.js';
+import { signaturesOf } from '../store/event-signatures.js';
+import { countEventsSince, eventIdsSince, eventTypesOf, pageEvents, type EventSummary } from '../store/events.js';
+import { getWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
+import type { EventDataByType, EventType } from '../verify/events.js';
+import { parseInstant, replayableWebhook, requeueForWebhook, type ReplayResult } from './outbox.js';
+
+/** The most events one replay may queue: a larger range is refused before anything is queued. */
+export const MAX_REPLAY_EVENTS = 10_000;
+/** The most event ids one replay may name. */
+export const MAX_REPLAY_IDS = 1000;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+async function mustGetWebhook(ctx: AppContext, orgId: string, id: string): Promise<WebhookRecord> {
+  const webhook = await getWebhook(ctx.db, orgId, id);
+  if (!webhook) throw notFound(`webhook ${id}`);
+  return webhook;
+}
+
+// ---- health ----
+
+export interface PeriodStats {
+  attempts: number;
+  succeeded: number;
+  /** Share of attempts answered with a 2xx, from 0 to 1; null without attempts. */
+  successRate: number | null;
+  /** Mean duration of the attempts in milliseconds; null without attempts. */
+  meanLatencyMs: number | null;
+}
+
+export interface HealthReport {
+  webhookId: string;
+  enabled: boolean;
+  /** Why borderd disabled it (the last failed attempt of a cycle, a 410); null when enabled or disabled by its owner. */
+  disabledReason: string | null;
+  /** When it was disabled; null while enabled. */
+  disabledAt: string | null;
+  lastSuccessAt: string | null;
+  failuresInARow: number;
+  pending: number;
+  /** When the next attempt is due; null when nothing is pending. */
+  nextAttemptAt: string | null;
+  lastHour: PeriodStats;
+  lastDay: PeriodStats;
+  /** The last 24 hours, oldest first, one entry per UTC hour that had attempts. */
+  hourly: (PeriodStats & { hour: string })[];
+}
+
+const stats = (t: { attempts: number; succeeded: number; totalMs: number }): PeriodStats => ({
+  attempts: t.attempts,
+  succeeded: t.succeeded,
+  successRate: t.attempts ? t.succeeded / t.attempts : null,
+  meanLatencyMs: t.attempts ? Math.round(t.totalMs / t.attempts) : null,
+});
+
+async function healthOf(ctx: AppContext, webhook: WebhookRecord): Promise<HealthReport> {
+  const now = ctx.clock.now();
+  const base = await webhookHealth(ctx.db, webhook.id);
+  const hours = await attemptsByHour(ctx.db, webhook.id, isoAt(now - DAY_MS));
+  const day = hours.reduce(
+    (a, h) => ({ attempts: a.attempts + h.attempts, succeeded: a.succeeded + h.succeeded, totalMs: a.totalMs + h.totalMs }),
+    {
+      attempts: 0,
+      succeeded: 0,
+      totalMs: 0,
+    },
+  );
+  const next = await nextAttemptOf(ctx.db, webhook.id);
+  return {
+    webhookId: webhook.id,
+    enabled: webhook.enabled,
+    disabledReason: webhook.enabled ? null : webhook.disabledReason,
+    disabledAt: webhook.enabled ? null : webhook.updatedAt,
+    lastSuccessAt: base.lastSuccessAt,
+    failuresInARow: base.failuresInARow,
+    pending: base.pending,
+    nextAttemptAt: next === undefined ? null : isoAt(next),
+    lastHour: stats(await attemptTotals(ctx.db, webhook.id, isoAt(now - HOUR_MS))),
+    lastDay: stats(day),
+    hourly: hours.map((h) => ({ hour: `${h.hour}:00:00.000Z`, ...stats(h) })),
+  };
+}
+
+export async function webhookHealthReport(ctx: AppContext, orgId: string, webhookId: string): Promise<HealthReport> {
+  return await healthOf(ctx, await mustGetWebhook(ctx, orgId, webhookId));
+}
+
+/** Every webhook of the organization with its health: the console's first page. */
+export async function webhooksWithHealth(ctx: AppContext, orgId: string): Promise<{ webhook: WebhookRecord; health: HealthReport }[]> {
+  const out = [];
+  for (const webhook of await listWebhooks(ctx.db, orgId)) out.push({ webhook, health: await healthOf(ctx, webhook) });
+  return out;
+}
+
+// ---- deliveries and attempts ----
+
+export interface TimeRange {
+  since?: string | undefined;
+  until?: string | undefined;
+}
+
+function range(r: TimeRange): { since?: string; until?: string } {
+  const since = r.since === undefined ? undefined : parseInstant(r.since, 'query.since');
+  const until = r.until === undefined ? undefined : parseInstant(r.until, 'query.until');
+  if (since !== undefined && until !== undefined && until <= since)
+    throw badRequest('invalid_time_range', 'until must be after since', [{ path: 'query.until', message: 'must be after since' }]);
+  return { ...(since !== undefined && { since }), ...(until !== undefined && { until }) };
+}
+
+const badCursor = () =>
+  badRequest('invalid_cursor', 'startingAfter must be the id of an item of this list', [
+    { path: 'query.startingAfter', message: 'names no item of this list' },
+  ]);
+
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+}
+
+/** Deliveries of a webhook, newest first; `startingAfter` is a delivery of that webhook (any other id is a 400). */
+export async function listWebhookDeliveries(
+  ctx: AppContext,
+  orgId: string,
+  webhookId: string,
+  q: TimeRange & { state?: DeliveryState | undefined; eventType?: string | undefined; startingAfter?: string | undefined; limit: number },
+): Promise<Page<DeliveryView>> {
+  await mustGetWebhook(ctx, orgId, webhookId);
+  const now = ctx.clock.now();
+  if (q.startingAfter !== undefined) {
+    const cursor = await getDeliveryView(ctx.db, orgId, q.startingAfter, now);
+    if (!cursor || cursor.webhookId !== webhookId) throw badCursor();
+  }
+  const rows = await pageWebhookDeliveries(ctx.db, webhookId, now, {
+    ...range(q),
+    state: q.state,
+    eventType: q.eventType,
+    before: q.startingAfter,
+    limit: q.limit + 1,
+  });
+  return { data: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+}
+
+export interface AttemptView {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  /** The first KiB of the answer's body. */
+  responseBody: string | null;
+  /** The headers the attempt was sent with. */
+  requestHeaders: Record<string, string>;
+}
+
+/**
+ * One delivery with its attempts. The request headers are those the dispatcher sends, made again
+ * from what the attempt recorded (its key, its number) and the stored signature; a signature no
+ * longer stored (its event's signatures pruned) is left out rather than guessed.
+ */
+export async function deliveryWithAttempts(
+  ctx: AppContext,
+  orgId: string,
+  id: string,
+): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
+  const delivery = await getDeliveryView(ctx.db, orgId, id, ctx.clock.now());
+  if (!delivery) throw notFound(`delivery ${id}`);
+  const signatures = new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]));
+  const attempts = (await listAttempts(ctx.db, id)).map((a) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `borderd/${VERSION}` };
+    const signature = a.keyId === null ? undefined : signatures.get(a.keyId);
+    if (signature !== undefined) headers['x-signature'] = signature;
+    if (a.keyId !== null) headers['x-signature-key-id'] = a.keyId;
+    Object.assign(headers, { 'x-event-id': delivery.eventId, 'x-event-type': delivery.eventType, 'x-delivery-attempt': String(a.attempt) });
+    return {
+      attempt: a.attempt,
+      startedAt: a.startedAt,
+      durationMs: a.durationMs,
+      statusCode: a.statusCode,
+      error: a.error,
+      responseBody: a.responseBody,
+      requestHeaders: headers,
+    };
+  });
+  return { delivery, attempts };
+}
+
+/**
+ * Retries one delivery now: a pending row becomes due now, a finished one (delivered, failed,
+ * skipped, cancelled) starts a fresh retry cycle due now. A row a dispatcher holds (its attempt in
+ * flight) is a 409: it is never queued twice; so is a row of a disabled or deleted webhook.
+ */
+export async function retryDelivery(ctx: AppContext, orgId: string, id: string): Promise<DeliveryView> {
+  const result = await withTransaction(ctx, async (ctx) => {
+    const now = ctx.clock.now();
+    const delivery = await getDeliveryView(ctx.db, orgId, id, now);
+    if (!delivery) throw notFound(`delivery ${id}`);
+    if (delivery.inFlight) throw conflict('delivery_in_flight', `delivery ${id} is being sent right now; wait for its result, then retry`);
+    const webhook = await getWebhook(ctx.db, orgId, delivery.webhookId);
+    if (!webhook) throw conflict('webhook_deleted', `the webhook of delivery ${id} was deleted`);
+    if (!webhook.enabled) throw conflict('webhook_disabled', `webhook ${webhook.id} is disabled; enable it first (PATCH its settings)`);
+    const at = isoAt(now);
+    const queued =
+      delivery.state === 'pending'
+        ? await makeDueNow(ctx.db, id, now, at)
+        : await requeueDelivery(ctx.db, {
+            id: newId('dlv', now),
+            eventId: delivery.eventId,
+            webhookId: webhook.id,
+            orgId,
+            nextAttemptAt: now,
+            at,
+          });
+    if (!queued) throw conflict('delivery_in_flight', `delivery ${id} is being sent right now; wait for its result, then retry`);
+    return (await getDeliveryView(ctx.db, orgId, id, now))!;
+  });
+  wakeDispatcher(ctx);
+  return result;
+}
+
+// ---- replay ----
+
+/**
+ * Replays a time range or a list of events to one webhook, with the CLI's rules (an enabled
+ * webhook, its event-type filter, rows already pending left alone). Bounded: a range of more than
+ * MAX_REPLAY_EVENTS events is refused before anything is queued.
+ */
+export async function replayToWebhook(
+  ctx: AppContext,
+  orgId: string,
+  webhookId: string,
+  input: { since?: string | undefined; until?: string | undefined; eventIds?: string[] | undefined },
+): Promise<ReplayResult> {
+  await mustGetWebhook(ctx, orgId, webhookId);
+  const webhook = await replayableWebhook(ctx, webhookId);
+  if (input.eventIds !== undefined) {
+    if (input.since !== undefined || input.until !== undefined)
+      throw badRequest('invalid_replay', 'give either eventIds or a time range (since, until), not both', [
+        { path: 'body.eventIds', message: 'not with since or until' },
+      ]);
+    const ids = [...new Set(input.eventIds)];
+    const found = await eventTypesOf(ctx.db, orgId, ids);
+    const known = new Set(found.map((e) => e.id));
+    const unknown = ids.filter((id) => !known.has(id));
+    if (unknown.length)
+      throw badRequest(
+        'unknown_event',
+        `${unknown.length} event id(s) name no event of this organization`,
+        unknown
+          .slice(0, 20)
+          .map((id) => ({ path: `body.eventIds[${input.eventIds!.indexOf(id)}]`, message: 'names no event of this organization' })),
+      );
+    return await requeueForWebhook(ctx, webhook, found);
+  }
+  if (input.since === undefined)
+    throw badRequest('invalid_replay', 'give eventIds or since (and optionally until)', [
+      { path: 'body.since', message: 'required without eventIds' },
+    ]);
+  const since = parseInstant(input.since, 'body.since');
+  const until = input.until === undefined ? undefined : parseInstant(input.until, 'body.until');
+  if (until !== undefined && until <= since)
+    throw badRequest('invalid_time_range', 'until must be after since', [{ path: 'body.until', message: 'must be after since' }]);
+  const count = await countEventsSince(ctx.db, orgId, since, until);
+  if (count > MAX_REPLAY_EVENTS)
+    throw badRequest('replay_too_large', `the range holds ${count} events, more than ${MAX_REPLAY_EVENTS} a replay may queue; narrow it`, [
+      { path: 'body.since', message: `the range holds more than ${MAX_REPLAY_EVENTS} events` },
+    ]);
+  return await requeueForWebhook(ctx, webhook, await eventIdsSince(ctx.db, orgId, since, until));
+}
+
+// ---- events ----
+
+export interface EventView extends EventSummary {
+  /** Where the event went: one entry per webhook it was queued for. */
+  deliveries: { id: string; webhookId: string; state: DeliveryState; attempts: number; lastStatus: number | null }[];
+}
+
+/** The organization's events, newest first; `startingAfter` is an event of the organization (any other id is a 400). */
+export async function listEvents(
+  ctx: AppContext,
+  orgId: string,
+  q: TimeRange & { type?: string | undefined; startingAfter?: string | undefined; limit: number },
+): Promise<Page<EventView>> {
+  if (q.startingAfter !== undefined && (await eventTypesOf(ctx.db, orgId, [q.startingAfter])).length === 0) throw badCursor();
+  const rows = await pageEvents(ctx.db, orgId, { ...range(q), type: q.type, before: q.startingAfter, limit: q.limit + 1 });
+  const page = rows.slice(0, q.limit);
+  const byEvent = new Map<string, EventView['deliveries']>(page.map((e) => [e.id, []]));
+  for (const d of await deliveriesOfEvents(ctx.db, orgId, [...byEvent.keys()]))
+    byEvent.get(d.eventId)!.push({ id: d.id, webhookId: d.webhookId, state: d.state, attempts: d.attempts, lastStatus: d.lastStatus });
+  return { data: page.map((e) => ({ ...e, deliveries: byEvent.get(e.id)! })), hasMore: rows.length > q.limit };
+}
+
+// ---- test events ----
+
+export interface TestEventResult {
+  event: { id: string; type: string; createdAt: string };
+  delivery: DeliveryView;
+  /** The first attempt, once the dispatcher has made it; null when it has not within the wait. */
+  attempt: AttemptView | null;
+}
+
+/**
+ * Sends a test event to one webhook: an event of the organization written like the operator's
+ * synthetic events (`data.synthetic: true`), queued for this webhook alone (its event-type filter
+ * does not apply: the webhook is named), then the first attempt's outcome once the dispatcher has
+ * recorded it. The dispatcher records results in batches and no signal carries them, so the row is
+ * read again every `pollMs` until the send's deadline has passed.
+ */
+export async function sendTestEvent(
+  ctx: AppContext,
+  orgId: string,
+  webhookId: string,
+  type: EventType,
+  data: Record<string, unknown> | undefined,
+  opts: { pollMs?: number; waitMs?: number } = {},
+): Promise<TestEventResult> {
+  const { event, deliveryId } = await inOutboxTransaction(ctx, async (ctx) => {
+    const webhook = await mustGetWebhook(ctx, orgId, webhookId);
+    if (!webhook.enabled) throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (PATCH its settings)`);
+    const now = ctx.clock.now();
+    const at = isoAt(now);
+    const sample = {
+      id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', now),
+      createdAt: at,
+      updatedAt: at,
+    };
+    // A test's data is the caller's: sent as given, marked synthetic like the operator's events.
+    const stored = await writeEvent(ctx.db, now, orgId, type, {
+      ...sample,
+      ...data,
+      synthetic: true,
+    } as unknown as EventDataByType[typeof type]);
+    const deliveryId = newId('dlv', now);
+    await insertDelivery(ctx.db, { id: deliveryId, eventId: stored.event.id, webhookId, orgId, state: 'pending', nextAttemptAt: now, at });
+    return { event: { id: stored.event.id, type, createdAt: stored.event.createdAt }, deliveryId };
+  });
+  const pollMs = opts.pollMs ?? 50;
+  const deadline = performance.now() + (opts.waitMs ?? ctx.config.delivery.timeoutMs + 2000);
+  for (;;) {
+    const found = await deliveryWithAttempts(ctx, orgId, deliveryId);
+    if (found.attempts.length > 0 || performance.now() >= deadline)
+      return { event, delivery: found.delivery, attempt: found.attempts[0] ?? null };
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+export { DELIVERY_STATES };
