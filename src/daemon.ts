@@ -15,7 +15,9 @@ import { resolveAdminToken } from './security/admin-token.js';
 import { TokenService } from './services/tokens.js';
 import { Dispatcher } from './delivery/dispatch/dispatcher.js';
 import { EventSignatures } from './delivery/event-signatures.js';
-import { eventStreamCloser } from './api/routes/event-stream.js';
+import { eventStreamCloser, openStreamCount } from './api/routes/event-stream.js';
+import { createMetricsWorker } from './metrics/metrics-worker.js';
+import { withMetricsPath } from './metrics/server.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';
 import { retentionWorker } from './jobs/retention.js';
 import type { Worker } from './worker.js';
@@ -25,6 +27,8 @@ export interface Daemon {
   server: Server;
   adminToken: string;
   adminTokenFile?: string;
+  /** Where GET /metrics answers (metrics.enabled): the metrics port, or the API's own. */
+  metricsUrl?: string;
   /** Stop accepting, let in-flight requests and sends finish (bounded by shutdownGraceMs), close the database. */
   close(): Promise<void>;
 }
@@ -49,7 +53,9 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
   const signatures = new EventSignatures(ctx);
   const { app } = createApp({ ctx, tokens, adminToken: admin.token, reads, signatures });
 
-  const server = createServer({ keepAliveTimeout: 5000 }, app);
+  const metrics = ctx.config.metrics.enabled ? createMetricsWorker(ctx, () => openStreamCount(ctx)) : undefined;
+  const onApiPort = metrics && ctx.config.metrics.port === undefined;
+  const server = createServer({ keepAliveTimeout: 5000 }, onApiPort ? withMetricsPath(app, metrics.scrape) : app);
   server.on('clientError', (err: Error, socket) => answerClientError(err, socket as Socket, ctx.log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -60,7 +66,14 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
   const url = `http://${host}:${port}`;
 
   // Started in this order, stopped in reverse: the dispatcher's in-flight sends finish last.
-  const workers: Worker[] = [new Dispatcher(ctx, { signatures }), createDecryptWorker(ctx), eventStreamCloser(ctx), retentionWorker(ctx)];
+  // The metrics count from before the first send to after the last.
+  const workers: Worker[] = [
+    ...(metrics ? [metrics] : []),
+    new Dispatcher(ctx, { signatures }),
+    createDecryptWorker(ctx),
+    eventStreamCloser(ctx),
+    retentionWorker(ctx),
+  ];
   for (const worker of workers) await worker.start();
 
   let closing: Promise<void> | undefined;
@@ -86,5 +99,7 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
 
   const daemon: Daemon = { url, server, adminToken: admin.token, close };
   if (admin.file) daemon.adminTokenFile = admin.file;
+  const metricsUrl = onApiPort ? `${url}/metrics` : metrics?.url;
+  if (metricsUrl) daemon.metricsUrl = metricsUrl;
   return daemon;
 }

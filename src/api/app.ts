@@ -132,7 +132,7 @@ export function createApp(
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.server.trustProxy);
   app.set('etag', false);
-  app.use(requestContext(ctx.log));
+  app.use(requestContext(ctx.log, ctx.signals.requestAnswered));
   app.use(inboundSenderGate(ctx)); // card-network sender check before any body handling (docs/inbound.md)
   app.use(requireJson);
   // Run by each route after its authentication (routeChain), not for every request: a body is read
@@ -188,7 +188,9 @@ export function createApp(
     paths.filter((path) => !path.includes(':') && paths.some((other) => other.includes(':') && segmentsMatch(other, path))),
   );
   for (const path of early) router.all(path, methodNotAllowed(methodsByPath.get(path)!));
-  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs, ctx.config.database.busyTimeoutMs);
+  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs, ctx.config.database.busyTimeoutMs, (writes) =>
+    ctx.signals.groupCommitted.emit(writes),
+  );
   const exact = new Map<string, ReturnType<typeof routeChain>>();
   for (const [i, spec] of registry.routes.entries()) {
     const path = expressPaths[i]!;

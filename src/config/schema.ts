@@ -342,6 +342,23 @@ export const retentionSchema = z
   })
   .prefault({});
 
+export const metricsSchema = z
+  .strictObject({
+    /** GET /metrics in the Prometheus text format. */
+    enabled: z.boolean().default(true),
+    /** A port of its own for /metrics (config/production.yaml: 9464). Unset: the API's port serves it. */
+    port: port.optional(),
+    /** The address the metrics port listens on: loopback unless a scraper elsewhere must reach it. */
+    host: z.string().min(1).default('127.0.0.1'),
+    /**
+     * Backlog gauges count at most this many index entries per organization (outbox) or per state
+     * (inbound) at each scrape, so a scrape's cost stays bounded whatever the backlog; past it the
+     * gauge shows this number, and the oldest-pending age still tells how far behind it is.
+     */
+    backlogCountLimit: z.number().int().min(1).max(10_000_000).default(100_000),
+  })
+  .prefault({});
+
 export const configSchema = z
   .object({
     /**
@@ -363,6 +380,7 @@ export const configSchema = z
     network: networkSchema,
     eventStream: eventStreamSchema,
     retention: retentionSchema,
+    metrics: metricsSchema,
   })
   .superRefine((c, zctx) => {
     // The client-certificate header is set by a TLS terminator in front; borderd believes it only from

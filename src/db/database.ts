@@ -123,6 +123,8 @@ export interface Database extends Db {
   ping(): Promise<boolean>;
   /** Lets statements in flight finish and closes every connection. */
   close(): Promise<void>;
+  /** Told each committed write transaction's time from BEGIN to COMMIT, in seconds (the metrics set it). */
+  onCommit: ((seconds: number) => void) | undefined;
 }
 
 /**

@@ -12,7 +12,7 @@ import { insertDelivery } from '../store/deliveries.js';
 import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
 import { writeEvent, type StoredEvent } from './events.js';
-import { withTransaction } from '../db/database.js';
+import { withTransaction, type Db } from '../db/database.js';
 
 /**
  * Writes an event and its deliveries: one row per live webhook of the organization, pending when
@@ -29,6 +29,7 @@ export async function enqueueEvent<T extends EventType>(
   if (!ctx.db.inTransaction) throw new Error('enqueueEvent must run inside a transaction (use inOutboxTransaction)');
   const now = ctx.clock.now();
   const stored = await writeEvent(ctx.db, now, orgId, type, data);
+  writtenIn.get(ctx.db)?.push(type);
   const at = isoAt(now);
   const firstAttempt = firstAttemptAt(ctx, now);
   for (const webhook of await listWebhooks(ctx.db, orgId)) {
@@ -55,12 +56,20 @@ export function wakeDispatcher(ctx: AppContext): void {
   ctx.signals.outbox.emit();
 }
 
+/** The types of the events each open outbox transaction wrote, told once it commits. */
+const writtenIn = new WeakMap<Db, string[]>();
+
 /**
  * Runs `fn` in one write transaction, with a context whose `db` is that transaction, then wakes the
- * dispatcher once it has committed.
+ * dispatcher and tells which events were written once it has committed.
  */
 export async function inOutboxTransaction<R>(ctx: AppContext, fn: (ctx: AppContext) => Promise<R>): Promise<R> {
-  const result = await withTransaction(ctx, fn);
+  const types: string[] = [];
+  const result = await withTransaction(ctx, (ctx) => {
+    writtenIn.set(ctx.db, types);
+    return fn(ctx);
+  });
   wakeDispatcher(ctx);
+  if (types.length) ctx.signals.eventsWritten.emit(types);
   return result;
 }

@@ -94,6 +94,8 @@ export async function receiveNotification(ctx: AppContext, n: InboundNotificatio
   );
 
   const log = { eventId: n.eventId, inboundId: result.id };
+  const told = result.outcome === 'stored' && !result.orgId ? 'unmatched' : result.outcome === 'known' ? 'duplicate' : result.outcome;
+  ctx.signals.inboundReceived.emit(told);
   switch (result.outcome) {
     case 'stored':
       if (result.orgId) ctx.signals.inbound.emit();

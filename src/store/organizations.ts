@@ -35,3 +35,8 @@ export async function listOrganizations(db: Db): Promise<Organization[]> {
 export async function countOrganizations(db: Db): Promise<number> {
   return ((await db.get('SELECT COUNT(*) AS n FROM organizations')) as { n: number }).n;
 }
+
+/** Every organization's id, for per-organization gauges (organizations are few: a scrape lists them). */
+export async function listOrganizationIds(db: Db): Promise<string[]> {
+  return db.column<string>('SELECT id FROM organizations ORDER BY id');
+}

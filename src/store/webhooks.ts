@@ -103,3 +103,14 @@ export async function markWebhookDeleted(db: Db, id: string, at: string): Promis
 export async function countWebhooks(db: Db, orgId: string): Promise<number> {
   return ((await db.get('SELECT COUNT(*) AS n FROM webhooks WHERE org_id = ? AND deleted_at IS NULL', [orgId])) as { n: number }).n;
 }
+
+/** Live webhooks by their flag. Bounded by webhooks.maxPerOrganization per organization, so the walk stays small. */
+export async function countWebhooksByState(db: Db): Promise<{ enabled: number; disabled: number }> {
+  const rows = (await db.all('SELECT enabled, COUNT(*) AS n FROM webhooks WHERE deleted_at IS NULL GROUP BY enabled')) as {
+    enabled: number;
+    n: number;
+  }[];
+  const counts = { enabled: 0, disabled: 0 };
+  for (const r of rows) counts[Number(r.enabled) === 1 ? 'enabled' : 'disabled'] += Number(r.n);
+  return counts;
+}
