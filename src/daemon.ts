@@ -16,6 +16,7 @@ import { TokenService } from './services/tokens.js';
 import { Dispatcher } from './delivery/dispatch/dispatcher.js';
 import { EventSignatures } from './delivery/event-signatures.js';
 import { eventStreamCloser, openStreamCount } from './api/routes/event-stream.js';
+import { createAlertWorker } from './alerts/incident-watch.js';
 import { createMetricsWorker } from './metrics/metrics-worker.js';
 import { withMetricsPath } from './metrics/server.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';
@@ -73,6 +74,7 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
     createDecryptWorker(ctx),
     eventStreamCloser(ctx),
     retentionWorker(ctx),
+    createAlertWorker(ctx),
   ];
   for (const worker of workers) await worker.start();
 

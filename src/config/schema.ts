@@ -359,6 +359,27 @@ export const metricsSchema = z
   })
   .prefault({});
 
+export const alertsSchema = z
+  .strictObject({
+    /**
+     * Where operator alerts are sent (a webhook disabled, an outbox backlog too old, inbound
+     * decryption failures): a webhook of borderd's own operator organization, signed, retried and
+     * recorded like every delivery. Each alert body has a top-level `text`, so a Slack-compatible
+     * incoming webhook takes it as it is. Unset: alerts are warning lines in the log only.
+     */
+    webhookUrl: z.url().optional(),
+    /** An organization whose oldest pending delivery is older than this raises an alert (once, until it is under half of it again). */
+    backlogAgeSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .default(900),
+    /** How often the outbox backlogs are checked against backlogAgeSeconds. */
+    checkIntervalMs: positiveMs.default(60_000),
+  })
+  .prefault({});
+
 export const configSchema = z
   .object({
     /**
@@ -381,6 +402,7 @@ export const configSchema = z
     eventStream: eventStreamSchema,
     retention: retentionSchema,
     metrics: metricsSchema,
+    alerts: alertsSchema,
   })
   .superRefine((c, zctx) => {
     // The client-certificate header is set by a TLS terminator in front; borderd believes it only from

@@ -11,7 +11,7 @@ import { firstAttemptDelayMs } from '../domain/retry-schedule.js';
 import { insertDelivery } from '../store/deliveries.js';
 import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
-import { writeEvent, type StoredEvent } from './events.js';
+import { writeEvent, writeShapedEvent, type EventHead, type StoredEvent } from './events.js';
 import { withTransaction, type Db } from '../db/database.js';
 
 /**
@@ -30,12 +30,36 @@ export async function enqueueEvent<T extends EventType>(
   const now = ctx.clock.now();
   const stored = await writeEvent(ctx.db, now, orgId, type, data);
   writtenIn.get(ctx.db)?.push(type);
+  await fanOut(ctx, orgId, stored.event.id, now);
+  return stored;
+}
+
+/**
+ * enqueueEvent for a body of another shape (an operator alert, src/alerts): the same event row and
+ * deliveries, inside the caller's transaction. Its webhooks are woken by the caller's commit signal
+ * or the dispatcher's poll.
+ */
+export async function enqueueShapedEvent<E extends EventHead>(
+  ctx: AppContext,
+  orgId: string,
+  type: string,
+  shape: (head: EventHead) => E,
+): Promise<E> {
+  if (!ctx.db.inTransaction) throw new Error('enqueueShapedEvent must run inside a transaction');
+  const now = ctx.clock.now();
+  const { event } = await writeShapedEvent(ctx.db, now, orgId, type, shape);
+  await fanOut(ctx, orgId, event.id, now);
+  return event;
+}
+
+/** A delivery row per live webhook: pending when it is enabled now, skipped when it is disabled. */
+async function fanOut(ctx: AppContext, orgId: string, eventId: string, now: number): Promise<void> {
   const at = isoAt(now);
   const firstAttempt = firstAttemptAt(ctx, now);
   for (const webhook of await listWebhooks(ctx.db, orgId)) {
     await insertDelivery(ctx.db, {
       id: newId('dlv', now),
-      eventId: stored.event.id,
+      eventId,
       webhookId: webhook.id,
       orgId,
       state: webhook.enabled ? 'pending' : 'skipped',
@@ -43,7 +67,6 @@ export async function enqueueEvent<T extends EventType>(
       at,
     });
   }
-  return stored;
 }
 
 /** When a delivery written (or requeued) at `now` is first due: the schedule's first entry later. */

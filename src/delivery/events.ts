@@ -16,6 +16,15 @@ export interface StoredEvent<T extends EventType = EventType> {
   body: string;
 }
 
+/** The fields every event body starts with. */
+export interface EventHead {
+  id: string;
+  type: string;
+  organizationId: string;
+  createdAt: string;
+  timestamp: number;
+}
+
 /**
  * Writes one event row. Call it inside the SQLite transaction of the change that caused the event,
  * so both or neither exist. Fan-out to webhooks (delivery rows) is the outbox's enqueue, which
@@ -28,6 +37,17 @@ export async function writeEvent<T extends EventType>(
   type: T,
   data: EventDataByType[T],
 ): Promise<StoredEvent<T>> {
+  return writeShapedEvent(db, nowMs, orgId, type, (head) => ({ ...head, type, data }));
+}
+
+/** writeEvent for a body of another shape than the API's events (an operator alert): `shape` builds it from the common head. */
+export async function writeShapedEvent<E extends EventHead>(
+  db: Db,
+  nowMs: number,
+  orgId: string,
+  type: string,
+  shape: (head: EventHead) => E,
+): Promise<{ event: E; body: string }> {
   // An organization's event ids follow commit order, across every process writing the database: the
   // event stream and its clients resume with "after this id", so an event committed after a higher
   // id (made by another process in the same millisecond, or by a clock ahead) would never be
@@ -36,14 +56,7 @@ export async function writeEvent<T extends EventType>(
   await holdLock(db, `events:${orgId}`);
   const newest = await newestEventId(db);
   if (newest) sortAfter(newest);
-  const event: WebhookEvent<T> = {
-    id: newId('evt', nowMs),
-    type,
-    organizationId: orgId,
-    createdAt: isoAt(nowMs),
-    timestamp: nowMs,
-    data,
-  };
+  const event = shape({ id: newId('evt', nowMs), type, organizationId: orgId, createdAt: isoAt(nowMs), timestamp: nowMs });
   const body = JSON.stringify(event);
   await insertEvent(db, { id: event.id, org_id: orgId, type, body, created_at: event.createdAt });
   return { event, body };

@@ -17,7 +17,10 @@ export interface WebhookSettings {
 
 export interface WebhookRecord extends WebhookSettings {
   orgId: string;
+  /** Why it was disabled (the dispatcher's reason, or who disabled it); null while enabled. */
   disabledReason: string | null;
+  /** When it was disabled; null while enabled. */
+  disabledAt: string | null;
 }
 
 interface Row {
@@ -26,6 +29,7 @@ interface Row {
   url: string;
   enabled: number;
   disabled_reason: string | null;
+  disabled_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -36,6 +40,7 @@ const toRecord = (r: Row): WebhookRecord => ({
   url: r.url,
   enabled: r.enabled === 1,
   disabledReason: r.disabled_reason,
+  disabledAt: r.disabled_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -50,14 +55,19 @@ export const toSettings = (w: WebhookRecord): WebhookSettings => ({
 });
 
 export async function insertWebhook(db: Db, w: WebhookRecord): Promise<void> {
-  await db.run('INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?)', [
-    w.id,
-    w.orgId,
-    w.url,
-    w.enabled ? 1 : 0,
-    w.createdAt,
-    w.updatedAt,
-  ]);
+  await db.run(
+    'INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, disabled_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      w.id,
+      w.orgId,
+      w.url,
+      w.enabled ? 1 : 0,
+      w.enabled ? null : w.disabledReason,
+      w.enabled ? null : w.createdAt,
+      w.createdAt,
+      w.updatedAt,
+    ],
+  );
 }
 
 /** A live webhook of this organization (another organization's id is as good as unknown). */
@@ -79,6 +89,10 @@ export async function listWebhooks(db: Db, orgId?: string): Promise<WebhookRecor
   return (rows as Row[]).map(toRecord);
 }
 
+/**
+ * The url and flag. Enabling clears the reason and time; disabling sets them, and a webhook that
+ * was disabled already keeps its first reason and time (a url change while disabled, say).
+ */
 export async function updateWebhook(
   db: Db,
   id: string,
@@ -87,13 +101,13 @@ export async function updateWebhook(
   disabledReason: string | null,
   updatedAt: string,
 ): Promise<void> {
-  await db.run('UPDATE webhooks SET url = ?, enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', [
-    url,
-    enabled ? 1 : 0,
-    disabledReason,
-    updatedAt,
-    id,
-  ]);
+  await db.run(
+    `UPDATE webhooks SET url = ?, enabled = ?,
+       disabled_reason = CASE WHEN ? = 1 THEN NULL WHEN enabled = 0 THEN disabled_reason ELSE ? END,
+       disabled_at = CASE WHEN ? = 1 THEN NULL WHEN enabled = 0 THEN disabled_at ELSE ? END,
+       updated_at = ? WHERE id = ?`,
+    [url, enabled ? 1 : 0, enabled ? 1 : 0, disabledReason, enabled ? 1 : 0, updatedAt, updatedAt, id],
+  );
 }
 
 export async function markWebhookDeleted(db: Db, id: string, at: string): Promise<void> {

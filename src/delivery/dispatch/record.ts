@@ -258,7 +258,7 @@ export class Recorder {
     if (!advanced) return this.#recordChanged(db, job, ok, line, common);
     if (disable) {
       const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
-      await disableWebhook(db, job.webhook.id, reason, at);
+      await disableWebhook({ ...ctx, db }, job.webhook.id, reason, at);
     }
     const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
     if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
