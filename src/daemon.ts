@@ -19,6 +19,7 @@ import { eventStreamCloser, openStreamCount } from './api/routes/event-stream.js
 import { createAlertWorker } from './alerts/incident-watch.js';
 import { createMetricsWorker } from './metrics/metrics-worker.js';
 import { withMetricsPath } from './metrics/server.js';
+import { startTracing } from './tracing/sdk.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';
 import { retentionWorker } from './jobs/retention.js';
 import type { Worker } from './worker.js';
@@ -46,6 +47,8 @@ function openReads(ctx: OpenContext): Reads<OffloadedReads> {
 
 /** Starts `borderd serve`: the HTTP API and every worker, on one context. */
 export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
+  // Before the app is built: it mounts its request spans only while tracing is on.
+  const stopTracing = await startTracing(ctx.config.tracing, ctx.log);
   const tokens = new TokenService(ctx);
   await tokens.warmUp();
   const admin = resolveAdminToken(ctx.config.admin.token, ctx.dataDir);
@@ -97,6 +100,7 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
       clearTimeout(timer);
       await reads.close();
       await ctx.db.close();
+      await stopTracing();
     })());
 
   const daemon: Daemon = { url, server, adminToken: admin.token, close };

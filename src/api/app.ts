@@ -20,6 +20,8 @@ import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type Middleware, 
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
 import { VERSION } from '../version.js';
+import { traceRequests } from '../tracing/http.js';
+import { tracingOn } from '../tracing/spans.js';
 import './raw-body.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
@@ -133,6 +135,7 @@ export function createApp(
   app.set('trust proxy', ctx.config.server.trustProxy);
   app.set('etag', false);
   app.use(requestContext(ctx.log, ctx.signals.requestAnswered));
+  if (tracingOn()) app.use(traceRequests);
   app.use(inboundSenderGate(ctx)); // card-network sender check before any body handling (docs/inbound.md)
   app.use(requireJson);
   // Run by each route after its authentication (routeChain), not for every request: a body is read

@@ -380,6 +380,18 @@ export const alertsSchema = z
   })
   .prefault({});
 
+export const tracingSchema = z
+  .strictObject({
+    /**
+     * OTLP/HTTP endpoint spans are exported to (a collector: http://127.0.0.1:4318/v1/traces). Unset:
+     * no tracing, and the OpenTelemetry SDK is not even loaded.
+     */
+    otlpEndpoint: z.url().optional(),
+    /** The `service.name` of borderd's spans. */
+    serviceName: z.string().min(1).default('borderd'),
+  })
+  .prefault({});
+
 export const configSchema = z
   .object({
     /**
@@ -403,6 +415,7 @@ export const configSchema = z
     retention: retentionSchema,
     metrics: metricsSchema,
     alerts: alertsSchema,
+    tracing: tracingSchema,
   })
   .superRefine((c, zctx) => {
     // The client-certificate header is set by a TLS terminator in front; borderd believes it only from

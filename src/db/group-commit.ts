@@ -15,6 +15,7 @@
  *
  * @module db/group-commit
  */
+import { AsyncResource } from 'node:async_hooks';
 import type { Db, Outcome } from './database.js';
 
 /** A write: a function of the transaction it runs in. */
@@ -58,7 +59,8 @@ class GroupCommitter {
 
   run<T>(fn: Write<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      // Bound to the caller's async context, so a write runs in its own request's (its trace span), not the batch's.
+      this.#queue.push({ fn: AsyncResource.bind(fn), resolve: resolve as (v: unknown) => void, reject });
       if (!this.#scheduled) this.#schedule(this.windowMs);
     });
   }

@@ -13,6 +13,7 @@ import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
 import { writeEvent, writeShapedEvent, type EventHead, type StoredEvent } from './events.js';
 import { withTransaction, type Db } from '../db/database.js';
+import { inSpan } from '../tracing/spans.js';
 
 /**
  * Writes an event and its deliveries: one row per live webhook of the organization, pending when
@@ -88,9 +89,14 @@ const writtenIn = new WeakMap<Db, string[]>();
  */
 export async function inOutboxTransaction<R>(ctx: AppContext, fn: (ctx: AppContext) => Promise<R>): Promise<R> {
   const types: string[] = [];
-  const result = await withTransaction(ctx, (ctx) => {
-    writtenIn.set(ctx.db, types);
-    return fn(ctx);
+  // The span its events carry (events.trace_context): each delivery of them continues this trace.
+  const result = await inSpan('outbox transaction', {}, async (span) => {
+    const value = await withTransaction(ctx, (ctx) => {
+      writtenIn.set(ctx.db, types);
+      return fn(ctx);
+    });
+    span?.setAttribute('borderd.event_types', types);
+    return value;
   });
   wakeDispatcher(ctx);
   if (types.length) ctx.signals.eventsWritten.emit(types);

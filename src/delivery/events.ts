@@ -8,6 +8,7 @@ import { holdLock, type Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { newId, sortAfter } from '../domain/ids.js';
 import { insertEvent, newestEventId } from '../store/events.js';
+import { activeTraceparent } from '../tracing/spans.js';
 import type { EventDataByType, EventType, WebhookEvent } from '../verify/events.js';
 
 export interface StoredEvent<T extends EventType = EventType> {
@@ -58,6 +59,13 @@ export async function writeShapedEvent<E extends EventHead>(
   if (newest) sortAfter(newest);
   const event = shape({ id: newId('evt', nowMs), type, organizationId: orgId, createdAt: isoAt(nowMs), timestamp: nowMs });
   const body = JSON.stringify(event);
-  await insertEvent(db, { id: event.id, org_id: orgId, type, body, created_at: event.createdAt });
+  await insertEvent(db, {
+    id: event.id,
+    org_id: orgId,
+    type,
+    body,
+    created_at: event.createdAt,
+    trace_context: activeTraceparent() ?? null,
+  });
   return { event, body };
 }

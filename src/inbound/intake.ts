@@ -21,6 +21,7 @@ import { organizationForIca } from './ica-mapping.js';
 import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
 import { withTransaction } from '../db/database.js';
+import { inSpan } from '../tracing/spans.js';
 
 export interface IntakeResult {
   id: string;
@@ -69,6 +70,10 @@ type IntakeOutcome = 'stored' | 'replaced' | HoldOutcome | 'duplicate';
  * A second copy of the eventId goes where redeliveryAction says.
  */
 export async function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): Promise<IntakeResult> {
+  return inSpan('inbound intake', { attributes: { 'borderd.inbound_event_type': n.eventType } }, () => intake(ctx, n, rawBody));
+}
+
+async function intake(ctx: AppContext, n: InboundNotification, rawBody: string): Promise<IntakeResult> {
   const now = ctx.clock.now();
   const at = isoAt(now);
   const id = newId('inb', now);

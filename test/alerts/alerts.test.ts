@@ -10,12 +10,15 @@ import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.j
 import { signatureVerifies, startReceiver, type Received } from '../delivery/receiver.js';
 
 interface AlertBody {
+  id: string;
   type: string;
   text: string;
   organizationId: string;
   data: { alert: string; state: string; [k: string]: unknown };
 }
-const bodies = (r: Received[]) => r.map((x) => JSON.parse(x.body.toString()) as AlertBody);
+/** The alerts a receiver got, in the order they were raised (their event ids): sends of one pass arrive in any order. */
+const bodies = (r: Received[]) =>
+  r.map((x) => JSON.parse(x.body.toString()) as AlertBody).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
 /** An organization with one webhook on `endpoint`, and alerts going to a receiver of their own. */
 async function setup(endpoint: Awaited<ReturnType<typeof startReceiver>>, overrides: Record<string, unknown> = {}) {

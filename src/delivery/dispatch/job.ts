@@ -26,6 +26,8 @@ export interface Job {
   nextAttemptAt: number;
   eventType: string;
   body: string;
+  /** The traceparent the event was written under, or null. */
+  traceContext: string | null;
   keyId: string | null;
   signature: Promise<string>;
 }

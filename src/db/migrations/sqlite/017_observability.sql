@@ -10,3 +10,7 @@ UPDATE webhooks SET disabled_reason = 'disabled through the API or the CLI' WHER
 -- has no API clients and is left out of organization lists and counts.
 ALTER TABLE organizations ADD COLUMN operator INTEGER NOT NULL DEFAULT 0 CHECK (operator IN (0, 1));
 CREATE UNIQUE INDEX organizations_operator ON organizations(operator) WHERE operator = 1;
+
+-- The W3C traceparent of the span that wrote an event (tracing.otlpEndpoint set): each delivery
+-- attempt's span continues it, and its traceparent header links the receiver's trace to the event's.
+ALTER TABLE events ADD COLUMN trace_context TEXT;
