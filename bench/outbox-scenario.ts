@@ -145,7 +145,10 @@ export class OutboxScenario {
       const now = Date.now();
       const at = new Date(now).toISOString();
       db.transaction(() => {
-        db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, updated_at = ? WHERE org_id = ?').run(at, this.orgId);
+        db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, disabled_at = NULL, updated_at = ? WHERE org_id = ?').run(
+          at,
+          this.orgId,
+        );
         db.prepare(
           "UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'",
         ).run(now, at, this.orgId);

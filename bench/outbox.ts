@@ -1,6 +1,8 @@
 import type { Benchmark } from './bench-types.js';
 import { DaemonDatabase } from './daemon-database.js';
 import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { processCpuSeconds, sampleRss, startDaemon } from './daemon-process.js';
 import { machineCpu, machineCpuBetween } from './machine-cpu.js';
 import { OutboxScenario } from './outbox-scenario.js';
@@ -58,6 +60,43 @@ export const outboxBenchmark: Benchmark = {
       const ceiling = costMs > 0 ? (cpus().length * 1000) / costMs : 0;
       log(`outbox: ${round(singleRate, 0)} deliveries/s to one endpoint`);
 
+      // 1b. The same backlog again, warm: with a Prometheus-like scraper reading /metrics every
+      // second, and without; the difference is what scrapes cost delivery.
+      const scrapeDurationsMs: number[] = [];
+      const roundBacklog = quick ? 200 : 3_000;
+      const backlogAgain = async (scraped: boolean): Promise<number> => {
+        await scenario.setEnabled(false);
+        await scenario.writeEvents({ amount: roundBacklog });
+        await scenario.resetReceiver();
+        let scraping = scraped;
+        const scraper = (async () => {
+          while (scraping) {
+            const t0 = performance.now();
+            const res = await fetch(`${daemon.url}/metrics`);
+            const text = await res.text();
+            if (res.status !== 200 || !text.includes('borderd_outbox_pending')) throw new Error(`scrape failed: ${res.status}`);
+            scrapeDurationsMs.push(performance.now() - t0);
+            await sleep(1000);
+          }
+        })();
+        scenario.releaseBacklog();
+        const s = await scenario.waitForDeliveries(roundBacklog, quick ? 30_000 : 300_000);
+        scraping = false;
+        await scraper;
+        return receiptRate(s);
+      };
+      // Alternated rounds, so load from outside the run falls on both alike; medians compared.
+      const scrapedRates: number[] = [];
+      const unscrapedRates: number[] = [];
+      for (let i = 0; i < (quick ? 1 : 3); i++) {
+        scrapedRates.push(await backlogAgain(true));
+        unscrapedRates.push(await backlogAgain(false));
+      }
+      const scrapedRate = summarize(scrapedRates).p50;
+      const unscrapedRate = summarize(unscrapedRates).p50;
+      const scrape = summarize(scrapeDurationsMs);
+      log(`outbox: ${round(scrapedRate, 0)} deliveries/s scraped every second, ${round(unscrapedRate, 0)} not scraped`);
+
       // 2. Latency at a fixed offered rate (a paced sender: one event every 1/rate s), the webhook enabled.
       await scenario.resetReceiver();
       const cpuBefore = machineCpu();
@@ -101,6 +140,12 @@ export const outboxBenchmark: Benchmark = {
           note: `${written.requests} events, 10 connections, p99 ${written.p99Ms} ms`,
         },
         { metric: 'deliveries/s, 1 endpoint', value: round(singleRate, 0), unit: '/s', note: `${single.deliveries} verified deliveries` },
+        {
+          metric: 'deliveries/s, 1 endpoint, /metrics scraped every 1 s',
+          value: round(scrapedRate, 0),
+          unit: '/s',
+          note: `median of ${scrapedRates.length} rounds (${scrapedRates.map((r) => round(r, 0)).join(', ')}) alternated with unscraped ones: ${round(unscrapedRate, 0)}/s (${unscrapedRates.map((r) => round(r, 0)).join(', ')}), ratio ${round(unscrapedRate > 0 ? (scrapedRate / unscrapedRate) * 100 : 0, 1)}%; ${scrapeDurationsMs.length} scrapes, p50 ${round(scrape.p50, 1)} ms, max ${round(scrape.max, 1)} ms`,
+        },
         {
           metric: 'deliveries/s ÷ signing limit',
           value: round((singleRate / signing.perSecond) * 100, 1),
@@ -161,6 +206,11 @@ export const outboxBenchmark: Benchmark = {
           eventsWrittenPerSecond: round(written.requestsPerSecond),
           deliveriesSingle: single.deliveries,
           deliveriesPerSecondSingle: round(singleRate),
+          deliveriesPerSecondScraped: round(scrapedRate),
+          deliveriesPerSecondUnscraped: round(unscrapedRate),
+          scrapes: scrapeDurationsMs.length,
+          scrapeP50Ms: round(scrape.p50),
+          scrapeMaxMs: round(scrape.max),
           singleVsSigningRatio: round(singleRate / signing.perSecond, 3),
           cpuPerDeliveryMs: round(costMs, 3),
           cpuPerDeliveryDaemonMainMs: round(cost.daemonMain, 3),

@@ -12,6 +12,7 @@ import type { Clock } from './domain/clock.js';
 import type { Logger } from './logging/logger.js';
 import type { SecretBox } from './security/secret-box.js';
 import type { Signals } from './signals.js';
+import type { WebhookRecord } from './store/webhooks.js';
 import type { TransactionStatus } from './verify/events.js';
 
 export interface AppContext {
@@ -25,6 +26,8 @@ export interface AppContext {
   signals: Signals;
   /** Run inside the transaction of every status change, in order (src/create-context.ts lists them). */
   transactionHooks: readonly TransactionHook[];
+  /** Run inside the transaction that disables a webhook, in order (src/create-context.ts lists them). */
+  webhookDisabledHooks: readonly WebhookDisabledHook[];
 }
 
 /** The context a process opened (src/create-context.ts): its `db` is the database itself, which the process closes. */
@@ -47,3 +50,16 @@ export interface TransactionStatusChange {
  * transaction fails): throwing aborts the change and its events.
  */
 export type TransactionHook = (change: TransactionStatusChange) => Promise<void>;
+
+/** A webhook going from enabled to disabled, seen from inside the transaction that disables it. */
+export interface WebhookDisabled {
+  ctx: AppContext;
+  /** The webhook as it was before (enabled). */
+  webhook: WebhookRecord;
+  /** Why: the dispatcher's reason, or who disabled it. */
+  reason: string;
+  at: string;
+}
+
+/** A reaction that commits or rolls back with the disabling (an operator alert written to the outbox). */
+export type WebhookDisabledHook = (change: WebhookDisabled) => Promise<void>;

@@ -6,7 +6,8 @@
  */
 import { dirname, join } from 'node:path';
 import type { Config } from './config/schema.js';
-import type { OpenContext, TransactionHook } from './context.js';
+import type { OpenContext, TransactionHook, WebhookDisabledHook } from './context.js';
+import { alertOnWebhookDisabled } from './alerts/alerts.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
 import { connectFailure } from './db/postgres.js';
@@ -19,6 +20,9 @@ import { createSignals } from './signals.js';
 
 /** Every feature's reactions to a transaction status change, in the order they run. */
 const TRANSACTION_HOOKS: readonly TransactionHook[] = [recordRefundPlanOnFailure];
+
+/** Every feature's reactions to a webhook being disabled, in the order they run. */
+const WEBHOOK_DISABLED_HOOKS: readonly WebhookDisabledHook[] = [alertOnWebhookDisabled];
 
 export interface ContextOptions {
   clock?: Clock;
@@ -72,5 +76,6 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     dataDir,
     signals: createSignals(),
     transactionHooks: TRANSACTION_HOOKS,
+    webhookDisabledHooks: WEBHOOK_DISABLED_HOOKS,
   };
 }

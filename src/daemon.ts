@@ -15,7 +15,11 @@ import { resolveAdminToken } from './security/admin-token.js';
 import { TokenService } from './services/tokens.js';
 import { Dispatcher } from './delivery/dispatch/dispatcher.js';
 import { EventSignatures } from './delivery/event-signatures.js';
-import { eventStreamCloser } from './api/routes/event-stream.js';
+import { eventStreamCloser, openStreamCount } from './api/routes/event-stream.js';
+import { createAlertWorker } from './alerts/incident-watch.js';
+import { createMetricsWorker } from './metrics/metrics-worker.js';
+import { withMetricsPath } from './metrics/server.js';
+import { startTracing } from './tracing/sdk.js';
 import { createDecryptWorker } from './inbound/decrypt-worker.js';
 import { retentionWorker } from './jobs/retention.js';
 import type { Worker } from './worker.js';
@@ -27,6 +31,8 @@ export interface Daemon {
   server: Server;
   adminToken: string;
   adminTokenFile?: string;
+  /** Where GET /metrics answers (metrics.enabled): the metrics port, or the API's own. */
+  metricsUrl?: string;
   /** Stop accepting, let in-flight requests and sends finish (bounded by shutdownGraceMs), close the database. */
   close(): Promise<void>;
 }
@@ -43,6 +49,8 @@ function openReads(ctx: OpenContext): Reads<OffloadedReads> {
 
 /** Starts `borderd serve`: the HTTP API and every worker, on one context. */
 export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
+  // Before the app is built: it mounts its request spans only while tracing is on.
+  const stopTracing = await startTracing(ctx.config.tracing, ctx.log);
   const tokens = new TokenService(ctx);
   await tokens.warmUp();
   const admin = resolveAdminToken(ctx.config.admin.token, ctx.dataDir);
@@ -51,7 +59,9 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
   const signatures = new EventSignatures(ctx);
   const { app } = createApp({ ctx, tokens, adminToken: admin.token, reads, signatures });
 
-  const server = createServer({ keepAliveTimeout: 5000 }, app);
+  const metrics = ctx.config.metrics.enabled ? createMetricsWorker(ctx, () => openStreamCount(ctx)) : undefined;
+  const onApiPort = metrics && ctx.config.metrics.port === undefined;
+  const server = createServer({ keepAliveTimeout: 5000 }, onApiPort ? withMetricsPath(app, metrics.scrape) : app);
   server.on('clientError', (err: Error, socket) => answerClientError(err, socket as Socket, ctx.log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -63,15 +73,18 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
 
   // Started in this order, stopped in reverse: the dispatcher's in-flight sends finish last, and
   // this node leaves the nodes table after the dispatcher gave its leases back. The node registry
-  // takes back what dead processes held before the dispatcher's first pass.
+  // takes back what dead processes held before the dispatcher's first pass; the metrics count
+  // from before the first send to after the last.
   const nodeId = newNodeId();
   const workers: Worker[] = [
+    ...(metrics ? [metrics] : []),
     new NodeRegistry(ctx, nodeId),
     crossNodeWakeups(ctx),
     new Dispatcher(ctx, { signatures, owner: nodeId }),
     createDecryptWorker(ctx),
     eventStreamCloser(ctx),
     retentionWorker(ctx, nodeId),
+    createAlertWorker(ctx),
   ];
   for (const worker of workers) await worker.start();
 
@@ -94,9 +107,12 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
       clearTimeout(timer);
       await reads.close();
       await ctx.db.close();
+      await stopTracing();
     })());
 
   const daemon: Daemon = { url, server, adminToken: admin.token, close };
   if (admin.file) daemon.adminTokenFile = admin.file;
+  const metricsUrl = onApiPort ? `${url}/metrics` : metrics?.url;
+  if (metricsUrl) daemon.metricsUrl = metricsUrl;
   return daemon;
 }

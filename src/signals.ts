@@ -43,6 +43,29 @@ export class Signal<T = void> {
 /** Counts of one decryption pass, by outcome. */
 export type InboundPassCounts = Readonly<Record<string, number>>;
 
+/** One delivery attempt whose result was recorded. */
+export interface DeliveryAttempted {
+  orgId: string;
+  webhookId: string;
+  eventId: string;
+  /** success, http_error, timeout, connect_error, refused_address or signing_error. */
+  outcome: string;
+  durationMs: number;
+  /** When the result was recorded (ms). */
+  atMs: number;
+  /** This attempt failed for good: its webhook is disabled. */
+  disabledWebhook: boolean;
+}
+
+/** One HTTP request answered by the API. */
+export interface RequestAnswered {
+  method: string;
+  /** The route's pattern (`/v1/transactions/:id`), never the raw path; `unmatched` for a 404 outside every route. */
+  route: string;
+  status: number;
+  seconds: number;
+}
+
 export interface Signals {
   /**
    * Events or deliveries were committed, or deliveries requeued: dispatchers look for due rows and
@@ -54,8 +77,27 @@ export interface Signals {
   readonly inbound: Signal;
   /** The decrypt worker finished a pass. */
   readonly inboundPassed: Signal<InboundPassCounts>;
+  /** A card-network notification was taken in, with what intake did with it (stored, unmatched, replaced, held, duplicate). Emitted after its commit. */
+  readonly inboundReceived: Signal<string>;
+  /** Events were committed (their types), by the outbox transaction that wrote them. */
+  readonly eventsWritten: Signal<readonly string[]>;
+  /** A delivery attempt's result was recorded, by the dispatcher's recorder after its batch. */
+  readonly deliveryAttempted: Signal<DeliveryAttempted>;
+  /** The API answered a request, from the app's first middleware when the answer is finished. */
+  readonly requestAnswered: Signal<RequestAnswered>;
+  /** An API group commit wrote this many writes in one transaction. */
+  readonly groupCommitted: Signal<number>;
 }
 
 export function createSignals(): Signals {
-  return { outbox: new Signal(), inbound: new Signal(), inboundPassed: new Signal<InboundPassCounts>() };
+  return {
+    outbox: new Signal(),
+    inbound: new Signal(),
+    inboundPassed: new Signal<InboundPassCounts>(),
+    inboundReceived: new Signal<string>(),
+    eventsWritten: new Signal<readonly string[]>(),
+    deliveryAttempted: new Signal<DeliveryAttempted>(),
+    requestAnswered: new Signal<RequestAnswered>(),
+    groupCommitted: new Signal<number>(),
+  };
 }

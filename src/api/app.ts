@@ -21,6 +21,8 @@ import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type Middleware, 
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
 import { VERSION } from '../version.js';
+import { traceRequests } from '../tracing/http.js';
+import { tracingOn } from '../tracing/spans.js';
 import './raw-body.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json(?:\s*;.*)?$/i;
@@ -133,7 +135,8 @@ export function createApp(
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.server.trustProxy);
   app.set('etag', false);
-  app.use(requestContext(ctx.log));
+  app.use(requestContext(ctx.log, ctx.signals.requestAnswered));
+  if (tracingOn()) app.use(traceRequests);
   app.use(CONSOLE_PATH, consoleFiles());
   app.use(inboundSenderGate(ctx)); // card-network sender check before any body handling (docs/inbound.md)
   app.use(requireJson);
@@ -190,7 +193,9 @@ export function createApp(
     paths.filter((path) => !path.includes(':') && paths.some((other) => other.includes(':') && segmentsMatch(other, path))),
   );
   for (const path of early) router.all(path, methodNotAllowed(methodsByPath.get(path)!));
-  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs, ctx.config.database.busyTimeoutMs);
+  const commit = createGroupCommit(ctx.db, ctx.config.database.groupCommitWindowMs, ctx.config.database.busyTimeoutMs, (writes) =>
+    ctx.signals.groupCommitted.emit(writes),
+  );
   const exact = new Map<string, ReturnType<typeof routeChain>>();
   for (const [i, spec] of registry.routes.entries()) {
     const path = expressPaths[i]!;

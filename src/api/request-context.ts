@@ -1,24 +1,27 @@
 /**
  * x-request-id on every response (a caller's own id is kept when it is sane), and one log line per
  * request: on 'finish' when the response was sent in full, else on 'close' with `aborted: true` (a
- * client that went away mid-response, such as a closed event stream, gets its line too). When the
- * info level is off (benchmarks, quiet deployments) no listener or timer is set at all.
+ * client that went away mid-response, such as a closed event stream, gets its line too), and the
+ * `requestAnswered` signal the metrics count. When the info level is off and nothing listens to the
+ * signal (benchmarks, quiet deployments without metrics) no listener or timer is set at all.
  *
  * @module api/request-context
  */
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../logging/logger.js';
 import { newId } from '../domain/ids.js';
+import type { RequestAnswered, Signal } from '../signals.js';
 
 const INBOUND_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestContext(log: Logger) {
+export function requestContext(log: Logger, answered: Signal<RequestAnswered>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const incoming = req.headers['x-request-id'];
     const requestId = typeof incoming === 'string' && INBOUND_ID.test(incoming) ? incoming : newId('req');
     res.setHeader('x-request-id', requestId);
     res.locals.requestId = requestId;
-    if (log.isLevelEnabled('info')) {
+    const logs = log.isLevelEnabled('info');
+    if (logs || answered.listeners > 0) {
       const started = process.hrtime.bigint();
       let logged = false;
       const line = (aborted: boolean): void => {
@@ -27,6 +30,8 @@ export function requestContext(log: Logger) {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         // Set by the route's first handler; the router's own layers (405 answers) name theirs in req.route.
         const route = (res.locals.route as string | undefined) ?? (req.route ? `${req.baseUrl}${req.route.path as string}` : undefined);
+        answered.emit({ method: req.method, route: route ?? 'unmatched', status: res.statusCode, seconds: ms / 1000 });
+        if (!logs) return;
         log.info(
           {
             requestId,

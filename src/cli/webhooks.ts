@@ -21,7 +21,7 @@ export const webhooksCommand: CommandModule = {
           runWithContext(args, async (ctx) => {
             const rows = await listWebhooksWithHealth(ctx, args.org);
             output(args, rows, () =>
-              table(rows, ['id', 'orgId', 'url', 'enabled', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledReason']),
+              table(rows, ['id', 'orgId', 'url', 'enabled', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledAt', 'disabledReason']),
             );
           }),
       )
@@ -50,7 +50,7 @@ export const webhooksCommand: CommandModule = {
         (c) => c.positional('id', { type: 'string', demandOption: true }) as never,
         (args) =>
           runWithContext(args, async (ctx) => {
-            const webhook = await disableWebhook(ctx, args.id);
+            const webhook = await disableWebhook(ctx, args.id, 'borderd webhooks disable');
             output(args, webhook, () => `disabled ${webhook.id}`);
           }),
       )

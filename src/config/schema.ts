@@ -371,6 +371,56 @@ export const nodesSchema = z
     path: ['deadAfterMs'],
   });
 
+export const metricsSchema = z
+  .strictObject({
+    /** GET /metrics in the Prometheus text format. */
+    enabled: z.boolean().default(true),
+    /** A port of its own for /metrics (config/production.yaml: 9464). Unset: the API's port serves it. */
+    port: port.optional(),
+    /** The address the metrics port listens on: loopback unless a scraper elsewhere must reach it. */
+    host: z.string().min(1).default('127.0.0.1'),
+    /**
+     * Backlog gauges count at most this many index entries per organization (outbox) or per state
+     * (inbound) at each scrape, so a scrape's cost stays bounded whatever the backlog; past it the
+     * gauge shows this number, and the oldest-pending age still tells how far behind it is.
+     */
+    backlogCountLimit: z.number().int().min(1).max(10_000_000).default(100_000),
+  })
+  .prefault({});
+
+export const alertsSchema = z
+  .strictObject({
+    /**
+     * Where operator alerts are sent (a webhook disabled, an outbox backlog too old, inbound
+     * decryption failures): a webhook of borderd's own operator organization, signed, retried and
+     * recorded like every delivery. Each alert body has a top-level `text`, so a Slack-compatible
+     * incoming webhook takes it as it is. Unset: alerts are warning lines in the log only.
+     */
+    webhookUrl: z.url().optional(),
+    /** An organization whose oldest pending delivery is older than this raises an alert (once, until it is under half of it again). */
+    backlogAgeSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86_400)
+      .default(900),
+    /** How often the outbox backlogs are checked against backlogAgeSeconds. */
+    checkIntervalMs: positiveMs.default(60_000),
+  })
+  .prefault({});
+
+export const tracingSchema = z
+  .strictObject({
+    /**
+     * OTLP/HTTP endpoint spans are exported to (a collector: http://127.0.0.1:4318/v1/traces). Unset:
+     * no tracing, and the OpenTelemetry SDK is not even loaded.
+     */
+    otlpEndpoint: z.url().optional(),
+    /** The `service.name` of borderd's spans. */
+    serviceName: z.string().min(1).default('borderd'),
+  })
+  .prefault({});
+
 export const configSchema = z
   .object({
     /**
@@ -393,6 +443,9 @@ export const configSchema = z
     eventStream: eventStreamSchema,
     retention: retentionSchema,
     nodes: nodesSchema,
+    metrics: metricsSchema,
+    alerts: alertsSchema,
+    tracing: tracingSchema,
   })
   .superRefine((c, zctx) => {
     // The client-certificate header is set by a TLS terminator in front; borderd believes it only from

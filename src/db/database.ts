@@ -130,6 +130,8 @@ export interface Database extends Db {
   listen(channels: readonly string[], onNotify: (channel: string) => void): Promise<() => Promise<void>>;
   /** Lets statements in flight finish and closes every connection. */
   close(): Promise<void>;
+  /** Told each committed write transaction's time from BEGIN to COMMIT, in seconds (the metrics set it). */
+  onCommit: ((seconds: number) => void) | undefined;
 }
 
 /**

@@ -15,6 +15,7 @@
  *
  * @module db/group-commit
  */
+import { AsyncResource } from 'node:async_hooks';
 import type { Db, Outcome } from './database.js';
 
 /** A write: a function of the transaction it runs in. */
@@ -53,11 +54,13 @@ class GroupCommitter {
     private readonly db: Db,
     private readonly windowMs: number,
     private readonly busyTimeoutMs: number,
+    private readonly committed: (writes: number) => void,
   ) {}
 
   run<T>(fn: Write<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      // Bound to the caller's async context, so a write runs in its own request's (its trace span), not the batch's.
+      this.#queue.push({ fn: AsyncResource.bind(fn), resolve: resolve as (v: unknown) => void, reject });
       if (!this.#scheduled) this.#schedule(this.windowMs);
     });
   }
@@ -129,6 +132,7 @@ class GroupCommitter {
       return undefined;
     }
     if (!attempt.ok) return attempt.err;
+    this.committed(batch.length);
     attempt.value.forEach((o, i) => {
       const item = batch[i]!;
       if (o.ok) item.resolve(o.value);
@@ -144,10 +148,10 @@ class GroupCommitter {
  * (database.groupCommitWindowMs; 0: the next turn of the event loop). Writes arrive a few
  * milliseconds apart at a few hundred per second, so a next-turn flush would still commit them one
  * by one; a window of a few milliseconds lets them share an fsync, each write answered at most that
- * much later. On PostgreSQL, each write's own transaction.
+ * much later. On PostgreSQL, each write's own transaction. `committed` is told each batch's size.
  */
-export function createGroupCommit(db: Db, windowMs = 0, busyTimeoutMs = 5000): Commit {
+export function createGroupCommit(db: Db, windowMs = 0, busyTimeoutMs = 5000, committed: (writes: number) => void = () => {}): Commit {
   if (db.dialect === 'postgres') return commitAlone(db);
-  const committer = new GroupCommitter(db, windowMs, busyTimeoutMs);
+  const committer = new GroupCommitter(db, windowMs, busyTimeoutMs, committed);
   return (fn) => committer.run(fn);
 }

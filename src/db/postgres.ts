@@ -191,6 +191,7 @@ export class PostgresDatabase implements Database {
   readonly inTransaction = false;
   readonly pool: pg.Pool;
   #open = true;
+  onCommit: ((seconds: number) => void) | undefined;
 
   constructor(
     readonly location: string,
@@ -277,18 +278,20 @@ export class PostgresDatabase implements Database {
 
   transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     // Bookkeeping may be lost to a crash of the server: it commits without waiting for its WAL flush.
-    return this.#run(fn, 'BEGIN', opts.durability === 'bookkeeping' ? 'SET LOCAL synchronous_commit TO off' : undefined);
+    return this.#run(fn, 'BEGIN', opts.durability === 'bookkeeping' ? 'SET LOCAL synchronous_commit TO off' : undefined, true);
   }
 
-  async #run<T>(fn: (tx: Db) => Promise<T>, begin: string, setting?: string): Promise<T> {
+  async #run<T>(fn: (tx: Db) => Promise<T>, begin: string, setting?: string, writes = false): Promise<T> {
     const client = await this.pool.connect();
     const tx = new PostgresTransaction(client);
     let broken: Error | undefined;
     try {
       await client.query(begin);
+      const began = writes && this.onCommit && performance.now();
       if (setting) await client.query(setting);
       const value = await fn(tx);
       await client.query('COMMIT');
+      if (began) this.onCommit?.((performance.now() - began) / 1000);
       return value;
     } catch (err) {
       try {

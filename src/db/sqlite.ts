@@ -154,6 +154,7 @@ export class SqliteDatabase implements Database {
   #tail: Promise<void> = Promise.resolve();
   /** Callers holding the connection or waiting in line for it; none: a statement runs at once. */
   #inLine = 0;
+  onCommit: ((seconds: number) => void) | undefined;
 
   constructor(
     readonly conn: Connection,
@@ -280,9 +281,11 @@ export class SqliteDatabase implements Database {
       if (bookkeeping) conn.prepare('PRAGMA synchronous = NORMAL').run();
       const begun = this.#begin(wait);
       if (!begun.ok) return begun;
+      const began = this.onCommit && performance.now();
       try {
         const value = await fn(tx);
         conn.prepare('COMMIT').run();
+        if (began) this.onCommit?.((performance.now() - began) / 1000);
         return { ok: true, value };
       } catch (err) {
         if (conn.inTransaction) conn.prepare('ROLLBACK').run();

@@ -6,15 +6,16 @@
  */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
-import { filterTakes } from '../domain/event-type-filter.js';
 import { newId } from '../domain/ids.js';
 import { firstAttemptDelayMs } from '../domain/retry-schedule.js';
 import { insertDelivery } from '../store/deliveries.js';
 import { listWebhooks } from '../store/webhooks.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
-import { writeEvent, type StoredEvent } from './events.js';
-import { withTransaction } from '../db/database.js';
+import { writeEvent, writeShapedEvent, type EventHead, type StoredEvent } from './events.js';
+import { withTransaction, type Db } from '../db/database.js';
+import { inSpan } from '../tracing/spans.js';
 import { announce } from '../cluster/wakeups.js';
+import { filterTakes } from '../domain/event-type-filter.js';
 
 /**
  * Writes an event and its deliveries: one row per live webhook of the organization whose event-type
@@ -32,6 +33,34 @@ export async function enqueueEvent<T extends EventType>(
   if (!ctx.db.inTransaction) throw new Error('enqueueEvent must run inside a transaction (use inOutboxTransaction)');
   const now = ctx.clock.now();
   const stored = await writeEvent(ctx.db, now, orgId, type, data);
+  writtenIn.get(ctx.db)?.push(type);
+  await fanOut(ctx, orgId, stored.event.id, type, now);
+  return stored;
+}
+
+/**
+ * enqueueEvent for a body of another shape (an operator alert, src/alerts): the same event row and
+ * deliveries, inside the caller's transaction. Its webhooks are woken by the caller's commit signal
+ * or the dispatcher's poll.
+ */
+export async function enqueueShapedEvent<E extends EventHead>(
+  ctx: AppContext,
+  orgId: string,
+  type: string,
+  shape: (head: EventHead) => E,
+): Promise<E> {
+  if (!ctx.db.inTransaction) throw new Error('enqueueShapedEvent must run inside a transaction');
+  const now = ctx.clock.now();
+  const { event } = await writeShapedEvent(ctx.db, now, orgId, type, shape);
+  await fanOut(ctx, orgId, event.id, type, now);
+  return event;
+}
+
+/**
+ * A delivery row per live webhook whose filter takes the type: pending when it is enabled now,
+ * skipped when it is disabled. Every node's dispatchers hear of them at the commit.
+ */
+async function fanOut(ctx: AppContext, orgId: string, eventId: string, type: string, now: number): Promise<void> {
   await announce(ctx.db, 'outbox');
   const at = isoAt(now);
   const firstAttempt = firstAttemptAt(ctx, now);
@@ -39,7 +68,7 @@ export async function enqueueEvent<T extends EventType>(
     if (!filterTakes(webhook.eventTypes, type)) continue;
     await insertDelivery(ctx.db, {
       id: newId('dlv', now),
-      eventId: stored.event.id,
+      eventId,
       webhookId: webhook.id,
       orgId,
       state: webhook.enabled ? 'pending' : 'skipped',
@@ -47,7 +76,6 @@ export async function enqueueEvent<T extends EventType>(
       at,
     });
   }
-  return stored;
 }
 
 /** When a delivery written (or requeued) at `now` is first due: the schedule's first entry later. */
@@ -60,12 +88,25 @@ export function wakeDispatcher(ctx: AppContext): void {
   ctx.signals.outbox.emit();
 }
 
+/** The types of the events each open outbox transaction wrote, told once it commits. */
+const writtenIn = new WeakMap<Db, string[]>();
+
 /**
  * Runs `fn` in one write transaction, with a context whose `db` is that transaction, then wakes the
- * dispatcher once it has committed.
+ * dispatcher and tells which events were written once it has committed.
  */
 export async function inOutboxTransaction<R>(ctx: AppContext, fn: (ctx: AppContext) => Promise<R>): Promise<R> {
-  const result = await withTransaction(ctx, fn);
+  const types: string[] = [];
+  // The span its events carry (events.trace_context): each delivery of them continues this trace.
+  const result = await inSpan('outbox transaction', {}, async (span) => {
+    const value = await withTransaction(ctx, (ctx) => {
+      writtenIn.set(ctx.db, types);
+      return fn(ctx);
+    });
+    span?.setAttribute('borderd.event_types', types);
+    return value;
+  });
   wakeDispatcher(ctx);
+  if (types.length) ctx.signals.eventsWritten.emit(types);
   return result;
 }

@@ -8,12 +8,22 @@ import { holdLock, type Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { newId, sortAfter } from '../domain/ids.js';
 import { insertEvent, newestEventId } from '../store/events.js';
+import { activeTraceparent } from '../tracing/spans.js';
 import type { EventDataByType, EventType, WebhookEvent } from '../verify/events.js';
 
 export interface StoredEvent<T extends EventType = EventType> {
   event: WebhookEvent<T>;
   /** The serialized body: the exact bytes signed and sent, never re-serialized. */
   body: string;
+}
+
+/** The fields every event body starts with. */
+export interface EventHead {
+  id: string;
+  type: string;
+  organizationId: string;
+  createdAt: string;
+  timestamp: number;
 }
 
 /**
@@ -28,6 +38,17 @@ export async function writeEvent<T extends EventType>(
   type: T,
   data: EventDataByType[T],
 ): Promise<StoredEvent<T>> {
+  return writeShapedEvent(db, nowMs, orgId, type, (head) => ({ ...head, type, data }));
+}
+
+/** writeEvent for a body of another shape than the API's events (an operator alert): `shape` builds it from the common head. */
+export async function writeShapedEvent<E extends EventHead>(
+  db: Db,
+  nowMs: number,
+  orgId: string,
+  type: string,
+  shape: (head: EventHead) => E,
+): Promise<{ event: E; body: string }> {
   // An organization's event ids follow commit order, across every process writing the database: the
   // event stream and its clients resume with "after this id", so an event committed after a higher
   // id (made by another process in the same millisecond, or by a clock ahead) would never be
@@ -36,15 +57,15 @@ export async function writeEvent<T extends EventType>(
   await holdLock(db, `events:${orgId}`);
   const newest = await newestEventId(db);
   if (newest) sortAfter(newest);
-  const event: WebhookEvent<T> = {
-    id: newId('evt', nowMs),
-    type,
-    organizationId: orgId,
-    createdAt: isoAt(nowMs),
-    timestamp: nowMs,
-    data,
-  };
+  const event = shape({ id: newId('evt', nowMs), type, organizationId: orgId, createdAt: isoAt(nowMs), timestamp: nowMs });
   const body = JSON.stringify(event);
-  await insertEvent(db, { id: event.id, org_id: orgId, type, body, created_at: event.createdAt });
+  await insertEvent(db, {
+    id: event.id,
+    org_id: orgId,
+    type,
+    body,
+    created_at: event.createdAt,
+    trace_context: activeTraceparent() ?? null,
+  });
   return { event, body };
 }

@@ -1,29 +1,43 @@
 /**
  * The one place a webhook's enabled flag moves, and what that does to its deliveries: a disabled
- * webhook's pending rows become skipped, kept for a replay once it is enabled again. Operators (the
- * API's PATCH, the CLI) and the dispatcher (a 410, or the last failed attempt of a cycle) both come
- * here. Each function runs inside its caller's transaction.
+ * webhook's pending rows become skipped, kept for a replay once it is enabled again, and the
+ * context's webhookDisabledHooks run (an operator alert). Operators (the CLI, the admin API), the
+ * organization (the API's PATCH) and the dispatcher (a 410, or the last failed attempt of a cycle)
+ * all come here. Each function runs inside its caller's transaction (`ctx.db`).
  *
  * @module delivery/webhook-state
  */
-import type { Db } from '../db/database.js';
+import type { AppContext } from '../context.js';
 import { setPendingState } from '../store/deliveries.js';
 import { getWebhookById, updateWebhook, type WebhookRecord } from '../store/webhooks.js';
 
-/** An operator's change: the url and the flag as given, and no disable reason (the operator is the reason). */
-export async function setWebhookEnabled(db: Db, webhook: WebhookRecord, enabled: boolean, at: string, url = webhook.url): Promise<void> {
-  await updateWebhook(db, webhook.id, url, enabled, null, at);
-  if (!enabled) skipPending(db, webhook.id, at);
+/** A change by a person: the url and the flag as given; a disable records who made it (`by`) as its reason. */
+export async function setWebhookEnabled(
+  ctx: AppContext,
+  webhook: WebhookRecord,
+  enabled: boolean,
+  at: string,
+  by: string,
+  url = webhook.url,
+): Promise<void> {
+  const reason = `disabled by ${by}`;
+  await updateWebhook(ctx.db, webhook.id, url, enabled, enabled ? null : reason, at);
+  if (enabled) return;
+  await setPendingState(ctx.db, webhook.id, 'skipped', at);
+  if (webhook.enabled) await disabled(ctx, webhook, reason, at);
 }
 
 /**
- * The dispatcher's: disables the webhook with the reason operators see. A webhook an operator
- * disabled meanwhile keeps what they set; its pending rows are skipped either way.
+ * The dispatcher's: disables the webhook with the reason operators see. A webhook disabled
+ * meanwhile keeps the reason and time it has; its pending rows are skipped either way.
  */
-export async function disableWebhook(db: Db, id: string, reason: string, at: string): Promise<void> {
-  const webhook = await getWebhookById(db, id);
-  if (webhook?.enabled) await updateWebhook(db, id, webhook.url, false, reason, at);
-  skipPending(db, id, at);
+export async function disableWebhook(ctx: AppContext, id: string, reason: string, at: string): Promise<void> {
+  const webhook = await getWebhookById(ctx.db, id);
+  if (webhook?.enabled) await updateWebhook(ctx.db, id, webhook.url, false, reason, at);
+  await setPendingState(ctx.db, id, 'skipped', at);
+  if (webhook?.enabled) await disabled(ctx, webhook, reason, at);
 }
 
-const skipPending = (db: Db, id: string, at: string): void => void setPendingState(db, id, 'skipped', at);
+async function disabled(ctx: AppContext, webhook: WebhookRecord, reason: string, at: string): Promise<void> {
+  for (const hook of ctx.webhookDisabledHooks) await hook({ ctx, webhook, reason, at });
+}

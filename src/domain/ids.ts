@@ -112,9 +112,8 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
  */
 export function sortAfter(id: string): void {
   const body = id.slice(id.indexOf('_') + 1);
-  if (body.length !== 26) return;
-  let ms = 0;
-  for (const c of body.slice(0, 10)) ms = ms * 32 + ALPHABET.indexOf(c);
+  const ms = timeOfId(id);
+  if (ms === undefined) return;
   const bytes = new Uint8Array(ID_RANDOM_BYTES);
   let acc = 0;
   let bits = 0;
@@ -132,6 +131,19 @@ export function sortAfter(id: string): void {
     lastMs = ms;
     lastRandom = bytes;
   }
+}
+
+/** The millisecond time an id was made at (its first 10 characters), or undefined for a string that is not an id. */
+export function timeOfId(id: string): number | undefined {
+  const body = id.slice(id.indexOf('_') + 1);
+  if (body.length !== 26) return undefined;
+  let ms = 0;
+  for (const c of body.slice(0, 10)) {
+    const digit = ALPHABET.indexOf(c);
+    if (digit < 0) return undefined;
+    ms = ms * 32 + digit;
+  }
+  return ms;
 }
 
 function compareBytes(a: Uint8Array, b: Uint8Array): number {

@@ -10,6 +10,8 @@
  *
  * @module inbound/decrypt-worker
  */
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { inSpan } from '../tracing/spans.js';
 import type { AppContext } from '../context.js';
 import type { Worker } from '../worker.js';
 import { decryptDue } from './decryption.js';
@@ -28,7 +30,11 @@ export function createDecryptWorker(ctx: AppContext): Worker {
       again = false;
       try {
         await matchPendingIcas(ctx);
-        const counts = await decryptDue(ctx);
+        const counts = await inSpan('inbound decryption', { parent: ROOT_CONTEXT }, async (span) => {
+          const counts = await decryptDue(ctx);
+          for (const [outcome, n] of Object.entries(counts)) span?.setAttribute(`borderd.${outcome}`, n);
+          return counts;
+        });
         ctx.signals.inboundPassed.emit(counts);
         // A full batch means more rows may be due right now.
         if (Object.values(counts).reduce((a, b) => a + b, 0) >= ctx.config.inbound.batchSize) again = true;

@@ -22,6 +22,7 @@ import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
 import { announce } from '../cluster/wakeups.js';
 import { withTransaction } from '../db/database.js';
+import { inSpan } from '../tracing/spans.js';
 
 export interface IntakeResult {
   id: string;
@@ -70,6 +71,10 @@ type IntakeOutcome = 'stored' | 'replaced' | HoldOutcome | 'duplicate';
  * A second copy of the eventId goes where redeliveryAction says.
  */
 export async function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): Promise<IntakeResult> {
+  return inSpan('inbound intake', { attributes: { 'borderd.inbound_event_type': n.eventType } }, () => intake(ctx, n, rawBody));
+}
+
+async function intake(ctx: AppContext, n: InboundNotification, rawBody: string): Promise<IntakeResult> {
   const now = ctx.clock.now();
   const at = isoAt(now);
   const id = newId('inb', now);
@@ -98,6 +103,8 @@ export async function receiveNotification(ctx: AppContext, n: InboundNotificatio
   );
 
   const log = { eventId: n.eventId, inboundId: result.id };
+  const told = result.outcome === 'stored' && !result.orgId ? 'unmatched' : result.outcome === 'known' ? 'duplicate' : result.outcome;
+  ctx.signals.inboundReceived.emit(told);
   switch (result.outcome) {
     case 'stored':
       if (result.orgId) ctx.signals.inbound.emit();

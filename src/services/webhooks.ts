@@ -76,7 +76,8 @@ export async function createWebhook(
       orgId,
       url: input.url,
       enabled: input.enabled ?? true,
-      disabledReason: null,
+      disabledReason: input.enabled === false ? `disabled by ${BY_ORGANIZATION}` : null,
+      disabledAt: null,
       eventTypes: distinct(input.eventTypes ?? []),
       createdAt: now,
       updatedAt: now,
@@ -113,13 +114,16 @@ export async function updateWebhookSettings(
   return await withTransaction(ctx, async (ctx) => {
     await mustGet(ctx, orgId, id);
     if (input.eventTypes) await setWebhookEventTypes(ctx.db, id, distinct(input.eventTypes), isoAt(ctx.clock.now()));
-    return setEnabled(ctx, id, input.enabled ?? true, input.url);
+    return setEnabled(ctx, id, input.enabled ?? true, BY_ORGANIZATION, input.url);
   });
 }
 
+/** Who a webhook's disable names when its organization's API client made it. */
+const BY_ORGANIZATION = 'the organization (API)';
+
 /** Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back. */
-async function setEnabled(ctx: AppContext, id: string, enabled: boolean, url?: string): Promise<WebhookRecord> {
-  await setWebhookEnabled(ctx.db, (await getWebhookById(ctx.db, id))!, enabled, isoAt(ctx.clock.now()), url);
+async function setEnabled(ctx: AppContext, id: string, enabled: boolean, by: string, url?: string): Promise<WebhookRecord> {
+  await setWebhookEnabled(ctx, (await getWebhookById(ctx.db, id))!, enabled, isoAt(ctx.clock.now()), by, url);
   return (await getWebhookById(ctx.db, id))!;
 }
 
@@ -169,12 +173,13 @@ export async function enableWebhook(
   replaySince?: string,
 ): Promise<{ webhook: WebhookRecord; replay?: ReplayResult }> {
   await mustGetAny(ctx, id);
-  const webhook = await withTransaction(ctx, async (ctx) => setEnabled(ctx, id, true));
+  const webhook = await withTransaction(ctx, async (ctx) => setEnabled(ctx, id, true, 'an operator'));
   if (replaySince === undefined) return { webhook };
   return { webhook, replay: await replayWebhookSince(ctx, id, replaySince) };
 }
 
-export async function disableWebhook(ctx: AppContext, id: string): Promise<WebhookRecord> {
+/** An operator's disable; `via` says where it was made (`borderd webhooks disable`, the admin API), for the reason operators see. */
+export async function disableWebhook(ctx: AppContext, id: string, via: string): Promise<WebhookRecord> {
   await mustGetAny(ctx, id);
-  return withTransaction(ctx, async (ctx) => setEnabled(ctx, id, false));
+  return withTransaction(ctx, async (ctx) => setEnabled(ctx, id, false, `an operator (${via})`));
 }

@@ -564,3 +564,29 @@ export async function nextAttemptOf(db: Db, webhookId: string): Promise<number |
   );
   return v === undefined || v === null ? undefined : Number(v);
 }
+
+/** One organization's outbox backlog, as a scrape reads it: pending rows (counted up to a cap) and the oldest one's id. */
+export interface PendingBacklog {
+  /** Pending rows, at most the cap the caller gave. */
+  count: number;
+  /** When the pending row with the smallest id (the one created first) was created; undefined when nothing is pending. */
+  oldestCreatedAt: string | undefined;
+}
+
+/**
+ * An organization's pending rows from its (org_id, state, id) index: the oldest is the first entry
+ * of the range (one row read for its creation time), and the count stops at `cap` entries, so a scrape costs one seek plus at most `cap`
+ * index entries whatever the size of the backlog.
+ */
+export async function pendingBacklog(db: Db, orgId: string, cap: number): Promise<PendingBacklog> {
+  const oldestCreatedAt = await db.value<string>(
+    sql`SELECT created_at FROM deliveries ${indexedBy('deliveries_org_state')} WHERE org_id = ? AND state = 'pending' ORDER BY id LIMIT 1`,
+    [orgId],
+  );
+  if (oldestCreatedAt === undefined) return { count: 0, oldestCreatedAt };
+  const count = await db.value<number>(
+    sql`SELECT COUNT(*) FROM (SELECT 1 FROM deliveries ${indexedBy('deliveries_org_state')} WHERE org_id = ? AND state = 'pending' LIMIT ?) capped`,
+    [orgId, cap],
+  );
+  return { count: Number(count ?? 0), oldestCreatedAt };
+}

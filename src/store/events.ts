@@ -13,15 +13,18 @@ export interface EventRow {
   type: string;
   body: string;
   created_at: string;
+  /** The W3C traceparent of the span that wrote it (tracing on), which its deliveries continue. */
+  trace_context?: string | null;
 }
 
 export async function insertEvent(db: Db, row: EventRow): Promise<void> {
-  await db.run('INSERT INTO events (id, org_id, type, body, created_at) VALUES (?, ?, ?, ?, ?)', [
+  await db.run('INSERT INTO events (id, org_id, type, body, created_at, trace_context) VALUES (?, ?, ?, ?, ?, ?)', [
     row.id,
     row.org_id,
     row.type,
     row.body,
     row.created_at,
+    row.trace_context ?? null,
   ]);
 }
 
@@ -148,12 +151,13 @@ export async function replayStartAt(db: Db, orgId: string, sinceIso: string): Pr
   return before ?? (bound < first ? bound : null);
 }
 
-/** Type and body of each event id given (unknown ids are left out). */
-export async function eventBodies(db: Db, ids: readonly string[]): Promise<{ id: string; type: string; body: string }[]> {
+/** Type, body and trace context of each event id given (unknown ids are left out). */
+export async function eventBodies(
+  db: Db,
+  ids: readonly string[],
+): Promise<{ id: string; type: string; body: string; traceContext: string | null }[]> {
   if (ids.length === 0) return [];
-  return (await db.all(sql`SELECT id, type, body FROM events WHERE id IN (${JSON_LIST})`, [JSON.stringify(ids)])) as {
-    id: string;
-    type: string;
-    body: string;
-  }[];
+  return (await db.all(sql`SELECT id, type, body, trace_context AS "traceContext" FROM events WHERE id IN (${JSON_LIST})`, [
+    JSON.stringify(ids),
+  ])) as { id: string; type: string; body: string; traceContext: string | null }[];
 }

@@ -5,7 +5,7 @@
  *
  * @module store/inbound-events
  */
-import type { Db } from '../db/database.js';
+import { indexedBy, sql, type Db } from '../db/database.js';
 
 export const INBOUND_STATES = ['received', 'decrypted', 'failed', 'unmatched'] as const;
 export type InboundState = (typeof INBOUND_STATES)[number];
@@ -419,4 +419,20 @@ export async function listIcaMappings(db: Db): Promise<IcaMapping[]> {
 
 export async function deleteIcaMapping(db: Db, ica: string): Promise<boolean> {
   return (await db.run('DELETE FROM inbound_ica_organizations WHERE ica = ?', [ica])) === 1;
+}
+
+/** The inbound states a backlog counts: queued for decryption, failed for good (dead letters), and waiting for an ica mapping. */
+export const BACKLOG_STATES = ['received', 'failed', 'unmatched'] as const satisfies readonly InboundState[];
+
+/** Rows in each backlog state from the (state, id) index, each count stopped at `cap` entries. */
+export async function inboundBacklog(db: Db, cap: number): Promise<Record<(typeof BACKLOG_STATES)[number], number>> {
+  const counts = { received: 0, failed: 0, unmatched: 0 };
+  for (const state of BACKLOG_STATES) {
+    const n = await db.value<number>(
+      sql`SELECT COUNT(*) FROM (SELECT 1 FROM inbound_events ${indexedBy('inbound_events_state_id')} WHERE state = ? LIMIT ?) capped`,
+      [state, cap],
+    );
+    counts[state] = Number(n ?? 0);
+  }
+  return counts;
 }

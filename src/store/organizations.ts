@@ -1,5 +1,6 @@
 /**
- * The `organizations` table: the owners of every other row.
+ * The `organizations` table: the owners of every other row. One may be the operator organization
+ * (borderd's own, whose events are operator alerts): lists and counts leave it out.
  *
  * @module store/organizations
  */
@@ -29,9 +30,23 @@ export async function getOrganization(db: Db, id: string): Promise<Organization 
 }
 
 export async function listOrganizations(db: Db): Promise<Organization[]> {
-  return ((await db.all('SELECT * FROM organizations ORDER BY id')) as Row[]).map(toOrganization);
+  return ((await db.all('SELECT * FROM organizations WHERE operator = 0 ORDER BY id')) as Row[]).map(toOrganization);
 }
 
 export async function countOrganizations(db: Db): Promise<number> {
-  return ((await db.get('SELECT COUNT(*) AS n FROM organizations')) as { n: number }).n;
+  return Number(((await db.get('SELECT COUNT(*) AS n FROM organizations WHERE operator = 0')) as { n: number }).n);
+}
+
+/** The operator organization's id, when it has been made (src/alerts). */
+export async function operatorOrganizationId(db: Db): Promise<string | undefined> {
+  return db.value<string>('SELECT id FROM organizations WHERE operator = 1');
+}
+
+export async function insertOperatorOrganization(db: Db, org: Organization): Promise<void> {
+  await db.run('INSERT INTO organizations (id, name, created_at, operator) VALUES (?, ?, ?, 1)', [org.id, org.name, org.createdAt]);
+}
+
+/** Every organization's id, for per-organization gauges (organizations are few: a scrape lists them). */
+export async function listOrganizationIds(db: Db): Promise<string[]> {
+  return db.column<string>('SELECT id FROM organizations ORDER BY id');
 }

@@ -19,7 +19,10 @@ export interface WebhookSettings {
 
 export interface WebhookRecord extends WebhookSettings {
   orgId: string;
+  /** Why it was disabled (the dispatcher's reason, or who disabled it); null while enabled. */
   disabledReason: string | null;
+  /** When it was disabled; null while enabled. */
+  disabledAt: string | null;
 }
 
 interface Row {
@@ -29,6 +32,7 @@ interface Row {
   enabled: number;
   disabled_reason: string | null;
   event_types: string | null;
+  disabled_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -40,6 +44,7 @@ const toRecord = (r: Row): WebhookRecord => ({
   enabled: r.enabled === 1,
   disabledReason: r.disabled_reason,
   eventTypes: r.event_types ? (JSON.parse(r.event_types) as string[]) : [],
+  disabledAt: r.disabled_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -56,8 +61,18 @@ export const toSettings = (w: WebhookRecord): WebhookSettings => ({
 
 export async function insertWebhook(db: Db, w: WebhookRecord): Promise<void> {
   await db.run(
-    'INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, event_types, created_at, updated_at) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)',
-    [w.id, w.orgId, w.url, w.enabled ? 1 : 0, eventTypesColumn(w.eventTypes), w.createdAt, w.updatedAt],
+    'INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, disabled_at, event_types, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      w.id,
+      w.orgId,
+      w.url,
+      w.enabled ? 1 : 0,
+      w.enabled ? null : w.disabledReason,
+      w.enabled ? null : w.createdAt,
+      eventTypesColumn(w.eventTypes),
+      w.createdAt,
+      w.updatedAt,
+    ],
   );
 }
 
@@ -88,6 +103,10 @@ export async function listWebhooks(db: Db, orgId?: string): Promise<WebhookRecor
   return (rows as Row[]).map(toRecord);
 }
 
+/**
+ * The url and flag. Enabling clears the reason and time; disabling sets them, and a webhook that
+ * was disabled already keeps its first reason and time (a url change while disabled, say).
+ */
 export async function updateWebhook(
   db: Db,
   id: string,
@@ -96,13 +115,13 @@ export async function updateWebhook(
   disabledReason: string | null,
   updatedAt: string,
 ): Promise<void> {
-  await db.run('UPDATE webhooks SET url = ?, enabled = ?, disabled_reason = ?, updated_at = ? WHERE id = ?', [
-    url,
-    enabled ? 1 : 0,
-    disabledReason,
-    updatedAt,
-    id,
-  ]);
+  await db.run(
+    `UPDATE webhooks SET url = ?, enabled = ?,
+       disabled_reason = CASE WHEN ? = 1 THEN NULL WHEN enabled = 0 THEN disabled_reason ELSE ? END,
+       disabled_at = CASE WHEN ? = 1 THEN NULL WHEN enabled = 0 THEN disabled_at ELSE ? END,
+       updated_at = ? WHERE id = ?`,
+    [url, enabled ? 1 : 0, enabled ? 1 : 0, disabledReason, enabled ? 1 : 0, updatedAt, updatedAt, id],
+  );
 }
 
 export async function markWebhookDeleted(db: Db, id: string, at: string): Promise<void> {
@@ -111,4 +130,15 @@ export async function markWebhookDeleted(db: Db, id: string, at: string): Promis
 
 export async function countWebhooks(db: Db, orgId: string): Promise<number> {
   return ((await db.get('SELECT COUNT(*) AS n FROM webhooks WHERE org_id = ? AND deleted_at IS NULL', [orgId])) as { n: number }).n;
+}
+
+/** Live webhooks by their flag. Bounded by webhooks.maxPerOrganization per organization, so the walk stays small. */
+export async function countWebhooksByState(db: Db): Promise<{ enabled: number; disabled: number }> {
+  const rows = (await db.all('SELECT enabled, COUNT(*) AS n FROM webhooks WHERE deleted_at IS NULL GROUP BY enabled')) as {
+    enabled: number;
+    n: number;
+  }[];
+  const counts = { enabled: 0, disabled: 0 };
+  for (const r of rows) counts[Number(r.enabled) === 1 ? 'enabled' : 'disabled'] += Number(r.n);
+  return counts;
 }

@@ -193,7 +193,7 @@ describe('a replay racing retention and the operator (replays run in batches of 
         replayWebhookSince(ctx, webhook.id, '2000-01-01T00:00:00Z', async (done) => {
           if (done !== 500) return;
           if (change === 'delete') await deleteWebhook(ctx, org.id, webhook.id);
-          else await disableWebhook(ctx, webhook.id);
+          else await disableWebhook(ctx, webhook.id, 'borderd webhooks disable');
         }),
       ).rejects.toThrow(/disabled|not found/);
       // Whatever the first batch queued became cancelled / skipped with the change; nothing later is pending.

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { listMigrations } from '../../src/db/migrate.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/context.js';
@@ -54,7 +55,8 @@ describe('borderd commands on PostgreSQL: bad input is one line', () => {
     await client.end();
     const res = await runCli(['orgs', 'list', '--database-url', url], { BORDERD_DATA_DIR: tempDir() });
     expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/is at schema version 999, newer than this borderd knows \(15\)/);
+    const newest = listMigrations('postgres').at(-1)!.version;
+    expect(res.stderr).toContain(`is at schema version 999, newer than this borderd knows (${newest})`);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { listMigrations } from '../../src/db/migrate.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/context.js';
@@ -14,7 +15,8 @@ describe('borderd commands on PostgreSQL', () => {
       return JSON.parse(res.stdout) as unknown;
     };
     const migrated = await cli('migrate');
-    expect(migrated).toMatchObject({ version: 15, applied: [] });
+    // Already migrated by the test database's setup: the newest version, nothing applied.
+    expect(migrated).toMatchObject({ version: listMigrations('postgres').at(-1)!.version, applied: [] });
     const org = (await cli('orgs', 'create', '--name', 'Acme')) as { id: string };
     const client = (await cli('clients', 'create', '--org', org.id)) as { id: string; clientSecret: string };
     expect(client.clientSecret).toMatch(/^bsk_/);

@@ -55,6 +55,9 @@ function streamsOf(ctx: AppContext): Map<EndStream, string> {
   return streams;
 }
 
+/** Event streams open on this context now (borderd_event_stream_clients). */
+export const openStreamCount = (ctx: AppContext): number => openStreams.get(ctx)?.size ?? 0;
+
 /**
  * Each open stream holds a socket, two timers and a query per wake-up, so one client (a leaked
  * credential, a reconnect loop that never closes the old stream) cannot open them without bound.

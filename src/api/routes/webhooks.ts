@@ -16,6 +16,7 @@ import {
 import { toSettings } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
+import { adminWebhookRoutes } from './admin-webhooks.js';
 import { instant } from '../instant.js';
 
 export const settingsSchema = z.object({
@@ -56,7 +57,9 @@ const writeBody = (maxUrlLength: number) =>
 
 const BASE = '/v1/notifications/webhooks/settings';
 
-export const webhookRoutes: RouteModule = (api, { ctx }) => {
+export const webhookRoutes: RouteModule = (api, deps) => {
+  const { ctx } = deps;
+  adminWebhookRoutes(api, deps);
   const settingsBody = writeBody(ctx.config.webhooks.maxUrlLength);
   // The public-key routes come first so that "public-key" is never taken for a webhook id.
   api.route({

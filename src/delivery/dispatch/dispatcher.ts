@@ -14,7 +14,8 @@ import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';
 import { claimCapacity, ClaimPlanner } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
-import { signingFailed, type Job, type SendResult } from './job.js';
+import { attemptOutcome, signingFailed, type Job, type SendResult } from './job.js';
+import { activeTraceparent, contextOf, inSpan, SpanKind, type SpanOptions } from '../../tracing/spans.js';
 import { Leases } from './leases.js';
 import { endsWebhook, Recorder } from './record.js';
 import { Sender } from './send.js';
@@ -32,6 +33,19 @@ export interface DispatcherOptions {
   /** The process's event signatures, shared with its event streams; a dispatcher without one has its own. */
   signatures?: EventSignatures;
 }
+
+/** A delivery attempt's span: a client span under the span that wrote its event. */
+const deliverySpan = (job: Job): SpanOptions => ({
+  kind: SpanKind.CLIENT,
+  parent: contextOf({ traceparent: job.traceContext ?? undefined }),
+  attributes: {
+    'borderd.event_id': job.eventId,
+    'borderd.event_type': job.eventType,
+    'borderd.delivery_id': job.id,
+    'borderd.webhook_id': job.webhook.id,
+    'borderd.attempt': job.attempts + 1,
+  },
+});
 
 /** Counters of one dispatcher, for tests and tools. */
 export interface DispatcherStats {
@@ -270,6 +284,7 @@ export class Dispatcher implements Worker {
           nextAttemptAt: row.nextAttemptAt,
           eventType: event?.type ?? '',
           body: event?.body ?? '',
+          traceContext: event?.traceContext ?? null,
           keyId: key instanceof Error ? null : key.keyId,
           signature: this.#signing.signatureFor(row.eventId, key, event),
         };
@@ -313,15 +328,24 @@ export class Dispatcher implements Worker {
         await job.signature;
         if (job.keyId === signedWith || checks === 3) break;
       }
-      // Call.
-      result = await this.#sender.send(job, {
-        'content-type': 'application/json',
-        'user-agent': `borderd/${VERSION}`,
-        'x-signature': await job.signature,
-        'x-signature-key-id': job.keyId!,
-        'x-event-id': job.eventId,
-        'x-event-type': job.eventType,
-        'x-delivery-attempt': String(job.attempts + 1),
+      // Call, in a span continuing the event's trace; its traceparent goes with the request.
+      const signature = await job.signature;
+      result = await inSpan('webhook delivery', deliverySpan(job), async (span) => {
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          'user-agent': `borderd/${VERSION}`,
+          'x-signature': signature,
+          'x-signature-key-id': job.keyId!,
+          'x-event-id': job.eventId,
+          'x-event-type': job.eventType,
+          'x-delivery-attempt': String(job.attempts + 1),
+        };
+        const traceparent = activeTraceparent();
+        if (traceparent) headers.traceparent = traceparent;
+        const sent = await this.#sender.send(job, headers);
+        span?.setAttribute('borderd.outcome', attemptOutcome(sent));
+        if (sent.statusCode !== null) span?.setAttribute('http.response.status_code', sent.statusCode);
+        return sent;
       });
       // Completed, before the slot frees (the next queued row of this webhook starts at once): a
       // result that will disable the webhook stops its queued rows now, not once the batch is

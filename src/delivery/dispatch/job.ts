@@ -9,6 +9,8 @@ import type { DueWebhook } from '../../store/deliveries.js';
 
 /** How an attempt that could not be signed starts its error: borderd's fault, not the endpoint's. */
 export const SIGNING_FAILED = 'signing failed: ';
+/** How the error of an attempt to a refused target (private, loopback or link-local) starts. */
+export const REFUSED_ADDRESS = 'address refused: ';
 
 /** One claimed delivery on its way: what its send needs. */
 export interface Job {
@@ -24,6 +26,8 @@ export interface Job {
   nextAttemptAt: number;
   eventType: string;
   body: string;
+  /** The traceparent the event was written under, or null. */
+  traceContext: string | null;
   keyId: string | null;
   signature: Promise<string>;
 }
@@ -64,4 +68,15 @@ export function signingFailed(err: unknown): SendResult {
     durationMs: 0,
     ours: true,
   };
+}
+
+/** What an attempt came to, in the few words operators count by (the `outcome` label of borderd_delivery_attempts_total). */
+export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'connect_error' | 'refused_address' | 'signing_error';
+
+export function attemptOutcome(result: SendResult): AttemptOutcome {
+  if (result.ours) return 'signing_error';
+  if (result.statusCode !== null) return delivered(result.statusCode) ? 'success' : 'http_error';
+  if (result.error?.startsWith(REFUSED_ADDRESS)) return 'refused_address';
+  if (result.error?.startsWith('TimeoutError') || result.error?.startsWith('UND_ERR_CONNECT_TIMEOUT')) return 'timeout';
+  return 'connect_error';
 }

@@ -16,7 +16,7 @@ import { insertAttempt, trailingAttemptsFailedWith } from '../../store/delivery-
 import { storeSignature } from '../../store/event-signatures.js';
 import type { EventSignatures } from '../event-signatures.js';
 import { disableWebhook } from '../webhook-state.js';
-import { delivered, SIGNING_FAILED, type Job, type SendResult, type Sent } from './job.js';
+import { attemptOutcome, delivered, SIGNING_FAILED, type Job, type SendResult, type Sent } from './job.js';
 
 /** Results are recorded together: at most this many per transaction, at most this long after the first of them. */
 export const FLUSH_BATCH = 64;
@@ -190,6 +190,18 @@ export class Recorder {
       ctx.log.error({ err, deliveryIds: batch.map((f) => f.job.id) }, 'delivery bookkeeping failed');
     }
     for (const { line, msg, level } of lines) ctx.log[level](line, msg);
+    const atMs = ctx.clock.now();
+    for (const { job, result, endsWebhook } of batch) {
+      ctx.signals.deliveryAttempted.emit({
+        orgId: job.webhook.orgId,
+        webhookId: job.webhook.id,
+        eventId: job.eventId,
+        outcome: attemptOutcome(result),
+        durationMs: result.durationMs,
+        atMs,
+        disabledWebhook: endsWebhook,
+      });
+    }
     // Recorded (or not, then the database decides): the webhook's state is read from the database again.
     for (const f of batch) if (f.endsWebhook) this.#ended(f.job.webhook.id);
     for (const f of batch) f.done();
@@ -246,7 +258,7 @@ export class Recorder {
     if (!advanced) return this.#recordChanged(db, job, ok, line, common);
     if (disable) {
       const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
-      await disableWebhook(db, job.webhook.id, reason, at);
+      await disableWebhook({ ...ctx, db }, job.webhook.id, reason, at);
     }
     const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
     if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };

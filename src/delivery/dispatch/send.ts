@@ -7,7 +7,7 @@
  */
 import { post, type PostExchange } from '../../http/post.js';
 import type { EndpointPools } from './endpoint-pools.js';
-import type { Job, SendResult } from './job.js';
+import { REFUSED_ADDRESS, type Job, type SendResult } from './job.js';
 
 /** Bytes of an answer's body kept with the attempt. */
 const RESPONSE_BODY_BYTES = 1024;
@@ -45,7 +45,7 @@ export class Sender {
     if (target.refused) {
       return done({
         statusCode: null,
-        error: 'address refused: private, loopback or link-local target',
+        error: `${REFUSED_ADDRESS}private, loopback or link-local target`,
         responseBody: null,
         retryAfter: undefined,
       });

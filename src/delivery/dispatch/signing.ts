@@ -20,6 +20,8 @@ export const BODY_CACHE = 2_000;
 export interface EventBody {
   type: string;
   body: string;
+  /** The traceparent the event was written under, which its delivery attempts continue. */
+  traceContext: string | null;
 }
 
 export class Signing {
@@ -51,7 +53,7 @@ export class Signing {
       else missing.push(id);
     }
     for (const e of await eventBodies(this.#db, missing)) {
-      const event = { type: e.type, body: e.body };
+      const event = { type: e.type, body: e.body, traceContext: e.traceContext };
       bodies.set(e.id, event);
       remember(this.#bodies, e.id, event, this.#bodyCacheSize);
     }

@@ -262,7 +262,7 @@ describe('the lease keeper', () => {
     // The database still says enabled and due; the webhook is ending.
     expect(await leases.beforeSend(jobs[0]!, true)).toBe('gone');
     expect(await deliveryLease(ctx.db, rows[0]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
-    await disableWebhook(ctx, webhook.id);
+    await disableWebhook(ctx, webhook.id, 'borderd webhooks disable');
     expect(await leases.beforeSend(jobs[1]!, false)).toBe('gone');
     expect(await deliveryLease(ctx.db, rows[1]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
   });

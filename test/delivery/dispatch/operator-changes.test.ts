@@ -29,7 +29,7 @@ describe('leases while the operator changes the webhook', () => {
 
   it('disable then enable --replay-since while a send is in flight: the row is not sent twice at once, and the 2xx is recorded', async () => {
     const { ctx, webhookId, d, release, sending, receiver } = await inFlight();
-    await disableWebhook(ctx, webhookId);
+    await disableWebhook(ctx, webhookId, 'borderd webhooks disable');
     expect((await getDelivery(ctx.db, d.id))!.state).toBe('skipped');
     expect((await deliveryLease(ctx.db, d.id))!.claimedBy).toEqual(expect.any(String));
     await enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
@@ -46,7 +46,7 @@ describe('leases while the operator changes the webhook', () => {
 
   it('a replay made while a first attempt is in flight keeps its fresh cycle when that attempt fails', async () => {
     const { ctx, webhookId, d, release, sending } = await inFlight();
-    await disableWebhook(ctx, webhookId);
+    await disableWebhook(ctx, webhookId, 'borderd webhooks disable');
     ctx.clock.advance(1_000); // the replay's due time differs from the claimed row's
     await enableWebhook(ctx, webhookId, '2000-01-01T00:00:00Z');
     const replayed = (await getDelivery(ctx.db, d.id))!;
@@ -89,7 +89,7 @@ describe('leases while the operator changes the webhook', () => {
       [500, 'skipped'],
     ] as const) {
       const s = await inFlight();
-      await disableWebhook(s.ctx, s.webhookId);
+      await disableWebhook(s.ctx, s.webhookId, 'borderd webhooks disable');
       s.release(status);
       await s.sending;
       expect(await getDelivery(s.ctx.db, s.d.id)).toMatchObject({ state, attempts: 1, lastStatus: status });
@@ -140,7 +140,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
 
   it('disable: the queued ones are not sent, stay skipped, and give their lease back for a later replay', async () => {
     const s = await queuedBehindOne();
-    await disableWebhook(s.ctx, s.webhookId);
+    await disableWebhook(s.ctx, s.webhookId, 'borderd webhooks disable');
     expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
     const rows = await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 });
@@ -170,7 +170,7 @@ describe('claimed rows still waiting for a send slot when the operator changes t
              WHEN NEW.claimed_by IS NULL AND OLD.state = 'skipped' AND NEW.state = OLD.state AND NEW.attempts = OLD.attempts
              BEGIN SELECT RAISE(ABORT, 'simulated write failure'); END`,
     );
-    await disableWebhook(s.ctx, s.webhookId);
+    await disableWebhook(s.ctx, s.webhookId, 'borderd webhooks disable');
     expect(await s.finish(200)).toEqual(['delivered', 'skipped', 'skipped']);
     expect(s.receiver.received).toHaveLength(1);
     const skipped = (await listDeliveries(s.ctx.db, { webhookId: s.webhookId, limit: 5 })).filter((d) => d.state === 'skipped');

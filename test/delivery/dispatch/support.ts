@@ -137,6 +137,7 @@ export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, body = '{}'): J
     nextAttemptAt: row.nextAttemptAt,
     eventType: 'Transaction_Created',
     body,
+    traceContext: null,
     keyId: null,
     signature: Promise.resolve(''),
   };

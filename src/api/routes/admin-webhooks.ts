@@ -1,0 +1,85 @@
+/**
+ * Operator routes for webhooks across organizations: their health, and why and when each was
+ * disabled (by the dispatcher, the organization, an operator or the configuration); disable and
+ * enable, as `borderd webhooks` does.
+ *
+ * @module api/routes/admin-webhooks
+ */
+import { z } from 'zod';
+import { disableWebhook, enableWebhook, listWebhooksWithHealth } from '../../services/webhooks.js';
+import type { WebhookRecord } from '../../store/webhooks.js';
+import { idParams } from '../id-params.js';
+import { instant } from '../instant.js';
+import type { RouteModule } from '../route.js';
+
+const operatorView = z.object({
+  id: z.string(),
+  organizationId: z.string(),
+  url: z.string(),
+  enabled: z.boolean(),
+  disabledReason: z
+    .string()
+    .nullable()
+    .describe('why it was disabled: the last failed attempt, a 410, or who disabled it; null while enabled'),
+  disabledAt: instant.nullable().describe('when it was disabled; null while enabled'),
+  createdAt: instant,
+  updatedAt: instant,
+});
+const healthView = operatorView.extend({
+  lastSuccessAt: instant.nullable(),
+  failuresInARow: z.number(),
+  pending: z.number(),
+});
+
+const toView = (w: WebhookRecord) => ({
+  id: w.id,
+  organizationId: w.orgId,
+  url: w.url,
+  enabled: w.enabled,
+  disabledReason: w.disabledReason,
+  disabledAt: w.disabledAt,
+  createdAt: w.createdAt,
+  updatedAt: w.updatedAt,
+});
+
+export const adminWebhookRoutes: RouteModule = (api) => {
+  api.route({
+    method: 'get',
+    path: '/admin/v1/webhooks',
+    summary: 'List webhooks with their health and why and when each disabled one was disabled',
+    tags: ['admin', 'webhooks'],
+    auth: 'admin',
+    query: z.strictObject({ organizationId: z.string().max(64).optional() }),
+    responses: { 200: { description: 'webhooks', schema: z.object({ data: z.array(healthView) }) } },
+    handler: async ({ ctx, query }) => {
+      const rows = await listWebhooksWithHealth(ctx, query.organizationId);
+      return {
+        body: {
+          data: rows.map((w) => ({ ...toView(w), lastSuccessAt: w.lastSuccessAt, failuresInARow: w.failuresInARow, pending: w.pending })),
+        },
+      };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/admin/v1/webhooks/{id}/disable',
+    summary: 'Disable a webhook; its pending deliveries are kept as skipped, and an operator alert says who disabled it',
+    tags: ['admin', 'webhooks'],
+    auth: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'the webhook', schema: operatorView }, 404: { description: 'unknown webhook' } },
+    handler: async ({ ctx, params }) => ({ body: toView(await disableWebhook(ctx, params.id, 'admin API')) }),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/admin/v1/webhooks/{id}/enable',
+    summary: 'Enable a webhook again (replays are `borderd webhooks enable --replay-since`)',
+    tags: ['admin', 'webhooks'],
+    auth: 'admin',
+    params: idParams,
+    responses: { 200: { description: 'the webhook', schema: operatorView }, 404: { description: 'unknown webhook' } },
+    handler: async ({ ctx, params }) => ({ body: toView((await enableWebhook(ctx, params.id)).webhook) }),
+  });
+};

@@ -1,0 +1,81 @@
+/**
+ * The gauges read at scrape time. None walks a table: the outbox gauges take, per organization, the
+ * first entry of its pending range in the (org_id, state, id) index and count that range up to
+ * `metrics.backlogCountLimit`; the inbound backlog counts the (state, id) index the same way; the
+ * webhook counts walk the webhooks table, which webhooks.maxPerOrganization bounds; the WAL size
+ * is one stat() of a file. docs/observability.md gives the cost.
+ *
+ * @module metrics/scrape
+ */
+import { stat } from 'node:fs/promises';
+import type { AppContext } from '../context.js';
+import { pendingBacklog, type PendingBacklog } from '../store/deliveries.js';
+import { inboundBacklog } from '../store/inbound-events.js';
+import { listOrganizationIds } from '../store/organizations.js';
+import { countWebhooksByState } from '../store/webhooks.js';
+import type { AtScrape } from './definitions.js';
+
+export interface ScrapeSources {
+  ctx: AppContext;
+  /** Event streams open in this process now. */
+  streams: () => number;
+}
+
+/**
+ * One read shared by the gauges that need it in the same scrape: prom-client collects every metric
+ * at once, so the first gauge starts the read and the others wait for the same one, until `fresh`
+ * begins the next scrape.
+ */
+function sharedRead<T>(read: () => Promise<T>): { get: () => Promise<T>; fresh: () => void } {
+  let current: Promise<T> | undefined;
+  return { get: () => (current ??= read()), fresh: () => (current = undefined) };
+}
+
+/** What sets each scrape-time gauge; `fresh()` before each scrape. */
+export function readAtScrape({ ctx, streams }: ScrapeSources): { atScrape: AtScrape; fresh: () => void } {
+  const cap = ctx.config.metrics.backlogCountLimit;
+  const shared = sharedRead(async () => {
+    const byOrg = new Map<string, PendingBacklog>();
+    for (const orgId of await listOrganizationIds(ctx.db)) byOrg.set(orgId, await pendingBacklog(ctx.db, orgId, cap));
+    return byOrg;
+  });
+  const outbox = shared.get;
+  const walFile = ctx.db.dialect === 'sqlite' && ctx.config.database.path !== ':memory:' ? `${ctx.config.database.path}-wal` : undefined;
+  const atScrape: AtScrape = {
+    async outboxPending(gauge) {
+      const byOrg = await outbox();
+      gauge.reset();
+      for (const [orgId, b] of byOrg) gauge.set({ org_id: orgId }, b.count);
+    },
+    async outboxOldestAge(gauge) {
+      const byOrg = await outbox();
+      const now = ctx.clock.now();
+      gauge.reset();
+      for (const [orgId, b] of byOrg) {
+        const made = b.oldestCreatedAt === undefined ? now : Date.parse(b.oldestCreatedAt);
+        gauge.set({ org_id: orgId }, Math.max(0, now - made) / 1000);
+      }
+    },
+    async webhooks(gauge) {
+      const counts = await countWebhooksByState(ctx.db);
+      gauge.set({ state: 'enabled' }, counts.enabled);
+      gauge.set({ state: 'disabled' }, counts.disabled);
+    },
+    async inboundBacklog(gauge) {
+      for (const [state, n] of Object.entries(await inboundBacklog(ctx.db, cap))) gauge.set({ state }, n);
+    },
+    eventStreamClients(gauge) {
+      gauge.set(streams());
+    },
+    async sqliteWalSize(gauge) {
+      if (walFile === undefined) return;
+      gauge.set(
+        await stat(walFile).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      );
+    },
+  };
+  return { atScrape, fresh: shared.fresh };
+}
