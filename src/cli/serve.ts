@@ -5,6 +5,7 @@
  *
  * @module cli/serve
  */
+import { exposureNotice, inboundExposure } from '../inbound/sender-check.js';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
@@ -89,6 +90,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           'no organization yet (admin.bootstrapOrganization is off): create one with `borderd orgs create --name NAME`, then `borderd clients create --org ORG`',
         );
       }
+      const exposure = inboundExposure(config);
+      const notice = exposureNotice(exposure);
+      if (notice) log.warn({ inboundExposure: exposure }, notice);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
