@@ -165,16 +165,18 @@ export async function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHe
 }
 
 /**
- * After the row's copy failed for its content: the oldest held copy takes its place and is queued,
- * the failed copy moving to the replaced copies. True when there was one. Call inside a transaction.
+ * After the row's copy failed: a held copy (the oldest, or the one numbered `seq`) takes its place
+ * and is queued, the failed copy moving to the replaced copies. True when there was one. Call
+ * inside a transaction.
  */
-export async function promoteHeldCopy(db: Db, id: string, nowIso: string): Promise<boolean> {
+export async function promoteHeldCopy(db: Db, id: string, nowIso: string, seq?: number): Promise<boolean> {
   // At most a few are held (MAX_HELD_COPIES): reading them all keeps one query and one row mapping.
-  const [oldest] = await listHeldCopies(db, id);
-  if (!oldest) return false;
-  const { seq, ...copy } = oldest;
+  const held = await listHeldCopies(db, id);
+  const chosen = seq === undefined ? held[0] : held.find((c) => c.seq === seq);
+  if (!chosen) return false;
+  const { seq: chosenSeq, ...copy } = chosen;
   await replaceCopy(db, id, copy, nowIso);
-  await db.run('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?', [id, seq]);
+  await db.run('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?', [id, chosenSeq]);
   return true;
 }
 
