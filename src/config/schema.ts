@@ -175,7 +175,8 @@ export const authSchema = z
     /**
      * Client secret checks (scrypt, 16 MB and tens of ms each on libuv's thread pool, which webhook
      * signing shares) run at most this many at once; 100 more wait, and one more is a 503. A flood
-     * of token requests with made-up secrets then cannot take the whole pool.
+     * of token requests with made-up secrets then cannot take the whole pool. Half of them (rounded
+     * down) are kept for clients issued a token before (docs/api.md).
      */
     secretChecksAtOnce: z.number().int().min(1).max(64).default(2),
     /**
