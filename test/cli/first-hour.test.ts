@@ -1,0 +1,45 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/process.js';
+import { tempDir } from '../support/context.js';
+import { createTestSigner } from '../../src/verify/index.js';
+
+// What a new user runs into in the first hour: each mistake is one line on stderr and exit 2,
+// and leaves nothing behind.
+
+const oneLine = (r: { stderr: string }) => r.stderr.trim().split('\n');
+
+describe('paths that cannot hold a database', () => {
+  it.each([
+    [['serve', '--db', '/proc/nope/borderd.db', '--port', '0']],
+    [['migrate', '--db', '/proc/nope/borderd.db']],
+    [['receive', '--forward-to', 'http://127.0.0.1:9/', '--port', '0', '--public-key', '{key}', '--capture-db', '/proc/nope/capture.db']],
+  ])('%j: one line naming the path, exit 2, no hang', async (args) => {
+    const key = join(tempDir(), 'public.pem');
+    writeFileSync(key, createTestSigner().publicKey);
+    const r = await runCli(args.map((a) => (a === '{key}' ? key : a)));
+    expect(r.code).toBe(2);
+    expect(oneLine(r)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^borderd: .*\/proc\/nope/);
+  });
+});
+
+describe('a database that does not exist', () => {
+  it('is refused by every command but serve and migrate, which create nothing then', async () => {
+    const dir = join(tempDir(), 'typo');
+    const db = join(dir, 'x.db');
+    for (const args of [
+      ['orgs', 'list'],
+      ['orgs', 'create', '--name', 'Acme'],
+      ['outbox', 'status'],
+    ]) {
+      const r = await runCli([...args, '--db', db]);
+      expect([r.code, oneLine(r)]).toEqual([2, [expect.stringContaining(`no database at ${db}`)]]);
+    }
+    expect(existsSync(dir)).toBe(false);
+    const made = await runCli(['migrate', '--db', db, '--json']);
+    expect(made.code, made.stderr).toBe(0);
+    expect((await runCli(['orgs', 'list', '--db', db, '--json'])).stdout.trim()).toBe('[]');
+  });
+});
