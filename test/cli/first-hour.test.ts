@@ -43,3 +43,22 @@ describe('a database that does not exist', () => {
     expect((await runCli(['orgs', 'list', '--db', db, '--json'])).stdout.trim()).toBe('[]');
   });
 });
+
+describe('times on the command line', () => {
+  it('take ISO 8601 or a duration ago everywhere; anything else is one line and exit 2', async () => {
+    const db = join(tempDir(), 'times.db');
+    expect((await runCli(['migrate', '--db', db])).code).toBe(0);
+    for (const args of [
+      ['webhooks', 'enable', 'whk_nope', '--replay-since'],
+      ['outbox', 'replay', '--webhook', 'whk_nope', '--since'],
+    ]) {
+      for (const time of ['10m', '1h', '2026-01-01T00:00:00Z']) {
+        const r = await runCli([...args, time, '--db', db]);
+        // The time is taken: what fails is the unknown webhook.
+        expect([r.code, r.stderr], time).toEqual([1, expect.stringContaining('was not found')]);
+      }
+      const bad = await runCli([...args, 'yesterday', '--db', db]);
+      expect([bad.code, oneLine(bad)]).toEqual([2, [expect.stringMatching(/^borderd: --(replay-)?since yesterday: give /)]]);
+    }
+  });
+});
