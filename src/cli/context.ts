@@ -4,6 +4,7 @@
  *
  * @module cli/context
  */
+import { existsSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from '../config/load.js';
@@ -141,13 +142,20 @@ export function reportError(err: unknown, json: boolean | undefined): number {
 export async function runWithContext<A extends CommonArgs>(
   args: A,
   fn: (ctx: AppContext) => Promise<void> | void,
-  opts: { migrate?: boolean } = {},
+  opts: { migrate?: boolean; mayCreateDatabase?: boolean } = {},
 ): Promise<void> {
   let ctx: OpenContext | undefined;
+  const { mayCreateDatabase = false, ...contextOpts } = opts;
   try {
     const config = loadCliConfig(args);
+    // A mistyped --db must not become a new database with a new master key: only serve and migrate create one.
+    if (!mayCreateDatabase && config.database.url === undefined && !existsSync(config.database.path)) {
+      throw new DatabaseOpenError(
+        `no database at ${config.database.path} (database.path): check the path, or create it with \`borderd migrate --db ${config.database.path}\` or borderd serve`,
+      );
+    }
     const log = createLogger({ level: process.env.BORDERD_CLI_LOG_LEVEL ?? 'warn', pretty: 'never', destination: process.stderr });
-    ctx = await createContext(config, { log, ...opts });
+    ctx = await createContext(config, { log, ...contextOpts });
     await fn(ctx);
   } catch (err) {
     process.exitCode = reportError(err, args.json);

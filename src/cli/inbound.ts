@@ -5,13 +5,14 @@
  */
 import type { CommandModule } from 'yargs';
 import { listMappings, mapIca, unmapIca } from '../inbound/ica-mapping.js';
-import { listInbound, retryInbound, showInbound } from '../inbound/event-queue.js';
+import { listInbound, PURGEABLE_STATES, purgeInbound, retryInbound, showInbound } from '../inbound/event-queue.js';
+import { parseTimeOption } from './time-option.js';
 import { INBOUND_STATES, type InboundState } from '../store/inbound-events.js';
 import { CliExit, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
 export const inboundCommand: CommandModule = {
   command: 'inbound',
-  describe: 'Card-network notifications received (list, show, retry) and ica mappings',
+  describe: 'Card-network notifications received (list, show, retry, purge) and ica mappings',
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { state?: InboundState; eventType?: string; limit: number; startingAfter?: string }>(
@@ -36,13 +37,16 @@ export const inboundCommand: CommandModule = {
             );
           }),
       )
-      .command<CommonArgs & { eventId: string }>(
+      .command<CommonArgs & { eventId: string; ica?: string }>(
         'show <eventId>',
         'Show one notification with its decrypted payload',
-        (c) => c.positional('eventId', { type: 'string', demandOption: true }),
+        (c) =>
+          c
+            .positional('eventId', { type: 'string', demandOption: true })
+            .option('ica', { type: 'string', describe: 'the ica of the notification, when several icas sent this eventId' }),
         (args) =>
           runWithContext(args, async (ctx) => {
-            const event = await showInbound(ctx, args.eventId);
+            const event = await showInbound(ctx, args.eventId, args.ica);
             output(args, event, () => {
               // The replaced and held copies are lists of records: tables of their own, not "key: value" lines.
               const { payload, replacedCopies, heldCopies, ...meta } = event;
@@ -62,22 +66,38 @@ export const inboundCommand: CommandModule = {
             });
           }),
       )
-      .command<CommonArgs & { eventId?: string; failed: boolean }>(
+      .command<CommonArgs & { eventId?: string; ica?: string; failed: boolean }>(
         'retry [eventId]',
         'Requeue a failed notification (or every failed one with --failed) for decryption',
         (c) =>
           c
             .positional('eventId', { type: 'string' })
+            .option('ica', { type: 'string', describe: 'the ica of the notification, when several icas sent this eventId' })
             .option('failed', { type: 'boolean', default: false, describe: 'every notification in the failed state' }),
         (args) =>
           runWithContext(args, async (ctx) => {
             if (!args.eventId === !args.failed) throw new CliExit(2, 'name one EVENT_ID or pass --failed');
-            const result = await retryInbound(ctx, args.eventId ? { eventId: args.eventId } : { allFailed: true });
+            const result = await retryInbound(ctx, args.eventId ? { eventId: args.eventId, ica: args.ica } : { allFailed: true });
             output(
               args,
               result,
               () => `requeued ${result.requeued} notification(s); a running borderd serve decrypts them within inbound.pollIntervalMs`,
             );
+          }),
+      )
+      .command<CommonArgs & { state: (typeof PURGEABLE_STATES)[number]; before?: string; ica?: string }>(
+        'purge',
+        'Delete the notifications of one state (unmatched, failed or decrypted), with their held and replaced copies',
+        (c) =>
+          c
+            .option('state', { choices: PURGEABLE_STATES, demandOption: true, describe: 'the state whose notifications go' })
+            .option('before', { type: 'string', describe: 'only those received before: ISO 8601 or a duration ago (7d)' })
+            .option('ica', { type: 'string', describe: 'only those of this ica' }),
+        (args) =>
+          runWithContext(args, async (ctx) => {
+            const before = args.before === undefined ? undefined : parseTimeOption('before', args.before);
+            const result = await purgeInbound(ctx, { state: args.state, before, ica: args.ica });
+            output(args, result, () => `deleted ${result.deleted} ${args.state} notification(s)`);
           }),
       )
       .command<CommonArgs & { ica: string; org: string }>(

@@ -3,6 +3,7 @@
  *
  * @module cli/outbox
  */
+import { parseTimeOption } from './time-option.js';
 import cliProgress from 'cli-progress';
 import type { CommandModule } from 'yargs';
 import { deliveryAttempts, listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
@@ -88,7 +89,7 @@ export const outboxCommand: CommandModule = {
         (c) =>
           c
             .option('webhook', { type: 'string', describe: 'webhook id (whk_…), with --since' })
-            .option('since', { type: 'string', describe: 'ISO 8601 time, with --webhook' })
+            .option('since', { type: 'string', describe: 'ISO 8601 time or a duration ago (1h, 7d), with --webhook' })
             .option('event', { type: 'string', describe: 'event id (evt_…): to every enabled webhook of its organization' }) as never,
         (args) =>
           runWithContext(args, async (ctx) => {
@@ -102,7 +103,7 @@ export const outboxCommand: CommandModule = {
               !args.json && process.stderr.isTTY
                 ? new cliProgress.SingleBar({ stream: process.stderr }, cliProgress.Presets.shades_classic)
                 : undefined;
-            const result = await replayWebhookSince(ctx, args.webhook, args.since, (done, total) => {
+            const result = await replayWebhookSince(ctx, args.webhook, parseTimeOption('since', args.since), (done, total) => {
               if (!bar) return;
               if (done <= 500) bar.start(total, 0);
               bar.update(done);

@@ -16,7 +16,7 @@ import { StreamError, TunnelClient } from '../receiver/tunnel.js';
 import { EVENT_TYPES } from '../verify/events.js';
 import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js';
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
-import { ISO_TIME_HINT, parseIsoTime } from '../domain/iso-time.js';
+import { parseTimeOption } from './time-option.js';
 import { isRefusedByBorderd } from '../verify/errors.js';
 import { MAX_TIMER_MS } from '../config/schema.js';
 import { CliExit, listenFailure, reportError, wholeNumber } from './context.js';
@@ -84,18 +84,6 @@ function parseEvents(raw: string | undefined): string[] {
   const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length) throw new CliExit(2, `--events: unknown event type(s) ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`);
   return types;
-}
-
-/** --since: an ISO 8601 time, or a duration back from now (90s, 30m, 2h, 7d). */
-function parseSince(raw: string, nowMs: number = Date.now()): string {
-  const rel = /^(\d+)\s*(s|m|h|d)$/.exec(raw.trim());
-  if (rel) {
-    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as 's' | 'm' | 'h' | 'd'];
-    return new Date(nowMs - Number(rel[1]) * unit).toISOString();
-  }
-  const ms = parseIsoTime(raw.trim());
-  if (ms === undefined) throw new CliExit(2, `--since ${raw}: give ${ISO_TIME_HINT}, or a duration back from now (30m, 2h, 7d)`);
-  return new Date(ms).toISOString();
 }
 
 /** --forward-to of listen and tunnel mode and of replay: one check, one line, exit 2. */
@@ -190,7 +178,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     throw new CliExit(2, 'receive needs --forward-to URL (the local app) or --route TYPE=URL');
   const target = args['forward-to'] === undefined ? undefined : forwardTarget(args['forward-to']);
   if (args.since !== undefined && !args.tunnel) throw new CliExit(2, '--since is for --tunnel (listen mode receives what borderd sends)');
-  const since = args.since === undefined ? undefined : parseSince(args.since);
+  const since = args.since === undefined ? undefined : parseTimeOption('since', args.since);
   const eventTypes = parseEvents(args.events);
   const extraHeaders = headersOf(args.header);
   const keys = staticKeys(args['public-key']);

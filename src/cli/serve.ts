@@ -5,7 +5,8 @@
  *
  * @module cli/serve
  */
-import { existsSync } from 'node:fs';
+import { exposureNotice, inboundExposure } from '../inbound/sender-check.js';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { CommandModule } from 'yargs';
 import type { Config } from '../config/schema.js';
@@ -67,6 +68,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     let ctx: OpenContext | undefined;
     let config: ReturnType<typeof loadCliConfig> | undefined;
     let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
+    let startFiles: string[] = [];
     try {
       // --json: stdout is JSON lines only (the log and the one {listening} line), on a terminal too.
       config = loadCliConfig(args, {
@@ -78,6 +80,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       // The banner and the listening line are for a person: on stdout beside a readable log, on
       // stderr when stdout carries JSON lines for a log pipeline, which a plain line would break.
       const human = stdoutLogIsPretty(config.log.pretty) ? process.stdout : process.stderr;
+      startFiles = filesAStartMayCreate(config);
       ctx = await createContext(config);
       daemon = await startDaemon(ctx);
       const running = daemon;
@@ -89,6 +92,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
           'no organization yet (admin.bootstrapOrganization is off): create one with `borderd orgs create --name NAME`, then `borderd clients create --org ORG`',
         );
       }
+      const exposure = inboundExposure(config);
+      const notice = exposureNotice(exposure);
+      if (notice) log.warn({ inboundExposure: exposure }, notice);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
@@ -127,6 +133,9 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
     } catch (err) {
       if (daemon) await daemon.close().catch(() => undefined);
       else if (ctx?.db.open) await ctx.db.close();
+      // A start that failed (a port in use, say) leaves nothing it created: no empty database, no
+      // master key that a later start would have to match.
+      for (const file of startFiles) rmSync(file, { force: true });
       process.exitCode = reportError(
         config ? listenFailure(err, config.server.host, config.server.port, 'server.host, server.port') : err,
         args.json,
@@ -171,7 +180,7 @@ export const migrateCommand: CommandModule<object, MigrateArgs> = {
             `database ${ctx.config.database.url !== undefined ? redactedUrl(ctx.config.database.url) : ctx.config.database.path} is at schema version ${version} (${applied.length} migration(s) applied now)`,
         );
       },
-      { migrate: false },
+      { migrate: false, mayCreateDatabase: true },
     );
   },
 };
@@ -300,4 +309,17 @@ function copyText(
         'put that key there (mode 0600) or set BORDERD_MASTER_KEY to it before starting borderd on PostgreSQL',
     );
   return lines.join('\n');
+}
+
+/**
+ * The files a start would create that do not exist yet: a new SQLite file with its WAL and shared
+ * memory, the master key and the admin token.
+ */
+function filesAStartMayCreate(config: Config): string[] {
+  const dataDir = dataDirOf(config);
+  const candidates = [config.security.masterKeyFile ?? join(dataDir, 'master.key'), join(dataDir, 'admin.token')];
+  // An existing database keeps its -wal and -shm whatever happens: another process may hold them.
+  const db = config.database.path;
+  if (config.database.url === undefined && !existsSync(db)) candidates.push(db, `${db}-wal`, `${db}-shm`);
+  return candidates.filter((file) => !existsSync(file));
 }

@@ -4,8 +4,8 @@
  * @module cli/webhooks
  */
 import type { CommandModule } from 'yargs';
-import { parseInstant } from '../services/outbox.js';
 import { disableWebhook, enableWebhook, getPublicKey, listWebhooksWithHealth } from '../services/webhooks.js';
+import { parseTimeOption } from './time-option.js';
 import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
 
 export const webhooksCommand: CommandModule = {
@@ -31,10 +31,10 @@ export const webhooksCommand: CommandModule = {
         (c) =>
           c
             .positional('id', { type: 'string', demandOption: true })
-            .option('replay-since', { type: 'string', describe: 'ISO 8601 time' }) as never,
+            .option('replay-since', { type: 'string', describe: 'ISO 8601 time, or a duration ago (10m, 2h, 7d)' }) as never,
         (args) =>
           runWithContext(args, async (ctx) => {
-            const since = args.replaySince === undefined ? undefined : parseInstant(args.replaySince, 'replay-since');
+            const since = args.replaySince === undefined ? undefined : parseTimeOption('replay-since', args.replaySince);
             const result = await enableWebhook(ctx, args.id, since);
             output(
               args,

@@ -187,7 +187,8 @@ export const authSchema = z
     /**
      * Client secret checks (scrypt, 16 MB and tens of ms each on libuv's thread pool, which webhook
      * signing shares) run at most this many at once; 100 more wait, and one more is a 503. A flood
-     * of token requests with made-up secrets then cannot take the whole pool.
+     * of token requests with made-up secrets then cannot take the whole pool. Half of them (rounded
+     * down) are kept for clients issued a token before (docs/api.md).
      */
     secretChecksAtOnce: z.number().int().min(1).max(64).default(2),
     /**
@@ -259,6 +260,23 @@ export const inboundSchema = z
       .default([]),
     /** Header set by a TLS terminator after verifying the client certificate, and the value it must hold. */
     clientCertHeader: z.object({ name: z.string().min(1), value: z.string().min(1) }).optional(),
+    /**
+     * Let anyone post when the daemon listens beyond loopback with neither check above. Off, such an
+     * endpoint answers 503 sender_check_required and stores nothing, and the start says so in one line.
+     */
+    allowAnySender: z.boolean().default(false),
+    /** The largest notification body accepted (a 413 past it); a real one is a few KiB of JWE. */
+    bodyLimitBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(64 * 1024),
+    /**
+     * Notifications for an unmapped ica one source address (an IPv6 one by its /64) may have stored at
+     * once; one more is a 429 until they are mapped, purged or deleted by retention.
+     */
+    maxUnmatchedPerSender: z.number().int().min(1).max(10_000_000).default(1000),
     /** ica -> organization id. */
     icaOrganizations: z.record(z.string(), z.string()).default({}),
     /** Delays in seconds before each decryption retry of a key-related failure; after the last, the event is failed (dead letter). */
@@ -349,6 +367,10 @@ export const retentionSchema = z
     deliveredDays: z.number().int().min(1).default(30),
     /** Events older than this, with nothing pending, are deleted with everything that refers to them. */
     eventDays: z.number().int().min(1).default(90),
+    /** Card-network notifications decrypted or failed (dead letter) this long ago are deleted, held and replaced copies with them. */
+    inboundDays: z.number().int().min(1).default(30),
+    /** Card-network notifications for an ica still unmapped after this long are deleted. */
+    unmatchedInboundDays: z.number().int().min(1).default(7),
     /** Rows deleted per transaction, so the job never holds the write lock for long. */
     batchSize: z.number().int().min(100).max(100_000).default(5000),
   })

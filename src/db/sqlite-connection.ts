@@ -6,7 +6,8 @@
  * @module db/sqlite-connection
  */
 import Database from 'better-sqlite3';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
+import { makeDirectories } from './directories.js';
 import { dirname } from 'node:path';
 import { remember } from '../domain/bounded-map.js';
 import { DatabaseOpenError } from './database.js';
@@ -42,7 +43,7 @@ export function openConnection(path: string, opts: OpenOptions = {}): Connection
       // The file holds personal data and sealed secrets: a directory and a file borderd makes are its
       // owner's alone (SQLite gives the -wal and -shm files the database file's mode). Existing ones
       // keep the mode the operator gave them.
-      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      makeDirectories(dirname(path), 0o700);
       if (!opts.readonly) createWithOwnerMode(path);
     }
     db = new Database(path, { readonly: opts.readonly ?? false });

@@ -24,6 +24,13 @@ export class Admission {
     return new Promise((resolve) => this.#queue.push(() => resolve(this.#releaser())));
   }
 
+  /** A place now if one is free, never a place in the queue: undefined otherwise. */
+  tryEnter(): (() => void) | undefined {
+    if (this.#running >= this.running) return undefined;
+    this.#running++;
+    return this.#releaser();
+  }
+
   #releaser(): () => void {
     let released = false;
     return () => {

@@ -3,13 +3,23 @@
  * wrong key) are retried on inbound.decryptRetrySeconds, since the operator may be importing the
  * key; a malformed or tampered token, or the last retry, ends in `failed` with its reason (the dead
  * letter), from where `borderd inbound retry` requeues it. A tampered or malformed copy gives way
- * to a redelivered copy held while it was queued, if there is one: that copy is queued instead.
+ * to a redelivered copy held while it was queued, if there is one: that copy is queued instead. A
+ * copy that fails for want of a key keeps its place, but each of its attempts also tries the held
+ * copies: the first that decrypts takes its place (the stored copy may be a stranger's, posted first
+ * under the eventId with a kid the organization never had).
  *
  * @module inbound/decryption
  */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
-import { dueInboundEvents, promoteHeldCopy, recordAttempt, type InboundEvent } from '../store/inbound-events.js';
+import {
+  dueInboundEvents,
+  listHeldCopies,
+  promoteHeldCopy,
+  recordAttempt,
+  type HeldCopy,
+  type InboundEvent,
+} from '../store/inbound-events.js';
 import { decryptJwe, JweDecryptError, type DecryptedJwe } from './jwe-decrypt.js';
 import { privateKeyFor } from './keyring.js';
 import { compactJweOf, inboundNotificationSchema, parseStoredBody } from './notification.js';
@@ -28,13 +38,32 @@ export function retryDelayMs(schedule: number[], attempt: number): number | unde
   return seconds === undefined ? undefined : seconds * 1000;
 }
 
-/** A row's token opened (or not), before anything about it is recorded. */
-type Opened = ({ ok: true; payloadEnc: string } & Omit<DecryptedJwe, 'plaintext'>) | { ok: false; err: unknown };
+/** A copy's token opened (or not), before anything about it is recorded. */
+type OpenedCopy = ({ ok: true; payloadEnc: string } & Omit<DecryptedJwe, 'plaintext'>) | { ok: false; err: unknown };
 
-/** Parses and decrypts a row's stored token and seals the payload; writes nothing. */
+/**
+ * A row's attempt: its own copy opened, or, when that failed for want of a key, the held copy that
+ * opened instead (`held`, with the stored copy's failure in `err`).
+ */
+type Opened = OpenedCopy | (Extract<OpenedCopy, { ok: true }> & { held: HeldCopy; err: JweDecryptError });
+
+const keyRelated = (err: unknown): err is JweDecryptError => err instanceof JweDecryptError && err.retryable;
+
+/** Parses and decrypts a row's stored copy, then its held copies after a key-related failure; writes nothing. */
 async function open(ctx: AppContext, row: InboundEvent): Promise<Opened> {
+  const own = await openCopy(ctx, row, row.rawBody);
+  if (own.ok || !keyRelated(own.err)) return own;
+  for (const held of await listHeldCopies(ctx.db, row.id)) {
+    const opened = await openCopy(ctx, row, held.rawBody);
+    if (opened.ok) return { ...opened, held, err: own.err };
+  }
+  return own;
+}
+
+/** Parses and decrypts one copy of a row's notification and seals the payload for the row. */
+async function openCopy(ctx: AppContext, row: InboundEvent, rawBody: string): Promise<OpenedCopy> {
   try {
-    const parsed = inboundNotificationSchema.safeParse(parseStoredBody(row.rawBody));
+    const parsed = inboundNotificationSchema.safeParse(parseStoredBody(rawBody));
     if (!parsed.success) throw new JweDecryptError('malformed_jwe', 'the stored body no longer validates');
     const out = await decryptJwe(compactJweOf(parsed.data.data), (kid) => privateKeyFor(ctx, row.orgId!, kid));
     return {
@@ -58,6 +87,7 @@ async function record(ctx: AppContext, row: InboundEvent, opened: Opened): Promi
   // another process may have decrypted this row or replaced its copy with a held one, and an ica
   // mapping (between two rows of this batch, or elsewhere) may have moved it to another organization.
   const seen = { attempts: row.attempts, rawBody: row.rawBody, orgId };
+  if (opened.ok && 'held' in opened) return recordHeldOpened(ctx, row, seen, opened, at);
   if (opened.ok) {
     // A lost outcome is redone from the stored raw body: no fsync needed (bookkeeping).
     const written = await ctx.db.tryTransaction(
@@ -107,6 +137,38 @@ async function record(ctx: AppContext, row: InboundEvent, opened: Opened): Promi
   if (!done) return 'skipped';
   if (promoted) return 'replaced';
   return next ? 'retry' : 'failed';
+}
+
+/**
+ * The stored copy failed for want of a key and a held copy opened: the failure is recorded against
+ * the stored copy, which moves to the replaced copies, and the held copy takes its place decrypted.
+ * All in one transaction, guarded like any outcome by the copy and organization seen.
+ */
+async function recordHeldOpened(
+  ctx: AppContext,
+  row: InboundEvent,
+  seen: { attempts: number; rawBody: string; orgId: string },
+  opened: Extract<Opened, { held: HeldCopy }>,
+  at: string,
+): Promise<AttemptOutcome> {
+  const { err, held } = opened;
+  const written = await ctx.db.tryTransaction(
+    async (tx) => {
+      const failure = { state: 'received' as const, kid: err.kid ?? null, failureCode: err.code, failureReason: err.message };
+      if (!(await recordAttempt(tx, row.id, seen, { ...failure, nextAttemptAt: at, at }))) return false;
+      if (!(await promoteHeldCopy(tx, row.id, at, held.seq))) return false;
+      const promoted = { attempts: 0, rawBody: held.rawBody, orgId: seen.orgId };
+      return recordAttempt(tx, row.id, promoted, { state: 'decrypted', kid: opened.kid, payloadEnc: opened.payloadEnc, at });
+    },
+    { durability: 'bookkeeping' },
+  );
+  if (!written.ok) return 'busy';
+  if (!written.value) return 'skipped';
+  ctx.log.warn(
+    { inboundId: row.id, eventId: row.eventId, orgId: seen.orgId, kid: opened.kid, code: err.code, heldSeq: held.seq },
+    'card-network notification decrypted from a held copy; the stored copy, which failed for want of a key, is kept as replaced',
+  );
+  return 'decrypted';
 }
 
 /**

@@ -6,8 +6,9 @@
  */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
-import { conflict, notFound } from '../domain/errors.js';
+import { badRequest, conflict, notFound } from '../domain/errors.js';
 import {
+  deleteInboundEvents,
   getInboundEventByEventId,
   listInboundEvents,
   listHeldCopies,
@@ -16,6 +17,7 @@ import {
   requeueInboundEvent,
   type InboundEvent,
   type HeldCopy,
+  type InboundDeletion,
   type InboundFilter,
   type ReplacedCopy,
 } from '../store/inbound-events.js';
@@ -75,8 +77,9 @@ export type HeldCopyView = Omit<HeldCopy, 'rawBody'>;
 export async function showInbound(
   ctx: AppContext,
   eventId: string,
+  ica?: string,
 ): Promise<InboundEventView & { payload: unknown; replacedCopies: ReplacedCopyView[]; heldCopies: HeldCopyView[] }> {
-  const row = await getInboundEventByEventId(ctx.db, eventId);
+  const row = await getInboundEventByEventId(ctx.db, eventId, ica);
   if (!row) throw notFound(`inbound event ${eventId}`);
   let payload: unknown = null;
   if (row.payloadEnc) {
@@ -93,11 +96,14 @@ export async function showInbound(
 }
 
 /** Requeues one failed notification (or all of them) for decryption now. */
-export async function retryInbound(ctx: AppContext, target: { eventId: string } | { allFailed: true }): Promise<{ requeued: number }> {
+export async function retryInbound(
+  ctx: AppContext,
+  target: { eventId: string; ica?: string | undefined } | { allFailed: true },
+): Promise<{ requeued: number }> {
   const nowIso = isoAt(ctx.clock.now());
   let requeued: number;
   if ('eventId' in target) {
-    const row = await getInboundEventByEventId(ctx.db, target.eventId);
+    const row = await getInboundEventByEventId(ctx.db, target.eventId, target.ica);
     if (!row) throw notFound(`inbound event ${target.eventId}`);
     if (row.state === 'decrypted') throw conflict('already_decrypted', `inbound event ${target.eventId} is already decrypted`);
     if (row.state === 'unmatched')
@@ -108,4 +114,30 @@ export async function retryInbound(ctx: AppContext, target: { eventId: string } 
   }
   if (requeued > 0) ctx.signals.inbound.emit();
   return { requeued };
+}
+
+/** The states a purge may name: every one but `received`, whose rows are still being decrypted. */
+export const PURGEABLE_STATES = ['unmatched', 'failed', 'decrypted'] as const;
+
+/**
+ * Deletes the notifications of one state (received before `before`, of one ica), with their held
+ * and replaced copies, in batches of retention.batchSize; `borderd inbound purge`. Queued rows are
+ * never purged: a notification acknowledged with 200 is decrypted or dead-lettered first.
+ */
+export async function purgeInbound(
+  ctx: AppContext,
+  target: { state: InboundDeletion['state']; before?: string | undefined; ica?: string | undefined },
+): Promise<{ deleted: number }> {
+  if (!(PURGEABLE_STATES as readonly string[]).includes(target.state))
+    throw badRequest('invalid_state', `state must be one of ${PURGEABLE_STATES.join(', ')}: queued notifications are never purged`);
+  const deletion: InboundDeletion = { state: target.state, receivedBefore: target.before, ica: target.ica };
+  let deleted = 0;
+  for (;;) {
+    // Deleting again after a power cut is harmless: no fsync per batch.
+    const n = await ctx.db.transaction((tx) => deleteInboundEvents(tx, deletion, ctx.config.retention.batchSize), {
+      durability: 'bookkeeping',
+    });
+    deleted += n;
+    if (n === 0) return { deleted };
+  }
 }

@@ -7,7 +7,9 @@
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
+import { BorderdError } from '../domain/errors.js';
 import {
+  countUnmatchedFrom,
   getInboundEventByEventId,
   holdCopy,
   insertInboundEvent,
@@ -39,9 +41,10 @@ export interface IntakeResult {
 export const MAX_HELD_COPIES = 5;
 
 /**
- * What a second copy of an eventId does to the stored one (docs/inbound.md has the table). It is
- * never processed twice, and not lost either:
- * - a copy for another ica, or of a notification already decrypted: ignored;
+ * What a second copy of an eventId for the same ica does to the stored one (docs/inbound.md has the
+ * table; a copy for another ica is another notification, stored in its own row). It is never
+ * processed twice, and not lost either:
+ * - a copy of a notification already decrypted: ignored;
  * - the stored copy failed for its content (an altered token): the new copy replaces it, since the
  *   stored one was never processed;
  * - the stored copy is not decided yet (queued, unmatched, waiting for a key) and the bytes differ:
@@ -49,10 +52,10 @@ export const MAX_HELD_COPIES = 5;
  * - the same bytes: ignored.
  */
 export function redeliveryAction(
-  stored: Pick<InboundEvent, 'ica' | 'state' | 'orgId' | 'failureCode' | 'rawBody'>,
-  copy: Pick<InboundEvent, 'ica' | 'rawBody'>,
+  stored: Pick<InboundEvent, 'state' | 'orgId' | 'failureCode' | 'rawBody'>,
+  copy: Pick<InboundEvent, 'rawBody'>,
 ): 'replace' | 'hold' | 'ignore' {
-  if (stored.ica !== copy.ica || stored.state === 'decrypted') return 'ignore';
+  if (stored.state === 'decrypted') return 'ignore';
   const failedForContent =
     stored.state === 'failed' &&
     stored.orgId !== null &&
@@ -64,17 +67,33 @@ export function redeliveryAction(
 
 type IntakeOutcome = 'stored' | 'replaced' | HoldOutcome | 'duplicate';
 
+/** The answer past inbound.maxUnmatchedPerSender: 429, so a genuine sender retries once its ica is mapped. */
+const unmatchedLimitReached = (max: number): BorderdError =>
+  new BorderdError(
+    429,
+    'unmatched_limit_reached',
+    `this address has ${max} notifications stored for icas that map to no organization; more are accepted once those are mapped or purged`,
+    { headers: { 'Retry-After': '300' } },
+  );
+
 /**
- * Stores a validated notification with its exact bytes, once per eventId. The caller answers 200
- * only after this returns, so an acknowledged notification is on disk; decryption happens later
- * from the stored row. An ica that maps to no organization is kept as `unmatched`, never dropped.
- * A second copy of the eventId goes where redeliveryAction says.
+ * Stores a validated notification with its exact bytes, once per eventId and ica (one
+ * organization's eventId says nothing about another's). The caller answers 200 only after this
+ * returns, so an acknowledged notification is on disk; decryption happens later from the stored
+ * row. An ica that maps to no organization is kept as `unmatched`, never dropped, up to
+ * inbound.maxUnmatchedPerSender rows per `sender` (the source address). A second copy goes where
+ * redeliveryAction says.
  */
-export async function receiveNotification(ctx: AppContext, n: InboundNotification, rawBody: string): Promise<IntakeResult> {
-  return inSpan('inbound intake', { attributes: { 'borderd.inbound_event_type': n.eventType } }, () => intake(ctx, n, rawBody));
+export async function receiveNotification(
+  ctx: AppContext,
+  n: InboundNotification,
+  rawBody: string,
+  sender: string | null = null,
+): Promise<IntakeResult> {
+  return inSpan('inbound intake', { attributes: { 'borderd.inbound_event_type': n.eventType } }, () => intake(ctx, n, rawBody, sender));
 }
 
-async function intake(ctx: AppContext, n: InboundNotification, rawBody: string): Promise<IntakeResult> {
+async function intake(ctx: AppContext, n: InboundNotification, rawBody: string, sender: string | null): Promise<IntakeResult> {
   const now = ctx.clock.now();
   const at = isoAt(now);
   const id = newId('inb', now);
@@ -86,12 +105,17 @@ async function intake(ctx: AppContext, n: InboundNotification, rawBody: string):
       const orgId = mapped && (await getOrganization(ctx.db, mapped)) ? mapped : null;
       const copy = { eventType: n.eventType, eventCreatedDate: n.eventCreatedDate, rawBody, receivedAt: at };
       const state = orgId ? 'received' : 'unmatched';
-      if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state })) {
-        if (orgId) await announce(ctx.db, 'inbound');
-        return { outcome: 'stored', id, state, orgId };
+      let stored = await getInboundEventByEventId(ctx.db, n.eventId, n.ica);
+      if (!stored) {
+        const max = ctx.config.inbound.maxUnmatchedPerSender;
+        if (!orgId && sender !== null && (await countUnmatchedFrom(ctx.db, sender, max)) >= max) throw unmatchedLimitReached(max);
+        if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state, sender })) {
+          if (orgId) await announce(ctx.db, 'inbound');
+          return { outcome: 'stored', id, state, orgId };
+        }
+        stored = (await getInboundEventByEventId(ctx.db, n.eventId, n.ica))!;
       }
-      const stored = (await getInboundEventByEventId(ctx.db, n.eventId))!;
-      const action = redeliveryAction(stored, { ica: n.ica, rawBody });
+      const action = redeliveryAction(stored, { rawBody });
       if (action === 'replace') {
         await replaceCopy(ctx.db, stored.id, copy, at);
         await announce(ctx.db, 'inbound');

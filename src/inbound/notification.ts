@@ -60,6 +60,11 @@ const jweData = z.union(
   { error: (issue) => (issue.input === undefined ? 'data is required' : 'data must be a compact JWE string or an object holding one') },
 );
 
+/**
+ * A field the spec does not list is kept, as received: the card network may add one, and a refused
+ * genuine notification is redelivered and refused again until it is lost. What such fields can make
+ * borderd store is bounded by inbound.bodyLimitBytes instead.
+ */
 export const inboundNotificationSchema = z.object({
   eventId: field('eventId'),
   eventType: field('eventType'),

@@ -7,7 +7,7 @@
  * @module inbound/sender-check
  */
 import { BlockList, isIP } from 'node:net';
-import { forbidden } from '../domain/errors.js';
+import { BorderdError, forbidden } from '../domain/errors.js';
 import { tokensEqual } from '../security/admin-token.js';
 
 export interface SenderPolicy {
@@ -79,3 +79,46 @@ export function senderChecker(policy: SenderPolicy): (input: SenderInput) => voi
     }
   };
 }
+
+/**
+ * Who can reach the endpoint, and who may post there:
+ * - `local`: the daemon listens on loopback only, so only this host's processes can post;
+ * - `checked`: an allowlist or the client-certificate header decides;
+ * - `open`: reachable from other hosts and anyone may post, because inbound.allowAnySender says so;
+ * - `closed`: reachable from other hosts with no sender check: the endpoint answers 503 and stores
+ *   nothing, since anyone who finds the port could otherwise fill the disk with `unmatched` rows.
+ */
+export type InboundExposure = 'local' | 'checked' | 'open' | 'closed';
+
+const LOOPBACK_HOSTS = new Set(['localhost', '::1', '[::1]']);
+
+function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+export function inboundExposure(config: {
+  server: { host: string };
+  inbound: { allowlist: string[]; clientCertHeader?: { name: string; value: string } | undefined; allowAnySender: boolean };
+}): InboundExposure {
+  if (config.inbound.allowlist.length > 0 || config.inbound.clientCertHeader) return 'checked';
+  if (isLoopbackHost(config.server.host)) return 'local';
+  return config.inbound.allowAnySender ? 'open' : 'closed';
+}
+
+/** The one start line about the endpoint's senders, or undefined when there is nothing to say. */
+export function exposureNotice(exposure: InboundExposure): string | undefined {
+  if (exposure === 'closed')
+    return 'card-network endpoint closed (503): the daemon listens beyond loopback and no sender check is set; set inbound.allowlist or inbound.clientCertHeader, or inbound.allowAnySender: true to accept anyone';
+  if (exposure === 'open')
+    return 'card-network endpoint open to any sender (inbound.allowAnySender): only inbound.maxUnmatchedPerSender and retention bound what strangers store';
+  return undefined;
+}
+
+/** The answer of a closed endpoint (inboundExposure): 503, so a genuine sender tries again once it is configured. */
+export const senderCheckRequired = (): BorderdError =>
+  new BorderdError(
+    503,
+    'sender_check_required',
+    'this card-network endpoint accepts notifications once the operator sets a sender check (inbound.allowlist or inbound.clientCertHeader)',
+    { headers: { 'Retry-After': '300' } },
+  );

@@ -1,7 +1,9 @@
 /**
- * Outbox retention: keeps the outbox from growing without bound. Delivered deliveries go after
- * retention.deliveredDays, whole events (nothing pending) after retention.eventDays. A replay or
- * stream resume cannot reach past what was pruned; docs/webhooks.md says so.
+ * Retention: keeps the outbox and the card-network notifications from growing without bound.
+ * Delivered deliveries go after retention.deliveredDays, whole events (nothing pending) after
+ * retention.eventDays; notifications decrypted or failed after retention.inboundDays, and those for
+ * an ica still unmapped after retention.unmatchedInboundDays (queued ones stay). A replay or stream
+ * resume cannot reach past what was pruned; docs/webhooks.md and docs/inbound.md say so.
  *
  * @module jobs/retention
  */
@@ -11,6 +13,7 @@ import type { AppContext } from '../context.js';
 import { DAY_MS, isoAt } from '../domain/clock.js';
 import { claimJobRun, endJobRun } from '../store/job-runs.js';
 import { deleteDeliveredBefore, deleteEventsBefore } from '../store/retention.js';
+import { deleteInboundEvents, type InboundDeletion } from '../store/inbound-events.js';
 import type { Worker } from '../worker.js';
 
 export interface PruneResult {
@@ -18,21 +21,30 @@ export interface PruneResult {
   eventsDeleted: number;
   deliveredBefore: string;
   eventsBefore: string;
+  inboundDeleted: number;
+  inboundBefore: string;
+  unmatchedInboundBefore: string;
 }
 
-/** One pruning pass: deliveries first, then events, a batch at a time. */
+type Phase = 'deliveries' | 'events' | InboundDeletion['state'] | 'done';
+const INBOUND_PHASES = ['decrypted', 'failed', 'unmatched'] as const;
+
+/** One pruning pass: deliveries first, then events, then notifications, a batch at a time. */
 class Pruning {
   readonly result: PruneResult;
-  #phase: 'deliveries' | 'events' | 'done' = 'deliveries';
+  #phase: Phase = 'deliveries';
 
   constructor(private readonly ctx: AppContext) {
-    const { deliveredDays, eventDays } = ctx.config.retention;
+    const { deliveredDays, eventDays, inboundDays, unmatchedInboundDays } = ctx.config.retention;
     const now = ctx.clock.now();
     this.result = {
       deliveriesDeleted: 0,
       eventsDeleted: 0,
       deliveredBefore: isoAt(now - deliveredDays * DAY_MS),
       eventsBefore: isoAt(now - eventDays * DAY_MS),
+      inboundDeleted: 0,
+      inboundBefore: isoAt(now - inboundDays * DAY_MS),
+      unmatchedInboundBefore: isoAt(now - unmatchedInboundDays * DAY_MS),
     };
   }
 
@@ -50,7 +62,13 @@ class Pruning {
     } else if (this.#phase === 'events') {
       const n = await deleteEventsBefore(db, this.result.eventsBefore, batchSize);
       this.result.eventsDeleted += n;
-      if (n === 0) this.#phase = 'done';
+      if (n === 0) this.#phase = 'decrypted';
+    } else if (this.#phase !== 'done') {
+      const state = this.#phase;
+      const receivedBefore = state === 'unmatched' ? this.result.unmatchedInboundBefore : this.result.inboundBefore;
+      const n = await deleteInboundEvents(db, { state, receivedBefore }, batchSize);
+      this.result.inboundDeleted += n;
+      if (n === 0) this.#phase = INBOUND_PHASES[INBOUND_PHASES.indexOf(state) + 1] ?? 'done';
     }
   }
 }

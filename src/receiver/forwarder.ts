@@ -1,6 +1,7 @@
 /**
- * Sends a verified delivery to the local app: the byte-exact body, the sender's headers minus
- * hop-by-hop ones, plus the operator's -H headers. One keep-alive pool for the whole process.
+ * Sends a verified delivery to the local app: the byte-exact body, the signed headers and those
+ * derived from the verified body (forwardedHeaders), plus the operator's -H headers. One keep-alive
+ * pool for the whole process.
  *
  * @module receiver/forwarder
  */
@@ -10,21 +11,6 @@ import { post } from '../http/post.js';
 /** Bytes of the app's answer read (and dropped); past them its connection is closed instead of reused. */
 const ANSWER_READ_LIMIT = 128 * 1024;
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-  'expect',
-]);
-
 export interface ForwardResult {
   /** The local app's status; 502 when it could not be reached, 504 when it did not answer in time. */
   status: number;
@@ -33,19 +19,39 @@ export interface ForwardResult {
   error?: string;
 }
 
-export function forwardableHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  const connectionListed = new Set(
-    String(headers.connection ?? '')
-      .split(',')
-      .map((h) => h.trim().toLowerCase())
-      .filter(Boolean),
-  );
-  for (const [k, v] of Object.entries(headers)) {
-    const name = k.toLowerCase();
-    if (v === undefined || HOP_BY_HOP.has(name) || connectionListed.has(name)) continue;
-    out[name] = Array.isArray(v) ? v.join(', ') : v;
+/**
+ * Headers the signature covers, or that carry it: passed on as received, once the signature verified.
+ * Standard Webhooks' three are among them for a sender that signs that way.
+ */
+const SIGNED_HEADERS = ['x-signature', 'x-signature-key-id', 'webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+
+/**
+ * What the app receives with a verified delivery, the same in listen and tunnel mode: content-type,
+ * the signature headers, the event id and type taken from the verified body (never the sender's
+ * headers of those names), and the delivery attempt when it is a plain count. Nothing else the
+ * sender wrote reaches the app: a replayed genuine delivery with an added `authorization`, `cookie`
+ * or `x-event-type` must not smuggle them past the signature.
+ */
+export function forwardedHeaders(
+  received: Record<string, string | string[] | undefined>,
+  event: { id: string; type: string },
+): Record<string, string> {
+  const single = (name: string): string | undefined => {
+    const v = received[name];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const out: Record<string, string> = { 'content-type': single('content-type') ?? 'application/json', 'user-agent': 'borderd-receive' };
+  for (const name of SIGNED_HEADERS) {
+    const v = single(name);
+    if (v !== undefined) out[name] = v;
   }
+  out['x-event-id'] = event.id;
+  out['x-event-type'] = event.type;
+  const attempt = single('x-delivery-attempt');
+  if (attempt !== undefined && /^[1-9]\d{0,5}$/.test(attempt)) out['x-delivery-attempt'] = attempt;
+  // Unsigned, but only ever a well-formed W3C trace context: the app's spans continue the delivery's trace.
+  const traceparent = single('traceparent');
+  if (traceparent !== undefined && /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(traceparent)) out.traceparent = traceparent;
   return out;
 }
 

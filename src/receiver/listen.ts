@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { WebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/events.js';
 import type { HeaderBag } from '../verify/signature.js';
-import { forwardableHeaders } from './forwarder.js';
+import { forwardedHeaders } from './forwarder.js';
 import type { Relay } from './relay.js';
 
 export type Verifier = (rawBody: Buffer, headers: HeaderBag) => Promise<AnyWebhookEvent> | AnyWebhookEvent;
@@ -99,7 +99,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       eventId: event.id,
       eventType: event.type,
       body: raw,
-      headers: forwardableHeaders(req.headers),
+      headers: forwardedHeaders(req.headers, event),
     });
     reply(res, outcome.status, { eventId: event.id, outcome: outcome.outcome, status: outcome.status }, false, {
       'server-timing': serverTiming(performance.now() - started, outcome.forwardMs),

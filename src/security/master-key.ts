@@ -5,7 +5,8 @@
  * @module security/master-key
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
+import { makeDirectories } from '../db/directories.js';
 import { dirname } from 'node:path';
 import { hasTable, type Db } from '../db/database.js';
 import { holdsSealedValues, readServiceMeta, recordServiceMetaOnce } from '../store/service-meta.js';
@@ -42,7 +43,7 @@ export function resolveMasterKey(opts: { configured?: string | undefined; file: 
         'restore the file from your backup, or set BORDERD_MASTER_KEY (security.masterKey) to the key it held',
     );
   }
-  mkdirSync(dirname(opts.file), { recursive: true });
+  makeDirectories(dirname(opts.file));
   const key = randomBytes(32);
   // 'wx' fails if another process created it in between; then we read theirs.
   try {

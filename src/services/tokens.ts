@@ -87,19 +87,39 @@ export class VerifiedTokenCache {
 /** Token requests waiting for a secret check (auth.secretChecksAtOnce) before one more is a 503. */
 const SECRET_CHECKS_WAITING = 100;
 
+/** How long a client issued a token counts as known, and how long a wrong secret marks its address. */
+const KNOWN_CLIENT_MS = 24 * 60 * 60 * 1000;
+const RECENT_FAILURE_MS = 10 * 60 * 1000;
+/** Clients and addresses remembered for that (least recent go first): memory stays bounded under a flood. */
+const REMEMBERED = 10_000;
+
+/**
+ * The share of auth.secretChecksAtOnce kept for known clients (half, rounded down): a flood of wrong
+ * secrets from many addresses fills the other checks and their queue, never these.
+ */
+export const reservedSecretChecks = (atOnce: number): number => Math.floor(atOnce / 2);
+
 export class TokenService {
   #signing?: { kid: string; key: CryptoKey };
   readonly #verifying = new Map<string, CryptoKey>();
   readonly #verified: VerifiedTokenCache;
   readonly #secretChecks: Admission;
+  /** Undefined when auth.secretChecksAtOnce is 1: nothing to keep in reserve. */
+  readonly #reservedChecks: Admission | undefined;
   readonly #failures: FailureBudget;
+  /** Client id -> when it was last issued a token; address -> when it last sent wrong credentials. */
+  readonly #knownClients = new Map<string, number>();
+  readonly #failedAddresses = new Map<string, number>();
 
   constructor(
     private readonly ctx: AppContext,
     opts: { verifiedTokenCacheSize?: number } = {},
   ) {
     this.#verified = new VerifiedTokenCache(opts.verifiedTokenCacheSize);
-    this.#secretChecks = new Admission(ctx.config.auth.secretChecksAtOnce, SECRET_CHECKS_WAITING);
+    const atOnce = ctx.config.auth.secretChecksAtOnce;
+    const reserved = reservedSecretChecks(atOnce);
+    this.#secretChecks = new Admission(atOnce - reserved, SECRET_CHECKS_WAITING);
+    this.#reservedChecks = reserved > 0 ? new Admission(reserved, SECRET_CHECKS_WAITING) : undefined;
     this.#failures = new FailureBudget(ctx.config.auth.failedTokenRequestsPerMinute);
   }
 
@@ -144,12 +164,35 @@ export class TokenService {
   }
 
   /**
-   * The active client these credentials name, or undefined (unknown id, wrong secret or revoked,
-   * which the caller answers alike). At most auth.secretChecksAtOnce checks run at once; a request
-   * that finds the queue full is a 503, and its try is given back (it was not a wrong secret).
+   * A known client (issued a token in the last day, by this process) asking from an address with no
+   * wrong credentials in the last minutes: it may use the checks kept in reserve. Anyone can claim a
+   * client id, so the address condition keeps a flood that names a known id out of the reserve
+   * after its first wrong secret per address.
    */
-  async #activeClient(clientId: string, clientSecret: string): Promise<ApiClient | undefined> {
-    const release = await this.#secretChecks.enter();
+  #known(clientId: string, from: string): boolean {
+    const now = this.ctx.clock.now();
+    const issuedAt = this.#knownClients.get(clientId);
+    const failedAt = this.#failedAddresses.get(from);
+    return issuedAt !== undefined && now - issuedAt < KNOWN_CLIENT_MS && (failedAt === undefined || now - failedAt >= RECENT_FAILURE_MS);
+  }
+
+  /**
+   * A place to check a secret: one of the shared checks, or for a known client (#known) a free
+   * shared one else one of the reserve. Undefined when the queue it would join is full.
+   */
+  async #secretCheck(clientId: string, from: string): Promise<(() => void) | undefined> {
+    if (!this.#reservedChecks || !this.#known(clientId, from)) return this.#secretChecks.enter();
+    return this.#secretChecks.tryEnter() ?? (await this.#reservedChecks.enter());
+  }
+
+  /**
+   * The active client these credentials name, or undefined (unknown id, wrong secret or revoked,
+   * which the caller answers alike). At most auth.secretChecksAtOnce checks run at once, a share of
+   * them kept for known clients; a request that finds its queue full is a 503, and its try is given
+   * back (it was not a wrong secret).
+   */
+  async #activeClient(clientId: string, clientSecret: string, from: string): Promise<ApiClient | undefined> {
+    const release = await this.#secretCheck(clientId, from);
     if (!release) {
       throw new BorderdError(503, 'too_many_token_requests', 'too many token requests are being checked at once; retry in a moment', {
         headers: { 'Retry-After': '1' },
@@ -192,13 +235,17 @@ export class TokenService {
     // Only wrong credentials keep the try spent: a 503 or a failed read did not fail a secret.
     let client: ApiClient | undefined;
     try {
-      client = await this.#activeClient(input.clientId, input.clientSecret);
+      client = await this.#activeClient(input.clientId, input.clientSecret, from);
     } catch (err) {
       this.#failures.refund(from, this.ctx.clock.now());
       throw err;
     }
-    if (!client) throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
+    if (!client) {
+      remember(this.#failedAddresses, from, this.ctx.clock.now(), REMEMBERED);
+      throw unauthorized('invalid_client', 'clientId and clientSecret do not match an active client');
+    }
     this.#failures.refund(from, this.ctx.clock.now());
+    remember(this.#knownClients, client.id, this.ctx.clock.now(), REMEMBERED);
     let piiAccess: PiiAccess = input.piiAccess ?? client.piiAccess;
     if (client.piiAccess === 'redacted' && piiAccess === 'all') {
       throw forbidden('pii_access_denied', 'this client may only request piiAccess "redacted"');

@@ -5,7 +5,7 @@
  *
  * @module store/inbound-events
  */
-import { indexedBy, sql, type Db } from '../db/database.js';
+import { indexedBy, JSON_LIST, sql, type Db } from '../db/database.js';
 
 export const INBOUND_STATES = ['received', 'decrypted', 'failed', 'unmatched'] as const;
 export type InboundState = (typeof INBOUND_STATES)[number];
@@ -75,15 +75,17 @@ export type NewInboundEvent = Pick<
   'id' | 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'orgId' | 'rawBody' | 'receivedAt'
 > & {
   state: 'received' | 'unmatched';
+  /** The source address (addressKey), for the cap on what one unmatched sender stores. */
+  sender: string | null;
 };
 
-/** Inserts unless the eventId is already stored; true when this call stored it. */
+/** Inserts unless the eventId is already stored for this ica; true when this call stored it. */
 export async function insertInboundEvent(db: Db, e: NewInboundEvent): Promise<boolean> {
   const result = await db.run(
     `INSERT INTO inbound_events (id, event_id, event_type, event_created_date, ica, org_id, raw_body, state, attempts,
-         next_attempt_at, received_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)
-       ON CONFLICT (event_id) DO NOTHING`,
+         next_attempt_at, received_at, updated_at, sender)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+       ON CONFLICT (event_id, ica) DO NOTHING`,
     [
       e.id,
       e.eventId,
@@ -96,9 +98,20 @@ export async function insertInboundEvent(db: Db, e: NewInboundEvent): Promise<bo
       e.state === 'received' ? e.receivedAt : null,
       e.receivedAt,
       e.receivedAt,
+      e.sender,
     ],
   );
   return result === 1;
+}
+
+/** How many notifications for unmapped icas this sender has stored, counting up to `atMost`. */
+export async function countUnmatchedFrom(db: Db, sender: string, atMost: number): Promise<number> {
+  return Number(
+    await db.value("SELECT COUNT(*) FROM (SELECT 1 FROM inbound_events WHERE sender = ? AND state = 'unmatched' LIMIT ?) AS capped", [
+      sender,
+      atMost,
+    ]),
+  );
 }
 
 /** The bytes of one copy of a notification, and when that copy arrived. */
@@ -152,16 +165,18 @@ export async function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHe
 }
 
 /**
- * After the row's copy failed for its content: the oldest held copy takes its place and is queued,
- * the failed copy moving to the replaced copies. True when there was one. Call inside a transaction.
+ * After the row's copy failed: a held copy (the oldest, or the one numbered `seq`) takes its place
+ * and is queued, the failed copy moving to the replaced copies. True when there was one. Call
+ * inside a transaction.
  */
-export async function promoteHeldCopy(db: Db, id: string, nowIso: string): Promise<boolean> {
+export async function promoteHeldCopy(db: Db, id: string, nowIso: string, seq?: number): Promise<boolean> {
   // At most a few are held (MAX_HELD_COPIES): reading them all keeps one query and one row mapping.
-  const [oldest] = await listHeldCopies(db, id);
-  if (!oldest) return false;
-  const { seq, ...copy } = oldest;
+  const held = await listHeldCopies(db, id);
+  const chosen = seq === undefined ? held[0] : held.find((c) => c.seq === seq);
+  if (!chosen) return false;
+  const { seq: chosenSeq, ...copy } = chosen;
   await replaceCopy(db, id, copy, nowIso);
-  await db.run('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?', [id, seq]);
+  await db.run('DELETE FROM inbound_event_held_copies WHERE inbound_id = ? AND seq = ?', [id, chosenSeq]);
   return true;
 }
 
@@ -228,9 +243,22 @@ export async function listReplacedCopies(db: Db, inboundId: string): Promise<Rep
   }));
 }
 
-export async function getInboundEventByEventId(db: Db, eventId: string): Promise<InboundEvent | undefined> {
-  const row = (await db.get('SELECT * FROM inbound_events WHERE event_id = ?', [eventId])) as Row | undefined;
+/**
+ * A notification by its eventId and ica; without the ica, the first stored of that eventId (another
+ * ica's copy of the same eventId is another notification, listInboundEventsByEventId has them all).
+ */
+export async function getInboundEventByEventId(db: Db, eventId: string, ica?: string): Promise<InboundEvent | undefined> {
+  const row = (
+    ica === undefined
+      ? await db.get('SELECT * FROM inbound_events WHERE event_id = ? ORDER BY id LIMIT 1', [eventId])
+      : await db.get('SELECT * FROM inbound_events WHERE event_id = ? AND ica = ?', [eventId, ica])
+  ) as Row | undefined;
   return row && toEvent(row);
+}
+
+/** Every notification stored with this eventId, one per ica, oldest first. */
+export async function listInboundEventsByEventId(db: Db, eventId: string): Promise<InboundEvent[]> {
+  return ((await db.all('SELECT * FROM inbound_events WHERE event_id = ? ORDER BY id', [eventId])) as Row[]).map(toEvent);
 }
 
 export async function getInboundEvent(db: Db, id: string): Promise<InboundEvent | undefined> {
@@ -435,4 +463,32 @@ export async function inboundBacklog(db: Db, cap: number): Promise<Record<(typeo
     counts[state] = Number(n ?? 0);
   }
   return counts;
+}
+
+/** Which notifications a deletion takes: one state, received before a time, of one ica. */
+export interface InboundDeletion {
+  state: Exclude<InboundState, 'received'>;
+  receivedBefore?: string | undefined;
+  ica?: string | undefined;
+}
+
+/**
+ * Deletes up to `limit` notifications of a state received before a time (their held and replaced
+ * copies go with them, ON DELETE CASCADE); returns how many. Called until it deletes none, so each
+ * call is one short transaction. The walk follows (state, received_at).
+ */
+export async function deleteInboundEvents(db: Db, d: InboundDeletion, limit: number): Promise<number> {
+  const where = ['state = ?'];
+  const args: unknown[] = [d.state];
+  if (d.receivedBefore !== undefined) {
+    where.push('received_at < ?');
+    args.push(d.receivedBefore);
+  }
+  if (d.ica !== undefined) {
+    where.push('ica = ?');
+    args.push(d.ica);
+  }
+  const ids = (await db.column(`SELECT id FROM inbound_events WHERE ${where.join(' AND ')} LIMIT ?`, [...args, limit])) as string[];
+  if (ids.length === 0) return 0;
+  return await db.run(sql`DELETE FROM inbound_events WHERE id IN (${JSON_LIST})`, [JSON.stringify(ids)]);
 }

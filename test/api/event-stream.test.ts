@@ -462,6 +462,20 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(again.status).toBe(401);
   });
 
+  it('sends a revoked client no event: the standing is checked before each batch, not only at heartbeats', async () => {
+    const ctx = await makeContext({ 'eventStream.heartbeatMs': 3_600_000 });
+    const { tokens, url } = await serve(ctx);
+    const { org, client, auth } = await makeOrg(ctx, tokens);
+    const stream = await open(url, auth);
+    await stream.next(2);
+    await emit(ctx, org.id);
+    await stream.next(3);
+    await revokeClient(ctx, client.id);
+    await emit(ctx, org.id);
+    await stream.ended;
+    expect(stream.messages.map((m) => m.event)).toEqual(['ready', 'signing-key', 'Transaction_Updated']);
+  });
+
   it('ends the stream, and throws nothing out of its timer, when the heartbeat check fails', async () => {
     const { ctx, stream } = await heartbeatStream();
     await ctx.db.close(); // the revocation check at the next heartbeat now throws

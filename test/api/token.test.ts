@@ -112,6 +112,27 @@ describe('POST /v1/auth/m2m/token', () => {
     }
   });
 
+  it('keeps a share of the secret checks for clients issued a token before: a flood of wrong secrets from many addresses does not lock them out', async () => {
+    const ctx = await makeContext({ 'auth.secretChecksAtOnce': 2 });
+    const { tokens } = makeApi(ctx);
+    const org = await createOrganization(ctx, 'Acme');
+    const client = await createApiClient(ctx, { orgId: org.id });
+    const credentials = { clientId: client.id, clientSecret: client.clientSecret };
+    await tokens.issue(credentials, '192.0.2.1');
+    // 130 addresses, one wrong secret each, all at once: more than the checks running and waiting.
+    const flood = Array.from({ length: 130 }, (_, i) =>
+      tokens.issue({ clientId: `cli_${i}`, clientSecret: 'wrong' }, `127.0.${Math.floor(i / 250)}.${(i % 250) + 2}`).then(
+        () => 201,
+        (err: { status: number }) => err.status,
+      ),
+    );
+    const genuine = tokens.issue(credentials, '192.0.2.1');
+    await expect(genuine).resolves.toMatchObject({ tokenType: 'Bearer' });
+    const statuses = await Promise.all(flood);
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(0);
+    expect(statuses.every((s) => s === 401 || s === 503)).toBe(true);
+  });
+
   it('answers an address that sent auth.failedTokenRequestsPerMinute wrong credentials 429, before checking any secret; other addresses go on', async () => {
     const ctx = await makeContext({ 'auth.failedTokenRequestsPerMinute': 2, 'server.trustProxy': ['loopback'] });
     const { http } = makeApi(ctx);

@@ -9,6 +9,7 @@ import { openSqlite, tempDir } from '../support/context.js';
 describe('borderd orgs and clients', () => {
   it('creates, lists and revokes with --json', async () => {
     const db = join(tempDir(), 'cli.db');
+    expect((await runCli(['migrate', '--db', db])).code).toBe(0);
     const org = await runCli(['orgs', 'create', '--name', 'Acme Payments', '--db', db, '--json']);
     expect(org.code).toBe(0);
     const created = JSON.parse(org.stdout) as { id: string; name: string };
@@ -41,6 +42,7 @@ describe('borderd orgs and clients', () => {
 
   it('fails clearly for an unknown organization and a bad config', async () => {
     const db = join(tempDir(), 'cli.db');
+    expect((await runCli(['migrate', '--db', db])).code).toBe(0);
     const missing = await runCli(['clients', 'create', '--org', 'org_nope', '--db', db]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('organization org_nope was not found');

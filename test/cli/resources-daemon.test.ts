@@ -14,6 +14,7 @@ describe('resource API on the real daemon', () => {
   it('serves identities created by the CLI, the network and the deprecated countries', async () => {
     const dataDir = tempDir('borderd-proc-');
     const db = join(dataDir, 'borderd.db');
+    expect((await runCli(['migrate', '--db', db])).code).toBe(0);
     const orgId = JSON.parse((await runCli(['orgs', 'create', '--name', 'Acme', '--db', db, '--json'])).stdout).id as string;
     const client = JSON.parse((await runCli(['clients', 'create', '--org', orgId, '--db', db, '--json'])).stdout) as {
       id: string;
@@ -58,6 +59,7 @@ describe('resource API on the real daemon', () => {
   it('answers identity lists and the benchmark summary from its read workers, errors included, and stops cleanly', async () => {
     const dataDir = tempDir('borderd-proc-');
     const db = join(dataDir, 'borderd.db');
+    expect((await runCli(['migrate', '--db', db])).code).toBe(0);
     const orgId = JSON.parse((await runCli(['orgs', 'create', '--name', 'Acme', '--db', db, '--json'])).stdout).id as string;
     const client = JSON.parse((await runCli(['clients', 'create', '--org', orgId, '--db', db, '--json'])).stdout) as {
       id: string;

@@ -5,6 +5,8 @@ import { runCli } from '../support/process.js';
 import { tempDir } from '../support/context.js';
 
 async function orgIn(db: string): Promise<string> {
+  // Only serve and migrate create a database.
+  expect((await runCli(['migrate', '--db', db])).code).toBe(0);
   const res = await runCli(['orgs', 'create', '--name', 'Acme', '--db', db, '--json']);
   expect(res.code).toBe(0);
   return JSON.parse(res.stdout).id as string;

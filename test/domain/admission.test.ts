@@ -26,3 +26,15 @@ describe('Admission', () => {
     expect(await gate.enter()).toBeTypeOf('function');
   });
 });
+
+describe('Admission.tryEnter', () => {
+  it('takes a free place and never queues', async () => {
+    const admission = new Admission(1, 5);
+    const first = admission.tryEnter();
+    expect(first).toBeTypeOf('function');
+    expect(admission.tryEnter()).toBeUndefined();
+    first!();
+    const release = await admission.enter();
+    expect(release).toBeTypeOf('function');
+  });
+});

@@ -49,7 +49,7 @@ function altered(token: string, bit = 0): string {
 }
 
 describe('redeliveryAction: what a second copy does to the stored one', () => {
-  const stored = { ica: '1', state: 'received' as const, orgId: 'org_1', failureCode: null, rawBody: 'a' };
+  const stored = { state: 'received' as const, orgId: 'org_1', failureCode: null, rawBody: 'a' };
   it.each([
     ['queued, other bytes', 'hold', stored],
     ['queued, the same bytes', 'ignore', { ...stored, rawBody: 'b' }],
@@ -63,9 +63,8 @@ describe('redeliveryAction: what a second copy does to the stored one', () => {
       { ...stored, state: 'failed' as const, failureCode: 'malformed_jwe', rawBody: 'b' },
     ],
     ['decrypted', 'ignore', { ...stored, state: 'decrypted' as const }],
-    ['stored for another ica', 'ignore', { ...stored, ica: '2' }],
   ])('%s: %s', (_name, action, row) => {
-    expect(redeliveryAction(row, { ica: '1', rawBody: 'b' })).toBe(action);
+    expect(redeliveryAction(row, { rawBody: 'b' })).toBe(action);
   });
 });
 
@@ -203,5 +202,35 @@ describe('redelivered copies held while the stored copy is undecided', () => {
     ctx.clock.advance(10_000);
     expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
     expect(await showInbound(ctx, 'ev-1')).toMatchObject({ payload: { ok: 'other key' }, heldCopies: [] });
+  });
+
+  it('a squatted eventId with a kid the organization lacks does not park the genuine copy held behind it', async () => {
+    const { ctx, post } = await setup();
+    const squatter = makeKeyPair();
+    const squat = notification(await joseToken({ ok: 'squat' }, squatter));
+    await post(squat);
+    const genuine = notification(await joseToken({ ok: 'genuine' }, key));
+    expect((await post(genuine)).duplicate).toBe(true);
+    // The stored copy fails for want of a key; the held copy is tried in the same attempt and decrypts.
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    const shown = await showInbound(ctx, 'ev-1');
+    expect(shown).toMatchObject({ state: 'decrypted', payload: { ok: 'genuine' }, heldCopies: [] });
+    expect(shown.replacedCopies).toEqual([expect.objectContaining({ failureCode: 'unknown_kid', seq: 1 })]);
+    expect((await row(ctx)).rawBody).toBe(JSON.stringify(genuine));
+  });
+
+  it('a held copy is tried on every key-related failure, also after the last retry and `inbound retry`', async () => {
+    const { ctx, org, post } = await setup();
+    ctx.config.inbound.decryptRetrySeconds = [];
+    const other = makeKeyPair();
+    await post(notification(await joseToken({ ok: 'squat' }, makeKeyPair())));
+    await post(notification(await joseToken({ ok: 'genuine' }, other)));
+    expect(await decryptDue(ctx)).toMatchObject({ failed: 1 });
+    expect(await listHeldCopies(ctx.db, (await row(ctx)).id)).toHaveLength(1);
+    await importCardNetworkKey(ctx, org.id, Buffer.from(other.privatePem));
+    const { retryInbound } = await import('../../src/inbound/event-queue.js');
+    expect(await retryInbound(ctx, { eventId: 'ev-1' })).toEqual({ requeued: 1 });
+    expect(await decryptDue(ctx)).toMatchObject({ decrypted: 1 });
+    expect((await showInbound(ctx, 'ev-1')).payload).toEqual({ ok: 'genuine' });
   });
 });

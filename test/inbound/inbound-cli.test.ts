@@ -104,6 +104,20 @@ describe('borderd inbound (CLI)', () => {
     const neither = await cli(['inbound', 'retry']);
     expect(neither.code).toBe(2);
   });
+
+  it("purge --state deletes that state's notifications received before --before; a bad time is exit 2", async () => {
+    const { ctx, cli } = await fixture();
+    const future = await cli(['inbound', 'purge', '--state', 'failed', '--before', '1d']);
+    expect(JSON.parse(future.stdout)).toEqual({ deleted: 0 });
+    const r = await cli(['inbound', 'purge', '--state', 'failed']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ deleted: 1 });
+    expect(await getInboundEventByEventId(ctx.db, 'x-1')).toBeUndefined();
+    expect((await getInboundEventByEventId(ctx.db, 'a-1'))!.state).toBe('decrypted');
+    const bad = await cli(['inbound', 'purge', '--state', 'failed', '--before', 'yesterday']);
+    expect([bad.code, bad.stderr.trim().split('\n').length]).toEqual([2, 1]);
+    expect((await cli(['inbound', 'purge', '--state', 'received'])).code).toBe(2);
+  });
 });
 
 describe('borderd keys card-network import (CLI)', () => {

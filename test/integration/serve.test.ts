@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -182,8 +182,10 @@ describe('borderd serve (real process)', () => {
       2,
       'borderd: cannot listen on 192.0.2.1:0: no interface of this machine has that address (server.host, server.port)\n',
     ]);
+    // Nothing was created by the failed starts: no database, no master key, no admin token.
+    expect(readdirSync(dataDir)).toEqual([]);
     const orgs = await runCli(['orgs', 'list', '--json', '--db', db]);
-    expect(JSON.parse(orgs.stdout)).toEqual([]);
+    expect(orgs.code).toBe(2);
     const next = await startBorderd({ dataDir });
     try {
       expect(next.credentials?.clientSecret).toMatch(/^bsk_/);

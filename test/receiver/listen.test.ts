@@ -112,6 +112,36 @@ describe('borderd receive (listen mode)', () => {
     expect(Math.abs(Date.parse(time) - Date.now())).toBeLessThan(60_000);
   });
 
+  it('forwards only the signed headers and those derived from the verified body, plus content-type', async () => {
+    const { app, post } = await setup();
+    const d = signer.signBody(
+      `{"id":"evt_h1","type":"Transaction_Created","organizationId":"org_1","createdAt":"2026-01-01T00:00:00.000Z","timestamp":1767225600000,"data":{}}`,
+    );
+    // A replayed genuine delivery with headers the sender added: none of them is signed.
+    const res = await post(d.body, {
+      ...d.headers,
+      authorization: 'Bearer stolen',
+      cookie: 'session=1',
+      'x-event-type': 'Evil_Type',
+      'x-event-id': 'evt_other',
+      'x-forwarded-for': '203.0.113.9',
+      'x-delivery-attempt': '3',
+    });
+    expect(res.status).toBe(200);
+    const [got] = await app.waitFor(1);
+    const { host: _host, connection: _connection, 'content-length': _length, ...forwarded } = got!.headers;
+    expect(forwarded).toEqual({
+      'content-type': d.headers['content-type'],
+      'user-agent': 'borderd-receive',
+      'x-signature': d.headers['x-signature'],
+      'x-signature-key-id': d.headers['x-signature-key-id'],
+      'x-event-id': 'evt_h1',
+      'x-event-type': 'Transaction_Created',
+      'x-delivery-attempt': '3',
+      'x-local-auth': 'abc',
+    });
+  });
+
   it('forwards and replays a body that is not UTF-8 byte-exact', async () => {
     const { app, rx, captureDb } = await setup();
     // A latin-1 "é" (0xe9) and a lone continuation byte: both invalid UTF-8, which decoding would

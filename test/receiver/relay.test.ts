@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CaptureLog } from '../../src/receiver/capture-log.js';
 import { createReporter, type EventReport } from '../../src/receiver/console-report.js';
-import { Forwarder, forwardableHeaders, parseHeaderOptions } from '../../src/receiver/forwarder.js';
+import { Forwarder, forwardedHeaders, parseHeaderOptions } from '../../src/receiver/forwarder.js';
 import { Relay } from '../../src/receiver/relay.js';
 import { tempDir } from '../support/context.js';
 import { startLocalApp } from './support.js';
@@ -36,18 +36,33 @@ describe('Relay', () => {
     capture.close();
   });
 
-  it('keeps end-to-end headers and drops hop-by-hop ones', () => {
-    expect(
-      forwardableHeaders({
-        connection: 'keep-alive, x-hop',
-        'x-hop': '1',
-        host: 'a',
-        'content-length': '3',
-        'x-signature': 's',
-        'transfer-encoding': 'chunked',
-        'user-agent': 'borderd/0.1.0',
-      }),
-    ).toEqual({ 'x-signature': 's', 'user-agent': 'borderd/0.1.0' });
+  it('keeps the signed headers, derives the event headers from the verified body and drops the rest', () => {
+    const received = {
+      connection: 'keep-alive',
+      host: 'a',
+      'content-type': 'application/json',
+      'x-signature': 's',
+      'x-signature-key-id': 'k',
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': '1767225600',
+      'webhook-signature': 'v1,abc',
+      'x-event-type': 'Evil_Type',
+      authorization: 'Bearer x',
+      cookie: 'a=b',
+      'user-agent': 'curl/8',
+      'x-delivery-attempt': 'soon',
+    };
+    expect(forwardedHeaders(received, { id: 'evt_1', type: 'Transaction_Created' })).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'borderd-receive',
+      'x-signature': 's',
+      'x-signature-key-id': 'k',
+      'webhook-id': 'msg_1',
+      'webhook-timestamp': '1767225600',
+      'webhook-signature': 'v1,abc',
+      'x-event-id': 'evt_1',
+      'x-event-type': 'Transaction_Created',
+    });
   });
 
   it('parses -H options and refuses malformed ones', () => {

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../../src/daemon.js';
-import { forwardableHeaders } from '../../src/receiver/forwarder.js';
+import { forwardedHeaders } from '../../src/receiver/forwarder.js';
 import { tracingOn } from '../../src/tracing/spans.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { startReceiver } from '../delivery/receiver.js';
@@ -96,7 +96,7 @@ describe('tracing', () => {
       expect(traceId).toBe(TRACE);
       expect(attemptSpan).not.toBe(CALLER_SPAN);
       // `borderd receive` forwards it with the delivery's other headers: the app's spans continue the trace.
-      expect(forwardableHeaders(receiver.received[0]!.headers).traceparent).toBe(traceparent);
+      expect(forwardedHeaders(receiver.received[0]!.headers, { id: 'evt_x', type: 'Transaction_Created' }).traceparent).toBe(traceparent);
     } finally {
       await daemon.close(); // flushes the spans
     }

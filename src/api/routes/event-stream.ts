@@ -178,8 +178,8 @@ interface StreamDeps {
 
 /**
  * A stream outlives its request's authentication check, so it re-checks: it ends when the token
- * expires and, at each heartbeat, when the client was revoked. Clients reconnect with a fresh
- * token.
+ * expires, and when the client was revoked, seen before each batch of events and at each
+ * heartbeat. Clients reconnect with a fresh token.
  */
 function follow(
   { ctx, signatures, commit }: StreamDeps,
@@ -271,6 +271,12 @@ function follow(
   const sendBatch = async (): Promise<number> => {
     const rows = await listEventsAfter(ctx.db, orgId, cursor, batchSize);
     if (rows.length === 0) return 0;
+    // Revocation takes effect at once, as for every API request: one primary-key read per batch
+    // sent (an idle stream reads nothing more), so a revoked client receives no further event.
+    if ((await getClientStanding(ctx.db, auth.clientId))?.revoked !== false) {
+      end();
+      return 0;
+    }
     // The process's signatures, shared with the dispatcher: stored ones reused, the others made on
     // the thread pool one stream's batch at a time, and stored (docs/receiver.md).
     const signed = await signatures.signBatch(orgId, rows);

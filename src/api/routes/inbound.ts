@@ -10,7 +10,8 @@ import type { AppContext } from '../../context.js';
 import { BorderdError, badRequest } from '../../domain/errors.js';
 import { receiveNotification } from '../../inbound/intake.js';
 import { inboundNotificationSchema } from '../../inbound/notification.js';
-import { senderChecker } from '../../inbound/sender-check.js';
+import { inboundExposure, senderCheckRequired, senderChecker } from '../../inbound/sender-check.js';
+import { addressKey } from '../../domain/failure-budget.js';
 import type { RouteModule } from '../route.js';
 import { adminInboundRoutes } from './admin-inbound.js';
 
@@ -28,9 +29,11 @@ const receivedResponse = z.object({
  */
 export function inboundSenderGate(ctx: AppContext): Router {
   const checkSender = senderChecker(ctx.config.inbound);
+  const closed = inboundExposure(ctx.config) === 'closed';
   const gate = express.Router();
   gate.post(`/v1/webhooks/${ctx.config.inbound.pathName}`, (req, _res, next) => {
     try {
+      if (closed) throw senderCheckRequired();
       // Express's compiled server.trustProxy, asked about the connection's own peer (hop 0).
       const trusted = req.app.get('trust proxy fn') as (address: string, hop: number) => boolean;
       checkSender({ ip: req.ip, header: (name) => req.get(name), peerIsTrustedProxy: trusted(req.socket.remoteAddress ?? '', 0) });
@@ -55,17 +58,21 @@ export const inboundRoutes: RouteModule = (api, deps) => {
     path: `/v1/webhooks/${ctx.config.inbound.pathName}`,
     summary: 'Receive a card-network notification',
     description:
-      'Body: eventId, eventType, eventCreatedDate, ica (strings, 1 to 255 characters) and data (the compact JWE string, or an object holding it in one member). ' +
-      'Stored as received before the 200; the same eventId again answers 200 without being processed twice. Decryption runs afterwards.',
+      'Body: eventId, eventType, eventCreatedDate, ica (strings, 1 to 255 characters) and data (the compact JWE string, or an object holding it in one member), and nothing else. ' +
+      'Stored as received before the 200; the same eventId and ica again answers 200 without being processed twice. Decryption runs afterwards.',
     tags: ['inbound'],
     auth: 'none',
     body: inboundNotificationSchema,
     responses: {
       200: { description: 'stored (or already stored)', schema: receivedResponse },
-      400: { description: 'a field is missing, too long, not a string, or data is not a JWE' },
+      400: { description: 'a field is missing, unknown, too long, not a string, or data is not a JWE' },
       403: { description: 'the sender is outside the allowlist or lacks the client-certificate header' },
+      413: { description: 'the body is larger than inbound.bodyLimitBytes' },
       415: { description: 'the body is not JSON, or not in UTF-8' },
+      429: { description: 'this address has inbound.maxUnmatchedPerSender notifications stored for unmapped icas' },
+      503: { description: 'reachable from other hosts with no sender check configured: nothing is stored' },
     },
+    bodyLimitBytes: ctx.config.inbound.bodyLimitBytes,
     groupCommit: true, // a burst of notifications shares one fsync; each is on disk before its 200
     handler: async ({ ctx, req, body }) => {
       if (!req.rawBody) throw badRequest('validation_failed', 'the body must be a JSON object', [{ path: 'body', message: 'required' }]);
@@ -73,7 +80,7 @@ export const inboundRoutes: RouteModule = (api, deps) => {
       // also decodes UTF-16 and UTF-32: such a body would be answered 200 and then never be readable.
       if (req.rawBodyCharset !== 'utf-8')
         throw new BorderdError(415, 'unsupported_media_type', 'card-network notifications must be UTF-8 JSON');
-      const result = await receiveNotification(ctx, body, req.rawBody.toString('utf8'));
+      const result = await receiveNotification(ctx, body, req.rawBody.toString('utf8'), addressKey(req.ip ?? ''));
       return { status: 200, body: { received: true, eventId: result.eventId, duplicate: result.duplicate } };
     },
   });
