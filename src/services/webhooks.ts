@@ -9,7 +9,14 @@ import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
-import { ensureSigningKey, currentSigningKey, pairIfKeyless, rotateSigningKey, type PublicSigningKey } from '../delivery/signing-keys.js';
+import {
+  ensureSigningKey,
+  currentSigningKey,
+  pairIfKeyless,
+  rotateSigningKey,
+  signingKeyById,
+  type PublicSigningKey,
+} from '../delivery/signing-keys.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
 import { setPendingState, webhookHealth, type WebhookHealth } from '../store/deliveries.js';
 import { setWebhookEnabled } from '../delivery/webhook-state.js';
@@ -23,6 +30,8 @@ import {
   type WebhookRecord,
 } from '../store/webhooks.js';
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
+import { insertSecret, readWebhookSecret, rotateWebhookSecret, type WebhookSecretView } from '../delivery/webhook-secrets.js';
+import { webhooksWithSecret } from '../store/webhook-secrets.js';
 import { holdLock, withTransaction } from '../db/database.js';
 
 function assertUrl(ctx: AppContext, url: string): void {
@@ -30,13 +39,21 @@ function assertUrl(ctx: AppContext, url: string): void {
   if (errors.length) throw badRequest('invalid_webhook_url', `url ${errors[0]!.message}`, errors);
 }
 
-/** Endpoint 11. The organization's signing key pair is made with its first webhook, in the same transaction. */
+/** A webhook as just created: its record and its secret, which this answer alone shows (besides the secret endpoint). */
+export interface CreatedWebhook extends WebhookRecord {
+  secret: string;
+}
+
+/**
+ * Endpoint 11. The organization's signing key pair is made with its first webhook, in the same
+ * transaction; every webhook gets its own Standard Webhooks secret.
+ */
 export async function createWebhook(
   ctx: AppContext,
   orgId: string,
   input: { url: string; enabled?: boolean | undefined },
   commit: Commit = commitAlone(ctx.db),
-): Promise<WebhookRecord> {
+): Promise<CreatedWebhook> {
   assertUrl(ctx, input.url);
   // The organization's first webhook brings its signing key pair, made before the write and off the main thread.
   const pair = await pairIfKeyless(ctx, orgId);
@@ -64,7 +81,8 @@ export async function createWebhook(
     };
     await insertWebhook(ctx.db, webhook);
     await ensureSigningKey(ctx, orgId, pair);
-    return webhook;
+    const { secret } = await insertSecret(ctx, orgId, webhook.id);
+    return { ...webhook, secret };
   });
 }
 
@@ -110,16 +128,46 @@ export async function deleteWebhook(ctx: AppContext, orgId: string, id: string):
   });
 }
 
-/** Endpoint 17: 404 while the organization has no key (no webhook registered yet). */
-export async function getPublicKey(ctx: AppContext, orgId: string): Promise<PublicSigningKey> {
+/**
+ * Endpoint 17: 404 while the organization has no key (no webhook registered yet). With `keyId`, that
+ * key: the current one or one replaced within the rotation window, else 404.
+ */
+export async function getPublicKey(ctx: AppContext, orgId: string, keyId?: string): Promise<PublicSigningKey> {
+  if (keyId !== undefined) {
+    const byId = await signingKeyById(ctx, orgId, keyId);
+    if (!byId) throw notFound(`public key ${keyId} (unknown, or replaced longer ago than webhooks.rotationOverlapSeconds)`);
+    return byId;
+  }
   const key = await currentSigningKey(ctx, orgId);
   if (!key) throw notFound('public key (register a webhook first)');
   return key;
 }
 
-/** Endpoint 16: a new pair; signatures made from now on verify only with it. */
+/** Endpoint 16: a new pair; signatures made from now on verify only with it (the old one stays readable by id for the window). */
 export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit): Promise<PublicSigningKey> =>
   rotateSigningKey(ctx, orgId, commit);
+
+/** The webhook's Standard Webhooks secret; 404 for an unknown id or another organization's. */
+export const getWebhookSecret = (ctx: AppContext, orgId: string, id: string): Promise<WebhookSecretView> =>
+  readWebhookSecret(ctx, orgId, id);
+
+/** A new secret for the webhook; the replaced one signs beside it for `webhooks.rotationOverlapSeconds`. */
+export const rotateWebhookSecretOf = (ctx: AppContext, orgId: string, id: string, commit?: Commit): Promise<WebhookSecretView> =>
+  rotateWebhookSecret(ctx, orgId, id, commit);
+
+/** The signature schemes of a webhook's deliveries, as its settings show them. */
+export type SignatureScheme = 'x-signature' | 'webhook-signature:v1';
+
+/** Each webhook's schemes: `x-signature` always, the Standard Webhooks `v1` once it has a secret. */
+export async function signatureSchemes(ctx: AppContext, webhooks: readonly WebhookRecord[]): Promise<Map<string, SignatureScheme[]>> {
+  const withSecret = await webhooksWithSecret(
+    ctx.db,
+    webhooks.map((w) => w.id),
+  );
+  return new Map(
+    webhooks.map((w) => [w.id, withSecret.has(w.id) ? (['x-signature', 'webhook-signature:v1'] as const).slice() : ['x-signature']]),
+  );
+}
 
 export const organizationHasWebhooks = async (ctx: AppContext, orgId: string): Promise<boolean> => (await countWebhooks(ctx.db, orgId)) > 0;
 

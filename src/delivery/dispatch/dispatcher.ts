@@ -13,6 +13,7 @@ import { claimDue, dueWebhooks, type DueWebhook } from '../../store/deliveries.j
 import { VERSION } from '../../version.js';
 import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';
+import { WebhookSecretKeys } from '../webhook-secrets.js';
 import { claimCapacity, ClaimPlanner } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { signingFailed, type Job, type SendResult } from './job.js';
@@ -20,7 +21,7 @@ import { Leases } from './leases.js';
 import { endsWebhook, Recorder } from './record.js';
 import { Sender } from './send.js';
 import { SendSlots } from './send-slots.js';
-import { Signing } from './signing.js';
+import { Signing, standardHeaders } from './signing.js';
 import { UnansweredEndpoints } from './unanswered.js';
 
 export interface DispatcherOptions {
@@ -99,7 +100,7 @@ export class Dispatcher implements Worker {
     this.#leases = new Leases(ctx, this.owner);
     this.#pools = new EndpointPools(ctx.config);
     this.#sender = new Sender(this.#pools, d);
-    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize);
+    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx));
     this.#recorder = new Recorder(ctx, {
       owner: this.owner,
       policy: this.#policy,
@@ -246,9 +247,11 @@ export class Dispatcher implements Worker {
 
     const bodies = await this.#signing.bodiesOf(claimed);
     const keys = await this.#signing.keysOf(claimed);
+    const secrets = await this.#signing.secretsOf(claimed);
     const started: Promise<void>[] = [];
     for (const { webhook, rows } of claimed) {
       const key = keys.get(webhook.orgId)!;
+      const secretKeys = secrets.get(webhook.id)!;
       this.#leases.hold(webhook.id, rows);
       for (const row of rows) {
         const event = bodies.get(row.eventId);
@@ -272,6 +275,7 @@ export class Dispatcher implements Worker {
           body: event?.body ?? '',
           keyId: key instanceof Error ? null : key.keyId,
           signature: this.#signing.signatureFor(row.eventId, key, event),
+          secretKeys,
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
         this.#inflight.add(done);
@@ -322,6 +326,7 @@ export class Dispatcher implements Worker {
         'x-event-id': job.eventId,
         'x-event-type': job.eventType,
         'x-delivery-attempt': String(job.attempts + 1),
+        ...standardHeaders(job, this.#ctx.clock.now()),
       });
       // Completed, before the slot frees (the next queued row of this webhook starts at once): a
       // result that will disable the webhook stops its queued rows now, not once the batch is

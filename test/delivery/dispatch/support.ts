@@ -139,6 +139,7 @@ export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, body = '{}'): J
     body,
     keyId: null,
     signature: Promise.resolve(''),
+    secretKeys: [],
   };
 }
 
