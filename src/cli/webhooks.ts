@@ -21,7 +21,10 @@ export const webhooksCommand: CommandModule = {
           runWithContext(args, async (ctx) => {
             const rows = await listWebhooksWithHealth(ctx, args.org);
             output(args, rows, () =>
-              table(rows, ['id', 'orgId', 'url', 'enabled', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledReason']),
+              table(
+                rows.map((r) => ({ ...r, signatureSchemes: r.signatureSchemes.join(' ') })),
+                ['id', 'orgId', 'url', 'enabled', 'signatureSchemes', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledReason'],
+              ),
             );
           }),
       )

@@ -173,11 +173,15 @@ export const organizationHasWebhooks = async (ctx: AppContext, orgId: string): P
 
 // ---- operator tooling (CLI): across organizations, by webhook id ----
 
-export interface WebhookWithHealth extends WebhookRecord, WebhookHealth {}
+export interface WebhookWithHealth extends WebhookRecord, WebhookHealth {
+  signatureSchemes: SignatureScheme[];
+}
 
 export async function listWebhooksWithHealth(ctx: AppContext, orgId?: string): Promise<WebhookWithHealth[]> {
   const out: WebhookWithHealth[] = [];
-  for (const w of await listWebhooks(ctx.db, orgId)) out.push({ ...w, ...(await webhookHealth(ctx.db, w.id)) });
+  const webhooks = await listWebhooks(ctx.db, orgId);
+  const schemes = await signatureSchemes(ctx, webhooks);
+  for (const w of webhooks) out.push({ ...w, signatureSchemes: schemes.get(w.id)!, ...(await webhookHealth(ctx.db, w.id)) });
   return out;
 }
 
