@@ -74,6 +74,13 @@ describe('Standard Webhooks headers on every delivery', () => {
     }
     expect(Number(retry!.headers['webhook-timestamp']) - Number(first!.headers['webhook-timestamp'])).toBe(5);
     expect(Number(retry!.headers['webhook-timestamp'])).toBe(Math.floor(s.ctx.clock.now() / 1000));
+    // /openapi.json names every header a delivery carries, and no other (those of the HTTP exchange aside).
+    const doc = await s.http.get('/openapi.json');
+    const declared = (doc.body.webhooks.event.post.parameters as { name: string; in: string }[]).map((p) => p.name).sort();
+    const sent = Object.keys(first!.headers)
+      .filter((h) => !['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive'].includes(h))
+      .sort();
+    expect(declared).toEqual(sent);
     // Another webhook's secret does not verify it.
     const other = await s.http
       .post(BASE)
