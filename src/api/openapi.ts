@@ -4,6 +4,7 @@
  * @module api/openapi
  */
 import { z } from 'zod';
+import { deliveryWebhook } from './delivery-headers.js';
 import type { AnyRouteSpec } from './route.js';
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
@@ -75,6 +76,7 @@ export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
     openapi: '3.1.0',
     info: { title: 'borderd', version, description: 'Cross-border payments API with signed webhook delivery.' },
     paths,
+    webhooks: deliveryWebhook,
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /v1/auth/m2m/token' },

@@ -17,6 +17,7 @@ import { EVENT_TYPES } from '../verify/events.js';
 import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js';
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
 import { parseTimeOption } from './time-option.js';
+import { DEFAULT_TOLERANCE_SECONDS, hasStandardWebhookHeaders, secretKeys, verifyStandardWebhook } from '../verify/standard-webhooks.js';
 import { isRefusedByBorderd } from '../verify/errors.js';
 import { MAX_TIMER_MS } from '../config/schema.js';
 import { CliExit, listenFailure, reportError, wholeNumber } from './context.js';
@@ -29,6 +30,9 @@ interface ReceiveArgs {
   host: string;
   'public-key'?: string;
   'public-key-url'?: string;
+  'webhook-secret'?: string;
+  'require-standard-webhooks': boolean;
+  tolerance: number;
   'client-id'?: string;
   'client-secret'?: string;
   header: string[];
@@ -146,7 +150,7 @@ function staticKeys(file: string | undefined) {
  * a tunnel, instead of a receiver that answers every delivery 503; a borderd that cannot be reached
  * yet is said once, and each delivery tries again.
  */
-async function listenVerifier(args: ReceiveArgs, keys: ReturnType<typeof staticKeys>, reporter: Reporter): Promise<Verifier> {
+async function rsaVerifier(args: ReceiveArgs, keys: ReturnType<typeof staticKeys>, reporter: Reporter): Promise<Verifier> {
   if (keys) return (raw, headers) => verifyWebhook(raw, headers, keys);
   if (args['public-key-url']) {
     const source = fetchPublicKey(args['public-key-url'], credentialsOf(args, '--public-key-url'));
@@ -162,7 +166,48 @@ async function listenVerifier(args: ReceiveArgs, keys: ReturnType<typeof staticK
     }
     return (raw, headers) => source.verify(raw, headers);
   }
-  throw new CliExit(2, 'listen mode needs --public-key FILE or --public-key-url BASE_URL (with --client-id/--client-secret)');
+  throw new CliExit(
+    2,
+    'listen mode needs --public-key FILE or --public-key-url BASE_URL (with --client-id/--client-secret), or --webhook-secret',
+  );
+}
+
+/** The webhook secret of listen mode: the flag, else BORDERD_WEBHOOK_SECRET (which keeps it out of `ps`); checked here, exit 2. */
+function webhookSecretOf(args: ReceiveArgs): string | undefined {
+  const secret = args['webhook-secret'] ?? (process.env.BORDERD_WEBHOOK_SECRET || undefined);
+  if (args.tunnel && args['webhook-secret'] !== undefined)
+    throw new CliExit(2, '--webhook-secret is for listen mode: the event stream signs with x-signature alone');
+  if (args.tunnel) return undefined;
+  if (args['require-standard-webhooks'] && !secret)
+    throw new CliExit(2, '--require-standard-webhooks needs --webhook-secret (or BORDERD_WEBHOOK_SECRET): the webhook’s whsec_… secret');
+  if (secret === undefined) return undefined;
+  try {
+    secretKeys(secret);
+  } catch (err) {
+    throw new CliExit(2, `--webhook-secret: ${(err as Error).message}`);
+  }
+  return secret;
+}
+
+/**
+ * How listen mode verifies: with a webhook secret, Standard Webhooks (signature and replay window)
+ * for every delivery that carries its headers, or for all with --require-standard-webhooks or
+ * without a public key; x-signature with the public key otherwise.
+ */
+async function listenVerifier(
+  args: ReceiveArgs,
+  keys: ReturnType<typeof staticKeys>,
+  secret: string | undefined,
+  reporter: Reporter,
+): Promise<Verifier> {
+  const hasKey = keys !== undefined || args['public-key-url'] !== undefined;
+  const rsa = hasKey || secret === undefined ? await rsaVerifier(args, keys, reporter) : undefined;
+  if (secret === undefined) return rsa!;
+  const options = { toleranceSeconds: args.tolerance };
+  return (raw, headers) =>
+    args['require-standard-webhooks'] || !rsa || hasStandardWebhookHeaders(headers)
+      ? verifyStandardWebhook(raw, headers, secret, options)
+      : rsa(raw, headers);
 }
 
 /** Resolves on SIGINT/SIGTERM. */
@@ -182,11 +227,12 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   const eventTypes = parseEvents(args.events);
   const extraHeaders = headersOf(args.header);
   const keys = staticKeys(args['public-key']);
+  const secret = webhookSecretOf(args);
   // Every argument is checked before the capture log is opened, so a refused command leaves no file behind.
   const reporter = createReporter(args.json);
   const mode: { tunnel: string; credentials: ClientCredentials } | { verify: Verifier } = args.tunnel
     ? { tunnel: args.tunnel, credentials: credentialsOf(args, '--tunnel') }
-    : { verify: await listenVerifier(args, keys, reporter) };
+    : { verify: await listenVerifier(args, keys, secret, reporter) };
   const captureIsNew = !existsSync(args['capture-db']);
   const capture = new CaptureLog(args['capture-db']);
   // Set when the run ends before anything could be recorded: a capture log it created goes with it.
@@ -362,6 +408,24 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
         type: 'string',
         global: false,
         describe: 'base URL of borderd to fetch the key from (GET /v1/notifications/webhooks/settings/public-key)',
+      })
+      .option('webhook-secret', {
+        type: 'string',
+        global: false,
+        describe: "the webhook's whsec_… secret (or BORDERD_WEBHOOK_SECRET): verify webhook-signature and its timestamp when present",
+      })
+      .option('require-standard-webhooks', {
+        type: 'boolean',
+        default: false,
+        global: false,
+        describe: 'refuse deliveries without webhook-id / webhook-timestamp / webhook-signature (needs the secret)',
+      })
+      .option('tolerance', {
+        type: 'number',
+        default: DEFAULT_TOLERANCE_SECONDS,
+        global: false,
+        coerce: wholeNumber('tolerance', 1, 86_400),
+        describe: 'seconds webhook-timestamp may be from this clock, either way; an older delivery is refused as a replay',
       })
       .option('client-id', { type: 'string', global: false, describe: 'API client id (or BORDERD_CLIENT_ID)' })
       .option('client-secret', { type: 'string', global: false, describe: 'API client secret (or BORDERD_CLIENT_SECRET)' })

@@ -21,7 +21,21 @@ export const webhooksCommand: CommandModule = {
           runWithContext(args, async (ctx) => {
             const rows = await listWebhooksWithHealth(ctx, args.org);
             output(args, rows, () =>
-              table(rows, ['id', 'orgId', 'url', 'enabled', 'lastSuccessAt', 'failuresInARow', 'pending', 'disabledAt', 'disabledReason']),
+              table(
+                rows.map((r) => ({ ...r, signatureSchemes: r.signatureSchemes.join(' ') })),
+                [
+                  'id',
+                  'orgId',
+                  'url',
+                  'enabled',
+                  'signatureSchemes',
+                  'lastSuccessAt',
+                  'failuresInARow',
+                  'pending',
+                  'disabledAt',
+                  'disabledReason',
+                ],
+              ),
             );
           }),
       )

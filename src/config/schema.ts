@@ -231,6 +231,16 @@ export const webhooksSchema = z
     maxUrlLength: z.number().int().min(64).max(8192).default(2048),
     /** Webhooks one organization may have (deleted ones do not count): each event writes a delivery row per webhook, in the writer's transaction. */
     maxPerOrganization: z.number().int().min(1).max(1000).default(50),
+    /**
+     * After a rotation, how long the replaced webhook secret keeps signing beside the new one, and how
+     * long endpoint 17 still answers for the replaced RSA key by its id (seconds; 0 retires at once).
+     */
+    rotationOverlapSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .default(86_400),
   })
   .prefault({});
 

@@ -19,6 +19,7 @@ import {
   insertWebhookKey,
   retireWebhookKeys,
   sealedPrivateKey,
+  webhookKeyOf,
   type WebhookKeyRow,
 } from '../store/webhook-keys.js';
 
@@ -29,6 +30,8 @@ export interface PublicSigningKey {
   publicKey: string;
   algorithm: 'RSA-SHA256';
   createdAt: string;
+  /** Only on a replaced key read by its id: when a rotation replaced it (it signs nothing since). */
+  retiredAt?: string;
 }
 
 const context = (id: string) => `webhook_keys.private:${id}`;
@@ -93,12 +96,26 @@ export async function currentSigningKey(ctx: AppContext, orgId: string): Promise
   return row && toPublic(row);
 }
 
+/**
+ * One of the organization's keys by its id (`x-signature-key-id`): the current one, or one a
+ * rotation replaced less than `webhooks.rotationOverlapSeconds` ago, so a receiver that meets an
+ * unknown key id (a delivery signed just before a rotation, a cache older than it) can fetch the
+ * key that signed it. Undefined past the window, or for another organization's key.
+ */
+export async function signingKeyById(ctx: AppContext, orgId: string, keyId: string): Promise<PublicSigningKey | undefined> {
+  const row = await webhookKeyOf(ctx.db, orgId, keyId);
+  if (!row) return undefined;
+  if (row.retired_at === null) return toPublic(row);
+  const until = Date.parse(row.retired_at) + ctx.config.webhooks.rotationOverlapSeconds * 1000;
+  return ctx.clock.now() < until ? { ...toPublic(row), retiredAt: row.retired_at } : undefined;
+}
+
 /** Rotations being made, per context and organization: concurrent requests share one. */
 const rotations = new WeakMap<AppContext, Map<string, Promise<PublicSigningKey>>>();
 
 /**
  * Replaces the pair: the old key is retired at once, so signatures made from now on verify only
- * with the new one. The pair is generated on libuv's thread pool, before the transaction (see
+ * with the new one (the old one stays readable by its id for the overlap window: signingKeyById). The pair is generated on libuv's thread pool, before the transaction (see
  * pairIfKeyless), so a client looping on this route cannot stall every organization. Requests of
  * one organization that arrive while its rotation is being made get that rotation's key: each asked
  * to retire the key current when it asked, and the new one is newer than that. The write goes

@@ -21,6 +21,7 @@ export type IdPrefix =
   | 'dlv'
   | 'att'
   | 'wsk'
+  | 'wss'
   | 'rfp'
   | 'int'
   | 'inb'

@@ -186,7 +186,9 @@ export interface AttemptView {
 /**
  * One delivery with its attempts. The request headers are those the dispatcher sends, made again
  * from what the attempt recorded (its key, its number) and the stored signature; a signature no
- * longer stored (its event's signatures pruned) is left out rather than guessed.
+ * longer stored (its event's signatures pruned) is left out rather than guessed. The Standard
+ * Webhooks headers are left out too: their signature is made at each send, over its own timestamp,
+ * under the secrets of that moment, and is not stored.
  */
 export async function deliveryWithAttempts(
   ctx: AppContext,

@@ -11,7 +11,14 @@ import { unknownPatterns } from '../domain/event-type-filter.js';
 import { newId } from '../domain/ids.js';
 import { EVENT_TYPES } from '../verify/events.js';
 import { checkWebhookUrl } from '../domain/webhook-url.js';
-import { ensureSigningKey, currentSigningKey, pairIfKeyless, rotateSigningKey, type PublicSigningKey } from '../delivery/signing-keys.js';
+import {
+  ensureSigningKey,
+  currentSigningKey,
+  pairIfKeyless,
+  rotateSigningKey,
+  signingKeyById,
+  type PublicSigningKey,
+} from '../delivery/signing-keys.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
 import { setPendingState, webhookHealth, type WebhookHealth } from '../store/deliveries.js';
 import { setWebhookEnabled } from '../delivery/webhook-state.js';
@@ -26,6 +33,8 @@ import {
   type WebhookRecord,
 } from '../store/webhooks.js';
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
+import { insertSecret, readWebhookSecret, rotateWebhookSecret, type WebhookSecretView } from '../delivery/webhook-secrets.js';
+import { webhooksWithSecret } from '../store/webhook-secrets.js';
 import { holdLock, withTransaction } from '../db/database.js';
 
 function assertUrl(ctx: AppContext, url: string): void {
@@ -47,13 +56,21 @@ function assertEventTypes(types: readonly string[] | undefined): void {
 /** A filter as stored: each pattern once, in the order given. */
 const distinct = (types: readonly string[]): string[] => [...new Set(types)];
 
-/** Endpoint 11. The organization's signing key pair is made with its first webhook, in the same transaction. */
+/** A webhook as just created: its record and its secret, which this answer alone shows (besides the secret endpoint). */
+export interface CreatedWebhook extends WebhookRecord {
+  secret: string;
+}
+
+/**
+ * Endpoint 11. The organization's signing key pair is made with its first webhook, in the same
+ * transaction; every webhook gets its own Standard Webhooks secret.
+ */
 export async function createWebhook(
   ctx: AppContext,
   orgId: string,
   input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined },
   commit: Commit = commitAlone(ctx.db),
-): Promise<WebhookRecord> {
+): Promise<CreatedWebhook> {
   assertUrl(ctx, input.url);
   assertEventTypes(input.eventTypes);
   // The organization's first webhook brings its signing key pair, made before the write and off the main thread.
@@ -84,7 +101,8 @@ export async function createWebhook(
     };
     await insertWebhook(ctx.db, webhook);
     await ensureSigningKey(ctx, orgId, pair);
-    return webhook;
+    const { secret } = await insertSecret(ctx, orgId, webhook.id);
+    return { ...webhook, secret };
   });
 }
 
@@ -137,26 +155,60 @@ export async function deleteWebhook(ctx: AppContext, orgId: string, id: string):
   });
 }
 
-/** Endpoint 17: 404 while the organization has no key (no webhook registered yet). */
-export async function getPublicKey(ctx: AppContext, orgId: string): Promise<PublicSigningKey> {
+/**
+ * Endpoint 17: 404 while the organization has no key (no webhook registered yet). With `keyId`, that
+ * key: the current one or one replaced within the rotation window, else 404.
+ */
+export async function getPublicKey(ctx: AppContext, orgId: string, keyId?: string): Promise<PublicSigningKey> {
+  if (keyId !== undefined) {
+    const byId = await signingKeyById(ctx, orgId, keyId);
+    if (!byId) throw notFound(`public key ${keyId} (unknown, or replaced longer ago than webhooks.rotationOverlapSeconds)`);
+    return byId;
+  }
   const key = await currentSigningKey(ctx, orgId);
   if (!key) throw notFound('public key (register a webhook first)');
   return key;
 }
 
-/** Endpoint 16: a new pair; signatures made from now on verify only with it. */
+/** Endpoint 16: a new pair; signatures made from now on verify only with it (the old one stays readable by id for the window). */
 export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit): Promise<PublicSigningKey> =>
   rotateSigningKey(ctx, orgId, commit);
+
+/** The webhook's Standard Webhooks secret; 404 for an unknown id or another organization's. */
+export const getWebhookSecret = (ctx: AppContext, orgId: string, id: string): Promise<WebhookSecretView> =>
+  readWebhookSecret(ctx, orgId, id);
+
+/** A new secret for the webhook; the replaced one signs beside it for `webhooks.rotationOverlapSeconds`. */
+export const rotateWebhookSecretOf = (ctx: AppContext, orgId: string, id: string, commit?: Commit): Promise<WebhookSecretView> =>
+  rotateWebhookSecret(ctx, orgId, id, commit);
+
+/** The signature schemes of a webhook's deliveries, as its settings show them. */
+export type SignatureScheme = 'x-signature' | 'webhook-signature:v1';
+
+/** Each webhook's schemes: `x-signature` always, the Standard Webhooks `v1` once it has a secret. */
+export async function signatureSchemes(ctx: AppContext, webhooks: readonly WebhookRecord[]): Promise<Map<string, SignatureScheme[]>> {
+  const withSecret = await webhooksWithSecret(
+    ctx.db,
+    webhooks.map((w) => w.id),
+  );
+  return new Map(
+    webhooks.map((w) => [w.id, withSecret.has(w.id) ? (['x-signature', 'webhook-signature:v1'] as const).slice() : ['x-signature']]),
+  );
+}
 
 export const organizationHasWebhooks = async (ctx: AppContext, orgId: string): Promise<boolean> => (await countWebhooks(ctx.db, orgId)) > 0;
 
 // ---- operator tooling (CLI): across organizations, by webhook id ----
 
-export interface WebhookWithHealth extends WebhookRecord, WebhookHealth {}
+export interface WebhookWithHealth extends WebhookRecord, WebhookHealth {
+  signatureSchemes: SignatureScheme[];
+}
 
 export async function listWebhooksWithHealth(ctx: AppContext, orgId?: string): Promise<WebhookWithHealth[]> {
   const out: WebhookWithHealth[] = [];
-  for (const w of await listWebhooks(ctx.db, orgId)) out.push({ ...w, ...(await webhookHealth(ctx.db, w.id)) });
+  const webhooks = await listWebhooks(ctx.db, orgId);
+  const schemes = await signatureSchemes(ctx, webhooks);
+  for (const w of webhooks) out.push({ ...w, signatureSchemes: schemes.get(w.id)!, ...(await webhookHealth(ctx.db, w.id)) });
   return out;
 }
 

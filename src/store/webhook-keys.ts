@@ -26,6 +26,11 @@ export async function currentKeyId(db: Db, orgId: string): Promise<string | unde
   return (await db.value(`SELECT id ${CURRENT}`, [orgId])) as string | undefined;
 }
 
+/** One of the organization's keys by id, retired or not (another organization's id is as good as unknown). */
+export async function webhookKeyOf(db: Db, orgId: string, id: string): Promise<WebhookKeyRow | undefined> {
+  return (await db.get('SELECT * FROM webhook_keys WHERE org_id = ? AND id = ?', [orgId, id])) as WebhookKeyRow | undefined;
+}
+
 /** The sealed private half of a key, by id. */
 export async function sealedPrivateKey(db: Db, id: string): Promise<string | undefined> {
   return (await db.value('SELECT private_enc FROM webhook_keys WHERE id = ?', [id])) as string | undefined;

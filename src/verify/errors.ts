@@ -15,7 +15,17 @@ export type WebhookVerificationCode =
   | 'invalid_json'
   | 'no_public_key'
   /** The key given to verify with is not a readable public key: the integrator's setup, not the delivery. */
-  | 'invalid_public_key';
+  | 'invalid_public_key'
+  /** The webhook secret given to verify with is not a `whsec_…` secret: the integrator's setup, not the delivery. */
+  | 'invalid_secret'
+  /** `webhook-timestamp` is not whole unix seconds. */
+  | 'invalid_timestamp'
+  /** `webhook-timestamp` is further in the past than the tolerance: a replay, or a receiver clock that runs ahead. */
+  | 'timestamp_too_old'
+  /** `webhook-timestamp` is further in the future than the tolerance: a sender clock that runs ahead. */
+  | 'timestamp_too_new'
+  /** No `v1` signature of `webhook-signature` matches a secret given. */
+  | 'no_secret_matches';
 
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';

@@ -19,6 +19,20 @@ export {
   type HeaderBag,
 } from './signature.js';
 export {
+  verifyStandardWebhook,
+  standardWebhookHeaders,
+  hasStandardWebhookHeaders,
+  signatureV1,
+  secretKey,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  SECRET_PREFIX,
+  DEFAULT_TOLERANCE_SECONDS,
+  type WebhookSecretInput,
+  type StandardWebhookOptions,
+} from './standard-webhooks.js';
+export {
   fetchPublicKey,
   fetchAccessToken,
   PUBLIC_KEY_PATH,

@@ -1,7 +1,9 @@
 /**
  * Express-style middleware that reads the raw body itself (so it works with or without
  * express.json elsewhere), verifies it and puts the event on `req.webhookEvent` before calling
- * next(). The request, response and next it needs are described structurally below: express's
+ * next(). With a webhook secret it verifies Standard Webhooks (`webhook-signature`, with the replay
+ * window of `webhook-timestamp`) whenever those headers are there, or always when told to require
+ * them, and `x-signature` otherwise. The request, response and next it needs are described structurally below: express's
  * objects (and node's own IncomingMessage / ServerResponse) satisfy them, and the published types
  * never mention express, so an integrator without @types/express compiles them.
  *
@@ -11,15 +13,31 @@ import { WebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent } from './events.js';
 import { fetchPublicKey, type ClientCredentials, type PublicKeySource } from './public-key.js';
 import { headerValue, toKeyList, verifyWebhook, type PublicKeyInput } from './signature.js';
+import {
+  hasStandardWebhookHeaders,
+  secretKeys,
+  verifyStandardWebhook,
+  type StandardWebhookOptions,
+  type WebhookSecretInput,
+} from './standard-webhooks.js';
 
 export type WebhookMiddlewareOptions = (
   | { publicKey: PublicKeyInput; publicKeyUrl?: undefined }
   | { publicKeyUrl: string; credentials: ClientCredentials; publicKey?: undefined; minRefreshIntervalMs?: number }
   | { keySource: PublicKeySource; publicKey?: undefined; publicKeyUrl?: undefined }
+  /** Standard Webhooks alone: a delivery without its headers is refused (400 missing_header). */
+  | { webhookSecret: WebhookSecretInput; publicKey?: undefined; publicKeyUrl?: undefined; keySource?: undefined }
 ) & {
   /** Largest body accepted (default 1 MiB). */
   limitBytes?: number;
-};
+  /**
+   * The webhook's `whsec_…` secret (or several): a delivery carrying the Standard Webhooks headers is
+   * verified with it, timestamp included, instead of with the public key.
+   */
+  webhookSecret?: WebhookSecretInput;
+  /** Refuse a delivery without the Standard Webhooks headers (400 missing_header), even when a public key is given. */
+  requireStandardWebhooks?: boolean;
+} & StandardWebhookOptions;
 
 /** What the middleware reads from the request: express's Request and node's IncomingMessage fit. */
 export interface WebhookRequest {
@@ -101,12 +119,23 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): Webhook
   const limit = opts.limitBytes ?? 1024 * 1024;
   let source: PublicKeySource | undefined;
   let keys: PublicKeyInput | undefined;
+  const secret = opts.webhookSecret;
+  if (secret !== undefined || 'webhookSecret' in opts) secretKeys(secret);
+  else if (opts.requireStandardWebhooks) {
+    throw new WebhookVerificationError('invalid_secret', 'requireStandardWebhooks needs webhookSecret (the webhook’s whsec_… secret)');
+  }
   if ('keySource' in opts && opts.keySource) source = opts.keySource;
   else if (opts.publicKeyUrl) {
     source = fetchPublicKey(opts.publicKeyUrl, opts.credentials, { minRefreshIntervalMs: opts.minRefreshIntervalMs });
-  } else keys = toKeyList(opts.publicKey);
-  const verifyWith = async (raw: Buffer, headers: WebhookRequest['headers']): Promise<AnyWebhookEvent> =>
-    source ? source.verify<AnyWebhookEvent>(raw, headers) : verifyWebhook<AnyWebhookEvent>(raw, headers, keys!);
+  } else if (opts.publicKey !== undefined || secret === undefined) keys = toKeyList(opts.publicKey);
+  const swOptions: StandardWebhookOptions = { toleranceSeconds: opts.toleranceSeconds, now: opts.now };
+  const verifyWith = async (raw: Buffer, headers: WebhookRequest['headers']): Promise<AnyWebhookEvent> => {
+    // With a secret: its headers there, or required, or no public key to fall back on.
+    if (secret !== undefined && (opts.requireStandardWebhooks || hasStandardWebhookHeaders(headers) || (!source && !keys))) {
+      return verifyStandardWebhook<AnyWebhookEvent>(raw, headers, secret, swOptions);
+    }
+    return source ? source.verify<AnyWebhookEvent>(raw, headers) : verifyWebhook<AnyWebhookEvent>(raw, headers, keys!);
+  };
 
   return (req, res, next) => {
     void (async () => {
@@ -150,8 +179,8 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): Webhook
         if (!(err instanceof WebhookVerificationError)) throw err;
         if (err.code === 'invalid_json') return problem(res, 415, 'invalid_json', err.message);
         if (err.code === 'no_public_key') return problem(res, 503, err.code, err.message);
-        // The receiver's own key, as body_not_raw is its own setup: 500, and borderd retries meanwhile.
-        if (err.code === 'invalid_public_key') return problem(res, 500, err.code, err.message);
+        // The receiver's own key or secret, as body_not_raw is its own setup: 500, and borderd retries meanwhile.
+        if (err.code === 'invalid_public_key' || err.code === 'invalid_secret') return problem(res, 500, err.code, err.message);
         return problem(res, 400, err.code, err.message);
       }
     })().catch(next);

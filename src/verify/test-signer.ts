@@ -6,6 +6,7 @@
  */
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import type { AnyWebhookEvent, EventDataByType, EventType, WebhookEvent } from './events.js';
+import { SECRET_PREFIX, secretKey, standardWebhookHeaders } from './standard-webhooks.js';
 
 export interface SignedDelivery<E = AnyWebhookEvent> {
   event: E;
@@ -19,6 +20,8 @@ export interface TestSigner {
   /** PEM (SPKI) to hand to verifyWebhook or createWebhookMiddleware. */
   publicKey: string;
   privateKey: KeyObject;
+  /** A throwaway `whsec_…` secret: the webhook-signature of every delivery verifies with it (webhookSecret of the middleware). */
+  webhookSecret: string;
   /** base64 RSA-SHA256 over the exact bytes. */
   sign(body: string | Buffer): string;
   /** Builds an event (id, organizationId and times filled in unless given) and signs its body. */
@@ -33,11 +36,17 @@ export interface TestSigner {
 
 const rid = (prefix: string) => `${prefix}_test${randomBytes(8).toString('hex')}`;
 
-export function createTestSigner(opts: { keyId?: string; modulusLength?: number } = {}): TestSigner {
+/**
+ * `now` (ms, default Date.now) sets each delivery's `webhook-timestamp`: an old one makes a
+ * delivery that a receiver's replay window refuses.
+ */
+export function createTestSigner(opts: { keyId?: string; modulusLength?: number; now?: () => number } = {}): TestSigner {
   const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: opts.modulusLength ?? 2048 });
   const keyId = opts.keyId ?? rid('wsk');
   const signBytes = (body: string | Buffer) =>
     sign('sha256', typeof body === 'string' ? Buffer.from(body) : body, privateKey).toString('base64');
+  const webhookSecret = SECRET_PREFIX + randomBytes(32).toString('base64');
+  const hmacKey = secretKey(webhookSecret);
   const headersFor = (body: string, id: string, type: string): Record<string, string> => ({
     'content-type': 'application/json',
     'user-agent': 'borderd-test-signer',
@@ -46,11 +55,13 @@ export function createTestSigner(opts: { keyId?: string; modulusLength?: number 
     'x-event-id': id,
     'x-event-type': type,
     'x-delivery-attempt': '1',
+    ...standardWebhookHeaders([hmacKey], id, Math.floor((opts.now ?? Date.now)() / 1000), body),
   });
   return {
     keyId,
     publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
     privateKey,
+    webhookSecret,
     sign: signBytes,
     signEvent(type, data, overrides = {}) {
       const createdAt = overrides.createdAt ?? new Date().toISOString();

@@ -16,11 +16,23 @@ describe('webhook settings (endpoints 11-17)', () => {
     const { auth } = await makeOrg(ctx, tokens);
     const created = await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/hook' });
     expect(created.status).toBe(201);
-    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'enabled', 'eventTypes', 'id', 'updatedAt', 'url']);
+    // The spec's WebhookSettings, the event-type filter, the signature schemes, and the secret this answer alone shows.
+    expect(Object.keys(created.body).sort()).toEqual([
+      'createdAt',
+      'enabled',
+      'eventTypes',
+      'id',
+      'secret',
+      'signatureSchemes',
+      'updatedAt',
+      'url',
+    ]);
     expect(created.body).toMatchObject({ url: 'http://127.0.0.1:9/hook', enabled: true });
     expect(created.body.id).toMatch(/^whk_/);
     const id = created.body.id as string;
-    expect((await http.get(`${BASE}/${id}`).set('authorization', auth)).body).toEqual(created.body);
+    const { secret, ...settings } = created.body as Record<string, unknown>;
+    expect(secret).toMatch(/^whsec_/);
+    expect((await http.get(`${BASE}/${id}`).set('authorization', auth)).body).toEqual(settings);
     const off = await http.patch(`${BASE}/${id}`).set('authorization', auth).send({ url: 'http://127.0.0.1:9/hook', enabled: false });
     expect(off.body.enabled).toBe(false);
     ctx.clock.advance(1000);

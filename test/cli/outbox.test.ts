@@ -74,6 +74,7 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const list = await cli('webhooks', 'list');
     expect(list.json).toHaveLength(1);
     expect(list.json[0]).toMatchObject({ id: webhook.id, enabled: false, failuresInARow: 2, pending: 0, lastSuccessAt: null });
+    expect(list.json[0].signatureSchemes).toEqual(['x-signature', 'webhook-signature:v1']);
     const status = await cli('outbox', 'status');
     expect(status.json).toMatchObject({ failed: 1, skipped: 1, pending: 0, delivered: 0 });
     const failed = await cli('outbox', 'list', '--state', 'failed');

@@ -1,5 +1,6 @@
 /**
- * Endpoints 11 to 17: an organization's webhook settings and its signing key.
+ * Endpoints 11 to 17: an organization's webhook settings and its signing key; each webhook's
+ * Standard Webhooks secret (read and rotate).
  *
  * @module api/routes/webhooks
  */
@@ -8,12 +9,16 @@ import {
   createWebhook,
   deleteWebhook,
   getPublicKey,
+  getWebhookSecret,
   getWebhookSettings,
   listWebhookSettings,
   rotatePublicKey,
+  rotateWebhookSecretOf,
+  signatureSchemes,
   updateWebhookSettings,
 } from '../../services/webhooks.js';
-import { toSettings } from '../../store/webhooks.js';
+import type { AppContext } from '../../context.js';
+import { toSettings, type WebhookRecord } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
 import { adminWebhookRoutes } from './admin-webhooks.js';
@@ -32,12 +37,53 @@ export const settingsSchema = z.object({
   updatedAt: instant,
 });
 
+/** The settings with how deliveries to the webhook are signed. */
+const settings = settingsSchema.extend({
+  signatureSchemes: z
+    .array(z.enum(['x-signature', 'webhook-signature:v1']))
+    .describe(
+      'How deliveries to this webhook are signed: x-signature (RSA-SHA256, the organization key) always; ' +
+        'webhook-signature:v1 (Standard Webhooks, HMAC-SHA256 under the webhook secret) once it has a secret',
+    ),
+});
+
+const created = settings.extend({
+  secret: z.string().describe('The Standard Webhooks secret (whsec_…), shown in this answer once; GET …/{id}/secret reads it again'),
+});
+
 const publicKey = z.object({
   keyId: z.string(),
   publicKey: z.string().describe('SPKI PEM of the RSA public key'),
   algorithm: z.literal('RSA-SHA256'),
   createdAt: instant,
+  retiredAt: instant.optional().describe('Only for a replaced key asked for by keyId: when the rotation replaced it'),
 });
+
+const secretView = z.object({
+  secret: z.string().describe('The current secret, whsec_ + base64 of its key bytes: verify webhook-signature with it'),
+  createdAt: instant,
+  previousExpiresAt: instant
+    .nullable()
+    .describe(
+      'While a rotation window is open: when the replaced secret stops signing beside this one (its v1 signature is sent too); else null',
+    ),
+});
+
+const publicKeyQuery = z.strictObject({
+  keyId: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('A key by its id (x-signature-key-id): the current one, or one replaced less than webhooks.rotationOverlapSeconds ago'),
+});
+
+/** Settings with their signature schemes, in one read for a list. */
+async function withSchemes(ctx: AppContext, webhooks: readonly WebhookRecord[]) {
+  const schemes = await signatureSchemes(ctx, webhooks);
+  return webhooks.map((w) => ({ ...toSettings(w), signatureSchemes: schemes.get(w.id)! }));
+}
+const oneWithSchemes = async (ctx: AppContext, webhook: WebhookRecord) => (await withSchemes(ctx, [webhook]))[0]!;
 
 // URL rules beyond "a string" and its length (scheme, credentials, private targets) are checked by
 // the service, which names body.url in the 400 problem. The length is the configured one, so
@@ -66,16 +112,25 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     method: 'get',
     path: `${BASE}/public-key`,
     summary: "The organization's current public key for x-signature",
+    description:
+      'With keyId (the x-signature-key-id of a delivery): that key, also one a rotation replaced less than ' +
+      'webhooks.rotationOverlapSeconds ago, so a receiver that meets an unknown key id can fetch it.',
     tags: ['webhooks'],
     auth: 'bearer',
-    responses: { 200: { description: 'the current key', schema: publicKey }, 404: { description: 'no key yet: register a webhook first' } },
-    handler: async ({ ctx, auth }) => ({ body: await getPublicKey(ctx, auth.orgId) }),
+    query: publicKeyQuery,
+    responses: {
+      200: { description: 'the current key, or the one asked for', schema: publicKey },
+      404: { description: 'no key yet (register a webhook first), or keyId unknown or replaced before the window' },
+    },
+    handler: async ({ ctx, auth, query }) => ({ body: await getPublicKey(ctx, auth.orgId, query.keyId) }),
   });
   api.route({
     method: 'post',
     path: `${BASE}/public-key`,
     summary: "Regenerate the organization's key pair",
-    description: 'Signatures made after this call verify only with the returned key.',
+    description:
+      'Signatures made after this call verify only with the returned key. The replaced key stays readable ' +
+      'by its id (GET with ?keyId=) for webhooks.rotationOverlapSeconds.',
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 201: { description: 'the new key', schema: publicKey } },
@@ -85,16 +140,24 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     method: 'post',
     path: BASE,
     summary: 'Register a webhook URL',
-    description: "The organization's signing key pair is generated with its first webhook.",
+    description:
+      "The organization's signing key pair is generated with its first webhook. Each webhook gets its own " +
+      'Standard Webhooks secret, shown in this answer once.',
     tags: ['webhooks'],
     auth: 'bearer',
     body: settingsBody,
     responses: {
-      201: { description: 'registered', schema: settingsSchema },
+      201: { description: 'registered, with its secret', schema: created },
       400: { description: 'url refused (names body.url)' },
       409: { description: 'the organization has webhooks.maxPerOrganization webhooks already (webhook_limit_reached)' },
     },
-    handler: async ({ ctx, auth, body, commit }) => ({ status: 201, body: toSettings(await createWebhook(ctx, auth.orgId, body, commit)) }),
+    handler: async ({ ctx, auth, body, commit }) => {
+      const webhook = await createWebhook(ctx, auth.orgId, body, commit);
+      return {
+        status: 201,
+        body: { ...toSettings(webhook), signatureSchemes: ['x-signature', 'webhook-signature:v1'], secret: webhook.secret },
+      };
+    },
   });
   api.route({
     method: 'get',
@@ -102,8 +165,8 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     summary: 'All webhooks of the organization',
     tags: ['webhooks'],
     auth: 'bearer',
-    responses: { 200: { description: 'the list', schema: z.array(settingsSchema) } },
-    handler: async ({ ctx, auth }) => ({ body: (await listWebhookSettings(ctx, auth.orgId)).map(toSettings) }),
+    responses: { 200: { description: 'the list', schema: z.array(settings) } },
+    handler: async ({ ctx, auth }) => ({ body: await withSchemes(ctx, await listWebhookSettings(ctx, auth.orgId)) }),
   });
   api.route({
     method: 'get',
@@ -112,11 +175,8 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     tags: ['webhooks'],
     auth: 'bearer',
     params: idParams,
-    responses: {
-      200: { description: 'the webhook', schema: settingsSchema },
-      404: { description: "unknown id or another organization's" },
-    },
-    handler: async ({ ctx, auth, params }) => ({ body: toSettings(await getWebhookSettings(ctx, auth.orgId, params.id)) }),
+    responses: { 200: { description: 'the webhook', schema: settings }, 404: { description: "unknown id or another organization's" } },
+    handler: async ({ ctx, auth, params }) => ({ body: await oneWithSchemes(ctx, await getWebhookSettings(ctx, auth.orgId, params.id)) }),
   });
   api.route({
     method: 'patch',
@@ -132,7 +192,44 @@ export const webhookRoutes: RouteModule = (api, deps) => {
       404: { description: "unknown id or another organization's" },
     },
     groupCommit: true,
-    handler: async ({ ctx, auth, params, body }) => ({ body: toSettings(await updateWebhookSettings(ctx, auth.orgId, params.id, body)) }),
+    handler: async ({ ctx, auth, params, body }) => ({
+      body: await oneWithSchemes(ctx, await updateWebhookSettings(ctx, auth.orgId, params.id, body)),
+    }),
+  });
+  api.route({
+    method: 'get',
+    path: `${BASE}/{id}/secret`,
+    summary: "The webhook's Standard Webhooks secret",
+    description:
+      'The secret that signs webhook-signature (v1, HMAC-SHA256). A webhook made before secrets existed has none until its first rotation.',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    params: idParams,
+    responses: {
+      200: { description: 'the current secret', schema: secretView },
+      404: { description: "unknown id or another organization's, or a webhook without a secret yet" },
+    },
+    handler: async ({ ctx, auth, params }) => ({ body: await getWebhookSecret(ctx, auth.orgId, params.id) }),
+  });
+  api.route({
+    method: 'post',
+    path: `${BASE}/{id}/secret/rotate`,
+    summary: "Rotate the webhook's Standard Webhooks secret",
+    description:
+      'A new secret signs at once; the replaced one signs beside it (both v1 signatures in webhook-signature) for ' +
+      'webhooks.rotationOverlapSeconds. A rotation while that window is open replaces the pending secret (the one the ' +
+      'open rotation made); the old one keeps signing until its original end.',
+    tags: ['webhooks'],
+    auth: 'bearer',
+    params: idParams,
+    responses: {
+      201: { description: 'the new secret', schema: secretView },
+      404: { description: "unknown id or another organization's" },
+    },
+    handler: async ({ ctx, auth, params, commit }) => ({
+      status: 201,
+      body: await rotateWebhookSecretOf(ctx, auth.orgId, params.id, commit),
+    }),
   });
   api.route({
     method: 'delete',

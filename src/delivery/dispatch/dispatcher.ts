@@ -12,6 +12,7 @@ import { claimDue, dueWebhooks, type DueWebhook } from '../../store/deliveries.j
 import { VERSION } from '../../version.js';
 import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';
+import { WebhookSecretKeys } from '../webhook-secrets.js';
 import { claimCapacity, ClaimPlanner } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { attemptOutcome, signingFailed, type Job, type SendResult } from './job.js';
@@ -20,7 +21,7 @@ import { Leases } from './leases.js';
 import { endsWebhook, Recorder } from './record.js';
 import { Sender } from './send.js';
 import { SendSlots } from './send-slots.js';
-import { Signing } from './signing.js';
+import { Signing, standardHeaders } from './signing.js';
 import { UnansweredEndpoints } from './unanswered.js';
 
 export interface DispatcherOptions {
@@ -113,7 +114,7 @@ export class Dispatcher implements Worker {
     this.#leases = new Leases(ctx, this.owner);
     this.#pools = new EndpointPools(ctx.config);
     this.#sender = new Sender(this.#pools, d);
-    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize);
+    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx));
     this.#recorder = new Recorder(ctx, {
       owner: this.owner,
       policy: this.#policy,
@@ -260,9 +261,11 @@ export class Dispatcher implements Worker {
 
     const bodies = await this.#signing.bodiesOf(claimed);
     const keys = await this.#signing.keysOf(claimed);
+    const secrets = await this.#signing.secretsOf(claimed);
     const started: Promise<void>[] = [];
     for (const { webhook, rows } of claimed) {
       const key = keys.get(webhook.orgId)!;
+      const secretKeys = secrets.get(webhook.id)!;
       this.#leases.hold(webhook.id, rows);
       for (const row of rows) {
         const event = bodies.get(row.eventId);
@@ -287,6 +290,7 @@ export class Dispatcher implements Worker {
           traceContext: event?.traceContext ?? null,
           keyId: key instanceof Error ? null : key.keyId,
           signature: this.#signing.signatureFor(row.eventId, key, event),
+          secretKeys,
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
         this.#inflight.add(done);
@@ -339,6 +343,7 @@ export class Dispatcher implements Worker {
           'x-event-id': job.eventId,
           'x-event-type': job.eventType,
           'x-delivery-attempt': String(job.attempts + 1),
+          ...standardHeaders(job, this.#ctx.clock.now()),
         };
         const traceparent = activeTraceparent();
         if (traceparent) headers.traceparent = traceparent;

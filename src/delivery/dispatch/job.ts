@@ -30,6 +30,8 @@ export interface Job {
   traceContext: string | null;
   keyId: string | null;
   signature: Promise<string>;
+  /** The webhook's Standard Webhooks secret keys signing now (current first), none before its first secret, or why they could not be opened. */
+  secretKeys: readonly Buffer[] | Error;
 }
 
 /** What one attempt came to: an endpoint's answer (any status), or no answer and why. */

@@ -2,7 +2,9 @@
  * What a pass's claimed rows need before they can go: each event's body, read once per pass and
  * kept between passes, each organization's current key, read once per pass, and each (event, key)
  * signature, from the process's EventSignatures (in memory, in event_signatures, else made on
- * libuv's thread pool). Also the signing again of a row whose key was retired while it waited.
+ * libuv's thread pool). Also the signing again of a row whose key was retired while it waited, and
+ * each webhook's Standard Webhooks secrets, read once per pass, from which a send's `webhook-*`
+ * headers are made at its send time.
  *
  * @module delivery/dispatch/signing
  */
@@ -10,6 +12,8 @@ import { remember } from '../../domain/bounded-map.js';
 import type { Db } from '../../db/database.js';
 import { eventBodies } from '../../store/events.js';
 import type { EventSignatures } from '../event-signatures.js';
+import type { WebhookSecretKeys } from '../webhook-secrets.js';
+import { standardWebhookHeaders } from '../../verify/standard-webhooks.js';
 import type { SigningKey } from '../signing-keys.js';
 import type { Claimed } from './claim-shares.js';
 import type { Job } from './job.js';
@@ -29,13 +33,34 @@ export class Signing {
   readonly #signatures: EventSignatures;
   readonly #bodies = new Map<string, EventBody>();
   readonly #bodyCacheSize: number;
+  readonly #secretKeys: WebhookSecretKeys | undefined;
   /** Signatures made for this dispatcher's sends (node:crypto sign calls), across every organization and key. */
   made = 0;
 
-  constructor(db: Db, signatures: EventSignatures, bodyCacheSize = BODY_CACHE) {
+  /** Without `secretKeys`, sends carry `x-signature` alone (tests of the RSA path). */
+  constructor(db: Db, signatures: EventSignatures, bodyCacheSize = BODY_CACHE, secretKeys?: WebhookSecretKeys) {
     this.#db = db;
     this.#signatures = signatures;
     this.#bodyCacheSize = bodyCacheSize;
+    this.#secretKeys = secretKeys;
+  }
+
+  /**
+   * The keys of each claimed webhook's secrets that sign now (current first, then a replaced one
+   * whose rotation window is open), or why they cannot be had: one read per webhook and pass, so a
+   * rotation made by any process is seen by the next pass. An empty list: a webhook made before
+   * secrets existed, sent with `x-signature` alone until its secret is first rotated.
+   */
+  async secretsOf(claimed: readonly Claimed[]): Promise<Map<string, Buffer[] | Error>> {
+    const secrets = new Map<string, Buffer[] | Error>();
+    for (const { webhook } of claimed) {
+      try {
+        secrets.set(webhook.id, this.#secretKeys ? await this.#secretKeys.keysOf(webhook.id) : []);
+      } catch (err) {
+        secrets.set(webhook.id, err instanceof Error ? err : new Error(String(err)));
+      }
+    }
+    return secrets;
   }
 
   /**
@@ -109,4 +134,16 @@ export class Signing {
     if (made) this.made++;
     return signature;
   }
+}
+
+/**
+ * The Standard Webhooks headers of one send: `webhook-id` is the event id (the same on every retry,
+ * what a receiver dedupes on) and `webhook-timestamp` this attempt's send time, so a captured
+ * delivery stops verifying once the receiver's tolerance has passed. None for a webhook without a
+ * secret; throws (a signing failure) when its secrets could not be opened.
+ */
+export function standardHeaders(job: Job, nowMs: number): Record<string, string> {
+  if (job.secretKeys instanceof Error) throw job.secretKeys;
+  if (job.secretKeys.length === 0) return {};
+  return standardWebhookHeaders(job.secretKeys, job.eventId, Math.floor(nowMs / 1000), job.body);
 }

@@ -140,6 +140,7 @@ export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, body = '{}'): J
     traceContext: null,
     keyId: null,
     signature: Promise.resolve(''),
+    secretKeys: [],
   };
 }
 
