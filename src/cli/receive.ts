@@ -36,6 +36,7 @@ interface ReceiveArgs {
   'client-id'?: string;
   'client-secret'?: string;
   header: string[];
+  'pass-header': string[];
   events?: string;
   dedupe: boolean;
   'capture-db': string;
@@ -69,6 +70,12 @@ function sharedOptions<T>(y: Argv<T>) {
       array: true,
       default: [] as string[],
       describe: 'extra header for the local app, "Name: value" (repeatable)',
+    })
+    .option('pass-header', {
+      type: 'string',
+      array: true,
+      default: [] as string[],
+      describe: "an unsigned header of the sender's request to pass on to the app as received (repeatable; none by default)",
     })
     .option('forward-timeout', {
       type: 'number',
@@ -278,6 +285,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
       port: args.port,
       verify: mode.verify,
       relay,
+      passHeaders: args['pass-header'],
       onRejected: (reason, eventId, status) =>
         reporter.event({
           time: new Date().toISOString(),

@@ -135,7 +135,14 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       else if (ctx?.db.open) await ctx.db.close();
       // A start that failed (a port in use, say) leaves nothing it created: no empty database, no
       // master key that a later start would have to match.
-      for (const file of startFiles) rmSync(file, { force: true });
+      // A path that could not be made (a file where a folder should be) is not there to remove.
+      for (const file of startFiles) {
+        try {
+          rmSync(file, { force: true });
+        } catch {
+          // nothing was created there
+        }
+      }
       process.exitCode = reportError(
         config ? listenFailure(err, config.server.host, config.server.port, 'server.host, server.port') : err,
         args.json,

@@ -35,6 +35,7 @@ const SIGNED_HEADERS = ['x-signature', 'x-signature-key-id', 'webhook-id', 'webh
 export function forwardedHeaders(
   received: Record<string, string | string[] | undefined>,
   event: { id: string; type: string },
+  pass: readonly string[] = [],
 ): Record<string, string> {
   const single = (name: string): string | undefined => {
     const v = received[name];
@@ -52,6 +53,11 @@ export function forwardedHeaders(
   // Unsigned, but only ever a well-formed W3C trace context: the app's spans continue the delivery's trace.
   const traceparent = single('traceparent');
   if (traceparent !== undefined && /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(traceparent)) out.traceparent = traceparent;
+  // Named by the operator (--pass-header): the sender's value, unsigned, never one of the headers above.
+  for (const name of pass) {
+    const v = single(name.toLowerCase());
+    if (v !== undefined && !(name.toLowerCase() in out)) out[name.toLowerCase()] = v;
+  }
   return out;
 }
 

@@ -20,6 +20,8 @@ export interface ListenOptions {
   port: number;
   verify: Verifier;
   relay: Relay;
+  /** Unsigned headers of the sender's request passed on as received, by name (`--pass-header`). */
+  passHeaders?: readonly string[];
   limitBytes?: number;
   /** A delivery answered without forwarding it: 401 for its signature, 503 when the key could not be had. */
   onRejected?: (reason: string, eventId: string | undefined, status: 401 | 503) => void;
@@ -99,7 +101,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       eventId: event.id,
       eventType: event.type,
       body: raw,
-      headers: forwardedHeaders(req.headers, event),
+      headers: forwardedHeaders(req.headers, event, opts.passHeaders),
     });
     reply(res, outcome.status, { eventId: event.id, outcome: outcome.outcome, status: outcome.status }, false, {
       'server-timing': serverTiming(performance.now() - started, outcome.forwardMs),

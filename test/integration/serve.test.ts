@@ -224,7 +224,7 @@ describe('borderd serve (real process)', () => {
     const noDir = await serve(join(dir, 'file', 'borderd.db'));
     expect(noDir.code).toBe(2);
     expect(oneLine(noDir)).toBe(
-      `borderd: cannot open database ${join(dir, 'file', 'borderd.db')}: EEXIST: file already exists, mkdir '${join(dir, 'file')}' (database.path)`,
+      `borderd: cannot open database ${join(dir, 'file', 'borderd.db')}: ${join(dir, 'file')} is not a directory (database.path)`,
     );
 
     // A file that is not a SQLite database.

@@ -187,7 +187,7 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     params: idParams,
     body: settingsBody,
     responses: {
-      200: { description: 'updated', schema: settingsSchema },
+      200: { description: 'updated', schema: settings },
       400: { description: 'url refused (names body.url)' },
       404: { description: "unknown id or another organization's" },
     },
