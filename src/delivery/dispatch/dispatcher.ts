@@ -63,8 +63,9 @@ export interface DispatcherStats {
  * are coalesced: a commit signal, the poll timer and finished sends only request one, and at most
  * one runs per turn of the loop. Results are recorded in batches (record.ts).
  *
- * A crash leaves leased rows that become claimable when the lease ends; a clean stop waits for
- * in-flight sends and releases what is left.
+ * A crash leaves leased rows, which the node registry (src/cluster/nodes.ts) takes back once it
+ * knows the holder dead, or their leases end; a clean stop waits for in-flight sends and releases
+ * what is left.
  */
 export class Dispatcher implements Worker {
   readonly name = 'dispatcher';
