@@ -1,6 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { writeEvents } from '../support/admin-events.js';
 import { daemonToken } from '../support/daemon-token.js';
 import { startBorderd } from '../support/process.js';
 import { signatureVerifies, startReceiver } from './receiver.js';
@@ -71,23 +72,7 @@ describe('crash safety of the outbox', () => {
     publicKey = createPublicKey(key.publicKey);
     keyId = key.keyId;
 
-    const created: string[] = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (next < EVENTS) {
-          next++;
-          const res = await post(`${first.url}/admin/v1/events`, `Bearer ${ADMIN}`, {
-            orgId,
-            type: 'Transaction_Created',
-            data: { status: 'Submitted' },
-          });
-          expect(res.status).toBe(201);
-          created.push(String(res.body.id));
-        }
-      }),
-    );
-    expect(new Set(created).size).toBe(EVENTS);
+    const created = await writeEvents([first.url], ADMIN, orgId, EVENTS);
 
     open();
     while (ids.size < 150) await once(arrivals, 'id');

@@ -7,6 +7,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { writeEvents } from '../support/admin-events.js';
 import { daemonToken } from '../support/daemon-token.js';
 import { startBorderd, type RunningBorderd } from '../support/process.js';
 import { signatureVerifies, startReceiver } from '../delivery/receiver.js';
@@ -69,24 +70,7 @@ describe('several nodes on one PostgreSQL', () => {
     };
     publicKey = createPublicKey(key.publicKey);
 
-    const created: string[] = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 16 }, async (_, worker) => {
-        while (next < EVENTS) {
-          next++;
-          const node = worker % 2 === 0 ? a : b;
-          const res = await post(`${node.url}/admin/v1/events`, `Bearer ${ADMIN}`, {
-            orgId,
-            type: 'Transaction_Created',
-            data: { status: 'Submitted' },
-          });
-          expect(res.status).toBe(201);
-          created.push(String(res.body.id));
-        }
-      }),
-    );
-    expect(new Set(created).size).toBe(EVENTS);
+    const created = await writeEvents([a.url, b.url], ADMIN, orgId, EVENTS);
 
     open();
     while (copies.size < 150) await once(arrivals, 'id');
