@@ -43,7 +43,7 @@ USER node
 VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.BORDERD_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.BORDERD_SERVER_PORT||process.env.BORDERD_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # exec form, and the entrypoint execs node: borderd is PID 1 and receives SIGTERM directly to drain.
 ENTRYPOINT ["/app/docker/entrypoint.sh"]
 CMD ["serve"]

@@ -168,6 +168,13 @@ describe('the Docker image, replayed without an engine', () => {
     const port = new URL(url).port;
     const check = spawnSync('sh', ['-c', health], { env: { ...env, BORDERD_PORT: port }, encoding: 'utf8', timeout: 10_000 });
     expect(check.status, check.stderr).toBe(0);
+    // BORDERD_SERVER_PORT wins over the short BORDERD_PORT in the configuration, and so in the check.
+    const byLongName = spawnSync('sh', ['-c', health], {
+      env: { ...env, BORDERD_PORT: '1', BORDERD_SERVER_PORT: port },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    expect(byLongName.status, byLongName.stderr).toBe(0);
 
     // The image's production rules: no first-start organization, so no secret in the container's log.
     expect(out).not.toMatch(/clientSecret|bsk_/);
