@@ -15,15 +15,14 @@ import { notifyOnCommit, type Database, type Db } from '../db/database.js';
 import type { Signals } from '../signals.js';
 import type { Worker } from '../worker.js';
 
-/** Each channel and the signal it raises in every process. */
-const CHANNELS = { borderd_outbox: 'outbox', borderd_inbound: 'inbound' } as const satisfies Record<string, keyof Signals>;
+/** The signals raised across nodes, each with its channel. */
+const CHANNELS = { outbox: 'borderd_outbox', inbound: 'borderd_inbound' } as const satisfies Partial<Record<keyof Signals, string>>;
 
-type Channel = keyof typeof CHANNELS;
+type Announced = keyof typeof CHANNELS;
 
 /** Inside the write transaction: once it commits, every node's `signal` listeners run. */
-export async function announce(db: Db, signal: (typeof CHANNELS)[Channel]): Promise<void> {
-  const channel = (Object.keys(CHANNELS) as Channel[]).find((c) => CHANNELS[c] === signal)!;
-  await notifyOnCommit(db, channel);
+export async function announce(db: Db, signal: Announced): Promise<void> {
+  await notifyOnCommit(db, CHANNELS[signal]);
 }
 
 /** The listener of `borderd serve`: every channel's notifications raise its signal here. */
@@ -32,7 +31,8 @@ export function crossNodeWakeups(ctx: AppContext & { db: Database }): Worker {
   return {
     name: 'wakeups',
     async start() {
-      stop = await ctx.db.listen(Object.keys(CHANNELS), (channel) => ctx.signals[CHANNELS[channel as Channel]].emit());
+      const signalOf = new Map<string, Announced>(Object.entries(CHANNELS).map(([signal, channel]) => [channel, signal as Announced]));
+      stop = await ctx.db.listen(Object.values(CHANNELS), (channel) => ctx.signals[signalOf.get(channel)!].emit());
     },
     async stop() {
       await stop?.();

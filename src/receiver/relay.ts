@@ -107,7 +107,8 @@ export class Relay {
     const { capture, reporter } = this.opts;
     const now = () => (this.opts.now?.() ?? new Date()).toISOString();
     const receivedAt = now();
-    if (this.opts.eventTypes.length > 0 && !this.opts.eventTypes.includes(d.eventType)) {
+    // Answered 200 and not forwarded: the sender must not retry what this receiver was told to leave out.
+    const skip = (detail: string) => {
       reporter.event({
         time: receivedAt,
         eventId: d.eventId,
@@ -116,24 +117,13 @@ export class Relay {
         status: 200,
         latencyMs: null,
         target: null,
-        detail: 'not in --events',
+        detail,
       });
-      return { status: 200, outcome: 'skipped' };
-    }
+      return { status: 200, outcome: 'skipped' as const };
+    };
+    if (this.opts.eventTypes.length > 0 && !this.opts.eventTypes.includes(d.eventType)) return skip('not in --events');
     const forwarder = this.opts.routes?.find((r) => typeMatches(r.pattern, d.eventType))?.forwarder ?? this.opts.forwarder;
-    if (!forwarder) {
-      reporter.event({
-        time: receivedAt,
-        eventId: d.eventId,
-        eventType: d.eventType,
-        outcome: 'skipped',
-        status: 200,
-        latencyMs: null,
-        target: null,
-        detail: 'no --route takes this type',
-      });
-      return { status: 200, outcome: 'skipped' };
-    }
+    if (!forwarder) return skip('no --route takes this type');
     if (this.opts.dedupe && capture.alreadyDelivered(d.eventId)) {
       reporter.event({
         time: receivedAt,
