@@ -47,7 +47,11 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const dataDir = dataDirOf(config);
   const db = openDatabase(config.database, {
     onIdleError: (err) =>
-      log.warn({ err, database: db.location }, 'an idle database connection failed; the next statement opens a new one'),
+      // Only the message and code: the pool hangs the connection (with its settings) on the error.
+      log.warn(
+        { err: { message: err.message, code: (err as { code?: string }).code }, database: db.location },
+        'an idle database connection failed; the next statement opens a new one',
+      ),
   });
   let secrets: SecretBox;
   try {

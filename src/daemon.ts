@@ -75,15 +75,15 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
   // this node leaves the nodes table after the dispatcher gave its leases back. The node registry
   // takes back what dead processes held before the dispatcher's first pass; the metrics count
   // from before the first send to after the last.
-  const nodeId = newNodeId();
+  const nodes = new NodeRegistry(ctx, newNodeId());
   const workers: Worker[] = [
     ...(metrics ? [metrics] : []),
-    new NodeRegistry(ctx, nodeId),
+    nodes,
     crossNodeWakeups(ctx),
-    new Dispatcher(ctx, { signatures, owner: nodeId }),
+    new Dispatcher(ctx, { signatures, owner: nodes.id, share: nodes.share }),
     createDecryptWorker(ctx),
     eventStreamCloser(ctx),
-    retentionWorker(ctx, nodeId),
+    retentionWorker(ctx, nodes.id),
     createAlertWorker(ctx),
   ];
   for (const worker of workers) await worker.start();

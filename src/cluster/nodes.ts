@@ -4,8 +4,8 @@
  * and on every heartbeat looks for dead processes that still hold deliveries and takes those back,
  * so a crash delays its deliveries by seconds instead of a whole lease (delivery.leaseMs).
  *
- * A holder is dead when its row was not refreshed for nodes.deadAfterMs, or, on this host, when its
- * pid is gone. A holder with no row on another host is left to its leases: nothing here says it is
+ * A holder is dead when its row was not refreshed for nodes.deadAfterMs while this node could see
+ * the database, or, on this host, when its pid is gone. A holder with no row on another host is left to its leases: nothing here says it is
  * dead. (A restarted container gets its old pid back, so its previous run is known dead by the
  * heartbeat only.)
  *
@@ -18,6 +18,7 @@ import { withTransaction } from '../db/database.js';
 import { leaseOwners, takeBackLeases } from '../store/deliveries.js';
 import { deleteNode, listNodes, registerNode, touchNode, type NodeRow } from '../store/nodes.js';
 import type { Worker } from '../worker.js';
+import { shareOfSlots } from './shares.js';
 
 /** This process's id among the nodes: the owner of every lease it takes. */
 export function newNodeId(): string {
@@ -55,12 +56,35 @@ export class NodeRegistry implements Worker {
   readonly #alive: (pid: number) => boolean;
   #timer: NodeJS.Timeout | undefined;
   #beat: Promise<void> | undefined;
+  /**
+   * Since when this node's heartbeats reach the database without a miss (0: since before it
+   * started). Another node's silence counts only from then: while the database was away from
+   * everyone, every node was silent, and none of them is dead for it.
+   */
+  #seeingSince = 0;
+  #missed = false;
+  /** The live nodes' ids as of the last heartbeat, sorted: the same list on every node, give or take a heartbeat. */
+  #live: readonly string[];
 
   constructor(ctx: AppContext, id: string, opts: { alive?: (pid: number) => boolean } = {}) {
     this.#ctx = ctx;
     this.id = id;
     this.#alive = opts.alive ?? processAlive;
+    this.#live = [id];
   }
+
+  /** The live nodes as of the last heartbeat, this one included. */
+  get live(): readonly string[] {
+    return this.#live;
+  }
+
+  /**
+   * This node's part of a webhook's send slots (cluster/shares.ts). Each node reads the live list
+   * at its own heartbeat, so while a node joins the others keep their larger parts for up to a
+   * heartbeat, and sends already in flight finish under the parts they started with.
+   */
+  readonly share = (webhookId: string, slots: number): number =>
+    shareOfSlots(slots, webhookId, this.#live.indexOf(this.id), this.#live.length);
 
   /** Registers this process and takes back what dead ones held, before the dispatcher's first pass. */
   async start(): Promise<void> {
@@ -87,8 +111,17 @@ export class NodeRegistry implements Worker {
   /** Says this process is alive (again, should another have declared it dead) and takes over dead ones. */
   async heartbeat(): Promise<void> {
     const now = this.#ctx.clock.now();
-    if (!(await touchNode(this.#ctx.db, this.id, now))) {
-      await registerNode(this.#ctx.db, { id: this.id, host: this.#host, pid: process.pid, startedAt: now, seenAt: now });
+    try {
+      if (!(await touchNode(this.#ctx.db, this.id, now))) {
+        await registerNode(this.#ctx.db, { id: this.id, host: this.#host, pid: process.pid, startedAt: now, seenAt: now });
+      }
+    } catch (err) {
+      this.#missed = true;
+      throw err;
+    }
+    if (this.#missed) {
+      this.#missed = false;
+      this.#seeingSince = now;
     }
     await this.takeOver();
   }
@@ -109,9 +142,13 @@ export class NodeRegistry implements Worker {
         return taken;
       });
     }
+    const live = [this.id];
     for (const node of nodes.values()) {
-      if (node.id !== this.id && !dead.includes(node.id) && this.#isDead(node.id, node, now)) await deleteNode(ctx.db, node.id);
+      if (node.id === this.id || dead.includes(node.id)) continue;
+      if (this.#isDead(node.id, node, now)) await deleteNode(ctx.db, node.id);
+      else live.push(node.id);
     }
+    this.#live = live.sort();
     if (rows > 0) {
       ctx.log.warn({ owners: dead, deliveries: rows }, 'took back the deliveries of stopped processes');
       ctx.signals.outbox.emit();
@@ -120,7 +157,7 @@ export class NodeRegistry implements Worker {
   }
 
   #isDead(owner: string, node: NodeRow | undefined, now: number): boolean {
-    if (node && now - node.seenAt > this.#ctx.config.nodes.deadAfterMs) return true;
+    if (node && now - Math.max(node.seenAt, this.#seeingSince) > this.#ctx.config.nodes.deadAfterMs) return true;
     const where = node ?? hostAndPid(owner);
     return where !== undefined && where.host === this.#host && where.pid !== process.pid && !this.#alive(where.pid);
   }

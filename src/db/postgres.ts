@@ -285,6 +285,10 @@ export class PostgresDatabase implements Database {
     const client = await this.pool.connect();
     const tx = new PostgresTransaction(client);
     let broken: Error | undefined;
+    // A checked-out connection that dies between statements emits 'error', which with no listener
+    // would end the process; the statement then in flight (or the next) fails on its own.
+    const onLost = (err: Error) => (broken = err);
+    client.on('error', onLost);
     try {
       await client.query(begin);
       const began = writes && this.onCommit && performance.now();
@@ -303,6 +307,7 @@ export class PostgresDatabase implements Database {
       throw err;
     } finally {
       tx.end();
+      client.removeListener('error', onLost);
       client.release(broken);
     }
   }

@@ -315,6 +315,14 @@ export async function releaseLease(db: Db, id: string, owner: string): Promise<v
   await db.run('UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?', [id, owner]);
 }
 
+/** Gives these rows' leases back without counting an attempt: rows claimed and then not sent. */
+export async function releaseLeasesOf(db: Db, owner: string, ids: readonly string[]): Promise<number> {
+  return await db.run(sql`UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE id IN (${JSON_LIST}) AND claimed_by = ?`, [
+    JSON.stringify(ids),
+    owner,
+  ]);
+}
+
 /**
  * Gives leases back without counting an attempt (clean shutdown). A delivered row never holds one
  * (its result cleared it), so naming the other states lets the statement seek them instead of

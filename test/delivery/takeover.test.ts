@@ -74,6 +74,35 @@ describe('taking over from dead processes', () => {
     expect(await s.dispatcher.runOnce()).toBe(2);
   });
 
+  it('after its own heartbeats failed, counts another node’s silence only from when it sees the database again', async () => {
+    const s = await setup({ 'nodes.heartbeatMs': 1000, 'nodes.deadAfterMs': 5000 });
+    await newTx(s.ctx, s.org.org.id);
+    const other = 'db-node-2:77:00c0ffee';
+    await registerNode(s.ctx.db, { id: other, host: 'db-node-2', pid: 77, startedAt: s.ctx.clock.now(), seenAt: s.ctx.clock.now() });
+    await claimAll(s, other);
+    // The database goes away for both: this node's heartbeats fail as the other's do.
+    let away = false;
+    const db = new Proxy(s.ctx.db, {
+      get(target, prop) {
+        if (away && prop === 'run') return () => Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const r = new NodeRegistry({ ...s.ctx, db }, newNodeId());
+    registries.push(r);
+    await r.start();
+    away = true;
+    s.ctx.clock.advance(8000);
+    await expect(r.heartbeat()).rejects.toThrow(/ECONNREFUSED/);
+    away = false;
+    await r.heartbeat(); // back: the other's row is 8 s old, but it was silent only while nobody could write
+    expect((await getDelivery(s.ctx.db, (await listDeliveries(s.ctx.db, { limit: 1 }))[0]!.id))!.attempts).toBe(0);
+    expect(r.live).toHaveLength(2);
+    s.ctx.clock.advance(5001); // silent for deadAfterMs since then: dead
+    expect(await r.takeOver()).toEqual({ owners: [other], rows: 1 });
+  });
+
   it('a node declared dead that comes back registers again at its next heartbeat, and leaves at its stop', async () => {
     const s = await setup();
     const r = registry(s.ctx);

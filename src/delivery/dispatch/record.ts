@@ -7,7 +7,7 @@
  * @module delivery/dispatch/record
  */
 import type { AppContext } from '../../context.js';
-import type { Db, TransactionOptions } from '../../db/database.js';
+import { isDatabaseUnavailable, type Db, type TransactionOptions } from '../../db/database.js';
 import { isoAt } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../../domain/retry-schedule.js';
@@ -23,6 +23,8 @@ export const FLUSH_BATCH = 64;
 export const FLUSH_DELAY_MS = 4;
 /** How soon results that found the write lock held (another process) are tried again. */
 export const BUSY_RETRY_MS = 20;
+/** How soon results are written again while the database cannot be reached. */
+const UNAVAILABLE_RETRY_MS = 500;
 
 /**
  * Whether a result disables the webhook: a 410, or the failed last attempt of its cycle; never
@@ -169,12 +171,19 @@ export class Recorder {
       }, BOOKKEEPING);
     try {
       let recorded: RecordedLine[] | undefined;
+      let retryMs = BUSY_RETRY_MS;
       try {
         recorded = await recordAll();
       } catch (err) {
-        // Only a write that failed inside is retried alone; a transaction that could not start is reported as it is.
-        if (!began) throw err;
-        recorded = await recordEach();
+        if (isDatabaseUnavailable(err) && !this.#stopping) {
+          // The database is away (its transaction rolled back): the results wait in memory like
+          // those behind a held lock, so a send made just before an outage is recorded after it,
+          // not sent again when its lease ends.
+          retryMs = UNAVAILABLE_RETRY_MS;
+        } else if (!began) {
+          // Only a write that failed inside is retried alone; a transaction that could not start is reported as it is.
+          throw err;
+        } else recorded = await recordEach();
       }
       if (recorded === undefined) {
         // The write lock is held elsewhere: the results wait in memory (their rows stay leased and
@@ -182,7 +191,7 @@ export class Recorder {
         this.#finished = batch.concat(this.#finished);
         this.#signatures.giveBack(signatures);
         clearTimeout(this.#flushTimer);
-        this.#flushTimer = setTimeout(() => void this.flush(), BUSY_RETRY_MS);
+        this.#flushTimer = setTimeout(() => void this.flush(), retryMs);
         return;
       }
       lines = recorded;

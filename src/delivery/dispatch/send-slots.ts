@@ -155,10 +155,14 @@ export class SendSlots<J extends SlotHolder> {
     this.#all.sending--;
   }
 
-  /** At a stop: every queued job leaves the ledger unsent. Returns them. */
-  dropQueued(): J[] {
+  /**
+   * Queued jobs leave the ledger unsent: every one at a stop, or those of the webhooks `which`
+   * names (ones this node may no longer send to). Returns them.
+   */
+  dropQueued(which: (webhookId: string) => boolean = () => true): J[] {
     const dropped: J[] = [];
     for (const [webhookId, entry] of this.#turns) {
+      if (!which(webhookId)) continue;
       const org = this.#orgs.get(entry.orgId)!;
       for (const job of entry.queue) {
         dropped.push(job);
@@ -168,8 +172,8 @@ export class SendSlots<J extends SlotHolder> {
       entry.queue.length = 0;
       if (org.claimed <= 0) this.#orgs.delete(entry.orgId);
       this.#forgetIfIdle(webhookId, entry);
+      this.#turns.delete(webhookId);
     }
-    this.#turns.clear();
     return dropped;
   }
 
