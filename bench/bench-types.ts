@@ -3,6 +3,8 @@ import type { Row } from './report-table.js';
 export interface BenchOptions {
   quick: boolean;
   soak: boolean;
+  /** PostgreSQL for the benchmarks that compare engines: an embedded server (`--postgres`) or the server of `--database-url`. */
+  postgres?: { url?: string };
   log: (line: string) => void;
 }
 

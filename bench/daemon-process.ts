@@ -54,8 +54,12 @@ export interface BenchDaemon {
   pid: number;
   dataDir: string;
   dbPath: string;
+  /** The PostgreSQL database it runs on; undefined on SQLite (dbPath). */
+  databaseUrl?: string;
+  /** The CLI options that name its database: `--db FILE` or `--database-url URL`. */
+  databaseArgs: string[];
   adminToken: string;
-  /** The first-start client, printed once by `borderd serve` on an empty database. */
+  /** The first-start client, printed once by `borderd serve` on an empty database (not by a second node). */
   credentials: { clientId: string; clientSecret: string };
   /** VmRSS now, in bytes. */
   rss(): number;
@@ -107,15 +111,34 @@ export function processCpuSeconds(pid: number): { main: number; other: number } 
  * with the environment and node flags of `npm start`, and waits for its listening line. The data
  * directory is removed on stop.
  */
-export async function startDaemon(opts: { env?: Record<string, string>; args?: string[]; nodeArgs?: string[] } = {}): Promise<BenchDaemon> {
-  const dataDir = tempDir('borderd-bench-');
+export async function startDaemon(
+  opts: {
+    env?: Record<string, string>;
+    args?: string[];
+    nodeArgs?: string[];
+    /** PostgreSQL instead of the SQLite file in the data directory. */
+    databaseUrl?: string;
+    /** Another node of the same database: its data directory (master key), kept at stop; it prints no credentials. */
+    nodeOf?: BenchDaemon;
+  } = {},
+): Promise<BenchDaemon> {
+  const dataDir = opts.nodeOf?.dataDir ?? tempDir('borderd-bench-');
   const dbPath = join(dataDir, 'borderd.db');
+  const databaseUrl = opts.nodeOf?.databaseUrl ?? opts.databaseUrl;
+  const databaseArgs = databaseUrl !== undefined ? ['--database-url', databaseUrl] : ['--db', dbPath];
   const nodeArgs = [...START_RUNTIME.nodeArgs, ...daemonNodeArgs, ...(opts.nodeArgs ?? [])];
   const proc: ChildProcess = spawn(
     process.execPath,
-    [...nodeArgs, BIN, 'serve', '--host', '127.0.0.1', '--port', '0', '--db', dbPath, ...(opts.args ?? [])],
+    [...nodeArgs, BIN, 'serve', '--host', '127.0.0.1', '--port', '0', ...databaseArgs, ...(opts.args ?? [])],
     {
-      env: { ...process.env, ...START_RUNTIME.env, BORDERD_LOG_LEVEL: 'error', BORDERD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...opts.env },
+      env: {
+        ...process.env,
+        ...START_RUNTIME.env,
+        BORDERD_LOG_LEVEL: 'error',
+        BORDERD_ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
+        BORDERD_DATA_DIR: dataDir,
+        ...opts.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       cwd: dataDir,
     },
@@ -151,21 +174,24 @@ export async function startDaemon(opts: { env?: Record<string, string>; args?: s
   });
   const clientId = /clientId:\s+(\S+)/.exec(out)?.[1];
   const clientSecret = /clientSecret:\s+(\S+)/.exec(out)?.[1];
-  if (!clientId || !clientSecret) throw new Error(`borderd printed no first-start credentials:\n${out}`);
+  const credentials = opts.nodeOf?.credentials ?? (clientId && clientSecret ? { clientId, clientSecret } : undefined);
+  if (!credentials) throw new Error(`borderd printed no first-start credentials:\n${out}`);
   const pid = proc.pid!;
   return {
     url,
     pid,
     dataDir,
     dbPath,
+    ...(databaseUrl !== undefined ? { databaseUrl } : {}),
+    databaseArgs,
     adminToken: BENCH_ADMIN_TOKEN,
-    credentials: { clientId, clientSecret },
+    credentials,
     rss: () => procStatusBytes(pid, 'VmRSS'),
     peakRss: () => procStatusBytes(pid, 'VmHWM'),
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       const code = await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.nodeOf) rmSync(dataDir, { recursive: true, force: true });
       return code;
     },
   };

@@ -119,7 +119,7 @@ async function measureAt(delivered: number, backlog: number, quick: boolean, log
     history.close();
     await scenario.writeEvents({ amount: backlog });
     await scenario.resetReceiver();
-    scenario.releaseBacklog();
+    await scenario.releaseBacklog();
     const stats = await scenario.waitForDeliveries(backlog * 2, quick ? 30_000 : 300_000);
     const rate = stats.deliveries > 1 ? ((stats.deliveries - 1) * 1000) / (stats.lastAt - stats.firstAt) : 0;
     const claims = await timeClaims(daemon.dbPath, scenario.orgId, scenario.webhookIds[1]!, quick ? 50 : 500);

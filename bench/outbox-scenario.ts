@@ -5,6 +5,7 @@ import { bearerToken, cli, type BenchDaemon } from './daemon-process.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import pg from 'pg';
 import { load, type LoadResult } from './http-load.js';
 import { summarize } from './percentiles.js';
 
@@ -31,7 +32,7 @@ export class OutboxScenario {
   ) {}
 
   static async start(daemon: BenchDaemon): Promise<OutboxScenario> {
-    const [org] = await cli<{ id: string }[]>(['orgs', 'list', '--db', daemon.dbPath]);
+    const [org] = await cli<{ id: string }[]>(['orgs', 'list', ...daemon.databaseArgs], { BORDERD_DATA_DIR: daemon.dataDir });
     const receiver = await startChildServer('webhook-receiver-server');
     return new OutboxScenario(daemon, receiver, org!.id, await bearerToken(daemon));
   }
@@ -90,16 +91,19 @@ export class OutboxScenario {
   async writeEventsPaced(
     rate: number,
     durationSeconds: number,
+    /** Nodes of the same database to write to in turn; the scenario's daemon alone by default. */
+    urls: readonly string[] = [this.daemon.url],
   ): Promise<{ requests: number; offeredPerSecond: number; maxLagMs: number; p99Ms: number }> {
     const body = JSON.stringify({ orgId: this.orgId, type: 'Transaction_Updated' });
-    const target = new URL(`${this.daemon.url}/admin/v1/events`);
-    const pool = new Pool(target.origin, { connections: 64, pipelining: 1 });
+    const path = '/admin/v1/events';
+    const pools = urls.map((url) => new Pool(new URL(url).origin, { connections: 64, pipelining: 1 }));
     const headers = { authorization: `Bearer ${this.daemon.adminToken}`, 'content-type': 'application/json' };
     const total = Math.round(rate * durationSeconds);
     const intervalMs = 1000 / rate;
     const answers: Promise<void>[] = [];
     const times: number[] = [];
     let failures = 0;
+    let firstFailure = '';
     let maxLagMs = 0;
     const t0 = performance.now();
     try {
@@ -113,23 +117,29 @@ export class OutboxScenario {
         maxLagMs = Math.max(maxLagMs, now - dueAt);
         const sentAt = performance.now();
         answers.push(
-          pool.request({ method: 'POST', path: target.pathname, headers, body }).then(
+          pools[i % pools.length]!.request({ method: 'POST', path, headers, body }).then(
             async (res) => {
-              await res.body.text();
+              const text = await res.body.text();
               times.push(performance.now() - sentAt);
-              if (res.statusCode !== 201) failures++;
+              if (res.statusCode !== 201) {
+                failures++;
+                firstFailure ||= `${res.statusCode} ${text.slice(0, 300)}`;
+              }
             },
-            () => void failures++,
+            (err: unknown) => {
+              failures++;
+              firstFailure ||= String(err);
+            },
           ),
         );
         i++;
       }
       const sentFor = performance.now() - t0;
       await Promise.all(answers);
-      if (failures > 0) throw new Error(`writing events: ${failures} failed or non-201 answers`);
+      if (failures > 0) throw new Error(`writing events: ${failures} failed or non-201 answers; the first: ${firstFailure}`);
       return { requests: total, offeredPerSecond: (total * 1000) / Math.max(sentFor, 1), maxLagMs, p99Ms: summarize(times).p99 };
     } finally {
-      await pool.close();
+      await Promise.all(pools.map((pool) => pool.close()));
     }
   }
 
@@ -139,19 +149,31 @@ export class OutboxScenario {
    * does per webhook, done at once for all of them so the backlog starts as one. The daemon sees the
    * rows at its next poll (delivery.pollIntervalMs).
    */
-  releaseBacklog(): void {
+  async releaseBacklog(): Promise<void> {
+    const now = Date.now();
+    const at = new Date(now).toISOString();
+    const enable = 'UPDATE webhooks SET enabled = 1, disabled_reason = NULL, disabled_at = NULL, updated_at = ? WHERE org_id = ?';
+    const release =
+      "UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'";
+    if (this.daemon.databaseUrl !== undefined) {
+      const client = new pg.Client({ connectionString: this.daemon.databaseUrl });
+      await client.connect();
+      const numbered = (sql: string) => sql.replace(/\?/g, (_, i: number) => `$${sql.slice(0, i).split('?').length}`);
+      try {
+        await client.query('BEGIN');
+        await client.query(numbered(enable), [at, this.orgId]);
+        await client.query(numbered(release), [now, at, this.orgId]);
+        await client.query('COMMIT');
+      } finally {
+        await client.end();
+      }
+      return;
+    }
     const db = openConnection(this.daemon.dbPath);
     try {
-      const now = Date.now();
-      const at = new Date(now).toISOString();
       db.transaction(() => {
-        db.prepare('UPDATE webhooks SET enabled = 1, disabled_reason = NULL, disabled_at = NULL, updated_at = ? WHERE org_id = ?').run(
-          at,
-          this.orgId,
-        );
-        db.prepare(
-          "UPDATE deliveries SET state = 'pending', step = 0, next_attempt_at = ?, claimed_by = NULL, lease_until = NULL, updated_at = ? WHERE org_id = ? AND state = 'skipped'",
-        ).run(now, at, this.orgId);
+        db.prepare(enable).run(at, this.orgId);
+        db.prepare(release).run(now, at, this.orgId);
       }).immediate();
     } finally {
       db.close();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --soak] [-- --only outbox,api] [-- --out FILE] [-- --cpu-prof DIR]`: runs the
+ * `npm run bench [-- --quick] [-- --soak] [-- --only outbox,api] [-- --out FILE] [-- --cpu-prof DIR] [-- --postgres]`: runs the
  * benchmarks against real processes on 127.0.0.1, prints a table per benchmark and writes every
  * figure to bench/results.json. Numbers come from here, never from timed assertions in tests.
  */
@@ -25,6 +25,7 @@ interface Args {
   only?: string[];
   out: string;
   cpuProfDir?: string;
+  postgres?: { url?: string };
 }
 
 function parseArgs(argv: string[]): Args {
@@ -42,6 +43,8 @@ function parseArgs(argv: string[]): Args {
         .filter(Boolean);
     else if (flag === '--out') args.out = value();
     else if (flag === '--cpu-prof') args.cpuProfDir = value();
+    else if (flag === '--postgres') args.postgres = {};
+    else if (flag === '--database-url') args.postgres = { url: value() };
     else usage(`unknown option ${a}`);
   }
   const names = BENCHMARKS.map((b) => b.name);
@@ -51,7 +54,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(message: string): never {
   process.stderr.write(
-    `bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE] [--cpu-prof DIR]\n`,
+    `bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE] [--cpu-prof DIR] [--postgres | --database-url URL]\n`,
   );
   process.exit(2);
 }
@@ -71,7 +74,7 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     log(`bench: ${b.name} …`);
     try {
-      const outcome = await b.run({ quick: args.quick, soak: args.soak, log });
+      const outcome = await b.run({ quick: args.quick, soak: args.soak, log, ...(args.postgres ? { postgres: args.postgres } : {}) });
       printTable(`${b.name}: ${b.title}`, outcome.rows);
       results[b.name] = { ...outcome.metrics, durationSeconds: (Date.now() - t0) / 1000 };
     } catch (err) {

@@ -58,15 +58,31 @@ export function connectFailure(err: unknown, location: string): Error | undefine
   return new DatabaseOpenError(`cannot use the database ${location}: ${why} (database.url)`);
 }
 
-/** `?` placeholders as PostgreSQL's `$n`, outside quoted text; each SQL text is translated once. */
-const translated = new Map<string, string>();
+/**
+ * A statement as node-postgres sends it: `?` placeholders as PostgreSQL's `$n` (outside quoted
+ * text), and a name, so each connection parses and plans each of borderd's statements once and
+ * then only binds and runs it (the texts are fixed in src/store; lists travel as one JSON
+ * parameter, so their number stays that of the texts). Each text is translated once.
+ */
+interface Statement {
+  text: string;
+  name: string;
+}
+const statements = new Map<string, Statement>();
 
-export function toPostgresText(sql: Sql): string {
+function statementOf(sql: Sql): Statement {
   const text = typeof sql === 'string' ? sql : sql.postgres;
-  let out = translated.get(text);
-  if (out !== undefined) return out;
+  let statement = statements.get(text);
+  if (statement === undefined) {
+    statement = { text: translate(text), name: `borderd_${statements.size.toString(36)}` };
+    statements.set(text, statement);
+  }
+  return statement;
+}
+
+function translate(text: string): string {
   let n = 0;
-  out = '';
+  let out = '';
   let quote: string | undefined;
   for (const ch of text) {
     if (quote) {
@@ -77,7 +93,6 @@ export function toPostgresText(sql: Sql): string {
       out += ch;
     } else out += ch === '?' ? `$${++n}` : ch;
   }
-  translated.set(text, out);
   return out;
 }
 
@@ -91,11 +106,11 @@ types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 type Client = pg.PoolClient | pg.Pool;
 
 async function all<T>(client: Client, sql: Sql, params: SqlParams): Promise<T[]> {
-  return (await client.query({ text: toPostgresText(sql), values: paramsOf(params) })).rows as T[];
+  return (await client.query({ ...statementOf(sql), values: paramsOf(params) })).rows as T[];
 }
 
 async function firstValue<T>(client: Client, sql: Sql, params: SqlParams): Promise<T[]> {
-  const res = await client.query({ text: toPostgresText(sql), values: paramsOf(params), rowMode: 'array' });
+  const res = await client.query({ ...statementOf(sql), values: paramsOf(params), rowMode: 'array' });
   return (res.rows as unknown[][]).map((r) => r[0] as T);
 }
 
@@ -133,7 +148,7 @@ class PostgresTransaction implements Db {
     return firstValue<T>(this.#use(), sql, params);
   }
   async run(sql: Sql, params: SqlParams = []): Promise<number> {
-    return (await this.#use().query({ text: toPostgresText(sql), values: paramsOf(params) })).rowCount ?? 0;
+    return (await this.#use().query({ ...statementOf(sql), values: paramsOf(params) })).rowCount ?? 0;
   }
   async exec(sql: string): Promise<void> {
     await this.#use().query(sql);
@@ -270,7 +285,7 @@ export class PostgresDatabase implements Database {
     return firstValue<T>(this.pool, sql, params);
   }
   async run(sql: Sql, params: SqlParams = []): Promise<number> {
-    return (await this.pool.query({ text: toPostgresText(sql), values: paramsOf(params) })).rowCount ?? 0;
+    return (await this.pool.query({ ...statementOf(sql), values: paramsOf(params) })).rowCount ?? 0;
   }
   async exec(sql: string): Promise<void> {
     await this.pool.query(sql);

