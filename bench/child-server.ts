@@ -18,7 +18,13 @@ export function startChildServer(script: string, args: string[] = []): Promise<C
 export function startListening(argv: string[], label: string, env: Record<string, string> = {}): Promise<ChildServer> {
   const proc = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
-  const exited = new Promise<void>((resolve) => proc.on('exit', () => resolve()));
+  let stopping = false;
+  const exited = new Promise<void>((resolve) =>
+    proc.on('exit', (code, signal) => {
+      if (!stopping) process.stderr.write(`bench: ${label} ${proc.pid} exited on its own (${code ?? signal}):\n${out.slice(-4096)}\n`);
+      resolve();
+    }),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${label} did not start: ${out}`)), 20_000);
     proc.stderr.on('data', (d: Buffer) => (out.length < 8192 ? (out += d.toString()) : undefined));
@@ -32,6 +38,7 @@ export function startListening(argv: string[], label: string, env: Record<string
           pid: proc.pid!,
           peakRss: () => procStatusBytes(proc.pid!, 'VmHWM'),
           stop: async () => {
+            stopping = true;
             if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
             await exited;
           },

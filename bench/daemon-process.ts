@@ -61,6 +61,8 @@ export interface BenchDaemon {
   adminToken: string;
   /** The first-start client, printed once by `borderd serve` on an empty database (not by a second node). */
   credentials: { clientId: string; clientSecret: string };
+  /** The head and tail of what it printed (its log at the level the benchmark set). */
+  output(): string;
   /** VmRSS now, in bytes. */
   rss(): number;
   /** VmHWM (peak resident set) so far, in bytes. */
@@ -150,7 +152,14 @@ export async function startDaemon(
   };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  let stopping = false;
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code, signal) => {
+      // A daemon gone in the middle of a measurement would only show as a timeout: say why at once.
+      if (!stopping) process.stderr.write(`bench: borderd ${proc.pid} exited on its own (${code ?? signal}):\n${out.slice(-4096)}\n`);
+      resolve(code);
+    }),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       // Not left running: the benchmark process would wait for it and never exit.
@@ -186,9 +195,11 @@ export async function startDaemon(
     databaseArgs,
     adminToken: BENCH_ADMIN_TOKEN,
     credentials,
+    output: () => out,
     rss: () => procStatusBytes(pid, 'VmRSS'),
     peakRss: () => procStatusBytes(pid, 'VmHWM'),
     stop: async () => {
+      stopping = true;
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
       const code = await exited;
       if (!opts.nodeOf) rmSync(dataDir, { recursive: true, force: true });

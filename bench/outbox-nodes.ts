@@ -62,6 +62,7 @@ async function measure(
   server: PostgresServer,
   n: number,
   sizes: { backlog: number; rate: number; seconds: number },
+  log: (line: string) => void,
 ): Promise<LayoutResult> {
   const databaseUrl = layout.engine === 'postgres' ? await server.createDatabase(`bench_nodes_${n}`) : undefined;
   const first = await startDaemon({ env: NODES_ENV, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
@@ -102,6 +103,9 @@ async function measure(
       receiverMs: per(before.receiver, after.receiver),
       machineBusyPct: machineCpuBetween(before.machine, after.machine).busyPct,
     };
+  } catch (err) {
+    for (const d of nodes) log(`outbox nodes: what node ${d.pid} printed:\n${d.output()}`);
+    throw err;
   } finally {
     await scenario?.stop();
     for (const d of nodes.slice(1).reverse()) await d.stop();
@@ -186,7 +190,7 @@ export async function nodesComparison(server: PostgresServer, quick: boolean, lo
   const results: LayoutResult[] = [];
   for (const [n, layout] of LAYOUTS.entries()) {
     log(`outbox nodes: ${layout.label}`);
-    results.push(await measure(layout, server, n, sizes));
+    results.push(await measure(layout, server, n, sizes, log));
   }
   const claims = await claimFlatness(server, quick ? 100_000 : 1_000_000, log);
   const sqlite = results[0]!;

@@ -130,8 +130,26 @@ export function sortAfter(id: string): void {
   }
   if (ms > lastMs || (ms === lastMs && compareBytes(bytes, lastRandom) > 0)) {
     lastMs = ms;
-    lastRandom = bytes;
+    lastRandom = stepAbove(bytes);
   }
+}
+
+/**
+ * `bytes` plus a random step of 1 to 2^40: every process that adopts the same floor (two nodes
+ * reading the same newest event) counts up from its own place above it, not from the floor itself,
+ * where their next ids would be the same.
+ */
+function stepAbove(bytes: Uint8Array): Uint8Array {
+  const step = freshRandom().subarray(0, 5);
+  const out = Uint8Array.from(bytes);
+  let carry = 1; // the step is at least 1, so the floor itself is never made again
+  for (let i = out.length - 1; i >= 0; i--) {
+    const j = i - (out.length - step.length);
+    const sum = out[i]! + (j >= 0 ? step[j]! : 0) + carry;
+    out[i] = sum & 255;
+    carry = sum >> 8;
+  }
+  return out;
 }
 
 /** The millisecond time an id was made at (its first 10 characters), or undefined for a string that is not an id. */

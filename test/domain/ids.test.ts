@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { hasPrefix, idLowerBound, newId, sortAfter } from '../../src/domain/ids.js';
 
 const SHAPE = /^evt_[0-9a-hjkmnp-tv-z]{26}$/;
@@ -33,12 +33,29 @@ describe('newId', () => {
     const time = idLowerBound('evt', at).slice(4, 14);
     const foreign = `evt_${time}yzzzzzzzzzzzzzzz`;
     sortAfter(foreign);
-    // Our clock is behind theirs: the id takes their time and counts up from their random part.
-    expect(newId('evt', at - 5)).toBe(`evt_${time}z000000000000000`);
+    // Our clock is behind theirs: the id takes their time and counts up from above their random part.
+    const first = newId('evt', at - 5);
+    expect(first > foreign).toBe(true);
+    expect(first.slice(4, 14)).toBe(time);
     // An older id changes nothing.
     sortAfter(idLowerBound('evt', at - 1000));
     const next = newId('evt', at);
-    expect(next > `evt_${time}z000000000000000`).toBe(true);
+    expect(next > first).toBe(true);
     expect(next).toMatch(SHAPE);
+  });
+
+  it('sortAfter: two processes that adopt the same id make different ids after it', async () => {
+    const floor = newId('evt', 2_100_000_000_000);
+    const fresh = async () => {
+      vi.resetModules(); // a module of its own, as another process has
+      return (await import('../../src/domain/ids.js')) as typeof import('../../src/domain/ids.js');
+    };
+    const [a, b] = [await fresh(), await fresh()];
+    a.sortAfter(floor);
+    b.sortAfter(floor);
+    const made = (ids: typeof a) => Array.from({ length: 100 }, () => ids.newId('dlv', 2_100_000_000_000));
+    const [fromA, fromB] = [made(a), made(b)];
+    for (const id of [...fromA, ...fromB]) expect(id.slice(4) > floor.slice(4)).toBe(true);
+    expect(fromA.filter((id) => fromB.includes(id))).toEqual([]);
   });
 });
