@@ -69,10 +69,25 @@ export function wholeNumber(flag: string, min: number, max?: number): (value: un
   return (value) => {
     const n = typeof value === 'number' ? value : Number(value);
     if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
-      throw new CliExit(2, `--${flag} must be a whole number ${range}, not ${Number.isNaN(n) ? 'a number' : String(value)}`);
+      const given = givenText(flag) ?? (Number.isNaN(n) ? undefined : String(value));
+      throw new CliExit(2, `--${flag} must be a whole number ${range}${given === undefined ? '' : `, not ${given}`}`);
     }
     return n;
   };
+}
+
+/**
+ * What was typed after `--flag` (the last one given): yargs has made a word such as "abc" NaN by
+ * the time a coerce sees it, and the message names what the user wrote.
+ */
+function givenText(flag: string): string | undefined {
+  const argv = process.argv.slice(2);
+  for (let i = argv.length - 1; i >= 0; i--) {
+    const arg = argv[i]!;
+    if (arg.startsWith(`--${flag}=`)) return arg.slice(flag.length + 3);
+    if (arg === `--${flag}` && i + 1 < argv.length) return argv[i + 1];
+  }
+  return undefined;
 }
 
 /** Why a listen failed, in words, by its error code. */
@@ -100,7 +115,13 @@ export function listenFailure(err: unknown, host: string, port: number, options:
 
 export function reportError(err: unknown, json: boolean | undefined): number {
   if (err instanceof ConfigError || err instanceof MasterKeyError || err instanceof SchemaTooNewError || err instanceof DatabaseOpenError) {
-    process.stderr.write(`borderd: ${err.message}\n`);
+    // A config's errors come one per line, each said as borderd's.
+    process.stderr.write(
+      err.message
+        .split('\n')
+        .map((line) => `borderd: ${line}\n`)
+        .join(''),
+    );
     return 2;
   }
   if (err instanceof CliExit) {

@@ -62,3 +62,23 @@ describe('times on the command line', () => {
     }
   });
 });
+
+describe('messages', () => {
+  it('suggests the command nearest to a mistyped one, in one line, exit 2', async () => {
+    const org = await runCli(['org', 'list']);
+    expect([org.code, oneLine(org)]).toEqual([2, ['borderd: unknown command org: did you mean orgs? (borderd --help lists them)']]);
+    const sub = await runCli(['orgs', 'lst']);
+    expect([sub.code, oneLine(sub)]).toEqual([2, [expect.stringContaining('did you mean list?')]]);
+  });
+
+  it('prints a shell completion script whose completions name the commands', async () => {
+    const script = await runCli(['completion']);
+    expect(script.code).toBe(0);
+    expect(script.stdout).toContain('borderd --get-yargs-completions');
+    expect(script.stdout).toMatch(/complete .*borderd/);
+    const words = await runCli(['--get-yargs-completions', 'borderd', 'out']);
+    expect(words.stdout.split('\n')).toEqual(expect.arrayContaining(['orgs', 'outbox', 'receive']));
+    const sub = await runCli(['--get-yargs-completions', 'borderd', 'outbox', '']);
+    expect(sub.stdout.split('\n')).toEqual(expect.arrayContaining(['list', 'replay']));
+  });
+});
