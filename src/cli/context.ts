@@ -23,6 +23,7 @@ export interface CommonArgs {
   db?: string | undefined;
   databaseUrl?: string | undefined;
   json?: boolean | undefined;
+  print?: string | undefined;
 }
 
 export function withCommonOptions<T>(y: Argv<T>): Argv<T & CommonArgs> {
@@ -33,7 +34,12 @@ export function withCommonOptions<T>(y: Argv<T>): Argv<T & CommonArgs> {
       type: 'string',
       describe: 'PostgreSQL instead of SQLite: postgres://user:password@host:5432/db (database.url)',
     })
-    .option('json', { type: 'boolean', default: false, describe: 'print one JSON document for scripts' }) as Argv<T & CommonArgs>;
+    .option('json', { type: 'boolean', default: false, describe: 'print one JSON document for scripts' })
+    .option('print', {
+      type: 'string',
+      describe:
+        'print one field of the result, bare (a list: one line per item), for the shell: ORG=$(borderd orgs create --name Acme --print id)',
+    }) as Argv<T & CommonArgs>;
 }
 
 export function loadCliConfig(args: CommonArgs, flags: Record<string, unknown> = {}): Config {
@@ -187,7 +193,25 @@ export async function runWithContext<A extends CommonArgs>(
 
 /** Prints the result: JSON for --json, else the human text. */
 export function output(args: CommonArgs, value: unknown, human: () => string): void {
+  if (args.print !== undefined) return printField(args.print, value);
   process.stdout.write(args.json ? JSON.stringify(value) + '\n' : human() + '\n');
+}
+
+/**
+ * `--print FIELD`: the field's bare value, one line per item of a list, so a shell takes it without
+ * cutting JSON. A field the result does not have is named with the ones it has (exit 2); the
+ * command has run by then, as its JSON would say.
+ */
+function printField(field: string, value: unknown): void {
+  const items = Array.isArray(value) ? (value as unknown[]) : [value];
+  const lines = items.map((item) => {
+    const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    if (!(field in record))
+      throw new CliExit(2, `--print ${field}: the result has no field ${field}; it has ${Object.keys(record).join(', ') || 'none'}`);
+    const v = record[field];
+    return v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
+  });
+  process.stdout.write(lines.map((line) => `${line}\n`).join(''));
 }
 
 /** Rows as aligned columns; the column names are checked against the row type, so a renamed field cannot print '-' silently. */

@@ -19,6 +19,7 @@ import { importCommand } from './import.js';
 import { refundsCommand } from './refunds.js';
 import { eventsCommand } from './events.js';
 import { outboxCommand } from './outbox.js';
+import { tokenCommand } from './token.js';
 import { txCommand } from './tx.js';
 import { webhooksCommand } from './webhooks.js';
 
@@ -45,6 +46,7 @@ const commands = [
   keysCommand,
   inboundCommand,
   receiveCommand,
+  tokenCommand,
 ] as CommandModule<object, never>[];
 
 /**
