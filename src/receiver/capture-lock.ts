@@ -53,9 +53,8 @@ export function lockCaptureLog(path: string): CaptureLock {
       makeDirectories(dirname(path), 0o700);
       db = new Database(lockPath);
     } catch (err) {
-      throw new DatabaseOpenError(`cannot open ${lockPath}, the capture log's lock: ${(err as Error).message} (--capture-db)`, {
-        cause: err,
-      });
+      // Said as the capture log's own failure to open would be: the path given is what to fix.
+      throw new DatabaseOpenError(`cannot open database ${path}: ${(err as Error).message} (--capture-db)`, { cause: err });
     }
     kept.push(db);
     try {
