@@ -23,6 +23,7 @@ export interface CommonArgs {
   db?: string | undefined;
   databaseUrl?: string | undefined;
   json?: boolean | undefined;
+  print?: string | undefined;
 }
 
 export function withCommonOptions<T>(y: Argv<T>): Argv<T & CommonArgs> {
@@ -33,7 +34,12 @@ export function withCommonOptions<T>(y: Argv<T>): Argv<T & CommonArgs> {
       type: 'string',
       describe: 'PostgreSQL instead of SQLite: postgres://user:password@host:5432/db (database.url)',
     })
-    .option('json', { type: 'boolean', default: false, describe: 'print one JSON document for scripts' }) as Argv<T & CommonArgs>;
+    .option('json', { type: 'boolean', default: false, describe: 'print one JSON document for scripts' })
+    .option('print', {
+      type: 'string',
+      describe:
+        'print one field of the result, bare (a list: one line per item), for the shell: ORG=$(borderd orgs create --name Acme --print id)',
+    }) as Argv<T & CommonArgs>;
 }
 
 export function loadCliConfig(args: CommonArgs, flags: Record<string, unknown> = {}): Config {
@@ -69,10 +75,25 @@ export function wholeNumber(flag: string, min: number, max?: number): (value: un
   return (value) => {
     const n = typeof value === 'number' ? value : Number(value);
     if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
-      throw new CliExit(2, `--${flag} must be a whole number ${range}, not ${Number.isNaN(n) ? 'a number' : String(value)}`);
+      const given = givenText(flag) ?? (Number.isNaN(n) ? undefined : String(value));
+      throw new CliExit(2, `--${flag} must be a whole number ${range}${given === undefined ? '' : `, not ${given}`}`);
     }
     return n;
   };
+}
+
+/**
+ * What was typed after `--flag` (the last one given): yargs has made a word such as "abc" NaN by
+ * the time a coerce sees it, and the message names what the user wrote.
+ */
+function givenText(flag: string): string | undefined {
+  const argv = process.argv.slice(2);
+  for (let i = argv.length - 1; i >= 0; i--) {
+    const arg = argv[i]!;
+    if (arg.startsWith(`--${flag}=`)) return arg.slice(flag.length + 3);
+    if (arg === `--${flag}` && i + 1 < argv.length) return argv[i + 1];
+  }
+  return undefined;
 }
 
 /** Why a listen failed, in words, by its error code. */
@@ -100,7 +121,13 @@ export function listenFailure(err: unknown, host: string, port: number, options:
 
 export function reportError(err: unknown, json: boolean | undefined): number {
   if (err instanceof ConfigError || err instanceof MasterKeyError || err instanceof SchemaTooNewError || err instanceof DatabaseOpenError) {
-    process.stderr.write(`borderd: ${err.message}\n`);
+    // A config's errors come one per line, each said as borderd's.
+    process.stderr.write(
+      err.message
+        .split('\n')
+        .map((line) => `borderd: ${line}\n`)
+        .join(''),
+    );
     return 2;
   }
   if (err instanceof CliExit) {
@@ -166,7 +193,25 @@ export async function runWithContext<A extends CommonArgs>(
 
 /** Prints the result: JSON for --json, else the human text. */
 export function output(args: CommonArgs, value: unknown, human: () => string): void {
+  if (args.print !== undefined) return printField(args.print, value);
   process.stdout.write(args.json ? JSON.stringify(value) + '\n' : human() + '\n');
+}
+
+/**
+ * `--print FIELD`: the field's bare value, one line per item of a list, so a shell takes it without
+ * cutting JSON. A field the result does not have is named with the ones it has (exit 2); the
+ * command has run by then, as its JSON would say.
+ */
+function printField(field: string, value: unknown): void {
+  const items = Array.isArray(value) ? (value as unknown[]) : [value];
+  const lines = items.map((item) => {
+    const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+    if (!(field in record))
+      throw new CliExit(2, `--print ${field}: the result has no field ${field}; it has ${Object.keys(record).join(', ') || 'none'}`);
+    const v = record[field];
+    return v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
+  });
+  process.stdout.write(lines.map((line) => `${line}\n`).join(''));
 }
 
 /** Rows as aligned columns; the column names are checked against the row type, so a renamed field cannot print '-' silently. */

@@ -19,6 +19,7 @@ import { importCommand } from './import.js';
 import { refundsCommand } from './refunds.js';
 import { eventsCommand } from './events.js';
 import { outboxCommand } from './outbox.js';
+import { tokenCommand } from './token.js';
 import { txCommand } from './tx.js';
 import { webhooksCommand } from './webhooks.js';
 
@@ -45,10 +46,40 @@ const commands = [
   keysCommand,
   inboundCommand,
   receiveCommand,
+  tokenCommand,
 ] as CommandModule<object, never>[];
 
+/**
+ * yargs's "Did you mean orgs?" (recommendCommands) names the command it suggests, not the word that
+ * was typed: that is the word on the command line nearest to the suggestion.
+ */
+function recommendation(msg: string, argv: readonly string[]): string | undefined {
+  const suggested = /^Did you mean (\S+)\?$/.exec(msg)?.[1];
+  if (suggested === undefined) return undefined;
+  const words = argv.filter((w) => !w.startsWith('-') && w !== suggested);
+  const typed = words.sort((a, b) => editDistance(a, suggested) - editDistance(b, suggested))[0];
+  return `unknown command${typed === undefined ? '' : ` ${typed}`}: did you mean ${suggested}? (borderd --help lists them)`;
+}
+
+/** Levenshtein distance, for the few short words of a command line. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 export async function main(argv: string[]): Promise<void> {
-  let cli = yargs(argv).scriptName('borderd').version(VERSION).strict().demandCommand(1, 'name a command; see borderd --help');
+  let cli = yargs(argv)
+    .scriptName('borderd')
+    .version(VERSION)
+    .strict()
+    .recommendCommands()
+    .completion('completion', 'Print a shell completion script (bash or zsh): borderd completion >> ~/.bashrc')
+    .demandCommand(1, 'name a command; see borderd --help');
   for (const command of commands) cli = cli.command(command);
   try {
     await cli
@@ -56,7 +87,7 @@ export async function main(argv: string[]): Promise<void> {
         // yargs's own usage errors (a coerce refusing a value among them) arrive as YError: usage, exit 2.
         if (err && err.name !== 'YError') throw err;
         // One line: yargs lays some messages out over several ("Invalid values:" and the choices below it).
-        process.stderr.write(`${y.help() && ''}borderd: ${String(msg).replace(/\s*\n\s*/g, ' ')}\n`);
+        process.stderr.write(`${y.help() && ''}borderd: ${recommendation(String(msg), argv) ?? String(msg).replace(/\s*\n\s*/g, ' ')}\n`);
         process.exit(2);
       })
       .wrap(Math.min(110, process.stdout.columns ?? 100))

@@ -43,17 +43,27 @@ export const clientsCommand: CommandModule = {
   describe: 'Manage API clients (create, list, revoke)',
   builder: (y) =>
     withCommonOptions(y)
-      .command<CommonArgs & { org: string; pii?: 'all' | 'redacted'; name?: string }>(
+      .command<CommonArgs & { org: string; pii?: 'all' | 'redacted'; name?: string; export: boolean }>(
         'create',
         'Create an API client; prints its secret once',
         (c) =>
           c
             .option('org', { type: 'string', demandOption: true, describe: 'organization id' })
             .option('pii', { choices: ['all', 'redacted'] as const, describe: 'the most PII this client may see (default all)' })
-            .option('name', { type: 'string', describe: 'a name for the client' }),
+            .option('name', { type: 'string', describe: 'a name for the client' })
+            .option('export', {
+              type: 'boolean',
+              default: false,
+              describe: 'print `export BORDERD_CLIENT_ID=… BORDERD_CLIENT_SECRET=…` for eval: what receive, token and the examples read',
+            }),
         (args) =>
           runWithContext(args, async (ctx) => {
             const client = await createApiClient(ctx, { orgId: args.org, piiAccess: args.pii, name: args.name });
+            if (args.export) {
+              // Ids and secrets are [A-Za-z0-9_-]: nothing a shell would read otherwise.
+              process.stdout.write(`export BORDERD_CLIENT_ID=${client.id} BORDERD_CLIENT_SECRET=${client.clientSecret}\n`);
+              return;
+            }
             output(args, client, () =>
               [
                 `created client ${client.id} for ${client.orgId} (piiAccess ${client.piiAccess})`,

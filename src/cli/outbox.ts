@@ -11,6 +11,17 @@ import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
 import { pruneOutbox } from '../jobs/retention.js';
 import { CliExit, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
+/** The same listing's next page, as a command to paste: the filters, then the cursor. */
+function nextPageCommand(args: { state?: string; webhook?: string; since?: string; limit: number }, lastId: string): string {
+  const words = ['borderd outbox list'];
+  if (args.state !== undefined) words.push(`--state ${args.state}`);
+  if (args.webhook !== undefined) words.push(`--webhook ${args.webhook}`);
+  // The time a duration stood for: "1h" would move with the clock between pages.
+  if (args.since !== undefined) words.push(`--since ${args.since}`);
+  words.push(`--limit ${args.limit}`, `--starting-after ${lastId}`);
+  return words.join(' ');
+}
+
 export const outboxCommand: CommandModule = {
   command: 'outbox',
   describe: 'Inspect deliveries and their attempts; replay events; prune old ones',
@@ -46,25 +57,45 @@ export const outboxCommand: CommandModule = {
             );
           }),
       )
-      .command<CommonArgs & { state?: DeliveryState; webhook?: string; limit: number }>(
+      .command<CommonArgs & { state?: DeliveryState; webhook?: string; since?: string; startingAfter?: string; limit: number }>(
         'list',
-        'List deliveries',
+        'List deliveries, newest first, a page at a time',
         (c) =>
           c
             .option('state', { choices: DELIVERY_STATES, describe: 'only deliveries in this state' })
             .option('webhook', { type: 'string', describe: 'only this webhook (whk_…)' })
+            .option('since', { type: 'string', describe: 'only those created since: ISO 8601 or a duration ago (1h, 7d)' })
             .option('limit', {
               type: 'number',
               default: 100,
               coerce: wholeNumber('limit', 1, 1_000_000),
               describe: 'most rows to print',
-            }) as never,
+            })
+            .option('starting-after', { type: 'string', describe: 'the next page: deliveries older than this one (dlv_…)' }) as never,
         (args) =>
           runWithContext(args, async (ctx) => {
-            const rows = await listOutbox(ctx, { state: args.state, webhookId: args.webhook, limit: args.limit });
-            output(args, rows, () =>
-              table(rows, ['id', 'eventId', 'webhookId', 'state', 'attempts', 'nextAttemptAt', 'lastStatus', 'lastError']),
-            );
+            const since = args.since === undefined ? undefined : parseTimeOption('since', args.since);
+            const page = await listOutbox(ctx, {
+              state: args.state,
+              webhookId: args.webhook,
+              since,
+              startingAfter: args.startingAfter,
+              limit: args.limit,
+            });
+            output(args, page, () => {
+              const rows = table(page.data, [
+                'id',
+                'eventId',
+                'webhookId',
+                'state',
+                'attempts',
+                'createdAt',
+                'nextAttemptAt',
+                'lastStatus',
+                'lastError',
+              ]);
+              return page.hasMore ? `${rows}\nmore: ${nextPageCommand({ ...args, since }, page.data.at(-1)!.id)}` : rows;
+            });
           }),
       )
       .command<CommonArgs & { id: string }>(

@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { CaptureLog } from '../receiver/capture-log.js';
+import { CaptureLogInUse, lockCaptureLog, type CaptureLock } from '../receiver/capture-lock.js';
 import { createReporter, type Reporter } from '../receiver/console-report.js';
 import { Forwarder, parseHeaderOptions } from '../receiver/forwarder.js';
 import { startListener, type Verifier } from '../receiver/listen.js';
@@ -217,6 +218,16 @@ async function listenVerifier(
       : rsa(raw, headers);
 }
 
+/** The capture log's lock, or one line naming --capture-db and exit 2 when another receiver holds it. */
+function lockFor(captureDb: string): CaptureLock {
+  try {
+    return lockCaptureLog(captureDb);
+  } catch (err) {
+    if (err instanceof CaptureLogInUse) throw new CliExit(2, err.message);
+    throw err;
+  }
+}
+
 /** Resolves on SIGINT/SIGTERM. */
 const untilSignal = () =>
   new Promise<NodeJS.Signals>((resolve) => {
@@ -240,8 +251,15 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   const mode: { tunnel: string; credentials: ClientCredentials } | { verify: Verifier } = args.tunnel
     ? { tunnel: args.tunnel, credentials: credentialsOf(args, '--tunnel') }
     : { verify: await listenVerifier(args, keys, secret, reporter) };
+  const lock = lockFor(args['capture-db']);
   const captureIsNew = !existsSync(args['capture-db']);
-  const capture = new CaptureLog(args['capture-db']);
+  let capture: CaptureLog;
+  try {
+    capture = new CaptureLog(args['capture-db']);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   // Set when the run ends before anything could be recorded: a capture log it created goes with it.
   let recordedNothing = false;
   const checkpoints = capture.checkpointInBackground((err) =>
@@ -317,6 +335,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     for (const r of routes) await r.forwarder.close();
     await checkpoints?.close();
     capture.close();
+    lock.release();
     // Refused before anything was received: a capture log this run made is not left behind (one
     // that was there before is kept, whatever happened).
     if (recordedNothing && captureIsNew)

@@ -43,15 +43,16 @@ interface ServeArgs extends CommonArgs {
 }
 
 /** Written to stdout once, never to the log: it holds a secret. */
-function firstStartBanner(baseUrl: string, clientId: string, clientSecret: string): string {
+function firstStartBanner(baseUrl: string, orgId: string, clientId: string, clientSecret: string): string {
   const body = JSON.stringify({ clientId, clientSecret });
   return [
     '',
-    'borderd: first start on an empty database; created organization "Development" and one API client.',
+    `borderd: first start on an empty database; created organization ${orgId} ("Development") and one API client.`,
     `  clientId:     ${clientId}`,
     `  clientSecret: ${clientSecret}`,
     'The secret is shown only now. Fetch a token with:',
     `  curl -s -X POST ${baseUrl}/v1/auth/m2m/token -H 'content-type: application/json' -d '${body}'`,
+    `  or: BORDERD_CLIENT_ID=${clientId} BORDERD_CLIENT_SECRET=${clientSecret} borderd token --url ${baseUrl}`,
     '',
   ].join('\n');
 }
@@ -87,7 +88,8 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       // After the port is bound: a start that fails to listen must not create (and so never show) credentials.
       const dev = config.admin.bootstrapOrganization ? await bootstrapDevelopment(ctx) : undefined;
       const log = ctx.log;
-      if (!config.admin.bootstrapOrganization && (await countOrganizations(ctx.db)) === 0) {
+      const noOrganization = !config.admin.bootstrapOrganization && (await countOrganizations(ctx.db)) === 0;
+      if (noOrganization) {
         log.info(
           'no organization yet (admin.bootstrapOrganization is off): create one with `borderd orgs create --name NAME`, then `borderd clients create --org ORG`',
         );
@@ -127,7 +129,11 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         );
         return;
       }
-      if (dev) human.write(firstStartBanner(baseUrl, dev.client.id, dev.client.clientSecret) + '\n');
+      if (dev) human.write(firstStartBanner(baseUrl, dev.org.id, dev.client.id, dev.client.clientSecret) + '\n');
+      if (noOrganization)
+        human.write(
+          'borderd: no organization yet: ORG=$(borderd orgs create --name NAME --print id), then eval "$(borderd clients create --org $ORG --export)" and TOKEN=$(borderd token)\n',
+        );
       // Last, so a script that waits for this line (borderd on port 0) has the banner too.
       human.write(`borderd listening on ${daemon.url}\n`);
     } catch (err) {

@@ -11,7 +11,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml';
 import type { ZodType } from 'zod';
 import { configSchema, type Config } from './schema.js';
 
-/** A configuration that cannot be used: start-up and CLI commands stop with this one line (exit code 2). */
+/** A configuration that cannot be used: start-up and CLI commands stop with its lines, one per error (exit code 2). */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -232,18 +232,21 @@ export function loadConfig(opts: LoadOptions = {}): Config {
   const merged = merge(merge(fileTree, envTree), flagTree);
   const result = configSchema.strict().safeParse(merged);
   if (!result.success) {
-    const issue = result.error.issues[0]!;
-    const key = issue.path.join('.');
-    const unknown = issue.code === 'unrecognized_keys';
-    // An unknown key's issue sits on the object holding it; the key itself is what some layer set.
-    const culprit = unknown && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]].join('.') : key;
-    const from = sourceOf(culprit, merged, [
+    const layers: Layer[] = [
       { tree: flagTree, name: () => 'command-line flag' },
       { tree: envTree, name: (path) => envNameOf(envSources, path) ?? 'the environment' },
       { tree: fileTree, name: () => `config file ${opts.file}` },
-    ]);
-    const message = unknown ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
-    throw new ConfigError(`invalid config: ${key || '(top level)'}: ${message} (from ${from})`);
+    ];
+    // Every error at once, one line each: a config is not fixed one start at a time.
+    const lines = result.error.issues.map((issue) => {
+      const key = issue.path.join('.');
+      const unknown = issue.code === 'unrecognized_keys';
+      // An unknown key's issue sits on the object holding it; the key itself is what some layer set.
+      const culprit = unknown && issue.keys[0] !== undefined ? [...issue.path, issue.keys[0]].join('.') : key;
+      const message = unknown ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
+      return `invalid config: ${key || '(top level)'}: ${message} (from ${sourceOf(culprit, merged, layers)})`;
+    });
+    throw new ConfigError([...new Set(lines)].join('\n'));
   }
   // Two databases named at once: which one was meant cannot be guessed.
   if (holds(merged, 'database.url') && holds(merged, 'database.path')) {

@@ -12,6 +12,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { KeyObject } from 'node:crypto';
 import { createPublicKey } from 'node:crypto';
 import { isRefusedByBorderd, WebhookVerificationError } from '../verify/errors.js';
+import { fetchFailure } from '../verify/fetch-failure.js';
 import { fetchAccessToken, type ClientCredentials } from '../verify/public-key.js';
 import { verifySignature } from '../verify/signature.js';
 import { abortableSleep } from './abortable-sleep.js';
@@ -200,7 +201,10 @@ export class TunnelClient {
         };
         if (this.#cursor) headers['last-event-id'] = this.#cursor;
         // redirect: manual, so the bearer token goes only to the URL given; a 3xx is a failed connection.
-        return fetch(this.#streamUrl(), { headers, signal: abort.signal, redirect: 'manual' });
+        const url = this.#streamUrl();
+        return fetch(url, { headers, signal: abort.signal, redirect: 'manual' }).catch((err: unknown) => {
+          throw abort.signal.aborted ? err : new StreamError(fetchFailure(err, url));
+        });
       };
       feedWatchdog();
       let res = await open();

@@ -16,7 +16,7 @@ import type { StoredEvent } from '../delivery/events.js';
 import { eventIdsSince, eventOrganization, eventTypesOf } from '../store/events.js';
 import { getOrganization } from '../store/organizations.js';
 import type { EventDataByType, EventType } from '../verify/events.js';
-import { countByState, getDelivery, listDeliveries, requeueDelivery, type Delivery, type DeliveryState } from '../store/deliveries.js';
+import { countByState, getDelivery, pageDeliveries, requeueDelivery, type Delivery, type DeliveryState } from '../store/deliveries.js';
 import { listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { getWebhookById, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
 import { withTransaction } from '../db/database.js';
@@ -139,10 +139,33 @@ export async function replayEvent(ctx: AppContext, eventId: string): Promise<Rep
 
 export const outboxStatus = async (ctx: AppContext): Promise<Record<DeliveryState, number>> => await countByState(ctx.db);
 
-export const listOutbox = async (
+/**
+ * Deliveries of every organization, newest first, a page at a time as the API's lists page
+ * (`startingAfter` an item of the list, `hasMore`); `since` is an ISO 8601 time.
+ */
+export async function listOutbox(
   ctx: AppContext,
-  filter: { state?: DeliveryState | undefined; webhookId?: string | undefined; limit?: number | undefined },
-): Promise<Delivery[]> => await listDeliveries(ctx.db, { ...filter, limit: filter.limit ?? 100 });
+  q: {
+    state?: DeliveryState | undefined;
+    webhookId?: string | undefined;
+    since?: string | undefined;
+    startingAfter?: string | undefined;
+    limit: number;
+  },
+): Promise<{ data: Delivery[]; hasMore: boolean }> {
+  if (q.startingAfter !== undefined && !(await getDelivery(ctx.db, q.startingAfter)))
+    throw badRequest('invalid_cursor', `startingAfter ${q.startingAfter} names no delivery`, [
+      { path: 'startingAfter', message: 'names no delivery' },
+    ]);
+  const rows = await pageDeliveries(ctx.db, {
+    state: q.state,
+    webhookId: q.webhookId,
+    since: q.since,
+    before: q.startingAfter,
+    limit: q.limit + 1,
+  });
+  return { data: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+}
 
 export async function deliveryAttempts(ctx: AppContext, deliveryId: string): Promise<{ delivery: Delivery; attempts: AttemptRecord[] }> {
   const delivery = await getDelivery(ctx.db, deliveryId);

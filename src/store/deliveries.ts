@@ -396,6 +396,49 @@ export async function listDeliveries(
   return ((await db.all(text, [...params, filter.limit])) as Row[]).map(toDelivery);
 }
 
+export interface DeliveryPageFilter {
+  state?: DeliveryState | undefined;
+  webhookId?: string | undefined;
+  /** ISO 8601: only deliveries created at or after it. */
+  since?: string | undefined;
+  /** Only deliveries older than this one (its id): the next page of a newest-first list. */
+  before?: string | undefined;
+  limit: number;
+}
+
+/**
+ * Deliveries newest first (by id, which follows creation), the operator's `outbox list`. Each filter
+ * walks an index in id order and stops at `limit`: a webhook's on (webhook_id, id); a state's, as
+ * listDeliveries does, per organization on (org_id, state, id) then merged; none, the primary key.
+ * `since` bounds the walk by the id range its time allows (an id is never earlier than its row).
+ */
+export async function pageDeliveries(db: Db, f: DeliveryPageFilter): Promise<Delivery[]> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: string, ...values: unknown[]) => {
+    where.push(clause);
+    params.push(...values);
+  };
+  if (f.before !== undefined) add('id < ?', f.before);
+  if (f.since !== undefined) add('id >= ? AND created_at >= ?', idLowerBound('dlv', Date.parse(f.since)), f.since);
+  const orgs = f.state && !f.webhookId ? ((await db.column('SELECT id FROM organizations')) as string[]) : [];
+  if (orgs.length > 0 && orgs.length * f.limit <= MERGED_LIST_ROWS) {
+    const byOrg = sql`SELECT * FROM deliveries ${indexedBy('deliveries_org_state')}
+      WHERE ${['org_id = ?', 'state = ?', ...where].join(' AND ')} ORDER BY id DESC LIMIT ?`;
+    const rows: Row[] = [];
+    for (const org of orgs) rows.push(...(await db.all<Row>(byOrg, [org, f.state, ...params, f.limit])));
+    return rows
+      .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, f.limit)
+      .map(toDelivery);
+  }
+  if (f.state) add('state = ?', f.state);
+  if (f.webhookId) add('webhook_id = ?', f.webhookId);
+  const index = f.webhookId ? indexedBy('deliveries_webhook_id') : '';
+  const text = sql`SELECT * FROM deliveries ${index} ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
+  return (await db.all<Row>(text, [...params, f.limit])).map(toDelivery);
+}
+
 export async function countByState(db: Db): Promise<Record<DeliveryState, number>> {
   const out = Object.fromEntries(DELIVERY_STATES.map((s) => [s, 0])) as Record<DeliveryState, number>;
   for (const r of (await db.all('SELECT state, COUNT(*) AS n FROM deliveries GROUP BY state')) as { state: DeliveryState; n: number }[])

@@ -6,6 +6,7 @@
  * @module verify/public-key
  */
 import { WebhookVerificationError } from './errors.js';
+import { fetchFailure } from './fetch-failure.js';
 import { toKeyList, verifyWebhook, type HeaderBag, type RawBody } from './signature.js';
 import type { AnyWebhookEvent } from './events.js';
 
@@ -62,12 +63,12 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
  * answer (not JSON) is `no_public_key`, the documented code, so callers and the middleware (503)
  * can tell "no key to verify with" from a bad delivery.
  */
-async function fromBorderd<T>(what: string, fn: () => Promise<T>): Promise<T> {
+async function fromBorderd<T>(what: string, url: string, fn: (url: string) => Promise<T>): Promise<T> {
   try {
-    return await fn();
+    return await fn(url);
   } catch (err) {
     if (err instanceof WebhookVerificationError) throw err;
-    throw new WebhookVerificationError('no_public_key', `${what} failed: ${(err as Error).message}`);
+    throw new WebhookVerificationError('no_public_key', `${what} failed: ${fetchFailure(err, url)}`);
   }
 }
 
@@ -88,8 +89,8 @@ function refuseRedirect(what: string, res: Response): void {
 /** Exchanges client credentials for a bearer token (endpoint 1). */
 export async function fetchAccessToken(baseUrl: string, credentials: ClientCredentials, opts: FetchPublicKeyOptions = {}): Promise<string> {
   const f = opts.fetch ?? fetch;
-  return fromBorderd('token request', async () => {
-    const res = await f(trimSlash(baseUrl) + TOKEN_PATH, {
+  return fromBorderd('token request', trimSlash(baseUrl) + TOKEN_PATH, async (url) => {
+    const res = await f(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ clientId: credentials.clientId, clientSecret: credentials.clientSecret }),
@@ -115,8 +116,8 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
 
   const load = async (): Promise<OrgPublicKey> => {
     const token = await fetchAccessToken(baseUrl, credentials, { fetch: f });
-    return fromBorderd('public key request', async () => {
-      const res = await f(trimSlash(baseUrl) + PUBLIC_KEY_PATH, {
+    return fromBorderd('public key request', trimSlash(baseUrl) + PUBLIC_KEY_PATH, async (url) => {
+      const res = await f(url, {
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
         redirect: 'manual',
       });

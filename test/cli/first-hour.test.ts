@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/process.js';
 import { tempDir } from '../support/context.js';
 import { createTestSigner } from '../../src/verify/index.js';
+import { unreachableBase } from '../receiver/support.js';
 
 // What a new user runs into in the first hour: each mistake is one line on stderr and exit 2,
 // and leaves nothing behind.
@@ -60,5 +61,45 @@ describe('times on the command line', () => {
       const bad = await runCli([...args, 'yesterday', '--db', db]);
       expect([bad.code, oneLine(bad)]).toEqual([2, [expect.stringMatching(/^borderd: --(replay-)?since yesterday: give /)]]);
     }
+  });
+});
+
+describe('messages', () => {
+  it('suggests the command nearest to a mistyped one, in one line, exit 2', async () => {
+    const org = await runCli(['org', 'list']);
+    expect([org.code, oneLine(org)]).toEqual([2, ['borderd: unknown command org: did you mean orgs? (borderd --help lists them)']]);
+    const sub = await runCli(['orgs', 'lst']);
+    expect([sub.code, oneLine(sub)]).toEqual([2, [expect.stringContaining('did you mean list?')]]);
+  });
+
+  it('prints a shell completion script whose completions name the commands', async () => {
+    const script = await runCli(['completion']);
+    expect(script.code).toBe(0);
+    expect(script.stdout).toContain('borderd --get-yargs-completions');
+    expect(script.stdout).toMatch(/complete .*borderd/);
+    const words = await runCli(['--get-yargs-completions', 'borderd', 'out']);
+    expect(words.stdout.split('\n')).toEqual(expect.arrayContaining(['orgs', 'outbox', 'receive']));
+    const sub = await runCli(['--get-yargs-completions', 'borderd', 'outbox', '']);
+    expect(sub.stdout.split('\n')).toEqual(expect.arrayContaining(['list', 'replay']));
+  });
+});
+
+describe('values for the shell', () => {
+  it('--print names the fields a result has when asked for another; token says what it needs and where it could not connect', async () => {
+    const db = join(tempDir(), 'print.db');
+    expect((await runCli(['migrate', '--db', db])).code).toBe(0);
+    const id = await runCli(['orgs', 'create', '--name', 'Acme', '--print', 'id', '--db', db]);
+    expect(id.stdout).toMatch(/^org_\w+\n$/);
+    const nope = await runCli(['orgs', 'list', '--print', 'nope', '--db', db]);
+    expect([nope.code, oneLine(nope)]).toEqual([2, ['borderd: --print nope: the result has no field nope; it has id, name, createdAt']]);
+    const exported = await runCli(['clients', 'create', '--org', id.stdout.trim(), '--export', '--db', db]);
+    expect(exported.stdout).toMatch(/^export BORDERD_CLIENT_ID=cli_\w+ BORDERD_CLIENT_SECRET=bsk_[\w-]+\n$/);
+
+    const env = { BORDERD_CLIENT_ID: '', BORDERD_CLIENT_SECRET: '', BORDERD_URL: '' };
+    const missing = await runCli(['token'], env);
+    expect([missing.code, oneLine(missing)]).toEqual([2, [expect.stringContaining('token needs --client-id and --client-secret')]]);
+    const base = await unreachableBase();
+    const refused = await runCli(['token', '--url', base, '--client-id', 'cli_x', '--client-secret', 'bsk_x'], env);
+    expect([refused.code, oneLine(refused)]).toEqual([1, [expect.stringContaining(`connection refused to ${base}/`)]]);
   });
 });

@@ -49,6 +49,13 @@ describe('borderd orgs and clients', () => {
     const bad = await runCli(['orgs', 'list', '--db', db], { BORDERD_SERVER_PORT: 'x' });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/invalid config: server\.port/);
+    // Every error at once, one line each: a config is not fixed one error per start.
+    const two = await runCli(['orgs', 'list', '--db', db], { BORDERD_SERVER_PORT: 'x', BORDERD_LOG_LEVEL: 'loud' });
+    expect(two.code).toBe(2);
+    expect(two.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^borderd: invalid config: server\.port: .*BORDERD_SERVER_PORT/),
+      expect.stringMatching(/^borderd: invalid config: log\.level: .*BORDERD_LOG_LEVEL/),
+    ]);
   });
 
   it('migrates on demand, twice without harm', async () => {

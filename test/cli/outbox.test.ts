@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createWebhook } from '../../src/services/webhooks.js';
+import { emitEvent } from '../../src/services/outbox.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { currentKeyId } from '../../src/store/webhook-keys.js';
 import { makeContext } from '../support/context.js';
@@ -78,8 +79,8 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const status = await cli('outbox', 'status');
     expect(status.json).toMatchObject({ failed: 1, skipped: 1, pending: 0, delivered: 0 });
     const failed = await cli('outbox', 'list', '--state', 'failed');
-    expect(failed.json).toHaveLength(1);
-    const attempts = await cli('outbox', 'attempts', failed.json[0].id);
+    expect(failed.json.data).toHaveLength(1);
+    const attempts = await cli('outbox', 'attempts', failed.json.data[0].id);
     expect(attempts.json.attempts.map((a: { statusCode: number; responseBody: string }) => [a.statusCode, a.responseBody])).toEqual([
       [500, 'down'],
       [500, 'down'],
@@ -139,7 +140,7 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
       const r = await runCli([...args, '--db', ctx.config.database.path]);
       expect([r.code, r.stderr], args.join(' ')).toEqual([
         2,
-        expect.stringMatching(/^borderd: --limit must be a whole number from 1 to 1000000, not [^\n]*\n$/),
+        `borderd: --limit must be a whole number from 1 to 1000000, not ${args[3]}\n`,
       ]);
     }
   });
@@ -157,6 +158,67 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const since = await runCli(['outbox', 'replay', '--webhook', webhook.id, '--since', 'Nov 20', ...db]);
     expect([since.code, since.stderr]).toEqual([2, expect.stringMatching(/^borderd: --since Nov 20: give [^\n]*\n$/)]);
     const bits = await runCli(['keys', 'card-network', 'generate', '--org', org.id, '--bits', 'abc', ...db]);
-    expect([bits.code, bits.stderr]).toEqual([2, 'borderd: --bits must be a whole number from 2048 to 8192, not a number\n']);
+    expect([bits.code, bits.stderr]).toEqual([2, 'borderd: --bits must be a whole number from 2048 to 8192, not abc\n']);
+  });
+});
+
+describe('borderd outbox list', () => {
+  it('lists newest first, pages with --starting-after, says how to get the next page, and takes --since', async () => {
+    const ctx = await makeContext();
+    const now = Date.now();
+    const acme = await createOrganization(ctx, 'Acme');
+    const globex = await createOrganization(ctx, 'Globex');
+    const hooks = [
+      await createWebhook(ctx, acme.id, { url: 'http://127.0.0.1:9/a' }),
+      await createWebhook(ctx, globex.id, { url: 'http://127.0.0.1:9/b' }),
+    ];
+    // Five deliveries, 3 h to 10 min old, alternating between the two organizations.
+    const ids: string[] = [];
+    for (const [i, minutesAgo] of [180, 120, 60, 30, 10].entries()) {
+      ctx.clock.set(now - minutesAgo * 60_000);
+      const org = i % 2 === 0 ? acme : globex;
+      const event = await emitEvent(ctx, org.id, 'Transaction_Created');
+      const [delivery] = await listDeliveries(ctx.db, { eventId: event.event.id, limit: 1 });
+      ids.push(delivery!.id);
+    }
+    const newestFirst = [...ids].reverse();
+    const db = ['--db', ctx.config.database.path];
+    const list = async (...args: string[]) => {
+      const r = await runCli(['outbox', 'list', ...args, ...db, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { data: { id: string }[]; hasMore: boolean };
+    };
+
+    const first = await list('--limit', '2');
+    expect([first.data.map((d) => d.id), first.hasMore]).toEqual([newestFirst.slice(0, 2), true]);
+    const second = await list('--limit', '2', '--starting-after', newestFirst[1]!);
+    expect([second.data.map((d) => d.id), second.hasMore]).toEqual([newestFirst.slice(2, 4), true]);
+    const last = await list('--limit', '2', '--starting-after', newestFirst[3]!);
+    expect([last.data.map((d) => d.id), last.hasMore]).toEqual([newestFirst.slice(4), false]);
+
+    // The table ends with the command for the next page, filters kept.
+    const human = await runCli(['outbox', 'list', '--limit', '2', '--state', 'pending', ...db]);
+    expect(human.stdout).toContain(newestFirst[0]);
+    expect(human.stdout.trim().split('\n').at(-1)).toBe(
+      `more: borderd outbox list --state pending --limit 2 --starting-after ${newestFirst[1]}`,
+    );
+    const end = await runCli(['outbox', 'list', ...db]);
+    expect(end.stdout).not.toContain('more:');
+
+    // By state across organizations, and by webhook: the same order and paging.
+    const pending = await list('--state', 'pending', '--limit', '3', '--starting-after', newestFirst[0]!);
+    expect(pending.data.map((d) => d.id)).toEqual(newestFirst.slice(1, 4));
+    const acmeOnly = await list('--webhook', hooks[0]!.id);
+    expect(acmeOnly.data.map((d) => d.id)).toEqual([ids[4], ids[2], ids[0]]);
+
+    // --since: a duration ago or an ISO 8601 time, through the CLI's one time parser.
+    expect((await list('--since', '90m')).data.map((d) => d.id)).toEqual(newestFirst.slice(0, 3));
+    expect((await list('--since', new Date(now - 150 * 60_000).toISOString(), '--state', 'pending')).data.map((d) => d.id)).toEqual(
+      newestFirst.slice(0, 4),
+    );
+    const bad = await runCli(['outbox', 'list', '--since', 'yesterday', ...db]);
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/^borderd: --since yesterday: give /)]);
+    const unknown = await runCli(['outbox', 'list', '--starting-after', 'dlv_nope', ...db]);
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('dlv_nope')]);
   });
 });

@@ -349,3 +349,26 @@ describe('retry delays stay dates', () => {
     ]);
   });
 });
+
+describe('a config with several errors', () => {
+  it('names every one, one line each', () => {
+    const path = file('server:\n  port: 70000\nlog:\n  level: loud\nbogus: 1\n');
+    let err: unknown;
+    try {
+      loadConfig({ file: path, env: { BORDERD_DELIVERY_JITTER: '2' } });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const lines = (err as Error).message.split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^invalid config: server\.port: .*\(from config file /),
+        expect.stringMatching(/^invalid config: log\.level: .*\(from config file /),
+        expect.stringMatching(/^invalid config: delivery\.jitter: .*\(from environment variable BORDERD_DELIVERY_JITTER\)$/),
+        expect.stringMatching(/^invalid config: \(top level\): unknown key\(s\) bogus /),
+      ]),
+    );
+  });
+});

@@ -3,6 +3,7 @@ import {
   claimDue,
   insertDelivery,
   listDeliveries,
+  pageDeliveries,
   releaseLeases,
   setPendingState,
   webhookHealth,
@@ -83,5 +84,25 @@ describe.skipIf(onPostgres)('outbox statements over a long history', () => {
     expect(plans.length).toBeGreaterThan(0);
     for (const { sql, plan } of plans)
       expect({ sql, plan }).toEqual({ sql, plan: expect.not.stringMatching(/TEMP B-TREE|\bSCAN deliveries\b/) });
+  });
+
+  it('pages deliveries newest first on an index in id order, whichever filter is given: no sort of every row', async () => {
+    const ctx = await makeContext();
+    const db = ctx.db;
+    await db.run("INSERT INTO organizations (id, name, created_at) VALUES ('org_a', 'x', '2026-01-01T00:00:00.000Z')");
+    const since = '2026-01-01T00:00:00.000Z';
+    for (const f of [
+      {},
+      { state: 'failed' as const },
+      { webhookId: 'whk_x' },
+      { webhookId: 'whk_x', state: 'pending' as const },
+      { state: 'failed' as const, since, before: 'dlv_z' },
+      { since, before: 'dlv_z' },
+    ]) {
+      const plans = await plansOf(db, () => pageDeliveries(db, { ...f, limit: 10 }), /FROM deliveries/);
+      expect(plans.length).toBeGreaterThan(0);
+      for (const { sql, plan } of plans)
+        expect({ f, sql, plan }).toEqual({ f, sql, plan: expect.not.stringMatching(/TEMP B-TREE|\bSCAN deliveries\b(?! USING)/) });
+    }
   });
 });

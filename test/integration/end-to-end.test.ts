@@ -167,7 +167,7 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
       await receive.waitForOutput(new RegExp(`Transaction_Created ${eventId}  \\[200\\] forwarded`));
 
       const list = await runCli(['outbox', 'list', '--db', daemon.dbPath, '--json']);
-      const deliveries = JSON.parse(list.stdout) as { id: string; eventId: string; state: string }[];
+      const deliveries = (JSON.parse(list.stdout) as { data: { id: string; eventId: string; state: string }[] }).data;
       const delivery = deliveries.find((d) => d.eventId === eventId)!;
       expect(delivery.state).toBe('delivered');
       const attempts = await runCli(['outbox', 'attempts', delivery.id, '--db', daemon.dbPath, '--json']);

@@ -465,7 +465,7 @@ describe('borderd receive (listen mode)', () => {
       ['--port', '70000', /--port must be a whole number from 0 to 65535, not 70000/],
       ['--port', '-5', /--port must be a whole number from 0 to 65535/],
       ['--forward-timeout', '0', /--forward-timeout must be a whole number from 1 to 2147483647, not 0/],
-      ['--heartbeat-timeout', 'abc', /--heartbeat-timeout must be a whole number from 1 to 2147483647, not a number/],
+      ['--heartbeat-timeout', 'abc', /--heartbeat-timeout must be a whole number from 1 to 2147483647, not abc$/m],
       // Past what a timer holds: it would fire at once, and the tunnel reconnect in a loop.
       ['--heartbeat-timeout', '99999999999', /--heartbeat-timeout must be a whole number from 1 to 2147483647, not 99999999999/],
     ] as const) {
