@@ -266,6 +266,53 @@ export async function finishAttempt(
   return (await db.run(FINISH_EXPECTED_ATTEMPT, [...params, expect.state, expect.step, expect.nextAttemptAt])) > 0;
 }
 
+/** One row's outcome for finishAttempts: the new values, and the state, step and due time it must still have. */
+export interface FinishedAttempt {
+  id: string;
+  state: DeliveryState;
+  attempts: number;
+  step: number;
+  nextAttemptAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  at: string;
+  expectStep: number;
+  expectNextAttemptAt: number;
+}
+
+const FINISH_ATTEMPTS = {
+  sqlite: `UPDATE deliveries SET state = r.state, attempts = MAX(attempts, r.attempts), step = r.step, next_attempt_at = r.next,
+      last_status = r.status, last_error = r.error, delivered_at = COALESCE(r.delivered, delivered_at),
+      claimed_by = NULL, lease_until = NULL, updated_at = r.at
+    FROM (SELECT value ->> 'id' AS id, value ->> 'state' AS state, value ->> 'attempts' AS attempts, value ->> 'step' AS step,
+                 value ->> 'nextAttemptAt' AS next, value ->> 'lastStatus' AS status, value ->> 'lastError' AS error,
+                 value ->> 'deliveredAt' AS delivered, value ->> 'at' AS at, value ->> 'expectStep' AS expect_step,
+                 value ->> 'expectNextAttemptAt' AS expect_next
+            FROM json_each(?)) AS r
+   WHERE deliveries.id = r.id AND deliveries.claimed_by = ? AND deliveries.state = 'pending'
+     AND deliveries.step = r.expect_step AND deliveries.next_attempt_at = r.expect_next
+  RETURNING deliveries.id`,
+  postgres: `UPDATE deliveries SET state = r.state, attempts = GREATEST(deliveries.attempts, r.attempts), step = r.step,
+      next_attempt_at = r."nextAttemptAt", last_status = r."lastStatus", last_error = r."lastError",
+      delivered_at = COALESCE(r."deliveredAt", deliveries.delivered_at), claimed_by = NULL, lease_until = NULL, updated_at = r.at
+    FROM json_to_recordset(?::json) AS r(id text, state text, attempts integer, step integer, "nextAttemptAt" bigint,
+                                         "lastStatus" integer, "lastError" text, "deliveredAt" text, at text,
+                                         "expectStep" integer, "expectNextAttemptAt" bigint)
+   WHERE deliveries.id = r.id AND deliveries.claimed_by = ? AND deliveries.state = 'pending'
+     AND deliveries.step = r."expectStep" AND deliveries.next_attempt_at = r."expectNextAttemptAt"
+  RETURNING deliveries.id`,
+};
+
+/**
+ * finishAttempt with `expect` for many pending rows in one statement: returns the ids it advanced;
+ * a row left out changed while its attempt was in flight (see finishAttempt).
+ */
+export async function finishAttempts(db: Db, owner: string, rows: readonly FinishedAttempt[]): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  return new Set(await db.column<string>(FINISH_ATTEMPTS, [JSON.stringify(rows), owner]));
+}
+
 /**
  * Where a claimed row is to be sent, read just before it goes out: its webhook's current url, and
  * whether the key it was signed with (at claim time) has been retired since; or undefined when it

@@ -25,6 +25,22 @@ export async function insertAttempt(db: Db, a: AttemptRecord): Promise<void> {
   );
 }
 
+const ATTEMPT_FIELDS = ['id', 'deliveryId', 'attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'responseBody', 'keyId'] as const;
+
+/** Many attempts in one statement, from one JSON parameter: what a batch of results writes. */
+const INSERT_ATTEMPTS = {
+  sqlite: `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id)
+    SELECT ${ATTEMPT_FIELDS.map((f) => `value ->> '${f}'`).join(', ')} FROM json_each(?)`,
+  postgres: `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id)
+    SELECT ${ATTEMPT_FIELDS.map((f) => `r."${f}"`).join(', ')}
+      FROM json_to_recordset(?::json) AS r(id text, "deliveryId" text, attempt integer, "startedAt" text, "durationMs" integer,
+                                            "statusCode" integer, error text, "responseBody" text, "keyId" text)`,
+};
+
+export async function insertAttempts(db: Db, attempts: readonly AttemptRecord[]): Promise<void> {
+  if (attempts.length) await db.run(INSERT_ATTEMPTS, [JSON.stringify(attempts)]);
+}
+
 /**
  * How many of a delivery's latest attempts in a row failed with an error starting with `prefix`
  * (borderd's own signing failures): their count sets their backoff, apart from the endpoint's step.

@@ -11,9 +11,9 @@ import { isDatabaseUnavailable, type Db, type TransactionOptions } from '../../d
 import { isoAt } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../../domain/retry-schedule.js';
-import { finishAttempt, leaseOf, type DeliveryState } from '../../store/deliveries.js';
-import { insertAttempt, trailingAttemptsFailedWith } from '../../store/delivery-attempts.js';
-import { storeSignature } from '../../store/event-signatures.js';
+import { finishAttempt, finishAttempts, leaseOf, type DeliveryState } from '../../store/deliveries.js';
+import { insertAttempt, insertAttempts, trailingAttemptsFailedWith, type AttemptRecord } from '../../store/delivery-attempts.js';
+import { storeSignature, storeSignatures } from '../../store/event-signatures.js';
 import type { EventSignatures } from '../event-signatures.js';
 import { disableWebhook } from '../webhook-state.js';
 import { attemptOutcome, delivered, SIGNING_FAILED, type Job, type SendResult, type Sent } from './job.js';
@@ -74,6 +74,19 @@ export interface RecorderOptions {
   signatures: EventSignatures;
   /** Called for each result that disables its webhook once it is recorded (or could not be). */
   ended: (webhookId: string) => void;
+}
+
+/** What one result writes and logs (Recorder's #plan). */
+interface Plan {
+  job: Job;
+  ok: boolean;
+  gone: boolean;
+  ours: boolean | undefined;
+  disable: boolean;
+  common: { attempts: number; lastStatus: number | null; lastError: string | null; at: string };
+  attempt: AttemptRecord;
+  line: Record<string, unknown>;
+  next(signingFailures: number): Parameters<typeof finishAttempt>[3];
 }
 
 /** Results are bookkeeping: one lost to a power cut only means its delivery is sent again. */
@@ -143,10 +156,8 @@ export class Recorder {
     let began = false;
     const writeAll = async (tx: Db): Promise<RecordedLine[]> => {
       began = true;
-      for (const s of signatures) await storeSignature(tx, s.eventId, s.keyId, s.signature);
-      const lines: RecordedLine[] = [];
-      for (const f of batch) lines.push(await this.#record(tx, f));
-      return lines;
+      await storeSignatures(tx, signatures);
+      return this.#recordBatch(tx, batch);
     };
     // While running, a held write lock (another process) is waited for on a timer; at a stop, in
     // SQLite's busy wait.
@@ -216,62 +227,105 @@ export class Recorder {
     for (const f of batch) f.done();
   }
 
-  /** Inside the flush transaction: the attempt row, then the delivery's new state, only under our lease. */
-  async #record(db: Db, { job, startedMs, result }: Sent): Promise<RecordedLine> {
-    const ctx = this.#ctx;
-    const now = ctx.clock.now();
+  /**
+   * Inside the flush transaction, the batch in three statements whatever its size: its attempt
+   * rows, then every delivery's new state where the row is still ours, pending, at the step that
+   * was sent (the usual case). Rows that changed meanwhile, and results that disable a webhook,
+   * take a few more statements each. A signing failure's backoff counts the earlier ones (a read
+   * per row): those rare results are recorded one by one.
+   */
+  async #recordBatch(db: Db, batch: readonly Sent[]): Promise<RecordedLine[]> {
+    const now = this.#ctx.clock.now();
+    const plans = batch.filter((f) => !f.result.ours).map((f) => this.#plan(f, now));
+    await insertAttempts(
+      db,
+      plans.map((p) => p.attempt),
+    );
+    const advanced = await finishAttempts(
+      db,
+      this.#owner,
+      plans.map((p) => ({ id: p.job.id, ...p.next(0), expectStep: p.job.step, expectNextAttemptAt: p.job.nextAttemptAt })),
+    );
+    const lines: RecordedLine[] = [];
+    for (const p of plans) lines.push(await this.#settle(db, p, advanced.has(p.job.id)));
+    for (const f of batch) if (f.result.ours) lines.push(await this.#record(db, f));
+    return lines;
+  }
+
+  /** One result inside the flush transaction: its attempt row, then the delivery's new state, only under our lease. */
+  async #record(db: Db, sent: Sent): Promise<RecordedLine> {
+    const plan = this.#plan(sent, this.#ctx.clock.now());
+    const { job, result } = sent;
+    await insertAttempt(db, plan.attempt);
+    const signingFailures = result.ours ? await trailingAttemptsFailedWith(db, job.id, SIGNING_FAILED) : 0;
+    // The usual case, in one statement: the row is still ours, pending, at the step that was sent.
+    const advanced = await finishAttempt(db, job.id, this.#owner, plan.next(signingFailures), {
+      state: 'pending',
+      step: job.step,
+      nextAttemptAt: job.nextAttemptAt,
+    });
+    return this.#settle(db, plan, advanced);
+  }
+
+  /** What a result writes and logs, decided before any statement. */
+  #plan({ job, startedMs, result }: Sent, now: number): Plan {
     const at = isoAt(now);
     const attempt = job.attempts + 1;
     const ok = delivered(result.statusCode);
-    const gone = result.statusCode === 410;
-    await insertAttempt(db, {
-      id: newId('att', now),
-      deliveryId: job.id,
-      attempt,
-      startedAt: isoAt(startedMs),
-      durationMs: result.durationMs,
-      statusCode: result.statusCode,
-      error: result.error,
-      responseBody: result.responseBody,
-      keyId: job.keyId,
-    });
-    const line = {
-      deliveryId: job.id,
-      eventId: job.eventId,
-      eventType: job.eventType,
-      webhookId: job.webhook.id,
-      orgId: job.webhook.orgId,
-      attempt,
-      statusCode: result.statusCode,
-      error: result.error,
-      durationMs: result.durationMs,
-    };
-    const signingFailures = result.ours ? await trailingAttemptsFailedWith(db, job.id, SIGNING_FAILED) : 0;
     const disable = endsWebhook(this.#policy, job, result);
     const common = { attempts: attempt, lastStatus: result.statusCode, lastError: result.error, at };
-    // The usual case, in one statement: the row is still ours, pending, at the step that was sent.
-    const advanced = await finishAttempt(
-      db,
-      job.id,
-      this.#owner,
-      {
+    return {
+      job,
+      ok,
+      gone: result.statusCode === 410,
+      ours: result.ours,
+      disable,
+      common,
+      attempt: {
+        id: newId('att', now),
+        deliveryId: job.id,
+        attempt,
+        startedAt: isoAt(startedMs),
+        durationMs: result.durationMs,
+        statusCode: result.statusCode,
+        error: result.error,
+        responseBody: result.responseBody,
+        keyId: job.keyId,
+      },
+      line: {
+        deliveryId: job.id,
+        eventId: job.eventId,
+        eventType: job.eventType,
+        webhookId: job.webhook.id,
+        orgId: job.webhook.orgId,
+        attempt,
+        statusCode: result.statusCode,
+        error: result.error,
+        durationMs: result.durationMs,
+      },
+      /** The row's new state; `signingFailures`: this delivery's signing failures in a row, this one included. */
+      next: (signingFailures: number) => ({
         ...common,
         state: ok ? 'delivered' : disable ? 'failed' : 'pending',
         // A signing failure is not the endpoint's: its step stays (nextAttemptAt).
         step: result.ours ? job.step : job.step + 1,
         nextAttemptAt: nextAttemptAt(this.#policy, job, result, now, this.#random, signingFailures),
         deliveredAt: ok ? at : null,
-      },
-      { state: 'pending', step: job.step, nextAttemptAt: job.nextAttemptAt },
-    );
-    if (!advanced) return this.#recordChanged(db, job, ok, line, common);
+      }),
+    };
+  }
+
+  /** After the row's update: a row that changed meanwhile, a webhook to disable, the line to log. */
+  async #settle(db: Db, plan: Plan, advanced: boolean): Promise<RecordedLine> {
+    const { job, ok, disable, line } = plan;
+    if (!advanced) return this.#recordChanged(db, job, ok, line, plan.common);
     if (disable) {
-      const reason = gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
-      await disableWebhook({ ...ctx, db }, job.webhook.id, reason, at);
+      const reason = plan.gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
+      await disableWebhook({ ...this.#ctx, db }, job.webhook.id, reason, plan.common.at);
     }
     const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
     if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
-    if (result.ours)
+    if (plan.ours)
       return { line: { ...line, outcome }, msg: 'delivery not sent: signing failed (the endpoint is not penalized)', level: 'warn' };
     return {
       line: { ...line, outcome },

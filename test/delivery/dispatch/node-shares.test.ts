@@ -96,7 +96,10 @@ describe('several nodes sending to one webhook', () => {
     expect(s.receiver.received).toHaveLength(6); // none sent twice
     // The first claimed a round of four and sent one; the other sent the three it gave back and the two left.
     expect([first.dispatcher.stats().claimed, second.dispatcher.stats().claimed]).toEqual([4, 5]);
-    const rows = await listDeliveries(s.ctx.db, { limit: 10 });
-    expect(rows.map((d) => [d.state, d.attempts])).toEqual(rows.map(() => ['delivered', 1]));
+    // Each result is written a moment after its answer arrived.
+    await vi.waitFor(async () => {
+      const rows = await listDeliveries(s.ctx.db, { limit: 10 });
+      expect(rows.map((d) => [d.state, d.attempts])).toEqual(rows.map(() => ['delivered', 1]));
+    });
   });
 });
