@@ -45,6 +45,12 @@ export function contextOf(headers: Record<string, string | string[] | undefined>
   return propagation.extract(ROOT_CONTEXT, headers);
 }
 
+/** Sets attributes on the active span, if there is one. */
+export function annotate(attributes: Attributes): void {
+  if (!on) return;
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
 export interface SpanOptions {
   kind?: SpanKind;
   attributes?: Attributes;
