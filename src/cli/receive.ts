@@ -20,7 +20,9 @@ import { toKeyList, verifyWebhook } from '../verify/signature.js';
 import { parseTimeOption } from './time-option.js';
 import { DEFAULT_TOLERANCE_SECONDS, hasStandardWebhookHeaders, secretKeys, verifyStandardWebhook } from '../verify/standard-webhooks.js';
 import { isRefusedByBorderd } from '../verify/errors.js';
-import { MAX_TIMER_MS } from '../config/schema.js';
+import { MAX_TIMER_MS, type Config } from '../config/schema.js';
+import { loadConfig } from '../config/load.js';
+import { startTracing } from '../tracing/sdk.js';
 import { CliExit, listenFailure, reportError, wholeNumber } from './context.js';
 
 interface ReceiveArgs {
@@ -44,6 +46,8 @@ interface ReceiveArgs {
   'heartbeat-timeout': number;
   'forward-timeout': number;
   since?: string;
+  config?: string;
+  'otlp-endpoint'?: string;
   json: boolean;
 }
 
@@ -228,6 +232,19 @@ function lockFor(captureDb: string): CaptureLock {
   }
 }
 
+/**
+ * The receiver's tracing settings: --otlp-endpoint, else BORDERD_TRACING_OTLP_ENDPOINT, else the
+ * tracing section of --config (the daemon's file serves as it is). Of the environment only
+ * BORDERD_TRACING_* is read: a daemon's other settings there neither apply to the receiver nor can
+ * refuse its start. Its spans are `<tracing.serviceName>-receive` (borderd-receive), told apart
+ * from the daemon's in a trace.
+ */
+function tracingOf(args: ReceiveArgs): Config['tracing'] {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('BORDERD_TRACING_')));
+  const { tracing } = loadConfig({ file: args.config, env, flags: { 'tracing.otlpEndpoint': args['otlp-endpoint'] } });
+  return { ...tracing, serviceName: `${tracing.serviceName}-receive` };
+}
+
 /** Resolves on SIGINT/SIGTERM. */
 const untilSignal = () =>
   new Promise<NodeJS.Signals>((resolve) => {
@@ -246,6 +263,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   const extraHeaders = headersOf(args.header);
   const keys = staticKeys(args['public-key']);
   const secret = webhookSecretOf(args);
+  const tracing = tracingOf(args);
   // Every argument is checked before the capture log is opened, so a refused command leaves no file behind.
   const reporter = createReporter(args.json);
   const mode: { tunnel: string; credentials: ClientCredentials } | { verify: Verifier } = args.tunnel
@@ -271,6 +289,8 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
   // Listened for before the receiver announces itself: a SIGTERM sent on seeing "listening on" could
   // otherwise arrive before the listener existed and end the process without closing the capture log.
   const stopped = untilSignal();
+  // Started before anything is received, and flushed last: the spans of the final deliveries are exported.
+  const stopTracing = await startTracing(tracing, { info: (fields, message) => reporter.note(message, fields) });
   try {
     if ('tunnel' in mode) {
       const tunnel = new TunnelClient({
@@ -340,6 +360,7 @@ async function runReceive(args: ReceiveArgs): Promise<void> {
     // that was there before is kept, whatever happened).
     if (recordedNothing && captureIsNew)
       for (const suffix of ['', '-wal', '-shm']) rmSync(`${args['capture-db']}${suffix}`, { force: true });
+    await stopTracing();
   }
 }
 
@@ -469,6 +490,17 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
         global: false,
         coerce: wholeNumber('heartbeat-timeout', 1, MAX_TIMER_MS),
         describe: 'tunnel: reconnect after this many ms without data',
+      })
+      .option('otlp-endpoint', {
+        type: 'string',
+        global: false,
+        describe:
+          "OTLP/HTTP collector for the receiver's spans (tracing.otlpEndpoint, BORDERD_TRACING_OTLP_ENDPOINT); each delivery's span continues its traceparent",
+      })
+      .option('config', {
+        type: 'string',
+        global: false,
+        describe: "YAML config file whose tracing section the receiver uses (the daemon's file will do)",
       })
       .option('since', {
         type: 'string',

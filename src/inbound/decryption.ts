@@ -23,6 +23,8 @@ import {
 import { decryptJwe, JweDecryptError, type DecryptedJwe } from './jwe-decrypt.js';
 import { privateKeyFor } from './keyring.js';
 import { compactJweOf, inboundNotificationSchema, parseStoredBody } from './notification.js';
+import type { Link, Span } from '@opentelemetry/api';
+import { contextOf, linkToActive, startSpan } from '../tracing/spans.js';
 
 export const payloadSealContext = (id: string) => `inbound_events.payload:${id}`;
 
@@ -188,17 +190,45 @@ export const OPENS_IN_FLIGHT = 2;
 export async function decryptDue(ctx: AppContext): Promise<Record<AttemptOutcome, number>> {
   const counts: Record<AttemptOutcome, number> = { decrypted: 0, retry: 0, failed: 0, replaced: 0, skipped: 0, busy: 0 };
   const rows = await dueInboundEvents(ctx.db, isoAt(ctx.clock.now()), ctx.config.inbound.batchSize);
-  const opening = rows.slice(0, OPENS_IN_FLIGHT).map((row) => open(ctx, row));
-  for (let i = 0; i < rows.length; i++) {
-    const opened = await opening[i]!;
-    const ahead = rows[i + OPENS_IN_FLIGHT];
-    if (ahead) opening.push(open(ctx, ahead));
-    const outcome = await record(ctx, rows[i]!, opened);
-    counts[outcome]++;
-    // Another process holds the write lock: the rest of the batch waits for the next pass (the
-    // worker's poll), rather than this thread waiting in SQLite's busy wait with every request.
-    if (outcome === 'busy') break;
-    await new Promise((resolve) => setImmediate(resolve));
+  const pass = linkToActive();
+  const begin = (row: InboundEvent) => ({ span: attemptSpan(row, pass), opened: open(ctx, row) });
+  const opening = rows.slice(0, OPENS_IN_FLIGHT).map(begin);
+  let i = 0;
+  try {
+    for (; i < rows.length; i++) {
+      const { span, opened } = opening[i]!;
+      const ahead = rows[i + OPENS_IN_FLIGHT];
+      if (ahead) opening.push(begin(ahead));
+      const outcome = await record(ctx, rows[i]!, await opened);
+      counts[outcome]++;
+      span?.setAttribute('borderd.outcome', outcome);
+      span?.end();
+      // Another process holds the write lock: the rest of the batch waits for the next pass (the
+      // worker's poll), rather than this thread waiting in SQLite's busy wait with every request.
+      if (outcome === 'busy') {
+        i++;
+        break;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    // Opened ahead and not recorded (the write lock was held, or recording threw): they leave no outcome.
+    for (const { span } of opening.slice(i)) span?.end();
   }
   return counts;
+}
+
+/**
+ * A row's decryption attempt: a child of the intake span that stored its copy (the notification's
+ * trace goes on from the card network's request to its decryption), linked to the pass that ran it.
+ * A row stored without tracing is a child of the pass.
+ */
+function attemptSpan(row: InboundEvent, pass: Link | undefined): Span | undefined {
+  const attributes = { 'borderd.inbound_id': row.id, 'borderd.inbound_event_type': row.eventType, 'borderd.attempt': row.attempts + 1 };
+  if (row.traceContext === null) return startSpan('inbound decryption attempt', { attributes });
+  return startSpan('inbound decryption attempt', {
+    attributes,
+    parent: contextOf({ traceparent: row.traceContext }),
+    ...(pass && { links: [pass] }),
+  });
 }

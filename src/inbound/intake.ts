@@ -24,7 +24,7 @@ import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
 import { announce } from '../cluster/wakeups.js';
 import { withTransaction } from '../db/database.js';
-import { inSpan } from '../tracing/spans.js';
+import { activeTraceparent, inSpan } from '../tracing/spans.js';
 
 export interface IntakeResult {
   id: string;
@@ -97,6 +97,8 @@ async function intake(ctx: AppContext, n: InboundNotification, rawBody: string, 
   const now = ctx.clock.now();
   const at = isoAt(now);
   const id = newId('inb', now);
+  // This intake's span, stored with the copy it queues: the decryption attempts are its children.
+  const traceContext = activeTraceparent() ?? null;
   // One transaction: the organization lookup, the insert, and on a duplicate what becomes of it.
   const result = await withTransaction(
     ctx,
@@ -109,7 +111,7 @@ async function intake(ctx: AppContext, n: InboundNotification, rawBody: string, 
       if (!stored) {
         const max = ctx.config.inbound.maxUnmatchedPerSender;
         if (!orgId && sender !== null && (await countUnmatchedFrom(ctx.db, sender, max)) >= max) throw unmatchedLimitReached(max);
-        if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state, sender })) {
+        if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state, sender, traceContext })) {
           if (orgId) await announce(ctx.db, 'inbound');
           return { outcome: 'stored', id, state, orgId };
         }
@@ -117,7 +119,7 @@ async function intake(ctx: AppContext, n: InboundNotification, rawBody: string, 
       }
       const action = redeliveryAction(stored, { rawBody });
       if (action === 'replace') {
-        await replaceCopy(ctx.db, stored.id, copy, at);
+        await replaceCopy(ctx.db, stored.id, copy, at, traceContext);
         await announce(ctx.db, 'inbound');
         return { outcome: 'replaced', id: stored.id, state: 'received', orgId: stored.orgId };
       }

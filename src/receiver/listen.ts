@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { WebhookVerificationError } from '../verify/errors.js';
 import type { AnyWebhookEvent } from '../verify/events.js';
 import type { HeaderBag } from '../verify/signature.js';
+import { annotate, contextOf, inSpan, SpanKind, tracingOn } from '../tracing/spans.js';
 import { forwardedHeaders } from './forwarder.js';
 import type { Relay } from './relay.js';
 
@@ -69,6 +70,23 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
 
 export async function startListener(opts: ListenOptions): Promise<Listener> {
   const limit = opts.limitBytes ?? 1024 * 1024;
+  /**
+   * One server span per request while tracing is on, continuing the sender's `traceparent` (the
+   * delivery attempt's span); the relay forwards the app a `traceparent` naming this span.
+   */
+  const traced = (req: IncomingMessage, res: ServerResponse): Promise<void> =>
+    inSpan(
+      'borderd receive',
+      {
+        kind: SpanKind.SERVER,
+        parent: tracingOn() ? contextOf(req.headers) : undefined,
+        attributes: { 'http.request.method': req.method ?? '' },
+      },
+      async (span) => {
+        await handle(req, res);
+        span?.setAttribute('http.response.status_code', res.statusCode);
+      },
+    );
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     if (req.method !== 'POST')
@@ -82,6 +100,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       if (!(err instanceof WebhookVerificationError)) throw err;
       const claimed = req.headers['x-event-id'];
       const eventId = typeof claimed === 'string' ? claimed : undefined;
+      annotate({ 'borderd.outcome': 'rejected', 'borderd.rejected': err.code });
       // The key could not be fetched: nothing was judged about the signature, so this is the
       // receiver's own trouble (503, retried by the sender), not a 401 recorded as a forgery.
       if (err.code === 'no_public_key') {
@@ -96,6 +115,7 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
     if (typeof event?.id !== 'string' || typeof event.type !== 'string') {
       return reply(res, 400, { status: 400, title: 'not an event', detail: 'the signed body has no id or type' }, true);
     }
+    annotate({ 'borderd.event_id': event.id, 'borderd.event_type': event.type });
     // The bytes as received, not a decoded string: a body that is not UTF-8 would not survive decoding.
     const outcome = await opts.relay.handle({
       eventId: event.id,
@@ -103,12 +123,13 @@ export async function startListener(opts: ListenOptions): Promise<Listener> {
       body: raw,
       headers: forwardedHeaders(req.headers, event, opts.passHeaders),
     });
+    annotate({ 'borderd.outcome': outcome.outcome });
     reply(res, outcome.status, { eventId: event.id, outcome: outcome.outcome, status: outcome.status }, false, {
       'server-timing': serverTiming(performance.now() - started, outcome.forwardMs),
     });
   };
   const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
-    handle(req, res).catch((err: Error) => {
+    traced(req, res).catch((err: Error) => {
       if (!res.headersSent) reply(res, 500, { status: 500, title: 'receiver error', detail: err.message }, true);
       else res.destroy();
     });

@@ -9,6 +9,7 @@ import type { CaptureLog } from './capture-log.js';
 import type { Reporter } from './console-report.js';
 import { typeMatches } from '../domain/event-type-filter.js';
 import type { Forwarder } from './forwarder.js';
+import { activeTraceparent } from '../tracing/spans.js';
 
 export interface VerifiedDelivery {
   eventId: string;
@@ -55,6 +56,15 @@ export interface RelayOutcome {
 }
 
 const RECORDED = Promise.resolve();
+
+/**
+ * With tracing on, the app's `traceparent` names the receiver's own span (listen mode's request,
+ * the tunnel's event), so the app's spans sit under it; without, the sender's goes on as received.
+ */
+function withOwnTraceparent(headers: Record<string, string>): Record<string, string> {
+  const own = activeTraceparent();
+  return own === undefined ? headers : { ...headers, traceparent: own };
+}
 
 export class Relay {
   /**
@@ -137,7 +147,7 @@ export class Relay {
       });
       return { status: 200, outcome: 'duplicate' };
     }
-    const result = await forwarder.forward(d.body, d.headers);
+    const result = await forwarder.forward(d.body, withOwnTraceparent(d.headers));
     const at = now();
     // One write per delivery, after the forward (see handle()): a crash before it loses nothing that
     // matters, the sender was not answered yet or the tunnel's cursor has not moved.

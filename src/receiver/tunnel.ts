@@ -15,6 +15,7 @@ import { isRefusedByBorderd, WebhookVerificationError } from '../verify/errors.j
 import { fetchFailure } from '../verify/fetch-failure.js';
 import { fetchAccessToken, type ClientCredentials } from '../verify/public-key.js';
 import { verifySignature } from '../verify/signature.js';
+import { annotate, contextOf, inSpan, SpanKind, tracingOn } from '../tracing/spans.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
 import type { CaptureLog } from './capture-log.js';
@@ -59,7 +60,11 @@ interface StreamData {
   body: string;
   signature: string;
   keyId: string;
+  /** The W3C trace context the event was written under, when the daemon traces (unsigned). */
+  traceparent?: string;
 }
+
+const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** fatal: retrying cannot help (refused credentials, no such route); the tunnel stops with it. */
 export class StreamError extends Error {
@@ -74,7 +79,13 @@ export class StreamError extends Error {
 function parseStreamData(raw: string): StreamData | undefined {
   try {
     const d = JSON.parse(raw) as Partial<StreamData> | null;
-    if (d && typeof d.body === 'string' && typeof d.signature === 'string' && typeof d.keyId === 'string') return d as StreamData;
+    if (d && typeof d.body === 'string' && typeof d.signature === 'string' && typeof d.keyId === 'string')
+      return {
+        body: d.body,
+        signature: d.signature,
+        keyId: d.keyId,
+        ...(typeof d.traceparent === 'string' && TRACEPARENT.test(d.traceparent) && { traceparent: d.traceparent }),
+      };
   } catch {
     // reported by the caller
   }
@@ -292,7 +303,7 @@ export class TunnelClient {
   }
 
   async #handle(message: EventSourceMessage): Promise<void> {
-    const { reporter, relay } = this.opts;
+    const { reporter } = this.opts;
     if (message.event === 'ready') {
       // The stream's starting position: saved at once, so a restart before any event misses nothing.
       if (message.id && EVENT_ID.test(message.id)) this.#advance(message.id);
@@ -343,6 +354,16 @@ export class TunnelClient {
       'x-event-type': verified.type,
       'x-delivery-attempt': '1',
     };
+    // One span per event while tracing is on, its tries included, continuing the trace the event
+    // was written under; the relay forwards the app a traceparent naming it.
+    const parent = tracingOn() && data.traceparent ? contextOf({ traceparent: data.traceparent }) : undefined;
+    const attributes = { 'borderd.event_id': verified.id, 'borderd.event_type': verified.type };
+    await inSpan('borderd receive', { kind: SpanKind.CONSUMER, parent, attributes }, () => this.#relay(verified, data, headers));
+  }
+
+  /** Forwards a verified event, retrying a failing app, then moves the cursor past it. */
+  async #relay(verified: { id: string; type: string }, data: StreamData, headers: Record<string, string>): Promise<void> {
+    const { reporter, relay } = this.opts;
     const attempts = Math.max(1, this.opts.forwardAttempts ?? 5);
     const retryDelay =
       this.opts.forwardRetryDelayMs ?? ((n: number) => backoffDelay(n - 1, FORWARD_BACKOFF, (this.opts.random ?? Math.random)()));
@@ -360,6 +381,11 @@ export class TunnelClient {
       if (last.outcome !== 'failed') break;
       if (attempt < attempts) await abortableSleep(retryDelay(attempt), this.#stop.signal);
     }
+    annotate({
+      'borderd.outcome': last?.outcome ?? 'stopped',
+      'borderd.forward_tries': tries,
+      ...(last && { 'http.response.status_code': last.status }),
+    });
     // Stopped in the middle of the retries: the event is not passed, a restart sends it again.
     if (this.#stop.signal.aborted && last?.outcome === 'failed') return;
     if (last?.outcome === 'failed') {

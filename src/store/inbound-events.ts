@@ -28,6 +28,8 @@ export interface InboundEvent {
   receivedAt: string;
   decryptedAt: string | null;
   updatedAt: string;
+  /** The W3C traceparent of the intake span that stored the current copy (tracing on), which decryption continues. */
+  traceContext: string | null;
 }
 
 interface Row {
@@ -48,6 +50,7 @@ interface Row {
   received_at: string;
   decrypted_at: string | null;
   updated_at: string;
+  trace_context: string | null;
 }
 
 const toEvent = (r: Row): InboundEvent => ({
@@ -68,11 +71,12 @@ const toEvent = (r: Row): InboundEvent => ({
   receivedAt: r.received_at,
   decryptedAt: r.decrypted_at,
   updatedAt: r.updated_at,
+  traceContext: r.trace_context,
 });
 
 export type NewInboundEvent = Pick<
   InboundEvent,
-  'id' | 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'orgId' | 'rawBody' | 'receivedAt'
+  'id' | 'eventId' | 'eventType' | 'eventCreatedDate' | 'ica' | 'orgId' | 'rawBody' | 'receivedAt' | 'traceContext'
 > & {
   state: 'received' | 'unmatched';
   /** The source address (addressKey), for the cap on what one unmatched sender stores. */
@@ -83,8 +87,8 @@ export type NewInboundEvent = Pick<
 export async function insertInboundEvent(db: Db, e: NewInboundEvent): Promise<boolean> {
   const result = await db.run(
     `INSERT INTO inbound_events (id, event_id, event_type, event_created_date, ica, org_id, raw_body, state, attempts,
-         next_attempt_at, received_at, updated_at, sender)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)
+         next_attempt_at, received_at, updated_at, sender, trace_context)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)
        ON CONFLICT (event_id, ica) DO NOTHING`,
     [
       e.id,
@@ -99,6 +103,7 @@ export async function insertInboundEvent(db: Db, e: NewInboundEvent): Promise<bo
       e.receivedAt,
       e.receivedAt,
       e.sender,
+      e.traceContext,
     ],
   );
   return result === 1;
@@ -119,9 +124,16 @@ export type NotificationCopy = Pick<InboundEvent, 'eventType' | 'eventCreatedDat
 
 /**
  * Moves the copy a row holds to inbound_event_replaced_copies (its bytes kept for forensics) and
- * queues `copy` in its place, due now. Call inside a transaction.
+ * queues `copy` in its place, due now, with the trace context of the intake that took it. Call
+ * inside a transaction.
  */
-export async function replaceCopy(db: Db, id: string, copy: NotificationCopy, nowIso: string): Promise<void> {
+export async function replaceCopy(
+  db: Db,
+  id: string,
+  copy: NotificationCopy,
+  nowIso: string,
+  traceContext: string | null = null,
+): Promise<void> {
   await db.run(
     `INSERT INTO inbound_event_replaced_copies (inbound_id, seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid,
        attempts, received_at, replaced_at)
@@ -132,9 +144,9 @@ export async function replaceCopy(db: Db, id: string, copy: NotificationCopy, no
   );
   await db.run(
     `UPDATE inbound_events SET raw_body = ?, event_type = ?, event_created_date = ?, copy_received_at = ?, state = 'received', attempts = 0,
-       next_attempt_at = ?, failure_code = NULL, failure_reason = NULL, kid = NULL, updated_at = ?
+       next_attempt_at = ?, failure_code = NULL, failure_reason = NULL, kid = NULL, updated_at = ?, trace_context = ?
      WHERE id = ?`,
-    [copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt, nowIso, nowIso, id],
+    [copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt, nowIso, nowIso, traceContext, id],
   );
 }
 

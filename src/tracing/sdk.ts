@@ -7,12 +7,16 @@
  */
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { Config } from '../config/schema.js';
-import type { Logger } from '../logging/logger.js';
 import { VERSION } from '../version.js';
 import { setTracingOn } from './spans.js';
 
+/** Where the start is said: the daemon's logger, or `borderd receive`'s console. */
+export interface TracingLog {
+  info(fields: Record<string, unknown>, message: string): void;
+}
+
 /** Starts tracing when configured; resolves to what flushes and stops it. */
-export async function startTracing(config: Config['tracing'], log: Logger): Promise<() => Promise<void>> {
+export async function startTracing(config: Config['tracing'], log: TracingLog): Promise<() => Promise<void>> {
   const url = config.otlpEndpoint;
   if (url === undefined) return async () => {};
   const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }] = await Promise.all([

@@ -14,6 +14,7 @@ import {
   trace,
   type Attributes,
   type Context,
+  type Link,
   type Span,
 } from '@opentelemetry/api';
 import { VERSION } from '../version.js';
@@ -45,11 +46,43 @@ export function contextOf(headers: Record<string, string | string[] | undefined>
   return propagation.extract(ROOT_CONTEXT, headers);
 }
 
+/** Sets attributes on the active span, if there is one. */
+export function annotate(attributes: Attributes): void {
+  if (!on) return;
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
+
 export interface SpanOptions {
   kind?: SpanKind;
   attributes?: Attributes;
   /** The parent: the active context when absent. */
   parent?: Context;
+  /** Spans this one is related to without being their child. */
+  links?: Link[];
+}
+
+/** A link to the active span, if there is one. */
+export function linkToActive(): Link | undefined {
+  if (!on) return undefined;
+  const active = trace.getActiveSpan()?.spanContext();
+  return active && { context: active };
+}
+
+/**
+ * Starts a span the caller ends, for work that does not fit one callback (several run at once, each
+ * ending on its own). Undefined without tracing.
+ */
+export function startSpan(name: string, opts: SpanOptions): Span | undefined {
+  if (!on) return undefined;
+  return tracer().startSpan(
+    name,
+    {
+      kind: opts.kind ?? SpanKind.INTERNAL,
+      ...(opts.attributes && { attributes: opts.attributes }),
+      ...(opts.links?.length && { links: opts.links }),
+    },
+    opts.parent ?? context.active(),
+  );
 }
 
 /**
@@ -61,7 +94,11 @@ export async function inSpan<T>(name: string, opts: SpanOptions, fn: (span: Span
   const parent = opts.parent ?? context.active();
   const span = tracer().startSpan(
     name,
-    { kind: opts.kind ?? SpanKind.INTERNAL, ...(opts.attributes && { attributes: opts.attributes }) },
+    {
+      kind: opts.kind ?? SpanKind.INTERNAL,
+      ...(opts.attributes && { attributes: opts.attributes }),
+      ...(opts.links?.length && { links: opts.links }),
+    },
     parent,
   );
   try {

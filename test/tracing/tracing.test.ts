@@ -1,36 +1,10 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { startDaemon } from '../../src/daemon.js';
 import { forwardedHeaders } from '../../src/receiver/forwarder.js';
 import { tracingOn } from '../../src/tracing/spans.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { startReceiver } from '../delivery/receiver.js';
-
-interface OtlpSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-}
-
-/** An OTLP/HTTP collector on 127.0.0.1 that keeps every span it is sent (JSON encoding). */
-async function startCollector() {
-  const spans: OtlpSpan[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as { resourceSpans: { scopeSpans: { spans: OtlpSpan[] }[] }[] };
-      for (const r of body.resourceSpans) for (const s of r.scopeSpans) spans.push(...s.spans);
-      res.setHeader('content-type', 'application/json');
-      res.end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/v1/traces`, spans, close: () => new Promise((r) => server.close(r)) };
-}
+import { startCollector } from './collector.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';

@@ -1,7 +1,7 @@
 /**
  * GET /v1/notifications/events/stream: the organization's events as server-sent events, for
  * `borderd receive --tunnel` and anyone who cannot expose a public webhook URL. Each message is
- * `id: <event id>`, `event: <type>`, `data: {"body", "signature", "keyId"}` with the body embedded
+ * `id: <event id>`, `event: <type>`, `data: {"body", "signature", "keyId", "traceparent"?}` with the body embedded
  * as a string so its bytes (the ones signed) survive. Before the events, and again after a key
  * rotation, an `event: signing-key` message carries the public key the signatures verify with.
  *
@@ -112,7 +112,8 @@ export const eventStreamRoutes: RouteModule = (api, { signatures }) => {
       '`?since=<ISO time>` replays the events created from that time on; Last-Event-ID (or ?after=) resumes after that event and wins over since. ' +
       'Messages: `ready` first (id = the starting position, data {from: now|after|since, after}), then `signing-key` (data {keyId, publicKey, algorithm}) ' +
       'before any event and after each rotation, then one message per event, oldest first ' +
-      '(id = event id, event = event type, data = {body, signature, keyId}; body is the exact signed JSON as a string). ' +
+      '(id = event id, event = event type, data = {body, signature, keyId, traceparent?}; body is the exact signed JSON as a string; ' +
+      'traceparent, when borderd traces, is the W3C trace context the event was written under, unsigned). ' +
       'Resume with the id of the last message received. A `: heartbeat` comment is sent every eventStream.heartbeatMs.',
     tags: ['notifications'],
     auth: 'bearer',
@@ -124,7 +125,7 @@ export const eventStreamRoutes: RouteModule = (api, { signatures }) => {
         schema: z
           .string()
           .describe(
-            'SSE messages: ready (the starting position), signing-key, then one per event (data {body, signature, keyId}), and heartbeat comments',
+            'SSE messages: ready (the starting position), signing-key, then one per event (data {body, signature, keyId, traceparent?}), and heartbeat comments',
           ),
       },
       400: { description: 'Last-Event-ID or after is not an event id, or since is not an ISO 8601 time' },
@@ -284,7 +285,19 @@ function follow(
     // A rotation while the batch was signed: announce the new key, and sign the batch again with it.
     if (signed.keyId !== announcedKey && (await announceKey()) !== signed.keyId) return sendBatch();
     rows.forEach((row, i) =>
-      res.write(sseMessage(row.type, { body: row.body, signature: signed.signatures[i], keyId: signed.keyId }, row.id)),
+      res.write(
+        sseMessage(
+          row.type,
+          {
+            body: row.body,
+            signature: signed.signatures[i],
+            keyId: signed.keyId,
+            // The trace the event was written under: a tunnel's span continues it, as a delivery's does.
+            ...(row.trace_context && { traceparent: row.trace_context }),
+          },
+          row.id,
+        ),
+      ),
     );
     cursor = rows.at(-1)!.id;
     return rows.length;
