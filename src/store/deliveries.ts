@@ -282,8 +282,8 @@ export interface FinishedAttempt {
 }
 
 const FINISH_ATTEMPTS = {
-  sqlite: `UPDATE deliveries SET state = r.state, attempts = MAX(attempts, r.attempts), step = r.step, next_attempt_at = r.next,
-      last_status = r.status, last_error = r.error, delivered_at = COALESCE(r.delivered, delivered_at),
+  sqlite: `UPDATE deliveries SET state = r.state, attempts = MAX(deliveries.attempts, r.attempts), step = r.step, next_attempt_at = r.next,
+      last_status = r.status, last_error = r.error, delivered_at = COALESCE(r.delivered, deliveries.delivered_at),
       claimed_by = NULL, lease_until = NULL, updated_at = r.at
     FROM (SELECT value ->> 'id' AS id, value ->> 'state' AS state, value ->> 'attempts' AS attempts, value ->> 'step' AS step,
                  value ->> 'nextAttemptAt' AS next, value ->> 'lastStatus' AS status, value ->> 'lastError' AS error,
