@@ -8,6 +8,7 @@ import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { apiBenchmark } from './api.js';
 import type { Benchmark, BenchOutcome } from './bench-types.js';
+import { csvImportBenchmark } from './csv-import.js';
 import { daemonNodeArgs, ROOT } from './daemon-process.js';
 import { growthBenchmark } from './growth.js';
 import { inboundBenchmark } from './inbound.js';
@@ -17,7 +18,15 @@ import { printTable } from './report-table.js';
 import { soakBenchmark } from './soak.js';
 
 /** In run order; `--only` picks by name; the soak runs only when asked for. */
-const BENCHMARKS: Benchmark[] = [outboxBenchmark, apiBenchmark, receiverBenchmark, inboundBenchmark, growthBenchmark, soakBenchmark];
+const BENCHMARKS: Benchmark[] = [
+  outboxBenchmark,
+  apiBenchmark,
+  receiverBenchmark,
+  inboundBenchmark,
+  growthBenchmark,
+  csvImportBenchmark,
+  soakBenchmark,
+];
 
 interface Args {
   quick: boolean;

@@ -6,7 +6,8 @@
  */
 import type { CommandModule } from 'yargs';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, removeCardNetworkKey } from '../inbound/keyring.js';
-import { output, readCliFile, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
+import { keystoreIntegrityFailure } from '../inbound/pkcs12.js';
+import { CliExit, output, readCliFile, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
 const cardNetworkCommand: CommandModule = {
   command: 'card-network',
@@ -69,6 +70,10 @@ const cardNetworkCommand: CommandModule = {
             const key = await importCardNetworkKey(ctx, args.org, bytes, {
               ...(args.kid ? { kid: args.kid } : {}),
               ...(passphrase !== undefined ? { passphrase } : {}),
+            }).catch((err: unknown) => {
+              // A wrong password or an altered keystore is bad usage: one line, exit 2.
+              const failure = keystoreIntegrityFailure(err);
+              throw failure ? new CliExit(2, `${args.privateKey}: ${failure.message}`) : err;
             });
             output(args, key, () => `imported card-network key ${key.id} for ${key.organizationId} (RSA ${key.bits})\nkid: ${key.kid}`);
           }),

@@ -11,7 +11,7 @@
  * @module domain/crypto-address
  */
 import { createHash } from 'node:crypto';
-import { keccak256 } from './keccak256.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 
 export const NETWORK_IDS = ['POLYGON', 'ETHEREUM', 'TRON', 'BASE', 'OPTIMISM', 'BITCOIN', 'SOLANA', 'CELO'] as const;
 export type NetworkId = (typeof NETWORK_IDS)[number];
@@ -53,6 +53,12 @@ function base58CheckPayload(text: string): Uint8Array | undefined {
   const check = sha256(sha256(payload)).subarray(0, 4);
   return Buffer.from(bytes.subarray(bytes.length - 4)).equals(check) ? payload : undefined;
 }
+
+/**
+ * Keccak-256 with the original Keccak padding Ethereum uses (not SHA3-256, the only variant
+ * node:crypto offers), from @noble/hashes: audited, constant-time, no dependencies.
+ */
+export const keccak256 = (input: Uint8Array): Uint8Array => keccak_256(input);
 
 export function eip55Checksum(address: string): string {
   const hex = address.slice(2).toLowerCase();

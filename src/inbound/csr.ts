@@ -1,63 +1,50 @@
 /**
- * A PKCS#10 certificate signing request (RFC 2986) built with node:crypto and a few lines of DER,
- * so generating a card-network key needs no OpenSSL binary and no extra dependency. The card
- * network's key-management portal takes this CSR and returns the encryption certificate its
- * senders use.
+ * A PKCS#10 certificate signing request (RFC 2986) for a card-network key, built and signed by
+ * PKI.js (the family that reads keystores in pkcs12.ts), so generating a key needs no OpenSSL
+ * binary. The card network's key-management portal takes this CSR and returns the encryption
+ * certificate its senders use.
  *
  * @module inbound/csr
  */
-import { createPublicKey, sign, type KeyObject } from 'node:crypto';
-
-function derLength(n: number): Buffer {
-  if (n < 0x80) return Buffer.from([n]);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-
-const tlv = (tag: number, content: Buffer): Buffer => Buffer.concat([Buffer.from([tag]), derLength(content.length), content]);
-const sequence = (...items: Buffer[]) => tlv(0x30, Buffer.concat(items));
-const set = (...items: Buffer[]) => tlv(0x31, Buffer.concat(items));
-
-function oid(dotted: string): Buffer {
-  const [a = 0, b = 0, ...rest] = dotted.split('.').map(Number);
-  const out = [40 * a + b];
-  for (const arc of rest) {
-    const chunk: number[] = [];
-    let v = arc;
-    do {
-      chunk.unshift((v & 0x7f) | (chunk.length ? 0x80 : 0));
-      v = Math.floor(v / 128);
-    } while (v > 0);
-    out.push(...chunk);
-  }
-  return tlv(0x06, Buffer.from(out));
-}
+import { createPublicKey, webcrypto, type KeyObject } from 'node:crypto';
+import * as asn1js from 'asn1js';
+import { AttributeTypeAndValue, CertificationRequest, PublicKeyInfo, RelativeDistinguishedNames } from 'pkijs';
 
 const ATTRIBUTE_OIDS = { CN: '2.5.4.3', O: '2.5.4.10', OU: '2.5.4.11', C: '2.5.4.6' } as const;
 export type SubjectAttribute = keyof typeof ATTRIBUTE_OIDS;
 
-function name(subject: Partial<Record<SubjectAttribute, string>>): Buffer {
+/** PEM of a CSR for the RSA key pair, signed SHA256withRSA with its private key. */
+export async function buildCsrPem(privateKey: KeyObject, subject: Partial<Record<SubjectAttribute, string>>): Promise<string> {
+  const csr = new CertificationRequest();
+  csr.version = 0;
+  // One RDN per attribute (PKI.js would put a flat list into one multi-valued RDN), CN first, each a
+  // UTF8String but the country (a PrintableString): the name `openssl req -subj /CN=…/O=…` writes.
   const rdns = (Object.keys(ATTRIBUTE_OIDS) as SubjectAttribute[])
     .filter((k) => subject[k])
-    .map((k) =>
-      set(
-        sequence(
-          oid(ATTRIBUTE_OIDS[k]),
-          k === 'C' ? tlv(0x13, Buffer.from(subject[k]!, 'ascii')) : tlv(0x0c, Buffer.from(subject[k]!, 'utf8')),
-        ),
-      ),
-    );
-  return sequence(...rdns);
-}
-
-/** PEM of a CSR for the key pair, signed SHA256withRSA with its private key. */
-export function buildCsrPem(privateKey: KeyObject, subject: Partial<Record<SubjectAttribute, string>>): string {
-  const spki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
-  const info = sequence(tlv(0x02, Buffer.from([0])), name(subject), spki, Buffer.from([0xa0, 0x00]));
-  const algorithm = sequence(oid('1.2.840.113549.1.1.11'), Buffer.from([0x05, 0x00]));
-  const signature = tlv(0x03, Buffer.concat([Buffer.from([0]), sign('sha256', info, privateKey)]));
-  const der = sequence(info, algorithm, signature);
+    .map((k) => {
+      const value = subject[k]!;
+      const attribute = new AttributeTypeAndValue({
+        type: ATTRIBUTE_OIDS[k],
+        value: k === 'C' ? new asn1js.PrintableString({ value }) : new asn1js.Utf8String({ value }),
+      });
+      return new asn1js.Set({ value: [attribute.toSchema()] });
+    });
+  csr.subject = RelativeDistinguishedNames.fromBER(new asn1js.Sequence({ value: rdns }).toBER());
+  // RFC 2986 requires the attributes field, empty here ([0] with no content).
+  csr.attributes = [];
+  csr.subjectPublicKeyInfo = PublicKeyInfo.fromBER(createPublicKey(privateKey).export({ type: 'spki', format: 'der' }));
+  const signingKey = await webcrypto.subtle.importKey(
+    'pkcs8',
+    privateKey.export({ type: 'pkcs8', format: 'der' }),
+    { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  // node:crypto's CryptoKey is the Web Crypto one PKI.js signs with; only the type names differ.
+  await csr.sign(signingKey as unknown as Parameters<CertificationRequest['sign']>[0], 'SHA-256');
+  // sha256WithRSAEncryption carries NULL parameters (RFC 4055); the algorithm sits outside the signed part.
+  csr.signatureAlgorithm.algorithmParams = new asn1js.Null();
+  const der = Buffer.from(csr.toSchema().toBER());
   const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
   return ['-----BEGIN CERTIFICATE REQUEST-----', ...lines, '-----END CERTIFICATE REQUEST-----', ''].join('\n');
 }

@@ -105,7 +105,7 @@ export async function generateCardNetworkKey(
   const view = await store(ctx, orgId, privateKey, 'generated');
   return {
     ...view,
-    csr: buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: (await getOrganization(ctx.db, orgId))!.name }),
+    csr: await buildCsrPem(privateKey, { CN: opts.commonName ?? `borderd ${orgId}`, O: (await getOrganization(ctx.db, orgId))!.name }),
   };
 }
 
@@ -114,7 +114,7 @@ export async function generateCardNetworkKey(
  * PEM with the passphrase), DER (PKCS#8, encrypted PKCS#8, or PKCS#1), or a PKCS#12 keystore
  * (.p12/.pfx, pkcs12.ts) with its password.
  */
-function readPrivateKey(keyBytes: Buffer, passphrase?: string): KeyObject {
+async function readPrivateKey(keyBytes: Buffer, passphrase?: string): Promise<KeyObject> {
   const withPass = passphrase === undefined ? {} : { passphrase };
   const text = keyBytes.toString('latin1');
   if (text.includes('-----BEGIN')) {
@@ -123,7 +123,7 @@ function readPrivateKey(keyBytes: Buffer, passphrase?: string): KeyObject {
     }
     return createPrivateKey({ key: keyBytes.toString('utf8'), format: 'pem', ...withPass });
   }
-  if (isPkcs12(keyBytes)) return privateKeyFromPkcs12(keyBytes, passphrase);
+  if (isPkcs12(keyBytes)) return await privateKeyFromPkcs12(keyBytes, passphrase);
   // DER: PKCS#8 (plain, or encrypted with the passphrase) first, then PKCS#1.
   let first: unknown;
   for (const type of ['pkcs8', 'pkcs1'] as const) {
@@ -145,9 +145,15 @@ export async function importCardNetworkKey(
 ): Promise<CardNetworkKeyView> {
   let privateKey: KeyObject;
   try {
-    privateKey = readPrivateKey(keyBytes, opts.passphrase);
+    privateKey = await readPrivateKey(keyBytes, opts.passphrase);
   } catch (err) {
-    throw badRequest('invalid_private_key', `the file does not hold a readable private key (${(err as Error).message.split('\n')[0]})`);
+    // The cause stays attached: the CLI tells a keystore that fails its integrity check (bad usage) from the rest.
+    const refusal = badRequest(
+      'invalid_private_key',
+      `the file does not hold a readable private key (${(err as Error).message.split('\n')[0]})`,
+    );
+    refusal.cause = err;
+    throw refusal;
   }
   return await store(ctx, orgId, privateKey, 'imported', opts.kid);
 }

@@ -39,10 +39,10 @@ describe('npm run bench -- --quick', () => {
     const results = JSON.parse(readFileSync(out, 'utf8')) as Results;
     expect(results.mode).toBe('quick');
     expect(results.machine.cpus).toBeGreaterThan(0);
-    expect(Object.keys(results.benchmarks).sort()).toEqual(['api', 'growth', 'inbound', 'outbox', 'receiver']);
+    expect(Object.keys(results.benchmarks).sort()).toEqual(['api', 'csv', 'growth', 'inbound', 'outbox', 'receiver']);
     for (const [name, m] of Object.entries(results.benchmarks)) expect(m.error, `${name} failed`).toBeUndefined();
 
-    const { outbox, api, receiver, inbound, growth } = results.benchmarks as Record<string, Metrics>;
+    const { outbox, api, receiver, inbound, growth, csv } = results.benchmarks as Record<string, Metrics>;
     positive(outbox!, [
       'signaturesPerSecond',
       'eventsWrittenPerSecond',
@@ -103,6 +103,9 @@ describe('npm run bench -- --quick', () => {
 
     positive(growth!, ['smallDeliveriesPerSecond', 'largeDeliveriesPerSecond', 'smallDueQueryP50Ms', 'largeDueQueryP50Ms']);
     expect(growth!.largeDelivered as number).toBeGreaterThan(growth!.smallDelivered as number);
+
+    positive(csv!, ['csvRowsPerSecond', 'csvQuoteLeadingRowsPerSecond', 'jsonlRowsPerSecond']);
+    expect(csv!.rows).toBe(5000);
 
     // Every benchmark printed its table.
     for (const name of ['outbox', 'api', 'receiver', 'inbound', 'growth']) expect(run.output).toContain(`\n${name}: `);

@@ -1,19 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { addressProblem, eip55Checksum } from '../../src/domain/crypto-address.js';
-import { keccak256 } from '../../src/domain/keccak256.js';
+import { addressProblem, eip55Checksum, keccak256 } from '../../src/domain/crypto-address.js';
 
 describe('keccak256', () => {
-  it('matches the known digest of the empty input', () => {
-    expect(Buffer.from(keccak256(new Uint8Array())).toString('hex')).toBe(
-      'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
-    );
+  const digest = (text: string) => Buffer.from(keccak256(Buffer.from(text, 'utf8'))).toString('hex');
+
+  // Keccak-256 known answers (Ethereum's padding: SHA3-256 of the empty input is a7ffc6f8…, not this).
+  it.each([
+    ['the empty input', '', 'c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470'],
+    ['"abc"', 'abc', '4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45'],
+    [
+      'the quick brown fox',
+      'The quick brown fox jumps over the lazy dog',
+      '4d741b6f1eb29cb2a9b9911c82f56fa8d73b04959d3d9d222895df6c0b28aa15',
+    ],
+  ])('matches the known digest of %s', (_name, text, hex) => {
+    expect(digest(text)).toBe(hex);
   });
 });
 
 describe('addressProblem', () => {
-  it('computes EIP-55 checksums (vectors from the EIP)', () => {
-    expect(eip55Checksum('0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed')).toBe('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed');
-    expect(eip55Checksum('0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359')).toBe('0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359');
+  // Every checksummed address EIP-55 publishes: all caps, all lower and mixed case.
+  it.each([
+    '0x52908400098527886E0F7030069857D2E4169EE7',
+    '0x8617E340B3D01FA5F11F306F4090FD50E238070D',
+    '0xde709f2102306220921060314715629080e2fb77',
+    '0x27b1fdb04752bbc536007a920d24acb045561c26',
+    '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+    '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
+    '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
+    '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb',
+  ])('computes the EIP-55 checksum %s (vectors from the EIP)', (checksummed) => {
+    expect(eip55Checksum(`0x${checksummed.slice(2).toLowerCase()}`)).toBe(checksummed);
+    expect(eip55Checksum(`0x${checksummed.slice(2).toUpperCase()}`)).toBe(checksummed);
   });
 
   it.each([

@@ -156,6 +156,24 @@ describe('borderd keys card-network import (CLI)', () => {
     expect(withEnv.code, withEnv.stdout + withEnv.stderr).toBe(0);
     expect(JSON.parse(withEnv.stdout)).toMatchObject({ kid: viaEnv.kid });
 
+    // A wrong password and a keystore with one byte altered fail its integrity MAC: bad usage, one
+    // line on stderr, exit 2.
+    const wrong = await run(join(dir, 'flag.p12'), ['--keystore-password', 'not-it']);
+    expect([wrong.code, wrong.stdout, wrong.stderr]).toEqual([
+      2,
+      '',
+      expect.stringMatching(
+        /^borderd: .*flag\.p12: the keystore does not decrypt with this password, or was altered .*MAC does not verify\n$/,
+      ),
+    ]);
+    const altered = p12(makeKeyPair());
+    const at = Math.floor(altered.length / 2);
+    altered[at] = altered[at]! ^ 0x01;
+    writeFileSync(join(dir, 'altered.p12'), altered);
+    const tampered = await run(join(dir, 'altered.p12'), ['--keystore-password', 'keystore-pw']);
+    expect([tampered.code, tampered.stdout, tampered.stderr.split('\n').length]).toEqual([2, '', 2]);
+    expect(tampered.stderr).toMatch(/altered\.p12: .*integrity MAC does not verify/);
+
     // A file that is not there is bad usage, said in one line, as for the import commands.
     const missing = await run(join(dir, 'none.pem'));
     expect([missing.code, missing.stderr.trim()]).toEqual([

@@ -205,7 +205,9 @@ describe('card-network keyring', () => {
       };
       await imported(p12(), 'keystore-pw');
       await imported(p12('-legacy'), 'keystore-pw');
-      await imported(p12('-keypbe', 'NONE', '-certpbe', 'NONE'));
+      // An unencrypted key bag still sits under the integrity MAC, which needs the password.
+      await imported(p12('-keypbe', 'NONE', '-certpbe', 'NONE'), 'keystore-pw');
+      expect(await refused(p12('-keypbe', 'NONE', '-certpbe', 'NONE'))).toMatch(/give its password \(--keystore-password/);
       execFileSync(
         'openssl',
         ['pkcs12', '-export', '-nokeys', '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'cert.p12')],

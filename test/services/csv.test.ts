@@ -50,6 +50,49 @@ describe('parseCsv', () => {
     ]);
   });
 
+  // RFC 4180, section 2's own examples, each as a header and one record.
+  it.each([
+    ['CRLF line ends', 'a,b,c\r\naaa,bbb,ccc\r\n', { a: 'aaa', b: 'bbb', c: 'ccc' }],
+    ['no line end after the last record', 'a,b,c\r\nzzz,yyy,xxx', { a: 'zzz', b: 'yyy', c: 'xxx' }],
+    ['quoted fields', 'a,b,c\r\n"aaa","bbb","ccc"\r\n', { a: 'aaa', b: 'bbb', c: 'ccc' }],
+    ['a line break in a quoted field', 'a,b,c\r\n"aaa","b\r\nbb","ccc"\r\n', { a: 'aaa', b: 'b\r\nbb', c: 'ccc' }],
+    ['a doubled quote in a quoted field', 'a,b,c\r\n"aaa","b""bb","ccc"\r\n', { a: 'aaa', b: 'b"bb', c: 'ccc' }],
+  ])('reads RFC 4180 section 2: %s', (_name, text, value) => {
+    expect(parseCsv(text)).toEqual([{ line: 2, value }]);
+  });
+
+  it('drops a leading byte order mark and takes LF, CRLF and CR line ends in one file', () => {
+    expect(parseCsv('\ufeffa,b\n1,2\r\n3,4\r5,6')).toEqual([
+      { line: 2, value: { a: '1', b: '2' } },
+      { line: 3, value: { a: '3', b: '4' } },
+      { line: 4, value: { a: '5', b: '6' } },
+    ]);
+  });
+
+  it('numbers rows after a multi-line quoted field by the line each starts on', () => {
+    expect(parseCsv('a,b\n"1\n2\n3",x\n\n4,"5\n"\n6,7\n')).toEqual([
+      { line: 2, value: { a: '1\n2\n3', b: 'x' } },
+      { line: 6, value: { a: '4', b: '5\n' } },
+      { line: 8, value: { a: '6', b: '7' } },
+    ]);
+    // The line an unclosed quote opens on, when its row began lines earlier.
+    expect(parseCsv('a,b\n"1\n2","3\n4\n')).toEqual([
+      { line: 2, value: undefined, error: 'the quoted field opened on line 3 is never closed' },
+    ]);
+  });
+
+  it('tells a quoted value that starts with a quote from text after a closing quote', () => {
+    expect(parseCsv('a,b\n"""x""y",""""\n" ",\n')).toEqual([
+      { line: 2, value: { a: '"x"y', b: '"' } },
+      { line: 3, value: { a: ' ' } },
+    ]);
+    expect(parseCsv('a,b\n"x"y",2\n""x,2\n1,"2"3\n')).toEqual([
+      { line: 2, value: undefined, error: 'text follows the closing quote of field 1' },
+      { line: 3, value: undefined, error: 'text follows the closing quote of field 1' },
+      { line: 4, value: undefined, error: 'text follows the closing quote of field 2' },
+    ]);
+  });
+
   it('refuses a header that names a field twice, instead of keeping the last value', () => {
     expect(parseCsv('a,b, a\n1,2,3\n')).toEqual([{ line: 1, value: undefined, error: 'the header names a twice' }]);
     expect(parseCsv('a,b,,\n1,2,,\n')).toEqual([{ line: 2, value: { a: '1', b: '2' } }]);
