@@ -197,9 +197,11 @@ export async function decryptDue(ctx: AppContext): Promise<Record<AttemptOutcome
   try {
     for (; i < rows.length; i++) {
       const { span, opened } = opening[i]!;
+      const result = await opened;
+      // Only now the next one: at most OPENS_IN_FLIGHT opening at once.
       const ahead = rows[i + OPENS_IN_FLIGHT];
       if (ahead) opening.push(begin(ahead));
-      const outcome = await record(ctx, rows[i]!, await opened);
+      const outcome = await record(ctx, rows[i]!, result);
       counts[outcome]++;
       span?.setAttribute('borderd.outcome', outcome);
       span?.end();
