@@ -228,6 +228,18 @@ const FINISH_ATTEMPT = sql`UPDATE deliveries SET state = ?, attempts = ${GREATES
   WHERE id = ? AND claimed_by = ?`;
 const FINISH_EXPECTED_ATTEMPT = sql`${FINISH_ATTEMPT} AND state = ? AND step = ? AND next_attempt_at = ?`;
 
+/** A delivery's state after an attempt. */
+export interface AttemptOutcome {
+  state: DeliveryState;
+  attempts: number;
+  step: number;
+  nextAttemptAt: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  at: string;
+}
+
 /**
  * The outcome of an attempt made under `owner`'s lease, which it gives back; false when the lease
  * was lost meanwhile, or, with `expect`, when the row is no longer in that state, step and due time
@@ -238,16 +250,7 @@ export async function finishAttempt(
   db: Db,
   id: string,
   owner: string,
-  next: {
-    state: DeliveryState;
-    attempts: number;
-    step: number;
-    nextAttemptAt: number;
-    lastStatus: number | null;
-    lastError: string | null;
-    deliveredAt: string | null;
-    at: string;
-  },
+  next: AttemptOutcome,
   expect?: { state: DeliveryState; step: number; nextAttemptAt: number },
 ): Promise<boolean> {
   const params = [
@@ -266,17 +269,9 @@ export async function finishAttempt(
   return (await db.run(FINISH_EXPECTED_ATTEMPT, [...params, expect.state, expect.step, expect.nextAttemptAt])) > 0;
 }
 
-/** One row's outcome for finishAttempts: the new values, and the state, step and due time it must still have. */
-export interface FinishedAttempt {
+/** One row's outcome for finishAttempts: the new values, and the step and due time it must still have (pending). */
+export interface FinishedAttempt extends AttemptOutcome {
   id: string;
-  state: DeliveryState;
-  attempts: number;
-  step: number;
-  nextAttemptAt: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  deliveredAt: string | null;
-  at: string;
   expectStep: number;
   expectNextAttemptAt: number;
 }

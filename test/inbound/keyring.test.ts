@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +10,7 @@ import { generateCardNetworkKey, importCardNetworkKey, listKeys, privateKeyFor, 
 import { createContext } from '../../src/create-context.js';
 import { keysWithKid } from '../../src/store/card-network-keys.js';
 import { makeContext, tempDir } from '../support/context.js';
-import { pkcs12FromPem } from '../support/pkcs12.js';
+import { opensslPkcs12, pkcs12FromPem } from '../support/pkcs12.js';
 import { hasOpenssl } from '../support/openssl.js';
 import { countUnseals } from '../support/unseal-counter.js';
 import { makeKeyPair, selfSignedCertificate } from './jwe-fixtures.js';
@@ -176,44 +176,13 @@ describe('card-network keyring', () => {
 
     it('PKCS#12 from OpenSSL (default, -legacy, unencrypted key bag); a keystore without a key names the conversion', async (t) => {
       if (!hasOpenssl()) t.skip();
-      const dir = tempDir();
-      writeFileSync(join(dir, 'k.pem'), pair.privatePem);
-      execFileSync(
-        'openssl',
-        ['req', '-new', '-x509', '-key', join(dir, 'k.pem'), '-subj', '/CN=card-network', '-days', '1', '-out', join(dir, 'c.pem')],
-        { stdio: 'ignore' },
-      );
-      const p12 = (...extra: string[]) => {
-        execFileSync(
-          'openssl',
-          [
-            'pkcs12',
-            '-export',
-            '-inkey',
-            join(dir, 'k.pem'),
-            '-in',
-            join(dir, 'c.pem'),
-            '-passout',
-            'pass:keystore-pw',
-            '-out',
-            join(dir, 'k.p12'),
-            ...extra,
-          ],
-          { stdio: 'ignore' },
-        );
-        return readFileSync(join(dir, 'k.p12'));
-      };
+      const p12 = (...extra: string[]) => opensslPkcs12(pair.privatePem, 'keystore-pw', ...extra);
       await imported(p12(), 'keystore-pw');
       await imported(p12('-legacy'), 'keystore-pw');
       // An unencrypted key bag still sits under the integrity MAC, which needs the password.
       await imported(p12('-keypbe', 'NONE', '-certpbe', 'NONE'), 'keystore-pw');
       expect(await refused(p12('-keypbe', 'NONE', '-certpbe', 'NONE'))).toMatch(/give its password \(--keystore-password/);
-      execFileSync(
-        'openssl',
-        ['pkcs12', '-export', '-nokeys', '-in', join(dir, 'c.pem'), '-passout', 'pass:keystore-pw', '-out', join(dir, 'cert.p12')],
-        { stdio: 'ignore' },
-      );
-      expect(await refused(readFileSync(join(dir, 'cert.p12')), 'keystore-pw')).toMatch(/openssl pkcs12 -in keystore\.p12 -nocerts -nodes/);
+      expect(await refused(p12('-nokeys'), 'keystore-pw')).toMatch(/openssl pkcs12 -in keystore\.p12 -nocerts -nodes/);
     });
   });
 

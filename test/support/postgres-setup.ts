@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../../bench/postgres-server.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -20,16 +20,6 @@ declare module 'vitest' {
     postgres: { adminUrl: string; template: string; tls?: { caFile: string } };
   }
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 
 const withDatabase = (url: string, name: string): string => {
   const u = new URL(url);

@@ -11,7 +11,7 @@ import { isDatabaseUnavailable, type Db, type TransactionOptions } from '../../d
 import { isoAt } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../../domain/retry-schedule.js';
-import { finishAttempt, finishAttempts, leaseOf, type DeliveryState } from '../../store/deliveries.js';
+import { finishAttempt, finishAttempts, leaseOf, type AttemptOutcome, type DeliveryState } from '../../store/deliveries.js';
 import { insertAttempt, insertAttempts, trailingAttemptsFailedWith, type AttemptRecord } from '../../store/delivery-attempts.js';
 import { storeSignature, storeSignatures } from '../../store/event-signatures.js';
 import type { EventSignatures } from '../event-signatures.js';
@@ -86,7 +86,7 @@ interface Plan {
   common: { attempts: number; lastStatus: number | null; lastError: string | null; at: string };
   attempt: AttemptRecord;
   line: Record<string, unknown>;
-  next(signingFailures: number): Parameters<typeof finishAttempt>[3];
+  next(signingFailures: number): AttemptOutcome;
 }
 
 /** Results are bookkeeping: one lost to a power cut only means its delivery is sent again. */
