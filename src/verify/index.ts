@@ -33,6 +33,15 @@ export {
   type StandardWebhookOptions,
 } from './standard-webhooks.js';
 export {
+  verifyStandardWebhookV1a,
+  signatureV1a,
+  hasV1aSignature,
+  PUBLIC_KEY_PREFIX,
+  type Ed25519PublicKeyInput,
+  type Ed25519Jwk,
+} from './standard-webhooks-v1a.js';
+export { fetchJwks, jwksPath, type JwksSource } from './jwks.js';
+export {
   fetchPublicKey,
   fetchAccessToken,
   PUBLIC_KEY_PATH,

@@ -63,7 +63,7 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
  * answer (not JSON) is `no_public_key`, the documented code, so callers and the middleware (503)
  * can tell "no key to verify with" from a bad delivery.
  */
-async function fromBorderd<T>(what: string, url: string, fn: (url: string) => Promise<T>): Promise<T> {
+export async function fromBorderd<T>(what: string, url: string, fn: (url: string) => Promise<T>): Promise<T> {
   try {
     return await fn(url);
   } catch (err) {
