@@ -147,12 +147,7 @@ export const listWebhookSettings = async (ctx: AppContext, orgId: string): Promi
  * replaces the filter when given (empty: every type) and keeps it when absent; it applies to events
  * written from then on, and deliveries already queued stay.
  */
-export async function updateWebhookSettings(
-  ctx: AppContext,
-  orgId: string,
-  id: string,
-  input: WebhookInput,
-): Promise<WebhookRecord> {
+export async function updateWebhookSettings(ctx: AppContext, orgId: string, id: string, input: WebhookInput): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
   assertEventTypes(input.eventTypes);
   const v1a = wantsV1a(input.signatureSchemes);

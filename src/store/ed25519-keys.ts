@@ -33,10 +33,14 @@ export async function publishedEd25519Keys(db: Db, orgId: string, retiredAfter: 
 }
 
 export async function insertEd25519Key(db: Db, row: Ed25519KeyRow): Promise<void> {
-  await db.run(
-    'INSERT INTO webhook_ed25519_keys (id, org_id, public_key, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)',
-    [row.id, row.org_id, row.public_key, row.private_enc, row.created_at, row.retired_at],
-  );
+  await db.run('INSERT INTO webhook_ed25519_keys (id, org_id, public_key, private_enc, created_at, retired_at) VALUES (?, ?, ?, ?, ?, ?)', [
+    row.id,
+    row.org_id,
+    row.public_key,
+    row.private_enc,
+    row.created_at,
+    row.retired_at,
+  ]);
 }
 
 /** Retires the organization's current key (a rotation): the next signature makes a new one. */

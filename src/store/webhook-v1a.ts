@@ -8,7 +8,8 @@ import type { Db } from '../db/database.js';
 
 /** Opts the webhook in (`on`) or out; idempotent either way. */
 export async function setWebhookV1a(db: Db, webhookId: string, on: boolean, at: string): Promise<void> {
-  if (on) await db.run('INSERT INTO webhook_v1a (webhook_id, created_at) VALUES (?, ?) ON CONFLICT (webhook_id) DO NOTHING', [webhookId, at]);
+  if (on)
+    await db.run('INSERT INTO webhook_v1a (webhook_id, created_at) VALUES (?, ?) ON CONFLICT (webhook_id) DO NOTHING', [webhookId, at]);
   else await db.run('DELETE FROM webhook_v1a WHERE webhook_id = ?', [webhookId]);
 }
 

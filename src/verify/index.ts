@@ -1,6 +1,6 @@
 /**
  * borderd/verify: check that a webhook delivery was signed by borderd and get its typed event.
- * Runtime dependencies: node:crypto only (and the global fetch for fetchPublicKey).
+ * Runtime dependencies: node:crypto only (and the global fetch for fetchPublicKey and fetchJwks).
  *
  * @module verify/index
  */

@@ -45,7 +45,10 @@ function readSet(body: unknown): PublishedKey[] {
     try {
       out.push({ kid: jwk.kid, alg: jwk.alg, key: createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }) });
     } catch (err) {
-      throw new WebhookVerificationError('no_public_key', `the JWKS key ${jwk.kid} is not a readable public key: ${(err as Error).message}`);
+      throw new WebhookVerificationError(
+        'no_public_key',
+        `the JWKS key ${jwk.kid} is not a readable public key: ${(err as Error).message}`,
+      );
     }
   }
   return out;

@@ -3,7 +3,8 @@
  * express.json elsewhere), verifies it and puts the event on `req.webhookEvent` before calling
  * next(). With a webhook secret it verifies Standard Webhooks (`webhook-signature`, with the replay
  * window of `webhook-timestamp`) whenever those headers are there, or always when told to require
- * them, and `x-signature` otherwise. The request, response and next it needs are described structurally below: express's
+ * them, and `x-signature` otherwise; with a `jwksUrl` and no secret, a delivery's `v1a` signature
+ * when it has one. The request, response and next it needs are described structurally below: express's
  * objects (and node's own IncomingMessage / ServerResponse) satisfy them, and the published types
  * never mention express, so an integrator without @types/express compiles them.
  *

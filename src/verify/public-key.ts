@@ -144,7 +144,12 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
       } catch (err) {
         throw new WebhookVerificationError('no_public_key', `public key response holds no readable public key: ${(err as Error).message}`);
       }
-      const key: OrgPublicKey = { keyId: body.keyId, publicKey: body.publicKey, algorithm: 'RSA-SHA256', createdAt: String(body.createdAt ?? '') };
+      const key: OrgPublicKey = {
+        keyId: body.keyId,
+        publicKey: body.publicKey,
+        algorithm: 'RSA-SHA256',
+        createdAt: String(body.createdAt ?? ''),
+      };
       return typeof body.retiredAt === 'string' ? { ...key, retiredAt: body.retiredAt } : key;
     });
   }
@@ -174,7 +179,8 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
           forcedAt = now();
           named = await load(kid);
           // borderd's answer settles it: a key it does not publish signed nothing it sent.
-          if (!named) throw new WebhookVerificationError('no_key_matches', `borderd publishes no key ${kid} (unknown, or replaced too long ago)`);
+          if (!named)
+            throw new WebhookVerificationError('no_key_matches', `borderd publishes no key ${kid} (unknown, or replaced too long ago)`);
           // The current key, newer than the cached one, replaces it (a replaced key comes with retiredAt).
           if (!named.retiredAt) cached = named;
           if (byId.size >= KEPT_BY_ID) byId.delete(byId.keys().next().value!);

@@ -91,8 +91,7 @@ function v1aSignatures(header: string): Buffer[] {
 }
 
 /** Whether the delivery's `webhook-signature` carries a `v1a` entry. */
-export const hasV1aSignature = (headers: HeaderBag): boolean =>
-  /(^|\s)v1a,/.test(headerValue(headers, WEBHOOK_SIGNATURE_HEADER) ?? '');
+export const hasV1aSignature = (headers: HeaderBag): boolean => /(^|\s)v1a,/.test(headerValue(headers, WEBHOOK_SIGNATURE_HEADER) ?? '');
 
 /**
  * Verifies a delivery's `v1a` signature with the organization's Ed25519 public key(s) and returns
@@ -113,7 +112,10 @@ export function verifyStandardWebhookV1a<E = AnyWebhookEvent>(
   const signatures = v1aSignatures(required(headers, WEBHOOK_SIGNATURE_HEADER));
   checkTimestamp(timestamp, opts);
   if (signatures.length === 0) {
-    throw new WebhookVerificationError('no_key_matches', `${WEBHOOK_SIGNATURE_HEADER} has no v1a signature (is v1a enabled for this webhook?)`);
+    throw new WebhookVerificationError(
+      'no_key_matches',
+      `${WEBHOOK_SIGNATURE_HEADER} has no v1a signature (is v1a enabled for this webhook?)`,
+    );
   }
   const signed = signedBytes(id, timestamp.trim(), bytes);
   if (!signatures.some((sig) => keys.some((key) => verify(null, signed, key, sig)))) {

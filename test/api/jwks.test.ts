@@ -66,7 +66,10 @@ describe('GET /v1/organizations/{id}/jwks.json', () => {
       .split(' ')
       .find((e) => e.startsWith('v1a,'))!
       .slice(4);
-    const signed = Buffer.concat([Buffer.from(`${delivery.headers['webhook-id']}.${delivery.headers['webhook-timestamp']}.`), delivery.body]);
+    const signed = Buffer.concat([
+      Buffer.from(`${delivery.headers['webhook-id']}.${delivery.headers['webhook-timestamp']}.`),
+      delivery.body,
+    ]);
     expect(verify(null, signed, ed, Buffer.from(v1a, 'base64'))).toBe(true);
     expect(verify(null, Buffer.concat([signed, Buffer.from(' ')]), ed, Buffer.from(v1a, 'base64'))).toBe(false);
   });
@@ -75,7 +78,9 @@ describe('GET /v1/organizations/{id}/jwks.json', () => {
     const s = await setup(600);
     const before = await s.deliver();
     const oldKid = String(before.headers['x-signature-key-id']);
-    const oldEd = ((await (await fetch(s.jwksUrl)).json()) as { keys: { kid: string; kty: string }[] }).keys.find((k) => k.kty === 'OKP')!.kid;
+    const oldEd = ((await (await fetch(s.jwksUrl)).json()) as { keys: { kid: string; kty: string }[] }).keys.find(
+      (k) => k.kty === 'OKP',
+    )!.kid;
     const rotated = await s.http.post(`${BASE}/public-key`).set('authorization', s.org.auth);
     expect(rotated.status).toBe(201);
     const after = await s.deliver();

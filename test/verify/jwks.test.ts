@@ -4,7 +4,14 @@ import express from 'express';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { emitEvent } from '../../src/services/outbox.js';
-import { createTestSigner, createWebhookMiddleware, fetchJwks, fetchPublicKey, jwksPath, verifyStandardWebhookV1a } from '../../src/verify/index.js';
+import {
+  createTestSigner,
+  createWebhookMiddleware,
+  fetchJwks,
+  fetchPublicKey,
+  jwksPath,
+  verifyStandardWebhookV1a,
+} from '../../src/verify/index.js';
 import { makeApi, makeContext, makeOrg } from '../support/context.js';
 import { startReceiver, type Received } from '../delivery/receiver.js';
 

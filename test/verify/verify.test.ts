@@ -227,7 +227,10 @@ describe('fetchPublicKey', () => {
         res
           .writeHead(201, { 'content-type': 'application/json' })
           .end(JSON.stringify({ accessToken: 'tok', tokenType: 'Bearer', expiresIn: 60 }));
-      } else if (req.url!.split('?')[0] === '/v1/notifications/webhooks/settings/public-key' && req.headers.authorization === 'Bearer tok') {
+      } else if (
+        req.url!.split('?')[0] === '/v1/notifications/webhooks/settings/public-key' &&
+        req.headers.authorization === 'Bearer tok'
+      ) {
         state.keyFetches++;
         // The current key is that of the signer whose key is served; ?keyId= names it, or is unknown (404).
         const keyId = state.key === other.publicKey ? other.keyId : signer.keyId;

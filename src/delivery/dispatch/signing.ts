@@ -184,7 +184,10 @@ export function standardHeaders(job: Job, nowMs: number): Record<string, string>
   const timestamp = Math.floor(nowMs / 1000);
   const headers: Record<string, string> = standardWebhookHeaders(job.secretKeys, job.eventId, timestamp, job.body);
   // v1a goes after the v1 signatures; a webhook without a secret sends it alone.
-  if (job.v1aKey) headers[WEBHOOK_SIGNATURE_HEADER] = [headers[WEBHOOK_SIGNATURE_HEADER], signatureV1a(job.v1aKey, job.eventId, timestamp, job.body)].filter(Boolean).join(' ');
+  if (job.v1aKey)
+    headers[WEBHOOK_SIGNATURE_HEADER] = [headers[WEBHOOK_SIGNATURE_HEADER], signatureV1a(job.v1aKey, job.eventId, timestamp, job.body)]
+      .filter(Boolean)
+      .join(' ');
   else if (job.secretKeys.length === 0) return {};
   return headers;
 }
