@@ -75,6 +75,15 @@ describe('webhook-signature v1a (Ed25519), opt-in per webhook', () => {
     expect((await s.http.get(`${BASE}/${s.created.id}`).set('authorization', s.org.auth)).body.signatureSchemes).toEqual(ALL);
   });
 
+  it('goes alone, with webhook-id and webhook-timestamp, to a webhook that has no secret', async () => {
+    const s = await setup(ALL);
+    await s.ctx.db.run('DELETE FROM webhook_secrets');
+    const r = await s.deliver();
+    expect(String(r.headers['webhook-signature'])).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
+    expect(r.headers['webhook-id']).toBe(JSON.parse(r.body.toString()).id);
+    expect(await v1aVerifies(s, r)).toBe(true);
+  });
+
   it('is off by default', async () => {
     const s = await setup();
     expect(s.created.signatureSchemes).toEqual(['x-signature', 'webhook-signature:v1']);
