@@ -39,7 +39,7 @@ export const DELIVERY_HEADERS = [
   ),
   header(
     'webhook-signature',
-    'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` under the webhook secret; two entries during a rotation window',
+    'Standard Webhooks: space-separated `v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">` under the webhook secret; two entries during a rotation window; then, for a webhook that chose webhook-signature:v1a, `v1a,<base64 Ed25519 signature of the same bytes>` (the organization key in its JWKS)',
     { type: 'string', pattern: '^v1a?,[A-Za-z0-9+/=]+( v1a?,[A-Za-z0-9+/=]+)*$' },
     false,
   ),

@@ -13,6 +13,7 @@ import { commitAlone, type Commit } from '../db/group-commit.js';
 import { isoAt } from '../domain/clock.js';
 import { holdLock, withTransaction } from '../db/database.js';
 import { newId } from '../domain/ids.js';
+import { retireEd25519Keys } from '../store/ed25519-keys.js';
 import {
   currentKeyId,
   currentKeyRow,
@@ -106,9 +107,14 @@ export async function signingKeyById(ctx: AppContext, orgId: string, keyId: stri
   const row = await webhookKeyOf(ctx.db, orgId, keyId);
   if (!row) return undefined;
   if (row.retired_at === null) return toPublic(row);
-  const until = Date.parse(row.retired_at) + ctx.config.webhooks.rotationOverlapSeconds * 1000;
-  return ctx.clock.now() < until ? { ...toPublic(row), retiredAt: row.retired_at } : undefined;
+  return row.retired_at > retiredSince(ctx) ? { ...toPublic(row), retiredAt: row.retired_at } : undefined;
 }
+
+/**
+ * The instant after which a retired key is still published (by its id, in the JWKS): now less
+ * `webhooks.rotationOverlapSeconds`. Compared with `retired_at` as ISO text, which sorts as time.
+ */
+export const retiredSince = (ctx: AppContext): string => isoAt(ctx.clock.now() - ctx.config.webhooks.rotationOverlapSeconds * 1000);
 
 /** Rotations being made, per context and organization: concurrent requests share one. */
 const rotations = new WeakMap<AppContext, Map<string, Promise<PublicSigningKey>>>();
@@ -132,6 +138,8 @@ export function rotateSigningKey(ctx: AppContext, orgId: string, commit: Commit 
       commit(async (db) => {
         await holdLock(db, `keys:${orgId}`);
         await retireWebhookKeys(db, orgId, isoAt(ctx.clock.now()));
+        // The v1a key rotates with it: one rotation replaces everything that signs for the organization.
+        await retireEd25519Keys(db, orgId, isoAt(ctx.clock.now()));
         return toPublic(await insertNewKey({ ...ctx, db }, orgId, pair));
       }),
     )

@@ -31,7 +31,8 @@ export type IdPrefix =
   | 'vac'
   | 'req'
   | 'ast'
-  | 'fia';
+  | 'fia'
+  | 'wek';
 
 let lastMs = -1;
 let lastRandom: Uint8Array = new Uint8Array(10);

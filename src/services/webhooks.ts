@@ -35,6 +35,7 @@ import {
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
 import { insertSecret, readWebhookSecret, rotateWebhookSecret, type WebhookSecretView } from '../delivery/webhook-secrets.js';
 import { webhooksWithSecret } from '../store/webhook-secrets.js';
+import { setWebhookV1a, webhooksWithV1a } from '../store/webhook-v1a.js';
 import { holdLock, withTransaction } from '../db/database.js';
 
 function assertUrl(ctx: AppContext, url: string): void {
@@ -53,8 +54,31 @@ function assertEventTypes(types: readonly string[] | undefined): void {
     );
 }
 
+/**
+ * The schemes a write may list: x-signature and v1 are always sent, so a list must name them;
+ * v1a is the opt-in. Answers whether v1a is asked for (undefined: no list, keep what it is).
+ */
+function wantsV1a(schemes: readonly SignatureScheme[] | undefined): boolean | undefined {
+  if (!schemes) return undefined;
+  const always = (['x-signature', 'webhook-signature:v1'] as const).filter((s) => !schemes.includes(s));
+  if (always.length)
+    throw badRequest('signature_scheme_required', `signatureSchemes must list ${always.join(' and ')}: every delivery carries them`, [
+      { path: 'body.signatureSchemes', message: `add ${always.join(', ')}; webhook-signature:v1a is the one scheme to choose` },
+    ]);
+  return schemes.includes('webhook-signature:v1a');
+}
+
 /** A filter as stored: each pattern once, in the order given. */
 const distinct = (types: readonly string[]): string[] => [...new Set(types)];
+
+/** What a create or an update gives. */
+export interface WebhookInput {
+  url: string;
+  enabled?: boolean | undefined;
+  eventTypes?: string[] | undefined;
+  /** When given, webhook-signature:v1a in it opts the webhook in, its absence out; absent keeps the choice. */
+  signatureSchemes?: SignatureScheme[] | undefined;
+}
 
 /** A webhook as just created: its record and its secret, which this answer alone shows (besides the secret endpoint). */
 export interface CreatedWebhook extends WebhookRecord {
@@ -68,11 +92,12 @@ export interface CreatedWebhook extends WebhookRecord {
 export async function createWebhook(
   ctx: AppContext,
   orgId: string,
-  input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined },
+  input: WebhookInput,
   commit: Commit = commitAlone(ctx.db),
 ): Promise<CreatedWebhook> {
   assertUrl(ctx, input.url);
   assertEventTypes(input.eventTypes);
+  const v1a = wantsV1a(input.signatureSchemes);
   // The organization's first webhook brings its signing key pair, made before the write and off the main thread.
   const pair = await pairIfKeyless(ctx, orgId);
   const outer = ctx;
@@ -102,6 +127,7 @@ export async function createWebhook(
     await insertWebhook(ctx.db, webhook);
     await ensureSigningKey(ctx, orgId, pair);
     const { secret } = await insertSecret(ctx, orgId, webhook.id);
+    if (v1a) await setWebhookV1a(ctx.db, webhook.id, true, now);
     return { ...webhook, secret };
   });
 }
@@ -121,16 +147,13 @@ export const listWebhookSettings = async (ctx: AppContext, orgId: string): Promi
  * replaces the filter when given (empty: every type) and keeps it when absent; it applies to events
  * written from then on, and deliveries already queued stay.
  */
-export async function updateWebhookSettings(
-  ctx: AppContext,
-  orgId: string,
-  id: string,
-  input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined },
-): Promise<WebhookRecord> {
+export async function updateWebhookSettings(ctx: AppContext, orgId: string, id: string, input: WebhookInput): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
   assertEventTypes(input.eventTypes);
+  const v1a = wantsV1a(input.signatureSchemes);
   return await withTransaction(ctx, async (ctx) => {
     await mustGet(ctx, orgId, id);
+    if (v1a !== undefined) await setWebhookV1a(ctx.db, id, v1a, isoAt(ctx.clock.now()));
     if (input.eventTypes) await setWebhookEventTypes(ctx.db, id, distinct(input.eventTypes), isoAt(ctx.clock.now()));
     return setEnabled(ctx, id, input.enabled ?? true, BY_ORGANIZATION, input.url);
   });
@@ -183,16 +206,25 @@ export const rotateWebhookSecretOf = (ctx: AppContext, orgId: string, id: string
   rotateWebhookSecret(ctx, orgId, id, commit);
 
 /** The signature schemes of a webhook's deliveries, as its settings show them. */
-export type SignatureScheme = 'x-signature' | 'webhook-signature:v1';
+export type SignatureScheme = 'x-signature' | 'webhook-signature:v1' | 'webhook-signature:v1a';
 
-/** Each webhook's schemes: `x-signature` always, the Standard Webhooks `v1` once it has a secret. */
+export const SIGNATURE_SCHEMES: readonly SignatureScheme[] = ['x-signature', 'webhook-signature:v1', 'webhook-signature:v1a'];
+
+/**
+ * Each webhook's schemes: `x-signature` always, the Standard Webhooks `v1` once it has a secret,
+ * `v1a` (Ed25519) when it opted in.
+ */
 export async function signatureSchemes(ctx: AppContext, webhooks: readonly WebhookRecord[]): Promise<Map<string, SignatureScheme[]>> {
-  const withSecret = await webhooksWithSecret(
-    ctx.db,
-    webhooks.map((w) => w.id),
-  );
+  const ids = webhooks.map((w) => w.id);
+  const withSecret = await webhooksWithSecret(ctx.db, ids);
+  const withV1a = await webhooksWithV1a(ctx.db, ids);
   return new Map(
-    webhooks.map((w) => [w.id, withSecret.has(w.id) ? (['x-signature', 'webhook-signature:v1'] as const).slice() : ['x-signature']]),
+    webhooks.map((w) => {
+      const schemes: SignatureScheme[] = ['x-signature'];
+      if (withSecret.has(w.id)) schemes.push('webhook-signature:v1');
+      if (withV1a.has(w.id)) schemes.push('webhook-signature:v1a');
+      return [w.id, schemes];
+    }),
   );
 }
 

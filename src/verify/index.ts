@@ -1,6 +1,6 @@
 /**
  * borderd/verify: check that a webhook delivery was signed by borderd and get its typed event.
- * Runtime dependencies: node:crypto only (and the global fetch for fetchPublicKey).
+ * Runtime dependencies: node:crypto only (and the global fetch for fetchPublicKey and fetchJwks).
  *
  * @module verify/index
  */
@@ -32,6 +32,15 @@ export {
   type WebhookSecretInput,
   type StandardWebhookOptions,
 } from './standard-webhooks.js';
+export {
+  verifyStandardWebhookV1a,
+  signatureV1a,
+  hasV1aSignature,
+  PUBLIC_KEY_PREFIX,
+  type Ed25519PublicKeyInput,
+  type Ed25519Jwk,
+} from './standard-webhooks-v1a.js';
+export { fetchJwks, jwksPath, type JwksSource } from './jwks.js';
 export {
   fetchPublicKey,
   fetchAccessToken,

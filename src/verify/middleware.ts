@@ -3,7 +3,8 @@
  * express.json elsewhere), verifies it and puts the event on `req.webhookEvent` before calling
  * next(). With a webhook secret it verifies Standard Webhooks (`webhook-signature`, with the replay
  * window of `webhook-timestamp`) whenever those headers are there, or always when told to require
- * them, and `x-signature` otherwise. The request, response and next it needs are described structurally below: express's
+ * them, and `x-signature` otherwise; with a `jwksUrl` and no secret, a delivery's `v1a` signature
+ * when it has one. The request, response and next it needs are described structurally below: express's
  * objects (and node's own IncomingMessage / ServerResponse) satisfy them, and the published types
  * never mention express, so an integrator without @types/express compiles them.
  *
@@ -11,7 +12,9 @@
  */
 import { WebhookVerificationError } from './errors.js';
 import type { AnyWebhookEvent } from './events.js';
+import { fetchJwks } from './jwks.js';
 import { fetchPublicKey, type ClientCredentials, type PublicKeySource } from './public-key.js';
+import { hasV1aSignature } from './standard-webhooks-v1a.js';
 import { headerValue, toKeyList, verifyWebhook, type PublicKeyInput } from './signature.js';
 import {
   hasStandardWebhookHeaders,
@@ -25,6 +28,8 @@ export type WebhookMiddlewareOptions = (
   | { publicKey: PublicKeyInput; publicKeyUrl?: undefined }
   | { publicKeyUrl: string; credentials: ClientCredentials; publicKey?: undefined; minRefreshIntervalMs?: number }
   | { keySource: PublicKeySource; publicKey?: undefined; publicKeyUrl?: undefined }
+  /** The organization's JWKS (no credentials): x-signature by its key id, and v1a when there is no webhookSecret. */
+  | { jwksUrl: string; publicKey?: undefined; publicKeyUrl?: undefined; keySource?: undefined; minRefreshIntervalMs?: number }
   /** Standard Webhooks alone: a delivery without its headers is refused (400 missing_header). */
   | { webhookSecret: WebhookSecretInput; publicKey?: undefined; publicKeyUrl?: undefined; keySource?: undefined }
 ) & {
@@ -117,14 +122,16 @@ function problem(res: WebhookResponse, status: number, code: string, detail: str
  */
 export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): WebhookMiddleware {
   const limit = opts.limitBytes ?? 1024 * 1024;
-  let source: PublicKeySource | undefined;
+  let source: Pick<PublicKeySource, 'verify'> | undefined;
+  const jwks = 'jwksUrl' in opts && opts.jwksUrl ? fetchJwks(opts.jwksUrl, { minRefreshIntervalMs: opts.minRefreshIntervalMs }) : undefined;
   let keys: PublicKeyInput | undefined;
   const secret = opts.webhookSecret;
   if (secret !== undefined || 'webhookSecret' in opts) secretKeys(secret);
   else if (opts.requireStandardWebhooks) {
     throw new WebhookVerificationError('invalid_secret', 'requireStandardWebhooks needs webhookSecret (the webhook’s whsec_… secret)');
   }
-  if ('keySource' in opts && opts.keySource) source = opts.keySource;
+  if (jwks) source = jwks;
+  else if ('keySource' in opts && opts.keySource) source = opts.keySource;
   else if (opts.publicKeyUrl) {
     source = fetchPublicKey(opts.publicKeyUrl, opts.credentials, { minRefreshIntervalMs: opts.minRefreshIntervalMs });
   } else if (opts.publicKey !== undefined || secret === undefined) keys = toKeyList(opts.publicKey);
@@ -134,6 +141,7 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): Webhook
     if (secret !== undefined && (opts.requireStandardWebhooks || hasStandardWebhookHeaders(headers) || (!source && !keys))) {
       return verifyStandardWebhook<AnyWebhookEvent>(raw, headers, secret, swOptions);
     }
+    if (jwks && hasV1aSignature(headers)) return jwks.verifyV1a<AnyWebhookEvent>(raw, headers, swOptions);
     return source ? source.verify<AnyWebhookEvent>(raw, headers) : verifyWebhook<AnyWebhookEvent>(raw, headers, keys!);
   };
 

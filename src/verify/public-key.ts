@@ -7,7 +7,7 @@
  */
 import { WebhookVerificationError } from './errors.js';
 import { fetchFailure } from './fetch-failure.js';
-import { toKeyList, verifyWebhook, type HeaderBag, type RawBody } from './signature.js';
+import { headerValue, KEY_ID_HEADER, toKeyList, verifyWebhook, type HeaderBag, type RawBody } from './signature.js';
 import type { AnyWebhookEvent } from './events.js';
 
 /** The answer of GET /v1/notifications/webhooks/settings/public-key. */
@@ -16,6 +16,8 @@ export interface OrgPublicKey {
   publicKey: string;
   algorithm: 'RSA-SHA256';
   createdAt: string;
+  /** Only on a replaced key asked for by its id: when a rotation replaced it. */
+  retiredAt?: string;
 }
 
 export interface ClientCredentials {
@@ -56,6 +58,9 @@ export interface FetchPublicKeyOptions {
 /** Below borderd's first retry delay (5 s minus its 20% jitter), so a rotation heals on that retry. */
 export const DEFAULT_MIN_REFRESH_INTERVAL_MS = 3_000;
 
+/** Keys kept by id: the current one and those of the rotation overlap, with room for a few rotations. */
+const KEPT_BY_ID = 8;
+
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
 /**
@@ -63,7 +68,7 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
  * answer (not JSON) is `no_public_key`, the documented code, so callers and the middleware (503)
  * can tell "no key to verify with" from a bad delivery.
  */
-async function fromBorderd<T>(what: string, url: string, fn: (url: string) => Promise<T>): Promise<T> {
+export async function fromBorderd<T>(what: string, url: string, fn: (url: string) => Promise<T>): Promise<T> {
   try {
     return await fn(url);
   } catch (err) {
@@ -114,14 +119,19 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
   const minInterval = opts.minRefreshIntervalMs ?? DEFAULT_MIN_REFRESH_INTERVAL_MS;
   const now = opts.now ?? Date.now;
 
-  const load = async (): Promise<OrgPublicKey> => {
+  /** The current key, or with `keyId` that key (404: undefined, a key borderd does not publish). */
+  async function load(): Promise<OrgPublicKey>;
+  async function load(keyId: string): Promise<OrgPublicKey | undefined>;
+  async function load(keyId?: string): Promise<OrgPublicKey | undefined> {
     const token = await fetchAccessToken(baseUrl, credentials, { fetch: f });
-    return fromBorderd('public key request', trimSlash(baseUrl) + PUBLIC_KEY_PATH, async (url) => {
+    const query = keyId === undefined ? '' : `?keyId=${encodeURIComponent(keyId)}`;
+    return fromBorderd('public key request', trimSlash(baseUrl) + PUBLIC_KEY_PATH + query, async (url) => {
       const res = await f(url, {
         headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
         redirect: 'manual',
       });
       refuseRedirect('public key request', res);
+      if (keyId !== undefined && res.status === 404) return undefined;
       if (!res.ok) throw new WebhookVerificationError('no_public_key', `public key request failed with ${res.status}`, res.status);
       const body = (await res.json()) as Partial<OrgPublicKey>;
       if (typeof body.publicKey !== 'string' || typeof body.keyId !== 'string') {
@@ -134,9 +144,17 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
       } catch (err) {
         throw new WebhookVerificationError('no_public_key', `public key response holds no readable public key: ${(err as Error).message}`);
       }
-      return { keyId: body.keyId, publicKey: body.publicKey, algorithm: 'RSA-SHA256', createdAt: String(body.createdAt ?? '') };
+      const key: OrgPublicKey = {
+        keyId: body.keyId,
+        publicKey: body.publicKey,
+        algorithm: 'RSA-SHA256',
+        createdAt: String(body.createdAt ?? ''),
+      };
+      return typeof body.retiredAt === 'string' ? { ...key, retiredAt: body.retiredAt } : key;
     });
-  };
+  }
+  /** Keys asked for by id (a delivery signed before a rotation, or after one this cache has not seen): a few, newest last. */
+  const byId = new Map<string, OrgPublicKey>();
 
   const refresh = (): Promise<OrgPublicKey> => {
     inFlight ??= load()
@@ -152,6 +170,24 @@ export function fetchPublicKey(baseUrl: string, credentials: ClientCredentials, 
     refresh,
     async verify<E = AnyWebhookEvent>(rawBody: RawBody, headers: HeaderBag): Promise<E> {
       const key = await get();
+      // A delivery that names another key than the cached one: that key, asked for by its id, within
+      // the same bound on requests as a refresh, so forged key ids cannot make one request each.
+      const kid = headerValue(headers, KEY_ID_HEADER);
+      if (kid && kid !== key.keyId) {
+        let named = byId.get(kid);
+        if (!named && now() - forcedAt >= minInterval) {
+          forcedAt = now();
+          named = await load(kid);
+          // borderd's answer settles it: a key it does not publish signed nothing it sent.
+          if (!named)
+            throw new WebhookVerificationError('no_key_matches', `borderd publishes no key ${kid} (unknown, or replaced too long ago)`);
+          // The current key, newer than the cached one, replaces it (a replaced key comes with retiredAt).
+          if (!named.retiredAt) cached = named;
+          if (byId.size >= KEPT_BY_ID) byId.delete(byId.keys().next().value!);
+          byId.set(kid, named);
+        }
+        if (named) return verifyWebhook<E>(rawBody, headers, named.publicKey);
+      }
       try {
         return verifyWebhook<E>(rawBody, headers, key.publicKey);
       } catch (err) {

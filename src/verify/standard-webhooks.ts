@@ -83,7 +83,7 @@ export function standardWebhookHeaders(
 export const hasStandardWebhookHeaders = (headers: HeaderBag): boolean =>
   [WEBHOOK_ID_HEADER, WEBHOOK_TIMESTAMP_HEADER, WEBHOOK_SIGNATURE_HEADER].some((h) => headerValue(headers, h) !== undefined);
 
-function required(headers: HeaderBag, name: string): string {
+export function required(headers: HeaderBag, name: string): string {
   const value = headerValue(headers, name);
   if (!value) throw new WebhookVerificationError('missing_header', `the ${name} header is missing`);
   return value;
@@ -93,7 +93,7 @@ function required(headers: HeaderBag, name: string): string {
  * Checks the timestamp against the receiver's clock. The message says by how much it is off, so a
  * clock skew between two machines reads as such and not only as a replay.
  */
-function checkTimestamp(raw: string, opts: StandardWebhookOptions): void {
+export function checkTimestamp(raw: string, opts: StandardWebhookOptions): void {
   if (!/^\d{1,12}$/.test(raw.trim())) {
     throw new WebhookVerificationError('invalid_timestamp', `${WEBHOOK_TIMESTAMP_HEADER} must be whole unix seconds`);
   }
@@ -159,17 +159,24 @@ export function verifyStandardWebhook<E = AnyWebhookEvent>(
   if (!anyMatches(keys, id, timestamp.trim(), bytes, signature)) {
     throw new WebhookVerificationError('no_secret_matches', `no webhook secret verifies ${WEBHOOK_SIGNATURE_HEADER}`);
   }
+  return signedEvent<E>(bytes, id, 'no_secret_matches');
+}
+
+/**
+ * The event of a verified delivery. webhook-id is signed apart from the body: an id that is not the
+ * event's would let a valid signature vouch for one event under another's id (and its
+ * deduplication), so that is refused with `mismatch`, the code of a signature that does not verify.
+ */
+export function signedEvent<E>(bytes: Buffer, id: string, mismatch: 'no_secret_matches' | 'no_key_matches'): E {
   let event: E;
   try {
     event = JSON.parse(bytes.toString('utf8')) as E;
   } catch {
     throw new WebhookVerificationError('invalid_json', 'the signed body is not JSON');
   }
-  // webhook-id is signed apart from the body: an id that is not the event's would let a valid
-  // signature vouch for one event under another's id (and its deduplication).
   const eventId = (event as { id?: unknown } | null)?.id;
   if (typeof eventId === 'string' && eventId !== id) {
-    throw new WebhookVerificationError('no_secret_matches', `${WEBHOOK_ID_HEADER} ${id} is not the id of the signed event`);
+    throw new WebhookVerificationError(mismatch, `${WEBHOOK_ID_HEADER} ${id} is not the id of the signed event`);
   }
   return event;
 }

@@ -227,11 +227,18 @@ describe('fetchPublicKey', () => {
         res
           .writeHead(201, { 'content-type': 'application/json' })
           .end(JSON.stringify({ accessToken: 'tok', tokenType: 'Bearer', expiresIn: 60 }));
-      } else if (req.url === '/v1/notifications/webhooks/settings/public-key' && req.headers.authorization === 'Bearer tok') {
+      } else if (
+        req.url!.split('?')[0] === '/v1/notifications/webhooks/settings/public-key' &&
+        req.headers.authorization === 'Bearer tok'
+      ) {
         state.keyFetches++;
+        // The current key is that of the signer whose key is served; ?keyId= names it, or is unknown (404).
+        const keyId = state.key === other.publicKey ? other.keyId : signer.keyId;
+        const asked = new URL(req.url!, 'http://x').searchParams.get('keyId');
+        if (asked !== null && asked !== keyId) return void res.writeHead(404).end();
         res
           .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ keyId: 'wsk_x', publicKey: state.key, algorithm: 'RSA-SHA256', createdAt: '2026-01-01T00:00:00.000Z' }));
+          .end(JSON.stringify({ keyId, publicKey: state.key, algorithm: 'RSA-SHA256', createdAt: '2026-01-01T00:00:00.000Z' }));
       } else res.writeHead(404).end();
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));

@@ -9,6 +9,7 @@ import { authRoutes } from './auth.js';
 import { eventStreamRoutes } from './event-stream.js';
 import { healthRoutes } from './health.js';
 import { inboundRoutes } from './inbound.js';
+import { jwksRoutes } from './jwks.js';
 import { resourceRoutes } from './resources.js';
 import { webhookDeliveryRoutes } from './webhook-deliveries.js';
 import { webhookRoutes } from './webhooks.js';
@@ -20,6 +21,7 @@ export const routeModules: RouteModule[] = [
   resourceRoutes,
   eventStreamRoutes,
   webhookRoutes,
+  jwksRoutes,
   webhookDeliveryRoutes,
   adminTransactionRoutes,
 ];

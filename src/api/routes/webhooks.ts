@@ -15,6 +15,7 @@ import {
   rotatePublicKey,
   rotateWebhookSecretOf,
   signatureSchemes,
+  SIGNATURE_SCHEMES,
   updateWebhookSettings,
 } from '../../services/webhooks.js';
 import type { AppContext } from '../../context.js';
@@ -40,10 +41,11 @@ export const settingsSchema = z.object({
 /** The settings with how deliveries to the webhook are signed. */
 const settings = settingsSchema.extend({
   signatureSchemes: z
-    .array(z.enum(['x-signature', 'webhook-signature:v1']))
+    .array(z.enum(SIGNATURE_SCHEMES))
     .describe(
       'How deliveries to this webhook are signed: x-signature (RSA-SHA256, the organization key) always; ' +
-        'webhook-signature:v1 (Standard Webhooks, HMAC-SHA256 under the webhook secret) once it has a secret',
+        'webhook-signature:v1 (Standard Webhooks, HMAC-SHA256 under the webhook secret) once it has a secret; ' +
+        'webhook-signature:v1a (Standard Webhooks, Ed25519 with the organization key in its JWKS) when chosen',
     ),
 });
 
@@ -99,6 +101,14 @@ const writeBody = (maxUrlLength: number) =>
       .describe(
         'Only events of these types are queued for this webhook (exact names, or a prefix ending in `*`); events of other types are not queued for it at all, not even as skipped. Absent or empty: every type. On PATCH, absent keeps the current filter.',
       ),
+    signatureSchemes: z
+      .array(z.enum(SIGNATURE_SCHEMES))
+      .max(SIGNATURE_SCHEMES.length)
+      .optional()
+      .describe(
+        'x-signature and webhook-signature:v1 are always sent and must be listed; add webhook-signature:v1a for the ' +
+          'Ed25519 signature beside v1 (verified with the organization JWKS, no secret needed). Absent keeps the current choice.',
+      ),
   });
 
 const BASE = '/v1/notifications/webhooks/settings';
@@ -153,10 +163,7 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     },
     handler: async ({ ctx, auth, body, commit }) => {
       const webhook = await createWebhook(ctx, auth.orgId, body, commit);
-      return {
-        status: 201,
-        body: { ...toSettings(webhook), signatureSchemes: ['x-signature', 'webhook-signature:v1'], secret: webhook.secret },
-      };
+      return { status: 201, body: { ...(await oneWithSchemes(ctx, webhook)), secret: webhook.secret } };
     },
   });
   api.route({

@@ -12,6 +12,7 @@ import { claimDue, dueWebhooks, type DueWebhook } from '../../store/deliveries.j
 import { VERSION } from '../../version.js';
 import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';
+import { Ed25519Keys } from '../ed25519-keys.js';
 import { WebhookSecretKeys } from '../webhook-secrets.js';
 import { claimCapacity, ClaimPlanner } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
@@ -124,7 +125,7 @@ export class Dispatcher implements Worker {
     this.#leases = new Leases(ctx, this.owner);
     this.#pools = new EndpointPools(ctx.config);
     this.#sender = new Sender(this.#pools, d);
-    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx));
+    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx), new Ed25519Keys(ctx));
     this.#recorder = new Recorder(ctx, {
       owner: this.owner,
       policy: this.#policy,
@@ -285,6 +286,7 @@ export class Dispatcher implements Worker {
     const bodies = await this.#signing.bodiesOf(claimed);
     const keys = await this.#signing.keysOf(claimed);
     const secrets = await this.#signing.secretsOf(claimed);
+    const v1aKeys = await this.#signing.v1aKeysOf(claimed);
     const started: Promise<void>[] = [];
     for (const { webhook, rows } of claimed) {
       const key = keys.get(webhook.orgId)!;
@@ -314,6 +316,7 @@ export class Dispatcher implements Worker {
           keyId: key instanceof Error ? null : key.keyId,
           signature: this.#signing.signatureFor(row.eventId, key, event),
           secretKeys,
+          v1aKey: v1aKeys.get(webhook.id),
         };
         job.signature.catch(() => undefined); // handled where the job awaits it
         this.#inflight.add(done);

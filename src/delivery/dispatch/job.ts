@@ -5,6 +5,7 @@
  *
  * @module delivery/dispatch/job
  */
+import type { KeyObject } from 'node:crypto';
 import type { DueWebhook } from '../../store/deliveries.js';
 
 /** How an attempt that could not be signed starts its error: borderd's fault, not the endpoint's. */
@@ -32,6 +33,8 @@ export interface Job {
   signature: Promise<string>;
   /** The webhook's Standard Webhooks secret keys signing now (current first), none before its first secret, or why they could not be opened. */
   secretKeys: readonly Buffer[] | Error;
+  /** For a webhook that opted in to v1a: its organization's current Ed25519 private key, or why it could not be had. */
+  v1aKey?: KeyObject | Error;
 }
 
 /** What one attempt came to: an endpoint's answer (any status), or no answer and why. */

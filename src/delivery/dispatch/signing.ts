@@ -3,8 +3,9 @@
  * kept between passes, each organization's current key, read once per pass, and each (event, key)
  * signature, from the process's EventSignatures (in memory, in event_signatures, else made on
  * libuv's thread pool). Also the signing again of a row whose key was retired while it waited, and
- * each webhook's Standard Webhooks secrets, read once per pass, from which a send's `webhook-*`
- * headers are made at its send time.
+ * each webhook's Standard Webhooks secrets and, for a webhook that opted in to `v1a`, its
+ * organization's Ed25519 key, read once per pass, from which a send's `webhook-*` headers are made
+ * at its send time.
  *
  * @module delivery/dispatch/signing
  */
@@ -12,8 +13,12 @@ import { remember } from '../../domain/bounded-map.js';
 import type { Db } from '../../db/database.js';
 import { eventBodies } from '../../store/events.js';
 import type { EventSignatures } from '../event-signatures.js';
+import type { KeyObject } from 'node:crypto';
+import type { Ed25519Keys } from '../ed25519-keys.js';
 import type { WebhookSecretKeys } from '../webhook-secrets.js';
-import { standardWebhookHeaders } from '../../verify/standard-webhooks.js';
+import { webhooksWithV1a } from '../../store/webhook-v1a.js';
+import { standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from '../../verify/standard-webhooks.js';
+import { signatureV1a } from '../../verify/standard-webhooks-v1a.js';
 import type { SigningKey } from '../signing-keys.js';
 import type { Claimed } from './claim-shares.js';
 import type { Job } from './job.js';
@@ -34,12 +39,14 @@ export class Signing {
   readonly #bodies = new Map<string, EventBody>();
   readonly #bodyCacheSize: number;
   readonly #secretKeys: WebhookSecretKeys | undefined;
+  readonly #ed25519: Ed25519Keys | undefined;
   /** Signatures made for this dispatcher's sends (node:crypto sign calls), across every organization and key. */
   made = 0;
 
-  /** Without `secretKeys`, sends carry `x-signature` alone (tests of the RSA path). */
-  constructor(db: Db, signatures: EventSignatures, bodyCacheSize = BODY_CACHE, secretKeys?: WebhookSecretKeys) {
+  /** Without `secretKeys`, sends carry `x-signature` alone (tests of the RSA path); without `ed25519`, no v1a. */
+  constructor(db: Db, signatures: EventSignatures, bodyCacheSize = BODY_CACHE, secretKeys?: WebhookSecretKeys, ed25519?: Ed25519Keys) {
     this.#db = db;
+    this.#ed25519 = ed25519;
     this.#signatures = signatures;
     this.#bodyCacheSize = bodyCacheSize;
     this.#secretKeys = secretKeys;
@@ -61,6 +68,35 @@ export class Signing {
       }
     }
     return secrets;
+  }
+
+  /**
+   * For each claimed webhook that opted in to v1a, its organization's current Ed25519 key (made on
+   * its first use), or why it cannot be had: one read for the opt-ins and one per organization and
+   * pass, so a rotation made by any process is seen by the next pass.
+   */
+  async v1aKeysOf(claimed: readonly Claimed[]): Promise<Map<string, KeyObject | Error>> {
+    const keys = new Map<string, KeyObject | Error>();
+    if (!this.#ed25519) return keys;
+    const optedIn = await webhooksWithV1a(
+      this.#db,
+      claimed.map((c) => c.webhook.id),
+    );
+    const byOrg = new Map<string, KeyObject | Error>();
+    for (const { webhook } of claimed) {
+      if (!optedIn.has(webhook.id)) continue;
+      let key = byOrg.get(webhook.orgId);
+      if (!key) {
+        try {
+          key = (await this.#ed25519.currentKey(webhook.orgId)).key;
+        } catch (err) {
+          key = err instanceof Error ? err : new Error(String(err));
+        }
+        byOrg.set(webhook.orgId, key);
+      }
+      keys.set(webhook.id, key);
+    }
+    return keys;
   }
 
   /**
@@ -140,10 +176,18 @@ export class Signing {
  * The Standard Webhooks headers of one send: `webhook-id` is the event id (the same on every retry,
  * what a receiver dedupes on) and `webhook-timestamp` this attempt's send time, so a captured
  * delivery stops verifying once the receiver's tolerance has passed. None for a webhook without a
- * secret; throws (a signing failure) when its secrets could not be opened.
+ * secret nor v1a; throws (a signing failure) when its secrets or its v1a key could not be opened.
  */
 export function standardHeaders(job: Job, nowMs: number): Record<string, string> {
   if (job.secretKeys instanceof Error) throw job.secretKeys;
-  if (job.secretKeys.length === 0) return {};
-  return standardWebhookHeaders(job.secretKeys, job.eventId, Math.floor(nowMs / 1000), job.body);
+  if (job.v1aKey instanceof Error) throw job.v1aKey;
+  const timestamp = Math.floor(nowMs / 1000);
+  const headers: Record<string, string> = standardWebhookHeaders(job.secretKeys, job.eventId, timestamp, job.body);
+  // v1a goes after the v1 signatures; a webhook without a secret sends it alone.
+  if (job.v1aKey)
+    headers[WEBHOOK_SIGNATURE_HEADER] = [headers[WEBHOOK_SIGNATURE_HEADER], signatureV1a(job.v1aKey, job.eventId, timestamp, job.body)]
+      .filter(Boolean)
+      .join(' ');
+  else if (job.secretKeys.length === 0) return {};
+  return headers;
 }
