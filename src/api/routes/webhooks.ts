@@ -103,6 +103,9 @@ const writeBody = (maxUrlLength: number) =>
 
 const BASE = '/v1/notifications/webhooks/settings';
 
+/** An answer that carries a webhook secret is kept by no cache, as the token endpoint's. */
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
 export const webhookRoutes: RouteModule = (api, deps) => {
   const { ctx } = deps;
   adminWebhookRoutes(api, deps);
@@ -156,6 +159,7 @@ export const webhookRoutes: RouteModule = (api, deps) => {
       return {
         status: 201,
         body: { ...toSettings(webhook), signatureSchemes: ['x-signature', 'webhook-signature:v1'], secret: webhook.secret },
+        headers: NO_STORE,
       };
     },
   });
@@ -209,7 +213,7 @@ export const webhookRoutes: RouteModule = (api, deps) => {
       200: { description: 'the current secret', schema: secretView },
       404: { description: "unknown id or another organization's, or a webhook without a secret yet" },
     },
-    handler: async ({ ctx, auth, params }) => ({ body: await getWebhookSecret(ctx, auth.orgId, params.id) }),
+    handler: async ({ ctx, auth, params }) => ({ body: await getWebhookSecret(ctx, auth.orgId, params.id), headers: NO_STORE }),
   });
   api.route({
     method: 'post',
@@ -229,6 +233,7 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     handler: async ({ ctx, auth, params, commit }) => ({
       status: 201,
       body: await rotateWebhookSecretOf(ctx, auth.orgId, params.id, commit),
+      headers: NO_STORE,
     }),
   });
   api.route({
