@@ -27,7 +27,7 @@ import {
   type DeliveryState,
   type DeliveryView,
 } from '../store/deliveries.js';
-import { attemptsByHour, attemptTotals, listAttempts } from '../store/delivery-attempts.js';
+import { attemptsByHour, attemptTotals, listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { signaturesOf } from '../store/event-signatures.js';
 import { countEventsSince, eventIdsSince, eventTypesOf, pageEvents, type EventSummary } from '../store/events.js';
 import { getWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
@@ -179,16 +179,22 @@ export interface AttemptView {
   error: string | null;
   /** The first KiB of the answer's body. */
   responseBody: string | null;
-  /** The headers the attempt was sent with. */
+  /** The headers the attempt was sent with (`{}`: no request went out); see requestHeadersSource. */
   requestHeaders: Record<string, string>;
+  /**
+   * `sent`: exactly the headers of the request that went out, as recorded with the attempt.
+   * `rebuilt`: an attempt recorded before borderd kept them, its headers made again from what it did
+   * record; the Standard Webhooks headers and traceparent cannot be known and are absent.
+   */
+  requestHeadersSource: 'sent' | 'rebuilt';
 }
 
 /**
- * One delivery with its attempts. The request headers are those the dispatcher sends, made again
- * from what the attempt recorded (its key, its number) and the stored signature; a signature no
- * longer stored (its event's signatures pruned) is left out rather than guessed. The Standard
- * Webhooks headers are left out too: their signature is made at each send, over its own timestamp,
- * under the secrets of that moment, and is not stored.
+ * One delivery with its attempts, each with the headers its request went out with, as recorded.
+ * An attempt recorded before borderd kept them shows what can be known (requestHeadersSource
+ * `rebuilt`): the headers made again from its key and number and the stored signature, a signature
+ * no longer stored (its event's signatures pruned) left out rather than guessed. The Standard
+ * Webhooks headers and traceparent of such an attempt are unknown: made at its send and not stored.
  */
 export async function deliveryWithAttempts(
   ctx: AppContext,
@@ -197,24 +203,35 @@ export async function deliveryWithAttempts(
 ): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
   const delivery = await getDeliveryView(ctx.db, orgId, id, ctx.clock.now());
   if (!delivery) throw notFound(`delivery ${id}`);
-  const signatures = new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]));
-  const attempts = (await listAttempts(ctx.db, id)).map((a) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `borderd/${VERSION}` };
-    const signature = a.keyId === null ? undefined : signatures.get(a.keyId);
-    if (signature !== undefined) headers['x-signature'] = signature;
-    if (a.keyId !== null) headers['x-signature-key-id'] = a.keyId;
-    Object.assign(headers, { 'x-event-id': delivery.eventId, 'x-event-type': delivery.eventType, 'x-delivery-attempt': String(a.attempt) });
-    return {
+  const attempts = await listAttempts(ctx.db, id);
+  const rebuilt = attempts.some((a) => a.requestHeaders === null) ? await rebuildHeaders(ctx, delivery) : undefined;
+  return {
+    delivery,
+    attempts: attempts.map((a) => ({
       attempt: a.attempt,
       startedAt: a.startedAt,
       durationMs: a.durationMs,
       statusCode: a.statusCode,
       error: a.error,
       responseBody: a.responseBody,
-      requestHeaders: headers,
-    };
-  });
-  return { delivery, attempts };
+      ...(a.requestHeaders === null
+        ? { requestHeaders: rebuilt!(a), requestHeadersSource: 'rebuilt' as const }
+        : { requestHeaders: JSON.parse(a.requestHeaders) as Record<string, string>, requestHeadersSource: 'sent' as const }),
+    })),
+  };
+}
+
+/** For attempts recorded without their headers: the headers made again from the attempt's key id and number. */
+async function rebuildHeaders(ctx: AppContext, delivery: DeliveryView): Promise<(a: AttemptRecord) => Record<string, string>> {
+  const signatures = new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]));
+  return (a) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `borderd/${VERSION}` };
+    const signature = a.keyId === null ? undefined : signatures.get(a.keyId);
+    if (signature !== undefined) headers['x-signature'] = signature;
+    if (a.keyId !== null) headers['x-signature-key-id'] = a.keyId;
+    Object.assign(headers, { 'x-event-id': delivery.eventId, 'x-event-type': delivery.eventType, 'x-delivery-attempt': String(a.attempt) });
+    return headers;
+  };
 }
 
 /**

@@ -34,12 +34,16 @@ describe('a tenant reads and acts on its own outbox', () => {
     expect(detail.body.attempts).toHaveLength(1);
     const [a] = detail.body.attempts;
     expect(a).toMatchObject({ attempt: 1, statusCode: 500, error: null, responseBody: 'down for maintenance' });
-    // The headers shown are the ones the receiver got, every one of them.
+    // The headers shown are the ones the receiver got, every one of them, the Standard Webhooks ones included.
     const got = receiver.received[0]!.headers;
     const sent = Object.fromEntries(Object.keys(a.requestHeaders).map((k) => [k, got[k]]));
     expect(a.requestHeaders).toEqual(sent);
-    const ours = Object.keys(got).filter((k) => k.startsWith('x-') || k === 'user-agent' || k === 'content-type');
+    const ours = Object.keys(got).filter(
+      (k) => k.startsWith('x-') || k.startsWith('webhook-') || k === 'traceparent' || k === 'user-agent' || k === 'content-type',
+    );
     expect(Object.keys(a.requestHeaders).sort()).toEqual(ours.sort());
+    expect(Object.keys(a.requestHeaders)).toEqual(expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature']));
+    expect(a.requestHeadersSource).toBe('sent');
 
     const sick = await http.get(`${W}/${webhookId}/health`).set('authorization', org.auth);
     expect(sick.body).toMatchObject({ enabled: true, failuresInARow: 1, pending: 1, lastSuccessAt: null });
@@ -66,6 +70,27 @@ describe('a tenant reads and acts on its own outbox', () => {
     expect((await http.post(`${N}/deliveries/${d.id}/retry`).set('authorization', org.auth)).status).toBe(202);
     await dispatcher.runOnce();
     expect(receiver.received).toHaveLength(3);
+  });
+
+  it('shows an attempt recorded before its headers were kept as rebuilt, with what can be known', async () => {
+    const { ctx, http, org, receiver, webhookId, dispatcher } = await setup();
+    await emitEvent(ctx, org.org.id, 'Transaction_Created', { status: 'Submitted' });
+    await dispatcher.runOnce();
+    const [d] = (await http.get(`${W}/${webhookId}/deliveries`).set('authorization', org.auth)).body.data;
+    // An attempt row as recorded before request_headers existed.
+    await ctx.db.run('UPDATE delivery_attempts SET request_headers = NULL WHERE delivery_id = ?', [d.id]);
+    const [a] = (await http.get(`${N}/deliveries/${d.id}`).set('authorization', org.auth)).body.attempts;
+    expect(a.requestHeadersSource).toBe('rebuilt');
+    const got = receiver.received[0]!.headers;
+    expect(a.requestHeaders).toEqual({
+      'content-type': got['content-type'],
+      'user-agent': got['user-agent'],
+      'x-signature': got['x-signature'],
+      'x-signature-key-id': got['x-signature-key-id'],
+      'x-event-id': got['x-event-id'],
+      'x-event-type': got['x-event-type'],
+      'x-delivery-attempt': '1',
+    });
   });
 
   it('refuses a retry while the attempt is in flight, and nothing is sent twice', async () => {

@@ -76,7 +76,15 @@ const attempt = z.object({
   statusCode: z.number().int().nullable(),
   error: z.string().nullable(),
   responseBody: z.string().nullable().describe('the first KiB of the answer'),
-  requestHeaders: z.record(z.string(), z.string()),
+  requestHeaders: z
+    .record(z.string(), z.string())
+    .describe('the headers of the request that went out, as recorded with the attempt ({} when none went out)'),
+  requestHeadersSource: z
+    .enum(['sent', 'rebuilt'])
+    .describe(
+      'sent: exactly the headers that went out; rebuilt: an attempt recorded before borderd kept them, its headers made again ' +
+        'from its key id and number, without the Standard Webhooks headers and traceparent, which are unknown',
+    ),
 });
 
 const eventView = z.object({
