@@ -8,11 +8,11 @@
  */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
-import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { BorderdError, badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { VERSION } from '../version.js';
 import { inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
-import { writeEvent } from '../delivery/events.js';
+import { writeShapedEvent } from '../delivery/events.js';
 import { withTransaction } from '../db/database.js';
 import {
   DELIVERY_STATES,
@@ -31,7 +31,8 @@ import { attemptsByHour, attemptTotals, listAttempts, type AttemptRecord } from 
 import { signaturesOf } from '../store/event-signatures.js';
 import { countEventsSince, eventIdsSince, eventTypesOf, pageEvents, type EventSummary } from '../store/events.js';
 import { getWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
-import type { EventDataByType, EventType } from '../verify/events.js';
+import type { EventType } from '../verify/events.js';
+import { testEventType, type TestEventData } from '../verify/test-events.js';
 import { parseInstant, replayableWebhook, requeueForWebhook, type ReplayResult } from './outbox.js';
 
 /** The most events one replay may queue: a larger range is refused before anything is queued. */
@@ -348,12 +349,39 @@ export interface TestEventResult {
   attempt: AttemptView | null;
 }
 
+/** The data of a test event: identity fields borderd makes up (naming nothing stored), the caller's data under `testData`. */
+export function testEventData(type: EventType, nowMs: number, data: Record<string, unknown> | undefined): TestEventData {
+  const at = isoAt(nowMs);
+  return {
+    id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', nowMs),
+    createdAt: at,
+    updatedAt: at,
+    synthetic: true,
+    testData: data ?? {},
+  };
+}
+
+/** A test event's data within webhooks.testEventMaxDataBytes (as JSON), else a 413 before anything is written. */
+function assertTestDataSize(ctx: AppContext, data: Record<string, unknown> | undefined): void {
+  const max = ctx.config.webhooks.testEventMaxDataBytes;
+  const bytes = data === undefined ? 0 : Buffer.byteLength(JSON.stringify(data));
+  if (bytes > max)
+    throw new BorderdError(
+      413,
+      'test_event_too_large',
+      `a test event's data may hold at most ${max} bytes as JSON (webhooks.testEventMaxDataBytes); this one holds ${bytes}`,
+      { errors: [{ path: 'body.data', message: `at most ${max} bytes as JSON` }] },
+    );
+}
+
 /**
- * Sends a test event to one webhook: an event of the organization written like the operator's
- * synthetic events (`data.synthetic: true`), queued for this webhook alone (its event-type filter
- * does not apply: the webhook is named), then the first attempt's outcome once the dispatcher has
- * recorded it. The dispatcher records results in batches and no signal carries them, so the row is
- * read again every `pollMs` until the send's deadline has passed.
+ * Sends a test event to one webhook: an event of the organization of type `test.<type>` (its own
+ * family, so a receiver refuses test events by one check on the signed body), whose identity
+ * fields are borderd's and whose caller data goes under `data.testData`, so it can name no real
+ * resource. It is queued for this webhook alone (its event-type filter does not apply: the webhook
+ * is named), then the first attempt's outcome is read once the dispatcher has recorded it. The
+ * dispatcher records results in batches and no signal carries them, so the row is read again every
+ * `pollMs` until the send's deadline has passed.
  */
 export async function sendTestEvent(
   ctx: AppContext,
@@ -363,25 +391,27 @@ export async function sendTestEvent(
   data: Record<string, unknown> | undefined,
   opts: { pollMs?: number; waitMs?: number } = {},
 ): Promise<TestEventResult> {
+  assertTestDataSize(ctx, data);
   const { event, deliveryId } = await inOutboxTransaction(ctx, async (ctx) => {
     const webhook = await mustGetWebhook(ctx, orgId, webhookId);
     if (!webhook.enabled) throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (PATCH its settings)`);
     const now = ctx.clock.now();
-    const at = isoAt(now);
-    const sample = {
-      id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', now),
-      createdAt: at,
-      updatedAt: at,
-    };
-    // A test's data is the caller's: sent as given, marked synthetic like the operator's events.
-    const stored = await writeEvent(ctx.db, now, orgId, type, {
-      ...sample,
-      ...data,
-      synthetic: true,
-    } as unknown as EventDataByType[typeof type]);
+    const stored = await writeShapedEvent(ctx.db, now, orgId, testEventType(type), (head) => ({
+      ...head,
+      type: testEventType(type),
+      data: testEventData(type, now, data),
+    }));
     const deliveryId = newId('dlv', now);
-    await insertDelivery(ctx.db, { id: deliveryId, eventId: stored.event.id, webhookId, orgId, state: 'pending', nextAttemptAt: now, at });
-    return { event: { id: stored.event.id, type, createdAt: stored.event.createdAt }, deliveryId };
+    await insertDelivery(ctx.db, {
+      id: deliveryId,
+      eventId: stored.event.id,
+      webhookId,
+      orgId,
+      state: 'pending',
+      nextAttemptAt: now,
+      at: isoAt(now),
+    });
+    return { event: { id: stored.event.id, type: stored.event.type, createdAt: stored.event.createdAt }, deliveryId };
   });
   const pollMs = opts.pollMs ?? 50;
   const deadline = performance.now() + (opts.waitMs ?? ctx.config.delivery.timeoutMs + 2000);

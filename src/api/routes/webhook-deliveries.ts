@@ -130,7 +130,12 @@ const replayBody = z.strictObject({
 
 const testBody = z.strictObject({
   type: z.enum(EVENT_TYPES),
-  data: z.record(z.string(), z.unknown()).optional().describe('fields of the event data; `synthetic: true` is always added'),
+  data: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "sent as `data.testData` of the event, at most webhooks.testEventMaxDataBytes as JSON; the identity fields (`data.id`, the times) are borderd's own",
+    ),
 });
 
 const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), hasMore: z.boolean() });
@@ -238,7 +243,10 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     path: `${whk}/test`,
     summary: 'Send a test event to this webhook and answer with its first attempt',
     description:
-      "The event's data carries `synthetic: true`. It is queued for this webhook alone, whatever its event-type filter, and appears in the event log. 200 with the attempt, or 202 with `attempt: null` when the dispatcher has not made it within the send timeout.",
+      'The event is of type `test.<type>` (a receiver refuses test events by that prefix, inside the signed body); its data is ' +
+      "`{ id, createdAt, updatedAt, synthetic: true, testData }`: a new id naming nothing stored, and the caller's data under " +
+      '`testData`. It is queued for this webhook alone, whatever its event-type filter, appears in the event log and is kept ' +
+      'retention.testEventHours. 200 with the attempt, or 202 with `attempt: null` when the dispatcher has not made it within the send timeout.',
     tags: s.tags,
     auth: s.auth,
     params: s.id,
@@ -255,6 +263,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
       202: { description: 'queued; not attempted yet' },
       404: unknown('webhook'),
       409: { description: 'the webhook is disabled (webhook_disabled)' },
+      413: { description: 'data is over webhooks.testEventMaxDataBytes as JSON (test_event_too_large)' },
     },
     handler: async ({ ctx, auth, params, body }) => {
       const result = await sendTestEvent(ctx, await s.org(ctx, auth, params), params.id, body.type, body.data);
