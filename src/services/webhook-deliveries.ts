@@ -34,6 +34,7 @@ import { getWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.
 import type { EventType } from '../verify/events.js';
 import { testEventType, type TestEventData } from '../verify/test-events.js';
 import { parseInstant, replayableWebhook, requeueForWebhook, type ReplayResult } from './outbox.js';
+import type { ReplayCharge } from './outbox-budgets.js';
 
 /** The most events one replay may queue: a larger range is refused before anything is queued. */
 export const MAX_REPLAY_EVENTS = 10_000;
@@ -273,16 +274,25 @@ export async function retryDelivery(ctx: AppContext, orgId: string, id: string):
 /**
  * Replays a time range or a list of events to one webhook, with the CLI's rules (an enabled
  * webhook, its event-type filter, rows already pending left alone). Bounded: a range of more than
- * MAX_REPLAY_EVENTS events is refused before anything is queued.
+ * MAX_REPLAY_EVENTS events is refused before anything is queued. With `charge` (the organization's
+ * own token, services/outbox-budgets.ts), the events also count against its hourly replay budget.
  */
 export async function replayToWebhook(
   ctx: AppContext,
   orgId: string,
   webhookId: string,
   input: { since?: string | undefined; until?: string | undefined; eventIds?: string[] | undefined },
+  charge?: ReplayCharge,
 ): Promise<ReplayResult> {
   await mustGetWebhook(ctx, orgId, webhookId);
   const webhook = await replayableWebhook(ctx, webhookId);
+  // Counted against the organization's budget before anything is queued; what was not queued is given back.
+  const requeue = async (events: readonly { id: string; type: string }[]): Promise<ReplayResult> => {
+    const settle = charge?.(events.length);
+    const result = await requeueForWebhook(ctx, webhook, events);
+    settle?.(result.requeued);
+    return result;
+  };
   if (input.eventIds !== undefined) {
     if (input.since !== undefined || input.until !== undefined)
       throw badRequest('invalid_replay', 'give either eventIds or a time range (since, until), not both', [
@@ -300,7 +310,7 @@ export async function replayToWebhook(
           .slice(0, 20)
           .map((id) => ({ path: `body.eventIds[${input.eventIds!.indexOf(id)}]`, message: 'names no event of this organization' })),
       );
-    return await requeueForWebhook(ctx, webhook, found);
+    return await requeue(found);
   }
   if (input.since === undefined)
     throw badRequest('invalid_replay', 'give eventIds or since (and optionally until)', [
@@ -315,7 +325,7 @@ export async function replayToWebhook(
     throw badRequest('replay_too_large', `the range holds ${count} events, more than ${MAX_REPLAY_EVENTS} a replay may queue; narrow it`, [
       { path: 'body.since', message: `the range holds more than ${MAX_REPLAY_EVENTS} events` },
     ]);
-  return await requeueForWebhook(ctx, webhook, await eventIdsSince(ctx.db, orgId, since, until));
+  return await requeue(await eventIdsSince(ctx.db, orgId, since, until));
 }
 
 // ---- events ----

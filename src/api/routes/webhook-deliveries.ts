@@ -25,11 +25,12 @@ import {
   webhooksWithHealth,
 } from '../../services/webhook-deliveries.js';
 import type { AppContext } from '../../context.js';
+import { OutboxBudgets, type ReplayCharge } from '../../services/outbox-budgets.js';
 import type { AuthContext } from '../../services/tokens.js';
 import { EVENT_TYPES } from '../../verify/events.js';
 import { instant } from '../instant.js';
 import { integerParam } from '../query-params.js';
-import type { AuthMode, RouteModule } from '../route.js';
+import type { AuthMode, ResponseSpec, RouteModule } from '../route.js';
 import { settingsSchema } from './webhooks.js';
 
 const period = z.object({
@@ -148,6 +149,8 @@ interface Scope {
   id: z.ZodType<{ id: string; orgId?: string }>;
   none: z.ZodType<{ orgId?: string }> | undefined;
   org(ctx: AppContext, auth: AuthContext | undefined, params: { orgId?: string } | undefined): Promise<string>;
+  /** The replay and test-event budgets the caller is held to; none for the operator. */
+  budgets?: OutboxBudgets;
 }
 
 const idOnly = z.strictObject({ id: z.string() });
@@ -176,6 +179,9 @@ const OPERATOR: Scope = {
 };
 
 const unknown = (what: string) => ({ description: `unknown ${what}, or another organization's` });
+
+/** The 429 of a budgeted route, declared only where the scope has budgets. */
+const budgeted = (s: Scope, description: string): Record<number, ResponseSpec> => (s.budgets ? { 429: { description } } : {});
 
 function declare(api: Parameters<RouteModule>[0], s: Scope): void {
   const whk = `${s.prefix}/webhooks/settings/{id}`;
@@ -225,7 +231,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     method: 'post',
     path: `${whk}/replay`,
     summary: 'Replay a time range or a list of events to this webhook',
-    description: `Idempotent: a delivery already pending is left alone. A range of more than ${MAX_REPLAY_EVENTS} events is refused (replay_too_large) before anything is queued; at most ${MAX_REPLAY_IDS} eventIds. Events of types the webhook filters out are not queued.`,
+    description: `Idempotent: a delivery already pending is left alone. A range of more than ${MAX_REPLAY_EVENTS} events is refused (replay_too_large) before anything is queued; at most ${MAX_REPLAY_IDS} eventIds. Events of types the webhook filters out are not queued. On the organization's own token, one replay per webhook at a time, and at most webhooks.replayEventsPerHour events queued by replay per hour (per node).`,
     tags: s.tags,
     auth: s.auth,
     params: s.id,
@@ -235,8 +241,16 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
       400: { description: 'neither or both of eventIds and since, unknown event ids, a range over the bound' },
       404: unknown('webhook'),
       409: { description: 'the webhook is disabled (webhook_disabled)' },
+      ...budgeted(
+        s,
+        'a replay to this webhook is in progress (replay_in_progress), or the organization queued webhooks.replayEventsPerHour events by replay within the hour (replay_budget_exhausted); retry after Retry-After',
+      ),
     },
-    handler: async ({ ctx, auth, params, body }) => ({ body: await replayToWebhook(ctx, await s.org(ctx, auth, params), params.id, body) }),
+    handler: async ({ ctx, auth, params, body }) => {
+      const org = await s.org(ctx, auth, params);
+      const replay = (charge?: ReplayCharge) => replayToWebhook(ctx, org, params.id, body, charge);
+      return { body: s.budgets ? await s.budgets.replay(org, params.id, replay) : await replay() };
+    },
   });
   api.route({
     method: 'post',
@@ -264,9 +278,15 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
       404: unknown('webhook'),
       409: { description: 'the webhook is disabled (webhook_disabled)' },
       413: { description: 'data is over webhooks.testEventMaxDataBytes as JSON (test_event_too_large)' },
+      ...budgeted(
+        s,
+        'the organization sent webhooks.testEventsPerMinute test events within the minute (test_event_budget_exhausted); retry after Retry-After',
+      ),
     },
     handler: async ({ ctx, auth, params, body }) => {
-      const result = await sendTestEvent(ctx, await s.org(ctx, auth, params), params.id, body.type, body.data);
+      const org = await s.org(ctx, auth, params);
+      const send = () => sendTestEvent(ctx, org, params.id, body.type, body.data);
+      const result = s.budgets ? await s.budgets.testEvent(org, send) : await send();
       return { status: result.attempt ? 200 : 202, body: result };
     },
   });
@@ -316,8 +336,9 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
   });
 }
 
-export const webhookDeliveryRoutes: RouteModule = (api) => {
-  declare(api, TENANT);
+export const webhookDeliveryRoutes: RouteModule = (api, { ctx }) => {
+  // The organization's own token is held to the budgets; the operator's admin token is not.
+  declare(api, { ...TENANT, budgets: new OutboxBudgets(ctx.config.webhooks, ctx.clock) });
   declare(api, OPERATOR);
   api.route({
     method: 'get',
