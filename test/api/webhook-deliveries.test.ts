@@ -297,6 +297,11 @@ describe('a tenant reads and acts on its own outbox', () => {
       testData: forged,
     });
     expect(test.data.id).not.toBe(real.data.id);
+    // The lists filter by the test family like any type.
+    const listed = await http.get(`${N}/events?type=test.Transaction_Updated`).set('authorization', org.auth);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([test.id]);
+    const deliveries = await http.get(`${W}/${webhookId}/deliveries?eventType=test.Transaction_Updated`).set('authorization', org.auth);
+    expect(deliveries.body.data.map((d: { eventId: string }) => d.eventId)).toEqual([test.id]);
     expect(test.data).not.toHaveProperty('status');
     // One check on the verified body tells them apart.
     expect(bodies.map((b) => [b.type, isTestEvent(b)])).toEqual(

@@ -28,6 +28,7 @@ import type { AppContext } from '../../context.js';
 import { OutboxBudgets, type ReplayCharge } from '../../services/outbox-budgets.js';
 import type { AuthContext } from '../../services/tokens.js';
 import { EVENT_TYPES } from '../../verify/events.js';
+import { testEventType } from '../../verify/test-events.js';
 import { instant } from '../instant.js';
 import { integerParam } from '../query-params.js';
 import type { AuthMode, ResponseSpec, RouteModule } from '../route.js';
@@ -115,13 +116,16 @@ const timeQuery = {
   startingAfter: z.string().max(64).optional().describe('the last id of the previous page'),
 };
 
+/** The types a list filters by: every event type, and the test event type standing in for each. */
+const LISTED_TYPES = z.enum([...EVENT_TYPES, ...EVENT_TYPES.map(testEventType)] as [string, ...string[]]);
+
 const deliveriesQuery = z.strictObject({
   state: z.enum(DELIVERY_STATES).optional(),
-  eventType: z.enum(EVENT_TYPES).optional(),
+  eventType: LISTED_TYPES.optional(),
   ...timeQuery,
 });
 
-const eventsQuery = z.strictObject({ type: z.enum(EVENT_TYPES).optional(), ...timeQuery });
+const eventsQuery = z.strictObject({ type: LISTED_TYPES.optional(), ...timeQuery });
 
 const replayBody = z.strictObject({
   since: z.string().max(40).optional(),
