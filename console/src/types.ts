@@ -57,6 +57,8 @@ export interface Attempt {
   error: string | null;
   responseBody: string | null;
   requestHeaders: Record<string, string>;
+  /** sent: exactly as they went out; rebuilt: an attempt recorded before they were kept. */
+  requestHeadersSource: 'sent' | 'rebuilt';
 }
 
 export interface EventRow {

@@ -41,11 +41,16 @@ function attemptsTable(attempts: Attempt[]): HTMLElement {
           h(
             'td',
             {},
-            h(
-              'pre',
-              {},
-              Object.entries(a.requestHeaders).map(([k, v]) => `${k}: ${k === 'x-signature' ? `${v.slice(0, 16)}…` : v}\n`),
-            ),
+            a.requestHeadersSource === 'rebuilt'
+              ? h('p', { class: 'muted' }, 'Rebuilt (recorded before the headers sent were kept): webhook-* and traceparent unknown')
+              : '',
+            Object.keys(a.requestHeaders).length === 0
+              ? h('p', { class: 'muted' }, 'No request went out.')
+              : h(
+                  'pre',
+                  {},
+                  Object.entries(a.requestHeaders).map(([k, v]) => `${k}: ${k === 'x-signature' ? `${v.slice(0, 16)}…` : v}\n`),
+                ),
           ),
         ),
       ),

@@ -38,7 +38,7 @@ export const outboxCommand: CommandModule = {
               args,
               result,
               () =>
-                `deleted ${result.deliveriesDeleted} delivered deliveries (before ${result.deliveredBefore}) and ${result.eventsDeleted} events (before ${result.eventsBefore})`,
+                `deleted ${result.deliveriesDeleted} delivered deliveries (before ${result.deliveredBefore}), ${result.testEventsDeleted} test events (before ${result.testEventsBefore}) and ${result.eventsDeleted} events (before ${result.eventsBefore})`,
             );
           }),
       )

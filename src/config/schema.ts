@@ -241,6 +241,21 @@ export const webhooksSchema = z
       .min(0)
       .max(30 * 86_400)
       .default(86_400),
+    /**
+     * Events an organization's own token may queue by replay per hour, on each node (a token bucket
+     * refilled continuously); a replay past what is left is a 429 with Retry-After before anything
+     * is queued. The operator's CLI and admin API are not counted.
+     */
+    replayEventsPerHour: z.number().int().min(1).max(10_000_000).default(20_000),
+    /** Test events an organization's own token may send per minute, on each node; one more is a 429 with Retry-After. */
+    testEventsPerMinute: z.number().int().min(1).max(100_000).default(10),
+    /** Bytes of a test event's `data` (as JSON); a larger one is a 413 test_event_too_large. */
+    testEventMaxDataBytes: z
+      .number()
+      .int()
+      .min(256)
+      .max(512 * 1024)
+      .default(16 * 1024),
   })
   .prefault({});
 
@@ -381,6 +396,13 @@ export const retentionSchema = z
     inboundDays: z.number().int().min(1).default(30),
     /** Card-network notifications for an ica still unmapped after this long are deleted. */
     unmatchedInboundDays: z.number().int().min(1).default(7),
+    /** Test events (type `test.…`) older than this, with nothing pending, are deleted like old events. */
+    testEventHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(90 * 24)
+      .default(24),
     /** Rows deleted per transaction, so the job never holds the write lock for long. */
     batchSize: z.number().int().min(100).max(100_000).default(5000),
   })

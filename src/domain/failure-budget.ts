@@ -1,52 +1,52 @@
 /**
- * Failure budgets per client address: the token bucket that slows a client that keeps failing, and
- * the key an address is counted under.
+ * Budgets per key: the token bucket that slows a client that keeps failing (or an organization
+ * that keeps asking for costly work), and the key an address is counted under.
  *
  * @module domain/failure-budget
  */
 import { remember } from './bounded-map.js';
 
 /**
- * Failures allowed per key (a client address), as a token bucket: `perMinute` tries that refill
- * continuously at `perMinute` a minute. A key whose bucket is empty must wait until one try has
- * refilled. Successes cost nothing, so a client that only ever succeeds is never slowed. At most
- * `maxKeys` keys are tracked (least recently failed go first): a sender rotating addresses could push
+ * Tries allowed per key (a client address, an organization), as a token bucket: `capacity` tries
+ * that refill continuously at `capacity` per `windowMs` (a minute unless given). A key whose bucket
+ * holds fewer than the tries it asks for must wait until they have refilled. Only what is spent
+ * counts (for a token endpoint: failures), so a client that only ever succeeds is never slowed. At
+ * most `maxKeys` keys are tracked (least recently spent go first): a sender rotating keys could push
  * its own entries out, but no more memory than that. Pure: the caller passes the time.
  */
 export class FailureBudget {
   readonly #buckets = new Map<string, { tries: number; atMs: number }>();
-  readonly #perMs: number;
 
   constructor(
-    private readonly perMinute: number,
+    private readonly capacity: number,
     private readonly maxKeys = 10_000,
-  ) {
-    this.#perMs = perMinute / 60_000;
-  }
+    private readonly windowMs = 60_000,
+  ) {}
 
   #tries(key: string, nowMs: number): number {
     const b = this.#buckets.get(key);
-    if (!b) return this.perMinute;
+    if (!b) return this.capacity;
     // A clock that moved back refills nothing (and takes nothing away).
-    return Math.min(this.perMinute, b.tries + Math.max(0, nowMs - b.atMs) * this.#perMs);
+    // Multiplied before divided (and waitMs likewise), so whole refills come out whole, not a float's last bit short.
+    return Math.min(this.capacity, b.tries + (Math.max(0, nowMs - b.atMs) * this.capacity) / this.windowMs);
   }
 
-  /** Milliseconds until `key` may try again: 0 when it may now. */
-  waitMs(key: string, nowMs: number): number {
+  /** Milliseconds until `key` may spend `n` tries: 0 when it may now (`n` at most `capacity`). */
+  waitMs(key: string, nowMs: number, n = 1): number {
     const tries = this.#tries(key, nowMs);
-    return tries >= 1 ? 0 : Math.ceil((1 - tries) / this.#perMs);
+    return tries >= n ? 0 : Math.ceil(((n - tries) * this.windowMs) / this.capacity);
   }
 
-  /** A failed try of `key`: one less in its bucket. */
-  spend(key: string, nowMs: number): void {
-    remember(this.#buckets, key, { tries: Math.max(0, this.#tries(key, nowMs) - 1), atMs: nowMs }, this.maxKeys);
+  /** `n` tries of `key` spent: that many less in its bucket. */
+  spend(key: string, nowMs: number, n = 1): void {
+    remember(this.#buckets, key, { tries: Math.max(0, this.#tries(key, nowMs) - n), atMs: nowMs }, this.maxKeys);
   }
 
-  /** Gives back a try spent in advance that turned out not to be a failure (never above perMinute). */
-  refund(key: string, nowMs: number): void {
+  /** Gives back `n` tries spent in advance that turned out not to count (never above `capacity`). */
+  refund(key: string, nowMs: number, n = 1): void {
     if (!this.#buckets.has(key)) return;
-    const tries = Math.min(this.perMinute, this.#tries(key, nowMs) + 1);
-    if (tries >= this.perMinute)
+    const tries = Math.min(this.capacity, this.#tries(key, nowMs) + n);
+    if (tries >= this.capacity)
       this.#buckets.delete(key); // full again: nothing to remember
     else remember(this.#buckets, key, { tries, atMs: nowMs }, this.maxKeys);
   }

@@ -1,7 +1,7 @@
 /**
  * Retention: keeps the outbox and the card-network notifications from growing without bound.
  * Delivered deliveries go after retention.deliveredDays, whole events (nothing pending) after
- * retention.eventDays; notifications decrypted or failed after retention.inboundDays, and those for
+ * retention.eventDays, test events (nothing pending) after retention.testEventHours; notifications decrypted or failed after retention.inboundDays, and those for
  * an ica still unmapped after retention.unmatchedInboundDays (queued ones stay). A replay or stream
  * resume cannot reach past what was pruned; docs/webhooks.md and docs/inbound.md say so.
  *
@@ -12,7 +12,7 @@ import type { Db } from '../db/database.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, isoAt } from '../domain/clock.js';
 import { claimJobRun, endJobRun } from '../store/job-runs.js';
-import { deleteDeliveredBefore, deleteEventsBefore } from '../store/retention.js';
+import { deleteDeliveredBefore, deleteEventsBefore, deleteTestEventsBefore } from '../store/retention.js';
 import { deleteInboundEvents, type InboundDeletion } from '../store/inbound-events.js';
 import type { Worker } from '../worker.js';
 
@@ -21,27 +21,31 @@ export interface PruneResult {
   eventsDeleted: number;
   deliveredBefore: string;
   eventsBefore: string;
+  testEventsDeleted: number;
+  testEventsBefore: string;
   inboundDeleted: number;
   inboundBefore: string;
   unmatchedInboundBefore: string;
 }
 
-type Phase = 'deliveries' | 'events' | InboundDeletion['state'] | 'done';
+type Phase = 'deliveries' | 'testEvents' | 'events' | InboundDeletion['state'] | 'done';
 const INBOUND_PHASES = ['decrypted', 'failed', 'unmatched'] as const;
 
-/** One pruning pass: deliveries first, then events, then notifications, a batch at a time. */
+/** One pruning pass: deliveries first, then test events, then events, then notifications, a batch at a time. */
 class Pruning {
   readonly result: PruneResult;
   #phase: Phase = 'deliveries';
 
   constructor(private readonly ctx: AppContext) {
-    const { deliveredDays, eventDays, inboundDays, unmatchedInboundDays } = ctx.config.retention;
+    const { deliveredDays, eventDays, testEventHours, inboundDays, unmatchedInboundDays } = ctx.config.retention;
     const now = ctx.clock.now();
     this.result = {
       deliveriesDeleted: 0,
       eventsDeleted: 0,
       deliveredBefore: isoAt(now - deliveredDays * DAY_MS),
       eventsBefore: isoAt(now - eventDays * DAY_MS),
+      testEventsDeleted: 0,
+      testEventsBefore: isoAt(now - (testEventHours * DAY_MS) / 24),
       inboundDeleted: 0,
       inboundBefore: isoAt(now - inboundDays * DAY_MS),
       unmatchedInboundBefore: isoAt(now - unmatchedInboundDays * DAY_MS),
@@ -58,6 +62,10 @@ class Pruning {
     if (this.#phase === 'deliveries') {
       const n = await deleteDeliveredBefore(db, this.result.deliveredBefore, batchSize);
       this.result.deliveriesDeleted += n;
+      if (n === 0) this.#phase = 'testEvents';
+    } else if (this.#phase === 'testEvents') {
+      const n = await deleteTestEventsBefore(db, this.result.testEventsBefore, batchSize);
+      this.result.testEventsDeleted += n;
       if (n === 0) this.#phase = 'events';
     } else if (this.#phase === 'events') {
       const n = await deleteEventsBefore(db, this.result.eventsBefore, batchSize);

@@ -8,11 +8,11 @@
  */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
-import { badRequest, conflict, notFound } from '../domain/errors.js';
+import { BorderdError, badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { VERSION } from '../version.js';
 import { inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
-import { writeEvent } from '../delivery/events.js';
+import { writeShapedEvent } from '../delivery/events.js';
 import { withTransaction } from '../db/database.js';
 import {
   DELIVERY_STATES,
@@ -27,12 +27,14 @@ import {
   type DeliveryState,
   type DeliveryView,
 } from '../store/deliveries.js';
-import { attemptsByHour, attemptTotals, listAttempts } from '../store/delivery-attempts.js';
+import { attemptsByHour, attemptTotals, listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { signaturesOf } from '../store/event-signatures.js';
 import { countEventsSince, eventIdsSince, eventTypesOf, pageEvents, type EventSummary } from '../store/events.js';
 import { getWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
-import type { EventDataByType, EventType } from '../verify/events.js';
+import type { EventType } from '../verify/events.js';
+import { testEventType, type TestEventData } from '../verify/test-events.js';
 import { parseInstant, replayableWebhook, requeueForWebhook, type ReplayResult } from './outbox.js';
+import type { ReplayCharge } from './outbox-budgets.js';
 
 /** The most events one replay may queue: a larger range is refused before anything is queued. */
 export const MAX_REPLAY_EVENTS = 10_000;
@@ -179,16 +181,22 @@ export interface AttemptView {
   error: string | null;
   /** The first KiB of the answer's body. */
   responseBody: string | null;
-  /** The headers the attempt was sent with. */
+  /** The headers the attempt was sent with (`{}`: no request went out); see requestHeadersSource. */
   requestHeaders: Record<string, string>;
+  /**
+   * `sent`: exactly the headers of the request that went out, as recorded with the attempt.
+   * `rebuilt`: an attempt recorded before borderd kept them, its headers made again from what it did
+   * record; the Standard Webhooks headers and traceparent cannot be known and are absent.
+   */
+  requestHeadersSource: 'sent' | 'rebuilt';
 }
 
 /**
- * One delivery with its attempts. The request headers are those the dispatcher sends, made again
- * from what the attempt recorded (its key, its number) and the stored signature; a signature no
- * longer stored (its event's signatures pruned) is left out rather than guessed. The Standard
- * Webhooks headers are left out too: their signature is made at each send, over its own timestamp,
- * under the secrets of that moment, and is not stored.
+ * One delivery with its attempts, each with the headers its request went out with, as recorded.
+ * An attempt recorded before borderd kept them shows what can be known (requestHeadersSource
+ * `rebuilt`): the headers made again from its key and number and the stored signature, a signature
+ * no longer stored (its event's signatures pruned) left out rather than guessed. The Standard
+ * Webhooks headers and traceparent of such an attempt are unknown: made at its send and not stored.
  */
 export async function deliveryWithAttempts(
   ctx: AppContext,
@@ -197,24 +205,35 @@ export async function deliveryWithAttempts(
 ): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
   const delivery = await getDeliveryView(ctx.db, orgId, id, ctx.clock.now());
   if (!delivery) throw notFound(`delivery ${id}`);
-  const signatures = new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]));
-  const attempts = (await listAttempts(ctx.db, id)).map((a) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `borderd/${VERSION}` };
-    const signature = a.keyId === null ? undefined : signatures.get(a.keyId);
-    if (signature !== undefined) headers['x-signature'] = signature;
-    if (a.keyId !== null) headers['x-signature-key-id'] = a.keyId;
-    Object.assign(headers, { 'x-event-id': delivery.eventId, 'x-event-type': delivery.eventType, 'x-delivery-attempt': String(a.attempt) });
-    return {
+  const attempts = await listAttempts(ctx.db, id);
+  const rebuilt = attempts.some((a) => a.requestHeaders === null) ? await rebuildHeaders(ctx, delivery) : undefined;
+  return {
+    delivery,
+    attempts: attempts.map((a) => ({
       attempt: a.attempt,
       startedAt: a.startedAt,
       durationMs: a.durationMs,
       statusCode: a.statusCode,
       error: a.error,
       responseBody: a.responseBody,
-      requestHeaders: headers,
-    };
-  });
-  return { delivery, attempts };
+      ...(a.requestHeaders === null
+        ? { requestHeaders: rebuilt!(a), requestHeadersSource: 'rebuilt' as const }
+        : { requestHeaders: JSON.parse(a.requestHeaders) as Record<string, string>, requestHeadersSource: 'sent' as const }),
+    })),
+  };
+}
+
+/** For attempts recorded without their headers: the headers made again from the attempt's key id and number. */
+async function rebuildHeaders(ctx: AppContext, delivery: DeliveryView): Promise<(a: AttemptRecord) => Record<string, string>> {
+  const signatures = new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]));
+  return (a) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `borderd/${VERSION}` };
+    const signature = a.keyId === null ? undefined : signatures.get(a.keyId);
+    if (signature !== undefined) headers['x-signature'] = signature;
+    if (a.keyId !== null) headers['x-signature-key-id'] = a.keyId;
+    Object.assign(headers, { 'x-event-id': delivery.eventId, 'x-event-type': delivery.eventType, 'x-delivery-attempt': String(a.attempt) });
+    return headers;
+  };
 }
 
 /**
@@ -255,16 +274,25 @@ export async function retryDelivery(ctx: AppContext, orgId: string, id: string):
 /**
  * Replays a time range or a list of events to one webhook, with the CLI's rules (an enabled
  * webhook, its event-type filter, rows already pending left alone). Bounded: a range of more than
- * MAX_REPLAY_EVENTS events is refused before anything is queued.
+ * MAX_REPLAY_EVENTS events is refused before anything is queued. With `charge` (the organization's
+ * own token, services/outbox-budgets.ts), the events also count against its hourly replay budget.
  */
 export async function replayToWebhook(
   ctx: AppContext,
   orgId: string,
   webhookId: string,
   input: { since?: string | undefined; until?: string | undefined; eventIds?: string[] | undefined },
+  charge?: ReplayCharge,
 ): Promise<ReplayResult> {
   await mustGetWebhook(ctx, orgId, webhookId);
   const webhook = await replayableWebhook(ctx, webhookId);
+  // Counted against the organization's budget before anything is queued; what was not queued is given back.
+  const requeue = async (events: readonly { id: string; type: string }[]): Promise<ReplayResult> => {
+    const settle = charge?.(events.length);
+    const result = await requeueForWebhook(ctx, webhook, events);
+    settle?.(result.requeued);
+    return result;
+  };
   if (input.eventIds !== undefined) {
     if (input.since !== undefined || input.until !== undefined)
       throw badRequest('invalid_replay', 'give either eventIds or a time range (since, until), not both', [
@@ -282,7 +310,7 @@ export async function replayToWebhook(
           .slice(0, 20)
           .map((id) => ({ path: `body.eventIds[${input.eventIds!.indexOf(id)}]`, message: 'names no event of this organization' })),
       );
-    return await requeueForWebhook(ctx, webhook, found);
+    return await requeue(found);
   }
   if (input.since === undefined)
     throw badRequest('invalid_replay', 'give eventIds or since (and optionally until)', [
@@ -297,7 +325,7 @@ export async function replayToWebhook(
     throw badRequest('replay_too_large', `the range holds ${count} events, more than ${MAX_REPLAY_EVENTS} a replay may queue; narrow it`, [
       { path: 'body.since', message: `the range holds more than ${MAX_REPLAY_EVENTS} events` },
     ]);
-  return await requeueForWebhook(ctx, webhook, await eventIdsSince(ctx.db, orgId, since, until));
+  return await requeue(await eventIdsSince(ctx.db, orgId, since, until));
 }
 
 // ---- events ----
@@ -331,12 +359,39 @@ export interface TestEventResult {
   attempt: AttemptView | null;
 }
 
+/** The data of a test event: identity fields borderd makes up (naming nothing stored), the caller's data under `testData`. */
+export function testEventData(type: EventType, nowMs: number, data: Record<string, unknown> | undefined): TestEventData {
+  const at = isoAt(nowMs);
+  return {
+    id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', nowMs),
+    createdAt: at,
+    updatedAt: at,
+    synthetic: true,
+    testData: data ?? {},
+  };
+}
+
+/** A test event's data within webhooks.testEventMaxDataBytes (as JSON), else a 413 before anything is written. */
+function assertTestDataSize(ctx: AppContext, data: Record<string, unknown> | undefined): void {
+  const max = ctx.config.webhooks.testEventMaxDataBytes;
+  const bytes = data === undefined ? 0 : Buffer.byteLength(JSON.stringify(data));
+  if (bytes > max)
+    throw new BorderdError(
+      413,
+      'test_event_too_large',
+      `a test event's data may hold at most ${max} bytes as JSON (webhooks.testEventMaxDataBytes); this one holds ${bytes}`,
+      { errors: [{ path: 'body.data', message: `at most ${max} bytes as JSON` }] },
+    );
+}
+
 /**
- * Sends a test event to one webhook: an event of the organization written like the operator's
- * synthetic events (`data.synthetic: true`), queued for this webhook alone (its event-type filter
- * does not apply: the webhook is named), then the first attempt's outcome once the dispatcher has
- * recorded it. The dispatcher records results in batches and no signal carries them, so the row is
- * read again every `pollMs` until the send's deadline has passed.
+ * Sends a test event to one webhook: an event of the organization of type `test.<type>` (its own
+ * family, so a receiver refuses test events by one check on the signed body), whose identity
+ * fields are borderd's and whose caller data goes under `data.testData`, so it can name no real
+ * resource. It is queued for this webhook alone (its event-type filter does not apply: the webhook
+ * is named), then the first attempt's outcome is read once the dispatcher has recorded it. The
+ * dispatcher records results in batches and no signal carries them, so the row is read again every
+ * `pollMs` until the send's deadline has passed.
  */
 export async function sendTestEvent(
   ctx: AppContext,
@@ -346,25 +401,27 @@ export async function sendTestEvent(
   data: Record<string, unknown> | undefined,
   opts: { pollMs?: number; waitMs?: number } = {},
 ): Promise<TestEventResult> {
+  assertTestDataSize(ctx, data);
   const { event, deliveryId } = await inOutboxTransaction(ctx, async (ctx) => {
     const webhook = await mustGetWebhook(ctx, orgId, webhookId);
     if (!webhook.enabled) throw conflict('webhook_disabled', `webhook ${webhookId} is disabled; enable it first (PATCH its settings)`);
     const now = ctx.clock.now();
-    const at = isoAt(now);
-    const sample = {
-      id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', now),
-      createdAt: at,
-      updatedAt: at,
-    };
-    // A test's data is the caller's: sent as given, marked synthetic like the operator's events.
-    const stored = await writeEvent(ctx.db, now, orgId, type, {
-      ...sample,
-      ...data,
-      synthetic: true,
-    } as unknown as EventDataByType[typeof type]);
+    const stored = await writeShapedEvent(ctx.db, now, orgId, testEventType(type), (head) => ({
+      ...head,
+      type: testEventType(type),
+      data: testEventData(type, now, data),
+    }));
     const deliveryId = newId('dlv', now);
-    await insertDelivery(ctx.db, { id: deliveryId, eventId: stored.event.id, webhookId, orgId, state: 'pending', nextAttemptAt: now, at });
-    return { event: { id: stored.event.id, type, createdAt: stored.event.createdAt }, deliveryId };
+    await insertDelivery(ctx.db, {
+      id: deliveryId,
+      eventId: stored.event.id,
+      webhookId,
+      orgId,
+      state: 'pending',
+      nextAttemptAt: now,
+      at: isoAt(now),
+    });
+    return { event: { id: stored.event.id, type: stored.event.type, createdAt: stored.event.createdAt }, deliveryId };
   });
   const pollMs = opts.pollMs ?? 50;
   const deadline = performance.now() + (opts.waitMs ?? ctx.config.delivery.timeoutMs + 2000);

@@ -15,26 +15,43 @@ export interface AttemptRecord {
   error: string | null;
   responseBody: string | null;
   keyId: string | null;
+  /** The headers of the request that went out, as compact JSON (`{}`: nothing went out); null for attempts recorded before they were kept. */
+  requestHeaders: string | null;
 }
 
 export async function insertAttempt(db: Db, a: AttemptRecord): Promise<void> {
   await db.run(
-    `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [a.id, a.deliveryId, a.attempt, a.startedAt, a.durationMs, a.statusCode, a.error, a.responseBody, a.keyId],
+    `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id,
+                                    request_headers)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [a.id, a.deliveryId, a.attempt, a.startedAt, a.durationMs, a.statusCode, a.error, a.responseBody, a.keyId, a.requestHeaders],
   );
 }
 
-const ATTEMPT_FIELDS = ['id', 'deliveryId', 'attempt', 'startedAt', 'durationMs', 'statusCode', 'error', 'responseBody', 'keyId'] as const;
+const ATTEMPT_FIELDS = [
+  'id',
+  'deliveryId',
+  'attempt',
+  'startedAt',
+  'durationMs',
+  'statusCode',
+  'error',
+  'responseBody',
+  'keyId',
+  'requestHeaders',
+] as const;
 
 /** Many attempts in one statement, from one JSON parameter: what a batch of results writes. */
 const INSERT_ATTEMPTS = {
-  sqlite: `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id)
+  sqlite: `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id,
+                                 request_headers)
     SELECT ${ATTEMPT_FIELDS.map((f) => `value ->> '${f}'`).join(', ')} FROM json_each(?)`,
-  postgres: `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id)
+  postgres: `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id,
+                                   request_headers)
     SELECT ${ATTEMPT_FIELDS.map((f) => `r."${f}"`).join(', ')}
       FROM json_to_recordset(?::json) AS r(id text, "deliveryId" text, attempt integer, "startedAt" text, "durationMs" integer,
-                                            "statusCode" integer, error text, "responseBody" text, "keyId" text)`,
+                                            "statusCode" integer, error text, "responseBody" text, "keyId" text,
+                                            "requestHeaders" text)`,
 };
 
 export async function insertAttempts(db: Db, attempts: readonly AttemptRecord[]): Promise<void> {
@@ -57,7 +74,7 @@ export async function trailingAttemptsFailedWith(db: Db, deliveryId: string, pre
 export async function listAttempts(db: Db, deliveryId: string): Promise<AttemptRecord[]> {
   return (await db.all(
     `SELECT id, delivery_id AS "deliveryId", attempt, started_at AS "startedAt", duration_ms AS "durationMs", status_code AS "statusCode",
-              error, response_body AS "responseBody", key_id AS "keyId"
+              error, response_body AS "responseBody", key_id AS "keyId", request_headers AS "requestHeaders"
        FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id`,
     [deliveryId],
   )) as AttemptRecord[];

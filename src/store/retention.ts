@@ -7,7 +7,7 @@
  *
  * @module store/retention
  */
-import { JSON_LIST, NOT_INDEXED, sql, type Db } from '../db/database.js';
+import { JSON_LIST, NOT_INDEXED, indexedBy, sql, type Db } from '../db/database.js';
 
 /**
  * Delivered deliveries delivered before `before` (ISO), with their attempts. A delivered row's due
@@ -39,6 +39,23 @@ export async function deleteEventsBefore(db: Db, before: string, limit: number):
   const ids = (await db.column(
     sql`SELECT e.id FROM events e
         WHERE e.created_at < ?
+          AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND ${NOT_INDEXED}d.state = 'pending')
+        LIMIT ?`,
+    [before, limit],
+  )) as string[];
+  return ids.length === 0 ? 0 : deleteEvents(db, ids);
+}
+
+/**
+ * Test events (type `test.…`) created before `before` (ISO) that have no pending delivery, with
+ * their deliveries, attempts and signatures: their own, shorter retention. The walk goes over the
+ * partial index events_test_created, which holds test events alone; the pending probe as in
+ * deleteEventsBefore.
+ */
+export async function deleteTestEventsBefore(db: Db, before: string, limit: number): Promise<number> {
+  const ids = (await db.column(
+    sql`SELECT e.id FROM events e ${indexedBy('events_test_created')}
+        WHERE e.type LIKE 'test.%' AND e.created_at < ?
           AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.event_id = e.id AND ${NOT_INDEXED}d.state = 'pending')
         LIMIT ?`,
     [before, limit],

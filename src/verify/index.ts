@@ -61,3 +61,11 @@ export {
   type WebhookNext,
 } from './middleware.js';
 export { createTestSigner, type TestSigner, type SignedDelivery } from './test-signer.js';
+export {
+  isTestEvent,
+  testEventType,
+  TEST_EVENT_PREFIX,
+  type TestEventType,
+  type TestEventData,
+  type TestWebhookEvent,
+} from './test-events.js';

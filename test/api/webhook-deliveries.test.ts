@@ -4,6 +4,7 @@ import { MAX_REPLAY_EVENTS } from '../../src/services/webhook-deliveries.js';
 import { ADMIN_TOKEN, makeOrg } from '../support/context.js';
 import { setup } from '../delivery/dispatch/support.js';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
+import { isTestEvent } from '../../src/verify/index.js';
 
 const N = '/v1/notifications';
 const W = `${N}/webhooks/settings`;
@@ -34,12 +35,16 @@ describe('a tenant reads and acts on its own outbox', () => {
     expect(detail.body.attempts).toHaveLength(1);
     const [a] = detail.body.attempts;
     expect(a).toMatchObject({ attempt: 1, statusCode: 500, error: null, responseBody: 'down for maintenance' });
-    // The headers shown are the ones the receiver got, every one of them.
+    // The headers shown are the ones the receiver got, every one of them, the Standard Webhooks ones included.
     const got = receiver.received[0]!.headers;
     const sent = Object.fromEntries(Object.keys(a.requestHeaders).map((k) => [k, got[k]]));
     expect(a.requestHeaders).toEqual(sent);
-    const ours = Object.keys(got).filter((k) => k.startsWith('x-') || k === 'user-agent' || k === 'content-type');
+    const ours = Object.keys(got).filter(
+      (k) => k.startsWith('x-') || k.startsWith('webhook-') || k === 'traceparent' || k === 'user-agent' || k === 'content-type',
+    );
     expect(Object.keys(a.requestHeaders).sort()).toEqual(ours.sort());
+    expect(Object.keys(a.requestHeaders)).toEqual(expect.arrayContaining(['webhook-id', 'webhook-timestamp', 'webhook-signature']));
+    expect(a.requestHeadersSource).toBe('sent');
 
     const sick = await http.get(`${W}/${webhookId}/health`).set('authorization', org.auth);
     expect(sick.body).toMatchObject({ enabled: true, failuresInARow: 1, pending: 1, lastSuccessAt: null });
@@ -66,6 +71,27 @@ describe('a tenant reads and acts on its own outbox', () => {
     expect((await http.post(`${N}/deliveries/${d.id}/retry`).set('authorization', org.auth)).status).toBe(202);
     await dispatcher.runOnce();
     expect(receiver.received).toHaveLength(3);
+  });
+
+  it('shows an attempt recorded before its headers were kept as rebuilt, with what can be known', async () => {
+    const { ctx, http, org, receiver, webhookId, dispatcher } = await setup();
+    await emitEvent(ctx, org.org.id, 'Transaction_Created', { status: 'Submitted' });
+    await dispatcher.runOnce();
+    const [d] = (await http.get(`${W}/${webhookId}/deliveries`).set('authorization', org.auth)).body.data;
+    // An attempt row as recorded before request_headers existed.
+    await ctx.db.run('UPDATE delivery_attempts SET request_headers = NULL WHERE delivery_id = ?', [d.id]);
+    const [a] = (await http.get(`${N}/deliveries/${d.id}`).set('authorization', org.auth)).body.attempts;
+    expect(a.requestHeadersSource).toBe('rebuilt');
+    const got = receiver.received[0]!.headers;
+    expect(a.requestHeaders).toEqual({
+      'content-type': got['content-type'],
+      'user-agent': got['user-agent'],
+      'x-signature': got['x-signature'],
+      'x-signature-key-id': got['x-signature-key-id'],
+      'x-event-id': got['x-event-id'],
+      'x-event-type': got['x-event-type'],
+      'x-delivery-attempt': '1',
+    });
   });
 
   it('refuses a retry while the attempt is in flight, and nothing is sent twice', async () => {
@@ -227,7 +253,12 @@ describe('a tenant reads and acts on its own outbox', () => {
       expect(res.body.attempt).toMatchObject({ attempt: 1, statusCode: 202, responseBody: 'thanks' });
       expect(res.body.delivery).toMatchObject({ webhookId, state: 'delivered' });
       const sent = JSON.parse(receiver.received[0]!.body.toString());
-      expect(sent).toMatchObject({ id: res.body.event.id, type: 'VirtualAccount_Created', data: { note: 'hello', synthetic: true } });
+      expect(sent).toMatchObject({
+        id: res.body.event.id,
+        type: 'test.VirtualAccount_Created',
+        data: { id: expect.stringMatching(/^vac_/), synthetic: true, testData: { note: 'hello' } },
+      });
+      expect(receiver.received[0]!.headers['x-event-type']).toBe('test.VirtualAccount_Created');
     } finally {
       await worker.stop();
     }
@@ -235,6 +266,70 @@ describe('a tenant reads and acts on its own outbox', () => {
     expect((await http.get(`${W}/${other}/deliveries`).set('authorization', org.auth)).body.data).toEqual([]);
     const bad = await http.post(`${W}/${webhookId}/test`).set('authorization', org.auth).send({ type: 'Nope' });
     expect([bad.status, bad.body.errors[0].path]).toEqual([400, 'body.type']);
+  });
+
+  it("keeps a test event's identity fields borderd's own and marks it a test in the signed body", async () => {
+    const { ctx, http, org, receiver, webhookId } = await setup();
+    const real = (await emitEvent(ctx, org.org.id, 'Transaction_Updated', { status: 'Submitted' })).event;
+    // An attacker's try: a signed Transaction_Updated naming a real transaction as Completed.
+    const forged = { id: real.data.id, status: 'Completed', amount: '999999.00', createdAt: '2020-01-01T00:00:00.000Z', synthetic: false };
+    const worker = new Dispatcher(ctx, { random: () => 0.5 });
+    worker.start();
+    try {
+      const res = await http
+        .post(`${W}/${webhookId}/test`)
+        .set('authorization', org.auth)
+        .send({ type: 'Transaction_Updated', data: forged });
+      expect(res.status).toBe(200);
+      expect(res.body.event.type).toBe('test.Transaction_Updated');
+      await receiver.waitFor(2);
+    } finally {
+      await worker.stop();
+    }
+    const bodies = receiver.received.map((r) => JSON.parse(r.body.toString()));
+    const test = bodies.find((b) => b.type !== 'Transaction_Updated')!;
+    expect(test.type).toBe('test.Transaction_Updated');
+    expect(test.data).toEqual({
+      id: expect.stringMatching(/^txn_/),
+      createdAt: test.createdAt,
+      updatedAt: test.createdAt,
+      synthetic: true,
+      testData: forged,
+    });
+    expect(test.data.id).not.toBe(real.data.id);
+    // The lists filter by the test family like any type.
+    const listed = await http.get(`${N}/events?type=test.Transaction_Updated`).set('authorization', org.auth);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toEqual([test.id]);
+    const deliveries = await http.get(`${W}/${webhookId}/deliveries?eventType=test.Transaction_Updated`).set('authorization', org.auth);
+    expect(deliveries.body.data.map((d: { eventId: string }) => d.eventId)).toEqual([test.id]);
+    expect(test.data).not.toHaveProperty('status');
+    // One check on the verified body tells them apart.
+    expect(bodies.map((b) => [b.type, isTestEvent(b)])).toEqual(
+      expect.arrayContaining([
+        ['Transaction_Updated', false],
+        ['test.Transaction_Updated', true],
+      ]),
+    );
+  });
+
+  it('refuses a test event whose data is over webhooks.testEventMaxDataBytes with a 413, writing nothing', async () => {
+    const { ctx, http, org, webhookId } = await setup();
+    const events = () => ctx.db.value('SELECT COUNT(*) FROM events');
+    const before = await events();
+    const big = { note: 'x'.repeat(16 * 1024) };
+    const res = await http.post(`${W}/${webhookId}/test`).set('authorization', org.auth).send({ type: 'Transaction_Created', data: big });
+    expect(res.status).toBe(413);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ code: 'test_event_too_large', errors: [{ path: 'body.data' }] });
+    expect(res.body.detail).toContain('16384');
+    expect(await events()).toEqual(before);
+    // The operator's admin route has the same bound.
+    const admin = await http
+      .post(`/admin/v1/organizations/${org.org.id}/notifications/webhooks/settings/${webhookId}/test`)
+      .set('authorization', `Bearer ${ADMIN_TOKEN}`)
+      .send({ type: 'Transaction_Created', data: big });
+    expect([admin.status, admin.body.code]).toEqual([413, 'test_event_too_large']);
+    expect(await events()).toEqual(before);
   });
 
   it('gives the operator the same routes for any organization, on the admin token only', async () => {

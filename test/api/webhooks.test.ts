@@ -295,6 +295,26 @@ describe('webhook settings (endpoints 11-17)', () => {
     expect((await http.get(`${BASE}/public-key`).set('authorization', auth)).status).toBe(200);
   });
 
+  it('keeps every answer that carries a webhook secret out of caches (Cache-Control: no-store)', async () => {
+    const ctx = await makeContext();
+    const { http, tokens } = makeApi(ctx);
+    const { auth } = await makeOrg(ctx, tokens);
+    const created = await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/hook' });
+    const id = created.body.id as string;
+    const read = await http.get(`${BASE}/${id}/secret`).set('authorization', auth);
+    const rotated = await http.post(`${BASE}/${id}/secret/rotate`).set('authorization', auth);
+    for (const [res, status] of [
+      [created, 201],
+      [read, 200],
+      [rotated, 201],
+    ] as const) {
+      expect([res.status, res.body.secret]).toEqual([status, expect.stringMatching(/^whsec_/)]);
+      expect(res.headers['cache-control']).toBe('no-store');
+    }
+    // Settings without a secret stay cacheable as any other answer.
+    expect((await http.get(`${BASE}/${id}`).set('authorization', auth)).headers['cache-control']).toBeUndefined();
+  });
+
   it('requires a bearer token', async () => {
     const ctx = await makeContext();
     const { http } = makeApi(ctx);

@@ -129,7 +129,10 @@ describe.skipIf(process.env.BORDERD_TEST_BACKEND === 'postgres')('web console in
       await page.click('#test button[type=submit]');
       await expect.poll(() => page.locator('#test-result').textContent(), { timeout: 20_000 }).toMatch(/answered 200/);
       const last = JSON.parse(w.receiver.received.at(-1)!.body.toString()) as { type: string; data: Record<string, unknown> };
-      expect(last).toMatchObject({ type: 'VirtualAccount_Created', data: { note: 'from the console', synthetic: true } });
+      expect(last).toMatchObject({
+        type: 'test.VirtualAccount_Created',
+        data: { synthetic: true, testData: { note: 'from the console' } },
+      });
       await shot(page, 'test-event');
 
       await page.click('a[href="#/events"]');

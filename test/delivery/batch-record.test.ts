@@ -30,6 +30,7 @@ describe('recording a batch of results', () => {
         error: i === 2 ? 'HTTP 500' : null,
         responseBody: i === 2 ? 'oops' : null,
         keyId: null,
+        requestHeaders: i === 2 ? JSON.stringify({ 'webhook-id': c.eventId, traceparent: '00-ab-cd-01' }) : '{}',
       })),
     );
     await storeSignatures(s.ctx.db, [
@@ -61,6 +62,11 @@ describe('recording a batch of results', () => {
     expect(await getDelivery(s.ctx.db, c!.id)).toMatchObject({ state: 'pending', attempts: 1, step: 1, lastError: 'HTTP 500' });
     expect(await getDelivery(s.ctx.db, b!.id)).toMatchObject({ state: 'pending', attempts: 0 });
     expect((await listAttempts(s.ctx.db, c!.id)).map((x) => [x.statusCode, x.responseBody, x.durationMs])).toEqual([[500, 'oops', 12]]);
+    // The headers as sent come back as the same compact JSON.
+    expect((await listAttempts(s.ctx.db, c!.id))[0]!.requestHeaders).toBe(
+      JSON.stringify({ 'webhook-id': c!.eventId, traceparent: '00-ab-cd-01' }),
+    );
+    expect((await listAttempts(s.ctx.db, a!.id))[0]!.requestHeaders).toBe('{}');
     expect(
       (
         await signaturesOf(

@@ -11,7 +11,8 @@ import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js
 import { pruneOutbox, pruneOutboxInTurns } from '../../src/jobs/retention.js';
 import { countByState, listDeliveries, setDelivered } from '../../src/store/deliveries.js';
 import { listEventsAfter } from '../../src/store/events.js';
-import { deleteEvents, deleteEventsBefore } from '../../src/store/retention.js';
+import { deleteEvents, deleteEventsBefore, deleteTestEventsBefore } from '../../src/store/retention.js';
+import { sendTestEvent } from '../../src/services/webhook-deliveries.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { DAY_MS, isoAt } from '../../src/domain/clock.js';
 import type { TransactionEventData } from '../../src/verify/events.js';
@@ -91,6 +92,46 @@ describe('outbox retention', () => {
     expect(left).toEqual([stuck, recent]);
     expect(old.some((id) => left.includes(id))).toBe(false);
     expect((await listDeliveries(ctx.db, { eventId: stuck, limit: 10 })).map((d) => d.state)).toEqual(['pending']);
+  });
+});
+
+describe('test event retention', () => {
+  it('deletes test events after retention.testEventHours, real events of the same age stay', async () => {
+    const ctx = await makeContext({ 'retention.testEventHours': 24 }, '2026-01-01T00:00:00.000Z');
+    const org = await createOrganization(ctx, 'Acme');
+    const webhook = await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/hook' });
+    const test = async () => (await sendTestEvent(ctx, org.id, webhook.id, 'Transaction_Created', { note: 'x' }, { waitMs: 0 })).event.id;
+    const oldTest = await test();
+    const real = await emit(ctx, org.id);
+    // A test event still pending is kept whatever its age, like any event.
+    await deliverPending(ctx);
+    const stuck = await test();
+    ctx.clock.advance(2 * 3_600_000);
+    const recentTest = await test();
+    await deliverPending(ctx, recentTest);
+
+    ctx.clock.advance(23 * 3_600_000);
+    const result = await pruneOutbox(ctx);
+    expect(result).toMatchObject({ testEventsDeleted: 1, eventsDeleted: 0, testEventsBefore: isoAt(ctx.clock.now() - DAY_MS) });
+    expect(await eventIds(ctx, org.id)).toEqual([real, stuck, recentTest]);
+    expect(oldTest < real).toBe(true);
+    expect(await listDeliveries(ctx.db, { eventId: oldTest, limit: 10 })).toEqual([]);
+
+    ctx.clock.advance(2 * 3_600_000);
+    expect((await pruneOutbox(ctx)).testEventsDeleted).toBe(1);
+    expect(await eventIds(ctx, org.id)).toEqual([real, stuck]);
+  });
+
+  // Query plans are SQLite's (EXPLAIN QUERY PLAN).
+  itOnSqlite('finds old test events by the partial index, without walking every event', async () => {
+    const ctx = await makeContext({}, '2026-01-01T00:00:00.000Z');
+    const org = await createOrganization(ctx, 'Acme');
+    for (let i = 0; i < 5; i++) await emit(ctx, org.id);
+    ctx.clock.advance(2 * DAY_MS);
+    const plans = await plansOf(ctx.db, () => deleteTestEventsBefore(ctx.db, isoAt(ctx.clock.now()), 100), /test\./);
+    expect(plans).toHaveLength(1);
+    expect(plans[0]!.plan).toMatch(/USING INDEX events_test_created/);
+    expect(plans[0]!.plan).not.toMatch(/\bSCAN e\b/);
   });
 });
 

@@ -25,11 +25,13 @@ import {
   webhooksWithHealth,
 } from '../../services/webhook-deliveries.js';
 import type { AppContext } from '../../context.js';
+import { OutboxBudgets, type ReplayCharge } from '../../services/outbox-budgets.js';
 import type { AuthContext } from '../../services/tokens.js';
 import { EVENT_TYPES } from '../../verify/events.js';
+import { testEventType } from '../../verify/test-events.js';
 import { instant } from '../instant.js';
 import { integerParam } from '../query-params.js';
-import type { AuthMode, RouteModule } from '../route.js';
+import type { AuthMode, ResponseSpec, RouteModule } from '../route.js';
 import { settingsSchema } from './webhooks.js';
 
 const period = z.object({
@@ -76,7 +78,15 @@ const attempt = z.object({
   statusCode: z.number().int().nullable(),
   error: z.string().nullable(),
   responseBody: z.string().nullable().describe('the first KiB of the answer'),
-  requestHeaders: z.record(z.string(), z.string()),
+  requestHeaders: z
+    .record(z.string(), z.string())
+    .describe('the headers of the request that went out, as recorded with the attempt ({} when none went out)'),
+  requestHeadersSource: z
+    .enum(['sent', 'rebuilt'])
+    .describe(
+      'sent: exactly the headers that went out; rebuilt: an attempt recorded before borderd kept them, its headers made again ' +
+        'from its key id and number, without the Standard Webhooks headers and traceparent, which are unknown',
+    ),
 });
 
 const eventView = z.object({
@@ -106,13 +116,16 @@ const timeQuery = {
   startingAfter: z.string().max(64).optional().describe('the last id of the previous page'),
 };
 
+/** The types a list filters by: every event type, and the test event type standing in for each. */
+const LISTED_TYPES = z.enum([...EVENT_TYPES, ...EVENT_TYPES.map(testEventType)] as [string, ...string[]]);
+
 const deliveriesQuery = z.strictObject({
   state: z.enum(DELIVERY_STATES).optional(),
-  eventType: z.enum(EVENT_TYPES).optional(),
+  eventType: LISTED_TYPES.optional(),
   ...timeQuery,
 });
 
-const eventsQuery = z.strictObject({ type: z.enum(EVENT_TYPES).optional(), ...timeQuery });
+const eventsQuery = z.strictObject({ type: LISTED_TYPES.optional(), ...timeQuery });
 
 const replayBody = z.strictObject({
   since: z.string().max(40).optional(),
@@ -122,7 +135,12 @@ const replayBody = z.strictObject({
 
 const testBody = z.strictObject({
   type: z.enum(EVENT_TYPES),
-  data: z.record(z.string(), z.unknown()).optional().describe('fields of the event data; `synthetic: true` is always added'),
+  data: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "sent as `data.testData` of the event, at most webhooks.testEventMaxDataBytes as JSON; the identity fields (`data.id`, the times) are borderd's own",
+    ),
 });
 
 const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), hasMore: z.boolean() });
@@ -135,6 +153,8 @@ interface Scope {
   id: z.ZodType<{ id: string; orgId?: string }>;
   none: z.ZodType<{ orgId?: string }> | undefined;
   org(ctx: AppContext, auth: AuthContext | undefined, params: { orgId?: string } | undefined): Promise<string>;
+  /** The replay and test-event budgets the caller is held to; none for the operator. */
+  budgets?: OutboxBudgets;
 }
 
 const idOnly = z.strictObject({ id: z.string() });
@@ -163,6 +183,9 @@ const OPERATOR: Scope = {
 };
 
 const unknown = (what: string) => ({ description: `unknown ${what}, or another organization's` });
+
+/** The 429 of a budgeted route, declared only where the scope has budgets. */
+const budgeted = (s: Scope, description: string): Record<number, ResponseSpec> => (s.budgets ? { 429: { description } } : {});
 
 function declare(api: Parameters<RouteModule>[0], s: Scope): void {
   const whk = `${s.prefix}/webhooks/settings/{id}`;
@@ -212,7 +235,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     method: 'post',
     path: `${whk}/replay`,
     summary: 'Replay a time range or a list of events to this webhook',
-    description: `Idempotent: a delivery already pending is left alone. A range of more than ${MAX_REPLAY_EVENTS} events is refused (replay_too_large) before anything is queued; at most ${MAX_REPLAY_IDS} eventIds. Events of types the webhook filters out are not queued.`,
+    description: `Idempotent: a delivery already pending is left alone. A range of more than ${MAX_REPLAY_EVENTS} events is refused (replay_too_large) before anything is queued; at most ${MAX_REPLAY_IDS} eventIds. Events of types the webhook filters out are not queued. On the organization's own token, one replay per webhook at a time, and at most webhooks.replayEventsPerHour events queued by replay per hour (per node).`,
     tags: s.tags,
     auth: s.auth,
     params: s.id,
@@ -222,15 +245,26 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
       400: { description: 'neither or both of eventIds and since, unknown event ids, a range over the bound' },
       404: unknown('webhook'),
       409: { description: 'the webhook is disabled (webhook_disabled)' },
+      ...budgeted(
+        s,
+        'a replay to this webhook is in progress (replay_in_progress), or the organization queued webhooks.replayEventsPerHour events by replay within the hour (replay_budget_exhausted); retry after Retry-After',
+      ),
     },
-    handler: async ({ ctx, auth, params, body }) => ({ body: await replayToWebhook(ctx, await s.org(ctx, auth, params), params.id, body) }),
+    handler: async ({ ctx, auth, params, body }) => {
+      const org = await s.org(ctx, auth, params);
+      const replay = (charge?: ReplayCharge) => replayToWebhook(ctx, org, params.id, body, charge);
+      return { body: s.budgets ? await s.budgets.replay(org, params.id, replay) : await replay() };
+    },
   });
   api.route({
     method: 'post',
     path: `${whk}/test`,
     summary: 'Send a test event to this webhook and answer with its first attempt',
     description:
-      "The event's data carries `synthetic: true`. It is queued for this webhook alone, whatever its event-type filter, and appears in the event log. 200 with the attempt, or 202 with `attempt: null` when the dispatcher has not made it within the send timeout.",
+      'The event is of type `test.<type>` (a receiver refuses test events by that prefix, inside the signed body); its data is ' +
+      "`{ id, createdAt, updatedAt, synthetic: true, testData }`: a new id naming nothing stored, and the caller's data under " +
+      '`testData`. It is queued for this webhook alone, whatever its event-type filter, appears in the event log and is kept ' +
+      'retention.testEventHours. 200 with the attempt, or 202 with `attempt: null` when the dispatcher has not made it within the send timeout.',
     tags: s.tags,
     auth: s.auth,
     params: s.id,
@@ -247,9 +281,16 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
       202: { description: 'queued; not attempted yet' },
       404: unknown('webhook'),
       409: { description: 'the webhook is disabled (webhook_disabled)' },
+      413: { description: 'data is over webhooks.testEventMaxDataBytes as JSON (test_event_too_large)' },
+      ...budgeted(
+        s,
+        'the organization sent webhooks.testEventsPerMinute test events within the minute (test_event_budget_exhausted); retry after Retry-After',
+      ),
     },
     handler: async ({ ctx, auth, params, body }) => {
-      const result = await sendTestEvent(ctx, await s.org(ctx, auth, params), params.id, body.type, body.data);
+      const org = await s.org(ctx, auth, params);
+      const send = () => sendTestEvent(ctx, org, params.id, body.type, body.data);
+      const result = s.budgets ? await s.budgets.testEvent(org, send) : await send();
       return { status: result.attempt ? 200 : 202, body: result };
     },
   });
@@ -299,8 +340,9 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
   });
 }
 
-export const webhookDeliveryRoutes: RouteModule = (api) => {
-  declare(api, TENANT);
+export const webhookDeliveryRoutes: RouteModule = (api, { ctx }) => {
+  // The organization's own token is held to the budgets; the operator's admin token is not.
+  declare(api, { ...TENANT, budgets: new OutboxBudgets(ctx.config.webhooks, ctx.clock) });
   declare(api, OPERATOR);
   api.route({
     method: 'get',

@@ -113,6 +113,9 @@ const writeBody = (maxUrlLength: number) =>
 
 const BASE = '/v1/notifications/webhooks/settings';
 
+/** An answer that carries a webhook secret is kept by no cache, as the token endpoint's. */
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
 export const webhookRoutes: RouteModule = (api, deps) => {
   const { ctx } = deps;
   adminWebhookRoutes(api, deps);
@@ -163,7 +166,11 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     },
     handler: async ({ ctx, auth, body, commit }) => {
       const webhook = await createWebhook(ctx, auth.orgId, body, commit);
-      return { status: 201, body: { ...(await oneWithSchemes(ctx, webhook)), secret: webhook.secret } };
+      return {
+        status: 201,
+        body: { ...(await oneWithSchemes(ctx, webhook)), secret: webhook.secret },
+        headers: NO_STORE,
+      };
     },
   });
   api.route({
@@ -216,7 +223,7 @@ export const webhookRoutes: RouteModule = (api, deps) => {
       200: { description: 'the current secret', schema: secretView },
       404: { description: "unknown id or another organization's, or a webhook without a secret yet" },
     },
-    handler: async ({ ctx, auth, params }) => ({ body: await getWebhookSecret(ctx, auth.orgId, params.id) }),
+    handler: async ({ ctx, auth, params }) => ({ body: await getWebhookSecret(ctx, auth.orgId, params.id), headers: NO_STORE }),
   });
   api.route({
     method: 'post',
@@ -236,6 +243,7 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     handler: async ({ ctx, auth, params, commit }) => ({
       status: 201,
       body: await rotateWebhookSecretOf(ctx, auth.orgId, params.id, commit),
+      headers: NO_STORE,
     }),
   });
   api.route({

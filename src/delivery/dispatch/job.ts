@@ -46,6 +46,8 @@ export interface SendResult {
   durationMs: number;
   /** Nothing was sent because of a fault on borderd's side (signing): never counted against the endpoint. */
   ours?: boolean;
+  /** The headers of the request made, exactly as they went out; absent when no request was made. */
+  requestHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A job whose send is over, waiting for its result to be recorded. */

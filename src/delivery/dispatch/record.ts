@@ -291,6 +291,8 @@ export class Recorder {
         error: result.error,
         responseBody: result.responseBody,
         keyId: job.keyId,
+        // The headers as sent, once per attempt in compact JSON: the attempts view shows them as they went out.
+        requestHeaders: JSON.stringify(result.requestHeaders ?? {}),
       },
       line: {
         deliveryId: job.id,

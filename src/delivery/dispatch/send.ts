@@ -80,7 +80,13 @@ export class Sender {
     this.#exchanges.add(exchange);
     try {
       const answer = await exchange.answer;
-      return done({ statusCode: answer.statusCode, error: null, responseBody: answer.body, retryAfter: answer.retryAfter });
+      return done({
+        statusCode: answer.statusCode,
+        error: null,
+        responseBody: answer.body,
+        retryAfter: answer.retryAfter,
+        requestHeaders: headers,
+      });
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
       const code = e.code ?? e.cause?.code ?? e.name;
@@ -89,6 +95,7 @@ export class Sender {
         error: `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500),
         responseBody: null,
         retryAfter: undefined,
+        requestHeaders: headers,
       });
     } finally {
       clearTimeout(timer);
