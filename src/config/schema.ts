@@ -284,7 +284,8 @@ export const inboundSchema = z
       .default(64 * 1024),
     /**
      * Notifications for an unmapped ica one source address (an IPv6 one by its /64) may have stored at
-     * once; one more is a 429 until they are mapped, purged or deleted by retention.
+     * once; one more is a 429 until they are mapped, purged or deleted by retention. With
+     * allowAnySender (an endpoint open to anyone), notifications for mapped icas count too.
      */
     maxUnmatchedPerSender: z.number().int().min(1).max(10_000_000).default(1000),
     /** ica -> organization id. */

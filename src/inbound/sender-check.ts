@@ -110,7 +110,7 @@ export function exposureNotice(exposure: InboundExposure): string | undefined {
   if (exposure === 'closed')
     return 'card-network endpoint closed (503): the daemon listens beyond loopback and no sender check is set; set inbound.allowlist or inbound.clientCertHeader, or inbound.allowAnySender: true to accept anyone';
   if (exposure === 'open')
-    return 'card-network endpoint open to any sender (inbound.allowAnySender): only inbound.maxUnmatchedPerSender and retention bound what strangers store';
+    return 'card-network endpoint open to any sender (inbound.allowAnySender): only inbound.maxUnmatchedPerSender (notifications stored per sender, mapped ica or not) and retention bound what strangers store';
   return undefined;
 }
 
