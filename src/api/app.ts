@@ -20,6 +20,8 @@ import { readQueries } from '../services/offloaded-reads.js';
 import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type Middleware, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
+import { SENDER_CHECK_REQUIRED } from '../inbound/sender-check.js';
+import { RefusalLog } from '../logging/refusal-log.js';
 import { VERSION } from '../version.js';
 import { traceRequests } from '../tracing/http.js';
 import { tracingOn } from '../tracing/spans.js';
@@ -42,6 +44,12 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
 }
 
 /** Maps body-parser's errors (most carry a `type`) and the router's to problems; anything unknown is a 500. */
+/**
+ * 5xx answers that are refusals working as configured, not failures: a warning per sender per
+ * interval with a count (RefusalLog), never an error with a stack per request.
+ */
+const EXPECTED_REFUSALS: ReadonlySet<string> = new Set([SENDER_CHECK_REQUIRED]);
+
 function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   if (err instanceof BorderdError) return err;
   const type = (err as { type?: string }).type;
@@ -221,11 +229,19 @@ export function createApp(
   app.use((req: Request, res: Response) => {
     sendProblem(res, new BorderdError(404, 'route_not_found', `no route ${req.method} ${req.path}`));
   });
+  const refusals = new RefusalLog(ctx.log, ctx.clock);
   // Express recognises error handlers by their four parameters.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const known = toBorderdError(err, limit);
     if (known) {
-      if (known.status >= 500) ctx.log.error({ err, requestId: res.locals.requestId }, 'request failed');
+      if (EXPECTED_REFUSALS.has(known.code)) {
+        const sender = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+        refusals.note(
+          `${known.code} ${sender}`,
+          { code: known.code, status: known.status, sender, path: req.path },
+          `refused: ${known.message}`,
+        );
+      } else if (known.status >= 500) ctx.log.error({ err, requestId: res.locals.requestId }, 'request failed');
       sendProblem(res, known);
       return;
     }

@@ -21,6 +21,30 @@ describe('a card-network endpoint reachable from other hosts', () => {
     expect(await listInboundEvents(ctx.db)).toEqual([]);
   });
 
+  it('logs its refusals as one warning per sender per minute with a count, never an error with a stack', async () => {
+    const ctx = await makeContext({ 'server.host': '0.0.0.0', 'server.trustProxy': 1 });
+    const { http } = makeApi(ctx);
+    const body = notification(await joseToken({}, key), { ica: 'nobody' });
+    const from = (address: string) => http.post(PATH).set('x-forwarded-for', address).send(body);
+    for (let i = 0; i < 5; i++) expect((await from('198.51.100.9')).status).toBe(503);
+    expect((await from('198.51.100.10')).status).toBe(503);
+    const refusals = () => ctx.logs.lines.filter((l) => l.code === 'sender_check_required');
+    expect(ctx.logs.lines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+    expect(ctx.logs.text()).not.toContain('"stack"');
+    expect(refusals().map((l) => [l.level, l.sender, l.count])).toEqual([
+      [40, '198.51.100.9', 1],
+      [40, '198.51.100.10', 1],
+    ]);
+    // The next interval's first refusal says how many the quiet interval held back.
+    ctx.clock.advance(60_000);
+    expect((await from('198.51.100.9')).status).toBe(503);
+    expect(refusals().map((l) => [l.sender, l.count])).toEqual([
+      ['198.51.100.9', 1],
+      ['198.51.100.10', 1],
+      ['198.51.100.9', 5],
+    ]);
+  });
+
   it('opens to any sender only when inbound.allowAnySender says so', async () => {
     const ctx = await makeContext({ 'server.host': '0.0.0.0', 'inbound.allowAnySender': true });
     const { http } = makeApi(ctx);
