@@ -13,7 +13,8 @@ import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
 import { createGroupCommit } from '../db/group-commit.js';
-import { isDatabaseBusy, isDatabaseUnavailable } from '../db/database.js';
+import { isDatabaseBusy, isDatabaseUnavailable, isStorageFull } from '../db/database.js';
+import { storageFull, storageWatch } from '../alerts/storage-watch.js';
 import { inlineReads } from '../db/read-pool.js';
 import { EventSignatures } from '../delivery/event-signatures.js';
 import { readQueries } from '../services/offloaded-reads.js';
@@ -230,8 +231,15 @@ export function createApp(
     sendProblem(res, new BorderdError(404, 'route_not_found', `no route ${req.method} ${req.path}`));
   });
   const refusals = new RefusalLog(ctx.log, ctx.clock);
+  const storage = storageWatch(ctx);
   // Express recognises error handlers by their four parameters.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A full database or disk is one incident, said once by the watch, not an error per request.
+    if (isStorageFull(err)) {
+      storage.refused(err);
+      sendProblem(res, storageFull());
+      return;
+    }
     const known = toBorderdError(err, limit);
     if (known) {
       if (EXPECTED_REFUSALS.has(known.code)) {
