@@ -1,8 +1,8 @@
 /**
  * A full database or disk as one incident per process: the first write refused for want of space
  * opens it (one warning line, the `borderd_storage_full` gauge at 1, an operator alert if the alert
- * can still be written), and the first write that succeeds again closes it (one line, the gauge at
- * 0, the alert resolved). Meanwhile the API answers 503 `storage_full` and /readyz 503, and each
+ * can still be written), and a probe write that succeeds (asked by /readyz, or after the API
+ * accepted a change) closes it (one line, the gauge at 0, the alert resolved). Meanwhile the API answers 503 `storage_full` and /readyz 503, and each
  * refused write adds to the incident's count instead of writing an error with a stack.
  *
  * @module alerts/storage-watch
@@ -37,9 +37,10 @@ export class StorageWatch {
   #probing: Promise<void> | undefined;
 
   constructor(private readonly ctx: AppContext) {
-    // A write the API answered without a server error went through: space has returned.
+    // A change the API accepted may have found space again; a probe write tells (a 2xx alone does not:
+    // not every POST writes).
     ctx.signals.requestAnswered.listen((r) => {
-      if (this.#incident && r.status < 500 && r.method !== 'GET' && r.method !== 'HEAD') this.writable();
+      if (this.#incident && r.status < 300 && r.method !== 'GET' && r.method !== 'HEAD') void this.stillFull();
     });
   }
 
@@ -60,8 +61,8 @@ export class StorageWatch {
     void this.#alert('firing', summary, { code, since: isoAt(this.#incident.since) });
   }
 
-  /** A write succeeded: an open incident ends, said once with what it refused. */
-  writable(): void {
+  /** A probe write succeeded: an open incident ends, said once with what it refused. */
+  #writable(): void {
     const incident = this.#incident;
     if (!incident) return;
     this.#incident = undefined;
@@ -81,7 +82,7 @@ export class StorageWatch {
   async stillFull(): Promise<boolean> {
     if (!this.#incident) return false;
     this.#probing ??= probeStorage(this.ctx.db)
-      .then(() => this.writable())
+      .then(() => this.#writable())
       .catch(() => undefined)
       .finally(() => (this.#probing = undefined));
     await this.#probing;
