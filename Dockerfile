@@ -22,6 +22,8 @@ FROM node:22-bookworm-slim
 # Reachable from outside the container, so the production rules for what it may call and print:
 # https webhook targets on public addresses only, and no first-start organization whose secret would
 # go to the container's log (create organizations and clients with the CLI, README "Docker").
+# /metrics has no credential, so it is on a port of its own (9464), never on the API's: publish
+# 8080 alone to the world, and let only the scraper's network reach 9464.
 ENV NODE_ENV=production \
     MALLOC_ARENA_MAX=1 \
     BORDERD_WEBHOOKS_ALLOW_HTTP=false \
@@ -30,6 +32,8 @@ ENV NODE_ENV=production \
     BORDERD_HOST=0.0.0.0 \
     BORDERD_PORT=8080 \
     BORDERD_DB=/data/borderd.db \
+    BORDERD_METRICS_PORT=9464 \
+    BORDERD_METRICS_HOST=0.0.0.0 \
     BORDERD_LOG_PRETTY=never
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
@@ -41,7 +45,7 @@ COPY docker/entrypoint.sh ./docker/entrypoint.sh
 RUN mkdir -p /data && chown node:node /data && ln -s /app/bin/borderd.js /usr/local/bin/borderd
 USER node
 VOLUME ["/data"]
-EXPOSE 8080
+EXPOSE 8080 9464
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.BORDERD_SERVER_PORT||process.env.BORDERD_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # exec form, and the entrypoint execs node: borderd is PID 1 and receives SIGTERM directly to drain.

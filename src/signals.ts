@@ -87,6 +87,8 @@ export interface Signals {
   readonly requestAnswered: Signal<RequestAnswered>;
   /** An API group commit wrote this many writes in one transaction. */
   readonly groupCommitted: Signal<number>;
+  /** The database's storage became full (true) or writable again (false), by the storage watch (src/alerts/storage-watch.ts); the metrics set their gauge. */
+  readonly storageFull: Signal<boolean>;
 }
 
 export function createSignals(): Signals {
@@ -99,5 +101,6 @@ export function createSignals(): Signals {
     deliveryAttempted: new Signal<DeliveryAttempted>(),
     requestAnswered: new Signal<RequestAnswered>(),
     groupCommitted: new Signal<number>(),
+    storageFull: new Signal<boolean>(),
   };
 }

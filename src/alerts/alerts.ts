@@ -17,7 +17,7 @@ import { operatorOrganizationId } from '../store/organizations.js';
 /** The event type of an operator alert. */
 export const OPERATOR_ALERT = 'Operator_Alert';
 
-export type AlertKind = 'webhook_disabled' | 'outbox_backlog' | 'inbound_decryption_failures';
+export type AlertKind = 'webhook_disabled' | 'outbox_backlog' | 'inbound_decryption_failures' | 'storage_full';
 
 export interface Alert {
   alert: AlertKind;

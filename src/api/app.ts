@@ -13,13 +13,16 @@ import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
 import { createGroupCommit } from '../db/group-commit.js';
-import { isDatabaseBusy, isDatabaseUnavailable } from '../db/database.js';
+import { isDatabaseBusy, isDatabaseUnavailable, isStorageFull } from '../db/database.js';
+import { storageFull, storageWatch } from '../alerts/storage-watch.js';
 import { inlineReads } from '../db/read-pool.js';
 import { EventSignatures } from '../delivery/event-signatures.js';
 import { readQueries } from '../services/offloaded-reads.js';
 import { ApiRegistry, routeChain, toExpressPath, type ApiDeps, type Middleware, type RouteModule } from './route.js';
 import { routeModules } from './routes/index.js';
 import { inboundSenderGate } from './routes/inbound.js';
+import { SENDER_CHECK_REQUIRED } from '../inbound/sender-check.js';
+import { RefusalLog } from '../logging/refusal-log.js';
 import { VERSION } from '../version.js';
 import { traceRequests } from '../tracing/http.js';
 import { tracingOn } from '../tracing/spans.js';
@@ -42,6 +45,12 @@ function requireJson(req: Request, _res: Response, next: NextFunction): void {
 }
 
 /** Maps body-parser's errors (most carry a `type`) and the router's to problems; anything unknown is a 500. */
+/**
+ * 5xx answers that are refusals working as configured, not failures: a warning per sender per
+ * interval with a count (RefusalLog), never an error with a stack per request.
+ */
+const EXPECTED_REFUSALS: ReadonlySet<string> = new Set([SENDER_CHECK_REQUIRED]);
+
 function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
   if (err instanceof BorderdError) return err;
   const type = (err as { type?: string }).type;
@@ -221,11 +230,26 @@ export function createApp(
   app.use((req: Request, res: Response) => {
     sendProblem(res, new BorderdError(404, 'route_not_found', `no route ${req.method} ${req.path}`));
   });
+  const refusals = new RefusalLog(ctx.log, ctx.clock);
+  const storage = storageWatch(ctx);
   // Express recognises error handlers by their four parameters.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A full database or disk is one incident, said once by the watch, not an error per request.
+    if (isStorageFull(err)) {
+      storage.refused(err);
+      sendProblem(res, storageFull());
+      return;
+    }
     const known = toBorderdError(err, limit);
     if (known) {
-      if (known.status >= 500) ctx.log.error({ err, requestId: res.locals.requestId }, 'request failed');
+      if (EXPECTED_REFUSALS.has(known.code)) {
+        const sender = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+        refusals.note(
+          `${known.code} ${sender}`,
+          { code: known.code, status: known.status, sender, path: req.path },
+          `refused: ${known.message}`,
+        );
+      } else if (known.status >= 500) ctx.log.error({ err, requestId: res.locals.requestId }, 'request failed');
       sendProblem(res, known);
       return;
     }

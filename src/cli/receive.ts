@@ -35,6 +35,7 @@ interface ReceiveArgs {
   'public-key-url'?: string;
   'webhook-secret'?: string;
   'require-standard-webhooks': boolean;
+  'allow-x-signature-only': boolean;
   tolerance: number;
   'client-id'?: string;
   'client-secret'?: string;
@@ -192,6 +193,12 @@ function webhookSecretOf(args: ReceiveArgs): string | undefined {
   if (args.tunnel) return undefined;
   if (args['require-standard-webhooks'] && !secret)
     throw new CliExit(2, '--require-standard-webhooks needs --webhook-secret (or BORDERD_WEBHOOK_SECRET): the webhook’s whsec_… secret');
+  if (args['allow-x-signature-only'] && !secret)
+    throw new CliExit(2, '--allow-x-signature-only needs --webhook-secret (or BORDERD_WEBHOOK_SECRET): the webhook’s whsec_… secret');
+  if (args['allow-x-signature-only'] && args['require-standard-webhooks'])
+    throw new CliExit(2, '--allow-x-signature-only and --require-standard-webhooks contradict each other: give one');
+  if (args['allow-x-signature-only'] && args['public-key'] === undefined && args['public-key-url'] === undefined)
+    throw new CliExit(2, '--allow-x-signature-only needs --public-key or --public-key-url to verify x-signature with');
   if (secret === undefined) return undefined;
   try {
     secretKeys(secret);
@@ -203,8 +210,9 @@ function webhookSecretOf(args: ReceiveArgs): string | undefined {
 
 /**
  * How listen mode verifies: with a webhook secret, Standard Webhooks (signature and replay window)
- * for every delivery that carries its headers, or for all with --require-standard-webhooks or
- * without a public key; x-signature with the public key otherwise.
+ * for every delivery, so stripping its headers cannot skip the window; with
+ * --allow-x-signature-only, a delivery with none of those headers is checked by x-signature and the
+ * public key instead. Without a secret, x-signature with the public key.
  */
 async function listenVerifier(
   args: ReceiveArgs,
@@ -217,9 +225,9 @@ async function listenVerifier(
   if (secret === undefined) return rsa!;
   const options = { toleranceSeconds: args.tolerance };
   return (raw, headers) =>
-    args['require-standard-webhooks'] || !rsa || hasStandardWebhookHeaders(headers)
-      ? verifyStandardWebhook(raw, headers, secret, options)
-      : rsa(raw, headers);
+    args['allow-x-signature-only'] && rsa && !hasStandardWebhookHeaders(headers)
+      ? rsa(raw, headers)
+      : verifyStandardWebhook(raw, headers, secret, options);
 }
 
 /** The capture log's lock, or one line naming --capture-db and exit 2 when another receiver holds it. */
@@ -460,13 +468,21 @@ export const receiveCommand: CommandModule<object, ReceiveArgs> = {
       .option('webhook-secret', {
         type: 'string',
         global: false,
-        describe: "the webhook's whsec_… secret (or BORDERD_WEBHOOK_SECRET): verify webhook-signature and its timestamp when present",
+        describe:
+          "the webhook's whsec_… secret (or BORDERD_WEBHOOK_SECRET): every delivery must carry a valid webhook-signature within the timestamp tolerance",
       })
       .option('require-standard-webhooks', {
         type: 'boolean',
         default: false,
         global: false,
-        describe: 'refuse deliveries without webhook-id / webhook-timestamp / webhook-signature (needs the secret)',
+        describe: 'refuse deliveries without webhook-id / webhook-timestamp / webhook-signature (the default with the secret)',
+      })
+      .option('allow-x-signature-only', {
+        type: 'boolean',
+        default: false,
+        global: false,
+        describe:
+          'with the secret and a public key: also accept a delivery with x-signature alone (no replay window), for a sender not yet sending webhook-* headers',
       })
       .option('tolerance', {
         type: 'number',

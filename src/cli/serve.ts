@@ -119,7 +119,7 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
       process.on('SIGINT', () => stop('SIGINT'));
       // Bound to every interface (a container), the printed curl line still needs an address to call.
       const baseUrl = config.server.publicBaseUrl ?? daemon.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
-      ctx.log.info({ url: daemon.url, db: config.database.path, adminTokenFile: daemon.adminTokenFile }, 'borderd listening');
+      ctx.log.info({ url: daemon.url, db: ctx.db.location, adminTokenFile: daemon.adminTokenFile }, 'borderd listening');
       if (args.json) {
         // One line for a supervisor or script: where it listens and, on a first start, the client made.
         const firstStart = dev ? { organizationId: dev.org.id, clientId: dev.client.id, clientSecret: dev.client.clientSecret } : undefined;

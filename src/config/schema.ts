@@ -299,7 +299,8 @@ export const inboundSchema = z
       .default(64 * 1024),
     /**
      * Notifications for an unmapped ica one source address (an IPv6 one by its /64) may have stored at
-     * once; one more is a 429 until they are mapped, purged or deleted by retention.
+     * once; one more is a 429 until they are mapped, purged or deleted by retention. With
+     * allowAnySender (an endpoint open to anyone), notifications for mapped icas count too.
      */
     maxUnmatchedPerSender: z.number().int().min(1).max(10_000_000).default(1000),
     /** ica -> organization id. */
@@ -448,9 +449,17 @@ export const alertsSchema = z
      * Where operator alerts are sent (a webhook disabled, an outbox backlog too old, inbound
      * decryption failures): a webhook of borderd's own operator organization, signed, retried and
      * recorded like every delivery. Each alert body has a top-level `text`, so a Slack-compatible
-     * incoming webhook takes it as it is. Unset: alerts are warning lines in the log only.
+     * incoming webhook takes it as it is. Unset: alerts are warning lines in the log only. A user or
+     * password in it is refused at startup: deliveries carry no basic auth, so it would be dropped
+     * without a word; a secret path or query parameter (as Slack's URLs have) is kept.
      */
-    webhookUrl: z.url().optional(),
+    webhookUrl: z
+      .url()
+      .refine((url) => !URL.canParse(url) || (new URL(url).username === '' && new URL(url).password === ''), {
+        message:
+          'must not carry a user or password: deliveries are signed (webhook-signature, x-signature) and send no basic auth; put a secret in the URL path, or verify the signature at the target',
+      })
+      .optional(),
     /** An organization whose oldest pending delivery is older than this raises an alert (once, until it is under half of it again). */
     backlogAgeSeconds: z
       .number()

@@ -186,6 +186,17 @@ export function isDatabaseBusy(err: unknown): boolean {
 }
 
 /**
+ * The database or the disk under it is full: SQLite's SQLITE_FULL (a full disk, or max_page_count
+ * reached), ENOSPC from the file system, PostgreSQL's disk_full (SQLSTATE 53100) or its "could not
+ * extend file". Nothing of the statement was written; the same write succeeds once space returns.
+ */
+export function isStorageFull(err: unknown): boolean {
+  const code = codeOf(err);
+  if (code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === '53100') return true;
+  return /could not extend file|No space left on device|database or disk is full/i.test(String((err as Error | null)?.message ?? ''));
+}
+
+/**
  * The database server could not be reached or dropped the connection (refused, reset, timed out,
  * shutting down, too many connections): the statement did not run, or its outcome is unknown and
  * its transaction rolled back. The pool reconnects on the next statement.

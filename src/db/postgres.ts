@@ -19,16 +19,7 @@ import {
   type TransactionOptions,
 } from './database.js';
 
-/** The URL as logs and messages show it: without its password. */
-export function redactedUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable url)';
-  }
-}
+export { redactedUrl } from '../domain/url-redaction.js';
 
 /** Why a connection could not be made or used, in words, by the error's code. */
 const CONNECT_FAILURES: Record<string, string> = {
@@ -54,6 +45,9 @@ export function connectFailure(err: unknown, location: string): Error | undefine
   if (why === undefined && /timeout exceeded when trying to connect|Connection terminated/i.test(String(e?.message)))
     why = 'no answer in time';
   if (why === undefined && /SSL|certificate|self.signed/i.test(String(e?.message))) why = `TLS failed: ${String(e?.message)}`;
+  // Settings the server refuses at login come from the URL's options= (borderd's statements set none).
+  if (why === undefined && /configuration parameter|command-line argument|invalid value for parameter/i.test(String(e?.message)))
+    why = `the server refused the options= parameter of the URL: ${String(e?.message)}`;
   if (why === undefined) return undefined;
   return new DatabaseOpenError(`cannot use the database ${location}: ${why} (database.url)`);
 }

@@ -9,6 +9,7 @@ import { isoAt } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { BorderdError } from '../domain/errors.js';
 import {
+  countStoredFrom,
   countUnmatchedFrom,
   getInboundEventByEventId,
   holdCopy,
@@ -20,6 +21,7 @@ import {
 } from '../store/inbound-events.js';
 import { getOrganization } from '../store/organizations.js';
 import { organizationForIca } from './ica-mapping.js';
+import { inboundExposure } from './sender-check.js';
 import { CONTENT_FAILURES } from './jwe-decrypt.js';
 import type { InboundNotification } from './notification.js';
 import { announce } from '../cluster/wakeups.js';
@@ -77,12 +79,26 @@ const unmatchedLimitReached = (max: number): BorderdError =>
   );
 
 /**
+ * The answer past inbound.maxUnmatchedPerSender on an endpoint open to any sender, where every
+ * notification a sender stored counts: 429, as for unmatched ones.
+ */
+const senderLimitReached = (max: number): BorderdError =>
+  new BorderdError(
+    429,
+    'sender_limit_reached',
+    `this address has ${max} notifications stored; more are accepted once retention or a purge removes some`,
+    { headers: { 'Retry-After': '300' } },
+  );
+
+/**
  * Stores a validated notification with its exact bytes, once per eventId and ica (one
  * organization's eventId says nothing about another's). The caller answers 200 only after this
  * returns, so an acknowledged notification is on disk; decryption happens later from the stored
  * row. An ica that maps to no organization is kept as `unmatched`, never dropped, up to
- * inbound.maxUnmatchedPerSender rows per `sender` (the source address). A second copy goes where
- * redeliveryAction says.
+ * inbound.maxUnmatchedPerSender rows per `sender` (the source address). On an endpoint open to
+ * any sender (inbound.allowAnySender) the same cap counts every row a sender stored, mapped or
+ * not: a stranger naming a mapped ica would otherwise store without bound. A second copy goes
+ * where redeliveryAction says.
  */
 export async function receiveNotification(
   ctx: AppContext,
@@ -99,6 +115,7 @@ async function intake(ctx: AppContext, n: InboundNotification, rawBody: string, 
   const id = newId('inb', now);
   // This intake's span, stored with the copy it queues: the decryption attempts are its children.
   const traceContext = activeTraceparent() ?? null;
+  const open = inboundExposure(ctx.config) === 'open';
   // One transaction: the organization lookup, the insert, and on a duplicate what becomes of it.
   const result = await withTransaction(
     ctx,
@@ -110,6 +127,7 @@ async function intake(ctx: AppContext, n: InboundNotification, rawBody: string, 
       let stored = await getInboundEventByEventId(ctx.db, n.eventId, n.ica);
       if (!stored) {
         const max = ctx.config.inbound.maxUnmatchedPerSender;
+        if (sender !== null && open && (await countStoredFrom(ctx.db, sender, max)) >= max) throw senderLimitReached(max);
         if (!orgId && sender !== null && (await countUnmatchedFrom(ctx.db, sender, max)) >= max) throw unmatchedLimitReached(max);
         if (await insertInboundEvent(ctx.db, { ...copy, eventId: n.eventId, ica: n.ica, id, orgId, state, sender, traceContext })) {
           if (orgId) await announce(ctx.db, 'inbound');

@@ -110,15 +110,18 @@ export function exposureNotice(exposure: InboundExposure): string | undefined {
   if (exposure === 'closed')
     return 'card-network endpoint closed (503): the daemon listens beyond loopback and no sender check is set; set inbound.allowlist or inbound.clientCertHeader, or inbound.allowAnySender: true to accept anyone';
   if (exposure === 'open')
-    return 'card-network endpoint open to any sender (inbound.allowAnySender): only inbound.maxUnmatchedPerSender and retention bound what strangers store';
+    return 'card-network endpoint open to any sender (inbound.allowAnySender): only inbound.maxUnmatchedPerSender (notifications stored per sender, mapped ica or not) and retention bound what strangers store';
   return undefined;
 }
+
+/** The code of a closed endpoint's answer: an expected refusal, logged by count (logging/refusal-log.ts), not as a failure. */
+export const SENDER_CHECK_REQUIRED = 'sender_check_required';
 
 /** The answer of a closed endpoint (inboundExposure): 503, so a genuine sender tries again once it is configured. */
 export const senderCheckRequired = (): BorderdError =>
   new BorderdError(
     503,
-    'sender_check_required',
+    SENDER_CHECK_REQUIRED,
     'this card-network endpoint accepts notifications once the operator sets a sender check (inbound.allowlist or inbound.clientCertHeader)',
     { headers: { 'Retry-After': '300' } },
   );

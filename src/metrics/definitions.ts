@@ -125,6 +125,11 @@ export function defineMetrics(registry: Registry, atScrape: AtScrape = {}) {
       registers,
       collect: collect('sqliteWalSize'),
     }),
+    storageFull: new Gauge({
+      name: 'borderd_storage_full',
+      help: '1 while the database or its disk is full and writes are refused (503 storage_full), else 0.',
+      registers,
+    }),
   };
 }
 

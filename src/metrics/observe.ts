@@ -40,6 +40,7 @@ export function observe(signals: Signals, db: Database, m: Metrics): () => void 
       }
     }),
     signals.groupCommitted.listen((writes) => m.groupCommitWrites.observe(writes)),
+    signals.storageFull.listen((full) => m.storageFull.set(full ? 1 : 0)),
   ];
   db.onCommit = (seconds) => m.transactionDuration.observe(seconds);
   return () => {

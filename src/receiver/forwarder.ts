@@ -7,6 +7,7 @@
  */
 import { Pool } from 'undici';
 import { post } from '../http/post.js';
+import { redactedUrl } from '../domain/url-redaction.js';
 
 /** Bytes of the app's answer read (and dropped); past them its connection is closed instead of reused. */
 const ANSWER_READ_LIMIT = 128 * 1024;
@@ -73,18 +74,6 @@ export function parseHeaderOptions(values: readonly string[]): Record<string, st
   return out;
 }
 
-/** The URL as it may be printed: a password in it becomes `***` (the user name stays, to tell targets apart). */
-function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.password) return url;
-    u.password = '***';
-    return u.href;
-  } catch {
-    return url.replace(/\/\/([^/@:]*):[^/@]*@/, '//$1:***@');
-  }
-}
-
 export class Forwarder {
   /** One pool for the target's origin: keep-alive connections reused across deliveries. */
   readonly #pool: Pool;
@@ -100,7 +89,7 @@ export class Forwarder {
     timeoutMs = 30_000,
   ) {
     const url = new URL(target);
-    this.displayTarget = displayUrl(target);
+    this.displayTarget = redactedUrl(target);
     this.#path = url.pathname + url.search;
     // undici ignores user:password in a URL; a developer who wrote it expects basic auth (as curl does).
     const userinfo: Record<string, string> = {};

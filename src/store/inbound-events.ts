@@ -119,6 +119,11 @@ export async function countUnmatchedFrom(db: Db, sender: string, atMost: number)
   );
 }
 
+/** How many notifications this sender has stored in any state, mapped or not, counting up to `atMost`. */
+export async function countStoredFrom(db: Db, sender: string, atMost: number): Promise<number> {
+  return Number(await db.value('SELECT COUNT(*) FROM (SELECT 1 FROM inbound_events WHERE sender = ? LIMIT ?) AS capped', [sender, atMost]));
+}
+
 /** The bytes of one copy of a notification, and when that copy arrived. */
 export type NotificationCopy = Pick<InboundEvent, 'eventType' | 'eventCreatedDate' | 'rawBody'> & { receivedAt: string };
 

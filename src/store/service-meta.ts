@@ -4,6 +4,7 @@
  *
  * @module store/service-meta
  */
+import { randomBytes } from 'node:crypto';
 import { hasTable, type Db } from '../db/database.js';
 
 export async function readServiceMeta(db: Db, key: string): Promise<string | undefined> {
@@ -37,4 +38,20 @@ export async function holdsSealedValues(db: Db): Promise<boolean> {
       return true;
   }
   return false;
+}
+
+/** The size of the storage probe's value: several pages, so it needs space the database must find or grow. */
+const PROBE_BYTES = 16 * 1024;
+
+/**
+ * A write that needs free space, removed at once: it throws the engine's own disk-full error while
+ * the database or its disk is full, and succeeds once space returns.
+ */
+export async function probeStorage(db: Db): Promise<void> {
+  await db.run(
+    "INSERT INTO service_meta (key, value) VALUES ('storage_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    // Random text: PostgreSQL compresses a long value, and a repeated character would take no space.
+    [randomBytes((PROBE_BYTES * 3) / 4).toString('base64')],
+  );
+  await db.run("DELETE FROM service_meta WHERE key = 'storage_probe'");
 }

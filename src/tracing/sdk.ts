@@ -7,6 +7,7 @@
  */
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { Config } from '../config/schema.js';
+import { redactedUrl } from '../domain/url-redaction.js';
 import { VERSION } from '../version.js';
 import { setTracingOn } from './spans.js';
 
@@ -30,7 +31,7 @@ export async function startTracing(config: Config['tracing'], log: TracingLog): 
   });
   provider.register();
   setTracingOn(true);
-  log.info({ otlpEndpoint: url }, 'tracing: spans are exported over OTLP/HTTP');
+  log.info({ otlpEndpoint: redactedUrl(url) }, 'tracing: spans are exported over OTLP/HTTP');
   return async () => {
     setTracingOn(false);
     await provider.shutdown();

@@ -18,6 +18,8 @@ export type WebhookVerificationCode =
   | 'invalid_public_key'
   /** The webhook secret given to verify with is not a `whsec_…` secret: the integrator's setup, not the delivery. */
   | 'invalid_secret'
+  /** The tolerance given is not a finite number of seconds ≥ 0: the integrator's setup, refused before any delivery. */
+  | 'invalid_tolerance'
   /** `webhook-timestamp` is not whole unix seconds. */
   | 'invalid_timestamp'
   /** `webhook-timestamp` is further in the past than the tolerance: a replay, or a receiver clock that runs ahead. */

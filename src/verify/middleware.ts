@@ -1,10 +1,11 @@
 /**
  * Express-style middleware that reads the raw body itself (so it works with or without
  * express.json elsewhere), verifies it and puts the event on `req.webhookEvent` before calling
- * next(). With a webhook secret it verifies Standard Webhooks (`webhook-signature`, with the replay
- * window of `webhook-timestamp`) whenever those headers are there, or always when told to require
- * them, and `x-signature` otherwise; with a `jwksUrl` and no secret, a delivery's `v1a` signature
- * when it has one. The request, response and next it needs are described structurally below: express's
+ * next(). With a webhook secret every delivery must carry valid Standard Webhooks headers
+ * (`webhook-signature`, with the replay window of `webhook-timestamp`): one with `x-signature` alone
+ * is refused, since stripping the headers would otherwise skip the window. `allowXSignatureOnly`
+ * lets such a delivery through on the public key, for a sender not yet migrated. With a `jwksUrl`
+ * and no secret, a delivery's `v1a` signature is verified when it has one. The request, response and next it needs are described structurally below: express's
  * objects (and node's own IncomingMessage / ServerResponse) satisfy them, and the published types
  * never mention express, so an integrator without @types/express compiles them.
  *
@@ -19,6 +20,7 @@ import { headerValue, toKeyList, verifyWebhook, type PublicKeyInput } from './si
 import {
   hasStandardWebhookHeaders,
   secretKeys,
+  toleranceOf,
   verifyStandardWebhook,
   type StandardWebhookOptions,
   type WebhookSecretInput,
@@ -36,11 +38,17 @@ export type WebhookMiddlewareOptions = (
   /** Largest body accepted (default 1 MiB). */
   limitBytes?: number;
   /**
-   * The webhook's `whsec_…` secret (or several): a delivery carrying the Standard Webhooks headers is
-   * verified with it, timestamp included, instead of with the public key.
+   * The webhook's `whsec_…` secret (or several): every delivery is verified with it, timestamp
+   * included; one without the Standard Webhooks headers is refused (400 missing_header).
    */
   webhookSecret?: WebhookSecretInput;
-  /** Refuse a delivery without the Standard Webhooks headers (400 missing_header), even when a public key is given. */
+  /**
+   * With a webhook secret and a public key: a delivery without the Standard Webhooks headers is
+   * verified by `x-signature` alone, with no replay window. Only for a sender that does not send
+   * those headers yet; off by default.
+   */
+  allowXSignatureOnly?: boolean;
+  /** Refuse a delivery without the Standard Webhooks headers (400 missing_header): the default with a webhook secret. */
   requireStandardWebhooks?: boolean;
 } & StandardWebhookOptions;
 
@@ -129,16 +137,25 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): Webhook
   if (secret !== undefined || 'webhookSecret' in opts) secretKeys(secret);
   else if (opts.requireStandardWebhooks) {
     throw new WebhookVerificationError('invalid_secret', 'requireStandardWebhooks needs webhookSecret (the webhook’s whsec_… secret)');
+  } else if (opts.allowXSignatureOnly) {
+    throw new WebhookVerificationError('invalid_secret', 'allowXSignatureOnly needs webhookSecret (the webhook’s whsec_… secret)');
   }
+  if (opts.allowXSignatureOnly && opts.requireStandardWebhooks) {
+    throw new WebhookVerificationError('invalid_secret', 'allowXSignatureOnly and requireStandardWebhooks contradict each other: give one');
+  }
+  const swOptions: StandardWebhookOptions = { toleranceSeconds: opts.toleranceSeconds, now: opts.now };
+  toleranceOf(swOptions);
   if (jwks) source = jwks;
   else if ('keySource' in opts && opts.keySource) source = opts.keySource;
   else if (opts.publicKeyUrl) {
     source = fetchPublicKey(opts.publicKeyUrl, opts.credentials, { minRefreshIntervalMs: opts.minRefreshIntervalMs });
   } else if (opts.publicKey !== undefined || secret === undefined) keys = toKeyList(opts.publicKey);
-  const swOptions: StandardWebhookOptions = { toleranceSeconds: opts.toleranceSeconds, now: opts.now };
+  if (opts.allowXSignatureOnly && !source && !keys) {
+    throw new WebhookVerificationError('invalid_public_key', 'allowXSignatureOnly needs a public key to verify x-signature with');
+  }
   const verifyWith = async (raw: Buffer, headers: WebhookRequest['headers']): Promise<AnyWebhookEvent> => {
-    // With a secret: its headers there, or required, or no public key to fall back on.
-    if (secret !== undefined && (opts.requireStandardWebhooks || hasStandardWebhookHeaders(headers) || (!source && !keys))) {
+    // With a secret, x-signature alone passes only when explicitly allowed and the headers are all absent.
+    if (secret !== undefined && !(opts.allowXSignatureOnly && !hasStandardWebhookHeaders(headers))) {
       return verifyStandardWebhook<AnyWebhookEvent>(raw, headers, secret, swOptions);
     }
     if (jwks && hasV1aSignature(headers)) return jwks.verifyV1a<AnyWebhookEvent>(raw, headers, swOptions);

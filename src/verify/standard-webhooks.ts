@@ -83,6 +83,22 @@ export function standardWebhookHeaders(
 export const hasStandardWebhookHeaders = (headers: HeaderBag): boolean =>
   [WEBHOOK_ID_HEADER, WEBHOOK_TIMESTAMP_HEADER, WEBHOOK_SIGNATURE_HEADER].some((h) => headerValue(headers, h) !== undefined);
 
+/**
+ * The tolerance in seconds, checked: anything but a finite number ≥ 0 (NaN, Infinity, a string from
+ * an unparsed environment variable) throws `invalid_tolerance`, since NaN would compare false with
+ * every distance and switch the replay window off.
+ */
+export function toleranceOf(opts: StandardWebhookOptions): number {
+  const tolerance: unknown = opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance < 0) {
+    throw new WebhookVerificationError(
+      'invalid_tolerance',
+      `toleranceSeconds must be a finite number of seconds ≥ 0, not ${typeof tolerance === 'number' ? String(tolerance) : typeof tolerance}`,
+    );
+  }
+  return tolerance;
+}
+
 export function required(headers: HeaderBag, name: string): string {
   const value = headerValue(headers, name);
   if (!value) throw new WebhookVerificationError('missing_header', `the ${name} header is missing`);
@@ -97,7 +113,7 @@ export function checkTimestamp(raw: string, opts: StandardWebhookOptions): void 
   if (!/^\d{1,12}$/.test(raw.trim())) {
     throw new WebhookVerificationError('invalid_timestamp', `${WEBHOOK_TIMESTAMP_HEADER} must be whole unix seconds`);
   }
-  const tolerance = opts.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const tolerance = toleranceOf(opts);
   const nowSeconds = Math.floor((opts.now ?? Date.now)() / 1000);
   const off = nowSeconds - Number(raw.trim());
   const advice = 'if deliveries are fresh, the two clocks disagree: synchronize them (NTP) or raise the tolerance';
@@ -141,7 +157,7 @@ function anyMatches(keys: readonly Buffer[], id: string, timestamp: string, byte
 
 /**
  * Verifies a Standard Webhooks delivery and returns its event. Throws WebhookVerificationError:
- * invalid_secret (checked first), missing_header, invalid_timestamp, timestamp_too_old,
+ * invalid_secret and invalid_tolerance (checked first), missing_header, invalid_timestamp, timestamp_too_old,
  * timestamp_too_new, malformed_signature, no_secret_matches, body_not_raw or invalid_json.
  */
 export function verifyStandardWebhook<E = AnyWebhookEvent>(
@@ -151,6 +167,7 @@ export function verifyStandardWebhook<E = AnyWebhookEvent>(
   opts: StandardWebhookOptions = {},
 ): E {
   const keys = secretKeys(secret);
+  toleranceOf(opts);
   const bytes = rawBytes(rawBody);
   const id = required(headers, WEBHOOK_ID_HEADER);
   const timestamp = required(headers, WEBHOOK_TIMESTAMP_HEADER);

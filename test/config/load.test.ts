@@ -51,6 +51,21 @@ describe('config layers', () => {
     expect(() => loadConfig({ file: path, env: {} })).toThrow(/log\.level: .*config file/);
   });
 
+  it('refuses a user or password in alerts.webhookUrl instead of dropping it, without quoting it', () => {
+    let message = '';
+    try {
+      loadConfig({ env: { BORDERD_ALERTS_WEBHOOK_URL: 'https://ops:hunter2-alerts@hooks.example.com/alerts' } });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/alerts\.webhookUrl: must not carry a user or password.*BORDERD_ALERTS_WEBHOOK_URL/);
+    expect(message).not.toContain('hunter2-alerts');
+    expect(message.split('\n')).toHaveLength(1);
+    expect(loadConfig({ env: { BORDERD_ALERTS_WEBHOOK_URL: 'https://hooks.example.com/services/T0/B0/s3cret' } }).alerts.webhookUrl).toBe(
+      'https://hooks.example.com/services/T0/B0/s3cret',
+    );
+  });
+
   it('refuses a deposit country that is not an ISO 3166-1 alpha-2 code, naming the entry', () => {
     expect(() => loadConfig({ file: file('network:\n  depositCountries: [MX, UK]\n'), env: {} })).toThrow(
       /network\.depositCountries\.1: is not an ISO 3166-1 alpha-2 country code/,

@@ -21,6 +21,30 @@ describe('a card-network endpoint reachable from other hosts', () => {
     expect(await listInboundEvents(ctx.db)).toEqual([]);
   });
 
+  it('logs its refusals as one warning per sender per minute with a count, never an error with a stack', async () => {
+    const ctx = await makeContext({ 'server.host': '0.0.0.0', 'server.trustProxy': 1 });
+    const { http } = makeApi(ctx);
+    const body = notification(await joseToken({}, key), { ica: 'nobody' });
+    const from = (address: string) => http.post(PATH).set('x-forwarded-for', address).send(body);
+    for (let i = 0; i < 5; i++) expect((await from('198.51.100.9')).status).toBe(503);
+    expect((await from('198.51.100.10')).status).toBe(503);
+    const refusals = () => ctx.logs.lines.filter((l) => l.code === 'sender_check_required');
+    expect(ctx.logs.lines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+    expect(ctx.logs.text()).not.toContain('"stack"');
+    expect(refusals().map((l) => [l.level, l.sender, l.count])).toEqual([
+      [40, '198.51.100.9', 1],
+      [40, '198.51.100.10', 1],
+    ]);
+    // The next interval's first refusal says how many the quiet interval held back.
+    ctx.clock.advance(60_000);
+    expect((await from('198.51.100.9')).status).toBe(503);
+    expect(refusals().map((l) => [l.sender, l.count])).toEqual([
+      ['198.51.100.9', 1],
+      ['198.51.100.10', 1],
+      ['198.51.100.9', 5],
+    ]);
+  });
+
   it('opens to any sender only when inbound.allowAnySender says so', async () => {
     const ctx = await makeContext({ 'server.host': '0.0.0.0', 'inbound.allowAnySender': true });
     const { http } = makeApi(ctx);
@@ -92,5 +116,34 @@ describe('what one unmatched sender may store', () => {
     expect((await from('198.51.100.9', { eventId: 'm-1' })).status).toBe(200);
     const rows = await listInboundEvents(ctx.db);
     expect(rows.map((r) => r.eventId).sort()).toEqual(['m-1', 'u-1', 'u-2', 'v-1', 'v-2', 'w-1']);
+  });
+});
+
+describe('what one sender may store on an endpoint open to anyone', () => {
+  it('counts every notification a sender stored, mapped ica or not: 429 sender_limit_reached past the cap', async () => {
+    const ctx = await makeContext({
+      'server.host': '0.0.0.0',
+      'inbound.allowAnySender': true,
+      'inbound.maxUnmatchedPerSender': 3,
+      'server.trustProxy': 1,
+    });
+    const org = await createOrganization(ctx, 'Acme');
+    ctx.config.inbound.icaOrganizations = { '123456': org.id };
+    const { http } = makeApi(ctx);
+    const token = await joseToken({}, key);
+    const from = (address: string, over: Record<string, unknown>) =>
+      http.post(PATH).set('x-forwarded-for', address).send(notification(token, over));
+    for (const eventId of ['m-1', 'm-2']) expect((await from('198.51.100.9', { eventId })).status).toBe(200);
+    expect((await from('198.51.100.9', { eventId: 'u-1', ica: 'nobody' })).status).toBe(200);
+    const mapped = await from('198.51.100.9', { eventId: 'm-3' });
+    expect(mapped.status).toBe(429);
+    expect(mapped.body.code).toBe('sender_limit_reached');
+    expect(mapped.headers['retry-after']).toBe('300');
+    expect((await from('198.51.100.9', { eventId: 'u-2', ica: 'nobody' })).status).toBe(429);
+    // A redelivery of what is stored is still answered as such, and another address is not held back.
+    expect((await from('198.51.100.9', { eventId: 'm-1' })).status).toBe(200);
+    expect((await from('198.51.100.10', { eventId: 'n-1' })).status).toBe(200);
+    const rows = await listInboundEvents(ctx.db);
+    expect(rows.map((r) => r.eventId).sort()).toEqual(['m-1', 'm-2', 'n-1', 'u-1']);
   });
 });

@@ -129,13 +129,15 @@ describe('the Docker image, replayed without an engine', () => {
     writeFileSync(script, readFileSync(inImage(appRoot, entrypoint[0]!), 'utf8').replaceAll(`${WORKDIR}/`, `${appRoot}/`));
 
     const dataDir = tempDir('borderd-image-data-');
-    // The image's environment and nothing else; the published port and the volume become loopback, a free port and a temporary directory.
+    // The image's environment and nothing else; the ports and the volume become loopback, free ports and a temporary directory.
     const env = {
       PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
       HOME: dataDir,
       ...dockerEnv(final),
       BORDERD_HOST: '127.0.0.1',
       BORDERD_PORT: '0',
+      BORDERD_METRICS_HOST: '127.0.0.1',
+      BORDERD_METRICS_PORT: '0',
       BORDERD_DB: join(dataDir, 'borderd.db'),
     };
     // Commands run where the image's last WORKDIR says; /app is not theirs to write.

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { listMigrations } from '../../src/db/migrate.js';
 import { freshPostgresDatabase } from '../support/postgres.js';
-import { runCli } from '../support/process.js';
+import { runCli, startBorderd } from '../support/process.js';
 import { tempDir } from '../support/context.js';
 
 // Needs the compiled CLI (npm run build).
@@ -58,5 +58,58 @@ describe('borderd commands on PostgreSQL: bad input is one line', () => {
     const newest = listMigrations('postgres').at(-1)!.version;
     expect(res.stderr).toContain(`is at schema version 999, newer than this borderd knows (${newest})`);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('never prints a password given as ?password= or ?sslpassword=, and says a bad options= in one line', async () => {
+    const env = { BORDERD_DATA_DIR: tempDir() };
+    const url = new URL(await freshPostgresDatabase());
+    const password = decodeURIComponent(url.password);
+    url.password = '';
+    url.searchParams.set('password', password);
+    const inQuery = url.toString();
+    // The shared server's password may be a common word: look for it where the URL would show it.
+    const shown = `password=${encodeURIComponent(password)}`;
+
+    const migrated = await runCli(['migrate', '--database-url', inQuery], env);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(migrated.stdout).toMatch(/database postgres:\/\/.*\?password=\*\*\* is at schema version/);
+    expect(migrated.stdout + migrated.stderr).not.toContain(shown);
+
+    const wrong = new URL(inQuery);
+    wrong.searchParams.set('password', 'wrong-query-password');
+    wrong.searchParams.set('sslpassword', 'ssl-key-passphrase');
+    const commands = [['migrate'], ['serve', '--port', '0']];
+    for (const command of commands) {
+      const res = await runCli([...command, '--database-url', wrong.toString()], env);
+      expect(res.code).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toContain('the password was refused (database.url)');
+      expect(res.stderr).toContain('password=***&sslpassword=***');
+      expect(res.stderr).not.toMatch(/wrong-query-password|ssl-key-passphrase/);
+    }
+
+    const badOptions = new URL(inQuery);
+    badOptions.searchParams.set('options', '-c no_such_setting_of_borderd=1');
+    for (const command of commands) {
+      const res = await runCli([...command, '--database-url', badOptions.toString()], env);
+      expect(res.code, res.stderr).toBe(2);
+      expect(res.stderr.trim().split('\n')).toHaveLength(1);
+      expect(res.stderr).toMatch(
+        /options=.*: the server refused the options= parameter of the URL: .*no_such_setting_of_borderd.*\(database\.url\)/,
+      );
+      expect(res.stderr).not.toContain(shown);
+    }
+
+    // The listening line names the database it serves, by its redacted URL.
+    const daemon = await startBorderd({ databaseUrl: inQuery, dataDir: env.BORDERD_DATA_DIR, env: { BORDERD_LOG_LEVEL: 'info' } });
+    expect((await daemon.stop()).code).toBe(0);
+    const listening = daemon
+      .output()
+      .split('\n')
+      .find((line) => line.includes('"borderd listening"'));
+    expect(listening).toBeDefined();
+    expect(JSON.parse(listening!)).toMatchObject({ db: expect.stringMatching(/^postgres:\/\/.*\?password=\*\*\*$/) });
+    expect(daemon.output()).not.toContain(shown);
+    expect(daemon.output()).not.toContain('borderd.db');
   });
 });

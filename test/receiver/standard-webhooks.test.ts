@@ -21,7 +21,7 @@ function clockAhead(ms: number): string {
 }
 
 /** A real delivery of a real `borderd serve`, captured as it arrived, and its webhook's secret. */
-async function captureRealDelivery(): Promise<{ delivery: Received; secret: string }> {
+async function captureRealDelivery(): Promise<{ delivery: Received; secret: string; publicKey: string }> {
   const daemon = await startBorderd({ env: { BORDERD_ADMIN_TOKEN: ADMIN, BORDERD_DELIVERY_POLL_INTERVAL_MS: '100' } });
   const { accessToken, orgId } = await daemonToken(daemon);
   const capture = await startReceiver();
@@ -38,8 +38,12 @@ async function captureRealDelivery(): Promise<{ delivery: Received; secret: stri
   });
   expect(created.status).toBe(201);
   await capture.waitFor(1);
+  const key = await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, {
+    headers: { authorization: `Bearer ${accessToken}` },
+  });
+  const { publicKey } = (await key.json()) as { publicKey: string };
   expect((await daemon.stop()).code).toBe(0);
-  return { delivery: capture.received[0]!, secret };
+  return { delivery: capture.received[0]!, secret, publicKey };
 }
 
 /** Sends a captured delivery again, byte for byte, with its headers (those of the HTTP exchange aside). */
@@ -111,6 +115,25 @@ describe('borderd receive with Standard Webhooks', () => {
     await strict.stop();
     expect(app.received).toHaveLength(1);
 
+    const contradiction = await runCli([
+      'receive',
+      '--forward-to',
+      app.url,
+      '--webhook-secret',
+      secret,
+      '--require-standard-webhooks',
+      '--allow-x-signature-only',
+    ]);
+    expect(contradiction.code).toBe(2);
+    expect(contradiction.stderr.trim().split('\n')).toHaveLength(1);
+    expect(contradiction.stderr).toContain('contradict');
+    const noKey = await runCli(['receive', '--forward-to', app.url, '--webhook-secret', secret, '--allow-x-signature-only']);
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('--allow-x-signature-only needs --public-key');
+    const nanTolerance = await runCli(['receive', '--forward-to', app.url, '--webhook-secret', secret, '--tolerance', 'NaN']);
+    expect(nanTolerance.code).toBe(2);
+    expect(nanTolerance.stderr.trim().split('\n')).toHaveLength(1);
+    expect(nanTolerance.stderr).toContain('--tolerance must be a whole number');
     const noSecret = await runCli(['receive', '--forward-to', app.url, '--require-standard-webhooks'], { BORDERD_WEBHOOK_SECRET: '' });
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr.trim().split('\n')).toHaveLength(1);
@@ -119,5 +142,42 @@ describe('borderd receive with Standard Webhooks', () => {
     expect(badSecret.code).toBe(2);
     expect(badSecret.stderr).toContain('--webhook-secret: the webhook secret is not whsec_');
     expect(badSecret.stderr).not.toContain('!!');
+  });
+
+  it('with the secret and the public key, refuses a replayed delivery with its webhook-* headers stripped; --allow-x-signature-only takes it', async () => {
+    const { delivery, secret, publicKey } = await captureRealDelivery();
+    const keyFile = join(tempDir(), 'public.pem');
+    writeFileSync(keyFile, publicKey);
+    const app = await startLocalApp();
+    const args = (capture: string, ...more: string[]) => [
+      '--forward-to',
+      app.url,
+      '--port',
+      '0',
+      '--public-key',
+      keyFile,
+      '--webhook-secret',
+      secret,
+      ...more,
+      '--capture-db',
+      join(tempDir(), capture),
+    ];
+    const later = await startReceive(args('later.db'), /listening on (http:\/\/[0-9.:]+)/, { NODE_OPTIONS: clockAhead(10 * 60_000) });
+    const stripped = await resend(later.url!, delivery, (k) => k.startsWith('webhook-'));
+    expect(stripped.status).toBe(401);
+    expect(((await stripped.json()) as { code: string }).code).toBe('missing_header');
+    expect(((await (await resend(later.url!, delivery)).json()) as { code: string }).code).toBe('timestamp_too_old');
+    await later.stop();
+    expect(app.received).toHaveLength(0);
+
+    const migrating = await startReceive(args('migrating.db', '--allow-x-signature-only'), /listening on (http:\/\/[0-9.:]+)/, {
+      NODE_OPTIONS: clockAhead(10 * 60_000),
+    });
+    expect((await resend(migrating.url!, delivery, (k) => k.startsWith('webhook-'))).status).toBe(200);
+    await app.waitFor(1);
+    // With its headers, the same delivery is still held to the window.
+    expect(((await (await resend(migrating.url!, delivery)).json()) as { code: string }).code).toBe('timestamp_too_old');
+    await migrating.stop();
+    expect(app.received).toHaveLength(1);
   });
 });

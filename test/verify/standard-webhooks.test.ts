@@ -147,11 +147,34 @@ describe('createWebhookMiddleware with Standard Webhooks', () => {
     expect(seen).toHaveLength(1);
   });
 
-  it('falls back to x-signature without the headers, unless told to require them', async () => {
+  it('with a secret and a public key, refuses a delivery whose webhook-* headers were stripped, unless allowXSignatureOnly', async () => {
     const d = await realDelivery();
     const rsaOnly = Object.fromEntries(Object.entries(d.headers).filter(([k]) => !k.startsWith('webhook-')));
-    const lenient = appWith({ publicKey: d.publicKey, webhookSecret: d.secret });
-    expect((await request(lenient.app).post('/hook').set(rsaOnly).send(d.body)).status).toBe(200);
+    expect(rsaOnly['x-signature']).toBeTruthy();
+    // A captured delivery long after the window: stripping its headers must not skip the window.
+    const later = appWith({ publicKey: d.publicKey, webhookSecret: d.secret, now: () => d.sentMs + 3_600_000 });
+    const stripped = await request(later.app).post('/hook').set(rsaOnly).send(d.body);
+    expect(stripped.status).toBe(400);
+    expect(stripped.body).toMatchObject({ code: 'missing_header' });
+    expect((await request(later.app).post('/hook').set(d.headers).send(d.body)).body).toMatchObject({ code: 'timestamp_too_old' });
+    expect(later.seen).toEqual([]);
+
+    const migrating = appWith({
+      publicKey: d.publicKey,
+      webhookSecret: d.secret,
+      allowXSignatureOnly: true,
+      now: () => d.sentMs + 3_600_000,
+    });
+    expect((await request(migrating.app).post('/hook').set(rsaOnly).send(d.body)).status).toBe(200);
+    // Any webhook-* header there: Standard Webhooks is checked, window included.
+    const partial = await request(migrating.app)
+      .post('/hook')
+      .set({ ...rsaOnly, 'webhook-id': d.headers['webhook-id'] })
+      .send(d.body);
+    expect(partial.body).toMatchObject({ code: 'missing_header' });
+    expect((await request(migrating.app).post('/hook').set(d.headers).send(d.body)).body).toMatchObject({ code: 'timestamp_too_old' });
+    expect(migrating.seen).toEqual([d.headers['webhook-id']]);
+
     const strict = appWith({ publicKey: d.publicKey, webhookSecret: d.secret, requireStandardWebhooks: true, now: () => d.sentMs });
     const refused = await request(strict.app).post('/hook').set(rsaOnly).send(d.body);
     expect(refused.status).toBe(400);
@@ -171,5 +194,30 @@ describe('createWebhookMiddleware with Standard Webhooks', () => {
     expect(() =>
       createWebhookMiddleware({ publicKey: createTestSigner({ modulusLength: 1024 }).publicKey, requireStandardWebhooks: true }),
     ).toThrow(expect.objectContaining({ code: 'invalid_secret' }));
+    const publicKey = createTestSigner({ modulusLength: 1024 }).publicKey;
+    expect(() => createWebhookMiddleware({ publicKey, allowXSignatureOnly: true })).toThrow(
+      expect.objectContaining({ code: 'invalid_secret' }),
+    );
+    expect(() => createWebhookMiddleware({ webhookSecret: SECRET, allowXSignatureOnly: true })).toThrow(
+      expect.objectContaining({ code: 'invalid_public_key' }),
+    );
+    expect(() =>
+      createWebhookMiddleware({ publicKey, webhookSecret: SECRET, allowXSignatureOnly: true, requireStandardWebhooks: true }),
+    ).toThrow(expect.objectContaining({ code: 'invalid_secret' }));
+  });
+
+  it('fails closed on a tolerance that is not a finite number ≥ 0, at setup and in verifyStandardWebhook', () => {
+    const headers = signedBy(SECRET, NOW - 3_600_000);
+    for (const toleranceSeconds of [NaN, Infinity, -1, '300' as unknown as number]) {
+      expect(() => createWebhookMiddleware({ webhookSecret: SECRET, toleranceSeconds })).toThrow(
+        expect.objectContaining({ code: 'invalid_tolerance' }),
+      );
+      expect(codeOf(() => verifyStandardWebhook(body, headers, SECRET, { toleranceSeconds, now: () => NOW }))).toBe('invalid_tolerance');
+    }
+    // Zero is a window of exactly now, not no window.
+    expect(codeOf(() => verifyStandardWebhook(body, headers, SECRET, { toleranceSeconds: 0, now: () => NOW }))).toBe('timestamp_too_old');
+    expect(verifyStandardWebhook(body, signedBy(SECRET, NOW), SECRET, { toleranceSeconds: 0, now: () => NOW })).toMatchObject({
+      id: 'evt_1',
+    });
   });
 });

@@ -69,7 +69,10 @@ export const inboundRoutes: RouteModule = (api, deps) => {
       403: { description: 'the sender is outside the allowlist or lacks the client-certificate header' },
       413: { description: 'the body is larger than inbound.bodyLimitBytes' },
       415: { description: 'the body is not JSON, or not in UTF-8' },
-      429: { description: 'this address has inbound.maxUnmatchedPerSender notifications stored for unmapped icas' },
+      429: {
+        description:
+          'this address has inbound.maxUnmatchedPerSender notifications stored for unmapped icas (unmatched_limit_reached), or, on an endpoint open to any sender, stored at all (sender_limit_reached)',
+      },
       503: { description: 'reachable from other hosts with no sender check configured: nothing is stored' },
     },
     bodyLimitBytes: ctx.config.inbound.bodyLimitBytes,
