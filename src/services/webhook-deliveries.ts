@@ -366,6 +366,9 @@ export async function sendTestEvent(
     await insertDelivery(ctx.db, { id: deliveryId, eventId: stored.event.id, webhookId, orgId, state: 'pending', nextAttemptAt: now, at });
     return { event: { id: stored.event.id, type, createdAt: stored.event.createdAt }, deliveryId };
   });
+  // Inside a transaction of the caller's (a request with an Idempotency-Key keeps its answer in it),
+  // no attempt can be made before that transaction commits: the answer is the queued delivery.
+  if (ctx.db.inTransaction) return { event, delivery: (await deliveryWithAttempts(ctx, orgId, deliveryId)).delivery, attempt: null };
   const pollMs = opts.pollMs ?? 50;
   const deadline = performance.now() + (opts.waitMs ?? ctx.config.delivery.timeoutMs + 2000);
   for (;;) {
