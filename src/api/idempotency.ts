@@ -13,7 +13,7 @@ import { tryHoldLock, type Db } from '../db/database.js';
 import type { Commit } from '../db/group-commit.js';
 import { DAY_MS } from '../domain/clock.js';
 import { BorderdError, badRequest } from '../domain/errors.js';
-import { findKeptAnswer, keepAnswer } from '../store/idempotency-keys.js';
+import { findKeptAnswer, keepAnswer, type KeptAnswer } from '../store/idempotency-keys.js';
 import type { AuthContext } from '../services/tokens.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -84,6 +84,18 @@ const inUse = (key: string): BorderdError =>
     headers: { 'Retry-After': '1' },
   });
 
+/** The kept answer for a repeat of its request; a 422 for another request with the same key. */
+function replay(kept: KeptAnswer, { key, fingerprint }: KeyedRequest): { answer: Answer; replayed: true } {
+  if (kept.fingerprint !== fingerprint) {
+    throw new BorderdError(
+      422,
+      'idempotency_key_reused',
+      `${IDEMPOTENCY_KEY_HEADER} ${key} was used with another request (method, path or body); send a new key for a new request`,
+    );
+  }
+  return { answer: { status: kept.status, headers: JSON.parse(kept.headers) as Record<string, string>, body: kept.body }, replayed: true };
+}
+
 /** The keys whose first request is running in this process, per database. */
 const running = new WeakMap<Db, Set<string>>();
 
@@ -104,26 +116,20 @@ export async function runKeyed(
   const id = `${scope}\n${key}`;
   let mine = running.get(ctx.db);
   if (!mine) running.set(ctx.db, (mine = new Set()));
+  // Running here: on SQLite even a read would wait for its transaction.
+  if (mine.has(id)) throw inUse(key);
+  // A key already answered is replayed without a write transaction, however many repeats arrive at once.
+  const answered = await findKeptAnswer(ctx.db, scope, key, ctx.clock.now());
+  if (answered) return replay(answered, request);
   if (mine.has(id)) throw inUse(key);
   mine.add(id);
   try {
     return await commit(async (tx) => {
       if (!(await tryHoldLock(tx, `idempotency:${id}`))) throw inUse(key);
       const now = ctx.clock.now();
+      // Answered since the look above: by another node, or by a request with this key that ended meanwhile.
       const kept = await findKeptAnswer(tx, scope, key, now);
-      if (kept) {
-        if (kept.fingerprint !== fingerprint) {
-          throw new BorderdError(
-            422,
-            'idempotency_key_reused',
-            `${IDEMPOTENCY_KEY_HEADER} ${key} was used with another request (method, path or body); send a new key for a new request`,
-          );
-        }
-        return {
-          answer: { status: kept.status, headers: JSON.parse(kept.headers) as Record<string, string>, body: kept.body },
-          replayed: true,
-        };
-      }
+      if (kept) return replay(kept, request);
       const answer = await work(tx, (fn) => tx.transaction(fn));
       if (answer) {
         const expiresAt = now + ctx.config.server.idempotencyKeyHours * HOUR_MS;
