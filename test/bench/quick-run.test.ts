@@ -132,6 +132,6 @@ describe('npm run bench -- --quick', () => {
   it('refuses an unknown benchmark name with exit code 2', async () => {
     const run = await runBench(['--only', 'nope']);
     expect(run.code).toBe(2);
-    expect(run.output).toMatch(/unknown benchmark nope; one of outbox, api, receiver, inbound, growth, csv, soak/);
+    expect(run.output).toMatch(/unknown benchmark nope; one of outbox, api, receiver, inbound, growth, csv, idempotency, soak/);
   });
 });
