@@ -17,6 +17,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   /** For POST: a fresh body per request (unique ids). */
   body?: () => string;
+  /** Headers of each request besides `headers` (a fresh Idempotency-Key per request). */
+  requestHeaders?: () => Record<string, string>;
   connections?: number;
   durationSeconds?: number;
   /** Stop after this many requests instead of after a duration. */
@@ -40,7 +42,20 @@ export async function load(opts: LoadOptions): Promise<LoadResult> {
     ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: opts.durationSeconds ?? 5 }),
     ...(opts.overallRate !== undefined ? { overallRate: opts.overallRate } : {}),
     ...(opts.timeoutSeconds !== undefined ? { timeout: opts.timeoutSeconds } : {}),
-    ...(body ? { requests: [{ method: 'POST' as const, setupRequest: (req: autocannon.Request) => ({ ...req, body: body() }) }] } : {}),
+    ...(body
+      ? {
+          requests: [
+            {
+              method: 'POST' as const,
+              setupRequest: (req: autocannon.Request) => ({
+                ...req,
+                body: body(),
+                ...(opts.requestHeaders ? { headers: { ...req.headers, ...opts.requestHeaders() } } : {}),
+              }),
+            },
+          ],
+        }
+      : {}),
   };
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(options, (err: unknown, r: autocannon.Result) =>

@@ -11,6 +11,7 @@ import type { Benchmark, BenchOutcome } from './bench-types.js';
 import { csvImportBenchmark } from './csv-import.js';
 import { daemonNodeArgs, ROOT } from './daemon-process.js';
 import { growthBenchmark } from './growth.js';
+import { idempotencyBenchmark } from './idempotency.js';
 import { inboundBenchmark } from './inbound.js';
 import { outboxBenchmark } from './outbox.js';
 import { receiverBenchmark } from './receiver.js';
@@ -25,6 +26,7 @@ const BENCHMARKS: Benchmark[] = [
   inboundBenchmark,
   growthBenchmark,
   csvImportBenchmark,
+  idempotencyBenchmark,
   soakBenchmark,
 ];
 

@@ -5,6 +5,13 @@
  */
 import { z } from 'zod';
 import { deliveryWebhook } from './delivery-headers.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_KEY_PATTERN,
+  REPLAYED_HEADER,
+  takesIdempotencyKey,
+} from './idempotency.js';
 import type { AnyRouteSpec } from './route.js';
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
@@ -40,6 +47,24 @@ function parameters(spec: AnyRouteSpec): unknown[] {
 
 const PROBLEM_CONTENT = { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
 
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: IDEMPOTENCY_KEY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    'A key of your own for this request (a UUID fits). The first request with it runs; its answer is kept for ' +
+    `server.idempotencyKeyHours (24 by default) and sent again, with \`${REPLAYED_HEADER}: true\`, to a repeat with the same key, ` +
+    'method, path and body, which does not run again. Keys are per caller (client, or operator).',
+  schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX, pattern: IDEMPOTENCY_KEY_PATTERN },
+};
+
+/** The answers a keyed request can get besides its route's own; a route's own description of the status comes first. */
+const IDEMPOTENCY_RESPONSES: Record<string, string> = {
+  400: `a malformed ${IDEMPOTENCY_KEY_HEADER} (invalid_idempotency_key)`,
+  409: `the first request with this ${IDEMPOTENCY_KEY_HEADER} is still running (idempotency_key_in_use, with Retry-After)`,
+  422: `this ${IDEMPOTENCY_KEY_HEADER} was used with another request (idempotency_key_reused)`,
+};
+
 export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const spec of routes) {
@@ -54,12 +79,19 @@ export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
       else if (Number(status) >= 400) responses[status] = { description: r.description, content: PROBLEM_CONTENT };
       else responses[status] = { description: r.description };
     }
+    const keyed = takesIdempotencyKey(spec);
+    if (keyed) {
+      for (const [status, description] of Object.entries(IDEMPOTENCY_RESPONSES)) {
+        const own = responses[status] as { description: string } | undefined;
+        responses[status] = { description: own ? `${own.description}; or ${description}` : description, content: PROBLEM_CONTENT };
+      }
+    }
     responses.default = { description: 'Problem details (RFC 9457)', content: PROBLEM_CONTENT };
     const op: Record<string, unknown> = {
       summary: spec.summary,
       operationId: `${spec.method}${spec.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       tags: spec.tags ?? [],
-      parameters: parameters(spec),
+      parameters: keyed ? [...parameters(spec), IDEMPOTENCY_KEY_PARAMETER] : parameters(spec),
       responses,
     };
     if (spec.description) op.description = spec.description;

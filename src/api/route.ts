@@ -17,6 +17,7 @@ import type { Reads } from '../db/read-pool.js';
 import type { EventSignatures } from '../delivery/event-signatures.js';
 import type { OffloadedReads } from '../services/offloaded-reads.js';
 import type { AuthContext, TokenService } from '../services/tokens.js';
+import { REPLAYED_HEADER, keyedRequest, runKeyed, takesIdempotencyKey, type Answer } from './idempotency.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type AuthMode = 'bearer' | 'admin' | 'none';
@@ -174,6 +175,13 @@ function imfDate(iso: string): string {
   return new Date(iso).toUTCString();
 }
 
+/** A handler's reply as an idempotency key keeps it: its body as the JSON text it is sent as. */
+function answerOf(reply: Reply | undefined): Answer | undefined {
+  if (reply === undefined) return undefined;
+  const body = reply.body === undefined ? null : reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body);
+  return { status: reply.status ?? 200, headers: reply.headers ?? {}, body };
+}
+
 export function deprecationHeaders(d: Deprecation): Record<string, string> {
   const headers: Record<string, string> = { Deprecation: `@${Math.floor(Date.parse(d.since) / 1000)}` };
   if (d.sunset) headers.Sunset = imfDate(d.sunset);
@@ -187,7 +195,8 @@ export type Middleware = (req: Request, res: Response, next: NextFunction) => vo
  * The handlers a route runs, in order: its deprecation headers (before authentication, so every
  * answer of a deprecated route says so, a 401 included: a caller whose token expired learns of the
  * sunset too), authentication, reading the body, then validation and the handler. The first one
- * names the route (`route`, its express path) for the request's log line.
+ * names the route (`route`, its express path) for the request's log line. A POST sent with an
+ * Idempotency-Key runs its handler in the transaction that keeps its answer (api/idempotency.ts).
  */
 export function routeChain(
   spec: AnyRouteSpec,
@@ -197,8 +206,10 @@ export function routeChain(
   ctx: AppContext,
   commit: Commit,
 ): Middleware[] {
+  const takesKey = takesIdempotencyKey(spec);
   const handle = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
+      const keyed = takesKey ? keyedRequest(req, res.locals.auth as AuthContext | undefined) : undefined;
       const errors: FieldError[] = [];
       const params = parsePart(spec.params, req.params, 'params', errors);
       const query = parsePart(spec.query, req.query, 'query', errors);
@@ -226,6 +237,19 @@ export function routeChain(
           { path: illFormed, message: 'holds a lone surrogate (\\ud800 to \\udfff without its pair), which cannot be stored as text' },
         ]);
       const input = { ctx, body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
+      if (keyed) {
+        // The whole handler runs in the transaction that keeps its answer: its own transactions are savepoints of it.
+        const { answer, replayed } = await runKeyed(ctx, commit, keyed, async (tx, inTx) =>
+          answerOf(await spec.handler({ ...input, ctx: { ...ctx, db: tx }, commit: inTx })),
+        );
+        if (answer === undefined) return;
+        if (replayed) res.setHeader(REPLAYED_HEADER, 'true');
+        res.set(answer.headers);
+        res.status(answer.status);
+        if (answer.body === null) res.end();
+        else sendJsonText(res, answer.body);
+        return;
+      }
       const reply = await (spec.groupCommit ? commit((tx) => spec.handler({ ...input, ctx: { ...ctx, db: tx } })) : spec.handler(input));
       if (reply === undefined) return;
       if (reply.headers) res.set(reply.headers);

@@ -91,6 +91,8 @@ export const serverSchema = z
     trustProxy: trustProxySchema.default(false),
     /** How long SIGTERM waits for in-flight requests and sends before closing anyway. */
     shutdownGraceMs: positiveMs.default(10_000),
+    /** How long the answer to a POST sent with an Idempotency-Key is kept and replayed for that key (docs/api.md). */
+    idempotencyKeyHours: z.number().int().min(1).max(720).default(24),
   })
   .prefault({});
 

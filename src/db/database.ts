@@ -161,6 +161,16 @@ export async function holdLock(db: Db, key: string): Promise<void> {
   if (db.dialect === 'postgres') await db.value('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]);
 }
 
+/**
+ * Inside a write transaction: holds `key` until this transaction ends and resolves true, or resolves
+ * false at once when another transaction holds it (PostgreSQL). SQLite runs write transactions one
+ * at a time, so there it is always true.
+ */
+export async function tryHoldLock(db: Db, key: string): Promise<boolean> {
+  if (db.dialect !== 'postgres') return true;
+  return (await db.value<boolean>('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0))', [key])) === true;
+}
+
 /** Whether the database has this table (a database opened before migrations run may not). */
 export async function hasTable(db: Queryable, name: string): Promise<boolean> {
   const sql = {

@@ -1,9 +1,11 @@
 /**
  * Retention: keeps the outbox and the card-network notifications from growing without bound.
  * Delivered deliveries go after retention.deliveredDays, whole events (nothing pending) after
- * retention.eventDays, test events (nothing pending) after retention.testEventHours; notifications decrypted or failed after retention.inboundDays, and those for
- * an ica still unmapped after retention.unmatchedInboundDays (queued ones stay). A replay or stream
- * resume cannot reach past what was pruned; docs/webhooks.md and docs/inbound.md say so.
+ * retention.eventDays, test events (nothing pending) after retention.testEventHours; notifications
+ * decrypted or failed after retention.inboundDays, and those for an ica still unmapped after
+ * retention.unmatchedInboundDays (queued ones stay); the answers kept for Idempotency-Keys once they
+ * expire (server.idempotencyKeyHours). A replay or stream resume cannot reach past what was pruned;
+ * docs/webhooks.md and docs/inbound.md say so.
  *
  * @module jobs/retention
  */
@@ -14,6 +16,7 @@ import { DAY_MS, isoAt } from '../domain/clock.js';
 import { claimJobRun, endJobRun } from '../store/job-runs.js';
 import { deleteDeliveredBefore, deleteEventsBefore, deleteTestEventsBefore } from '../store/retention.js';
 import { deleteInboundEvents, type InboundDeletion } from '../store/inbound-events.js';
+import { deleteExpiredKeys } from '../store/idempotency-keys.js';
 import type { Worker } from '../worker.js';
 
 export interface PruneResult {
@@ -26,12 +29,15 @@ export interface PruneResult {
   inboundDeleted: number;
   inboundBefore: string;
   unmatchedInboundBefore: string;
+  idempotencyKeysDeleted: number;
+  /** Idempotency-Keys that expired before this are deleted. */
+  idempotencyKeysBefore: string;
 }
 
-type Phase = 'deliveries' | 'testEvents' | 'events' | InboundDeletion['state'] | 'done';
+type Phase = 'deliveries' | 'testEvents' | 'events' | InboundDeletion['state'] | 'idempotency-keys' | 'done';
 const INBOUND_PHASES = ['decrypted', 'failed', 'unmatched'] as const;
 
-/** One pruning pass: deliveries first, then test events, then events, then notifications, a batch at a time. */
+/** One pruning pass: deliveries, test events, events, notifications, then expired Idempotency-Keys, a batch at a time. */
 class Pruning {
   readonly result: PruneResult;
   #phase: Phase = 'deliveries';
@@ -49,6 +55,8 @@ class Pruning {
       inboundDeleted: 0,
       inboundBefore: isoAt(now - inboundDays * DAY_MS),
       unmatchedInboundBefore: isoAt(now - unmatchedInboundDays * DAY_MS),
+      idempotencyKeysDeleted: 0,
+      idempotencyKeysBefore: isoAt(now),
     };
   }
 
@@ -71,12 +79,16 @@ class Pruning {
       const n = await deleteEventsBefore(db, this.result.eventsBefore, batchSize);
       this.result.eventsDeleted += n;
       if (n === 0) this.#phase = 'decrypted';
+    } else if (this.#phase === 'idempotency-keys') {
+      const n = await deleteExpiredKeys(db, Date.parse(this.result.idempotencyKeysBefore), batchSize);
+      this.result.idempotencyKeysDeleted += n;
+      if (n === 0) this.#phase = 'done';
     } else if (this.#phase !== 'done') {
       const state = this.#phase;
       const receivedBefore = state === 'unmatched' ? this.result.unmatchedInboundBefore : this.result.inboundBefore;
       const n = await deleteInboundEvents(db, { state, receivedBefore }, batchSize);
       this.result.inboundDeleted += n;
-      if (n === 0) this.#phase = INBOUND_PHASES[INBOUND_PHASES.indexOf(state) + 1] ?? 'done';
+      if (n === 0) this.#phase = INBOUND_PHASES[INBOUND_PHASES.indexOf(state) + 1] ?? 'idempotency-keys';
     }
   }
 }

@@ -423,6 +423,9 @@ export async function sendTestEvent(
     });
     return { event: { id: stored.event.id, type: stored.event.type, createdAt: stored.event.createdAt }, deliveryId };
   });
+  // Inside a transaction of the caller's (a request with an Idempotency-Key keeps its answer in it),
+  // no attempt can be made before that transaction commits: the answer is the queued delivery.
+  if (ctx.db.inTransaction) return { event, delivery: (await deliveryWithAttempts(ctx, orgId, deliveryId)).delivery, attempt: null };
   const pollMs = opts.pollMs ?? 50;
   const deadline = performance.now() + (opts.waitMs ?? ctx.config.delivery.timeoutMs + 2000);
   for (;;) {

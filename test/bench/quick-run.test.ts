@@ -39,10 +39,10 @@ describe('npm run bench -- --quick', () => {
     const results = JSON.parse(readFileSync(out, 'utf8')) as Results;
     expect(results.mode).toBe('quick');
     expect(results.machine.cpus).toBeGreaterThan(0);
-    expect(Object.keys(results.benchmarks).sort()).toEqual(['api', 'csv', 'growth', 'inbound', 'outbox', 'receiver']);
+    expect(Object.keys(results.benchmarks).sort()).toEqual(['api', 'csv', 'growth', 'idempotency', 'inbound', 'outbox', 'receiver']);
     for (const [name, m] of Object.entries(results.benchmarks)) expect(m.error, `${name} failed`).toBeUndefined();
 
-    const { outbox, api, receiver, inbound, growth, csv } = results.benchmarks as Record<string, Metrics>;
+    const { outbox, api, receiver, inbound, growth, csv, idempotency } = results.benchmarks as Record<string, Metrics>;
     positive(outbox!, [
       'signaturesPerSecond',
       'eventsWrittenPerSecond',
@@ -107,8 +107,10 @@ describe('npm run bench -- --quick', () => {
     positive(csv!, ['csvRowsPerSecond', 'csvQuoteLeadingRowsPerSecond', 'jsonlRowsPerSecond']);
     expect(csv!.rows).toBe(5000);
 
+    positive(idempotency!, ['plainRps', 'keyedRps', 'keyedVsPlainRatio', 'replayedRps']);
+
     // Every benchmark printed its table.
-    for (const name of ['outbox', 'api', 'receiver', 'inbound', 'growth']) expect(run.output).toContain(`\n${name}: `);
+    for (const name of ['outbox', 'api', 'receiver', 'inbound', 'growth', 'idempotency']) expect(run.output).toContain(`\n${name}: `);
   });
 
   it('--soak --quick runs only the soak, and nothing is dropped under its mixed load', { timeout: 120_000 }, async () => {
@@ -130,6 +132,6 @@ describe('npm run bench -- --quick', () => {
   it('refuses an unknown benchmark name with exit code 2', async () => {
     const run = await runBench(['--only', 'nope']);
     expect(run.code).toBe(2);
-    expect(run.output).toMatch(/unknown benchmark nope; one of outbox, api, receiver, inbound, growth, csv, soak/);
+    expect(run.output).toMatch(/unknown benchmark nope; one of outbox, api, receiver, inbound, growth, csv, idempotency, soak/);
   });
 });
