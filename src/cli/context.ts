@@ -203,7 +203,7 @@ export function output(args: CommonArgs, value: unknown, human: () => string): v
  * command has run by then, as its JSON would say.
  */
 function printField(field: string, value: unknown): void {
-  const items = Array.isArray(value) ? (value as unknown[]) : [value];
+  const items = Array.isArray(value) ? (value as unknown[]) : (pageItems(value, field) ?? [value]);
   const lines = items.map((item) => {
     const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     if (!(field in record))
@@ -212,6 +212,30 @@ function printField(field: string, value: unknown): void {
     return v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
   });
   process.stdout.write(lines.map((line) => `${line}\n`).join(''));
+}
+
+/** A page of a list (`{ data: [...], hasMore }`) is a list: its items, unless the page itself has the field. */
+function pageItems(value: unknown, field: string): unknown[] | undefined {
+  if (typeof value !== 'object' || value === null || field in value) return undefined;
+  const data = (value as { data?: unknown }).data;
+  return Array.isArray(data) ? (data as unknown[]) : undefined;
+}
+
+/**
+ * The options that chose the database and config, as words to paste into a following command, so
+ * a printed hint reads the database this command read.
+ */
+export function databaseWords(args: CommonArgs): string[] {
+  const words: string[] = [];
+  if (args.config !== undefined) words.push(`--config ${shellWord(args.config)}`);
+  if (args.db !== undefined) words.push(`--db ${shellWord(args.db)}`);
+  if (args.databaseUrl !== undefined) words.push(`--database-url ${shellWord(args.databaseUrl)}`);
+  return words;
+}
+
+/** A value as one shell word: bare when it holds nothing the shell reads, else in single quotes. */
+export function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Rows as aligned columns; the column names are checked against the row type, so a renamed field cannot print '-' silently. */
