@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -163,6 +164,27 @@ export function reportError(err: unknown, json: boolean | undefined): number {
 }
 
 /**
+ * The CLI's warnings as the rest of its stderr is said: `borderd: ` and the record's message (and
+ * its error's), one line each, so a command's output never holds a raw JSON log line.
+ */
+const sentenceLog = new Writable({
+  decodeStrings: false,
+  write(chunk: string | Buffer, _encoding, done) {
+    const line = chunk.toString();
+    let record: { msg?: string; err?: { message?: string } };
+    try {
+      record = JSON.parse(line) as typeof record;
+    } catch {
+      process.stderr.write(line);
+      return done();
+    }
+    const err = record.err?.message ? `: ${record.err.message}` : '';
+    process.stderr.write(`borderd: ${(record.msg ?? '').replace(/\s*\n\s*/g, ' ')}${err}\n`);
+    done();
+  },
+});
+
+/**
  * Runs one CLI command on its own context (the same SQLite file the daemon uses, shared through WAL
  * and the busy timeout). Logs go to stderr at warn so stdout stays the command's output.
  */
@@ -181,7 +203,9 @@ export async function runWithContext<A extends CommonArgs>(
         `no database at ${config.database.path} (database.path): check the path, or create it with \`borderd migrate --db ${config.database.path}\` or borderd serve`,
       );
     }
-    const log = createLogger({ level: process.env.BORDERD_CLI_LOG_LEVEL ?? 'warn', pretty: 'never', destination: process.stderr });
+    // BORDERD_CLI_LOG_LEVEL asks for the log itself: JSON lines, as the daemon writes them.
+    const level = process.env.BORDERD_CLI_LOG_LEVEL;
+    const log = createLogger({ level: level ?? 'warn', pretty: 'never', destination: level ? process.stderr : sentenceLog });
     ctx = await createContext(config, { log, ...contextOpts });
     await fn(ctx);
   } catch (err) {
