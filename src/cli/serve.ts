@@ -53,7 +53,8 @@ function firstStartBanner(baseUrl: string, orgId: string, clientId: string, clie
     `  clientSecret: ${clientSecret}`,
     'The secret is shown only now. Fetch a token with:',
     `  curl -s -X POST ${baseUrl}/v1/auth/m2m/token -H 'content-type: application/json' -d '${body}'`,
-    `  or: BORDERD_CLIENT_ID=${clientId} BORDERD_CLIENT_SECRET=${clientSecret} ${borderdCommand()} token --url ${baseUrl}`,
+    `  or, in the shell you work in: export BORDERD_CLIENT_ID=${clientId} BORDERD_CLIENT_SECRET=${clientSecret}`,
+    `  then: ${borderdCommand()} token --url ${baseUrl}`,
     '',
   ].join('\n');
 }

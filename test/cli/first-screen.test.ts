@@ -48,9 +48,11 @@ describe('the first screen', () => {
 
   it("a first start's banner gives a token command that runs where the daemon was started", async () => {
     const daemon = await startBorderd({ env: { PATH: tempDir() } });
-    expect(daemon.output()).toMatch(
-      /BORDERD_CLIENT_SECRET=\S+ (?:npx borderd|node \S+bin\/borderd\.js) token --url http:\/\/127\.0\.0\.1:\d+\n/,
+    const { clientId, clientSecret } = daemon.credentials!;
+    expect(daemon.output()).toContain(
+      `  or, in the shell you work in: export BORDERD_CLIENT_ID=${clientId} BORDERD_CLIENT_SECRET=${clientSecret}\n`,
     );
+    expect(daemon.output()).toMatch(/\n {2}then: (?:npx borderd|node \S+bin\/borderd\.js) token --url http:\/\/127\.0\.0\.1:\d+\n/);
     await daemon.stop();
   });
 });
