@@ -98,6 +98,9 @@ export const outboxCommand: CommandModule = {
               ]);
               return page.hasMore ? `${rows}\nmore: ${nextPageCommand({ ...args, since }, page.data.at(-1)!.id)}` : rows;
             });
+            // --print's lines are for a script; the person running it still learns that the page is not the last.
+            if (args.print !== undefined && page.hasMore)
+              process.stderr.write(`borderd: more: ${nextPageCommand({ ...args, since }, page.data.at(-1)!.id)}\n`);
           }),
       )
       .command<CommonArgs & { id: string }>(

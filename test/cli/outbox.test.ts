@@ -243,6 +243,11 @@ describe('borderd outbox list', () => {
     expect([printed.code, printed.stderr, printed.stdout]).toEqual([0, '', `${pendingId}\n${deliveredId}\n`]);
     const states = await runCli(['outbox', 'list', '--config', cfg, '--print', 'state']);
     expect(states.stdout).toBe('pending\ndelivered\n');
+    const printedPage = await runCli(['outbox', 'list', '--config', cfg, '--limit', '1', '--print', 'id']);
+    expect([printedPage.stdout, printedPage.stderr]).toEqual([
+      `${pendingId}\n`,
+      `borderd: more: borderd outbox list --config '${cfg}' --limit 1 --starting-after ${pendingId}\n`,
+    ]);
     const paged = await runCli(['outbox', 'list', '--config', cfg, '--limit', '1']);
     expect(paged.stdout.trim().split('\n').at(-1)).toBe(
       `more: borderd outbox list --config '${cfg}' --limit 1 --starting-after ${pendingId}`,
