@@ -56,7 +56,14 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   let secrets: SecretBox;
   try {
     if (opts.migrate !== false) {
-      for (const m of await migrate(db)) log.info({ version: m.version, name: m.name }, 'migration applied');
+      // One line for the lot: a first start applies every migration, and each is detail (debug).
+      const applied = await migrate(db);
+      for (const m of applied) log.debug({ version: m.version, name: m.name }, 'migration applied');
+      if (applied.length > 0)
+        log.info(
+          { applied: applied.length, version: applied.at(-1)!.version },
+          `${applied.length} migrations applied (schema version ${applied.at(-1)!.version})`,
+        );
     }
     const keyFile = config.security.masterKeyFile ?? join(dataDir, 'master.key');
     const { key, created } = resolveMasterKey({

@@ -32,7 +32,9 @@ export function requestContext(log: Logger, answered: Signal<RequestAnswered>) {
         const route = (res.locals.route as string | undefined) ?? (req.route ? `${req.baseUrl}${req.route.path as string}` : undefined);
         answered.emit({ method: req.method, route: route ?? 'unmatched', status: res.statusCode, seconds: ms / 1000 });
         if (!logs) return;
-        log.info(
+        // A load balancer's or supervisor's health checks come every few seconds: detail, not the log's story.
+        const level = route === '/healthz' || route === '/readyz' ? 'debug' : 'info';
+        log[level](
           {
             requestId,
             method: req.method,

@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -163,6 +164,27 @@ export function reportError(err: unknown, json: boolean | undefined): number {
 }
 
 /**
+ * The CLI's warnings as the rest of its stderr is said: `borderd: ` and the record's message (and
+ * its error's), one line each, so a command's output never holds a raw JSON log line.
+ */
+const sentenceLog = new Writable({
+  decodeStrings: false,
+  write(chunk: string | Buffer, _encoding, done) {
+    const line = chunk.toString();
+    let record: { msg?: string; err?: { message?: string } };
+    try {
+      record = JSON.parse(line) as typeof record;
+    } catch {
+      process.stderr.write(line);
+      return done();
+    }
+    const err = record.err?.message ? `: ${record.err.message}` : '';
+    process.stderr.write(`borderd: ${(record.msg ?? '').replace(/\s*\n\s*/g, ' ')}${err}\n`);
+    done();
+  },
+});
+
+/**
  * Runs one CLI command on its own context (the same SQLite file the daemon uses, shared through WAL
  * and the busy timeout). Logs go to stderr at warn so stdout stays the command's output.
  */
@@ -181,7 +203,9 @@ export async function runWithContext<A extends CommonArgs>(
         `no database at ${config.database.path} (database.path): check the path, or create it with \`borderd migrate --db ${config.database.path}\` or borderd serve`,
       );
     }
-    const log = createLogger({ level: process.env.BORDERD_CLI_LOG_LEVEL ?? 'warn', pretty: 'never', destination: process.stderr });
+    // BORDERD_CLI_LOG_LEVEL asks for the log itself: JSON lines, as the daemon writes them.
+    const level = process.env.BORDERD_CLI_LOG_LEVEL;
+    const log = createLogger({ level: level ?? 'warn', pretty: 'never', destination: level ? process.stderr : sentenceLog });
     ctx = await createContext(config, { log, ...contextOpts });
     await fn(ctx);
   } catch (err) {
@@ -203,7 +227,7 @@ export function output(args: CommonArgs, value: unknown, human: () => string): v
  * command has run by then, as its JSON would say.
  */
 function printField(field: string, value: unknown): void {
-  const items = Array.isArray(value) ? (value as unknown[]) : [value];
+  const items = Array.isArray(value) ? (value as unknown[]) : (pageItems(value, field) ?? [value]);
   const lines = items.map((item) => {
     const record = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
     if (!(field in record))
@@ -212,6 +236,30 @@ function printField(field: string, value: unknown): void {
     return v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v as string | number | boolean);
   });
   process.stdout.write(lines.map((line) => `${line}\n`).join(''));
+}
+
+/** A page of a list (`{ data: [...], hasMore }`) is a list: its items, unless the page itself has the field. */
+function pageItems(value: unknown, field: string): unknown[] | undefined {
+  if (typeof value !== 'object' || value === null || field in value) return undefined;
+  const data = (value as { data?: unknown }).data;
+  return Array.isArray(data) ? (data as unknown[]) : undefined;
+}
+
+/**
+ * The options that chose the database and config, as words to paste into a following command, so
+ * a printed hint reads the database this command read.
+ */
+export function databaseWords(args: CommonArgs): string[] {
+  const words: string[] = [];
+  if (args.config !== undefined) words.push(`--config ${shellWord(args.config)}`);
+  if (args.db !== undefined) words.push(`--db ${shellWord(args.db)}`);
+  if (args.databaseUrl !== undefined) words.push(`--database-url ${shellWord(args.databaseUrl)}`);
+  return words;
+}
+
+/** A value as one shell word: bare when it holds nothing the shell reads, else in single quotes. */
+export function shellWord(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 /** Rows as aligned columns; the column names are checked against the row type, so a renamed field cannot print '-' silently. */

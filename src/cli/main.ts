@@ -6,8 +6,11 @@
  */
 import { createRequire } from 'node:module';
 import type { CommandModule } from 'yargs';
+import { unknownEnvWarnings } from '../config/env-names.js';
+import { editDistance } from '../domain/nearest-word.js';
 import { VERSION } from '../version.js';
 import { reportError } from './context.js';
+import { parserView, usageSentence } from './usage-errors.js';
 import { inboundCommand } from './inbound.js';
 import { keysCommand } from './keys.js';
 import { clientsCommand, orgsCommand } from './orgs.js';
@@ -61,18 +64,8 @@ function recommendation(msg: string, argv: readonly string[]): string | undefine
   return `unknown command${typed === undefined ? '' : ` ${typed}`}: did you mean ${suggested}? (borderd --help lists them)`;
 }
 
-/** Levenshtein distance, for the few short words of a command line. */
-function editDistance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
-
 export async function main(argv: string[]): Promise<void> {
+  for (const warning of unknownEnvWarnings(process.env)) process.stderr.write(`borderd: ${warning}\n`);
   let cli = yargs(argv)
     .scriptName('borderd')
     .version(VERSION)
@@ -86,8 +79,8 @@ export async function main(argv: string[]): Promise<void> {
       .fail((msg, err, y) => {
         // yargs's own usage errors (a coerce refusing a value among them) arrive as YError: usage, exit 2.
         if (err && err.name !== 'YError') throw err;
-        // One line: yargs lays some messages out over several ("Invalid values:" and the choices below it).
-        process.stderr.write(`${y.help() && ''}borderd: ${recommendation(String(msg), argv) ?? String(msg).replace(/\s*\n\s*/g, ' ')}\n`);
+        const sentence = recommendation(String(msg), argv) ?? usageSentence(String(msg), parserView(cli), argv);
+        process.stderr.write(`${y.help() && ''}borderd: ${sentence}\n`);
         process.exit(2);
       })
       .wrap(Math.min(110, process.stdout.columns ?? 100))

@@ -9,11 +9,11 @@ import type { CommandModule } from 'yargs';
 import { deliveryAttempts, listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
 import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
 import { pruneOutbox } from '../jobs/retention.js';
-import { CliExit, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
+import { CliExit, databaseWords, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
 /** The same listing's next page, as a command to paste: the filters, then the cursor. */
-function nextPageCommand(args: { state?: string; webhook?: string; since?: string; limit: number }, lastId: string): string {
-  const words = ['borderd outbox list'];
+function nextPageCommand(args: CommonArgs & { state?: string; webhook?: string; since?: string; limit: number }, lastId: string): string {
+  const words = ['borderd outbox list', ...databaseWords(args)];
   if (args.state !== undefined) words.push(`--state ${args.state}`);
   if (args.webhook !== undefined) words.push(`--webhook ${args.webhook}`);
   // The time a duration stood for: "1h" would move with the clock between pages.
@@ -83,7 +83,9 @@ export const outboxCommand: CommandModule = {
               limit: args.limit,
             });
             output(args, page, () => {
-              const rows = table(page.data, [
+              // A delivered, failed, skipped or cancelled row has no next attempt, whatever its column last held.
+              const shown = page.data.map((d) => ({ ...d, nextAttemptAt: d.state === 'pending' ? d.nextAttemptAt : undefined }));
+              const rows = table(shown, [
                 'id',
                 'eventId',
                 'webhookId',
@@ -96,6 +98,9 @@ export const outboxCommand: CommandModule = {
               ]);
               return page.hasMore ? `${rows}\nmore: ${nextPageCommand({ ...args, since }, page.data.at(-1)!.id)}` : rows;
             });
+            // --print's lines are for a script; the person running it still learns that the page is not the last.
+            if (args.print !== undefined && page.hasMore)
+              process.stderr.write(`borderd: more: ${nextPageCommand({ ...args, since }, page.data.at(-1)!.id)}\n`);
           }),
       )
       .command<CommonArgs & { id: string }>(

@@ -34,6 +34,7 @@ import {
   withCommonOptions,
   type CommonArgs,
 } from './context.js';
+import { borderdCommand } from './command-name.js';
 import { progressReporter } from './import.js';
 
 interface ServeArgs extends CommonArgs {
@@ -52,7 +53,8 @@ function firstStartBanner(baseUrl: string, orgId: string, clientId: string, clie
     `  clientSecret: ${clientSecret}`,
     'The secret is shown only now. Fetch a token with:',
     `  curl -s -X POST ${baseUrl}/v1/auth/m2m/token -H 'content-type: application/json' -d '${body}'`,
-    `  or: BORDERD_CLIENT_ID=${clientId} BORDERD_CLIENT_SECRET=${clientSecret} borderd token --url ${baseUrl}`,
+    `  or, in the shell you work in: export BORDERD_CLIENT_ID=${clientId} BORDERD_CLIENT_SECRET=${clientSecret}`,
+    `  then: ${borderdCommand()} token --url ${baseUrl}`,
     '',
   ].join('\n');
 }
@@ -130,9 +132,10 @@ export const serveCommand: CommandModule<object, ServeArgs> = {
         return;
       }
       if (dev) human.write(firstStartBanner(baseUrl, dev.org.id, dev.client.id, dev.client.clientSecret) + '\n');
+      const cmd = borderdCommand();
       if (noOrganization)
         human.write(
-          'borderd: no organization yet: ORG=$(borderd orgs create --name NAME --print id), then eval "$(borderd clients create --org $ORG --export)" and TOKEN=$(borderd token)\n',
+          `borderd: no organization yet: ORG=$(${cmd} orgs create --name NAME --print id), then eval "$(${cmd} clients create --org $ORG --export)" and TOKEN=$(${cmd} token)\n`,
         );
       // Last, so a script that waits for this line (borderd on port 0) has the banner too.
       human.write(`borderd listening on ${daemon.url}\n`);

@@ -124,6 +124,11 @@ function parseEnvValue(raw: string, schema: ZodType | undefined): unknown {
   return isTypeMismatch(schema, converted) && !isTypeMismatch(schema, raw) ? raw : converted;
 }
 
+/** Every environment name that sets a config key: BORDERD_ and the key's path, and the short ones. */
+export function configEnvNames(): string[] {
+  return [...Object.keys(SHORT_ENV), ...leafPaths(configSchema.shape).map(toEnvName)];
+}
+
 export function envLayer(env: NodeJS.ProcessEnv): { tree: Tree; sources: Map<string, string> } {
   const tree: Tree = {};
   const sources = new Map<string, string>();

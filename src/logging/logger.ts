@@ -89,7 +89,8 @@ export function createLogger(opts: LogOptions): Logger {
   const pretty = usePretty(opts.pretty, process.stdout.isTTY === true, prettyInstalled);
   if (opts.destination) return pino(base, opts.destination as pino.DestinationStream);
   if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } });
+    // One line per record on a terminal: a request's fields laid out over several lines would push the banner off the screen.
+    return pino({ ...base, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', singleLine: true } } });
   }
   // Synchronous writes to stdout. pino's default asynchronous destination flushes what is pending
   // with a synchronous loop when the process exits, and that loop retries a broken pipe (EPIPE)

@@ -5,7 +5,8 @@
  * outcome, a route pattern, an organization id), never an event, delivery or request id.
  *
  * Counters and histograms move where a fact happens (src/metrics/observe.ts listens to the typed
- * signals); gauges that need the database are read at scrape time (src/metrics/scrape.ts).
+ * signals); gauges that need the database are read at scrape time (src/metrics/scrape.ts), and so
+ * is the events counter, since events are committed by other processes too (the CLI, other nodes).
  *
  * @module metrics/definitions
  */
@@ -21,7 +22,10 @@ const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** The gauges read at scrape time, and what sets each then (src/metrics/scrape.ts). */
 export type ScrapedGauge = 'outboxPending' | 'outboxOldestAge' | 'webhooks' | 'inboundBacklog' | 'eventStreamClients' | 'sqliteWalSize';
-export type AtScrape = Partial<Record<ScrapedGauge, (gauge: Gauge<string>) => void | Promise<void>>>;
+export type AtScrape = Partial<Record<ScrapedGauge, (gauge: Gauge<string>) => void | Promise<void>>> & {
+  /** The events committed since the last scrape, by any process: the database is where they are all seen. */
+  events?: (counter: Counter<string>) => Promise<void>;
+};
 
 export function defineMetrics(registry: Registry, atScrape: AtScrape = {}) {
   const registers = [registry];
@@ -71,9 +75,12 @@ export function defineMetrics(registry: Registry, atScrape: AtScrape = {}) {
     }),
     events: new Counter({
       name: 'borderd_events_total',
-      help: 'Events committed to the outbox, by event type.',
+      help: 'Events committed to the outbox, by event type, by any process or node, since this process started.',
       labelNames: ['type'] as const,
       registers,
+      collect(this: Counter<string>) {
+        return atScrape.events?.(this);
+      },
     }),
     inboundNotifications: new Counter({
       name: 'borderd_inbound_notifications_total',

@@ -1,6 +1,6 @@
 /**
  * The counters and histograms follow the process's typed signals (src/signals.ts): each fact is
- * emitted once where it happens (an attempt recorded, events committed, a request answered, a
+ * emitted once where it happens (an attempt recorded, a request answered, a
  * notification taken in or decrypted, a transaction committed), and only here does it become a
  * metric. Nothing in the dispatcher, the API or the inbound code knows about Prometheus.
  *
@@ -24,9 +24,6 @@ export function observe(signals: Signals, db: Database, m: Metrics): () => void 
       // An event id carries the millisecond it was made, inside the transaction that committed it.
       const madeMs = a.outcome === 'success' ? timeOfId(a.eventId) : undefined;
       if (madeMs !== undefined) m.commitToDelivery.observe(Math.max(0, a.atMs - madeMs) / 1000);
-    }),
-    signals.eventsWritten.listen((types) => {
-      for (const type of types) m.events.inc({ type });
     }),
     signals.requestAnswered.listen((r) => {
       m.httpRequests.inc({ method: r.method, route: r.route, status: String(r.status) });

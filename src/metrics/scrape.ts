@@ -3,7 +3,8 @@
  * first entry of its pending range in the (org_id, state, id) index and count that range up to
  * `metrics.backlogCountLimit`; the inbound backlog counts the (state, id) index the same way; the
  * webhook counts walk the webhooks table, which webhooks.maxPerOrganization bounds; the WAL size
- * is one stat() of a file. docs/observability.md gives the cost.
+ * is one stat() of a file; the events counter reads, per organization, the events committed since
+ * the last scrape on the (org_id, id) index. docs/observability.md gives the cost.
  *
  * @module metrics/scrape
  */
@@ -11,8 +12,10 @@ import { stat } from 'node:fs/promises';
 import type { AppContext } from '../context.js';
 import { pendingBacklog, type PendingBacklog } from '../store/deliveries.js';
 import { inboundBacklog } from '../store/inbound-events.js';
+import { countEventsAfterByType, latestEventId } from '../store/events.js';
 import { listOrganizationIds } from '../store/organizations.js';
 import { countWebhooksByState } from '../store/webhooks.js';
+import type { Counter } from 'prom-client';
 import type { AtScrape } from './definitions.js';
 
 export interface ScrapeSources {
@@ -31,6 +34,38 @@ function sharedRead<T>(read: () => Promise<T>): { get: () => Promise<T>; fresh: 
   return { get: () => (current ??= read()), fresh: () => (current = undefined) };
 }
 
+/**
+ * borderd_events_total from the events table: per organization, the events after the newest one
+ * counted so far, by type. An organization's event ids follow commit order across every process
+ * (src/delivery/events.ts), so a cursor per organization misses none and counts none twice, however
+ * many processes commit. The cursors start at each organization's newest event when this process
+ * starts (an organization made later starts at its first); scrapes that overlap take turns.
+ */
+function eventCursors(ctx: AppContext): (counter: Counter<string>) => Promise<void> {
+  const started = (async () => {
+    const cursors = new Map<string, string | null>();
+    for (const orgId of await listOrganizationIds(ctx.db)) cursors.set(orgId, (await latestEventId(ctx.db, orgId)) ?? null);
+    return cursors;
+  })();
+  // A failed read is said by the scrape that awaits it; until then it is not an unhandled rejection.
+  let turn: Promise<unknown> = started.catch(() => undefined);
+  return (counter) => {
+    const read = turn.then(async () => {
+      const cursors = await started;
+      for (const orgId of await listOrganizationIds(ctx.db)) {
+        let newest = cursors.get(orgId) ?? null;
+        for (const t of await countEventsAfterByType(ctx.db, orgId, newest)) {
+          counter.inc({ type: t.type }, t.count);
+          if (newest === null || t.newest > newest) newest = t.newest;
+        }
+        cursors.set(orgId, newest);
+      }
+    });
+    turn = read.catch(() => undefined);
+    return read;
+  };
+}
+
 /** What sets each scrape-time gauge; `fresh()` before each scrape. */
 export function readAtScrape({ ctx, streams }: ScrapeSources): { atScrape: AtScrape; fresh: () => void } {
   const cap = ctx.config.metrics.backlogCountLimit;
@@ -40,8 +75,10 @@ export function readAtScrape({ ctx, streams }: ScrapeSources): { atScrape: AtScr
     return byOrg;
   });
   const outbox = shared.get;
+  const events = eventCursors(ctx);
   const walFile = ctx.db.dialect === 'sqlite' && ctx.config.database.path !== ':memory:' ? `${ctx.config.database.path}-wal` : undefined;
   const atScrape: AtScrape = {
+    events,
     async outboxPending(gauge) {
       const byOrg = await outbox();
       gauge.reset();

@@ -57,6 +57,22 @@ export async function latestEventId(db: Db, orgId: string): Promise<string | und
 }
 
 /**
+ * An organization's events after `afterId` (all of them for null), counted by type, with the newest
+ * id among them: how many it committed since a cursor, on the (org_id, id) index.
+ */
+export async function countEventsAfterByType(
+  db: Db,
+  orgId: string,
+  afterId: string | null,
+): Promise<{ type: string; count: number; newest: string }[]> {
+  const rows = await db.all<{ type: string; n: number | string; newest: string }>(
+    'SELECT type, COUNT(*) AS n, MAX(id) AS newest FROM events WHERE org_id = ? AND id > ? GROUP BY type',
+    [orgId, afterId ?? ''],
+  );
+  return rows.map((r) => ({ type: r.type, count: Number(r.n), newest: r.newest }));
+}
+
+/**
  * The events of an organization created at or after a time, on the (org_id, id) index. An event's id
  * is never earlier than its createdAt (ids only move forward, and take the instant of their event or
  * a later one), so they all lie at or after the time as an id: the walk starts there, not at the

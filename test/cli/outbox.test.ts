@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { createOrganization } from '../../src/services/organizations.js';
@@ -5,7 +7,7 @@ import { createWebhook } from '../../src/services/webhooks.js';
 import { emitEvent } from '../../src/services/outbox.js';
 import { listDeliveries } from '../../src/store/deliveries.js';
 import { currentKeyId } from '../../src/store/webhook-keys.js';
-import { makeContext } from '../support/context.js';
+import { makeContext, tempDir } from '../support/context.js';
 import { runCli } from '../support/process.js';
 import { startReceiver } from '../delivery/receiver.js';
 
@@ -153,7 +155,7 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
     const choices = await runCli(['outbox', 'list', '--state', 'bogus', ...db]);
     expect([choices.code, choices.stderr]).toEqual([
       2,
-      expect.stringMatching(/^borderd: Invalid values: Argument: state, Given: "bogus", Choices: [^\n]*\n$/),
+      'borderd: --state bogus is not one of pending, delivered, failed, skipped, cancelled\n',
     ]);
     const since = await runCli(['outbox', 'replay', '--webhook', webhook.id, '--since', 'Nov 20', ...db]);
     expect([since.code, since.stderr]).toEqual([2, expect.stringMatching(/^borderd: --since Nov 20: give [^\n]*\n$/)]);
@@ -200,7 +202,7 @@ describe('borderd outbox list', () => {
     const human = await runCli(['outbox', 'list', '--limit', '2', '--state', 'pending', ...db]);
     expect(human.stdout).toContain(newestFirst[0]);
     expect(human.stdout.trim().split('\n').at(-1)).toBe(
-      `more: borderd outbox list --state pending --limit 2 --starting-after ${newestFirst[1]}`,
+      `more: borderd outbox list --db ${ctx.config.database.path} --state pending --limit 2 --starting-after ${newestFirst[1]}`,
     );
     const end = await runCli(['outbox', 'list', ...db]);
     expect(end.stdout).not.toContain('more:');
@@ -220,5 +222,42 @@ describe('borderd outbox list', () => {
     expect([bad.code, bad.stderr]).toEqual([2, expect.stringMatching(/^borderd: --since yesterday: give /)]);
     const unknown = await runCli(['outbox', 'list', '--starting-after', 'dlv_nope', ...db]);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('dlv_nope')]);
+  });
+
+  it('--print gives one line per delivery, the next-page hint keeps the database options, and only pending rows show a next attempt', async () => {
+    const ctx = await makeContext({ 'delivery.retryScheduleSeconds': [0, 5], 'delivery.jitter': 0 });
+    const receiver = await startReceiver();
+    const org = await createOrganization(ctx, 'Acme');
+    await createWebhook(ctx, org.id, { url: receiver.url });
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+    const delivered = await emitEvent(ctx, org.id, 'Transaction_Created');
+    expect(await dispatcher.runOnce()).toBe(1);
+    const pending = await emitEvent(ctx, org.id, 'Transaction_Created');
+    const ids = async (eventId: string) => (await listDeliveries(ctx.db, { eventId, limit: 1 }))[0]!.id;
+    const [deliveredId, pendingId] = [await ids(delivered.event.id), await ids(pending.event.id)];
+    // A path with a space: the hint quotes it for the shell.
+    const cfg = join(tempDir(), 'my borderd.yaml');
+    writeFileSync(cfg, `database:\n  path: ${JSON.stringify(ctx.config.database.path)}\n`);
+
+    const printed = await runCli(['outbox', 'list', '--config', cfg, '--print', 'id']);
+    expect([printed.code, printed.stderr, printed.stdout]).toEqual([0, '', `${pendingId}\n${deliveredId}\n`]);
+    const states = await runCli(['outbox', 'list', '--config', cfg, '--print', 'state']);
+    expect(states.stdout).toBe('pending\ndelivered\n');
+    const printedPage = await runCli(['outbox', 'list', '--config', cfg, '--limit', '1', '--print', 'id']);
+    expect([printedPage.stdout, printedPage.stderr]).toEqual([
+      `${pendingId}\n`,
+      `borderd: more: borderd outbox list --config '${cfg}' --limit 1 --starting-after ${pendingId}\n`,
+    ]);
+    const paged = await runCli(['outbox', 'list', '--config', cfg, '--limit', '1']);
+    expect(paged.stdout.trim().split('\n').at(-1)).toBe(
+      `more: borderd outbox list --config '${cfg}' --limit 1 --starting-after ${pendingId}`,
+    );
+    const table = (await runCli(['outbox', 'list', '--config', cfg])).stdout.trim().split('\n');
+    const header = table[0]!.split(/\s+/);
+    const cell = (id: string, column: string) => table.find((l) => l.startsWith(id))!.split(/\s+/)[header.indexOf(column)];
+    expect(cell(deliveredId, 'state')).toBe('delivered');
+    expect(cell(deliveredId, 'nextAttemptAt')).toBe('-');
+    expect(cell(pendingId, 'nextAttemptAt')).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await dispatcher.stop();
   });
 });

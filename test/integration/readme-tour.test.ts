@@ -35,7 +35,16 @@ describe('the README tour', () => {
 
     const [appPort, receivePort] = [await portOf(), await portOf()];
     const script = blocks[1]!.replaceAll('http://127.0.0.1:8080', daemon.url).replaceAll('3000', appPort).replaceAll('4242', receivePort);
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BORDERD_')));
+    // The banner's export line, pasted first as the tour says.
+    const exported = /^ {2}or, in the shell you work in: export BORDERD_CLIENT_ID=(\S+) BORDERD_CLIENT_SECRET=(\S+)$/m.exec(
+      daemon.output(),
+    );
+    expect(exported, daemon.output()).not.toBeNull();
+    const env = {
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BORDERD_'))),
+      BORDERD_CLIENT_ID: exported![1]!,
+      BORDERD_CLIENT_SECRET: exported![2]!,
+    };
     // A script's bash expands aliases only when asked; an interactive shell always does.
     const shell = spawn('bash', ['-e', '-c', `shopt -s expand_aliases\n${script}`], {
       cwd: repo,
@@ -61,6 +70,10 @@ describe('the README tour', () => {
       const list = await runCli(['outbox', 'list', '--db', daemon.dbPath, '--json']);
       const page = JSON.parse(list.stdout) as { data: { state: string }[] };
       expect(page.data.map((d) => d.state)).toEqual(['delivered', 'delivered']);
+      // The tour used the first start's client and made none.
+      const org = /created organization (org_\w+)/.exec(orgLine!)![1]!;
+      const clients = await runCli(['clients', 'list', '--org', org, '--db', daemon.dbPath, '--print', 'id']);
+      expect(clients.stdout.trim().split('\n')).toEqual([exported![1]]);
     } finally {
       // The tour's background jobs (the app and the receiver) are in the shell's process group.
       try {

@@ -8,7 +8,9 @@ import { decryptDue } from '../../src/inbound/decryption.js';
 import { importCardNetworkKey } from '../../src/inbound/keyring.js';
 import { createMetricsWorker } from '../../src/metrics/metrics-worker.js';
 import { emitEvent } from '../../src/services/outbox.js';
-import { makeApi, makeContext, makeOrg, tempDir } from '../support/context.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { runCli } from '../support/process.js';
+import { makeApi, makeContext, makeOrg, sameDatabase, tempDir } from '../support/context.js';
 import { startReceiver } from '../delivery/receiver.js';
 import { joseToken, makeKeyPair, notification } from '../inbound/jwe-fixtures.js';
 
@@ -127,6 +129,53 @@ describe('metrics', () => {
     }
     await metrics.stop();
   }, 30_000);
+});
+
+describe('borderd_events_total', () => {
+  it('counts every event committed while the daemon runs, by this process or another (the CLI, a second node), once each', async () => {
+    const ctx = await makeContext({ 'server.port': 0 });
+    const org = await createOrganization(ctx, 'Acme');
+    // Before the daemon starts: not counted by it.
+    await emitEvent(ctx, org.id, 'Transaction_Created');
+    const daemon = await startDaemon(ctx);
+    try {
+      const scrape = async () => (await fetch(daemon.metricsUrl!)).text();
+      expect(sample(await scrape(), 'borderd_events_total', { type: 'Transaction_Created' })).toBeUndefined();
+      const db = ['--db', ctx.config.database.path];
+      const tx = await runCli([
+        'tx',
+        'create',
+        '--org',
+        org.id,
+        '--type',
+        'Withdrawal',
+        '--amount',
+        '10',
+        '--currency',
+        'USD',
+        ...db,
+        '--print',
+        'id',
+      ]);
+      expect(tx.code, tx.stderr).toBe(0);
+      expect((await runCli(['tx', 'status', tx.stdout.trim(), 'Failed', ...db])).code).toBe(0);
+      // Another process on the same database, as a second node would be; and an organization made after the start.
+      const other = await makeContext({ ...sameDatabase(ctx), dataDir: ctx.config.dataDir });
+      const later = await createOrganization(other, 'Globex');
+      await emitEvent(other, later.id, 'Transaction_Created');
+      await emitEvent(other, org.id, 'Transaction_Created');
+      let text = await scrape();
+      expect(sample(text, 'borderd_events_total', { type: 'Transaction_Created' })).toBe(3);
+      expect(sample(text, 'borderd_events_total', { type: 'Transaction_Updated' })).toBe(1);
+      // A scrape that finds nothing new adds nothing; the next event adds one.
+      text = await scrape();
+      expect(sample(text, 'borderd_events_total', { type: 'Transaction_Created' })).toBe(3);
+      await emitEvent(other, later.id, 'Transaction_Created');
+      expect(sample(await scrape(), 'borderd_events_total', { type: 'Transaction_Created' })).toBe(4);
+    } finally {
+      await daemon.close();
+    }
+  });
 });
 
 describe('GET /metrics', () => {
