@@ -51,6 +51,8 @@ interface LayoutResult {
   databaseMs: number | undefined;
   receiverMs: number;
   machineBusyPct: number;
+  /** Events written/s through the admin API (the backlog, 10 connections to the first node). */
+  writtenPerSecond: number;
   /** The released backlog's and the paced writes' ledgers. */
   backlogLedger: Ledger;
   pacedLedger: Ledger;
@@ -109,6 +111,7 @@ async function measure(
       databaseMs: Number.isNaN(before.db) ? undefined : per(before.db, after.db),
       receiverMs: per(before.receiver, after.receiver),
       machineBusyPct: machineCpuBetween(before.machine, after.machine).busyPct,
+      writtenPerSecond: written.requestsPerSecond,
       backlogLedger,
       pacedLedger: ledgerOf(`${sizes.rate}/s paced, ${layout.label}`, offered.requests, paced),
     };
@@ -216,6 +219,12 @@ export async function nodesComparison(server: PostgresServer, quick: boolean, lo
       note: `${round((r.deliveriesPerSecond / sqlite.deliveriesPerSecond) * 100, 0)}% of SQLite; machine ${round(r.machineBusyPct, 0)}% busy of ${cpus().length} cores`,
     });
     rows.push({
+      metric: `events written/s, ${r.layout.label}`,
+      value: round(r.writtenPerSecond, 0),
+      unit: '/s',
+      note: `${round((r.writtenPerSecond / sqlite.writtenPerSecond) * 100, 0)}% of SQLite; one organization, 10 connections to the first node`,
+    });
+    rows.push({
       metric: `commit→receipt p99, ${r.layout.label}`,
       value: unlessVoid(round(r.p99Ms, 1), r.pacedLedger),
       unit: 'ms',
@@ -227,6 +236,7 @@ export async function nodesComparison(server: PostgresServer, quick: boolean, lo
       unit: 'ms',
       note: `nodes ${r.nodesMs.map((ms) => round(ms, 3)).join(' + ')}${r.databaseMs !== undefined ? `, PostgreSQL ${round(r.databaseMs, 3)}` : ''}, receiver ${round(r.receiverMs, 3)}`,
     });
+    metrics[`${key}EventsWrittenPerSecond`] = round(r.writtenPerSecond);
     metrics[`${key}DeliveriesPerSecond`] = unlessVoid(round(r.deliveriesPerSecond), r.backlogLedger);
     metrics[`${key}CommitToReceiptP99Ms`] = unlessVoid(round(r.p99Ms), r.pacedLedger);
     metrics[`${key}CpuPerDeliveryNodesMs`] = unlessVoid(round(nodesMs, 3), r.backlogLedger);
