@@ -7,9 +7,8 @@
  * as long as a delivery's work (docs/performance.md), so at a few hundred writes per second sharing
  * it is what keeps writes from starving delivery.
  *
- * On both engines. PostgreSQL could commit each write on a connection of its own, but each commit
- * then pays its own round trips and WAL flush wait; grouped, a batch pays them once, and batches
- * that close while one is committing run beside it on other pooled connections.
+ * SQLite only: PostgreSQL commits each write in a transaction of its own on its pool, and its WAL
+ * writer flushes commits that arrive together once.
  *
  * Work functions wait on nothing but their transaction: the batch's writes run one after another
  * in it, and a write that awaited anything else would hold the others (and the database) meanwhile.
@@ -24,7 +23,7 @@ export type Write<T> = (tx: Db) => Promise<T>;
 
 /**
  * Runs a write and resolves once it is committed: the API's group commit in the daemon;
- * `commitAlone` elsewhere (CLI commands, tests).
+ * `commitAlone` elsewhere (CLI commands, tests, PostgreSQL).
  */
 export type Commit = <T>(fn: Write<T>) => Promise<T>;
 
@@ -144,14 +143,15 @@ class GroupCommitter {
 }
 
 /**
- * The API's commit: a group commit that runs a write in the next batch and resolves once
+ * The API's commit: on SQLite, a group commit that runs a write in the next batch and resolves once
  * that batch is committed. The batch closes `windowMs` after its first write
  * (database.groupCommitWindowMs; 0: the next turn of the event loop). Writes arrive a few
  * milliseconds apart at a few hundred per second, so a next-turn flush would still commit them one
  * by one; a window of a few milliseconds lets them share an fsync, each write answered at most that
- * much later. `committed` is told each batch's size.
+ * much later. On PostgreSQL, each write's own transaction. `committed` is told each batch's size.
  */
 export function createGroupCommit(db: Db, windowMs = 0, busyTimeoutMs = 5000, committed: (writes: number) => void = () => {}): Commit {
+  if (db.dialect === 'postgres') return commitAlone(db);
   const committer = new GroupCommitter(db, windowMs, busyTimeoutMs, committed);
   return (fn) => committer.run(fn);
 }

@@ -180,4 +180,22 @@ describe('group commit', () => {
     expect(new Set(await Promise.all(results))).toEqual(new Set(['busy']));
     expect(await rows(db)).toEqual([]);
   });
+
+  it('on PostgreSQL, commits each write in a transaction of its own, at once', async () => {
+    const transactions: string[] = [];
+    const postgres = {
+      dialect: 'postgres',
+      transaction: async <T>(fn: (tx: Db) => Promise<T>) => {
+        transactions.push('begin');
+        return fn(postgres);
+      },
+      tryTransaction: () => Promise.reject(new Error('PostgreSQL has no write lock to try')),
+    } as unknown as Db;
+    const commit = createGroupCommit(postgres, 40);
+    const first = commit(async () => 1);
+    expect(transactions).toEqual(['begin']); // not after the 40 ms window
+    const second = commit(async () => 2);
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(transactions).toEqual(['begin', 'begin']);
+  });
 });
