@@ -1,10 +1,10 @@
 /**
- * Writing an event row: an id that follows commit order across processes, and a body serialized
- * once, the exact bytes every delivery and stream sends.
+ * Writing an event row: an id the event stream can resume after, and a body serialized once, the
+ * exact bytes every delivery and stream sends.
  *
  * @module delivery/events
  */
-import { holdLock, type Db } from '../db/database.js';
+import type { Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { newId, sortAfter } from '../domain/ids.js';
 import { insertEvent, newestEventId } from '../store/events.js';
@@ -49,14 +49,15 @@ export async function writeShapedEvent<E extends EventHead>(
   type: string,
   shape: (head: EventHead) => E,
 ): Promise<{ event: E; body: string }> {
-  // An organization's event ids follow commit order, across every process writing the database: the
-  // event stream and its clients resume with "after this id", so an event committed after a higher
-  // id (made by another process in the same millisecond, or by a clock ahead) would never be
-  // streamed. Under the organization's event lock no other commit can come between this read and
-  // the insert.
-  await holdLock(db, `events:${orgId}`);
-  const newest = await newestEventId(db);
-  if (newest) sortAfter(newest);
+  // The event stream and its clients resume with "after this event". SQLite commits one write
+  // transaction at a time, so an id numbered after the newest one committed follows commit order,
+  // even when another process made that one (its clock ahead). PostgreSQL takes no lock for order:
+  // the row records its transaction, and the stream reads in that order below the oldest
+  // transaction still running (store/events.ts), so ids there follow each writer's clock.
+  if (db.dialect === 'sqlite') {
+    const newest = await newestEventId(db);
+    if (newest) sortAfter(newest);
+  }
   const event = shape({ id: newId('evt', nowMs), type, organizationId: orgId, createdAt: isoAt(nowMs), timestamp: nowMs });
   const body = JSON.stringify(event);
   await insertEvent(db, {

@@ -15,6 +15,8 @@ export interface EventRow {
   created_at: string;
   /** The W3C traceparent of the span that wrote it (tracing on), which its deliveries continue. */
   trace_context?: string | null;
+  /** PostgreSQL: the transaction that wrote it (the column's default); SQLite: 0. Set by the database, never by the writer. */
+  tx_id?: number;
 }
 
 export async function insertEvent(db: Db, row: EventRow): Promise<void> {
@@ -37,13 +39,51 @@ export async function getEvent(db: Db, orgId: string, id: string): Promise<Event
   return (await db.get('SELECT * FROM events WHERE org_id = ? AND id = ?', [orgId, id])) as EventRow | undefined;
 }
 
-/** Events of one organization after an id (exclusive), oldest first: the event stream's resume query. */
-export async function listEventsAfter(db: Db, orgId: string, afterId: string | null, limit: number): Promise<EventRow[]> {
-  return (await db.all('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?', [
-    orgId,
-    afterId ?? '',
-    limit,
-  ])) as EventRow[];
+/**
+ * A place in an organization's event stream: after the event `id` written by transaction `tx`.
+ * The stream reads in (tx, id) order. On SQLite every tx is 0 and ids are in commit order already:
+ * write transactions run one at a time, each numbering its event after the newest one committed.
+ * On PostgreSQL transactions commit side by side, so ids alone are not commit order; the reads below
+ * see only events of transactions older than the oldest one still running (the snapshot's xmin), and
+ * an event written later always has a higher tx than every event read before it.
+ */
+export interface StreamPosition {
+  tx: number;
+  id: string;
+}
+
+/** The oldest transaction still running: every event of an older one is committed (or rolled back) and visible. */
+const WATERMARK = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
+
+/**
+ * Where a stream resumes after the event id `afterId`. Its own transaction's, when the event exists;
+ * otherwise (a bound made from a time, or an event retention removed) the lowest transaction of the
+ * organization's events numbered after it, so none of them is passed over. Never past the
+ * watermark: an id given before its event was readable (from a webhook delivery) must not pass over
+ * the transactions still running beside it.
+ */
+export async function streamPositionAfter(db: Db, orgId: string, afterId: string | null): Promise<StreamPosition> {
+  const id = afterId ?? '';
+  if (db.dialect === 'sqlite') return { tx: 0, id };
+  const tx = await db.value<number>(
+    `SELECT LEAST(COALESCE((SELECT tx_id FROM events WHERE org_id = ? AND id = ?),
+                           (SELECT MIN(tx_id) FROM events WHERE org_id = ? AND id > ?)),
+                  ${WATERMARK})`,
+    [orgId, id, orgId, id],
+  );
+  return { tx: Number(tx), id };
+}
+
+/** Events of one organization after a stream position (exclusive; null: from its first), in commit order: the event stream's read. */
+export async function listEventsAfter(db: Db, orgId: string, afterPosition: StreamPosition | null, limit: number): Promise<EventRow[]> {
+  const after = afterPosition ?? { tx: 0, id: '' };
+  if (db.dialect === 'sqlite') {
+    return await db.all<EventRow>('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?', [orgId, after.id, limit]);
+  }
+  return await db.all<EventRow>(
+    `SELECT * FROM events WHERE org_id = ? AND (tx_id, id) > (?, ?) AND tx_id < ${WATERMARK} ORDER BY tx_id, id LIMIT ?`,
+    [orgId, after.tx, after.id, limit],
+  );
 }
 
 /** The newest event id of every organization (one seek at the end of the primary key). */
@@ -51,9 +91,18 @@ export async function newestEventId(db: Db): Promise<string | undefined> {
   return ((await db.value('SELECT MAX(id) FROM events')) as string | null) ?? undefined;
 }
 
-/** The organization's newest event id, or undefined when it has none: where a stream that starts "now" begins. */
+/**
+ * The organization's newest event id in stream order, or undefined when it has none: where a stream
+ * that starts "now" begins. On PostgreSQL, the newest one the stream can read (below the watermark).
+ */
 export async function latestEventId(db: Db, orgId: string): Promise<string | undefined> {
-  return (await db.value('SELECT id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1', [orgId])) as string | undefined;
+  return await db.value<string>(
+    {
+      sqlite: 'SELECT id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1',
+      postgres: `SELECT id FROM events WHERE org_id = ? AND tx_id < ${WATERMARK} ORDER BY tx_id DESC, id DESC LIMIT 1`,
+    },
+    [orgId],
+  );
 }
 
 /**
@@ -149,9 +198,10 @@ export async function pageEvents(
  * event, in id order, created at or after `sinceIso`. That walk reads one row when no clock ran
  * ahead, otherwise also the rows a clock ahead numbered past the time. Events numbered after it but
  * created before the time (a clock behind) come too, so none created at or after the time is passed
- * over.
+ * over. PostgreSQL: replayStartInCommitOrder.
  */
 export async function replayStartAt(db: Db, orgId: string, sinceIso: string): Promise<string | null> {
+  if (db.dialect === 'postgres') return await replayStartInCommitOrder(db, orgId, sinceIso);
   const params = sinceParams(sinceIso);
   const [bound] = params;
   const first = (await db.value(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id LIMIT 1`, [orgId, ...params])) as
@@ -165,6 +215,24 @@ export async function replayStartAt(db: Db, orgId: string, sinceIso: string): Pr
     string | undefined;
   // No event before it: the time, unless the first event's id is the bound itself (random part all zero).
   return before ?? (bound < first ? bound : null);
+}
+
+/**
+ * replayStartAt on PostgreSQL, where the stream reads in commit order: just before the first event,
+ * in (tx, id) order, created at or after the time. Finding it reads the events being replayed, on
+ * the database server (once per stream); none yet: where a stream that starts now begins.
+ */
+async function replayStartInCommitOrder(db: Db, orgId: string, sinceIso: string): Promise<string | null> {
+  const first = await db.get<{ tx_id: number; id: string }>(
+    `SELECT tx_id, id FROM events WHERE ${CREATED_SINCE} ORDER BY tx_id, id LIMIT 1`,
+    [orgId, ...sinceParams(sinceIso)],
+  );
+  if (first === undefined) return (await latestEventId(db, orgId)) ?? sinceParams(sinceIso)[0];
+  const before = await db.value<string>(
+    'SELECT id FROM events WHERE org_id = ? AND (tx_id, id) < (?, ?) ORDER BY tx_id DESC, id DESC LIMIT 1',
+    [orgId, first.tx_id, first.id],
+  );
+  return before ?? null;
 }
 
 /** Type, body and trace context of each event id given (unknown ids are left out). */

@@ -7,11 +7,12 @@ import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { writeEvent } from '../../src/delivery/events.js';
 import { enqueueEvent } from '../../src/delivery/enqueue.js';
 import { withTransaction } from '../../src/db/database.js';
+import { createGroupCommit } from '../../src/db/group-commit.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { emitEvent } from '../../src/services/outbox.js';
 import { createWebhook } from '../../src/services/webhooks.js';
 import { newId } from '../../src/domain/ids.js';
-import { insertEvent, listEventsAfter, replayStartAt } from '../../src/store/events.js';
+import { insertEvent, listEventsAfter, replayStartAt, streamPositionAfter } from '../../src/store/events.js';
 import { rotateSigningKey, Signer } from '../../src/delivery/signing-keys.js';
 import { signaturesOf, storeSignature } from '../../src/store/event-signatures.js';
 import { createOrganization, revokeClient } from '../../src/services/organizations.js';
@@ -189,7 +190,7 @@ describe('GET /v1/notifications/events/stream', () => {
     expect(payloads(await resumed.next(3)).map((m) => m.id)).toEqual([during.event.id]);
   });
 
-  it('never passes over an event committed after a higher id another process wrote (ids follow commit order)', async () => {
+  it('never passes over an event committed after a higher id another process wrote', async () => {
     const ctx = await makeContext();
     const { tokens, url } = await serve(ctx);
     const { org, auth } = await makeOrg(ctx, tokens);
@@ -215,11 +216,91 @@ describe('GET /v1/notifications/events/stream', () => {
     });
     ctx.signals.outbox.emit();
     expect(payloads(await stream.next(3)).map((m) => m.id)).toEqual([foreign]);
-    // Committed after it, by this process: it must sort after it, or every cursor at `foreign` skips it.
+    // Committed after it, by this process: it must come after it, or every cursor at `foreign` skips
+    // it. SQLite numbers it after it; PostgreSQL orders by writing transaction.
     const later = await emit(ctx, org.id);
-    expect(later.event.id > foreign).toBe(true);
-    expect((await listEventsAfter(ctx.db, org.id, foreign, 10)).map((e) => e.id)).toEqual([later.event.id]);
+    if (!onPostgres) expect(later.event.id > foreign).toBe(true);
+    expect((await listEventsAfter(ctx.db, org.id, await streamPositionAfter(ctx.db, org.id, foreign), 10)).map((e) => e.id)).toEqual([
+      later.event.id,
+    ]);
     expect(payloads(await stream.next(4)).map((m) => m.id)).toEqual([foreign, later.event.id]);
+  });
+
+  // SQLite runs one write transaction at a time: two open at once is PostgreSQL's case.
+  it.runIf(onPostgres)(
+    "takes no lock for order: one organization's events commit while another of its transactions is open, and the stream sends them in commit order once both are readable",
+    async () => {
+      const ctx = await makeContext({ 'eventStream.pollIntervalMs': 20 });
+      const { tokens, url } = await serve(ctx);
+      const { org, auth } = await makeOrg(ctx, tokens);
+      const stream = await open(url, auth);
+      await stream.next(2);
+      const other = await anotherProcess(ctx);
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let opened!: () => void;
+      const first = new Promise<void>((r) => (opened = r));
+      const slow = ctx.db.transaction(async (tx) => {
+        const a = await writeEvent(tx, ctx.clock.now(), org.id, 'Transaction_Updated', data);
+        opened();
+        await released;
+        // Numbered after the other process's event, written by the transaction that began first.
+        const b = await writeEvent(tx, ctx.clock.now(), org.id, 'Transaction_Updated', data);
+        return [a.event.id, b.event.id];
+      });
+      await first;
+      // Commits while `slow` is open: an organization lock held to the commit would keep it waiting here.
+      const quick = await other.db.transaction((tx) => writeEvent(tx, ctx.clock.now(), org.id, 'Transaction_Updated', data));
+      other.signals.outbox.emit();
+      ctx.signals.outbox.emit();
+      // Committed, but behind a transaction still running: a reader that sent it now would pass over `slow`'s events.
+      expect(await listEventsAfter(ctx.db, org.id, await streamPositionAfter(ctx.db, org.id, null), 10)).toEqual([]);
+      release();
+      const [a, b] = await slow;
+      ctx.signals.outbox.emit();
+      expect(payloads(await stream.next(5)).map((m) => m.id)).toEqual([a, b, quick.event.id]);
+      expect(quick.event.id < b!).toBe(true);
+    },
+  );
+
+  it('two processes writing one organization at once while a stream resumes again and again: every event arrives once', async () => {
+    const ctx = await makeContext({ 'eventStream.pollIntervalMs': 20 });
+    const { tokens, url } = await serve(ctx);
+    const { org, auth } = await makeOrg(ctx, tokens);
+    const other = await anotherProcess(ctx);
+    const written: string[] = [];
+    // Four writers in each process, each event in a transaction that also wrote before it, so the
+    // transactions of both processes overlap and commit in another order than their ids.
+    // Each process's API commit: SQLite's group commit waits for the other process's write lock on a timer.
+    const commits = new Map([ctx, other].map((node) => [node, createGroupCommit(node.db)]));
+    const writer = async (node: TestContext) => {
+      for (let i = 0; i < 25; i++) {
+        const ids = await commits.get(node)!(async (tx) => [
+          (await writeEvent(tx, node.clock.now(), org.id, 'Transaction_Updated', data)).event.id,
+          (await writeEvent(tx, node.clock.now(), org.id, 'Transaction_Updated', data)).event.id,
+        ]);
+        written.push(...ids);
+        node.signals.outbox.emit();
+      }
+    };
+    const writing = Promise.all([ctx, ctx, ctx, ctx, other, other, other, other].map(writer));
+    const total = 8 * 25 * 2;
+    const received: string[] = [];
+    let last: string | undefined;
+    let connections = 0;
+    while (received.length < total) {
+      // Each connection takes a few events and goes, like a client on a bad network.
+      const stream = last === undefined ? await open(`${url}?since=${SINCE_ALL}`, auth) : await open(url, auth, { 'last-event-id': last });
+      connections++;
+      const got = payloads(await stream.next(2 + Math.min(7, total - received.length)));
+      stream.close();
+      received.push(...got.map((m) => m.id!));
+      last = got.at(-1)?.id ?? last;
+    }
+    await writing;
+    expect(connections).toBeGreaterThan(10);
+    expect(new Set(received).size).toBe(received.length);
+    expect([...received].sort()).toEqual([...written].sort());
   });
 
   it('replays from ?since=, and Last-Event-ID wins over since', async () => {

@@ -18,7 +18,7 @@ import { BorderdError, badRequest } from '../../domain/errors.js';
 import { getClientStanding } from '../../store/api-clients.js';
 import { idLowerBound } from '../../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../../domain/iso-time.js';
-import { latestEventId, listEventsAfter, replayStartAt } from '../../store/events.js';
+import { latestEventId, listEventsAfter, replayStartAt, streamPositionAfter, type StreamPosition } from '../../store/events.js';
 import type { Worker } from '../../worker.js';
 import type { RouteModule } from '../route.js';
 
@@ -156,7 +156,7 @@ export const eventStreamRoutes: RouteModule = (api, { signatures }) => {
       follow(
         { ctx, signatures, commit },
         { orgId: auth.orgId, clientId: auth.clientId, expiresAtMs: exp ? exp * 1000 : undefined },
-        start,
+        { ...start, position: await streamPositionAfter(ctx.db, auth.orgId, start.after) },
         res,
       );
       return undefined;
@@ -185,7 +185,7 @@ interface StreamDeps {
 function follow(
   { ctx, signatures, commit }: StreamDeps,
   auth: StreamAuth,
-  start: { mode: StartMode; after: string | null },
+  start: { mode: StartMode; after: string | null; position: StreamPosition },
   res: Response,
 ): void {
   const { orgId } = auth;
@@ -200,7 +200,9 @@ function follow(
   res.flushHeaders();
   res.socket?.setNoDelay(true);
 
+  /** The id a client resumes after; `position` is where in commit order that is. */
   let cursor = start.after;
+  let position = start.position;
   let announcedKey: string | undefined;
   let closed = false;
   let pending = false;
@@ -270,7 +272,7 @@ function follow(
   };
 
   const sendBatch = async (): Promise<number> => {
-    const rows = await listEventsAfter(ctx.db, orgId, cursor, batchSize);
+    const rows = await listEventsAfter(ctx.db, orgId, position, batchSize);
     if (rows.length === 0) return 0;
     // Revocation takes effect at once, as for every API request: one primary-key read per batch
     // sent (an idle stream reads nothing more), so a revoked client receives no further event.
@@ -299,7 +301,9 @@ function follow(
         ),
       ),
     );
-    cursor = rows.at(-1)!.id;
+    const last = rows.at(-1)!;
+    cursor = last.id;
+    position = { tx: Number(last.tx_id ?? 0), id: last.id };
     return rows.length;
   };
 
