@@ -12,7 +12,7 @@ import { stat } from 'node:fs/promises';
 import type { AppContext } from '../context.js';
 import { pendingBacklog, type PendingBacklog } from '../store/deliveries.js';
 import { inboundBacklog } from '../store/inbound-events.js';
-import { countEventsAfterByType, latestEventId } from '../store/events.js';
+import { countEventsAfterByType, latestStreamPosition, type StreamPosition } from '../store/events.js';
 import { listOrganizationIds } from '../store/organizations.js';
 import { countWebhooksByState } from '../store/webhooks.js';
 import type { Counter } from 'prom-client';
@@ -36,15 +36,15 @@ function sharedRead<T>(read: () => Promise<T>): { get: () => Promise<T>; fresh: 
 
 /**
  * borderd_events_total from the events table: per organization, the events after the newest one
- * counted so far, by type. An organization's event ids follow commit order across every process
- * (src/delivery/events.ts), so a cursor per organization misses none and counts none twice, however
- * many processes commit. The cursors start at each organization's newest event when this process
+ * counted so far, by type. The cursor is a stream position (src/store/events.ts), which follows
+ * commit order across every process, so a cursor per organization misses none and counts none twice,
+ * however many processes commit. The cursors start at each organization's newest event when this process
  * starts (an organization made later starts at its first); scrapes that overlap take turns.
  */
 function eventCursors(ctx: AppContext): (counter: Counter<string>) => Promise<void> {
   const started = (async () => {
-    const cursors = new Map<string, string | null>();
-    for (const orgId of await listOrganizationIds(ctx.db)) cursors.set(orgId, (await latestEventId(ctx.db, orgId)) ?? null);
+    const cursors = new Map<string, StreamPosition | null>();
+    for (const orgId of await listOrganizationIds(ctx.db)) cursors.set(orgId, await latestStreamPosition(ctx.db, orgId));
     return cursors;
   })();
   // A failed read is said by the scrape that awaits it; until then it is not an unhandled rejection.
@@ -53,11 +53,8 @@ function eventCursors(ctx: AppContext): (counter: Counter<string>) => Promise<vo
     const read = turn.then(async () => {
       const cursors = await started;
       for (const orgId of await listOrganizationIds(ctx.db)) {
-        let newest = cursors.get(orgId) ?? null;
-        for (const t of await countEventsAfterByType(ctx.db, orgId, newest)) {
-          counter.inc({ type: t.type }, t.count);
-          if (newest === null || t.newest > newest) newest = t.newest;
-        }
+        const { counts, newest } = await countEventsAfterByType(ctx.db, orgId, cursors.get(orgId) ?? null);
+        for (const t of counts) counter.inc({ type: t.type }, t.count);
         cursors.set(orgId, newest);
       }
     });

@@ -105,20 +105,40 @@ export async function latestEventId(db: Db, orgId: string): Promise<string | und
   );
 }
 
+/** The organization's newest event in stream order as a stream position, or null when it has none (below the watermark on PostgreSQL). */
+export async function latestStreamPosition(db: Db, orgId: string): Promise<StreamPosition | null> {
+  const row = await db.get<{ tx: number | string; id: string }>(
+    {
+      sqlite: 'SELECT 0 AS tx, id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1',
+      postgres: `SELECT tx_id AS tx, id FROM events WHERE org_id = ? AND tx_id < ${WATERMARK} ORDER BY tx_id DESC, id DESC LIMIT 1`,
+    },
+    [orgId],
+  );
+  return row ? { tx: Number(row.tx), id: row.id } : null;
+}
+
 /**
- * An organization's events after `afterId` (all of them for null), counted by type, with the newest
- * id among them: how many it committed since a cursor, on the (org_id, id) index.
+ * An organization's events after a stream position (all of them for null) up to its newest readable
+ * one, counted by type, with that newest position: how many it committed since a cursor. The upper
+ * bound is read first, so an event that becomes readable between the two statements is left for the
+ * next count, never counted twice or passed over.
  */
 export async function countEventsAfterByType(
   db: Db,
   orgId: string,
-  afterId: string | null,
-): Promise<{ type: string; count: number; newest: string }[]> {
-  const rows = await db.all<{ type: string; n: number | string; newest: string }>(
-    'SELECT type, COUNT(*) AS n, MAX(id) AS newest FROM events WHERE org_id = ? AND id > ? GROUP BY type',
-    [orgId, afterId ?? ''],
+  after: StreamPosition | null,
+): Promise<{ counts: { type: string; count: number }[]; newest: StreamPosition | null }> {
+  const newest = await latestStreamPosition(db, orgId);
+  if (newest === null) return { counts: [], newest: after };
+  const from = after ?? { tx: 0, id: '' };
+  const rows = await db.all<{ type: string; n: number | string }>(
+    {
+      sqlite: 'SELECT type, COUNT(*) AS n FROM events WHERE org_id = ? AND id > ? AND id <= ? GROUP BY type',
+      postgres: 'SELECT type, COUNT(*) AS n FROM events WHERE org_id = ? AND (tx_id, id) > (?, ?) AND (tx_id, id) <= (?, ?) GROUP BY type',
+    },
+    db.dialect === 'sqlite' ? [orgId, from.id, newest.id] : [orgId, from.tx, from.id, newest.tx, newest.id],
   );
-  return rows.map((r) => ({ type: r.type, count: Number(r.n), newest: r.newest }));
+  return { counts: rows.map((r) => ({ type: r.type, count: Number(r.n) })), newest };
 }
 
 /**
