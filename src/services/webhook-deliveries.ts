@@ -6,6 +6,7 @@
  *
  * @module services/webhook-deliveries
  */
+import { resourceKeyOf } from '../domain/resource-key.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
@@ -363,7 +364,16 @@ export async function sendTestEvent(
       synthetic: true,
     } as unknown as EventDataByType[typeof type]);
     const deliveryId = newId('dlv', now);
-    await insertDelivery(ctx.db, { id: deliveryId, eventId: stored.event.id, webhookId, orgId, state: 'pending', nextAttemptAt: now, at });
+    await insertDelivery(ctx.db, {
+      id: deliveryId,
+      eventId: stored.event.id,
+      webhookId,
+      orgId,
+      state: 'pending',
+      nextAttemptAt: now,
+      at,
+      resourceKey: resourceKeyOf(stored.event),
+    });
     return { event: { id: stored.event.id, type, createdAt: stored.event.createdAt }, deliveryId };
   });
   const pollMs = opts.pollMs ?? 50;

@@ -30,6 +30,8 @@ import {
   listWebhooks,
   markWebhookDeleted,
   setWebhookEventTypes,
+  setWebhookOrdering,
+  type WebhookOrdering,
   type WebhookRecord,
 } from '../store/webhooks.js';
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
@@ -68,7 +70,7 @@ export interface CreatedWebhook extends WebhookRecord {
 export async function createWebhook(
   ctx: AppContext,
   orgId: string,
-  input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined },
+  input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined; ordering?: WebhookOrdering | undefined },
   commit: Commit = commitAlone(ctx.db),
 ): Promise<CreatedWebhook> {
   assertUrl(ctx, input.url);
@@ -96,6 +98,7 @@ export async function createWebhook(
       disabledReason: input.enabled === false ? `disabled by ${BY_ORGANIZATION}` : null,
       disabledAt: null,
       eventTypes: distinct(input.eventTypes ?? []),
+      ordering: input.ordering ?? 'none',
       createdAt: now,
       updatedAt: now,
     };
@@ -119,19 +122,21 @@ export const listWebhookSettings = async (ctx: AppContext, orgId: string): Promi
  * Endpoint 12. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
  * disabled webhook re-enables it. Disabling keeps its pending deliveries as skipped. eventTypes
  * replaces the filter when given (empty: every type) and keeps it when absent; it applies to events
- * written from then on, and deliveries already queued stay.
+ * written from then on, and deliveries already queued stay. ordering replaces the order when given
+ * and keeps it when absent; it applies to deliveries already queued too.
  */
 export async function updateWebhookSettings(
   ctx: AppContext,
   orgId: string,
   id: string,
-  input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined },
+  input: { url: string; enabled?: boolean | undefined; eventTypes?: string[] | undefined; ordering?: WebhookOrdering | undefined },
 ): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
   assertEventTypes(input.eventTypes);
   return await withTransaction(ctx, async (ctx) => {
     await mustGet(ctx, orgId, id);
     if (input.eventTypes) await setWebhookEventTypes(ctx.db, id, distinct(input.eventTypes), isoAt(ctx.clock.now()));
+    if (input.ordering) await setWebhookOrdering(ctx.db, id, input.ordering, isoAt(ctx.clock.now()));
     return setEnabled(ctx, id, input.enabled ?? true, BY_ORGANIZATION, input.url);
   });
 }

@@ -7,6 +7,7 @@
  */
 import { GREATEST, indexedBy, JSON_LIST, sql, type Db } from '../db/database.js';
 import { idLowerBound } from '../domain/ids.js';
+import type { WebhookOrdering } from './webhooks.js';
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -63,14 +64,30 @@ const toDelivery = (r: Row): Delivery => ({
 
 export async function insertDelivery(
   db: Db,
-  d: { id: string; eventId: string; webhookId: string; orgId: string; state: DeliveryState; nextAttemptAt: number; at: string },
+  d: {
+    id: string;
+    eventId: string;
+    webhookId: string;
+    orgId: string;
+    state: DeliveryState;
+    nextAttemptAt: number;
+    at: string;
+    /** The resource the event is about (its data.id), which ordered webhooks order by; absent or null for none. */
+    resourceKey?: string | null;
+  },
 ): Promise<void> {
   await db.run(
-    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [d.id, d.eventId, d.webhookId, d.orgId, d.state, d.nextAttemptAt, d.at, d.at],
+    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [d.id, d.eventId, d.webhookId, d.orgId, d.state, d.nextAttemptAt, d.at, d.at, d.resourceKey ?? null],
   );
 }
+
+/** An event row's resource key read from its body (data.id), as insertDelivery's caller takes it from the event. */
+const RESOURCE_KEY_OF_BODY = {
+  sqlite: "CAST(e.body -> 'data' ->> 'id' AS TEXT)",
+  postgres: "e.body::json -> 'data' ->> 'id'",
+};
 
 /**
  * Puts (event, webhook) back in the queue: a new pending row, or the existing row reset to a fresh
@@ -83,10 +100,12 @@ export async function requeueDelivery(
   db: Db,
   d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string },
 ): Promise<boolean> {
+  // The resource key is read again from the event, so a row queued before it was kept is ordered too.
   const changed = await db.run(
-    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-       SELECT ?, ?, ?, ?, 'pending', CAST(? AS BIGINT), ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)
-       ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
+    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key)
+       SELECT ?, ?, ?, ?, 'pending', CAST(? AS BIGINT), ?, ?, ${RESOURCE_KEY_OF_BODY[db.dialect]} FROM events e WHERE e.id = ?
+       ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = excluded.next_attempt_at,
+         updated_at = excluded.updated_at, resource_key = excluded.resource_key
        WHERE deliveries.state <> 'pending'`,
     [d.id, d.eventId, d.webhookId, d.orgId, d.nextAttemptAt, d.at, d.at, d.eventId],
   );
@@ -121,9 +140,11 @@ export interface DueWebhook {
   id: string;
   orgId: string;
   url: string;
+  /** The order its deliveries go out in (which of its due rows a claim may take). */
+  ordering: WebhookOrdering;
 }
 
-const DUE_WEBHOOKS = `SELECT w.id, w.org_id AS "orgId", w.url FROM webhooks w
+const DUE_WEBHOOKS = `SELECT w.id, w.org_id AS "orgId", w.url, w.ordering FROM webhooks w
   WHERE w.enabled = 1 AND w.deleted_at IS NULL
     AND EXISTS (SELECT 1 FROM deliveries d
                 WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ?
@@ -149,6 +170,23 @@ export interface ClaimedDelivery {
 }
 
 /**
+ * Which of a webhook's due rows a claim may take, by its ordering: a candidate row `c` is eligible
+ * when no older event (by event id, which follows commit order) of the same resource, or of the
+ * webhook for strict order, is still pending for the webhook. A pending row ahead may be leased
+ * (in flight, or held by a node that died mid-send), waiting for a retry, or not due yet: in every
+ * case its outcome is not a recorded success, so nothing behind it goes. One seek per candidate in
+ * the partial indexes of migration 027. An event without a resource (NULL key) waits for nothing.
+ */
+const ELIGIBLE: Record<WebhookOrdering, string> = {
+  none: '',
+  resource: `AND NOT EXISTS (SELECT 1 FROM deliveries ahead
+                              WHERE ahead.webhook_id = c.webhook_id AND ahead.resource_key = c.resource_key
+                                AND ahead.state = 'pending' AND ahead.event_id < c.event_id)`,
+  webhook: `AND NOT EXISTS (SELECT 1 FROM deliveries ahead
+                             WHERE ahead.webhook_id = c.webhook_id AND ahead.state = 'pending' AND ahead.event_id < c.event_id)`,
+};
+
+/**
  * Leases up to `limit` of one webhook's oldest due rows in a single conditional UPDATE (an index
  * range scan of what it returns): a row leased by anyone else is never taken, so two processes on
  * one database never send the same attempt at once. On PostgreSQL the rows are locked as they are
@@ -157,12 +195,13 @@ export interface ClaimedDelivery {
  * the primary key for the outer UPDATE: without it SQLite picks the (state, next_attempt_at) index
  * and walks every pending row, so each claim would cost the backlog.
  */
-const CLAIM_DUE_SQLITE = `UPDATE deliveries SET claimed_by = ?, lease_until = ?
-  WHERE id IN (SELECT id FROM deliveries
-               WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
-                 AND (lease_until IS NULL OR lease_until < ?)
-                 AND id NOT IN (SELECT value FROM json_each(?))
-               ORDER BY next_attempt_at, id LIMIT ?)
+const claimDueSqlite = (eligible: string) => `UPDATE deliveries SET claimed_by = ?, lease_until = ?
+  WHERE id IN (SELECT c.id FROM deliveries c
+               WHERE c.webhook_id = ? AND c.state = 'pending' AND c.next_attempt_at <= ?
+                 AND (c.lease_until IS NULL OR c.lease_until < ?)
+                 AND c.id NOT IN (SELECT value FROM json_each(?))
+                 ${eligible}
+               ORDER BY c.next_attempt_at, c.id LIMIT ?)
     AND +state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
   RETURNING id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
 
@@ -170,14 +209,20 @@ const CLAIM_DUE_SQLITE = `UPDATE deliveries SET claimed_by = ?, lease_until = ?
  * PostgreSQL picks the rows in a CTE, which runs once: as `WHERE id IN (subquery … LIMIT)` the
  * planner may join the subquery instead and take more rows than the limit.
  */
-const CLAIM_DUE_POSTGRES = `WITH picked AS (
-    SELECT id FROM deliveries
-     WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
-       AND (lease_until IS NULL OR lease_until < ?)
-       AND id NOT IN (SELECT json_array_elements_text(?::json))
-     ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+const claimDuePostgres = (eligible: string) => `WITH picked AS (
+    SELECT c.id FROM deliveries c
+     WHERE c.webhook_id = ? AND c.state = 'pending' AND c.next_attempt_at <= ?
+       AND (c.lease_until IS NULL OR c.lease_until < ?)
+       AND c.id NOT IN (SELECT json_array_elements_text(?::json))
+       ${eligible}
+     ORDER BY c.next_attempt_at, c.id LIMIT ? FOR UPDATE SKIP LOCKED)
   UPDATE deliveries SET claimed_by = ?, lease_until = ? FROM picked WHERE deliveries.id = picked.id
   RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
+
+const byOrdering = <T>(make: (eligible: string) => T) =>
+  Object.fromEntries(Object.entries(ELIGIBLE).map(([k, v]) => [k, make(v)])) as Record<WebhookOrdering, T>;
+const CLAIM_DUE_SQLITE = byOrdering(claimDueSqlite);
+const CLAIM_DUE_POSTGRES = byOrdering(claimDuePostgres);
 
 export async function claimDue(
   db: Db,
@@ -187,14 +232,15 @@ export async function claimDue(
   leaseUntil: number,
   limit: number,
   held: readonly string[] = [],
+  ordering: WebhookOrdering = 'none',
 ): Promise<ClaimedDelivery[]> {
   // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
   // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
   const heldList = held.length ? JSON.stringify(held) : '[]';
   const rows =
     db.dialect === 'postgres'
-      ? await db.all<ClaimedDelivery>(CLAIM_DUE_POSTGRES, [webhookId, nowMs, nowMs, heldList, limit, owner, leaseUntil])
-      : await db.all<ClaimedDelivery>(CLAIM_DUE_SQLITE, [owner, leaseUntil, webhookId, nowMs, nowMs, heldList, limit, nowMs]);
+      ? await db.all<ClaimedDelivery>(CLAIM_DUE_POSTGRES[ordering], [webhookId, nowMs, nowMs, heldList, limit, owner, leaseUntil])
+      : await db.all<ClaimedDelivery>(CLAIM_DUE_SQLITE[ordering], [owner, leaseUntil, webhookId, nowMs, nowMs, heldList, limit, nowMs]);
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
