@@ -240,3 +240,12 @@ export async function disableWebhook(ctx: AppContext, id: string, via: string): 
   await mustGetAny(ctx, id);
   return withTransaction(ctx, async (ctx) => setEnabled(ctx, id, false, `an operator (${via})`));
 }
+
+/** An operator's change of a webhook's ordering; it applies to deliveries already queued too. */
+export async function setOrdering(ctx: AppContext, id: string, ordering: WebhookOrdering): Promise<WebhookRecord> {
+  await mustGetAny(ctx, id);
+  return withTransaction(ctx, async (ctx) => {
+    await setWebhookOrdering(ctx.db, id, ordering, isoAt(ctx.clock.now()));
+    return (await getWebhookById(ctx.db, id))!;
+  });
+}

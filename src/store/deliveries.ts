@@ -610,14 +610,33 @@ export interface DeliveryView extends Omit<Delivery, 'nextAttemptAt'> {
   eventType: string;
   /** Whether a dispatcher holds the row right now (its attempt is in flight or about to be). */
   inFlight: boolean;
+  /**
+   * On an ordered webhook, the pending delivery at the head of its line (the oldest pending one of
+   * its resource, or of the webhook in strict order), which must succeed or be released before this
+   * one may go; null when nothing is ahead of it.
+   */
+  waitingBehind: string | null;
 }
 
-const VIEW_COLUMNS = `d.*, e.type AS event_type, CASE WHEN d.claimed_by IS NOT NULL AND d.lease_until >= ? THEN 1 ELSE 0 END AS in_flight`;
-const toView = (r: Row & { event_type: string; in_flight: number }): DeliveryView => ({
+/** The head a pending row waits behind on an ordered webhook: the oldest pending row ahead of it (migration 027's indexes). */
+const WAITING_BEHIND = `CASE WHEN d.state <> 'pending' THEN NULL
+    WHEN (SELECT ordering FROM webhooks WHERE id = d.webhook_id) = 'resource' THEN
+      (SELECT h.id FROM deliveries h WHERE h.webhook_id = d.webhook_id AND h.resource_key = d.resource_key AND h.state = 'pending'
+          AND h.event_id < d.event_id ORDER BY h.event_id LIMIT 1)
+    WHEN (SELECT ordering FROM webhooks WHERE id = d.webhook_id) = 'webhook' THEN
+      (SELECT h.id FROM deliveries h WHERE h.webhook_id = d.webhook_id AND h.state = 'pending' AND h.event_id < d.event_id
+        ORDER BY h.event_id LIMIT 1)
+  END AS waiting_behind`;
+
+const VIEW_COLUMNS = `d.*, e.type AS event_type, CASE WHEN d.claimed_by IS NOT NULL AND d.lease_until >= ? THEN 1 ELSE 0 END AS in_flight,
+  ${WAITING_BEHIND}`;
+type ViewRow = Row & { event_type: string; in_flight: number; waiting_behind: string | null };
+const toView = (r: ViewRow): DeliveryView => ({
   ...toDelivery(r),
   nextAttemptAt: r.state === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
   eventType: r.event_type,
   inFlight: r.in_flight === 1,
+  waitingBehind: r.waiting_behind,
 });
 
 /** One delivery of the organization (another organization's id is as good as unknown). */
@@ -626,7 +645,7 @@ export async function getDeliveryView(db: Db, orgId: string, id: string, nowMs: 
     nowMs,
     id,
     orgId,
-  ])) as (Row & { event_type: string; in_flight: number }) | undefined;
+  ])) as ViewRow | undefined;
   return row && toView(row);
 }
 
@@ -659,7 +678,7 @@ export async function pageWebhookDeliveries(
   if (f.since !== undefined) add('d.id >= ? AND d.created_at >= ?', idLowerBound('dlv', Date.parse(f.since)), f.since);
   if (f.until !== undefined) add('d.created_at < ?', f.until);
   if (f.before !== undefined) add('d.id < ?', f.before);
-  const rows = await db.all<Row & { event_type: string; in_flight: number }>(
+  const rows = await db.all<ViewRow>(
     sql`SELECT ${VIEW_COLUMNS} FROM deliveries d ${indexedBy('deliveries_webhook_id')} JOIN events e ON e.id = d.event_id
         WHERE ${where.join(' AND ')} ORDER BY d.id DESC LIMIT ?`,
     [...params, f.limit],
@@ -728,4 +747,82 @@ export async function pendingBacklog(db: Db, orgId: string, cap: number): Promis
     [orgId, cap],
   );
   return { count: Number(count ?? 0), oldestCreatedAt };
+}
+
+/**
+ * Takes one pending delivery of the organization out of its line without sending it: `skipped`
+ * (kept, a replay sends it again) or `cancelled`. On an ordered webhook this releases the ones
+ * behind it. False when the row is not pending, or a dispatcher holds it (its attempt may be on the
+ * wire: what is behind it must wait for that result).
+ */
+export async function releasePending(
+  db: Db,
+  orgId: string,
+  id: string,
+  state: 'skipped' | 'cancelled',
+  nowMs: number,
+  at: string,
+): Promise<boolean> {
+  return (
+    (await db.run(
+      `UPDATE deliveries SET state = ?, updated_at = ?
+        WHERE id = ? AND org_id = ? AND state = 'pending' AND (claimed_by IS NULL OR lease_until < ?)`,
+      [state, at, id, orgId, nowMs],
+    )) > 0
+  );
+}
+
+/** A resource whose line on an ordered webhook is held by a head that has failed (see blockedResources). */
+export interface BlockedResource {
+  orgId: string;
+  webhookId: string;
+  ordering: WebhookOrdering;
+  /** The event's data.id; on a webhook in strict order, the head's resource (the whole webhook waits). */
+  resource: string | null;
+  /** The pending delivery at the head of the line, and its event. */
+  headId: string;
+  eventId: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string;
+  /** Pending deliveries behind the head. */
+  waiting: number;
+}
+
+/**
+ * Ordered lines held by a failing head: a pending head (nothing pending ahead of it) that has been
+ * tried at least once without success, with at least one pending delivery behind it. The heads are
+ * found among the rows waiting for a retry (the partial index deliveries_retrying), so the read
+ * follows the failing rows, not the backlog.
+ */
+export async function blockedResources(
+  db: Db,
+  f: { orgId?: string | undefined; webhookId?: string | undefined; limit: number },
+): Promise<BlockedResource[]> {
+  const where = ["r.state = 'pending'", 'r.attempts > 0', "w.ordering <> 'none'"];
+  const params: unknown[] = [];
+  if (f.orgId !== undefined) {
+    where.push('r.org_id = ?');
+    params.push(f.orgId);
+  }
+  if (f.webhookId !== undefined) {
+    where.push('r.webhook_id = ?');
+    params.push(f.webhookId);
+  }
+  const sameLine = (x: string) => `${x}.webhook_id = r.webhook_id AND ${x}.state = 'pending'
+        AND (w.ordering = 'webhook' OR ${x}.resource_key = r.resource_key)`;
+  const rows = await db.all<Omit<BlockedResource, 'nextAttemptAt'> & { nextAttemptAt: number }>(
+    `SELECT * FROM (
+       SELECT r.org_id AS "orgId", r.webhook_id AS "webhookId", w.ordering, r.resource_key AS resource, r.id AS "headId",
+              r.event_id AS "eventId", r.attempts, r.last_status AS "lastStatus", r.last_error AS "lastError",
+              r.next_attempt_at AS "nextAttemptAt",
+              (SELECT COUNT(*) FROM deliveries b WHERE ${sameLine('b')} AND b.event_id > r.event_id) AS waiting
+         FROM deliveries r JOIN webhooks w ON w.id = r.webhook_id
+        WHERE ${where.join(' AND ')}
+          AND NOT EXISTS (SELECT 1 FROM deliveries a WHERE ${sameLine('a')} AND a.event_id < r.event_id)
+     ) lines WHERE waiting > 0 ORDER BY "webhookId", "eventId" LIMIT ?`,
+    [...params, f.limit],
+  );
+  return rows.map((r) => ({ ...r, waiting: Number(r.waiting), nextAttemptAt: new Date(Number(r.nextAttemptAt)).toISOString() }));
 }
