@@ -140,8 +140,8 @@ export interface DueWebhook {
   id: string;
   orgId: string;
   url: string;
-  /** The order its deliveries go out in (which of its due rows a claim may take). */
-  ordering: WebhookOrdering;
+  /** The order its deliveries go out in (which of its due rows a claim may take); absent: none. */
+  ordering?: WebhookOrdering;
 }
 
 const DUE_WEBHOOKS = `SELECT w.id, w.org_id AS "orgId", w.url, w.ordering FROM webhooks w

@@ -90,7 +90,7 @@ describe('a blocked head on an ordered webhook', () => {
 
   it('an operator skips the head (API) and the next one goes; cancels the next (CLI service) and the rest follow in order', async () => {
     const s = await orderedSetup('txn_a');
-    const a = [];
+    const a: string[] = [];
     for (let n = 1; n <= 4; n++) a.push(await update(s.ctx, s.org.org.id, 'txn_a', n));
     await s.dispatcher.runOnce();
     expect(eventsOf(s, 'txn_a')).toEqual([a[0]]);
@@ -134,7 +134,7 @@ describe('a blocked head on an ordered webhook', () => {
   it('a head that exhausts its retries disables the webhook: the rest are skipped unsent, and --replay-since sends them in order', async () => {
     const s = await orderedSetup('txn_a');
     const since = new Date(s.ctx.clock.now() - 1000).toISOString();
-    const a = [];
+    const a: string[] = [];
     for (let n = 1; n <= 3; n++) a.push(await update(s.ctx, s.org.org.id, 'txn_a', n));
     const b = await update(s.ctx, s.org.org.id, 'txn_b', 1);
     await s.dispatcher.runOnce();

@@ -120,11 +120,10 @@ async function onTwoNodes(ctx: TestContext, done: Promise<void>): Promise<void> 
 function allAcknowledged(receiver: Awaited<ReturnType<typeof flakyReceiver>>, order: ReadonlyMap<string, string[]>): Promise<void> {
   const total = [...order.values()].reduce((n, ids) => n + ids.length, 0);
   return (async () => {
-    for (let seen = 0; ;) {
+    for (;;) {
       const acked = new Set(receiver.log.filter((l) => l.ok).map((l) => l.eventId));
       if (acked.size >= total) return;
-      seen = receiver.received.length;
-      await receiver.waitFor(seen + 1);
+      await receiver.waitFor(receiver.received.length + 1);
     }
   })();
 }

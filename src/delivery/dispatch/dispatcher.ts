@@ -335,7 +335,7 @@ export class Dispatcher implements Worker {
         this.#inflight.delete(job.done);
         job.resolve();
         // On an ordered webhook the row behind this one becomes eligible once this result is recorded.
-        if (job.webhook.ordering !== 'none' && this.#started) this.#schedulePass();
+        if ((job.webhook.ordering ?? 'none') !== 'none' && this.#started) this.#schedulePass();
       });
   }
 
