@@ -810,17 +810,23 @@ export async function blockedResources(
     where.push('r.webhook_id = ?');
     params.push(f.webhookId);
   }
-  const sameLine = (x: string) => `${x}.webhook_id = r.webhook_id AND ${x}.state = 'pending'
-        AND (w.ordering = 'webhook' OR ${x}.resource_key = r.resource_key)`;
+  // One form per ordering, so each seeks its own partial index (an OR of the two would walk the webhook's whole line).
+  const ahead = (x: string, cmp: '<' | '>') => ({
+    resource: `FROM deliveries ${x} WHERE ${x}.webhook_id = r.webhook_id AND ${x}.resource_key = r.resource_key
+                 AND ${x}.state = 'pending' AND ${x}.event_id ${cmp} r.event_id`,
+    webhook: `FROM deliveries ${x} WHERE ${x}.webhook_id = r.webhook_id AND ${x}.state = 'pending' AND ${x}.event_id ${cmp} r.event_id`,
+  });
+  const before = ahead('a', '<');
+  const after = ahead('b', '>');
   const rows = await db.all<Omit<BlockedResource, 'nextAttemptAt'> & { nextAttemptAt: number }>(
-    `SELECT * FROM (
+    sql`SELECT * FROM (
        SELECT r.org_id AS "orgId", r.webhook_id AS "webhookId", w.ordering, r.resource_key AS resource, r.id AS "headId",
               r.event_id AS "eventId", r.attempts, r.last_status AS "lastStatus", r.last_error AS "lastError",
               r.next_attempt_at AS "nextAttemptAt",
-              (SELECT COUNT(*) FROM deliveries b WHERE ${sameLine('b')} AND b.event_id > r.event_id) AS waiting
-         FROM deliveries r JOIN webhooks w ON w.id = r.webhook_id
+              CASE WHEN w.ordering = 'resource' THEN (SELECT COUNT(*) ${after.resource}) ELSE (SELECT COUNT(*) ${after.webhook}) END AS waiting
+         FROM deliveries r ${indexedBy('deliveries_retrying')} JOIN webhooks w ON w.id = r.webhook_id
         WHERE ${where.join(' AND ')}
-          AND NOT EXISTS (SELECT 1 FROM deliveries a WHERE ${sameLine('a')} AND a.event_id < r.event_id)
+          AND CASE WHEN w.ordering = 'resource' THEN NOT EXISTS (SELECT 1 ${before.resource}) ELSE NOT EXISTS (SELECT 1 ${before.webhook}) END
      ) lines WHERE waiting > 0 ORDER BY "webhookId", "eventId" LIMIT ?`,
     [...params, f.limit],
   );
