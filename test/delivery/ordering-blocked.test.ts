@@ -157,4 +157,34 @@ describe('a blocked head on an ordered webhook', () => {
     expect(replayed.filter((id) => a.includes(id))).toEqual(a);
     expect(replayed).toContain(b);
   });
+  it('a manual retry keeps the order: a waiting delivery made due still waits; an earlier one retried goes before the rest', async () => {
+    const s = await orderedSetup('txn_a');
+    const a: string[] = [];
+    for (let n = 1; n <= 3; n++) a.push(await update(s.ctx, s.org.org.id, 'txn_a', n));
+    await s.dispatcher.runOnce();
+    const [head, second, third] = await Promise.all(a.map((id) => deliveryOf(s, id)));
+    // The last one asked for now: due, but still behind the failing head.
+    const retried = await s.http.post(`/v1/notifications/deliveries/${third!.id}/retry`).set('authorization', s.org.auth);
+    expect(retried.status).toBe(202);
+    expect(retried.body.waitingBehind).toBe(head!.id);
+    await s.dispatcher.runOnce();
+    expect(eventsOf(s, 'txn_a')).toEqual([a[0]]);
+
+    // The head succeeds at its retry; the rest follow in order.
+    s.receiver.setResponder((_r, res) => res.end('ok'));
+    s.ctx.clock.advance(6_000);
+    for (let pass = 0; pass < 4; pass++) await s.dispatcher.runOnce();
+    expect(eventsOf(s, 'txn_a')).toEqual([a[0], a[0], a[1], a[2]]);
+
+    // A later update is held back while the delivered second one is sent again (retried): it is older, so it goes first.
+    s.receiver.setResponder((_r, res) => res.writeHead(500).end());
+    const again = await s.http.post(`/v1/notifications/deliveries/${second!.id}/retry`).set('authorization', s.org.auth);
+    expect(again.status).toBe(202);
+    const fourth = await update(s.ctx, s.org.org.id, 'txn_a', 4);
+    await s.dispatcher.runOnce();
+    expect(eventsOf(s, 'txn_a').slice(4)).toEqual([a[1]]);
+    expect((await deliveryOf(s, fourth)).state).toBe('pending');
+    const view = await s.http.get(`/v1/notifications/deliveries/${(await deliveryOf(s, fourth)).id}`).set('authorization', s.org.auth);
+    expect(view.body.delivery.waitingBehind).toBe(second!.id);
+  });
 });
