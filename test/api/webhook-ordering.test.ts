@@ -36,6 +36,11 @@ describe('webhook ordering', () => {
       .get(`/admin/v1/organizations/${org.id}/notifications/webhooks/health`)
       .set('authorization', `Bearer ${ADMIN_TOKEN}`);
     expect(operator.body.data.map((d: { webhook: { ordering: string } }) => d.webhook.ordering).sort()).toEqual(['resource', 'webhook']);
+    const admin = await http.get(`/admin/v1/webhooks?organizationId=${org.id}`).set('authorization', `Bearer ${ADMIN_TOKEN}`);
+    expect(Object.fromEntries(admin.body.data.map((w: { id: string; ordering: string }) => [w.id, w.ordering]))).toEqual({
+      [plain.body.id]: 'webhook',
+      [ordered.body.id]: 'resource',
+    });
   });
 
   it('refuses an unknown ordering with a 400 problem naming body.ordering and the allowed values, on create and PATCH', async () => {
