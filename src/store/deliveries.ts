@@ -100,7 +100,7 @@ export async function requeueDelivery(
   db: Db,
   d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string },
 ): Promise<boolean> {
-  // The resource key is read again from the event, so a row queued before it was kept is ordered too.
+  // The resource key is taken from the event, so a requeued row has it whatever wrote the row first.
   const changed = await db.run(
     `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key)
        SELECT ?, ?, ?, ?, 'pending', CAST(? AS BIGINT), ?, ?, ${RESOURCE_KEY_OF_BODY[db.dialect]} FROM events e WHERE e.id = ?
