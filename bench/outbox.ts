@@ -1,5 +1,6 @@
 import type { Benchmark, BenchOutcome } from './bench-types.js';
 import { nodesComparison } from './outbox-nodes.js';
+import { orderingComparison } from './outbox-ordering.js';
 import { externalPostgres, startPostgresServer } from './postgres-server.js';
 import { DaemonDatabase } from './daemon-database.js';
 import { cpus } from 'node:os';
@@ -26,13 +27,16 @@ import { OUTBOX_ENV } from './outbox-env.js';
  * - deliveries/s: a backlog written while the webhook was disabled, then released at once, so the
  *   dispatcher alone is timed (first to last receipt), against the one-core signing limit;
  * - commit-to-receipt latency at a fixed offered rate (event createdAt to first receipt);
- * - fan-out: the same with 10 webhooks; one signature per event and key, reused by every endpoint.
+ * - fan-out: the same with 10 webhooks; one signature per event and key, reused by every endpoint;
+ * - ordered delivery: deliveries/s with `ordering: resource` beside `none` on 50 resources (outbox-ordering.ts).
  */
 export const outboxBenchmark: Benchmark = {
   name: 'outbox',
   title: 'Outbox delivery: events written/s, deliveries/s vs the signing limit, commit-to-receipt latency, fan-out',
   async run({ quick, log, postgres }) {
-    const base = await singleNode(quick, log);
+    const single = await singleNode(quick, log);
+    const ordering = await orderingComparison(quick, log, receiptRate);
+    const base = { rows: [...single.rows, ...ordering.rows], metrics: { ...single.metrics, ...ordering.metrics } };
     if (!postgres) return base;
     const server = postgres.url !== undefined ? externalPostgres(postgres.url) : await startPostgresServer();
     try {

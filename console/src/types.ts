@@ -30,6 +30,7 @@ export interface Webhook {
   url: string;
   enabled: boolean;
   eventTypes: string[];
+  ordering: 'none' | 'resource' | 'webhook';
   createdAt: string;
   updatedAt: string;
 }
@@ -42,6 +43,7 @@ export interface Delivery {
   state: string;
   attempts: number;
   inFlight: boolean;
+  waitingBehind: string | null;
   nextAttemptAt: string | null;
   lastStatus: number | null;
   lastError: string | null;
@@ -83,3 +85,15 @@ export const EVENT_TYPES = [
 ] as const;
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
+
+/** A resource of an ordered webhook waiting behind a head that has failed. */
+export interface BlockedLine {
+  resource: string | null;
+  headId: string;
+  eventId: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string;
+  waiting: number;
+}

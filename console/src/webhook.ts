@@ -1,13 +1,14 @@
 /**
- * One webhook: its health, its deliveries (newest first, filtered, paged) with their attempts,
- * retry and replay with confirmation, and a test event.
+ * One webhook: its health, its blocked resources (ordered delivery) with skip and cancel of their
+ * head, its deliveries (newest first, filtered, paged) with their attempts, retry and replay with
+ * confirmation, and a test event.
  *
  * @module console/webhook
  */
 import { ApiError, call, notifications, query, type Session } from './api.js';
 import { fill, formValues, h, pill, when, type Child } from './dom.js';
 import { latency, latencyBars, rate, successBars } from './health.js';
-import { DELIVERY_STATES, EVENT_TYPES, type Attempt, type Delivery, type Health, type Page } from './types.js';
+import { DELIVERY_STATES, EVENT_TYPES, type Attempt, type BlockedLine, type Delivery, type Health, type Page } from './types.js';
 
 const message = (err: unknown): string => (err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
 
@@ -63,6 +64,7 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
   const hook = `${base}/webhooks/settings/${encodeURIComponent(webhookId)}`;
   const status = h('div', { id: 'status' });
   const healthBox = h('div', { class: 'card' });
+  const blockedBox = h('div', { id: 'blocked' });
   const list = h('div', { id: 'deliveries' });
   const filters = h(
     'form',
@@ -116,6 +118,72 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
     }
   };
 
+  const release = async (line: BlockedLine, verb: 'skip' | 'cancel') => {
+    const what = verb === 'skip' ? 'skip it (a replay sends it again)' : 'cancel it (never sent)';
+    if (!confirm(`Release ${line.waiting} waiting deliveries of ${line.resource ?? 'this webhook'}: ${what}: delivery ${line.headId}?`))
+      return;
+    try {
+      await call(session, 'POST', `${base}/deliveries/${line.headId}/${verb}`);
+      say(`Delivery ${line.headId} ${verb === 'skip' ? 'skipped' : 'cancelled'}; the next of ${line.resource ?? 'this webhook'} goes.`);
+      await refresh();
+    } catch (err) {
+      say(message(err), true);
+    }
+  };
+
+  const renderBlocked = (lines: BlockedLine[]) =>
+    fill(
+      blockedBox,
+      lines.length === 0
+        ? null
+        : h(
+            'div',
+            {},
+            h('h2', {}, 'Blocked resources'),
+            h(
+              'p',
+              { class: 'muted' },
+              'Ordered delivery: each of these waits behind its oldest pending delivery, which has failed. Skip or cancel it to release the rest.',
+            ),
+            h(
+              'table',
+              {},
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['Resource', 'Head', 'Attempts', 'Last answer', 'Next attempt', 'Waiting', ''].map((t) => h('th', {}, t)),
+                ),
+              ),
+              h(
+                'tbody',
+                {},
+                lines.map((line) =>
+                  h(
+                    'tr',
+                    { 'data-blocked': line.resource ?? '' },
+                    h('td', { class: 'mono' }, line.resource ?? '—'),
+                    h('td', { class: 'mono' }, line.headId),
+                    h('td', {}, String(line.attempts)),
+                    h('td', {}, line.lastStatus === null ? (line.lastError ?? '—') : String(line.lastStatus)),
+                    h('td', {}, when(line.nextAttemptAt)),
+                    h('td', {}, String(line.waiting)),
+                    h(
+                      'td',
+                      {},
+                      h('button', { class: 'skip', onclick: () => void release(line, 'skip') }, 'Skip head'),
+                      ' ',
+                      h('button', { class: 'cancel', onclick: () => void release(line, 'cancel') }, 'Cancel head'),
+                    ),
+                  ),
+                ),
+              ),
+            ),
+          ),
+    );
+
   const renderList = async () => {
     const rows: Child[] = [];
     for (const d of pages) {
@@ -133,7 +201,13 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
           },
           h('td', {}, when(d.createdAt)),
           h('td', {}, d.eventType, h('div', { class: 'muted mono' }, d.eventId)),
-          h('td', { class: 'state-cell' }, pill(d.state), d.inFlight ? h('span', { class: 'muted' }, ' sending…') : null),
+          h(
+            'td',
+            { class: 'state-cell' },
+            pill(d.state),
+            d.inFlight ? h('span', { class: 'muted' }, ' sending…') : null,
+            d.waitingBehind ? h('div', { class: 'muted' }, `waiting behind ${d.waitingBehind}`) : null,
+          ),
           h('td', {}, String(d.attempts)),
           h('td', {}, d.lastStatus === null ? (d.lastError ?? '—') : String(d.lastStatus)),
           h('td', {}, when(d.nextAttemptAt)),
@@ -217,8 +291,13 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
     );
 
   const refresh = async () => {
-    const [health, page] = await Promise.all([call<Health>(session, 'GET', `${hook}/health`), load()]);
+    const [health, page, blocked] = await Promise.all([
+      call<Health>(session, 'GET', `${hook}/health`),
+      load(),
+      call<{ data: BlockedLine[] }>(session, 'GET', `${hook}/blocked`),
+    ]);
     renderHealth(health);
+    renderBlocked(blocked.data);
     // A refresh keeps the pages already shown, up to their length.
     const shown = Math.max(pages.length, 20);
     pages = page.data.slice(0, shown);
@@ -311,6 +390,7 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
     h('h1', {}, 'Webhook ', h('span', { class: 'mono' }, webhookId)),
     status,
     healthBox,
+    blockedBox,
     h('h2', {}, 'Deliveries'),
     filters,
     list,

@@ -57,6 +57,7 @@ export async function webhooksPage(session: Session, root: HTMLElement): Promise
                 h('a', { href: `#/webhooks/${webhook.id}` }, webhook.url),
                 h('div', { class: 'muted mono' }, webhook.id),
                 webhook.eventTypes.length ? h('div', { class: 'muted' }, `types: ${webhook.eventTypes.join(', ')}`) : null,
+                webhook.ordering !== 'none' ? h('div', { class: 'muted' }, `ordered per ${webhook.ordering}`) : null,
               ),
               h(
                 'td',

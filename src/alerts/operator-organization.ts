@@ -51,6 +51,7 @@ export async function prepareOperatorOrganization(ctx: AppContext): Promise<stri
         disabledReason: null,
         disabledAt: null,
         eventTypes: [],
+        ordering: 'none',
         createdAt: at,
         updatedAt: at,
       });

@@ -9,6 +9,7 @@ import type { CommandModule } from 'yargs';
 import { deliveryAttempts, listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
 import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
 import { pruneOutbox } from '../jobs/retention.js';
+import { blockedLines, releaseAnyDelivery, type Release } from '../services/delivery-order.js';
 import { CliExit, databaseWords, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
 
 /** The same listing's next page, as a command to paste: the filters, then the cursor. */
@@ -148,6 +149,37 @@ export const outboxCommand: CommandModule = {
             output(args, result, () => `requeued ${result.requeued} deliveries of ${result.events} events`);
           }),
       )
+      .command<CommonArgs & { org?: string; webhook?: string }>(
+        'blocked',
+        'Ordered lines held by a failing head: the head delivery and how many wait behind it',
+        (c) =>
+          c
+            .option('org', { type: 'string', describe: 'only this organization (org_…)' })
+            .option('webhook', { type: 'string', describe: 'only this webhook (whk_…)' }) as never,
+        (args) =>
+          runWithContext(args, async (ctx) => {
+            const lines = await blockedLines(ctx, { orgId: args.org, webhookId: args.webhook });
+            output(args, lines, () =>
+              table(lines, ['webhookId', 'resource', 'headId', 'attempts', 'lastStatus', 'lastError', 'nextAttemptAt', 'waiting']),
+            );
+          }),
+      )
+      .command(releaseCommand('skip', 'skipped', 'kept as skipped, a replay sends it again'))
+      .command(releaseCommand('cancel', 'cancelled', 'cancelled, never sent'))
       .demandCommand(1),
   handler: () => undefined,
 };
+
+/** `outbox skip <id>` and `outbox cancel <id>`: a pending delivery out of its line, releasing what waits behind it. */
+function releaseCommand(verb: string, state: Release, what: string): CommandModule<CommonArgs, CommonArgs & { id: string }> {
+  return {
+    command: `${verb} <id>`,
+    describe: `Take a pending delivery out of its line unsent (${what}); on an ordered webhook the ones behind it go`,
+    builder: (c) => c.positional('id', { type: 'string', demandOption: true }) as never,
+    handler: (args) =>
+      runWithContext(args, async (ctx) => {
+        const delivery = await releaseAnyDelivery(ctx, args.id, state);
+        output(args, delivery, () => `${state} ${delivery.id}`);
+      }),
+  };
+}

@@ -4,7 +4,8 @@
  * @module cli/webhooks
  */
 import type { CommandModule } from 'yargs';
-import { disableWebhook, enableWebhook, getPublicKey, listWebhooksWithHealth } from '../services/webhooks.js';
+import { disableWebhook, enableWebhook, getPublicKey, listWebhooksWithHealth, setOrdering } from '../services/webhooks.js';
+import { WEBHOOK_ORDERINGS, type WebhookOrdering } from '../store/webhooks.js';
 import { parseTimeOption } from './time-option.js';
 import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
 
@@ -28,6 +29,7 @@ export const webhooksCommand: CommandModule = {
                   'orgId',
                   'url',
                   'enabled',
+                  'ordering',
                   'signatureSchemes',
                   'lastSuccessAt',
                   'failuresInARow',
@@ -66,6 +68,19 @@ export const webhooksCommand: CommandModule = {
           runWithContext(args, async (ctx) => {
             const webhook = await disableWebhook(ctx, args.id, 'borderd webhooks disable');
             output(args, webhook, () => `disabled ${webhook.id}`);
+          }),
+      )
+      .command<CommonArgs & { id: string; ordering: WebhookOrdering }>(
+        'ordering <id> <ordering>',
+        "Set the order a webhook's deliveries go out in: none, resource (each resource's events in commit order) or webhook (all in commit order)",
+        (c) =>
+          c
+            .positional('id', { type: 'string', demandOption: true })
+            .positional('ordering', { choices: WEBHOOK_ORDERINGS, demandOption: true }) as never,
+        (args) =>
+          runWithContext(args, async (ctx) => {
+            const webhook = await setOrdering(ctx, args.id, args.ordering);
+            output(args, webhook, () => `${webhook.id} ordering ${webhook.ordering}`);
           }),
       )
       .command<CommonArgs & { org: string }>(

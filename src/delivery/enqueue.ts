@@ -16,6 +16,7 @@ import { withTransaction, type Db } from '../db/database.js';
 import { inSpan } from '../tracing/spans.js';
 import { announce } from '../cluster/wakeups.js';
 import { filterTakes } from '../domain/event-type-filter.js';
+import { resourceKeyOf } from '../domain/resource-key.js';
 
 /**
  * Writes an event and its deliveries: one row per live webhook of the organization whose event-type
@@ -34,7 +35,7 @@ export async function enqueueEvent<T extends EventType>(
   const now = ctx.clock.now();
   const stored = await writeEvent(ctx.db, now, orgId, type, data);
   writtenIn.get(ctx.db)?.push(type);
-  await fanOut(ctx, orgId, stored.event.id, type, now);
+  await fanOut(ctx, orgId, stored.event.id, type, now, resourceKeyOf(stored.event));
   return stored;
 }
 
@@ -52,7 +53,7 @@ export async function enqueueShapedEvent<E extends EventHead>(
   if (!ctx.db.inTransaction) throw new Error('enqueueShapedEvent must run inside a transaction');
   const now = ctx.clock.now();
   const { event } = await writeShapedEvent(ctx.db, now, orgId, type, shape);
-  await fanOut(ctx, orgId, event.id, type, now);
+  await fanOut(ctx, orgId, event.id, type, now, resourceKeyOf(event));
   return event;
 }
 
@@ -60,7 +61,14 @@ export async function enqueueShapedEvent<E extends EventHead>(
  * A delivery row per live webhook whose filter takes the type: pending when it is enabled now,
  * skipped when it is disabled. Every node's dispatchers hear of them at the commit.
  */
-async function fanOut(ctx: AppContext, orgId: string, eventId: string, type: string, now: number): Promise<void> {
+async function fanOut(
+  ctx: AppContext,
+  orgId: string,
+  eventId: string,
+  type: string,
+  now: number,
+  resourceKey: string | null,
+): Promise<void> {
   await announce(ctx.db, 'outbox');
   const at = isoAt(now);
   const firstAttempt = firstAttemptAt(ctx, now);
@@ -74,6 +82,7 @@ async function fanOut(ctx: AppContext, orgId: string, eventId: string, type: str
       state: webhook.enabled ? 'pending' : 'skipped',
       nextAttemptAt: firstAttempt,
       at,
+      resourceKey,
     });
   }
 }

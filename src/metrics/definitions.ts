@@ -21,7 +21,8 @@ const TRANSACTION_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** The gauges read at scrape time, and what sets each then (src/metrics/scrape.ts). */
-export type ScrapedGauge = 'outboxPending' | 'outboxOldestAge' | 'webhooks' | 'inboundBacklog' | 'eventStreamClients' | 'sqliteWalSize';
+export type ScrapedGauge =
+  'outboxPending' | 'outboxOldestAge' | 'blockedResources' | 'webhooks' | 'inboundBacklog' | 'eventStreamClients' | 'sqliteWalSize';
 export type AtScrape = Partial<Record<ScrapedGauge, (gauge: Gauge<string>) => void | Promise<void>>> & {
   /** The events committed since the last scrape, by any process: the database is where they are all seen. */
   events?: (counter: Counter<string>) => Promise<void>;
@@ -65,6 +66,13 @@ export function defineMetrics(registry: Registry, atScrape: AtScrape = {}) {
       labelNames: ['org_id'] as const,
       registers,
       collect: collect('outboxOldestAge'),
+    }),
+    blockedResources: new Gauge({
+      name: 'borderd_outbox_blocked_resources',
+      help: 'Resources of ordered webhooks whose deliveries wait behind a head that has failed, per organization; each count stops at metrics.backlogCountLimit.',
+      labelNames: ['org_id'] as const,
+      registers,
+      collect: collect('blockedResources'),
     }),
     webhooks: new Gauge({
       name: 'borderd_webhooks',

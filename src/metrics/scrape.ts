@@ -1,7 +1,8 @@
 /**
  * The gauges read at scrape time. None walks a table: the outbox gauges take, per organization, the
  * first entry of its pending range in the (org_id, state, id) index and count that range up to
- * `metrics.backlogCountLimit`; the inbound backlog counts the (state, id) index the same way; the
+ * `metrics.backlogCountLimit`; the blocked resources read the failing pending rows (the partial
+ * index deliveries_retrying) up to the same limit; the inbound backlog counts the (state, id) index the same way; the
  * webhook counts walk the webhooks table, which webhooks.maxPerOrganization bounds; the WAL size
  * is one stat() of a file; the events counter reads, per organization, the events committed since
  * the last scrape on the (org_id, id) index. docs/observability.md gives the cost.
@@ -10,7 +11,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { AppContext } from '../context.js';
-import { pendingBacklog, type PendingBacklog } from '../store/deliveries.js';
+import { blockedResources, pendingBacklog, type PendingBacklog } from '../store/deliveries.js';
 import { inboundBacklog } from '../store/inbound-events.js';
 import { countEventsAfterByType, latestStreamPosition, type StreamPosition } from '../store/events.js';
 import { listOrganizationIds } from '../store/organizations.js';
@@ -89,6 +90,12 @@ export function readAtScrape({ ctx, streams }: ScrapeSources): { atScrape: AtScr
         const made = b.oldestCreatedAt === undefined ? now : Date.parse(b.oldestCreatedAt);
         gauge.set({ org_id: orgId }, Math.max(0, now - made) / 1000);
       }
+    },
+    async blockedResources(gauge) {
+      const byOrg = new Map([...(await outbox()).keys()].map((orgId): [string, number] => [orgId, 0]));
+      for (const line of await blockedResources(ctx.db, { limit: cap })) byOrg.set(line.orgId, (byOrg.get(line.orgId) ?? 0) + 1);
+      gauge.reset();
+      for (const [orgId, n] of byOrg) gauge.set({ org_id: orgId }, n);
     },
     async webhooks(gauge) {
       const counts = await countWebhooksByState(ctx.db);

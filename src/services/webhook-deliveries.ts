@@ -6,6 +6,7 @@
  *
  * @module services/webhook-deliveries
  */
+import { resourceKeyOf } from '../domain/resource-key.js';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { BorderdError, badRequest, conflict, notFound } from '../domain/errors.js';
@@ -420,6 +421,7 @@ export async function sendTestEvent(
       state: 'pending',
       nextAttemptAt: now,
       at: isoAt(now),
+      resourceKey: resourceKeyOf(stored.event),
     });
     return { event: { id: stored.event.id, type: stored.event.type, createdAt: stored.event.createdAt }, deliveryId };
   });

@@ -30,6 +30,8 @@ import {
   listWebhooks,
   markWebhookDeleted,
   setWebhookEventTypes,
+  setWebhookOrdering,
+  type WebhookOrdering,
   type WebhookRecord,
 } from '../store/webhooks.js';
 import { replayWebhookSince, type ReplayResult } from './outbox.js';
@@ -78,6 +80,8 @@ export interface WebhookInput {
   eventTypes?: string[] | undefined;
   /** When given, webhook-signature:v1a in it opts the webhook in, its absence out; absent keeps the choice. */
   signatureSchemes?: SignatureScheme[] | undefined;
+  /** When given, replaces the webhook's delivery order; absent keeps it (none on create). */
+  ordering?: WebhookOrdering | undefined;
 }
 
 /** A webhook as just created: its record and its secret, which this answer alone shows (besides the secret endpoint). */
@@ -121,6 +125,7 @@ export async function createWebhook(
       disabledReason: input.enabled === false ? `disabled by ${BY_ORGANIZATION}` : null,
       disabledAt: null,
       eventTypes: distinct(input.eventTypes ?? []),
+      ordering: input.ordering ?? 'none',
       createdAt: now,
       updatedAt: now,
     };
@@ -145,7 +150,8 @@ export const listWebhookSettings = async (ctx: AppContext, orgId: string): Promi
  * Endpoint 12. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
  * disabled webhook re-enables it. Disabling keeps its pending deliveries as skipped. eventTypes
  * replaces the filter when given (empty: every type) and keeps it when absent; it applies to events
- * written from then on, and deliveries already queued stay.
+ * written from then on, and deliveries already queued stay. ordering replaces the order when given
+ * and keeps it when absent; it applies to deliveries already queued too.
  */
 export async function updateWebhookSettings(ctx: AppContext, orgId: string, id: string, input: WebhookInput): Promise<WebhookRecord> {
   assertUrl(ctx, input.url);
@@ -155,6 +161,7 @@ export async function updateWebhookSettings(ctx: AppContext, orgId: string, id: 
     await mustGet(ctx, orgId, id);
     if (v1a !== undefined) await setWebhookV1a(ctx.db, id, v1a, isoAt(ctx.clock.now()));
     if (input.eventTypes) await setWebhookEventTypes(ctx.db, id, distinct(input.eventTypes), isoAt(ctx.clock.now()));
+    if (input.ordering) await setWebhookOrdering(ctx.db, id, input.ordering, isoAt(ctx.clock.now()));
     return setEnabled(ctx, id, input.enabled ?? true, BY_ORGANIZATION, input.url);
   });
 }
@@ -266,4 +273,13 @@ export async function enableWebhook(
 export async function disableWebhook(ctx: AppContext, id: string, via: string): Promise<WebhookRecord> {
   await mustGetAny(ctx, id);
   return withTransaction(ctx, async (ctx) => setEnabled(ctx, id, false, `an operator (${via})`));
+}
+
+/** An operator's change of a webhook's ordering; it applies to deliveries already queued too. */
+export async function setOrdering(ctx: AppContext, id: string, ordering: WebhookOrdering): Promise<WebhookRecord> {
+  await mustGetAny(ctx, id);
+  return withTransaction(ctx, async (ctx) => {
+    await setWebhookOrdering(ctx.db, id, ordering, isoAt(ctx.clock.now()));
+    return (await getWebhookById(ctx.db, id))!;
+  });
 }

@@ -7,6 +7,7 @@
  */
 import { GREATEST, indexedBy, JSON_LIST, sql, type Db } from '../db/database.js';
 import { idLowerBound } from '../domain/ids.js';
+import type { WebhookOrdering } from './webhooks.js';
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
@@ -63,14 +64,30 @@ const toDelivery = (r: Row): Delivery => ({
 
 export async function insertDelivery(
   db: Db,
-  d: { id: string; eventId: string; webhookId: string; orgId: string; state: DeliveryState; nextAttemptAt: number; at: string },
+  d: {
+    id: string;
+    eventId: string;
+    webhookId: string;
+    orgId: string;
+    state: DeliveryState;
+    nextAttemptAt: number;
+    at: string;
+    /** The resource the event is about (its data.id), which ordered webhooks order by; absent or null for none. */
+    resourceKey?: string | null;
+  },
 ): Promise<void> {
   await db.run(
-    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [d.id, d.eventId, d.webhookId, d.orgId, d.state, d.nextAttemptAt, d.at, d.at],
+    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [d.id, d.eventId, d.webhookId, d.orgId, d.state, d.nextAttemptAt, d.at, d.at, d.resourceKey ?? null],
   );
 }
+
+/** An event row's resource key read from its body (data.id), as insertDelivery's caller takes it from the event. */
+const RESOURCE_KEY_OF_BODY = {
+  sqlite: "CAST(e.body -> 'data' ->> 'id' AS TEXT)",
+  postgres: "e.body::json -> 'data' ->> 'id'",
+};
 
 /**
  * Puts (event, webhook) back in the queue: a new pending row, or the existing row reset to a fresh
@@ -83,10 +100,12 @@ export async function requeueDelivery(
   db: Db,
   d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string },
 ): Promise<boolean> {
+  // The resource key is taken from the event, so a requeued row has it whatever wrote the row first.
   const changed = await db.run(
-    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at)
-       SELECT ?, ?, ?, ?, 'pending', CAST(? AS BIGINT), ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?)
-       ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = excluded.next_attempt_at, updated_at = excluded.updated_at
+    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key)
+       SELECT ?, ?, ?, ?, 'pending', CAST(? AS BIGINT), ?, ?, ${RESOURCE_KEY_OF_BODY[db.dialect]} FROM events e WHERE e.id = ?
+       ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = excluded.next_attempt_at,
+         updated_at = excluded.updated_at, resource_key = excluded.resource_key
        WHERE deliveries.state <> 'pending'`,
     [d.id, d.eventId, d.webhookId, d.orgId, d.nextAttemptAt, d.at, d.at, d.eventId],
   );
@@ -121,9 +140,11 @@ export interface DueWebhook {
   id: string;
   orgId: string;
   url: string;
+  /** The order its deliveries go out in (which of its due rows a claim may take); absent: none. */
+  ordering?: WebhookOrdering;
 }
 
-const DUE_WEBHOOKS = `SELECT w.id, w.org_id AS "orgId", w.url FROM webhooks w
+const DUE_WEBHOOKS = `SELECT w.id, w.org_id AS "orgId", w.url, w.ordering FROM webhooks w
   WHERE w.enabled = 1 AND w.deleted_at IS NULL
     AND EXISTS (SELECT 1 FROM deliveries d
                 WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ?
@@ -149,6 +170,23 @@ export interface ClaimedDelivery {
 }
 
 /**
+ * Which of a webhook's due rows a claim may take, by its ordering: a candidate row `c` is eligible
+ * when no older event (by event id, which follows commit order) of the same resource, or of the
+ * webhook for strict order, is still pending for the webhook. A pending row ahead may be leased
+ * (in flight, or held by a node that died mid-send), waiting for a retry, or not due yet: in every
+ * case its outcome is not a recorded success, so nothing behind it goes. One seek per candidate in
+ * the partial indexes of migration 027. An event without a resource (NULL key) waits for nothing.
+ */
+const ELIGIBLE: Record<WebhookOrdering, string> = {
+  none: '',
+  resource: `AND NOT EXISTS (SELECT 1 FROM deliveries ahead
+                              WHERE ahead.webhook_id = c.webhook_id AND ahead.resource_key = c.resource_key
+                                AND ahead.state = 'pending' AND ahead.event_id < c.event_id)`,
+  webhook: `AND NOT EXISTS (SELECT 1 FROM deliveries ahead
+                             WHERE ahead.webhook_id = c.webhook_id AND ahead.state = 'pending' AND ahead.event_id < c.event_id)`,
+};
+
+/**
  * Leases up to `limit` of one webhook's oldest due rows in a single conditional UPDATE (an index
  * range scan of what it returns): a row leased by anyone else is never taken, so two processes on
  * one database never send the same attempt at once. On PostgreSQL the rows are locked as they are
@@ -157,12 +195,13 @@ export interface ClaimedDelivery {
  * the primary key for the outer UPDATE: without it SQLite picks the (state, next_attempt_at) index
  * and walks every pending row, so each claim would cost the backlog.
  */
-const CLAIM_DUE_SQLITE = `UPDATE deliveries SET claimed_by = ?, lease_until = ?
-  WHERE id IN (SELECT id FROM deliveries
-               WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
-                 AND (lease_until IS NULL OR lease_until < ?)
-                 AND id NOT IN (SELECT value FROM json_each(?))
-               ORDER BY next_attempt_at, id LIMIT ?)
+const claimDueSqlite = (eligible: string) => `UPDATE deliveries SET claimed_by = ?, lease_until = ?
+  WHERE id IN (SELECT c.id FROM deliveries c
+               WHERE c.webhook_id = ? AND c.state = 'pending' AND c.next_attempt_at <= ?
+                 AND (c.lease_until IS NULL OR c.lease_until < ?)
+                 AND c.id NOT IN (SELECT value FROM json_each(?))
+                 ${eligible}
+               ORDER BY c.next_attempt_at, c.id LIMIT ?)
     AND +state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
   RETURNING id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
 
@@ -170,14 +209,20 @@ const CLAIM_DUE_SQLITE = `UPDATE deliveries SET claimed_by = ?, lease_until = ?
  * PostgreSQL picks the rows in a CTE, which runs once: as `WHERE id IN (subquery … LIMIT)` the
  * planner may join the subquery instead and take more rows than the limit.
  */
-const CLAIM_DUE_POSTGRES = `WITH picked AS (
-    SELECT id FROM deliveries
-     WHERE webhook_id = ? AND state = 'pending' AND next_attempt_at <= ?
-       AND (lease_until IS NULL OR lease_until < ?)
-       AND id NOT IN (SELECT json_array_elements_text(?::json))
-     ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED)
+const claimDuePostgres = (eligible: string) => `WITH picked AS (
+    SELECT c.id FROM deliveries c
+     WHERE c.webhook_id = ? AND c.state = 'pending' AND c.next_attempt_at <= ?
+       AND (c.lease_until IS NULL OR c.lease_until < ?)
+       AND c.id NOT IN (SELECT json_array_elements_text(?::json))
+       ${eligible}
+     ORDER BY c.next_attempt_at, c.id LIMIT ? FOR UPDATE SKIP LOCKED)
   UPDATE deliveries SET claimed_by = ?, lease_until = ? FROM picked WHERE deliveries.id = picked.id
   RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
+
+const byOrdering = <T>(make: (eligible: string) => T) =>
+  Object.fromEntries(Object.entries(ELIGIBLE).map(([k, v]) => [k, make(v)])) as Record<WebhookOrdering, T>;
+const CLAIM_DUE_SQLITE = byOrdering(claimDueSqlite);
+const CLAIM_DUE_POSTGRES = byOrdering(claimDuePostgres);
 
 export async function claimDue(
   db: Db,
@@ -187,14 +232,15 @@ export async function claimDue(
   leaseUntil: number,
   limit: number,
   held: readonly string[] = [],
+  ordering: WebhookOrdering = 'none',
 ): Promise<ClaimedDelivery[]> {
   // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
   // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
   const heldList = held.length ? JSON.stringify(held) : '[]';
   const rows =
     db.dialect === 'postgres'
-      ? await db.all<ClaimedDelivery>(CLAIM_DUE_POSTGRES, [webhookId, nowMs, nowMs, heldList, limit, owner, leaseUntil])
-      : await db.all<ClaimedDelivery>(CLAIM_DUE_SQLITE, [owner, leaseUntil, webhookId, nowMs, nowMs, heldList, limit, nowMs]);
+      ? await db.all<ClaimedDelivery>(CLAIM_DUE_POSTGRES[ordering], [webhookId, nowMs, nowMs, heldList, limit, owner, leaseUntil])
+      : await db.all<ClaimedDelivery>(CLAIM_DUE_SQLITE[ordering], [owner, leaseUntil, webhookId, nowMs, nowMs, heldList, limit, nowMs]);
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
@@ -564,14 +610,33 @@ export interface DeliveryView extends Omit<Delivery, 'nextAttemptAt'> {
   eventType: string;
   /** Whether a dispatcher holds the row right now (its attempt is in flight or about to be). */
   inFlight: boolean;
+  /**
+   * On an ordered webhook, the pending delivery at the head of its line (the oldest pending one of
+   * its resource, or of the webhook in strict order), which must succeed or be released before this
+   * one may go; null when nothing is ahead of it.
+   */
+  waitingBehind: string | null;
 }
 
-const VIEW_COLUMNS = `d.*, e.type AS event_type, CASE WHEN d.claimed_by IS NOT NULL AND d.lease_until >= ? THEN 1 ELSE 0 END AS in_flight`;
-const toView = (r: Row & { event_type: string; in_flight: number }): DeliveryView => ({
+/** The head a pending row waits behind on an ordered webhook: the oldest pending row ahead of it (migration 027's indexes). */
+const WAITING_BEHIND = `CASE WHEN d.state <> 'pending' THEN NULL
+    WHEN (SELECT ordering FROM webhooks WHERE id = d.webhook_id) = 'resource' THEN
+      (SELECT h.id FROM deliveries h WHERE h.webhook_id = d.webhook_id AND h.resource_key = d.resource_key AND h.state = 'pending'
+          AND h.event_id < d.event_id ORDER BY h.event_id LIMIT 1)
+    WHEN (SELECT ordering FROM webhooks WHERE id = d.webhook_id) = 'webhook' THEN
+      (SELECT h.id FROM deliveries h WHERE h.webhook_id = d.webhook_id AND h.state = 'pending' AND h.event_id < d.event_id
+        ORDER BY h.event_id LIMIT 1)
+  END AS waiting_behind`;
+
+const VIEW_COLUMNS = `d.*, e.type AS event_type, CASE WHEN d.claimed_by IS NOT NULL AND d.lease_until >= ? THEN 1 ELSE 0 END AS in_flight,
+  ${WAITING_BEHIND}`;
+type ViewRow = Row & { event_type: string; in_flight: number; waiting_behind: string | null };
+const toView = (r: ViewRow): DeliveryView => ({
   ...toDelivery(r),
   nextAttemptAt: r.state === 'pending' ? new Date(r.next_attempt_at).toISOString() : null,
   eventType: r.event_type,
   inFlight: r.in_flight === 1,
+  waitingBehind: r.waiting_behind,
 });
 
 /** One delivery of the organization (another organization's id is as good as unknown). */
@@ -580,7 +645,7 @@ export async function getDeliveryView(db: Db, orgId: string, id: string, nowMs: 
     nowMs,
     id,
     orgId,
-  ])) as (Row & { event_type: string; in_flight: number }) | undefined;
+  ])) as ViewRow | undefined;
   return row && toView(row);
 }
 
@@ -613,7 +678,7 @@ export async function pageWebhookDeliveries(
   if (f.since !== undefined) add('d.id >= ? AND d.created_at >= ?', idLowerBound('dlv', Date.parse(f.since)), f.since);
   if (f.until !== undefined) add('d.created_at < ?', f.until);
   if (f.before !== undefined) add('d.id < ?', f.before);
-  const rows = await db.all<Row & { event_type: string; in_flight: number }>(
+  const rows = await db.all<ViewRow>(
     sql`SELECT ${VIEW_COLUMNS} FROM deliveries d ${indexedBy('deliveries_webhook_id')} JOIN events e ON e.id = d.event_id
         WHERE ${where.join(' AND ')} ORDER BY d.id DESC LIMIT ?`,
     [...params, f.limit],
@@ -682,4 +747,88 @@ export async function pendingBacklog(db: Db, orgId: string, cap: number): Promis
     [orgId, cap],
   );
   return { count: Number(count ?? 0), oldestCreatedAt };
+}
+
+/**
+ * Takes one pending delivery of the organization out of its line without sending it: `skipped`
+ * (kept, a replay sends it again) or `cancelled`. On an ordered webhook this releases the ones
+ * behind it. False when the row is not pending, or a dispatcher holds it (its attempt may be on the
+ * wire: what is behind it must wait for that result).
+ */
+export async function releasePending(
+  db: Db,
+  orgId: string,
+  id: string,
+  state: 'skipped' | 'cancelled',
+  nowMs: number,
+  at: string,
+): Promise<boolean> {
+  return (
+    (await db.run(
+      `UPDATE deliveries SET state = ?, updated_at = ?
+        WHERE id = ? AND org_id = ? AND state = 'pending' AND (claimed_by IS NULL OR lease_until < ?)`,
+      [state, at, id, orgId, nowMs],
+    )) > 0
+  );
+}
+
+/** A resource whose line on an ordered webhook is held by a head that has failed (see blockedResources). */
+export interface BlockedResource {
+  orgId: string;
+  webhookId: string;
+  ordering: WebhookOrdering;
+  /** The event's data.id; on a webhook in strict order, the head's resource (the whole webhook waits). */
+  resource: string | null;
+  /** The pending delivery at the head of the line, and its event. */
+  headId: string;
+  eventId: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string;
+  /** Pending deliveries behind the head. */
+  waiting: number;
+}
+
+/**
+ * Ordered lines held by a failing head: a pending head (nothing pending ahead of it) that has been
+ * tried at least once without success, with at least one pending delivery behind it. The heads are
+ * found among the rows waiting for a retry (the partial index deliveries_retrying), so the read
+ * follows the failing rows, not the backlog.
+ */
+export async function blockedResources(
+  db: Db,
+  f: { orgId?: string | undefined; webhookId?: string | undefined; limit: number },
+): Promise<BlockedResource[]> {
+  const where = ["r.state = 'pending'", 'r.attempts > 0', "w.ordering <> 'none'"];
+  const params: unknown[] = [];
+  if (f.orgId !== undefined) {
+    where.push('r.org_id = ?');
+    params.push(f.orgId);
+  }
+  if (f.webhookId !== undefined) {
+    where.push('r.webhook_id = ?');
+    params.push(f.webhookId);
+  }
+  // One form per ordering, so each seeks its own partial index (an OR of the two would walk the webhook's whole line).
+  const ahead = (x: string, cmp: '<' | '>') => ({
+    resource: `FROM deliveries ${x} WHERE ${x}.webhook_id = r.webhook_id AND ${x}.resource_key = r.resource_key
+                 AND ${x}.state = 'pending' AND ${x}.event_id ${cmp} r.event_id`,
+    webhook: `FROM deliveries ${x} WHERE ${x}.webhook_id = r.webhook_id AND ${x}.state = 'pending' AND ${x}.event_id ${cmp} r.event_id`,
+  });
+  const before = ahead('a', '<');
+  const after = ahead('b', '>');
+  const rows = await db.all<Omit<BlockedResource, 'nextAttemptAt'> & { nextAttemptAt: number }>(
+    sql`SELECT * FROM (
+       SELECT r.org_id AS "orgId", r.webhook_id AS "webhookId", w.ordering, r.resource_key AS resource, r.id AS "headId",
+              r.event_id AS "eventId", r.attempts, r.last_status AS "lastStatus", r.last_error AS "lastError",
+              r.next_attempt_at AS "nextAttemptAt",
+              CASE WHEN w.ordering = 'resource' THEN (SELECT COUNT(*) ${after.resource}) ELSE (SELECT COUNT(*) ${after.webhook}) END AS waiting
+         FROM deliveries r ${indexedBy('deliveries_retrying')} JOIN webhooks w ON w.id = r.webhook_id
+        WHERE ${where.join(' AND ')}
+          AND CASE WHEN w.ordering = 'resource' THEN NOT EXISTS (SELECT 1 ${before.resource}) ELSE NOT EXISTS (SELECT 1 ${before.webhook}) END
+     ) lines WHERE waiting > 0 ORDER BY "webhookId", "eventId" LIMIT ?`,
+    [...params, f.limit],
+  );
+  return rows.map((r) => ({ ...r, waiting: Number(r.waiting), nextAttemptAt: new Date(Number(r.nextAttemptAt)).toISOString() }));
 }

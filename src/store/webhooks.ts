@@ -7,12 +7,21 @@
  */
 import type { Db } from '../db/database.js';
 
+/**
+ * The order a webhook's deliveries go out in: `none`, any order (several sends at once);
+ * `resource`, each resource's events (the event's `data.id`) in commit order; `webhook`, every
+ * event in commit order, one send at a time.
+ */
+export const WEBHOOK_ORDERINGS = ['none', 'resource', 'webhook'] as const;
+export type WebhookOrdering = (typeof WEBHOOK_ORDERINGS)[number];
+
 export interface WebhookSettings {
   id: string;
   url: string;
   enabled: boolean;
   /** The event types sent to this webhook (exact, or a prefix ending in `*`); empty sends every type. */
   eventTypes: string[];
+  ordering: WebhookOrdering;
   createdAt: string;
   updatedAt: string;
 }
@@ -32,6 +41,7 @@ interface Row {
   enabled: number;
   disabled_reason: string | null;
   event_types: string | null;
+  ordering: WebhookOrdering;
   disabled_at: string | null;
   created_at: string;
   updated_at: string;
@@ -44,6 +54,7 @@ const toRecord = (r: Row): WebhookRecord => ({
   enabled: r.enabled === 1,
   disabledReason: r.disabled_reason,
   eventTypes: r.event_types ? (JSON.parse(r.event_types) as string[]) : [],
+  ordering: r.ordering,
   disabledAt: r.disabled_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -55,13 +66,14 @@ export const toSettings = (w: WebhookRecord): WebhookSettings => ({
   url: w.url,
   enabled: w.enabled,
   eventTypes: w.eventTypes,
+  ordering: w.ordering,
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
 });
 
 export async function insertWebhook(db: Db, w: WebhookRecord): Promise<void> {
   await db.run(
-    'INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, disabled_at, event_types, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO webhooks (id, org_id, url, enabled, disabled_reason, disabled_at, event_types, ordering, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [
       w.id,
       w.orgId,
@@ -70,6 +82,7 @@ export async function insertWebhook(db: Db, w: WebhookRecord): Promise<void> {
       w.enabled ? null : w.disabledReason,
       w.enabled ? null : w.createdAt,
       eventTypesColumn(w.eventTypes),
+      w.ordering,
       w.createdAt,
       w.updatedAt,
     ],
@@ -82,6 +95,11 @@ const eventTypesColumn = (types: readonly string[]): string | null => (types.len
 /** Sets a webhook's event-type filter (empty: every type). */
 export async function setWebhookEventTypes(db: Db, id: string, types: readonly string[], updatedAt: string): Promise<void> {
   await db.run('UPDATE webhooks SET event_types = ?, updated_at = ? WHERE id = ?', [eventTypesColumn(types), updatedAt, id]);
+}
+
+/** Sets the order a webhook's deliveries go out in; it applies to what is queued already. */
+export async function setWebhookOrdering(db: Db, id: string, ordering: WebhookOrdering, updatedAt: string): Promise<void> {
+  await db.run('UPDATE webhooks SET ordering = ?, updated_at = ? WHERE id = ?', [ordering, updatedAt, id]);
 }
 
 /** A live webhook of this organization (another organization's id is as good as unknown). */

@@ -16,12 +16,13 @@ describe('webhook settings (endpoints 11-17)', () => {
     const { auth } = await makeOrg(ctx, tokens);
     const created = await http.post(BASE).set('authorization', auth).send({ url: 'http://127.0.0.1:9/hook' });
     expect(created.status).toBe(201);
-    // The spec's WebhookSettings, the event-type filter, the signature schemes, and the secret this answer alone shows.
+    // The spec's WebhookSettings, the event-type filter, the delivery order, the signature schemes, and the secret this answer alone shows.
     expect(Object.keys(created.body).sort()).toEqual([
       'createdAt',
       'enabled',
       'eventTypes',
       'id',
+      'ordering',
       'secret',
       'signatureSchemes',
       'updatedAt',

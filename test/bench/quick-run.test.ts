@@ -61,6 +61,8 @@ describe('npm run bench -- --quick', () => {
     expect(outbox!.latencyMachineStealPct).toBeGreaterThanOrEqual(0);
     // The signature is made once per event and key, whatever the number of endpoints.
     expect(outbox!.fanoutEventSignatures).toBe(outbox!.fanoutEventsStored);
+    // Ordered delivery beside unordered on the same events (its figure is the ratio; the quick run's is not a measure).
+    positive(outbox!, ['deliveriesUnordered50', 'deliveriesOrdered50', 'orderedRatioPct']);
 
     positive(api!, [
       'identitiesPrefixRps',

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_CSP } from '../../src/api/console.js';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { emitEvent } from '../../src/services/outbox.js';
+import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
+import type { EventDataByType } from '../../src/verify/events.js';
 import { PACKAGE_ROOT } from '../../src/version.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { startReceiver } from '../delivery/receiver.js';
@@ -176,6 +178,44 @@ describe.skipIf(process.env.BORDERD_TEST_BACKEND === 'postgres')('web console in
       await page.click('#operator-signin button[type=submit]');
       await expect.poll(() => page.locator('#signin-error').textContent()).toMatch(/admin token/);
       expect(problems.filter((p) => !/401/.test(p))).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+  it('a tenant with an ordered webhook sees its blocked resource and what waits behind its head, and skips the head to release the next', async () => {
+    const w = await world();
+    try {
+      const patched = await fetch(`${w.base}/v1/notifications/webhooks/settings/${w.hookA}`, {
+        method: 'PATCH',
+        headers: { authorization: w.a.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: w.receiver.url, ordering: 'resource' }),
+      });
+      expect(((await patched.json()) as { ordering: string }).ordering).toBe('resource');
+      w.receiver.setResponder((_r, res) => res.writeHead(500).end('not yet'));
+      const data = { id: 'txn_console', status: 'Processing' } as unknown as EventDataByType['Transaction_Updated'];
+      for (let i = 0; i < 3; i++) await inOutboxTransaction(w.ctx, (c) => enqueueEvent(c, w.a.org.id, 'Transaction_Updated', data));
+      await w.receiver.waitFor(1);
+
+      const { page, problems } = await openConsole(w.base);
+      await page.fill('#tenant-signin input[name=clientId]', w.a.client.id);
+      await page.fill('#tenant-signin input[name=clientSecret]', w.a.client.clientSecret);
+      await page.click('#tenant-signin button[type=submit]');
+      const row = page.locator(`tr[data-webhook="${w.hookA}"]`);
+      await expect.poll(() => row.textContent()).toContain('ordered per resource');
+      await row.locator('a').click();
+      const blocked = page.locator('#blocked tr[data-blocked="txn_console"]');
+      await expect.poll(() => blocked.count()).toBe(1);
+      const head = (await blocked.locator('td').nth(1).textContent())!;
+      expect(head).toMatch(/^dlv_/);
+      expect(await blocked.locator('td').nth(5).textContent()).toBe('2');
+      await expect.poll(() => page.locator('tr[data-delivery] .state-cell').first().textContent()).toContain(`waiting behind ${head}`);
+      await shot(page, 'blocked');
+
+      await blocked.locator('button.skip').click();
+      await expect.poll(() => w.receiver.received.length).toBe(2);
+      await expect.poll(async () => await blocked.locator('td').nth(1).textContent()).not.toBe(head);
+      expect(await blocked.locator('td').nth(5).textContent()).toBe('1');
+      expect(problems).toEqual([]);
     } finally {
       await w.close();
     }

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { disableWebhook, enableWebhook, listWebhooksWithHealth } from '../../services/webhooks.js';
-import type { WebhookRecord } from '../../store/webhooks.js';
+import { WEBHOOK_ORDERINGS, type WebhookRecord } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
 import { instant } from '../instant.js';
 import type { RouteModule } from '../route.js';
@@ -22,6 +22,7 @@ const operatorView = z.object({
     .nullable()
     .describe('why it was disabled: the last failed attempt, a 410, or who disabled it; null while enabled'),
   disabledAt: instant.nullable().describe('when it was disabled; null while enabled'),
+  ordering: z.enum(WEBHOOK_ORDERINGS).describe('the order its deliveries go out in (none, resource, webhook)'),
   createdAt: instant,
   updatedAt: instant,
 });
@@ -38,6 +39,7 @@ const toView = (w: WebhookRecord) => ({
   enabled: w.enabled,
   disabledReason: w.disabledReason,
   disabledAt: w.disabledAt,
+  ordering: w.ordering,
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
 });

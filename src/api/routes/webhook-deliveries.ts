@@ -11,7 +11,8 @@ import { notFound } from '../../domain/errors.js';
 import { getOrganization } from '../../store/organizations.js';
 import { listOrganizations } from '../../store/organizations.js';
 import { DELIVERY_STATES } from '../../store/deliveries.js';
-import { toSettings } from '../../store/webhooks.js';
+import { toSettings, WEBHOOK_ORDERINGS } from '../../store/webhooks.js';
+import { blockedLinesOf, releaseDelivery, type Release } from '../../services/delivery-order.js';
 import {
   MAX_REPLAY_EVENTS,
   MAX_REPLAY_IDS,
@@ -63,12 +64,31 @@ const delivery = z.object({
   state: z.enum(DELIVERY_STATES),
   attempts: z.number().int(),
   inFlight: z.boolean().describe('a dispatcher holds it: its attempt is being sent'),
+  waitingBehind: z
+    .string()
+    .nullable()
+    .describe(
+      'on an ordered webhook, the pending delivery at the head of its line (dlv_…), which must succeed or be skipped or cancelled before this one goes; null when nothing is ahead',
+    ),
   nextAttemptAt: instant.nullable().describe('when it is next tried; null unless pending'),
   lastStatus: z.number().int().nullable(),
   lastError: z.string().nullable(),
   deliveredAt: instant.nullable(),
   createdAt: instant,
   updatedAt: instant,
+});
+
+const blockedLine = z.object({
+  webhookId: z.string(),
+  ordering: z.enum(WEBHOOK_ORDERINGS),
+  resource: z.string().nullable().describe("the events' data.id (on a webhook in strict order, the head's: the whole webhook waits)"),
+  headId: z.string().describe('the pending delivery at the head of the line; skip or cancel it to release the rest'),
+  eventId: z.string(),
+  attempts: z.number().int(),
+  lastStatus: z.number().int().nullable(),
+  lastError: z.string().nullable(),
+  nextAttemptAt: instant,
+  waiting: z.number().int().describe('pending deliveries behind the head'),
 });
 
 const attempt = z.object({
@@ -323,6 +343,46 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     },
     handler: async ({ ctx, auth, params }) => ({ status: 202, body: await retryDelivery(ctx, await s.org(ctx, auth, params), params.id) }),
   });
+  api.route({
+    method: 'get',
+    path: `${whk}/blocked`,
+    summary: "A webhook's blocked resources: ordered lines held by a head that has failed",
+    description:
+      'On a webhook with ordering resource (or webhook), each resource whose oldest pending delivery has been tried without success ' +
+      'while later ones wait behind it. Skip or cancel the head to release the rest.',
+    tags: s.tags,
+    auth: s.auth,
+    params: s.id,
+    responses: {
+      200: { description: 'the blocked lines, oldest head first', schema: z.object({ data: z.array(blockedLine) }) },
+      404: unknown('webhook'),
+    },
+    handler: async ({ ctx, auth, params }) => ({
+      body: { data: (await blockedLinesOf(ctx, await s.org(ctx, auth, params), params.id)).map(({ orgId: _org, ...line }) => line) },
+    }),
+  });
+  const releases: [string, Release, string][] = [
+    ['skip', 'skipped', 'kept as skipped: a replay sends it again'],
+    ['cancel', 'cancelled', 'cancelled: it is not sent'],
+  ];
+  for (const [verb, state, what] of releases)
+    api.route({
+      method: 'post',
+      path: `${s.prefix}/deliveries/{id}/${verb}`,
+      summary: `${verb[0]!.toUpperCase()}${verb.slice(1)} a pending delivery (${what})`,
+      description:
+        'Takes a pending delivery out of its line unsent. On an ordered webhook this releases the deliveries of its resource ' +
+        '(or of the webhook, in strict order) that wait behind it: the next one becomes the head and goes.',
+      tags: s.tags,
+      auth: s.auth,
+      params: s.id,
+      responses: {
+        200: { description: `${state}`, schema: delivery },
+        404: unknown('delivery'),
+        409: { description: 'not pending (delivery_not_pending), or its attempt is in flight (delivery_in_flight)' },
+      },
+      handler: async ({ ctx, auth, params }) => ({ body: await releaseDelivery(ctx, await s.org(ctx, auth, params), params.id, state) }),
+    });
   api.route({
     method: 'get',
     path: `${s.prefix}/events`,

@@ -19,7 +19,7 @@ import {
   updateWebhookSettings,
 } from '../../services/webhooks.js';
 import type { AppContext } from '../../context.js';
-import { toSettings, type WebhookRecord } from '../../store/webhooks.js';
+import { toSettings, WEBHOOK_ORDERINGS, type WebhookRecord } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
 import { adminWebhookRoutes } from './admin-webhooks.js';
@@ -33,6 +33,11 @@ export const settingsSchema = z.object({
     .array(z.string())
     .describe(
       'The event types sent to this webhook (exact, or a prefix ending in `*`); empty: every type. Events of other types are not queued for it at all.',
+    ),
+  ordering: z
+    .enum(WEBHOOK_ORDERINGS)
+    .describe(
+      "The order its deliveries go out in: none, any order; resource, each resource's events (data.id) in commit order; webhook, every event in commit order",
     ),
   createdAt: instant,
   updatedAt: instant,
@@ -108,6 +113,14 @@ const writeBody = (maxUrlLength: number) =>
       .describe(
         'x-signature and webhook-signature:v1 are always sent and must be listed; add webhook-signature:v1a for the ' +
           'Ed25519 signature beside v1 (verified with the organization JWKS, no secret needed). Absent keeps the current choice.',
+      ),
+    ordering: z
+      .enum(WEBHOOK_ORDERINGS, { error: `must be one of ${WEBHOOK_ORDERINGS.join(', ')}` })
+      .optional()
+      .describe(
+        "none (default): deliveries go out in any order, several at once. resource: the events of one resource (the event's data.id) " +
+          'arrive in commit order; a later one is sent only once the earlier one has a recorded success, and other resources are never held up. ' +
+          'webhook: every event in commit order, one at a time. On PATCH, absent keeps the current order; it applies to deliveries already queued.',
       ),
   });
 

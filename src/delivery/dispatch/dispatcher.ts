@@ -273,7 +273,8 @@ export class Dispatcher implements Worker {
           slots.claimsByOrg(),
           budget,
           (webhookId) => this.#claimsOf(webhookId) - slots.claimedBy(webhookId),
-          (webhook, limit) => claimDue(tx, webhook.id, this.owner, now, leaseUntil, limit, this.#leases.heldIds(webhook.id)),
+          (webhook, limit) =>
+            claimDue(tx, webhook.id, this.owner, now, leaseUntil, limit, this.#leases.heldIds(webhook.id), webhook.ordering),
         ),
       { durability: 'bookkeeping' },
     );
@@ -336,6 +337,8 @@ export class Dispatcher implements Worker {
       .finally(() => {
         this.#inflight.delete(job.done);
         job.resolve();
+        // On an ordered webhook the row behind this one becomes eligible once this result is recorded.
+        if ((job.webhook.ordering ?? 'none') !== 'none' && this.#started) this.#schedulePass();
       });
   }
 
