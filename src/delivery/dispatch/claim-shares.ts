@@ -105,7 +105,9 @@ export class ClaimPlanner {
   /**
    * Claims within the organizations' shares (shareClaims) through `take(webhook, limit)`, which
    * leases up to `limit` of the webhook's due rows; `room(webhookId)` is how many more the webhook
-   * may hold. Runs inside the pass's write transaction.
+   * may hold, `orgRoom(orgId)` how many more the organization may (the claims of its own send
+   * slots), so one organization's backlog never fills a pass while another has due rows. Runs
+   * inside the pass's write transaction.
    */
   async claim(
     byOrg: ReadonlyMap<string, readonly DueWebhook[]>,
@@ -113,16 +115,20 @@ export class ClaimPlanner {
     budget: number,
     room: (webhookId: string) => number,
     take: (webhook: DueWebhook, limit: number) => Promise<ClaimedDelivery[]>,
+    orgRoom: (orgId: string) => number = () => Infinity,
   ): Promise<Claimed[]> {
     const out: Claimed[] = [];
     const taken = new Map<string, number>();
+    const takenByOrg = new Map<string, number>();
     // Gave fewer rows than asked: nothing more is due there, not worth another query in a later round.
     const drained = new Set<string>();
-    await shareClaims(new Set(byOrg.keys()), heldByOrg, budget, async (orgId, share) => {
+    await shareClaims(new Set(byOrg.keys()), heldByOrg, budget, async (orgId, offered) => {
+      const share = Math.min(offered, orgRoom(orgId) - (takenByOrg.get(orgId) ?? 0));
       let took = 0;
       for (const webhook of byOrg.get(orgId)!) {
         if (took >= share) {
-          this.starved = true;
+          // Out of the process's claims, not of the organization's own: only that asks for passes sooner.
+          if (share === offered) this.starved = true;
           break;
         }
         const limit = Math.min(room(webhook.id) - (taken.get(webhook.id) ?? 0), share - took);
@@ -135,6 +141,7 @@ export class ClaimPlanner {
           out.push({ webhook, rows });
         }
       }
+      takenByOrg.set(orgId, (takenByOrg.get(orgId) ?? 0) + took);
       return took;
     });
     return out;
