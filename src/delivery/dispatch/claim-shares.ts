@@ -124,23 +124,30 @@ export class ClaimPlanner {
     const drained = new Set<string>();
     await shareClaims(new Set(byOrg.keys()), heldByOrg, budget, async (orgId, offered) => {
       const share = Math.min(offered, orgRoom(orgId) - (takenByOrg.get(orgId) ?? 0));
+      const roomLeft = (webhook: DueWebhook) => room(webhook.id) - (taken.get(webhook.id) ?? 0);
       let took = 0;
-      for (const webhook of byOrg.get(orgId)!) {
-        if (took >= share) {
-          // Out of the process's claims, not of the organization's own: only that asks for passes sooner.
-          if (share === offered) this.starved = true;
-          break;
+      // The organization's share split max-min between its webhooks, so its first ones in turn never
+      // take all of it while the others have due rows: rounds of equal parts, what one leaves to the rest.
+      let open = byOrg.get(orgId)!.filter((webhook) => !drained.has(webhook.id) && roomLeft(webhook) > 0);
+      while (took < share && open.length) {
+        const next: DueWebhook[] = [];
+        let n = open.length;
+        for (const webhook of open) {
+          const limit = Math.min(roomLeft(webhook), Math.ceil((share - took) / n--));
+          if (limit <= 0) continue;
+          const rows = await take(webhook, limit);
+          took += rows.length;
+          if (rows.length) {
+            taken.set(webhook.id, (taken.get(webhook.id) ?? 0) + rows.length);
+            out.push({ webhook, rows });
+          }
+          if (rows.length < limit) drained.add(webhook.id);
+          else if (roomLeft(webhook) > 0) next.push(webhook);
         }
-        const limit = Math.min(room(webhook.id) - (taken.get(webhook.id) ?? 0), share - took);
-        if (limit <= 0 || drained.has(webhook.id)) continue;
-        const rows = await take(webhook, limit);
-        if (rows.length < limit) drained.add(webhook.id);
-        took += rows.length;
-        if (rows.length) {
-          taken.set(webhook.id, (taken.get(webhook.id) ?? 0) + rows.length);
-          out.push({ webhook, rows });
-        }
+        open = next;
       }
+      // Out of the process's claims with rows still due, not out of the organization's own: only that asks for passes sooner.
+      if (took >= share && share === offered && open.length) this.starved = true;
       takenByOrg.set(orgId, (takenByOrg.get(orgId) ?? 0) + took);
       return took;
     });
