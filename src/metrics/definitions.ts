@@ -20,7 +20,15 @@ const TRANSACTION_BUCKETS = [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 
 const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** The gauges read at scrape time, and what sets each then (src/metrics/scrape.ts). */
-export type ScrapedGauge = 'outboxPending' | 'outboxOldestAge' | 'webhooks' | 'inboundBacklog' | 'eventStreamClients' | 'sqliteWalSize';
+export type ScrapedGauge =
+  | 'outboxPending'
+  | 'outboxOldestAge'
+  | 'deliverySending'
+  | 'deliveryQueued'
+  | 'webhooks'
+  | 'inboundBacklog'
+  | 'eventStreamClients'
+  | 'sqliteWalSize';
 export type AtScrape = Partial<Record<ScrapedGauge, (gauge: Gauge<string>) => void | Promise<void>>>;
 
 export function defineMetrics(registry: Registry, atScrape: AtScrape = {}) {
@@ -61,6 +69,20 @@ export function defineMetrics(registry: Registry, atScrape: AtScrape = {}) {
       labelNames: ['org_id'] as const,
       registers,
       collect: collect('outboxOldestAge'),
+    }),
+    deliverySending: new Gauge({
+      name: 'borderd_delivery_sending',
+      help: 'Webhook sends in flight on this process, per organization: what each holds of the send slots.',
+      labelNames: ['org_id'] as const,
+      registers,
+      collect: collect('deliverySending'),
+    }),
+    deliveryQueued: new Gauge({
+      name: 'borderd_delivery_queued',
+      help: 'Deliveries this process has claimed that wait for a send slot, per organization.',
+      labelNames: ['org_id'] as const,
+      registers,
+      collect: collect('deliveryQueued'),
     }),
     webhooks: new Gauge({
       name: 'borderd_webhooks',

@@ -19,6 +19,8 @@ export interface ScrapeSources {
   ctx: AppContext;
   /** Event streams open in this process now. */
   streams: () => number;
+  /** The dispatcher's sends in flight and claimed rows waiting for a slot, per organization holding any; none without one. */
+  slots?: () => ReadonlyMap<string, { sending: number; queued: number }>;
 }
 
 /**
@@ -32,7 +34,7 @@ function sharedRead<T>(read: () => Promise<T>): { get: () => Promise<T>; fresh: 
 }
 
 /** What sets each scrape-time gauge; `fresh()` before each scrape. */
-export function readAtScrape({ ctx, streams }: ScrapeSources): { atScrape: AtScrape; fresh: () => void } {
+export function readAtScrape({ ctx, streams, slots = () => new Map() }: ScrapeSources): { atScrape: AtScrape; fresh: () => void } {
   const cap = ctx.config.metrics.backlogCountLimit;
   const shared = sharedRead(async () => {
     const byOrg = new Map<string, PendingBacklog>();
@@ -55,6 +57,14 @@ export function readAtScrape({ ctx, streams }: ScrapeSources): { atScrape: AtScr
         const made = b.oldestCreatedAt === undefined ? now : Date.parse(b.oldestCreatedAt);
         gauge.set({ org_id: orgId }, Math.max(0, now - made) / 1000);
       }
+    },
+    deliverySending(gauge) {
+      gauge.reset();
+      for (const [orgId, held] of slots()) gauge.set({ org_id: orgId }, held.sending);
+    },
+    deliveryQueued(gauge) {
+      gauge.reset();
+      for (const [orgId, held] of slots()) gauge.set({ org_id: orgId }, held.queued);
     },
     async webhooks(gauge) {
       const counts = await countWebhooksByState(ctx.db);
