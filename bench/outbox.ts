@@ -1,4 +1,5 @@
 import type { Benchmark, BenchOutcome } from './bench-types.js';
+import { noisyNeighbour } from './noisy-neighbour.js';
 import { nodesComparison } from './outbox-nodes.js';
 import { externalPostgres, startPostgresServer } from './postgres-server.js';
 import { DaemonDatabase } from './daemon-database.js';
@@ -25,13 +26,16 @@ import { OUTBOX_ENV } from './outbox-env.js';
  * - deliveries/s: a backlog written while the webhook was disabled, then released at once, so the
  *   dispatcher alone is timed (first to last receipt), against the one-core signing limit;
  * - commit-to-receipt latency at a fixed offered rate (event createdAt to first receipt);
- * - fan-out: the same with 10 webhooks; one signature per event and key, reused by every endpoint.
+ * - fan-out: the same with 10 webhooks; one signature per event and key, reused by every endpoint;
+ * - noisy neighbour: one organization's commit-to-receipt p99 beside another's slow endpoints, as a ratio.
  */
 export const outboxBenchmark: Benchmark = {
   name: 'outbox',
-  title: 'Outbox delivery: events written/s, deliveries/s vs the signing limit, commit-to-receipt latency, fan-out',
+  title: 'Outbox delivery: events written/s, deliveries/s vs the signing limit, commit-to-receipt latency, fan-out, noisy neighbour',
   async run({ quick, log, postgres }) {
-    const base = await singleNode(quick, log);
+    const single = await singleNode(quick, log);
+    const noisy = await noisyNeighbour(quick, log);
+    const base = { rows: [...single.rows, ...noisy.rows], metrics: { ...single.metrics, ...noisy.metrics } };
     if (!postgres) return base;
     const server = postgres.url !== undefined ? externalPostgres(postgres.url) : await startPostgresServer();
     try {
