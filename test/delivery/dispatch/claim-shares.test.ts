@@ -147,7 +147,14 @@ describe('a pass’s claims', () => {
     const due = [hook('a', 'o1'), hook('b', 'o1'), hook('x', 'o2')];
     const { take } = rows({ a: 100, b: 100, x: 100 });
     const orgRoom: Record<string, number> = { o1: 3, o2: 100 };
-    const claimed = await planner.claim(planner.plan(due), new Map(), 20, () => 16, take, (orgId) => orgRoom[orgId]!);
+    const claimed = await planner.claim(
+      planner.plan(due),
+      new Map(),
+      20,
+      () => 16,
+      take,
+      (orgId) => orgRoom[orgId]!,
+    );
     // o1's backlog fills only its room of 3 (not its part of 10), split between a and b; o2's part
     // is then the 17 left, of which x has room for 16.
     expect(got(claimed)).toEqual([

@@ -81,7 +81,10 @@ describe('a noisy neighbour', () => {
       for (let i = 0; i < A_WEBHOOKS; i++) {
         const receiver = await startReceiver(slow);
         checkSignaturesAfter(ctx, receiver);
-        const created = await s.http.post('/v1/notifications/webhooks/settings').set('authorization', orgA.auth).send({ url: receiver.url });
+        const created = await s.http
+          .post('/v1/notifications/webhooks/settings')
+          .set('authorization', orgA.auth)
+          .send({ url: receiver.url });
         expect(created.status).toBe(201);
         endpointsA.push(receiver);
       }
