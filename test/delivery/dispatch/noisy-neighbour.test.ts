@@ -111,10 +111,12 @@ describe('a noisy neighbour', () => {
       await Promise.all(endpointsA.map((e) => e.waitFor(1)));
       const noisy = p99(await writeB());
 
-      ctx.log.info({ nodes, quietP99Ms: quiet, noisyP99Ms: noisy }, 'noisy neighbour');
-      // Targets: under 250 ms and within 3× of quiet; asserted with a 2× margin for a loaded machine.
-      expect(noisy).toBeLessThan(500);
-      expect(noisy).toBeLessThan(6 * Math.max(quiet, 25));
+      // Targets: under 250 ms and within 3× of quiet. Asserted with wide margins (4× and about 3×) for
+      // a loaded machine, where the neighbour's claims and results cost the process CPU too; still
+      // well below what waiting behind the neighbour's sends costs (SLOW_MS).
+      const measured = `p99 ${Math.round(noisy)} ms beside the neighbour, ${Math.round(quiet)} ms with it quiet`;
+      expect(noisy, measured).toBeLessThan(4 * 250);
+      expect(noisy, measured).toBeLessThan(3 * 3 * Math.max(quiet, 50));
       // A still sends as much as its share allows, from all nodes together, and each endpoint no more than its own.
       expect(loadA.maxActive).toBe(ctx.config.delivery.perOrganizationConcurrency);
       for (const e of endpointsA) expect(e.load.maxActive).toBeLessThanOrEqual(ctx.config.delivery.perEndpointConcurrency);
