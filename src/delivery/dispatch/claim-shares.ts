@@ -1,7 +1,8 @@
 /**
- * Which rows a pass claims: how many each webhook and the process may hold (claim rounds), how the
- * process's claims are split between organizations (max-min fair), which due webhook a pass starts
- * with, and when a finished send asks for the next pass.
+ * Which rows a pass claims: how many each webhook, each organization and the process may hold
+ * (claim rounds), how the process's claims are split between organizations and an organization's
+ * between its webhooks (max-min fair), which due webhook a pass starts with, and when a finished
+ * send asks for the next pass.
  *
  * @module delivery/dispatch/claim-shares
  */

@@ -105,7 +105,7 @@ export class Dispatcher implements Worker {
     // not during a pass, which may have seen a webhook and not claimed its rows yet.
     if (!this.#current) this.#unanswered.forget(this.#idle);
     this.#slow.forget(this.#idle);
-    this.#giveBack(this.#slots.dropQueued((webhookId) => this.#slotsOf(webhookId) === 0));
+    this.#giveBack(this.#slots.dropQueued((webhookId, orgId) => this.#slotsOf(webhookId) === 0 || this.#orgSlotsOf(orgId) === 0));
     void this.#leases.renew();
     this.#schedulePass();
   };
@@ -180,8 +180,9 @@ export class Dispatcher implements Worker {
   }
 
   /**
-   * Claimed rows of webhooks this node's part of the send slots no longer covers (another node
-   * joined): given back at once so a node with a part sends them, instead of held here unsent.
+   * Claimed rows of webhooks (or organizations) this node's part of the send slots no longer covers
+   * (another node joined): given back at once so a node with a part sends them, instead of held
+   * here unsent.
    */
   #giveBack(jobs: readonly Job[]): void {
     if (jobs.length === 0) return;

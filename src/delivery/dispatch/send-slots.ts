@@ -198,12 +198,12 @@ export class SendSlots<J extends SlotHolder> {
 
   /**
    * Queued jobs leave the ledger unsent: every one at a stop, or those of the webhooks `which`
-   * names (ones this node may no longer send to). Returns them.
+   * names by webhook and organization (ones this node may no longer send to). Returns them.
    */
-  dropQueued(which: (webhookId: string) => boolean = () => true): J[] {
+  dropQueued(which: (webhookId: string, orgId: string) => boolean = () => true): J[] {
     const dropped: J[] = [];
     for (const [webhookId, entry] of this.#turns) {
-      if (!which(webhookId)) continue;
+      if (!which(webhookId, entry.orgId)) continue;
       const org = this.#orgs.get(entry.orgId)!;
       for (const job of entry.queue) {
         dropped.push(job);

@@ -150,6 +150,14 @@ describe('the send-slot ledger', () => {
     pump();
     expect(names().slice(8)).toEqual(['c2']);
     expect(slots.byOrg().get('org1')).toEqual({ sending: 5, queued: 6 });
+    // A node whose part of org1's slots drops to none gives back org1's queued jobs, and only those.
+    expect(slots.dropQueued((_webhookId, orgId) => orgId === 'org1')).toHaveLength(6);
+    expect(slots.byOrg()).toEqual(
+      new Map([
+        ['org1', { sending: 5, queued: 0 }],
+        ['org2', { sending: 3, queued: 0 }],
+      ]),
+    );
   });
 
   it('lets slow endpoints hold at most half of their organization’s slots and of the process’s, and gives the rest to the quick ones', () => {
