@@ -52,6 +52,9 @@ describe('npm run bench -- --quick', () => {
       'commitToReceiptP99Ms',
       'deliveriesPerSecondFanout',
       'daemonPeakRssMb',
+      'noisyNeighbourQuietP99Ms',
+      'noisyNeighbourP99Ms',
+      'noisyNeighbourRatio',
     ]);
     expect(outbox!.eventsWritten).toBe(200);
     expect(outbox!.deliveriesSingle).toBeGreaterThanOrEqual(200);

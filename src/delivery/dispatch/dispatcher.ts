@@ -401,7 +401,8 @@ export class Dispatcher implements Worker {
       });
       // Completed, before the slot frees (the next queued row of this webhook starts at once): a
       // result that will disable the webhook stops its queued rows now, not once the batch is
-      // recorded; and an endpoint that gave no answer goes down to one send at a time.
+      // recorded; an endpoint that gave no answer goes down to one send at a time; and one that took
+      // delivery.slowAfterMs counts as slow (slow-endpoints.ts).
       this.#unanswered.heard(job.webhook.id, result.statusCode);
       this.#slow.heard(job.webhook.id, result.durationMs);
       ends = endsWebhook(this.#policy, job, result);
