@@ -53,9 +53,18 @@ async function startNodes(ctx: Awaited<ReturnType<typeof setup>>['ctx'], n: numb
 }
 
 describe('a noisy neighbour', () => {
-  for (const nodes of [1, 2]) {
-    it(`keeps another organization's commit→receipt p99 where it is with the neighbour quiet (${nodes} node${nodes > 1 ? 's' : ''})`, async () => {
-      const s = await setup({ 'server.shutdownGraceMs': 100 });
+  // The neighbour's endpoints answer after SLOW_MS, or never (each send then ends at the delivery
+  // timeout, SLOW_MS): fifty of them, which still hold more slots than the process had at one send
+  // each once they count as not answering.
+  const cases = [
+    { nodes: 1, answer: true, webhooks: A_WEBHOOKS },
+    { nodes: 2, answer: true, webhooks: A_WEBHOOKS },
+    { nodes: 1, answer: false, webhooks: 50 },
+  ];
+  for (const { nodes, answer, webhooks } of cases) {
+    const shape = `${nodes} node${nodes > 1 ? 's' : ''}, ${webhooks} endpoints of the neighbour ${answer ? 'slow' : 'silent'}`;
+    it(`keeps another organization's commit→receipt p99 where it is with the neighbour quiet (${shape})`, async () => {
+      const s = await setup({ 'server.shutdownGraceMs': 100, 'delivery.timeoutMs': answer ? 2 * SLOW_MS : SLOW_MS });
       const { ctx } = s;
       // B: the setup's organization and its quick webhook; the receipt time of each of its transactions.
       const receivedAt = new Map<string, number>();
@@ -63,13 +72,17 @@ describe('a noisy neighbour', () => {
         receivedAt.set((JSON.parse(r.body.toString()) as { data: { id: string } }).data.id, performance.now());
         res.end('ok');
       });
-      // A: its webhooks, each on its own endpoint answering after SLOW_MS; its requests open at once, and the most there were.
+      // A: its webhooks, each on its own endpoint answering after SLOW_MS or never; its requests open at once, and the most there were.
       const orgA = await makeOrg(ctx, s.tokens, { name: 'Noisy' });
       const held = new Set<NodeJS.Timeout>();
       stops.push(() => held.forEach((t) => clearTimeout(t)));
       const loadA = { active: 0, maxActive: 0 };
       const slow = (_r: unknown, res: ServerResponse) => {
         loadA.maxActive = Math.max(loadA.maxActive, ++loadA.active);
+        if (!answer) {
+          res.once('close', () => loadA.active--);
+          return;
+        }
         const t = setTimeout(() => {
           held.delete(t);
           loadA.active--;
@@ -78,7 +91,7 @@ describe('a noisy neighbour', () => {
         held.add(t);
       };
       const endpointsA = [];
-      for (let i = 0; i < A_WEBHOOKS; i++) {
+      for (let i = 0; i < webhooks; i++) {
         const receiver = await startReceiver(slow);
         checkSignaturesAfter(ctx, receiver);
         const created = await s.http
