@@ -1,5 +1,5 @@
 /**
- * A noisy neighbour: organization A's endpoints answer slowly and it has a backlog, while
+ * A noisy neighbour: organization A's endpoints answer slowly (or never) and it has a backlog, while
  * organization B writes at a steady rate to one quick endpoint. B's commit→receipt stays what it is
  * with A quiet (one node, and two nodes sharing the database), and A still sends as much as its own
  * share allows.
