@@ -1,4 +1,5 @@
 import type { Benchmark, BenchOutcome } from './bench-types.js';
+import { noisyNeighbour } from './noisy-neighbour.js';
 import { nodesComparison } from './outbox-nodes.js';
 import { orderingComparison } from './outbox-ordering.js';
 import { externalPostgres, startPostgresServer } from './postgres-server.js';
@@ -29,14 +30,19 @@ import { OUTBOX_ENV } from './outbox-env.js';
  * - commit-to-receipt latency at a fixed offered rate (event createdAt to first receipt);
  * - fan-out: the same with 10 webhooks; one signature per event and key, reused by every endpoint;
  * - ordered delivery: deliveries/s with `ordering: resource` beside `none` on 50 resources (outbox-ordering.ts).
+ * - noisy neighbour: one organization's commit-to-receipt p99 beside another's slow endpoints, as a ratio.
  */
 export const outboxBenchmark: Benchmark = {
   name: 'outbox',
-  title: 'Outbox delivery: events written/s, deliveries/s vs the signing limit, commit-to-receipt latency, fan-out',
+  title: 'Outbox delivery: events written/s, deliveries/s vs the signing limit, commit-to-receipt latency, fan-out, noisy neighbour',
   async run({ quick, log, postgres }) {
     const single = await singleNode(quick, log);
     const ordering = await orderingComparison(quick, log, receiptRate);
-    const base = { rows: [...single.rows, ...ordering.rows], metrics: { ...single.metrics, ...ordering.metrics } };
+    const noisy = await noisyNeighbour(quick, log);
+    const base = {
+      rows: [...single.rows, ...ordering.rows, ...noisy.rows],
+      metrics: { ...single.metrics, ...ordering.metrics, ...noisy.metrics },
+    };
     if (!postgres) return base;
     const server = postgres.url !== undefined ? externalPostgres(postgres.url) : await startPostgresServer();
     try {

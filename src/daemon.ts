@@ -59,7 +59,15 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
   const signatures = new EventSignatures(ctx);
   const { app } = createApp({ ctx, tokens, adminToken: admin.token, reads, signatures });
 
-  const metrics = ctx.config.metrics.enabled ? createMetricsWorker(ctx, () => openStreamCount(ctx)) : undefined;
+  const nodes = new NodeRegistry(ctx, newNodeId());
+  const dispatcher = new Dispatcher(ctx, { signatures, owner: nodes.id, share: nodes.share });
+  const metrics = ctx.config.metrics.enabled
+    ? createMetricsWorker(
+        ctx,
+        () => openStreamCount(ctx),
+        () => dispatcher.byOrg(),
+      )
+    : undefined;
   const onApiPort = metrics && ctx.config.metrics.port === undefined;
   const server = createServer({ keepAliveTimeout: 5000 }, onApiPort ? withMetricsPath(app, metrics.scrape) : app);
   server.on('clientError', (err: Error, socket) => answerClientError(err, socket as Socket, ctx.log));
@@ -75,12 +83,11 @@ export async function startDaemon(ctx: OpenContext): Promise<Daemon> {
   // this node leaves the nodes table after the dispatcher gave its leases back. The node registry
   // takes back what dead processes held before the dispatcher's first pass; the metrics count
   // from before the first send to after the last.
-  const nodes = new NodeRegistry(ctx, newNodeId());
   const workers: Worker[] = [
     ...(metrics ? [metrics] : []),
     nodes,
     crossNodeWakeups(ctx),
-    new Dispatcher(ctx, { signatures, owner: nodes.id, share: nodes.share }),
+    dispatcher,
     createDecryptWorker(ctx),
     eventStreamCloser(ctx),
     retentionWorker(ctx, nodes.id),

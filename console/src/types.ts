@@ -22,6 +22,7 @@ export interface Health {
   nextAttemptAt: string | null;
   lastHour: Period;
   lastDay: Period;
+  slow: boolean;
   hourly: (Period & { hour: string })[];
 }
 

@@ -276,7 +276,7 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
       h(
         'div',
         { class: 'metrics' },
-        h('div', {}, 'State', h('b', {}, pill(health.enabled ? 'enabled' : 'disabled'))),
+        h('div', {}, 'State', h('b', {}, pill(health.enabled ? 'enabled' : 'disabled'), health.slow ? [' ', pill('slow')] : null)),
         h('div', {}, 'Success 1 h', h('b', {}, rate(health.lastHour))),
         h('div', {}, 'Success 24 h', h('b', {}, rate(health.lastDay))),
         h('div', {}, 'Latency 24 h', h('b', {}, latency(health.lastDay))),

@@ -63,6 +63,7 @@ export async function webhooksPage(session: Session, root: HTMLElement): Promise
                 'td',
                 {},
                 pill(health.enabled ? 'enabled' : 'disabled'),
+                health.slow ? [' ', pill('slow')] : null,
                 health.disabledReason ? h('div', { class: 'muted' }, health.disabledReason, ' ', when(health.disabledAt)) : null,
               ),
               h('td', {}, successBars(health), ' ', latencyBars(health)),

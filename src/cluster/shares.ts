@@ -1,6 +1,7 @@
 /**
  * How the nodes split a webhook's send slots (delivery.perEndpointConcurrency), so the endpoint gets
- * at most that many requests at once from all nodes together, not that many from each. Every node
+ * at most that many requests at once from all nodes together, not that many from each; an
+ * organization's (delivery.perOrganizationConcurrency) are split the same way, by its id. Every node
  * computes the same split from the same list of live nodes with no talk between them: each gets
  * slots / nodes, and the remainder goes to the nodes that follow a place derived from the webhook
  * id, so with more nodes than slots different webhooks are sent by different nodes.

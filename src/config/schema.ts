@@ -269,8 +269,13 @@ export const deliverySchema = z
     jitter: z.number().min(0).max(0.5).default(0.2),
     pollIntervalMs: positiveMs.default(500),
     leaseMs: positiveMs.default(60_000),
-    concurrency: z.number().int().min(1).max(1024).default(32),
+    /** Sends in flight per process: a send mostly waits on a socket, so this is sized for sockets, not CPU. */
+    concurrency: z.number().int().min(1).max(4096).default(256),
     perEndpointConcurrency: z.number().int().min(1).max(256).default(4),
+    /** Sends in flight of one organization, from all nodes together: what one tenant may hold of the process's slots. */
+    perOrganizationConcurrency: z.number().int().min(1).max(4096).default(64),
+    /** A send that takes this long or longer (answered or not) makes its endpoint slow until a quicker one: slow endpoints give way. */
+    slowAfterMs: positiveMs.default(1000),
   })
   .prefault({});
 

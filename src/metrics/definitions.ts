@@ -22,7 +22,15 @@ const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /** The gauges read at scrape time, and what sets each then (src/metrics/scrape.ts). */
 export type ScrapedGauge =
-  'outboxPending' | 'outboxOldestAge' | 'blockedResources' | 'webhooks' | 'inboundBacklog' | 'eventStreamClients' | 'sqliteWalSize';
+  | 'outboxPending'
+  | 'outboxOldestAge'
+  | 'blockedResources'
+  | 'deliverySending'
+  | 'deliveryQueued'
+  | 'webhooks'
+  | 'inboundBacklog'
+  | 'eventStreamClients'
+  | 'sqliteWalSize';
 export type AtScrape = Partial<Record<ScrapedGauge, (gauge: Gauge<string>) => void | Promise<void>>> & {
   /** The events committed since the last scrape, by any process: the database is where they are all seen. */
   events?: (counter: Counter<string>) => Promise<void>;
@@ -73,6 +81,20 @@ export function defineMetrics(registry: Registry, atScrape: AtScrape = {}) {
       labelNames: ['org_id'] as const,
       registers,
       collect: collect('blockedResources'),
+    }),
+    deliverySending: new Gauge({
+      name: 'borderd_delivery_sending',
+      help: 'Webhook sends in flight on this process, per organization: what each holds of the send slots.',
+      labelNames: ['org_id'] as const,
+      registers,
+      collect: collect('deliverySending'),
+    }),
+    deliveryQueued: new Gauge({
+      name: 'borderd_delivery_queued',
+      help: 'Deliveries this process has claimed that wait for a send slot, per organization.',
+      labelNames: ['org_id'] as const,
+      registers,
+      collect: collect('deliveryQueued'),
     }),
     webhooks: new Gauge({
       name: 'borderd_webhooks',

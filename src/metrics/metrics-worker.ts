@@ -10,7 +10,7 @@ import type { OpenContext } from '../context.js';
 import type { Worker } from '../worker.js';
 import { createRegistry } from './definitions.js';
 import { observe } from './observe.js';
-import { readAtScrape } from './scrape.js';
+import { readAtScrape, type ScrapeSources } from './scrape.js';
 import { listenForScrapes, scrapeHandler } from './server.js';
 import type { Registry } from 'prom-client';
 
@@ -24,8 +24,8 @@ export interface MetricsWorker extends Worker {
   readonly url: string | undefined;
 }
 
-export function createMetricsWorker(ctx: OpenContext, streams: () => number): MetricsWorker {
-  const { atScrape, fresh } = readAtScrape({ ctx, streams });
+export function createMetricsWorker(ctx: OpenContext, streams: () => number, slots?: ScrapeSources['slots']): MetricsWorker {
+  const { atScrape, fresh } = readAtScrape({ ctx, streams, ...(slots ? { slots } : {}) });
   const { registry, metrics } = createRegistry(atScrape);
   const collect = (): Promise<string> => {
     fresh();

@@ -23,6 +23,8 @@ export interface ScrapeSources {
   ctx: AppContext;
   /** Event streams open in this process now. */
   streams: () => number;
+  /** The dispatcher's sends in flight and claimed rows waiting for a slot, per organization holding any; none without one. */
+  slots?: () => ReadonlyMap<string, { sending: number; queued: number }>;
 }
 
 /**
@@ -65,7 +67,7 @@ function eventCursors(ctx: AppContext): (counter: Counter<string>) => Promise<vo
 }
 
 /** What sets each scrape-time gauge; `fresh()` before each scrape. */
-export function readAtScrape({ ctx, streams }: ScrapeSources): { atScrape: AtScrape; fresh: () => void } {
+export function readAtScrape({ ctx, streams, slots = () => new Map() }: ScrapeSources): { atScrape: AtScrape; fresh: () => void } {
   const cap = ctx.config.metrics.backlogCountLimit;
   const shared = sharedRead(async () => {
     const byOrg = new Map<string, PendingBacklog>();
@@ -96,6 +98,14 @@ export function readAtScrape({ ctx, streams }: ScrapeSources): { atScrape: AtScr
       for (const line of await blockedResources(ctx.db, { limit: cap })) byOrg.set(line.orgId, (byOrg.get(line.orgId) ?? 0) + 1);
       gauge.reset();
       for (const [orgId, n] of byOrg) gauge.set({ org_id: orgId }, n);
+    },
+    deliverySending(gauge) {
+      gauge.reset();
+      for (const [orgId, held] of slots()) gauge.set({ org_id: orgId }, held.sending);
+    },
+    deliveryQueued(gauge) {
+      gauge.reset();
+      for (const [orgId, held] of slots()) gauge.set({ org_id: orgId }, held.queued);
     },
     async webhooks(gauge) {
       const counts = await countWebhooksByState(ctx.db);

@@ -76,6 +76,8 @@ export interface HealthReport {
   nextAttemptAt: string | null;
   lastHour: PeriodStats;
   lastDay: PeriodStats;
+  /** Its attempts of the last hour took delivery.slowAfterMs or longer on average: a slow endpoint, which gives way to the others (docs/webhooks.md). */
+  slow: boolean;
   /** The last 24 hours, oldest first, one entry per UTC hour that had attempts. */
   hourly: (PeriodStats & { hour: string })[];
 }
@@ -100,6 +102,7 @@ async function healthOf(ctx: AppContext, webhook: WebhookRecord): Promise<Health
     },
   );
   const next = await nextAttemptOf(ctx.db, webhook.id);
+  const lastHour = stats(await attemptTotals(ctx.db, webhook.id, isoAt(now - HOUR_MS)));
   return {
     webhookId: webhook.id,
     enabled: webhook.enabled,
@@ -109,8 +112,9 @@ async function healthOf(ctx: AppContext, webhook: WebhookRecord): Promise<Health
     failuresInARow: base.failuresInARow,
     pending: base.pending,
     nextAttemptAt: next === undefined ? null : isoAt(next),
-    lastHour: stats(await attemptTotals(ctx.db, webhook.id, isoAt(now - HOUR_MS))),
+    lastHour,
     lastDay: stats(day),
+    slow: lastHour.meanLatencyMs !== null && lastHour.meanLatencyMs >= ctx.config.delivery.slowAfterMs,
     hourly: hours.map((h) => ({ hour: `${h.hour}:00:00.000Z`, ...stats(h) })),
   };
 }

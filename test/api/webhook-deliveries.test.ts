@@ -94,6 +94,24 @@ describe('a tenant reads and acts on its own outbox', () => {
     });
   });
 
+  it('health says an endpoint is slow once its attempts of the last hour took delivery.slowAfterMs or longer on average', async () => {
+    const { ctx, http, org, receiver, webhookId, dispatcher } = await setup({ 'delivery.slowAfterMs': 200 });
+    const health = async () => (await http.get(`${W}/${webhookId}/health`).set('authorization', org.auth)).body;
+    await emitEvent(ctx, org.org.id, 'Transaction_Created');
+    await dispatcher.runOnce();
+    expect(await health()).toMatchObject({ slow: false, lastHour: { attempts: 1, succeeded: 1 } });
+    // Two answers that take 300 ms: the mean of the hour's three attempts passes 200 ms.
+    receiver.setResponder((_r, res) => void setTimeout(() => res.end('ok'), 300));
+    await emitEvent(ctx, org.org.id, 'Transaction_Created');
+    await emitEvent(ctx, org.org.id, 'Transaction_Created');
+    await dispatcher.runOnce();
+    const slow = await health();
+    expect(slow.lastHour.meanLatencyMs).toBeGreaterThanOrEqual(200);
+    expect(slow.slow).toBe(true);
+    const list = await http.get(`${N}/webhooks/health`).set('authorization', org.auth);
+    expect(list.body.data).toMatchObject([{ webhook: { id: webhookId }, health: { slow: true } }]);
+  });
+
   it('refuses a retry while the attempt is in flight, and nothing is sent twice', async () => {
     const { ctx, http, org, receiver, webhookId } = await setup();
     let release!: () => void;

@@ -33,8 +33,8 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function world() {
-  const ctx = await makeContext();
+async function world(overrides: Record<string, unknown> = {}) {
+  const ctx = await makeContext(overrides);
   const { app, tokens } = makeApi(ctx);
   const a = await makeOrg(ctx, tokens, { name: 'Acme' });
   const b = await makeOrg(ctx, tokens, { name: 'Globex' });
@@ -150,6 +150,26 @@ describe.skipIf(process.env.BORDERD_TEST_BACKEND === 'postgres')('web console in
       expect(token.length).toBeGreaterThan(20);
       expect(page.url()).not.toContain(token);
       expect(await page.context().cookies()).toEqual([]);
+      expect(problems).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('shows a slow endpoint as slow in the webhook list and on its page', async () => {
+    const w = await world({ 'delivery.slowAfterMs': 100 });
+    try {
+      w.receiver.setResponder((_r, res) => void setTimeout(() => res.end('ok'), 200));
+      await emitEvent(w.ctx, w.a.org.id, 'Transaction_Created', { status: 'Submitted' });
+      await w.receiver.waitFor(1);
+      const { page, problems } = await openConsole(w.base);
+      await page.fill('#tenant-signin input[name=clientId]', w.a.client.id);
+      await page.fill('#tenant-signin input[name=clientSecret]', w.a.client.clientSecret);
+      await page.click('#tenant-signin button[type=submit]');
+      const row = page.locator(`tr[data-webhook="${w.hookA}"]`);
+      await expect.poll(() => row.locator('.state-slow').count()).toBe(1);
+      await row.locator('a').click();
+      await expect.poll(() => page.locator('.metrics .state-slow').textContent()).toBe('slow');
       expect(problems).toEqual([]);
     } finally {
       await w.close();

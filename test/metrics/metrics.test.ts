@@ -129,6 +129,44 @@ describe('metrics', () => {
     }
     await metrics.stop();
   }, 30_000);
+
+  it('show each organization’s sends in flight and its claimed rows waiting for a slot, and drop them once it holds none', async () => {
+    const ctx = await makeContext({ 'delivery.perEndpointConcurrency': 2 });
+    const api = makeApi(ctx);
+    const orgA = await makeOrg(ctx, api.tokens, { name: 'A' });
+    const orgB = await makeOrg(ctx, api.tokens, { name: 'B' });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const receiver = await startReceiver((_r, res) => void held.then(() => res.end('ok')));
+    for (const org of [orgA, orgB]) {
+      const created = await api.http.post('/v1/notifications/webhooks/settings').set('authorization', org.auth).send({ url: receiver.url });
+      expect(created.status).toBe(201);
+    }
+    for (let i = 0; i < 5; i++) await emitEvent(ctx, orgA.org.id, 'Transaction_Created');
+    await emitEvent(ctx, orgB.org.id, 'Transaction_Created');
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5 });
+    const metrics = createMetricsWorker(
+      ctx,
+      () => 0,
+      () => dispatcher.byOrg(),
+    );
+    const pass = dispatcher.runOnce();
+    try {
+      await receiver.waitFor(3);
+      const text = await metrics.collect();
+      // A: two sends (its webhook's slots), three claimed rows waiting; B: its one send.
+      expect(sample(text, 'borderd_delivery_sending', { org_id: orgA.org.id })).toBe(2);
+      expect(sample(text, 'borderd_delivery_queued', { org_id: orgA.org.id })).toBe(3);
+      expect(sample(text, 'borderd_delivery_sending', { org_id: orgB.org.id })).toBe(1);
+      expect(sample(text, 'borderd_delivery_queued', { org_id: orgB.org.id })).toBe(0);
+    } finally {
+      release();
+    }
+    expect(await pass).toBe(6);
+    const after = await metrics.collect();
+    expect(sample(after, 'borderd_delivery_sending', { org_id: orgA.org.id })).toBeUndefined();
+    expect(sample(after, 'borderd_delivery_queued', { org_id: orgB.org.id })).toBeUndefined();
+  });
 });
 
 describe('borderd_events_total', () => {

@@ -1,7 +1,8 @@
 /**
- * Which rows a pass claims: how many each webhook and the process may hold (claim rounds), how the
- * process's claims are split between organizations (max-min fair), which due webhook a pass starts
- * with, and when a finished send asks for the next pass.
+ * Which rows a pass claims: how many each webhook, each organization and the process may hold
+ * (claim rounds), how the process's claims are split between organizations and an organization's
+ * between its webhooks (max-min fair), which due webhook a pass starts with, and when a finished
+ * send asks for the next pass.
  *
  * @module delivery/dispatch/claim-shares
  */
@@ -105,7 +106,9 @@ export class ClaimPlanner {
   /**
    * Claims within the organizations' shares (shareClaims) through `take(webhook, limit)`, which
    * leases up to `limit` of the webhook's due rows; `room(webhookId)` is how many more the webhook
-   * may hold. Runs inside the pass's write transaction.
+   * may hold, `orgRoom(orgId)` how many more the organization may (the claims of its own send
+   * slots), so one organization's backlog never fills a pass while another has due rows. Runs
+   * inside the pass's write transaction.
    */
   async claim(
     byOrg: ReadonlyMap<string, readonly DueWebhook[]>,
@@ -113,28 +116,40 @@ export class ClaimPlanner {
     budget: number,
     room: (webhookId: string) => number,
     take: (webhook: DueWebhook, limit: number) => Promise<ClaimedDelivery[]>,
+    orgRoom: (orgId: string) => number = () => Infinity,
   ): Promise<Claimed[]> {
     const out: Claimed[] = [];
     const taken = new Map<string, number>();
+    const takenByOrg = new Map<string, number>();
     // Gave fewer rows than asked: nothing more is due there, not worth another query in a later round.
     const drained = new Set<string>();
-    await shareClaims(new Set(byOrg.keys()), heldByOrg, budget, async (orgId, share) => {
+    await shareClaims(new Set(byOrg.keys()), heldByOrg, budget, async (orgId, offered) => {
+      const share = Math.min(offered, orgRoom(orgId) - (takenByOrg.get(orgId) ?? 0));
+      const roomLeft = (webhook: DueWebhook) => room(webhook.id) - (taken.get(webhook.id) ?? 0);
       let took = 0;
-      for (const webhook of byOrg.get(orgId)!) {
-        if (took >= share) {
-          this.starved = true;
-          break;
+      // The organization's share split max-min between its webhooks, so its first ones in turn never
+      // take all of it while the others have due rows: rounds of equal parts, what one leaves to the rest.
+      let open = byOrg.get(orgId)!.filter((webhook) => !drained.has(webhook.id) && roomLeft(webhook) > 0);
+      while (took < share && open.length) {
+        const next: DueWebhook[] = [];
+        let n = open.length;
+        for (const webhook of open) {
+          const limit = Math.min(roomLeft(webhook), Math.ceil((share - took) / n--));
+          if (limit <= 0) continue;
+          const rows = await take(webhook, limit);
+          took += rows.length;
+          if (rows.length) {
+            taken.set(webhook.id, (taken.get(webhook.id) ?? 0) + rows.length);
+            out.push({ webhook, rows });
+          }
+          if (rows.length < limit) drained.add(webhook.id);
+          else if (roomLeft(webhook) > 0) next.push(webhook);
         }
-        const limit = Math.min(room(webhook.id) - (taken.get(webhook.id) ?? 0), share - took);
-        if (limit <= 0 || drained.has(webhook.id)) continue;
-        const rows = await take(webhook, limit);
-        if (rows.length < limit) drained.add(webhook.id);
-        took += rows.length;
-        if (rows.length) {
-          taken.set(webhook.id, (taken.get(webhook.id) ?? 0) + rows.length);
-          out.push({ webhook, rows });
-        }
+        open = next;
       }
+      // Out of the process's claims with rows still due, not out of the organization's own: only that asks for passes sooner.
+      if (took >= share && share === offered && open.length) this.starved = true;
+      takenByOrg.set(orgId, (takenByOrg.get(orgId) ?? 0) + took);
       return took;
     });
     return out;

@@ -23,6 +23,7 @@ import { endsWebhook, Recorder } from './record.js';
 import { Sender } from './send.js';
 import { SendSlots } from './send-slots.js';
 import { Signing, standardHeaders } from './signing.js';
+import { SlowEndpoints } from './slow-endpoints.js';
 import { UnansweredEndpoints } from './unanswered.js';
 
 export interface DispatcherOptions {
@@ -35,8 +36,8 @@ export interface DispatcherOptions {
   /** The process's event signatures, shared with its event streams; a dispatcher without one has its own. */
   signatures?: EventSignatures;
   /**
-   * This node's part of a webhook's send slots when several nodes share the database (the node
-   * registry's share); without it, all of them.
+   * This node's part of a webhook's send slots, or of an organization's, when several nodes share
+   * the database (the node registry's share); without it, all of them.
    */
   share?: (webhookId: string, slots: number) => number;
 }
@@ -80,6 +81,7 @@ export class Dispatcher implements Worker {
   readonly #policy: RetryPolicy;
   readonly #planner = new ClaimPlanner();
   readonly #unanswered: UnansweredEndpoints;
+  readonly #slow: SlowEndpoints;
   readonly #slots: SendSlots<Job>;
   readonly #leases: Leases;
   readonly #pools: EndpointPools;
@@ -103,7 +105,8 @@ export class Dispatcher implements Worker {
     // A webhook with no pool (closed as idle, or never made: a refused target) and nothing in hand;
     // not during a pass, which may have seen a webhook and not claimed its rows yet.
     if (!this.#current) this.#unanswered.forget(this.#idle);
-    this.#giveBack(this.#slots.dropQueued((webhookId) => this.#slotsOf(webhookId) === 0));
+    this.#slow.forget(this.#idle);
+    this.#giveBack(this.#slots.dropQueued((webhookId, orgId) => this.#slotsOf(webhookId) === 0 || this.#orgSlotsOf(orgId) === 0));
     void this.#leases.renew();
     this.#schedulePass();
   };
@@ -111,6 +114,8 @@ export class Dispatcher implements Worker {
   readonly #share: (webhookId: string, slots: number) => number;
   /** Send slots a webhook may use on this node now: its endpoint's (unanswered.ts), this node's part of them. */
   readonly #slotsOf = (webhookId: string) => this.#share(webhookId, this.#unanswered.slotsOf(webhookId));
+  /** Send slots an organization may use on this node: this node's part of perOrganizationConcurrency. */
+  readonly #orgSlotsOf = (orgId: string) => this.#share(orgId, this.#ctx.config.delivery.perOrganizationConcurrency);
   readonly #startJob = (job: Job) => this.#start(job);
 
   constructor(ctx: AppContext, opts: DispatcherOptions = {}) {
@@ -121,7 +126,8 @@ export class Dispatcher implements Worker {
     this.owner = opts.owner ?? newNodeId();
     this.#share = opts.share ?? ((_webhookId, slots) => slots);
     this.#unanswered = new UnansweredEndpoints(ctx.db, d);
-    this.#slots = new SendSlots(d, this.#slotsOf);
+    this.#slow = new SlowEndpoints(d);
+    this.#slots = new SendSlots(d, this.#slotsOf, { orgSlotsOf: this.#orgSlotsOf, isSlow: (id) => this.#slow.isSlow(id) });
     this.#leases = new Leases(ctx, this.owner);
     this.#pools = new EndpointPools(ctx.config);
     this.#sender = new Sender(this.#pools, d);
@@ -175,8 +181,9 @@ export class Dispatcher implements Worker {
   }
 
   /**
-   * Claimed rows of webhooks this node's part of the send slots no longer covers (another node
-   * joined): given back at once so a node with a part sends them, instead of held here unsent.
+   * Claimed rows of webhooks (or organizations) this node's part of the send slots no longer covers
+   * (another node joined): given back at once so a node with a part sends them, instead of held
+   * here unsent.
    */
   #giveBack(jobs: readonly Job[]): void {
     if (jobs.length === 0) return;
@@ -196,6 +203,16 @@ export class Dispatcher implements Worker {
   /** How many sends of this webhook are in flight now (for tests and tools). */
   sendingTo(webhookId: string): number {
     return this.#slots.sendingTo(webhookId);
+  }
+
+  /** Sends in flight and claimed rows waiting for a send slot, per organization holding claims (metrics, tests). */
+  byOrg(): Map<string, { sending: number; queued: number }> {
+    return this.#slots.byOrg();
+  }
+
+  /** Whether this process counts the webhook's endpoint as slow now (slow-endpoints.ts). */
+  isSlow(webhookId: string): boolean {
+    return this.#slow.isSlow(webhookId);
   }
 
   /** How many webhooks this process keeps state for (for tests and tools). */
@@ -245,6 +262,11 @@ export class Dispatcher implements Worker {
     return claimCapacity(this.#slotsOf(webhookId));
   }
 
+  /** How many more claims an organization may take: CLAIM_ROUNDS of its send slots, less what it holds. */
+  #orgRoom(orgId: string, held: ReadonlyMap<string, number>): number {
+    return claimCapacity(this.#orgSlotsOf(orgId)) - (held.get(orgId) ?? 0);
+  }
+
   /**
    * Claims up to the free claim capacity, then starts what the send slots allow; returns one promise
    * per claimed row, resolved when its result is recorded.
@@ -256,9 +278,10 @@ export class Dispatcher implements Worker {
     const leaseUntil = now + this.#leases.ms;
     const slots = this.#slots;
     const due: DueWebhook[] = [];
+    const held = slots.claimsByOrg();
     for (const w of await dueWebhooks(db, now)) {
       await this.#unanswered.firstSight(w.id);
-      if (slots.claimedBy(w.id) < this.#claimsOf(w.id)) due.push(w);
+      if (slots.claimedBy(w.id) < this.#claimsOf(w.id) && this.#orgRoom(w.orgId, held) > 0) due.push(w);
     }
     if (due.length === 0) return [];
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
@@ -270,11 +293,12 @@ export class Dispatcher implements Worker {
       (tx) =>
         this.#planner.claim(
           byOrg,
-          slots.claimsByOrg(),
+          held,
           budget,
           (webhookId) => this.#claimsOf(webhookId) - slots.claimedBy(webhookId),
           (webhook, limit) =>
             claimDue(tx, webhook.id, this.owner, now, leaseUntil, limit, this.#leases.heldIds(webhook.id), webhook.ordering),
+          (orgId) => this.#orgRoom(orgId, held),
         ),
       { durability: 'bookkeeping' },
     );
@@ -383,8 +407,10 @@ export class Dispatcher implements Worker {
       });
       // Completed, before the slot frees (the next queued row of this webhook starts at once): a
       // result that will disable the webhook stops its queued rows now, not once the batch is
-      // recorded; and an endpoint that gave no answer goes down to one send at a time.
+      // recorded; an endpoint that gave no answer goes down to one send at a time; and one that took
+      // delivery.slowAfterMs counts as slow (slow-endpoints.ts).
       this.#unanswered.heard(job.webhook.id, result.statusCode);
+      this.#slow.heard(job.webhook.id, result.durationMs);
       ends = endsWebhook(this.#policy, job, result);
       if (ends) this.#slots.markEnding(job.webhook);
     } catch (err) {

@@ -2,7 +2,10 @@
  * The ledger of claimed jobs until their send is over: each is queued (waiting for a send slot) or
  * sending, counted per webhook, per organization and for the process, and its webhook may be ending
  * (a result that disables it is not recorded yet). Claims are what is queued or sending; the
- * ledger also decides which queued job takes a free slot.
+ * ledger also decides which queued job takes a free slot, within three bounds: the process's slots,
+ * each organization's, each webhook's; and the sends of slow endpoints together hold at most half of
+ * the process's slots and half of their organization's, so the other half always stays for
+ * endpoints that answer.
  *
  * @module delivery/dispatch/send-slots
  */
@@ -12,10 +15,23 @@ export interface SlotHolder {
   readonly webhook: { readonly id: string; readonly orgId: string };
 }
 
+/** What bounds the sends beyond the process's and each webhook's slots. */
+export interface SlotLimits {
+  /** The send slots an organization may use now; unbounded without it. */
+  readonly orgSlotsOf?: (orgId: string) => number;
+  /** Whether a webhook's endpoint is slow now (slow-endpoints.ts); none is without it. */
+  readonly isSlow?: (webhookId: string) => boolean;
+}
+
+/** The most sends slow endpoints may hold of `slots`: half of them, and at least one. */
+export const slowPart = (slots: number): number => Math.max(1, Math.floor(slots / 2));
+
 /** An organization's jobs, or the process's. */
 class Tally {
   queued = 0;
   sending = 0;
+  /** Sends to endpoints that were slow when the send started. */
+  slowSending = 0;
   /** A job holds a claim while queued or sending; once its send is over it no longer counts, while its result waits to be written. */
   get claimed(): number {
     return this.queued + this.sending;
@@ -44,14 +60,21 @@ export class SendSlots<J extends SlotHolder> {
   readonly #all = new Tally();
   readonly #delivery: { readonly concurrency: number };
   readonly #slotsOf: (webhookId: string) => number;
+  readonly #orgSlotsOf: (orgId: string) => number;
+  readonly #isSlow: (webhookId: string) => boolean;
+  /** Jobs sending to an endpoint that was slow when they started: what they free when over. */
+  readonly #slowSends = new WeakSet<J>();
 
   /**
    * @param delivery the process's send slots (`concurrency`)
    * @param slotsOf the send slots a webhook may use now
+   * @param limits an organization's send slots, and which endpoints are slow
    */
-  constructor(delivery: { readonly concurrency: number }, slotsOf: (webhookId: string) => number) {
+  constructor(delivery: { readonly concurrency: number }, slotsOf: (webhookId: string) => number, limits: SlotLimits = {}) {
     this.#delivery = delivery;
     this.#slotsOf = slotsOf;
+    this.#orgSlotsOf = limits.orgSlotsOf ?? (() => Infinity);
+    this.#isSlow = limits.isSlow ?? (() => false);
   }
 
   /** Claims the process holds. */
@@ -86,6 +109,13 @@ export class SendSlots<J extends SlotHolder> {
     return this.#orgs.has(orgId);
   }
 
+  /** Sends in flight and jobs queued for a slot, per organization holding claims: who holds what. */
+  byOrg(): Map<string, { sending: number; queued: number }> {
+    const out = new Map<string, { sending: number; queued: number }>();
+    for (const [orgId, tally] of this.#orgs) out.set(orgId, { sending: tally.sending, queued: tally.queued });
+    return out;
+  }
+
   /** Claims held per organization: what the next claims are shared from. */
   claimsByOrg(): Map<string, number> {
     const out = new Map<string, number>();
@@ -106,9 +136,11 @@ export class SendSlots<J extends SlotHolder> {
   }
 
   /**
-   * Starts queued jobs while their webhook and the process have free send slots, one job per
-   * webhook in turn (a webhook that just started one goes to the back), so a webhook with a deep
-   * backlog cannot keep the process's slots from the others' claimed rows.
+   * Starts queued jobs while their webhook, their organization and the process have free send
+   * slots, one job per webhook in turn (a webhook that just started one goes to the back), so a
+   * webhook with a deep backlog cannot keep the process's slots from the others' claimed rows. A
+   * slow endpoint's job also waits while slow sends hold their part (slowPart) of its
+   * organization's or the process's slots.
    */
   pump(start: (job: J) => void): void {
     const { concurrency } = this.#delivery;
@@ -122,8 +154,9 @@ export class SendSlots<J extends SlotHolder> {
           this.#turns.delete(webhookId);
           continue;
         }
-        if (entry.sending >= this.#slotsOf(webhookId)) continue;
         const org = this.#orgs.get(entry.orgId)!;
+        const slow = this.#isSlow(webhookId);
+        if (!this.#mayStart(webhookId, entry, org, slow, concurrency)) continue;
         if (share !== undefined && org.sending >= share) continue;
         const job = entry.queue.shift()!;
         entry.sending++;
@@ -131,6 +164,11 @@ export class SendSlots<J extends SlotHolder> {
         org.sending++;
         this.#all.queued--;
         this.#all.sending++;
+        if (slow) {
+          this.#slowSends.add(job);
+          org.slowSending++;
+          this.#all.slowSending++;
+        }
         start(job);
         progress = true;
         this.#turns.delete(webhookId);
@@ -148,21 +186,24 @@ export class SendSlots<J extends SlotHolder> {
       this.#forgetIfIdle(id, entry);
     }
     const org = this.#orgs.get(orgId);
+    const slow = this.#slowSends.delete(job);
     if (org) {
       org.sending--;
+      if (slow) org.slowSending--;
       if (org.claimed <= 0) this.#orgs.delete(orgId);
     }
     this.#all.sending--;
+    if (slow) this.#all.slowSending--;
   }
 
   /**
    * Queued jobs leave the ledger unsent: every one at a stop, or those of the webhooks `which`
-   * names (ones this node may no longer send to). Returns them.
+   * names by webhook and organization (ones this node may no longer send to). Returns them.
    */
-  dropQueued(which: (webhookId: string) => boolean = () => true): J[] {
+  dropQueued(which: (webhookId: string, orgId: string) => boolean = () => true): J[] {
     const dropped: J[] = [];
     for (const [webhookId, entry] of this.#turns) {
-      if (!which(webhookId)) continue;
+      if (!which(webhookId, entry.orgId)) continue;
       const org = this.#orgs.get(entry.orgId)!;
       for (const job of entry.queue) {
         dropped.push(job);
@@ -206,9 +247,19 @@ export class SendSlots<J extends SlotHolder> {
     if (this.#turns.size < 2 || this.#orgs.size < 2) return undefined;
     const waiting = new Set<string>();
     for (const [webhookId, entry] of this.#turns) {
-      if (entry.queue.length && entry.sending < this.#slotsOf(webhookId)) waiting.add(entry.orgId);
+      const org = this.#orgs.get(entry.orgId)!;
+      if (entry.queue.length && this.#mayStart(webhookId, entry, org, this.#isSlow(webhookId), concurrency)) waiting.add(entry.orgId);
     }
     return waiting.size > 1 ? Math.ceil(concurrency / waiting.size) : undefined;
+  }
+
+  /** Whether the webhook's next queued job may start, by its own slots, its organization's, and the part slow endpoints may hold. */
+  #mayStart(webhookId: string, entry: WebhookEntry<J>, org: Tally, slow: boolean, concurrency: number): boolean {
+    if (entry.sending >= this.#slotsOf(webhookId)) return false;
+    const orgSlots = this.#orgSlotsOf(entry.orgId);
+    if (org.sending >= orgSlots) return false;
+    if (!slow) return true;
+    return org.slowSending < slowPart(Math.min(orgSlots, concurrency)) && this.#all.slowSending < slowPart(concurrency);
   }
 
   #entry(webhookId: string, orgId: string): WebhookEntry<J> {

@@ -88,23 +88,27 @@ describe('a pass’s claims', () => {
     const { calls, take } = rows({ a: 100, b: 1, c: 100, x: 1 });
     const room: Record<string, number> = { a: 3, b: 8, c: 8, x: 8 };
     const claimed = await planner.claim(planner.plan(due), new Map(), 10, (id) => room[id]!, take);
-    // First round, 5 each: o1 takes a's room (3), b's one row, one of c's; o2 only has 1. Then o1
-    // gets the 4 left: a has no room left and b gave fewer than asked, so only c is asked.
+    // First round, 5 each: o1 splits its 5 between its webhooks (2, 2 of which b has one, 2); o2
+    // only has 1. Then o1 gets the 4 left: b gave fewer than asked and is not asked again, a has
+    // room for one more, c takes the rest.
     expect(calls).toEqual([
-      ['a', 3],
+      ['a', 2],
       ['b', 2],
-      ['c', 1],
+      ['c', 2],
       ['x', 5],
-      ['c', 4],
+      ['a', 1],
+      ['c', 3],
     ]);
     expect(got(claimed)).toEqual([
-      ['a', 3],
+      ['a', 2],
       ['b', 1],
-      ['c', 1],
+      ['c', 2],
       ['x', 1],
-      ['c', 4],
+      ['a', 1],
+      ['c', 3],
     ]);
-    expect(planner.starved).toBe(false);
+    // The process's 10 claims are all taken while c still has due rows and room.
+    expect(planner.starved).toBe(true);
   });
 
   it('asks nothing of a webhook without room', async () => {
@@ -126,13 +130,38 @@ describe('a pass’s claims', () => {
     const due = [hook('a', 'o1'), hook('b', 'o1'), hook('x', 'o2')];
     const { take } = rows({ a: 100, b: 100, x: 100 });
     const claimed = await planner.claim(planner.plan(due), new Map(), 8, () => 16, take);
+    // o1's part of 4 split between its two webhooks.
     expect(got(claimed)).toEqual([
-      ['a', 4],
+      ['a', 2],
+      ['b', 2],
       ['x', 4],
     ]);
     expect(planner.starved).toBe(true);
     // The next pass starts out not starved.
     planner.plan(due);
+    expect(planner.starved).toBe(false);
+  });
+
+  it('holds an organization to its own room, gives what it leaves to the others, and is not starved by it', async () => {
+    const planner = new ClaimPlanner();
+    const due = [hook('a', 'o1'), hook('b', 'o1'), hook('x', 'o2')];
+    const { take } = rows({ a: 100, b: 100, x: 100 });
+    const orgRoom: Record<string, number> = { o1: 3, o2: 100 };
+    const claimed = await planner.claim(
+      planner.plan(due),
+      new Map(),
+      20,
+      () => 16,
+      take,
+      (orgId) => orgRoom[orgId]!,
+    );
+    // o1's backlog fills only its room of 3 (not its part of 10), split between a and b; o2's part
+    // is then the 17 left, of which x has room for 16.
+    expect(got(claimed)).toEqual([
+      ['a', 2],
+      ['b', 1],
+      ['x', 16],
+    ]);
     expect(planner.starved).toBe(false);
   });
 

@@ -3,7 +3,7 @@
  * process; which queued job a free slot goes to; what a stop and an ending webhook do.
  */
 import { describe, expect, it } from 'vitest';
-import { SendSlots } from '../../../src/delivery/dispatch/send-slots.js';
+import { SendSlots, type SlotLimits } from '../../../src/delivery/dispatch/send-slots.js';
 
 interface TestJob {
   name: string;
@@ -11,8 +11,8 @@ interface TestJob {
 }
 
 /** A ledger over `concurrency` process slots and `perWebhook` slots for each webhook (or what `slotsOf` says). */
-function ledger(concurrency: number, perWebhook: number | ((id: string) => number) = 2) {
-  const slots = new SendSlots<TestJob>({ concurrency }, typeof perWebhook === 'number' ? () => perWebhook : perWebhook);
+function ledger(concurrency: number, perWebhook: number | ((id: string) => number) = 2, limits: SlotLimits = {}) {
+  const slots = new SendSlots<TestJob>({ concurrency }, typeof perWebhook === 'number' ? () => perWebhook : perWebhook, limits);
   const started: TestJob[] = [];
   const pump = () => slots.pump((job) => started.push(job));
   const queue = (webhookId: string, orgId: string, n: number) => {
@@ -133,6 +133,54 @@ describe('the send-slot ledger', () => {
     slots.sendOver(started[0]!);
     pump();
     expect(names().at(-1)).toBe('a4');
+  });
+
+  it('holds an organization to its own slots even alone, and says what each organization sends and has queued', () => {
+    const { slots, queue, pump, started, names } = ledger(100, 4, { orgSlotsOf: (orgId) => (orgId === 'org1' ? 5 : 100) });
+    for (const w of ['a', 'b', 'c']) queue(w, 'org1', 4);
+    pump();
+    expect(names()).toEqual(['a1', 'b1', 'c1', 'a2', 'b2']);
+    expect(slots.byOrg()).toEqual(new Map([['org1', { sending: 5, queued: 7 }]]));
+    // The process has 95 slots free, and org2 takes what it needs at once.
+    queue('x', 'org2', 3);
+    pump();
+    expect(names().slice(5)).toEqual(['x1', 'x2', 'x3']);
+    // A send of org1 over: org1 starts one more, never a sixth at once.
+    slots.sendOver(started[0]!);
+    pump();
+    expect(names().slice(8)).toEqual(['c2']);
+    expect(slots.byOrg().get('org1')).toEqual({ sending: 5, queued: 6 });
+    // A node whose part of org1's slots drops to none gives back org1's queued jobs, and only those.
+    expect(slots.dropQueued((_webhookId, orgId) => orgId === 'org1')).toHaveLength(6);
+    expect(slots.byOrg()).toEqual(
+      new Map([
+        ['org1', { sending: 5, queued: 0 }],
+        ['org2', { sending: 3, queued: 0 }],
+      ]),
+    );
+  });
+
+  it('lets slow endpoints hold at most half of their organization’s slots and of the process’s, and gives the rest to the quick ones', () => {
+    const slow = new Set(['s1', 's2', 's3']);
+    const { slots, queue, pump, started, names } = ledger(8, 2, { orgSlotsOf: () => 6, isSlow: (id) => slow.has(id) });
+    for (const w of ['s1', 's2', 's3']) queue(w, 'org1', 2);
+    pump();
+    // Half of org1's 6 slots: three slow sends, though each endpoint could take two.
+    expect(names()).toEqual(['s11', 's21', 's31']);
+    queue('q', 'org1', 3);
+    pump();
+    expect(names().slice(3)).toEqual(['q1', 'q2']);
+    // Another organization's slow endpoint: the process's slow part (4 of 8) has one left.
+    slow.add('t');
+    queue('t', 'org2', 2);
+    pump();
+    expect(names().slice(5)).toEqual(['t1']);
+    // A slow send over frees a slow slot, which t takes; s2, quick again, is not held by the slow part.
+    slow.delete('s2');
+    slots.sendOver(started[0]!);
+    pump();
+    expect(names().slice(6)).toEqual(['t2', 's22']);
+    expect(slots.sending).toBe(7);
   });
 
   it('at a stop, drops every queued job and keeps counting the ones sending', () => {
