@@ -79,8 +79,6 @@ export interface Signals {
   readonly inboundPassed: Signal<InboundPassCounts>;
   /** A card-network notification was taken in, with what intake did with it (stored, unmatched, replaced, held, duplicate). Emitted after its commit. */
   readonly inboundReceived: Signal<string>;
-  /** Events were committed (their types), by the outbox transaction that wrote them. */
-  readonly eventsWritten: Signal<readonly string[]>;
   /** A delivery attempt's result was recorded, by the dispatcher's recorder after its batch. */
   readonly deliveryAttempted: Signal<DeliveryAttempted>;
   /** The API answered a request, from the app's first middleware when the answer is finished. */
@@ -97,7 +95,6 @@ export function createSignals(): Signals {
     inbound: new Signal(),
     inboundPassed: new Signal<InboundPassCounts>(),
     inboundReceived: new Signal<string>(),
-    eventsWritten: new Signal<readonly string[]>(),
     deliveryAttempted: new Signal<DeliveryAttempted>(),
     requestAnswered: new Signal<RequestAnswered>(),
     groupCommitted: new Signal<number>(),

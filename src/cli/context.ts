@@ -4,8 +4,7 @@
  *
  * @module cli/context
  */
-import { existsSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from '../config/load.js';
@@ -13,6 +12,7 @@ import type { Config } from '../config/schema.js';
 import type { AppContext, OpenContext } from '../context.js';
 import { createContext } from '../create-context.js';
 import { BorderdError } from '../domain/errors.js';
+import { redactedUrl } from '../domain/url-redaction.js';
 import { createLogger } from '../logging/logger.js';
 import { SchemaTooNewError } from '../db/migrate.js';
 import { DatabaseOpenError, isDatabaseBusy, isDatabaseUnavailable } from '../db/database.js';
@@ -247,13 +247,17 @@ function pageItems(value: unknown, field: string): unknown[] | undefined {
 
 /**
  * The options that chose the database and config, as words to paste into a following command, so
- * a printed hint reads the database this command read.
+ * a printed hint reads the database this command read. A database URL that carries a credential is
+ * never printed: the hint names it by the environment variable instead, which the shell expands.
  */
 export function databaseWords(args: CommonArgs): string[] {
   const words: string[] = [];
   if (args.config !== undefined) words.push(`--config ${shellWord(args.config)}`);
   if (args.db !== undefined) words.push(`--db ${shellWord(args.db)}`);
-  if (args.databaseUrl !== undefined) words.push(`--database-url ${shellWord(args.databaseUrl)}`);
+  if (args.databaseUrl !== undefined) {
+    const printable = redactedUrl(args.databaseUrl) === args.databaseUrl;
+    words.push(`--database-url ${printable ? shellWord(args.databaseUrl) : '"$BORDERD_DATABASE_URL"'}`);
+  }
   return words;
 }
 

@@ -15,7 +15,7 @@ import { createContext, dataDirOf } from '../create-context.js';
 import { copySqliteToPostgres, CopyRefusedError, SqliteSource, type CopyReport } from '../db/copy.js';
 import type { Database } from '../db/database.js';
 import { openDatabase } from '../db/open.js';
-import { redactedUrl } from '../db/postgres.js';
+import { redactedUrl } from '../domain/url-redaction.js';
 import { checkMasterKey, mayCreateMasterKey, resolveMasterKey } from '../security/master-key.js';
 import { SecretBox } from '../security/secret-box.js';
 import { startDaemon } from '../daemon.js';

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import type { DatabaseConfig } from '../config/schema.js';
 import { DatabaseOpenError, type Database } from './database.js';
-import { PostgresDatabase, redactedUrl } from './postgres.js';
+import { PostgresDatabase } from './postgres.js';
+import { redactedUrl } from '../domain/url-redaction.js';
 import { SqliteDatabase } from './sqlite.js';
 import { openConnection } from './sqlite-connection.js';
 

@@ -19,8 +19,6 @@ import {
   type TransactionOptions,
 } from './database.js';
 
-export { redactedUrl } from '../domain/url-redaction.js';
-
 /** Why a connection could not be made or used, in words, by the error's code. */
 const CONNECT_FAILURES: Record<string, string> = {
   ECONNREFUSED: 'the connection was refused (is PostgreSQL running, on that host and port?)',

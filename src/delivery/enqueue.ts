@@ -97,12 +97,12 @@ export function wakeDispatcher(ctx: AppContext): void {
   ctx.signals.outbox.emit();
 }
 
-/** The types of the events each open outbox transaction wrote, told once it commits. */
+/** The types of the events each open outbox transaction wrote: its span's attribute. */
 const writtenIn = new WeakMap<Db, string[]>();
 
 /**
  * Runs `fn` in one write transaction, with a context whose `db` is that transaction, then wakes the
- * dispatcher and tells which events were written once it has committed.
+ * dispatcher once it has committed.
  */
 export async function inOutboxTransaction<R>(ctx: AppContext, fn: (ctx: AppContext) => Promise<R>): Promise<R> {
   const types: string[] = [];
@@ -116,6 +116,5 @@ export async function inOutboxTransaction<R>(ctx: AppContext, fn: (ctx: AppConte
     return value;
   });
   wakeDispatcher(ctx);
-  if (types.length) ctx.signals.eventsWritten.emit(types);
   return result;
 }

@@ -45,16 +45,19 @@ function sharedRead<T>(read: () => Promise<T>): { get: () => Promise<T>; fresh: 
  * starts (an organization made later starts at its first); scrapes that overlap take turns.
  */
 function eventCursors(ctx: AppContext): (counter: Counter<string>) => Promise<void> {
-  const started = (async () => {
+  const start = async () => {
     const cursors = new Map<string, StreamPosition | null>();
     for (const orgId of await listOrganizationIds(ctx.db)) cursors.set(orgId, await latestStreamPosition(ctx.db, orgId));
     return cursors;
-  })();
+  };
+  let started = start();
   // A failed read is said by the scrape that awaits it; until then it is not an unhandled rejection.
   let turn: Promise<unknown> = started.catch(() => undefined);
   return (counter) => {
     const read = turn.then(async () => {
-      const cursors = await started;
+      // A first read that failed (the database was down at start) is made again by the next scrape,
+      // which then counts from there: the counter never stays dark until a restart.
+      const cursors = await started.catch(() => (started = start()));
       for (const orgId of await listOrganizationIds(ctx.db)) {
         const { counts, newest } = await countEventsAfterByType(ctx.db, orgId, cursors.get(orgId) ?? null);
         for (const t of counts) counter.inc({ type: t.type }, t.count);
