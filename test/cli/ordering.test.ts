@@ -31,7 +31,7 @@ describe.skipIf(onPostgres)('borderd webhooks ordering, outbox blocked, skip and
     expect(bad.code).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/fifo/);
-    expect(bad.stderr).toMatch(/"none", "resource", "webhook"/);
+    expect(bad.stderr).toMatch(/not one of none, resource, webhook/);
     const set = await cli('webhooks', 'ordering', webhook.id, 'resource');
     expect(set.code).toBe(0);
     expect(set.json).toMatchObject({ id: webhook.id, ordering: 'resource' });

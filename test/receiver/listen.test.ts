@@ -273,14 +273,22 @@ describe('borderd receive (listen mode)', () => {
   it('fetches the key from --public-key-url and heals after a rotation', async () => {
     // A stand-in for endpoints 1 and 17 of a borderd whose key rotates.
     const rotated = createTestSigner();
-    const keys = { current: signer.publicKey, fetches: 0 };
+    const keys = { current: signer, fetches: 0 };
     const keyServer = createServer((req, res) => {
       if (req.url === '/v1/auth/m2m/token')
         return res.writeHead(201, { 'content-type': 'application/json' }).end('{"accessToken":"tok","tokenType":"Bearer","expiresIn":60}');
       keys.fetches++;
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ keyId: 'wsk_1', publicKey: keys.current, algorithm: 'RSA-SHA256', createdAt: '2026-01-01T00:00:00.000Z' }));
+      // The current key; ?keyId= names it, or a key this stand-in does not know (404), as borderd answers.
+      const asked = new URL(req.url!, 'http://x').searchParams.get('keyId');
+      if (asked !== null && asked !== keys.current.keyId) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          keyId: keys.current.keyId,
+          publicKey: keys.current.publicKey,
+          algorithm: 'RSA-SHA256',
+          createdAt: '2026-01-01T00:00:00.000Z',
+        }),
+      );
     });
     await new Promise<void>((r) => keyServer.listen(0, '127.0.0.1', r));
     try {
@@ -293,7 +301,7 @@ describe('borderd receive (listen mode)', () => {
       );
       const first = signer.signEvent('Transaction_Created', data);
       expect((await fetch(rx.url!, { method: 'POST', body: first.body, headers: first.headers })).status).toBe(200);
-      keys.current = rotated.publicKey;
+      keys.current = rotated;
       const second = rotated.signEvent('Transaction_Created', data);
       expect((await fetch(rx.url!, { method: 'POST', body: second.body, headers: second.headers })).status).toBe(200);
       expect(keys.fetches).toBe(2);
