@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listDeliveries } from '../../src/store/deliveries.js';
-import { listEventsAfter } from '../../src/store/events.js';
+import { committedEvents } from '../support/events.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 
 const admin = `Bearer ${ADMIN_TOKEN}`;
@@ -13,7 +13,7 @@ async function setup() {
     .post('/v1/notifications/webhooks/settings')
     .set('authorization', org.auth)
     .send({ url: 'http://127.0.0.1:9/hook' });
-  const events = async () => (await listEventsAfter(ctx.db, org.org.id, null, 1000)).map(({ type, body }) => ({ type, body }));
+  const events = async () => (await committedEvents(ctx.db, org.org.id)).map(({ type, body }) => ({ type, body }));
   return { ctx, ...api, org, webhookId: hook.body.id as string, events };
 }
 

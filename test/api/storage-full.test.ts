@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { prepareOperatorOrganization } from '../../src/alerts/operator-organization.js';
 import { isStorageFull } from '../../src/db/database.js';
 import { createMetricsWorker } from '../../src/metrics/metrics-worker.js';
-import { listEventsAfter } from '../../src/store/events.js';
+import { committedEvents } from '../support/events.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { onPostgres } from '../support/postgres.js';
 
@@ -71,9 +71,7 @@ describe('a full database or disk', () => {
         expect(said.map((l) => l.state)).toEqual(['firing', 'resolved']);
         expect(said[1]).toMatchObject({ refusedWrites: 3, code: 'SQLITE_FULL' });
         // The operator alert goes out once the alert path can write: here the resolution at least.
-        const alerts = (await listEventsAfter(ctx.db, operatorOrg, null, 100)).map(
-          (e) => JSON.parse(e.body) as { data: Record<string, unknown> },
-        );
+        const alerts = (await committedEvents(ctx.db, operatorOrg)).map((e) => JSON.parse(e.body) as { data: Record<string, unknown> });
         expect(alerts.map((a) => a.data)).toContainEqual(
           expect.objectContaining({ alert: 'storage_full', state: 'resolved', refusedWrites: 3 }),
         );

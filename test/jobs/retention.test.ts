@@ -10,7 +10,7 @@ import { replayWebhookSince } from '../../src/services/outbox.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
 import { pruneOutbox, pruneOutboxInTurns } from '../../src/jobs/retention.js';
 import { countByState, listDeliveries, setDelivered } from '../../src/store/deliveries.js';
-import { listEventsAfter } from '../../src/store/events.js';
+import { committedEvents } from '../support/events.js';
 import { deleteEvents, deleteEventsBefore, deleteTestEventsBefore } from '../../src/store/retention.js';
 import { sendTestEvent } from '../../src/services/webhook-deliveries.js';
 import { writeEvent } from '../../src/delivery/events.js';
@@ -49,7 +49,7 @@ async function emitMany(ctx: Ctx, orgId: string, n: number): Promise<string[]> {
 }
 
 /** The organization's event ids, oldest first. */
-const eventIds = async (ctx: Ctx, orgId: string) => (await listEventsAfter(ctx.db, orgId, null, 10_000)).map((e) => e.id);
+const eventIds = async (ctx: Ctx, orgId: string) => (await committedEvents(ctx.db, orgId)).map((e) => e.id);
 
 /** How many deliveries there are, in any state. */
 const deliveries = async (ctx: Ctx) => Object.values(await countByState(ctx.db)).reduce((a, b) => a + b, 0);

@@ -4,7 +4,7 @@ import { createOrganization } from '../../src/services/organizations.js';
 import { dispatchRefundPlan, reconfirmRefundConfig, recordRefundPlanOnFailure, setRefundConfig } from '../../src/services/refunds.js';
 import { changeTransactionStatus, createTransaction, getTransaction } from '../../src/services/transactions.js';
 import type { TransactionHook, TransactionStatusChange } from '../../src/context.js';
-import { listEventsAfter } from '../../src/store/events.js';
+import { committedEvents } from '../support/events.js';
 import { getRefundPlanForTransaction, listRefundPlans, replaceRefundPlanDecision } from '../../src/store/refund-plans.js';
 import { insertOrchestratedTransaction, updateTransactionStatus } from '../../src/store/transactions.js';
 import type { TransactionType } from '../../src/verify/events.js';
@@ -277,7 +277,7 @@ describe('refund plan hook', () => {
     const { ctx, org } = await withPolygonDefault();
     const t = await createTransaction(ctx, { orgId: org.id, type: 'Deposit', network: 'POLYGON' });
     const planRows = async (db: Db = ctx.db) => (await listRefundPlans(db, {})).length;
-    const eventTypes = async () => (await listEventsAfter(ctx.db, org.id, null, 100)).map((e) => e.type);
+    const eventTypes = async () => (await committedEvents(ctx.db, org.id)).map((e) => e.type);
     expect(await eventTypes()).toEqual(['Transaction_Created']);
 
     // The failure is injected at the last step of recording the plan (its log line), after the
