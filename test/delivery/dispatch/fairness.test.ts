@@ -65,11 +65,12 @@ describe('sharing the process between organizations', () => {
     await whileDispatching(
       ctx,
       () => held.splice(0).forEach((res) => res.end('ok')),
-      async () => {
+      async (worker) => {
         await stalled.waitFor(2);
         await newTx(ctx, orgB.org.id);
-        // B's row is claimed although A holds every claim the process has.
+        // B's row is claimed although A holds every claim the process has, and waits in the process for a slot.
         await vi.waitFor(async () => expect((await leasedDeliveries(ctx.db)).filter((d) => d.orgId === orgB.org.id)).toHaveLength(1));
+        await vi.waitFor(() => expect(worker.byOrg().get(orgB.org.id)?.queued).toBe(1));
         held.shift()!.end('ok');
         // The slot A's answer freed goes to B, not to A's next queued row.
         await fast.waitFor(1);

@@ -100,11 +100,11 @@ export async function answeringWebhook(ctx: TestContext, http: ReturnType<typeof
 }
 
 /** Runs `fn` while a started dispatcher delivers; then lets the held answers go and stops it. */
-export async function whileDispatching(ctx: TestContext, release: () => void, fn: () => Promise<void>): Promise<void> {
+export async function whileDispatching(ctx: TestContext, release: () => void, fn: (worker: Dispatcher) => Promise<void>): Promise<void> {
   const worker = new Dispatcher(ctx, { random: () => 0.5 });
   worker.start();
   try {
-    await fn();
+    await fn(worker);
   } finally {
     release();
     await worker.stop();
