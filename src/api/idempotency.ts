@@ -11,7 +11,7 @@ import type { Request } from 'express';
 import type { AppContext } from '../context.js';
 import { tryHoldLock, type Db } from '../db/database.js';
 import type { Commit } from '../db/group-commit.js';
-import { DAY_MS } from '../domain/clock.js';
+import { HOUR_MS } from '../domain/clock.js';
 import { BorderdError, badRequest } from '../domain/errors.js';
 import { findKeptAnswer, keepAnswer, type KeptAnswer } from '../store/idempotency-keys.js';
 import type { AuthContext } from '../services/tokens.js';
@@ -22,7 +22,6 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 /** Letters, digits and `-_.:~+/=`: a UUID, a ULID or base64 text fits, and nothing a proxy or log could misread. */
 const KEY = /^[A-Za-z0-9\-_.:~+/=]{1,255}$/;
 export const IDEMPOTENCY_KEY_PATTERN = KEY.source;
-const HOUR_MS = DAY_MS / 24;
 
 /** Whether a route takes an Idempotency-Key: every POST a caller (a client or the operator) makes. */
 export const takesIdempotencyKey = (spec: { method: string; auth: string }): boolean => spec.method === 'post' && spec.auth !== 'none';

@@ -10,11 +10,10 @@
  * @module services/outbox-budgets
  */
 import type { Config } from '../config/schema.js';
-import type { Clock } from '../domain/clock.js';
+import { HOUR_MS, type Clock } from '../domain/clock.js';
 import { BorderdError, badRequest } from '../domain/errors.js';
 import { FailureBudget } from '../domain/failure-budget.js';
 
-const HOUR_MS = 3_600_000;
 /** How soon a replay refused because another runs for the same webhook is worth asking again. */
 const REPLAY_IN_PROGRESS_RETRY_S = 1;
 
