@@ -2,7 +2,9 @@
  * Idempotency-Key on the API's POSTs (docs/api.md, "Idempotency-Key"): which requests take one,
  * what a well-formed key is, whose key it is, and the run of a keyed request, whose change and
  * kept answer commit in one transaction. The answer is replayed for the same key and the same
- * request until server.idempotencyKeyHours have passed.
+ * request until server.idempotencyKeyHours have passed. An answer no cache may keep
+ * (`Cache-Control: no-store`: it carries a webhook secret) is kept with its body sealed under the
+ * master key, bound to its caller and key, as the secrets table keeps the secret itself.
  *
  * @module api/idempotency
  */
@@ -11,7 +13,7 @@ import type { Request } from 'express';
 import type { AppContext } from '../context.js';
 import { tryHoldLock, type Db } from '../db/database.js';
 import type { Commit } from '../db/group-commit.js';
-import { DAY_MS } from '../domain/clock.js';
+import { HOUR_MS } from '../domain/clock.js';
 import { BorderdError, badRequest } from '../domain/errors.js';
 import { findKeptAnswer, keepAnswer, type KeptAnswer } from '../store/idempotency-keys.js';
 import type { AuthContext } from '../services/tokens.js';
@@ -22,7 +24,6 @@ export const IDEMPOTENCY_KEY_MAX = 255;
 /** Letters, digits and `-_.:~+/=`: a UUID, a ULID or base64 text fits, and nothing a proxy or log could misread. */
 const KEY = /^[A-Za-z0-9\-_.:~+/=]{1,255}$/;
 export const IDEMPOTENCY_KEY_PATTERN = KEY.source;
-const HOUR_MS = DAY_MS / 24;
 
 /** Whether a route takes an Idempotency-Key: every POST a caller (a client or the operator) makes. */
 export const takesIdempotencyKey = (spec: { method: string; auth: string }): boolean => spec.method === 'post' && spec.auth !== 'none';
@@ -84,8 +85,16 @@ const inUse = (key: string): BorderdError =>
     headers: { 'Retry-After': '1' },
   });
 
+/** Whether an answer carries a secret (it says no cache may keep it): its kept body is sealed. */
+const carriesSecret = (headers: Record<string, string>): boolean =>
+  Object.entries(headers).some(([name, value]) => name.toLowerCase() === 'cache-control' && /\bno-store\b/i.test(value));
+
+/** What a sealed body is bound to: a body copied to another caller's or another key's row does not open. */
+const sealContext = ({ scope, key }: KeyedRequest): string => `idempotency_keys.body:${scope}\n${key}`;
+
 /** The kept answer for a repeat of its request; a 422 for another request with the same key. */
-function replay(kept: KeptAnswer, { key, fingerprint }: KeyedRequest): { answer: Answer; replayed: true } {
+function replay(ctx: AppContext, kept: KeptAnswer, request: KeyedRequest): { answer: Answer; replayed: true } {
+  const { key, fingerprint } = request;
   if (kept.fingerprint !== fingerprint) {
     throw new BorderdError(
       422,
@@ -93,24 +102,29 @@ function replay(kept: KeptAnswer, { key, fingerprint }: KeyedRequest): { answer:
       `${IDEMPOTENCY_KEY_HEADER} ${key} was used with another request (method, path or body); send a new key for a new request`,
     );
   }
-  return { answer: { status: kept.status, headers: JSON.parse(kept.headers) as Record<string, string>, body: kept.body }, replayed: true };
+  const headers = JSON.parse(kept.headers) as Record<string, string>;
+  const body = kept.body !== null && carriesSecret(headers) ? ctx.secrets.open(kept.body, sealContext(request)) : kept.body;
+  return { answer: { status: kept.status, headers, body }, replayed: true };
 }
 
 /** The keys whose first request is running in this process, per database. */
 const running = new WeakMap<Db, Set<string>>();
 
 /**
- * Runs a keyed request: the answer kept for its key (`replayed`), or `work` and the keeping of its
- * answer in one transaction of `commit`. `work` gets that transaction, and a commit that runs its
- * writes there (as savepoints). A request whose key is running, in this process or (PostgreSQL) on
- * another node, is a 409 with Retry-After; one whose key was used with another request is a 422.
- * An error rolls back the whole transaction: nothing is kept, and the key stays free.
+ * Runs a keyed request: the answer kept for its key (`replayed`), or `prepare` and then `work` and
+ * the keeping of its answer in one transaction of `commit`. `prepare` runs outside the transaction
+ * (what would hold it while awaited, a key pair made off the main thread), only when the request
+ * does run; `work` gets its result, that transaction, and a commit that runs its writes there (as
+ * savepoints). A request whose key is running, in this process or (PostgreSQL) on another node, is
+ * a 409 with Retry-After; one whose key was used with another request is a 422. An error rolls back
+ * the whole transaction: nothing is kept, and the key stays free.
  */
-export async function runKeyed(
+export async function runKeyed<X>(
   ctx: AppContext,
   commit: Commit,
   request: KeyedRequest,
-  work: (tx: Db, commit: Commit) => Promise<Answer | undefined>,
+  prepare: () => Promise<X>,
+  work: (tx: Db, commit: Commit, prepared: X) => Promise<Answer | undefined>,
 ): Promise<{ answer: Answer | undefined; replayed: boolean }> {
   const { scope, key, fingerprint } = request;
   const id = `${scope}\n${key}`;
@@ -120,20 +134,32 @@ export async function runKeyed(
   if (mine.has(id)) throw inUse(key);
   // A key already answered is replayed without a write transaction, however many repeats arrive at once.
   const answered = await findKeptAnswer(ctx.db, scope, key, ctx.clock.now());
-  if (answered) return replay(answered, request);
+  if (answered) return replay(ctx, answered, request);
   if (mine.has(id)) throw inUse(key);
   mine.add(id);
   try {
+    const prepared = await prepare();
     return await commit(async (tx) => {
       if (!(await tryHoldLock(tx, `idempotency:${id}`))) throw inUse(key);
       const now = ctx.clock.now();
       // Answered since the look above: by another node, or by a request with this key that ended meanwhile.
       const kept = await findKeptAnswer(tx, scope, key, now);
-      if (kept) return replay(kept, request);
-      const answer = await work(tx, (fn) => tx.transaction(fn));
+      if (kept) return replay(ctx, kept, request);
+      const answer = await work(tx, (fn) => tx.transaction(fn), prepared);
       if (answer) {
         const expiresAt = now + ctx.config.server.idempotencyKeyHours * HOUR_MS;
-        await keepAnswer(tx, { scope, key, fingerprint, ...answer, headers: JSON.stringify(answer.headers), createdAt: now, expiresAt });
+        const body =
+          answer.body !== null && carriesSecret(answer.headers) ? ctx.secrets.seal(answer.body, sealContext(request)) : answer.body;
+        await keepAnswer(tx, {
+          scope,
+          key,
+          fingerprint,
+          status: answer.status,
+          headers: JSON.stringify(answer.headers),
+          body,
+          createdAt: now,
+          expiresAt,
+        });
       }
       return { answer, replayed: false };
     });

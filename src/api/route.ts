@@ -72,6 +72,9 @@ export interface HandlerInput<B, Q, P> {
   commit: Commit;
 }
 
+/** A handler's input: what `HandlerInput` gives, and what the route's `prepare` made (undefined without one). */
+export type PreparedInput<B, Q, P, X> = HandlerInput<B, Q, P> & { prepared: X };
+
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
 /** What every route declares besides its handler. */
@@ -96,28 +99,31 @@ export interface RouteShape<
   bodyLimitBytes?: number;
 }
 
-type Handler<B, Q, P, R> = (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => R;
+type Handler<B, Q, P, X, R> = (input: PreparedInput<Infer<B>, Infer<Q>, Infer<P>, X>) => R;
 
 /**
  * A route's handler. With `groupCommit: true` it is a write run in the database's group commit
  * (src/db/group-commit.ts), sharing one transaction and one fsync with the writes that arrive with
- * it, on the `ctx` it is given: it waits on nothing but that transaction (a key pair made off the
- * main thread is made before, through `commit`), since the batch's other writes wait for it.
- * Return a Reply (sent as JSON), or undefined after writing the response yourself (streams).
+ * it, on the `ctx` it is given: it waits on nothing but that transaction, since the batch's other
+ * writes wait for it. A POST sent with an Idempotency-Key runs its handler in a transaction too
+ * (api/idempotency.ts), so what a write must await first (a key pair made off the main thread) is
+ * made by `prepare`, which runs before any transaction opens (and not at all for a replayed
+ * answer); the handler gets its result as `prepared`. Return a Reply (sent as JSON), or undefined
+ * after writing the response yourself (streams).
  */
 export type RouteSpec<
   B extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   P extends z.ZodType | undefined = undefined,
-> = RouteShape<B, Q, P> &
-  (
-    | { groupCommit: true; handler: Handler<B, Q, P, Promise<Reply | undefined>> }
-    | { groupCommit?: false; handler: Handler<B, Q, P, Promise<Reply | undefined> | Reply | undefined> }
+  X = undefined,
+> = RouteShape<B, Q, P> & { prepare?: (input: HandlerInput<Infer<B>, Infer<Q>, Infer<P>>) => Promise<X> } & (
+    | { groupCommit: true; handler: Handler<B, Q, P, X, Promise<Reply | undefined>> }
+    | { groupCommit?: false; handler: Handler<B, Q, P, X, Promise<Reply | undefined> | Reply | undefined> }
   );
 
 // Route specs are stored with their generics erased; `route()` keeps them checked at declaration.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRouteSpec = RouteSpec<any, any, any>;
+export type AnyRouteSpec = RouteSpec<any, any, any, any>;
 
 export interface ApiDeps {
   ctx: AppContext;
@@ -138,7 +144,8 @@ export class ApiRegistry {
     B extends z.ZodType | undefined = undefined,
     Q extends z.ZodType | undefined = undefined,
     P extends z.ZodType | undefined = undefined,
-  >(spec: RouteSpec<B, Q, P>): void {
+    X = undefined,
+  >(spec: RouteSpec<B, Q, P, X>): void {
     this.routes.push(spec as AnyRouteSpec);
   }
 }
@@ -238,9 +245,10 @@ export function routeChain(
         ]);
       const input = { ctx, body, query, params, auth: res.locals.auth as AuthContext, req, res, commit };
       if (keyed) {
+        const prepare = async (): Promise<unknown> => (spec.prepare ? await spec.prepare(input) : undefined);
         // The whole handler runs in the transaction that keeps its answer: its own transactions are savepoints of it.
-        const { answer, replayed } = await runKeyed(ctx, commit, keyed, async (tx, inTx) =>
-          answerOf(await spec.handler({ ...input, ctx: { ...ctx, db: tx }, commit: inTx })),
+        const { answer, replayed } = await runKeyed(ctx, commit, keyed, prepare, async (tx, inTx, prepared) =>
+          answerOf(await spec.handler({ ...input, ctx: { ...ctx, db: tx }, commit: inTx, prepared })),
         );
         if (answer === undefined) return;
         if (replayed) res.setHeader(REPLAYED_HEADER, 'true');
@@ -250,7 +258,10 @@ export function routeChain(
         else sendJsonText(res, answer.body);
         return;
       }
-      const reply = await (spec.groupCommit ? commit((tx) => spec.handler({ ...input, ctx: { ...ctx, db: tx } })) : spec.handler(input));
+      const prepared: unknown = spec.prepare ? await spec.prepare(input) : undefined;
+      const reply = await (spec.groupCommit
+        ? commit((tx) => spec.handler({ ...input, ctx: { ...ctx, db: tx }, prepared }))
+        : spec.handler({ ...input, prepared }));
       if (reply === undefined) return;
       if (reply.headers) res.set(reply.headers);
       res.status(reply.status ?? 200);

@@ -113,6 +113,13 @@ export interface Db extends Queryable {
    * run next must not run outside it.
    */
   savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>>;
+  /**
+   * Inside a transaction: calls `hook` once if this transaction (or savepoint) rolls back, or any
+   * transaction around it does, so work done outside the database on the strength of its writes (a
+   * budget's tokens) is given back; never once the whole transaction has committed. Outside a
+   * transaction nothing is called: each statement has committed alone.
+   */
+  onRollback(hook: () => void): void;
 }
 
 /** The database a process opened: a Db, and what only its owner does. */

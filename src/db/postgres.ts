@@ -18,6 +18,7 @@ import {
   type SqlParams,
   type TransactionOptions,
 } from './database.js';
+import { RollbackHooks } from './rollback-hooks.js';
 
 /** Why a connection could not be made or used, in words, by the error's code. */
 const CONNECT_FAILURES: Record<string, string> = {
@@ -109,6 +110,7 @@ async function firstValue<T>(client: Client, sql: Sql, params: SqlParams): Promi
 class PostgresTransaction implements Db {
   readonly dialect: Dialect = 'postgres';
   readonly inTransaction = true;
+  readonly rollbackHooks = new RollbackHooks();
   #ended = false;
   #savepoints = 0;
 
@@ -160,6 +162,11 @@ class PostgresTransaction implements Db {
     return fn(this);
   }
 
+  onRollback(hook: () => void): void {
+    this.#use();
+    this.rollbackHooks.add(hook);
+  }
+
   async savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
     const client = this.#use();
     const name = `sp${++this.#savepoints}`;
@@ -168,8 +175,10 @@ class PostgresTransaction implements Db {
     try {
       const value = await fn(inner);
       await client.query(`RELEASE SAVEPOINT ${name}`);
+      inner.rollbackHooks.handTo(this.rollbackHooks);
       return { ok: true, value };
     } catch (err) {
+      inner.rollbackHooks.run();
       // A statement error leaves the transaction usable once rolled back to the savepoint; a lost
       // connection does not: then the error is thrown, and the whole transaction with it.
       try {
@@ -305,6 +314,7 @@ export class PostgresDatabase implements Database {
       if (began) this.onCommit?.((performance.now() - began) / 1000);
       return value;
     } catch (err) {
+      tx.rollbackHooks.run();
       try {
         await client.query('ROLLBACK');
       } catch (rollback) {
@@ -326,6 +336,9 @@ export class PostgresDatabase implements Database {
   savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
     return this.transaction((tx) => tx.savepoint(fn));
   }
+
+  /** Outside a transaction each statement has committed alone: there is nothing to roll back. */
+  onRollback(): void {}
 
   /** REPEATABLE READ: every statement of `fn` sees the snapshot taken by its first. */
   snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {

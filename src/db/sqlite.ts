@@ -13,6 +13,7 @@
  */
 import { isSqliteBusy, type Connection } from './sqlite-connection.js';
 import type { Database, Db, Dialect, Outcome, Sql, SqlParams, TransactionOptions } from './database.js';
+import { RollbackHooks } from './rollback-hooks.js';
 
 const textOf = (sql: Sql): string => (typeof sql === 'string' ? sql : sql.sqlite);
 
@@ -58,6 +59,7 @@ const settle = <T>(fn: () => T): Promise<T> => {
 class SqliteTransaction implements Db {
   readonly dialect: Dialect = 'sqlite';
   readonly inTransaction = true;
+  readonly rollbackHooks = new RollbackHooks();
   #ended = false;
   /** A handle's savepoints run one after another, so each depth needs one name (and one set of statements). */
   constructor(
@@ -117,6 +119,11 @@ class SqliteTransaction implements Db {
     return this.#nested(fn);
   }
 
+  onRollback(hook: () => void): void {
+    this.#use();
+    this.rollbackHooks.add(hook);
+  }
+
   /** `fn` in a savepoint: released when it succeeds, rolled back (and its error returned) when it fails. */
   async #nested<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
     const conn = this.#use().conn;
@@ -126,8 +133,10 @@ class SqliteTransaction implements Db {
     try {
       const value = await fn(inner);
       conn.prepare(`RELEASE ${name}`).run();
+      inner.rollbackHooks.handTo(this.rollbackHooks);
       return { ok: true, value };
     } catch (err) {
+      inner.rollbackHooks.run();
       // Some errors (disk full, I/O, ON CONFLICT ROLLBACK) end the whole transaction, not the savepoint.
       if (!conn.inTransaction) throw err;
       conn.prepare(`ROLLBACK TO ${name}`).run();
@@ -250,6 +259,9 @@ export class SqliteDatabase implements Database {
     return this.transaction((tx) => tx.savepoint(fn));
   }
 
+  /** Outside a transaction each statement has committed alone: there is nothing to roll back. */
+  onRollback(): void {}
+
   /** BEGIN (deferred): a read lock only, so another process's writer is not held up, on a read-only connection too. */
   async snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     const handOn = await this.#take();
@@ -289,6 +301,7 @@ export class SqliteDatabase implements Database {
         return { ok: true, value };
       } catch (err) {
         if (conn.inTransaction) conn.prepare('ROLLBACK').run();
+        tx.rollbackHooks.run();
         throw err;
       }
     } finally {

@@ -116,36 +116,50 @@ export async function signingKeyById(ctx: AppContext, orgId: string, keyId: stri
  */
 export const retiredSince = (ctx: AppContext): string => isoAt(ctx.clock.now() - ctx.config.webhooks.rotationOverlapSeconds * 1000);
 
-/** Rotations being made, per context and organization: concurrent requests share one. */
-const rotations = new WeakMap<AppContext, Map<string, Promise<PublicSigningKey>>>();
+/** Pairs being made for a rotation, per context and organization: requests that ask meanwhile share one. */
+const rotationPairs = new WeakMap<AppContext, Map<string, Promise<KeyPair>>>();
 
 /**
- * Replaces the pair: the old key is retired at once, so signatures made from now on verify only
- * with the new one (the old one stays readable by its id for the overlap window: signingKeyById). The pair is generated on libuv's thread pool, before the transaction (see
- * pairIfKeyless), so a client looping on this route cannot stall every organization. Requests of
- * one organization that arrive while its rotation is being made get that rotation's key: each asked
- * to retire the key current when it asked, and the new one is newer than that. The write goes
- * through `commit`: the API's group commit in the daemon, which waits for a write lock another
- * process holds on a timer.
+ * A new pair for a rotation of the organization's key, made on libuv's thread pool (see
+ * pairIfKeyless) before the write that installs it, so a client looping on rotation cannot stall
+ * every organization, nor hold a transaction while it is made. Requests of one organization that
+ * ask while it is being made get the same pair, and so the same rotation (rotateSigningKey).
  */
-export function rotateSigningKey(ctx: AppContext, orgId: string, commit: Commit = commitAlone(ctx.db)): Promise<PublicSigningKey> {
-  let inFlight = rotations.get(ctx);
-  if (!inFlight) rotations.set(ctx, (inFlight = new Map()));
+export function rotationPair(ctx: AppContext, orgId: string): Promise<KeyPair> {
+  let inFlight = rotationPairs.get(ctx);
+  if (!inFlight) rotationPairs.set(ctx, (inFlight = new Map()));
   const pending = inFlight.get(orgId);
   if (pending) return pending;
-  const made = generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS })
-    .then((pair) =>
-      commit(async (db) => {
-        await holdLock(db, `keys:${orgId}`);
-        await retireWebhookKeys(db, orgId, isoAt(ctx.clock.now()));
-        // The v1a key rotates with it: one rotation replaces everything that signs for the organization.
-        await retireEd25519Keys(db, orgId, isoAt(ctx.clock.now()));
-        return toPublic(await insertNewKey({ ...ctx, db }, orgId, pair));
-      }),
-    )
-    .finally(() => inFlight.delete(orgId));
+  const made = generateKeyPairAsync('rsa', { modulusLength: SIGNING_KEY_BITS }).finally(() => inFlight.delete(orgId));
   inFlight.set(orgId, made);
   return made;
+}
+
+/**
+ * Replaces the pair with `pair` (by default one made by rotationPair): the old key is retired at
+ * once, so signatures made from now on verify only with the new one (the old one stays readable by
+ * its id for the overlap window: signingKeyById). A request that shared its pair with one that
+ * installed it already gets that key: each asked to retire the key current when it asked, and the
+ * new one is newer than that. The write goes through `commit`: the API's group commit in the
+ * daemon, which waits for a write lock another process holds on a timer.
+ */
+export async function rotateSigningKey(
+  ctx: AppContext,
+  orgId: string,
+  commit: Commit = commitAlone(ctx.db),
+  pair?: KeyPair,
+): Promise<PublicSigningKey> {
+  const made = pair ?? (await rotationPair(ctx, orgId));
+  const publicPem = made.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  return commit(async (db) => {
+    await holdLock(db, `keys:${orgId}`);
+    const current = await currentKeyRow(db, orgId);
+    if (current?.public_pem === publicPem) return toPublic(current);
+    await retireWebhookKeys(db, orgId, isoAt(ctx.clock.now()));
+    // The v1a key rotates with it: one rotation replaces everything that signs for the organization.
+    await retireEd25519Keys(db, orgId, isoAt(ctx.clock.now()));
+    return toPublic(await insertNewKey({ ...ctx, db }, orgId, made));
+  });
 }
 
 /** An organization's current signing key, unsealed. */

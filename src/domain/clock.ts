@@ -30,4 +30,5 @@ export function isoAt(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-export const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 24 * HOUR_MS;

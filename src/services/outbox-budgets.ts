@@ -3,18 +3,20 @@
  * events make POSTs at a URL the organization chose, so each is budgeted. At most one replay in
  * progress per webhook; at most webhooks.replayEventsPerHour events queued by replay per
  * organization per hour; at most webhooks.testEventsPerMinute test events per organization per
- * minute. Past them a 429 problem with Retry-After, before anything is written. The operator's CLI
- * and admin API do not go through here. The budgets live in this process's memory: each node keeps
- * its own (docs/webhooks.md says so).
+ * minute. Past them a 429 problem with Retry-After, before anything is written. What is spent is
+ * given back when the work throws, whatever the error, and when the transaction it ran in rolls
+ * back afterwards (a request's Idempotency-Key transaction whose COMMIT fails), so only work that
+ * committed keeps its tokens. The operator's CLI and admin API do not go through here. The budgets
+ * live in this process's memory: each node keeps its own (docs/webhooks.md says so).
  *
  * @module services/outbox-budgets
  */
 import type { Config } from '../config/schema.js';
-import type { Clock } from '../domain/clock.js';
+import type { Db } from '../db/database.js';
+import { HOUR_MS, type Clock } from '../domain/clock.js';
 import { BorderdError, badRequest } from '../domain/errors.js';
 import { FailureBudget } from '../domain/failure-budget.js';
 
-const HOUR_MS = 3_600_000;
 /** How soon a replay refused because another runs for the same webhook is worth asking again. */
 const REPLAY_IN_PROGRESS_RETRY_S = 1;
 
@@ -44,9 +46,10 @@ export class OutboxBudgets {
 
   /**
    * Runs `replay` as the webhook's one replay in progress (another is a 429 replay_in_progress),
-   * with the charge that counts its events against the organization's hourly budget.
+   * with the charge that counts its events against the organization's hourly budget. `db` is the
+   * handle the replay writes through: when it is a transaction, its rollback gives the events back.
    */
-  async replay<T>(orgId: string, webhookId: string, replay: (charge: ReplayCharge) => Promise<T>): Promise<T> {
+  async replay<T>(db: Db, orgId: string, webhookId: string, replay: (charge: ReplayCharge) => Promise<T>): Promise<T> {
     // Keyed by organization too, so another organization's webhook id tells nothing of its replays.
     const key = `${orgId} ${webhookId}`;
     if (this.#replaying.has(key))
@@ -56,14 +59,32 @@ export class OutboxBudgets {
         REPLAY_IN_PROGRESS_RETRY_S * 1000,
       );
     this.#replaying.add(key);
+    // The events this replay holds of the budget: charged, less what it gave back as not queued.
+    let held = 0;
+    const giveBack = (events: number): void => {
+      if (events <= 0) return;
+      held -= events;
+      this.#replayEvents.refund(orgId, this.#clock.now(), events);
+    };
+    const charge: ReplayCharge = (events) => {
+      this.#chargeReplay(orgId, events);
+      held += events;
+      return (queued) => giveBack(events - queued);
+    };
     try {
-      return await replay((events) => this.#chargeReplay(orgId, events));
+      const result = await replay(charge);
+      db.onRollback(() => giveBack(held));
+      return result;
+    } catch (err) {
+      giveBack(held);
+      throw err;
     } finally {
       this.#replaying.delete(key);
     }
   }
 
-  #chargeReplay(orgId: string, events: number): (queued: number) => void {
+  /** Spends `events` of the organization's hourly budget, or throws why they do not fit. */
+  #chargeReplay(orgId: string, events: number): void {
     const max = this.#config.replayEventsPerHour;
     if (events > max)
       throw badRequest(
@@ -81,13 +102,13 @@ export class OutboxBudgets {
       );
     // Spent before the replay runs, so replays of the organization's other webhooks at the same time cannot both fit.
     if (events > 0) this.#replayEvents.spend(orgId, now, events);
-    return (queued) => {
-      if (queued < events) this.#replayEvents.refund(orgId, this.#clock.now(), events - queued);
-    };
   }
 
-  /** One test event of the organization: counted now, given back when `send` refuses it (a 4xx: nothing was written). */
-  async testEvent<T>(orgId: string, send: () => Promise<T>): Promise<T> {
+  /**
+   * One test event of the organization: counted now, given back when `send` throws (nothing of it
+   * was written) or, when `db` is a transaction, when that transaction rolls back.
+   */
+  async testEvent<T>(db: Db, orgId: string, send: () => Promise<T>): Promise<T> {
     const now = this.#clock.now();
     const waitMs = this.#testEvents.waitMs(orgId, now);
     if (waitMs > 0)
@@ -97,10 +118,13 @@ export class OutboxBudgets {
         waitMs,
       );
     this.#testEvents.spend(orgId, now);
+    const giveBack = (): void => this.#testEvents.refund(orgId, this.#clock.now());
     try {
-      return await send();
+      const result = await send();
+      db.onRollback(giveBack);
+      return result;
     } catch (err) {
-      if (err instanceof BorderdError && err.status < 500) this.#testEvents.refund(orgId, this.#clock.now());
+      giveBack();
       throw err;
     }
   }

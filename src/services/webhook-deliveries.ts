@@ -8,7 +8,7 @@
  */
 import { resourceKeyOf } from '../domain/resource-key.js';
 import type { AppContext } from '../context.js';
-import { isoAt } from '../domain/clock.js';
+import { DAY_MS, HOUR_MS, isoAt } from '../domain/clock.js';
 import { BorderdError, badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { VERSION } from '../version.js';
@@ -41,9 +41,6 @@ import type { ReplayCharge } from './outbox-budgets.js';
 export const MAX_REPLAY_EVENTS = 10_000;
 /** The most event ids one replay may name. */
 export const MAX_REPLAY_IDS = 1000;
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 async function mustGetWebhook(ctx: AppContext, orgId: string, id: string): Promise<WebhookRecord> {
   const webhook = await getWebhook(ctx.db, orgId, id);

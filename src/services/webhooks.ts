@@ -17,6 +17,7 @@ import {
   pairIfKeyless,
   rotateSigningKey,
   signingKeyById,
+  type KeyPair,
   type PublicSigningKey,
 } from '../delivery/signing-keys.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
@@ -89,21 +90,37 @@ export interface CreatedWebhook extends WebhookRecord {
   secret: string;
 }
 
+/** What a create checks and makes before its write (prepareWebhook). */
+export interface PreparedWebhook {
+  /** The organization's first key pair, when it has none yet. */
+  pair: KeyPair | undefined;
+  v1a: boolean | undefined;
+}
+
 /**
- * Endpoint 11. The organization's signing key pair is made with its first webhook, in the same
- * transaction; every webhook gets its own Standard Webhooks secret.
+ * A create's work before its transaction: the input's checks, and the organization's first signing
+ * key pair when it has none, made off the main thread. Outside any transaction, so none waits on it.
+ */
+export async function prepareWebhook(ctx: AppContext, orgId: string, input: WebhookInput): Promise<PreparedWebhook> {
+  assertUrl(ctx, input.url);
+  assertEventTypes(input.eventTypes);
+  const v1a = wantsV1a(input.signatureSchemes);
+  return { v1a, pair: await pairIfKeyless(ctx, orgId) };
+}
+
+/**
+ * Endpoint 11. The organization's signing key pair is made with its first webhook, and written in
+ * the same transaction; every webhook gets its own Standard Webhooks secret. `prepared` is what
+ * prepareWebhook made for this input before the caller's transaction; without it, it is made here.
  */
 export async function createWebhook(
   ctx: AppContext,
   orgId: string,
   input: WebhookInput,
   commit: Commit = commitAlone(ctx.db),
+  prepared?: PreparedWebhook,
 ): Promise<CreatedWebhook> {
-  assertUrl(ctx, input.url);
-  assertEventTypes(input.eventTypes);
-  const v1a = wantsV1a(input.signatureSchemes);
-  // The organization's first webhook brings its signing key pair, made before the write and off the main thread.
-  const pair = await pairIfKeyless(ctx, orgId);
+  const { v1a, pair } = prepared ?? (await prepareWebhook(ctx, orgId, input));
   const outer = ctx;
   return commit(async (db) => {
     const ctx = { ...outer, db };
@@ -200,9 +217,13 @@ export async function getPublicKey(ctx: AppContext, orgId: string, keyId?: strin
   return key;
 }
 
-/** Endpoint 16: a new pair; signatures made from now on verify only with it (the old one stays readable by id for the window). */
-export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit): Promise<PublicSigningKey> =>
-  rotateSigningKey(ctx, orgId, commit);
+/**
+ * Endpoint 16: a new pair; signatures made from now on verify only with it (the old one stays
+ * readable by id for the window). `pair`, made by rotationPair before the caller's transaction, is
+ * the one installed; without it, one is made here first.
+ */
+export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit, pair?: KeyPair): Promise<PublicSigningKey> =>
+  rotateSigningKey(ctx, orgId, commit, pair);
 
 /** The webhook's Standard Webhooks secret; 404 for an unknown id or another organization's. */
 export const getWebhookSecret = (ctx: AppContext, orgId: string, id: string): Promise<WebhookSecretView> =>

@@ -12,7 +12,10 @@ export interface KeptAnswer {
   status: number;
   /** The answer's own headers, as a JSON object. */
   headers: string;
-  /** The answer's body as JSON text; null for an answer without one. */
+  /**
+   * The answer's body as JSON text; null for an answer without one. An answer whose headers say
+   * `Cache-Control: no-store` (it carries a secret) keeps it sealed under the master key (api/idempotency.ts).
+   */
   body: string | null;
   createdAt: number;
   expiresAt: number;

@@ -42,14 +42,68 @@ describe('Idempotency-Key', () => {
     expect(again.headers['content-type']).toMatch(/^application\/json/);
     expect(again.body).toEqual(first.body);
     expect(await hooks()).toBe(1);
-    // The kept answer is the one sent, under the client's scope.
+    // The answer is kept under the client's scope (its body sealed: it carries the webhook's secret).
     expect(await keptRows(ctx)).toEqual([
-      { scope: `client:${org.org.id}:${org.client.id}`, key: 'create-hook-1', status: 201, body: JSON.stringify(first.body) },
+      { scope: `client:${org.org.id}:${org.client.id}`, key: 'create-hook-1', status: 201, body: expect.stringMatching(/^v1\./) },
     ]);
     // Without a key nothing is kept and every POST runs.
     await http.post(HOOKS).set('authorization', org.auth).send({ url: 'http://127.0.0.1:9/a' });
     await http.post(HOOKS).set('authorization', org.auth).send({ url: 'http://127.0.0.1:9/a' });
     expect(await hooks()).toBe(3);
+  });
+
+  it('keeps an answer that carries a webhook secret sealed under the master key, bound to its caller and key; the replay answers it', async () => {
+    const { http, org, ctx } = await setup();
+    const create = () =>
+      http.post(HOOKS).set('authorization', org.auth).set('idempotency-key', 'sealed-1').send({ url: 'http://127.0.0.1:9/a' });
+    const first = await create();
+    expect(first.status).toBe(201);
+    const secret = first.body.secret as string;
+    expect(secret).toMatch(/^whsec_/);
+    const rotate = () =>
+      http
+        .post(`${HOOKS}/${first.body.id as string}/secret/rotate`)
+        .set('authorization', org.auth)
+        .set('idempotency-key', 'sealed-2');
+    const rotated = await rotate();
+    expect(rotated.status).toBe(201);
+    const newSecret = rotated.body.secret as string;
+    expect(newSecret).not.toBe(secret);
+    // Neither secret is stored as text: not in the body, nor in any other column of the row.
+    const stored = await ctx.db.all<Record<string, unknown>>('SELECT * FROM idempotency_keys ORDER BY key');
+    expect(stored).toHaveLength(2);
+    for (const row of stored) {
+      const text = JSON.stringify(row);
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(newSecret);
+      expect(text).not.toContain(secret.slice('whsec_'.length));
+      expect(text).not.toContain(newSecret.slice('whsec_'.length));
+    }
+    // The replays answer the secrets as first sent, and say so.
+    for (const [again, was] of [
+      [await create(), first],
+      [await rotate(), rotated],
+    ] as const) {
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.headers['cache-control']).toBe('no-store');
+      expect(again.status).toBe(was.status);
+      expect(again.body).toEqual(was.body);
+    }
+    // A sealed body moved to another key's row does not open: it answers nothing of the secret.
+    await ctx.db.run(
+      "UPDATE idempotency_keys SET body = (SELECT body FROM idempotency_keys WHERE key = 'sealed-1') WHERE key = 'sealed-2'",
+    );
+    const moved = await rotate();
+    expect(moved.status).toBe(500);
+    expect(JSON.stringify(moved.body)).not.toContain(secret);
+    // An answer without a secret is kept as the JSON it was sent as.
+    const event = await http
+      .post('/admin/v1/events')
+      .set('authorization', admin)
+      .set('idempotency-key', 'plain')
+      .send({ orgId: org.org.id, type: 'Transaction_Created', data: { note: 'x' } });
+    expect(event.status).toBe(201);
+    expect(await ctx.db.value("SELECT body FROM idempotency_keys WHERE key = 'plain'")).toBe(JSON.stringify(event.body));
   });
 
   it('replays for the same body in another key order or spacing; a different body or path with the key is a 422', async () => {

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/services/outbox.js';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
-import { ADMIN_TOKEN, makeOrg } from '../support/context.js';
+import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
+import { onPostgres } from '../support/postgres.js';
 import { setup } from '../delivery/dispatch/support.js';
 
 const W = '/v1/notifications/webhooks/settings';
@@ -81,5 +82,34 @@ describe("an organization's replay and test-event budgets", () => {
     } finally {
       await worker.stop();
     }
+  });
+
+  // max_page_count makes SQLite refuse to grow the file with its real SQLITE_FULL, as a full disk does.
+  it.skipIf(onPostgres)('charges nothing for a test event refused 503 storage_full', async () => {
+    const ctx = await makeContext({ 'webhooks.testEventsPerMinute': 3 });
+    const { http, tokens } = makeApi(ctx);
+    const org = await makeOrg(ctx, tokens);
+    const hook = (await http.post(W).set('authorization', org.auth).send({ url: 'http://127.0.0.1:9/a' })).body.id as string;
+    // With a key the answer is the queued delivery at once: no dispatcher runs here.
+    const test = (key: string) =>
+      http.post(`${W}/${hook}/test`).set('authorization', org.auth).set('idempotency-key', key).send({ type: 'Transaction_Created' });
+    const pages = Number(await ctx.db.value('PRAGMA page_count'));
+    await ctx.db.value(`PRAGMA max_page_count = ${pages}`);
+    // Filled to its last page by the operator's keyed test events (outside the budget), until two in a row are refused.
+    for (let i = 0, refused = 0; i < 5000 && refused < 2; i++) {
+      const res = await http
+        .post(`${admin(org.org.id)}/${hook}/test`)
+        .set('authorization', ADMIN)
+        .set('idempotency-key', `fill-${i}`)
+        .send({ type: 'Transaction_Created' });
+      refused = res.status === 503 ? refused + 1 : 0;
+    }
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await test(`full-${i}`)).status);
+    // More refusals than the budget holds, and none of them a 429: the refused ones were given back.
+    expect(statuses).toEqual([503, 503, 503, 503, 503, 503]);
+    await ctx.db.value('PRAGMA max_page_count = 1073741823');
+    for (let i = 0; i < 3; i++) expect((await test(`room-${i}`)).status).toBe(202);
+    expect((await test('past-the-budget')).body).toMatchObject({ status: 429, code: 'test_event_budget_exhausted' });
   });
 });

@@ -139,6 +139,28 @@ describe('group commit', () => {
     expect(await rows(other)).toEqual([1, 2]);
   });
 
+  it("calls a write's rollback hooks when the batch's COMMIT fails, so work it runs again alone is counted once", async () => {
+    const { db, commit } = await setup();
+    await db.exec('CREATE TABLE big (n INTEGER NOT NULL REFERENCES nothing_yet(id) DEFERRABLE INITIALLY DEFERRED)');
+    await db.exec('CREATE TABLE nothing_yet (id INTEGER PRIMARY KEY)');
+    // What each write takes outside the database (a budget's token), given back by its rollback hook.
+    let taken = 0;
+    const taking = (write: (tx: Db) => Promise<unknown>) => async (tx: Db) => {
+      taken++;
+      tx.onRollback(() => taken--);
+      return write(tx);
+    };
+    const small = [1, 2].map((x) => commit(taking((tx) => insert(tx, x))));
+    const failing = commit(taking((tx) => tx.run('INSERT INTO big (n) VALUES (1)')));
+    await expect(failing).rejects.toThrow(/FOREIGN KEY/);
+    await Promise.all(small);
+    // Each write ran twice (in the batch, then alone); only the two that committed keep what they took.
+    expect(taken).toBe(2);
+    // A commit outside a transaction has nothing to roll back.
+    expect(() => db.onRollback(() => (taken = -1))).not.toThrow();
+    expect(taken).toBe(2);
+  });
+
   it('rejects every write of a batch whose transaction cannot begin, and writes none of them', async () => {
     const { file, other, commit } = await setup();
     const holder = holdWriteLock(file); // another process holds the write lock past the busy timeout

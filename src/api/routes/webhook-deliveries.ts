@@ -276,7 +276,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     handler: async ({ ctx, auth, params, body }) => {
       const org = await s.org(ctx, auth, params);
       const replay = (charge?: ReplayCharge) => replayToWebhook(ctx, org, params.id, body, charge);
-      return { body: s.budgets ? await s.budgets.replay(org, params.id, replay) : await replay() };
+      return { body: s.budgets ? await s.budgets.replay(ctx.db, org, params.id, replay) : await replay() };
     },
   });
   api.route({
@@ -313,7 +313,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     handler: async ({ ctx, auth, params, body }) => {
       const org = await s.org(ctx, auth, params);
       const send = () => sendTestEvent(ctx, org, params.id, body.type, body.data);
-      const result = s.budgets ? await s.budgets.testEvent(org, send) : await send();
+      const result = s.budgets ? await s.budgets.testEvent(ctx.db, org, send) : await send();
       return { status: result.attempt ? 200 : 202, body: result };
     },
   });

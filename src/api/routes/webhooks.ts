@@ -12,6 +12,7 @@ import {
   getWebhookSecret,
   getWebhookSettings,
   listWebhookSettings,
+  prepareWebhook,
   rotatePublicKey,
   rotateWebhookSecretOf,
   signatureSchemes,
@@ -19,6 +20,7 @@ import {
   updateWebhookSettings,
 } from '../../services/webhooks.js';
 import type { AppContext } from '../../context.js';
+import { rotationPair } from '../../delivery/signing-keys.js';
 import { toSettings, WEBHOOK_ORDERINGS, type WebhookRecord } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
@@ -160,7 +162,8 @@ export const webhookRoutes: RouteModule = (api, deps) => {
     tags: ['webhooks'],
     auth: 'bearer',
     responses: { 201: { description: 'the new key', schema: publicKey } },
-    handler: async ({ ctx, auth, commit }) => ({ status: 201, body: await rotatePublicKey(ctx, auth.orgId, commit) }),
+    prepare: ({ ctx, auth }) => rotationPair(ctx, auth.orgId),
+    handler: async ({ ctx, auth, commit, prepared }) => ({ status: 201, body: await rotatePublicKey(ctx, auth.orgId, commit, prepared) }),
   });
   api.route({
     method: 'post',
@@ -177,8 +180,9 @@ export const webhookRoutes: RouteModule = (api, deps) => {
       400: { description: 'url refused (names body.url)' },
       409: { description: 'the organization has webhooks.maxPerOrganization webhooks already (webhook_limit_reached)' },
     },
-    handler: async ({ ctx, auth, body, commit }) => {
-      const webhook = await createWebhook(ctx, auth.orgId, body, commit);
+    prepare: ({ ctx, auth, body }) => prepareWebhook(ctx, auth.orgId, body),
+    handler: async ({ ctx, auth, body, commit, prepared }) => {
+      const webhook = await createWebhook(ctx, auth.orgId, body, commit, prepared);
       return {
         status: 201,
         body: { ...(await oneWithSchemes(ctx, webhook)), secret: webhook.secret },
