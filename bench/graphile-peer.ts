@@ -130,7 +130,11 @@ export async function graphilePeer(
     const s = await waitForReceipts(receiver.url, backlog, 600_000);
     const after = { workers: workers.map((w) => cpuOf(w.pid)), db: database(), receiver: cpuOf(receiver.pid) };
     // Counted when the wait ended: duplicates can make up the count while an event is missing.
-    const ledger = ledgerOf(`backlog, Graphile Worker, ${processes} process${processes > 1 ? 'es' : ''}`, backlog, await receiverStats(receiver.url));
+    const ledger = ledgerOf(
+      `backlog, Graphile Worker, ${processes} process${processes > 1 ? 'es' : ''}`,
+      backlog,
+      await receiverStats(receiver.url),
+    );
     const per = (a: number, b: number) => ((b - a) * 1000) / backlog;
     const deliveredBy: number[] = [];
     for (const w of workers.splice(0)) deliveredBy.push(await w.stop());

@@ -84,9 +84,10 @@ async function serverWork(url: string, events: number): Promise<ServerWork> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const others = "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()";
-    for (const until = Date.now() + 10_000; (await client.query<{ n: number }>(others)).rows[0]!.n > 0; ) {
-      if (Date.now() > until) throw new Error('the nodes\' connections to the database did not close');
+    const others =
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()";
+    for (const until = Date.now() + 10_000; (await client.query<{ n: number }>(others)).rows[0]!.n > 0;) {
+      if (Date.now() > until) throw new Error("the nodes' connections to the database did not close");
       await sleep(50);
     }
     const db = (
@@ -95,7 +96,9 @@ async function serverWork(url: string, events: number): Promise<ServerWork> {
       )
     ).rows[0]!;
     const index = (
-      await client.query<{ reads: string }>("SELECT COALESCE(sum(idx_tup_read), 0) AS reads FROM pg_stat_user_indexes WHERE relname = 'deliveries'")
+      await client.query<{ reads: string }>(
+        "SELECT COALESCE(sum(idx_tup_read), 0) AS reads FROM pg_stat_user_indexes WHERE relname = 'deliveries'",
+      )
     ).rows[0]!;
     return { transactions: Number(db.xacts) / events, deliveriesIndexReads: Number(index.reads) / events, sessions: Number(db.sessions) };
   } finally {
@@ -341,11 +344,7 @@ export async function nodesComparison(
     const pgLayouts = results.filter((r) => r.layout.engine === 'postgres' && r.layout.nodes <= 2);
     const borderdBest = Math.max(...pgLayouts.map((r) => r.deliveriesPerSecond));
     const peerBest = Math.max(...peers.map((p) => p.deliveriesPerSecond));
-    const ratio = unlessVoid(
-      round(borderdBest / peerBest, 2),
-      ...pgLayouts.map((r) => r.backlogLedger),
-      ...peers.map((p) => p.ledger),
-    );
+    const ratio = unlessVoid(round(borderdBest / peerBest, 2), ...pgLayouts.map((r) => r.backlogLedger), ...peers.map((p) => p.ledger));
     rows.push({
       metric: 'borderd ÷ Graphile Worker, deliveries/s',
       value: ratio,

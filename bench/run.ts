@@ -89,7 +89,12 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     log(`bench: ${b.name} …`);
     try {
-      const outcome = await b.run({ quick: args.quick, soak: args.soak, log, ...(args.postgres ? { postgres: { ...args.postgres, peer: !args.noPeer } } : {}) });
+      const outcome = await b.run({
+        quick: args.quick,
+        soak: args.soak,
+        log,
+        ...(args.postgres ? { postgres: { ...args.postgres, peer: !args.noPeer } } : {}),
+      });
       printTable(`${b.name}: ${b.title}`, outcome.rows);
       results[b.name] = { ...outcome.metrics, durationSeconds: (Date.now() - t0) / 1000 };
     } catch (err) {

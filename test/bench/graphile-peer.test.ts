@@ -20,19 +20,23 @@ afterAll(async () => {
 });
 
 describe('the Graphile Worker peer', () => {
-  it('delivers the whole backlog, signed and verified, split between its processes, with a balanced ledger', { timeout: 120_000 }, async () => {
-    const lines: string[] = [];
-    const backlog = 120;
-    const result = await graphilePeer(server, 2, backlog, (line) => lines.push(line));
-    expect(result.processes).toBe(2);
-    expect(result.ledger).toMatchObject({ written: backlog, delivered: backlog, missing: 0, unknown: 0 });
-    expect(balances(result.ledger)).toBe(true);
-    // Every job was answered 2xx by the receiver, which answers 400 to a signature that does not verify.
-    expect(result.deliveredBy).toHaveLength(2);
-    expect(result.deliveredBy.reduce((a, b) => a + b, 0)).toBe(backlog + result.ledger.duplicated);
-    expect(result.deliveriesPerSecond).toBeGreaterThan(0);
-    expect(result.workersMs).toHaveLength(2);
-    expect(result.databaseMs).toBeGreaterThan(0);
-    expect(lines).toEqual([]);
-  });
+  it(
+    'delivers the whole backlog, signed and verified, split between its processes, with a balanced ledger',
+    { timeout: 120_000 },
+    async () => {
+      const lines: string[] = [];
+      const backlog = 120;
+      const result = await graphilePeer(server, 2, backlog, (line) => lines.push(line));
+      expect(result.processes).toBe(2);
+      expect(result.ledger).toMatchObject({ written: backlog, delivered: backlog, missing: 0, unknown: 0 });
+      expect(balances(result.ledger)).toBe(true);
+      // Every job was answered 2xx by the receiver, which answers 400 to a signature that does not verify.
+      expect(result.deliveredBy).toHaveLength(2);
+      expect(result.deliveredBy.reduce((a, b) => a + b, 0)).toBe(backlog + result.ledger.duplicated);
+      expect(result.deliveriesPerSecond).toBeGreaterThan(0);
+      expect(result.workersMs).toHaveLength(2);
+      expect(result.databaseMs).toBeGreaterThan(0);
+      expect(lines).toEqual([]);
+    },
+  );
 });
