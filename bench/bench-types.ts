@@ -3,8 +3,11 @@ import type { Row } from './report-table.js';
 export interface BenchOptions {
   quick: boolean;
   soak: boolean;
-  /** PostgreSQL for the benchmarks that compare engines: an embedded server (`--postgres`) or the server of `--database-url`. */
-  postgres?: { url?: string };
+  /**
+   * PostgreSQL for the benchmarks that compare engines: an embedded server (`--postgres`) or the
+   * server of `--database-url`; `peer: false` (`--no-peer`) leaves out the Graphile Worker peer.
+   */
+  postgres?: { url?: string; peer?: boolean };
   log: (line: string) => void;
 }
 

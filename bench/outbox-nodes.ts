@@ -3,16 +3,21 @@
  * on one database, in the same run and with the same workload (one webhook whose
  * perEndpointConcurrency is 16, so with three nodes each still has slots): deliveries/s of a
  * released backlog, p99 commit-to-receipt at a paced rate written to the nodes in turn, and the CPU
- * each process spends per delivery. Then the claim statement timed on PostgreSQL before and after a
- * million delivered rows are added beside its pending ones.
+ * each process spends per delivery. Then the same backlog drained by the PostgreSQL peer, Graphile
+ * Worker, in one process and in two (graphile-peer.ts), unless left out, and the ratio of borderd's
+ * deliveries/s to the peer's, each the best of its one- and two-process layouts. Last, the claim
+ * statement timed on PostgreSQL before and after a million delivered rows are added beside its
+ * pending ones.
  */
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { loadConfig } from '../src/config/load.js';
 import { openDatabase } from '../src/db/open.js';
 import { claimDue, releaseLeasesOf } from '../src/store/deliveries.js';
 import type { BenchOutcome } from './bench-types.js';
+import { graphilePeer, type PeerResult } from './graphile-peer.js';
 import { processCpuSeconds, startDaemon, type BenchDaemon } from './daemon-process.js';
 import { machineCpu, machineCpuBetween } from './machine-cpu.js';
 import { OUTBOX_ENV } from './outbox-env.js';
@@ -56,6 +61,49 @@ interface LayoutResult {
   /** The released backlog's and the paced writes' ledgers. */
   backlogLedger: Ledger;
   pacedLedger: Ledger;
+  /** PostgreSQL: the layout's own database, and the events it delivered in all (backlog and paced). */
+  databaseUrl: string | undefined;
+  events: number;
+}
+
+/** What the server did for one layout's database over its whole run, per event delivered. */
+interface ServerWork {
+  transactions: number;
+  /** Index entries of `deliveries` read (pg_stat_user_indexes.idx_tup_read): what claims and probes walk over. */
+  deliveriesIndexReads: number;
+  /** Connections opened to the database in all (pg_stat_database.sessions). */
+  sessions: number;
+}
+
+/**
+ * Counted by the server itself once the layout's nodes have stopped (a backend reports its counts
+ * when it exits, so every one has): the whole run, the backlog written and drained and the paced
+ * writes, the same workload in every layout, so per node and per delivery costs tell apart.
+ */
+async function serverWork(url: string, events: number): Promise<ServerWork> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const others =
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()";
+    for (const until = Date.now() + 10_000; (await client.query<{ n: number }>(others)).rows[0]!.n > 0;) {
+      if (Date.now() > until) throw new Error("the nodes' connections to the database did not close");
+      await sleep(50);
+    }
+    const db = (
+      await client.query<{ xacts: string; sessions: string }>(
+        'SELECT xact_commit + xact_rollback AS xacts, sessions FROM pg_stat_database WHERE datname = current_database()',
+      )
+    ).rows[0]!;
+    const index = (
+      await client.query<{ reads: string }>(
+        "SELECT COALESCE(sum(idx_tup_read), 0) AS reads FROM pg_stat_user_indexes WHERE relname = 'deliveries'",
+      )
+    ).rows[0]!;
+    return { transactions: Number(db.xacts) / events, deliveriesIndexReads: Number(index.reads) / events, sessions: Number(db.sessions) };
+  } finally {
+    await client.end();
+  }
 }
 
 const cpuOf = (pid: number) => {
@@ -114,6 +162,8 @@ async function measure(
       writtenPerSecond: written.requestsPerSecond,
       backlogLedger,
       pacedLedger: ledgerOf(`${sizes.rate}/s paced, ${layout.label}`, offered.requests, paced),
+      databaseUrl,
+      events: sizes.backlog + offered.requests,
     };
   } catch (err) {
     for (const d of nodes) log(`outbox nodes: what node ${d.pid} printed:\n${d.output()}`);
@@ -196,13 +246,24 @@ async function claimFlatness(server: PostgresServer, delivered: number, log: (li
   }
 }
 
-/** Runs the layouts on `server` and the claim timing; returns rows and metrics for the outbox table. */
-export async function nodesComparison(server: PostgresServer, quick: boolean, log: (line: string) => void): Promise<BenchOutcome> {
+/** Runs the layouts on `server`, the peer (with `peer`) and the claim timing; returns rows and metrics for the outbox table. */
+export async function nodesComparison(
+  server: PostgresServer,
+  quick: boolean,
+  log: (line: string) => void,
+  peer = true,
+): Promise<BenchOutcome> {
   const sizes = quick ? { backlog: 400, rate: 100, seconds: 2 } : { backlog: 4_000, rate: 300, seconds: 10 };
-  const results: LayoutResult[] = [];
+  const results: (LayoutResult & { server?: ServerWork })[] = [];
   for (const [n, layout] of LAYOUTS.entries()) {
     log(`outbox nodes: ${layout.label}`);
-    results.push(await measure(layout, server, n, sizes, log));
+    const r = await measure(layout, server, n, sizes, log);
+    results.push(r.databaseUrl !== undefined ? { ...r, server: await serverWork(r.databaseUrl, r.events) } : r);
+  }
+  const peers: PeerResult[] = [];
+  for (const processes of peer ? [1, 2] : []) {
+    log(`outbox nodes: Graphile Worker, ${processes} process${processes > 1 ? 'es' : ''}`);
+    peers.push(await graphilePeer(server, processes, sizes.backlog, log));
   }
   const claims = await claimFlatness(server, quick ? 100_000 : 1_000_000, log);
   const sqlite = results[0]!;
@@ -236,6 +297,17 @@ export async function nodesComparison(server: PostgresServer, quick: boolean, lo
       unit: 'ms',
       note: `nodes ${r.nodesMs.map((ms) => round(ms, 3)).join(' + ')}${r.databaseMs !== undefined ? `, PostgreSQL ${round(r.databaseMs, 3)}` : ''}, receiver ${round(r.receiverMs, 3)}`,
     });
+    if (r.server) {
+      rows.push({
+        metric: `server transactions per delivery, ${r.layout.label}`,
+        value: round(r.server.transactions, 2),
+        unit: '',
+        note: `${round(r.server.deliveriesIndexReads, 1)} index entries of deliveries read per delivery; ${r.server.sessions} connections opened; the layout's whole run`,
+      });
+      metrics[`${key}ServerTransactionsPerDelivery`] = round(r.server.transactions, 3);
+      metrics[`${key}DeliveriesIndexReadsPerDelivery`] = round(r.server.deliveriesIndexReads, 2);
+      metrics[`${key}ServerSessions`] = r.server.sessions;
+    }
     metrics[`${key}EventsWrittenPerSecond`] = round(r.writtenPerSecond);
     metrics[`${key}DeliveriesPerSecond`] = unlessVoid(round(r.deliveriesPerSecond), r.backlogLedger);
     metrics[`${key}CommitToReceiptP99Ms`] = unlessVoid(round(r.p99Ms), r.pacedLedger);
@@ -252,6 +324,35 @@ export async function nodesComparison(server: PostgresServer, quick: boolean, lo
     unit: '%',
     note: 'target ≥ 70%',
   });
+  if (peers.length > 0) {
+    for (const p of peers) {
+      const workersMs = p.workersMs.reduce((a, b) => a + b, 0);
+      rows.push(ledgerRow(p.ledger));
+      rows.push({
+        metric: `deliveries/s, Graphile Worker, ${p.processes} process${p.processes > 1 ? 'es' : ''}`,
+        value: unlessVoid(round(p.deliveriesPerSecond, 0), p.ledger),
+        unit: '/s',
+        note: `the same backlog and receiver; CPU per delivery: workers ${p.workersMs.map((ms) => round(ms, 3)).join(' + ')}${p.databaseMs !== undefined ? `, PostgreSQL ${round(p.databaseMs, 3)}` : ''}, receiver ${round(p.receiverMs, 3)}`,
+      });
+      const key = `graphile${p.processes}`;
+      metrics[`${key}DeliveriesPerSecond`] = unlessVoid(round(p.deliveriesPerSecond), p.ledger);
+      metrics[`${key}CpuPerDeliveryWorkersMs`] = unlessVoid(round(workersMs, 3), p.ledger);
+      if (p.databaseMs !== undefined) metrics[`${key}CpuPerDeliveryDatabaseMs`] = unlessVoid(round(p.databaseMs, 3), p.ledger);
+      metrics[`${key}LedgerBalances`] = balances(p.ledger);
+    }
+    // Best of one and two on each side: each at its own best layout on this machine.
+    const pgLayouts = results.filter((r) => r.layout.engine === 'postgres' && r.layout.nodes <= 2);
+    const borderdBest = Math.max(...pgLayouts.map((r) => r.deliveriesPerSecond));
+    const peerBest = Math.max(...peers.map((p) => p.deliveriesPerSecond));
+    const ratio = unlessVoid(round(borderdBest / peerBest, 2), ...pgLayouts.map((r) => r.backlogLedger), ...peers.map((p) => p.ledger));
+    rows.push({
+      metric: 'borderd ÷ Graphile Worker, deliveries/s',
+      value: ratio,
+      unit: '×',
+      note: `best of 1 or 2 nodes (${round(borderdBest, 0)}/s) ÷ best of 1 or 2 processes (${round(peerBest, 0)}/s); target ≥ 1.5×`,
+    });
+    metrics.borderdVsGraphileRatio = ratio;
+  }
   rows.push({
     metric: `claim of 50 due rows, p50, ${claims.delivered} delivered rows beside them`,
     value: round(claims.full.p50, 2),

@@ -18,6 +18,31 @@ export interface ReceiverStats {
   latenciesMs?: number[];
 }
 
+/** The counts of the verifying receiver at `url` (webhook-receiver-server.ts) since its last reset. */
+export async function receiverStats(url: string, withLatencies = false): Promise<ReceiverStats> {
+  return (await (await fetch(`${url}/stats${withLatencies ? '?latencies=1' : ''}`)).json()) as ReceiverStats;
+}
+
+/**
+ * Waits until the receiver at `url` has seen `deliveries` verified deliveries (or, with `count:
+ * 'distinctEvents'`, that many different events); throws on a signature failure.
+ */
+export async function waitForReceipts(
+  url: string,
+  deliveries: number,
+  timeoutMs: number,
+  count: 'deliveries' | 'distinctEvents' = 'deliveries',
+): Promise<ReceiverStats> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await receiverStats(url);
+    if (s.failures > 0) throw new Error(`${s.failures} deliveries failed signature verification`);
+    if (s[count] >= deliveries) return s;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${deliveries} ${count} (seen ${s[count]})`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 /**
  * One organization of a running daemon, its webhooks pointing at one verifying local receiver,
  * and the admin API that writes events. Shared by the outbox and growth benchmarks.
@@ -181,30 +206,20 @@ export class OutboxScenario {
   }
 
   async stats(withLatencies = false): Promise<ReceiverStats> {
-    return (await (await fetch(`${this.receiver.url}/stats${withLatencies ? '?latencies=1' : ''}`)).json()) as ReceiverStats;
+    return receiverStats(this.receiver.url, withLatencies);
   }
 
   async resetReceiver(): Promise<void> {
     await fetch(`${this.receiver.url}/reset`, { method: 'POST' });
   }
 
-  /**
-   * Waits until the receiver has seen `deliveries` verified deliveries (or, with `count:
-   * 'distinctEvents'`, that many different events); throws on a signature failure.
-   */
+  /** waitForReceipts on this scenario's receiver. */
   async waitForDeliveries(
     deliveries: number,
     timeoutMs: number,
     count: 'deliveries' | 'distinctEvents' = 'deliveries',
   ): Promise<ReceiverStats> {
-    const until = Date.now() + timeoutMs;
-    for (;;) {
-      const s = await this.stats();
-      if (s.failures > 0) throw new Error(`${s.failures} deliveries failed signature verification`);
-      if (s[count] >= deliveries) return s;
-      if (Date.now() > until) throw new Error(`timed out waiting for ${deliveries} ${count} (seen ${s[count]})`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    return waitForReceipts(this.receiver.url, deliveries, timeoutMs, count);
   }
 
   async stop(): Promise<void> {

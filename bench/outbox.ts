@@ -46,7 +46,7 @@ export const outboxBenchmark: Benchmark = {
     if (!postgres) return base;
     const server = postgres.url !== undefined ? externalPostgres(postgres.url) : await startPostgresServer();
     try {
-      const nodes = await nodesComparison(server, quick, log);
+      const nodes = await nodesComparison(server, quick, log, postgres.peer !== false);
       return { rows: [...base.rows, ...nodes.rows], metrics: { ...base.metrics, ...nodes.metrics } };
     } finally {
       await server.remove();

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --soak] [-- --only outbox,api] [-- --out FILE] [-- --cpu-prof DIR] [-- --postgres]`: runs the
+ * `npm run bench [-- --quick] [-- --soak] [-- --only outbox,api] [-- --out FILE] [-- --cpu-prof DIR] [-- --postgres [--no-peer]]`: runs the
  * benchmarks against real processes on 127.0.0.1, prints a table per benchmark and writes every
  * figure to bench/results.json. Numbers come from here, never from timed assertions in tests.
  */
@@ -37,10 +37,12 @@ interface Args {
   out: string;
   cpuProfDir?: string;
   postgres?: { url?: string };
+  /** Whether the PostgreSQL comparison leaves out its peer (Graphile Worker). */
+  noPeer: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { quick: false, soak: false, out: join(ROOT, 'bench', 'results.json') };
+  const args: Args = { quick: false, soak: false, out: join(ROOT, 'bench', 'results.json'), noPeer: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -56,8 +58,10 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--cpu-prof') args.cpuProfDir = value();
     else if (flag === '--postgres') args.postgres = {};
     else if (flag === '--database-url') args.postgres = { url: value() };
+    else if (flag === '--no-peer') args.noPeer = true;
     else usage(`unknown option ${a}`);
   }
+  if (args.noPeer && !args.postgres) usage('--no-peer goes with --postgres or --database-url');
   const names = BENCHMARKS.map((b) => b.name);
   for (const n of args.only ?? []) if (!names.includes(n)) usage(`unknown benchmark ${n}; one of ${names.join(', ')}`);
   return args;
@@ -65,7 +69,7 @@ function parseArgs(argv: string[]): Args {
 
 function usage(message: string): never {
   process.stderr.write(
-    `bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE] [--cpu-prof DIR] [--postgres | --database-url URL]\n`,
+    `bench: ${message}\nusage: node dist/bench/run.js [--quick] [--soak] [--only ${BENCHMARKS.map((b) => b.name).join(',')}] [--out FILE] [--cpu-prof DIR] [--postgres | --database-url URL] [--no-peer]\n`,
   );
   process.exit(2);
 }
@@ -85,7 +89,12 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     log(`bench: ${b.name} …`);
     try {
-      const outcome = await b.run({ quick: args.quick, soak: args.soak, log, ...(args.postgres ? { postgres: args.postgres } : {}) });
+      const outcome = await b.run({
+        quick: args.quick,
+        soak: args.soak,
+        log,
+        ...(args.postgres ? { postgres: { ...args.postgres, peer: !args.noPeer } } : {}),
+      });
       printTable(`${b.name}: ${b.title}`, outcome.rows);
       results[b.name] = { ...outcome.metrics, durationSeconds: (Date.now() - t0) / 1000 };
     } catch (err) {

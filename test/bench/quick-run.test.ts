@@ -139,4 +139,10 @@ describe('npm run bench -- --quick', () => {
     expect(run.code).toBe(2);
     expect(run.output).toMatch(/unknown benchmark nope; one of outbox, api, receiver, inbound, growth, csv, idempotency, soak/);
   });
+
+  it('refuses --no-peer without PostgreSQL with exit code 2', async () => {
+    const run = await runBench(['--no-peer']);
+    expect(run.code).toBe(2);
+    expect(run.output).toMatch(/--no-peer goes with --postgres or --database-url/);
+  });
 });
