@@ -175,7 +175,7 @@ describe('secret rotation with overlap', () => {
 });
 
 describe('organization key overlap', () => {
-  it('endpoint 17 answers the replaced key by its id during the window, not after, and not to another organization', async () => {
+  it('the public-key route answers the replaced key by its id during the window, not after, and not to another organization', async () => {
     const s = await setup({ 'webhooks.rotationOverlapSeconds': 600 });
     const before = await s.deliver();
     const oldId = String(before.headers['x-signature-key-id']);
