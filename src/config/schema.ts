@@ -235,7 +235,8 @@ export const webhooksSchema = z
     maxPerOrganization: z.number().int().min(1).max(1000).default(50),
     /**
      * After a rotation, how long the replaced webhook secret keeps signing beside the new one, and how
-     * long endpoint 17 still answers for the replaced RSA key by its id (seconds; 0 retires at once).
+     * long GET …/settings/public-key?keyId= still answers for the replaced RSA key (seconds; 0 retires
+     * at once).
      */
     rotationOverlapSeconds: z
       .number()

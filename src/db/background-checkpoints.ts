@@ -4,7 +4,7 @@
  * SQLite checkpoints on its own in the commit that takes the WAL past `wal_autocheckpoint` pages
  * (1,000): that commit copies the WAL into the database file and fsyncs it before it returns, on
  * the thread that committed. In `borderd receive` that stalls a delivery at regular intervals while
- * the sender's next one waits (docs/performance.md, "Receiver").
+ * the sender's next one waits (docs/receiver.md, "Speed").
  *
  * @module db/background-checkpoints
  */

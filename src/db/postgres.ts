@@ -18,7 +18,7 @@ import {
   type SqlParams,
   type TransactionOptions,
 } from './database.js';
-import { RollbackHooks } from './rollback-hooks.js';
+import { runTransaction, TransactionHandle } from './transaction-handle.js';
 
 /** Why a connection could not be made or used, in words, by the error's code. */
 const CONNECT_FAILURES: Record<string, string> = {
@@ -107,25 +107,18 @@ async function firstValue<T>(client: Client, sql: Sql, params: SqlParams): Promi
   return (res.rows as unknown[][]).map((r) => r[0] as T);
 }
 
-class PostgresTransaction implements Db {
+class PostgresTransaction extends TransactionHandle {
   readonly dialect: Dialect = 'postgres';
-  readonly inTransaction = true;
-  readonly rollbackHooks = new RollbackHooks();
-  #ended = false;
-  #savepoints = 0;
 
-  constructor(private readonly client: pg.PoolClient) {}
-
-  end(): void {
-    this.#ended = true;
-  }
-
-  get open(): boolean {
-    return !this.#ended;
+  constructor(
+    private readonly client: pg.PoolClient,
+    depth: number,
+  ) {
+    super(depth);
   }
 
   #use(): pg.PoolClient {
-    if (this.#ended) throw new Error('a transaction handle was used after its transaction ended');
+    this.assertOpen();
     return this.client;
   }
 
@@ -148,48 +141,21 @@ class PostgresTransaction implements Db {
     await this.#use().query(sql);
   }
 
-  async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    const outcome = await this.savepoint(fn);
-    if (!outcome.ok) throw outcome.err;
-    return outcome.value;
+  protected async command(text: string): Promise<void> {
+    await this.client.query(text);
   }
-
-  async tryTransaction<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
-    return { ok: true, value: await this.transaction(fn) };
+  protected deeper(): PostgresTransaction {
+    return new PostgresTransaction(this.client, this.depth + 1);
   }
-
-  snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    return fn(this);
+  /**
+   * A statement error leaves the transaction usable once rolled back to the savepoint; a lost
+   * connection does not, and then the rollback itself fails.
+   */
+  protected survives(): boolean {
+    return true;
   }
-
-  onRollback(hook: () => void): void {
-    this.#use();
-    this.rollbackHooks.add(hook);
-  }
-
-  async savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
-    const client = this.#use();
-    const name = `sp${++this.#savepoints}`;
-    await client.query(`SAVEPOINT ${name}`);
-    const inner = new PostgresTransaction(client);
-    try {
-      const value = await fn(inner);
-      await client.query(`RELEASE SAVEPOINT ${name}`);
-      inner.rollbackHooks.handTo(this.rollbackHooks);
-      return { ok: true, value };
-    } catch (err) {
-      inner.rollbackHooks.run();
-      // A statement error leaves the transaction usable once rolled back to the savepoint; a lost
-      // connection does not: then the error is thrown, and the whole transaction with it.
-      try {
-        await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
-      } catch {
-        throw err;
-      }
-      return { ok: false, err };
-    } finally {
-      inner.end();
-    }
+  protected connected(): boolean {
+    return true;
   }
 }
 
@@ -299,31 +265,31 @@ export class PostgresDatabase implements Database {
 
   async #run<T>(fn: (tx: Db) => Promise<T>, begin: string, setting?: string, writes = false): Promise<T> {
     const client = await this.pool.connect();
-    const tx = new PostgresTransaction(client);
     let broken: Error | undefined;
     // A checked-out connection that dies between statements emits 'error', which with no listener
     // would end the process; the statement then in flight (or the next) fails on its own.
     const onLost = (err: Error) => (broken = err);
     client.on('error', onLost);
     try {
-      await client.query(begin);
-      const began = writes && this.onCommit && performance.now();
-      if (setting) await client.query(setting);
-      const value = await fn(tx);
-      await client.query('COMMIT');
-      if (began) this.onCommit?.((performance.now() - began) / 1000);
-      return value;
-    } catch (err) {
-      tx.rollbackHooks.run();
-      try {
-        await client.query('ROLLBACK');
-      } catch (rollback) {
-        // The connection is gone: it must not go back to the pool.
-        broken = rollback as Error;
-      }
-      throw err;
+      const steps = {
+        begin: async () => {
+          await client.query(begin);
+          if (setting) await client.query(setting);
+        },
+        commit: async () => {
+          await client.query('COMMIT');
+        },
+        rollback: async () => {
+          try {
+            await client.query('ROLLBACK');
+          } catch (rollback) {
+            // The connection is gone: it must not go back to the pool.
+            broken = rollback as Error;
+          }
+        },
+      };
+      return await runTransaction(new PostgresTransaction(client, 0), fn, steps, writes ? this.onCommit : undefined);
     } finally {
-      tx.end();
       client.removeListener('error', onLost);
       client.release(broken);
     }

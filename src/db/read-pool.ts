@@ -143,7 +143,7 @@ export function workerReads<T extends ReadTable>(opts: WorkerReadsOptions): Read
         // A read worker holds one page of answers at a time. A small young generation keeps its
         // growth under a stream of large identity pages to about half of what V8's default allows,
         // at the same request rate, since the main thread, not the worker, bounds it
-        // (docs/performance.md, "Memory").
+        // (docs/scaling.md, "Memory").
         resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 8 },
       });
       slot.worker = worker;

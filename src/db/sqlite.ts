@@ -13,7 +13,7 @@
  */
 import { isSqliteBusy, type Connection } from './sqlite-connection.js';
 import type { Database, Db, Dialect, Outcome, Sql, SqlParams, TransactionOptions } from './database.js';
-import { RollbackHooks } from './rollback-hooks.js';
+import { runTransaction, TransactionHandle, type TransactionSteps } from './transaction-handle.js';
 
 const textOf = (sql: Sql): string => (typeof sql === 'string' ? sql : sql.sqlite);
 
@@ -56,29 +56,24 @@ const settle = <T>(fn: () => T): Promise<T> => {
 };
 
 /** A transaction (or a savepoint of one): statements run at once, on the connection it owns. */
-class SqliteTransaction implements Db {
+class SqliteTransaction extends TransactionHandle {
   readonly dialect: Dialect = 'sqlite';
-  readonly inTransaction = true;
-  readonly rollbackHooks = new RollbackHooks();
-  #ended = false;
-  /** A handle's savepoints run one after another, so each depth needs one name (and one set of statements). */
+
   constructor(
     private readonly statements: Statements,
-    private readonly depth = 0,
-  ) {}
-
-  end(): void {
-    this.#ended = true;
+    depth: number,
+  ) {
+    super(depth);
   }
 
-  get open(): boolean {
-    return !this.#ended && this.statements.conn.open;
+  protected override assertOpen(): void {
+    super.assertOpen();
+    // SQLite itself ended it (ON CONFLICT ROLLBACK, a full disk): what follows must not commit alone.
+    if (!this.statements.conn.inTransaction) throw new Error('the transaction was rolled back by SQLite; nothing more runs in it');
   }
 
   #use(): Statements {
-    if (this.#ended) throw new Error('a transaction handle was used after its transaction ended');
-    // SQLite itself ended it (ON CONFLICT ROLLBACK, a full disk): what follows must not commit alone.
-    if (!this.statements.conn.inTransaction) throw new Error('the transaction was rolled back by SQLite; nothing more runs in it');
+    this.assertOpen();
     return this.statements;
   }
 
@@ -101,50 +96,18 @@ class SqliteTransaction implements Db {
     return settle(() => this.#use().exec(sql));
   }
 
-  async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    const outcome = await this.#nested(fn);
-    if (!outcome.ok) throw outcome.err;
-    return outcome.value;
+  protected command(text: string): void {
+    this.statements.conn.prepare(text).run();
   }
-
-  async tryTransaction<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
-    return { ok: true, value: await this.transaction(fn) };
+  protected deeper(): SqliteTransaction {
+    return new SqliteTransaction(this.statements, this.depth + 1);
   }
-
-  snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    return fn(this);
+  /** Some errors (disk full, I/O, ON CONFLICT ROLLBACK) end the whole transaction, not the savepoint. */
+  protected survives(): boolean {
+    return this.statements.conn.inTransaction;
   }
-
-  savepoint<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
-    return this.#nested(fn);
-  }
-
-  onRollback(hook: () => void): void {
-    this.#use();
-    this.rollbackHooks.add(hook);
-  }
-
-  /** `fn` in a savepoint: released when it succeeds, rolled back (and its error returned) when it fails. */
-  async #nested<T>(fn: (tx: Db) => Promise<T>): Promise<Outcome<T>> {
-    const conn = this.#use().conn;
-    const name = `sp${this.depth + 1}`;
-    conn.prepare(`SAVEPOINT ${name}`).run();
-    const inner = new SqliteTransaction(this.statements, this.depth + 1);
-    try {
-      const value = await fn(inner);
-      conn.prepare(`RELEASE ${name}`).run();
-      inner.rollbackHooks.handTo(this.rollbackHooks);
-      return { ok: true, value };
-    } catch (err) {
-      inner.rollbackHooks.run();
-      // Some errors (disk full, I/O, ON CONFLICT ROLLBACK) end the whole transaction, not the savepoint.
-      if (!conn.inTransaction) throw err;
-      conn.prepare(`ROLLBACK TO ${name}`).run();
-      conn.prepare(`RELEASE ${name}`).run();
-      return { ok: false, err };
-    } finally {
-      inner.end();
-    }
+  protected connected(): boolean {
+    return this.statements.conn.open;
   }
 }
 
@@ -265,19 +228,27 @@ export class SqliteDatabase implements Database {
   /** BEGIN (deferred): a read lock only, so another process's writer is not held up, on a read-only connection too. */
   async snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     const handOn = await this.#take();
-    const tx = new SqliteTransaction(this.#statements);
     try {
-      this.conn.prepare('BEGIN').run();
-      try {
-        return await fn(tx);
-      } finally {
-        if (this.conn.inTransaction) this.conn.prepare('COMMIT').run();
-      }
+      return await runTransaction(new SqliteTransaction(this.#statements, 0), fn, {
+        begin: () => void this.conn.prepare('BEGIN').run(),
+        commit: () => this.#endIfOpen('COMMIT'),
+        rollback: () => this.#endIfOpen('ROLLBACK'),
+      });
     } finally {
-      tx.end();
       handOn();
     }
   }
+
+  /** Ends the transaction with `statement`, unless SQLite ended it already. */
+  #endIfOpen(statement: 'COMMIT' | 'ROLLBACK'): void {
+    if (this.conn.inTransaction) this.conn.prepare(statement).run();
+  }
+
+  /** How a write transaction ends: COMMIT (which fails when SQLite ended it meanwhile), or ROLLBACK of what is still open. */
+  readonly #writeEnd: TransactionSteps = {
+    commit: () => void this.conn.prepare('COMMIT').run(),
+    rollback: () => this.#endIfOpen('ROLLBACK'),
+  };
 
   /**
    * BEGIN IMMEDIATE takes the write lock up front, so the body's reads and writes see one state and
@@ -286,27 +257,14 @@ export class SqliteDatabase implements Database {
    */
   async #transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions, wait: boolean): Promise<Outcome<T>> {
     const handOn = await this.#take();
-    const conn = this.conn;
     const bookkeeping = opts.durability === 'bookkeeping' && this.opts.fsynced;
-    const tx = new SqliteTransaction(this.#statements);
     try {
-      if (bookkeeping) conn.prepare('PRAGMA synchronous = NORMAL').run();
+      if (bookkeeping) this.conn.prepare('PRAGMA synchronous = NORMAL').run();
       const begun = this.#begin(wait);
       if (!begun.ok) return begun;
-      const began = this.onCommit && performance.now();
-      try {
-        const value = await fn(tx);
-        conn.prepare('COMMIT').run();
-        if (began) this.onCommit?.((performance.now() - began) / 1000);
-        return { ok: true, value };
-      } catch (err) {
-        if (conn.inTransaction) conn.prepare('ROLLBACK').run();
-        tx.rollbackHooks.run();
-        throw err;
-      }
+      return { ok: true, value: await runTransaction(new SqliteTransaction(this.#statements, 0), fn, this.#writeEnd, this.onCommit) };
     } finally {
-      tx.end();
-      if (bookkeeping) conn.prepare('PRAGMA synchronous = FULL').run();
+      if (bookkeeping) this.conn.prepare('PRAGMA synchronous = FULL').run();
       handOn();
     }
   }

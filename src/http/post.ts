@@ -4,7 +4,7 @@
  *
  * Not `pool.request()`: that one wraps the answer in a Readable stream and follows an AbortSignal,
  * which neither caller needs (they keep at most a kilobyte of the answer and end on a timer of
- * their own), and which about doubles the client's CPU per POST (docs/performance.md, "Outbox").
+ * their own), and which about doubles the client's CPU per POST (docs/webhooks.md, "Speed").
  *
  * @module http/post
  */

@@ -32,7 +32,7 @@ export const payloadSealContext = (id: string) => `inbound_events.payload:${id}`
  * `replaced`: failed for its content, and a held redelivered copy was queued in its place.
  * `busy`: not recorded, another process held the write lock; the row stays due for a later pass.
  */
-export type AttemptOutcome = 'decrypted' | 'retry' | 'failed' | 'replaced' | 'skipped' | 'busy';
+export type DecryptionOutcome = 'decrypted' | 'retry' | 'failed' | 'replaced' | 'skipped' | 'busy';
 
 /** The delay before the retry that follows attempt number `attempt` (1-based), or undefined when none is left. */
 export function retryDelayMs(schedule: number[], attempt: number): number | undefined {
@@ -81,7 +81,7 @@ async function openCopy(ctx: AppContext, row: InboundEvent, rawBody: string): Pr
 }
 
 /** Records what opening the row gave: decrypted, or a failure to retry or to dead-letter. */
-async function record(ctx: AppContext, row: InboundEvent, opened: Opened): Promise<AttemptOutcome> {
+async function record(ctx: AppContext, row: InboundEvent, opened: Opened): Promise<DecryptionOutcome> {
   const now = ctx.clock.now();
   const at = isoAt(now);
   const orgId = row.orgId!;
@@ -152,7 +152,7 @@ async function recordHeldOpened(
   seen: { attempts: number; rawBody: string; orgId: string },
   opened: Extract<Opened, { held: HeldCopy }>,
   at: string,
-): Promise<AttemptOutcome> {
+): Promise<DecryptionOutcome> {
   const { err, held } = opened;
   const written = await ctx.db.tryTransaction(
     async (tx) => {
@@ -187,8 +187,8 @@ export const OPENS_IN_FLIGHT = 2;
  * long the queue. A stop waits for the pass; rows opened ahead and not yet recorded leave no trace,
  * and so do rows a held write lock kept from being recorded: they stay due.
  */
-export async function decryptDue(ctx: AppContext): Promise<Record<AttemptOutcome, number>> {
-  const counts: Record<AttemptOutcome, number> = { decrypted: 0, retry: 0, failed: 0, replaced: 0, skipped: 0, busy: 0 };
+export async function decryptDue(ctx: AppContext): Promise<Record<DecryptionOutcome, number>> {
+  const counts: Record<DecryptionOutcome, number> = { decrypted: 0, retry: 0, failed: 0, replaced: 0, skipped: 0, busy: 0 };
   const rows = await dueInboundEvents(ctx.db, isoAt(ctx.clock.now()), ctx.config.inbound.batchSize);
   const pass = linkToActive();
   const begin = (row: InboundEvent) => ({ span: attemptSpan(row, pass), opened: open(ctx, row) });

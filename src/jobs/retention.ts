@@ -107,7 +107,7 @@ const BUSY_RETRY_MS = 50;
 /**
  * The same pruning inside the daemon, one batch per turn of the event loop. Done in one go, a day's
  * million delivered rows would hold the daemon's main thread for seconds, every request and send
- * with it (docs/performance.md, "Growth"); here each batch is one short transaction
+ * with it (docs/webhooks.md, "A long history"); here each batch is one short transaction
  * (retention.batchSize rows), and requests and sends run between them. A write lock another process
  * holds is waited for on a timer, not in SQLite's busy wait; after database.busyTimeoutMs of
  * waiting for one batch the pass fails, to run again at its next schedule. `stopped` ends it

@@ -15,6 +15,7 @@ import { isRefusedByBorderd, WebhookVerificationError } from '../verify/errors.j
 import { fetchFailure } from '../verify/fetch-failure.js';
 import { fetchAccessToken, type ClientCredentials } from '../verify/public-key.js';
 import { verifySignature } from '../verify/signature.js';
+import { deliveryHeaders } from '../domain/delivery-headers.js';
 import { annotate, contextOf, inSpan, SpanKind, tracingOn } from '../tracing/spans.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.js';
@@ -107,7 +108,8 @@ export class TunnelClient {
   readonly #stop = new AbortController();
   readonly #announced = new Map<string, KeyObject>();
   readonly #source: string;
-  #token: string | undefined;
+  /** The access token in use; undefined until one is fetched, and again once the stream refused it. */
+  #accessToken: string | undefined;
   #tokenFetches = 0;
   #cursor: string | undefined;
   #connections = 0;
@@ -174,16 +176,16 @@ export class TunnelClient {
     }
   }
 
-  /** `signal` is the connection's: a stop or the heartbeat watchdog also ends a token request that hangs. */
-  async #token_(signal: AbortSignal): Promise<string> {
-    if (this.#token) return this.#token;
+  /** The access token, fetched when there is none; `signal` is the connection's: a stop or the heartbeat watchdog also ends a token request that hangs. */
+  async #currentToken(signal: AbortSignal): Promise<string> {
+    if (this.#accessToken) return this.#accessToken;
     try {
       this.#tokenFetches++;
-      this.#token = await fetchAccessToken(this.#source, this.opts.credentials, { signal });
+      this.#accessToken = await fetchAccessToken(this.#source, this.opts.credentials, { signal });
     } catch (err) {
       throw new StreamError(`could not get a token from ${this.#source}: ${(err as Error).message}`, isRefusedByBorderd(err));
     }
-    return this.#token;
+    return this.#accessToken;
   }
 
   #streamUrl(): string {
@@ -207,7 +209,7 @@ export class TunnelClient {
     try {
       const open = async () => {
         const headers: Record<string, string> = {
-          authorization: `Bearer ${await this.#token_(abort.signal)}`,
+          authorization: `Bearer ${await this.#currentToken(abort.signal)}`,
           accept: 'text/event-stream',
         };
         if (this.#cursor) headers['last-event-id'] = this.#cursor;
@@ -222,7 +224,7 @@ export class TunnelClient {
       if (res.status === 401) {
         // The cached token expired (streams end at expiry) or its key rotated: one retry with a new one.
         await res.body?.cancel();
-        this.#token = undefined;
+        this.#accessToken = undefined;
         res = await open();
         if (res.status === 401) throw new StreamError('the stream refused a fresh token (401)', true);
       }
@@ -345,24 +347,15 @@ export class TunnelClient {
       });
       return;
     }
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'borderd-receive',
-      'x-signature': data.signature,
-      'x-signature-key-id': data.keyId,
-      'x-event-id': verified.id,
-      'x-event-type': verified.type,
-      'x-delivery-attempt': '1',
-    };
     // One span per event while tracing is on, its tries included, continuing the trace the event
     // was written under; the relay forwards the app a traceparent naming it.
     const parent = tracingOn() && data.traceparent ? contextOf({ traceparent: data.traceparent }) : undefined;
     const attributes = { 'borderd.event_id': verified.id, 'borderd.event_type': verified.type };
-    await inSpan('borderd receive', { kind: SpanKind.CONSUMER, parent, attributes }, () => this.#relay(verified, data, headers));
+    await inSpan('borderd receive', { kind: SpanKind.CONSUMER, parent, attributes }, () => this.#relay(verified, data));
   }
 
   /** Forwards a verified event, retrying a failing app, then moves the cursor past it. */
-  async #relay(verified: { id: string; type: string }, data: StreamData, headers: Record<string, string>): Promise<void> {
+  async #relay(verified: { id: string; type: string }, data: StreamData): Promise<void> {
     const { reporter, relay } = this.opts;
     const attempts = Math.max(1, this.opts.forwardAttempts ?? 5);
     const retryDelay =
@@ -375,7 +368,15 @@ export class TunnelClient {
         eventId: verified.id,
         eventType: verified.type,
         body: data.body,
-        headers: { ...headers, 'x-delivery-attempt': String(attempt) },
+        // The headers a direct delivery has, with this try as its attempt.
+        headers: deliveryHeaders({
+          userAgent: 'borderd-receive',
+          signature: data.signature,
+          keyId: data.keyId,
+          eventId: verified.id,
+          eventType: verified.type,
+          attempt,
+        }),
       });
       await last.recorded;
       if (last.outcome !== 'failed') break;

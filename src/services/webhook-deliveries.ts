@@ -9,6 +9,7 @@
 import { resourceKeyOf } from '../domain/resource-key.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, HOUR_MS, isoAt } from '../domain/clock.js';
+import { deliveryHeaders } from '../domain/delivery-headers.js';
 import { BorderdError, badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { VERSION } from '../version.js';
@@ -228,14 +229,15 @@ export async function deliveryWithAttempts(
 /** For attempts recorded without their headers: the headers made again from the attempt's key id and number. */
 async function rebuildHeaders(ctx: AppContext, delivery: DeliveryView): Promise<(a: AttemptRecord) => Record<string, string>> {
   const signatures = new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]));
-  return (a) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': `borderd/${VERSION}` };
-    const signature = a.keyId === null ? undefined : signatures.get(a.keyId);
-    if (signature !== undefined) headers['x-signature'] = signature;
-    if (a.keyId !== null) headers['x-signature-key-id'] = a.keyId;
-    Object.assign(headers, { 'x-event-id': delivery.eventId, 'x-event-type': delivery.eventType, 'x-delivery-attempt': String(a.attempt) });
-    return headers;
-  };
+  return (a) =>
+    deliveryHeaders({
+      userAgent: `borderd/${VERSION}`,
+      signature: a.keyId === null ? undefined : signatures.get(a.keyId),
+      keyId: a.keyId,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      attempt: a.attempt,
+    });
 }
 
 /**

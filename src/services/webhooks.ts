@@ -109,7 +109,7 @@ export async function prepareWebhook(ctx: AppContext, orgId: string, input: Webh
 }
 
 /**
- * Endpoint 11. The organization's signing key pair is made with its first webhook, and written in
+ * POST /v1/notifications/webhooks/settings. The organization's signing key pair is made with its first webhook, and written in
  * the same transaction; every webhook gets its own Standard Webhooks secret. `prepared` is what
  * prepareWebhook made for this input before the caller's transaction; without it, it is made here.
  */
@@ -164,7 +164,7 @@ export const getWebhookSettings = mustGet;
 export const listWebhookSettings = async (ctx: AppContext, orgId: string): Promise<WebhookRecord[]> => await listWebhooks(ctx.db, orgId);
 
 /**
- * Endpoint 12. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
+ * PATCH /v1/notifications/webhooks/settings/{id}. url is required (the same url is fine); enabled defaults to true, so a PATCH of a
  * disabled webhook re-enables it. Disabling keeps its pending deliveries as skipped. eventTypes
  * replaces the filter when given (empty: every type) and keeps it when absent; it applies to events
  * written from then on, and deliveries already queued stay. ordering replaces the order when given
@@ -192,7 +192,7 @@ async function setEnabled(ctx: AppContext, id: string, enabled: boolean, by: str
   return (await getWebhookById(ctx.db, id))!;
 }
 
-/** Endpoint 15. The row is kept (marked deleted) so its history stays; its pending deliveries are cancelled, not sent. */
+/** DELETE /v1/notifications/webhooks/settings/{id}. The row is kept (marked deleted) so its history stays; its pending deliveries are cancelled, not sent. */
 export async function deleteWebhook(ctx: AppContext, orgId: string, id: string): Promise<void> {
   await withTransaction(ctx, async (ctx) => {
     await mustGet(ctx, orgId, id);
@@ -203,7 +203,7 @@ export async function deleteWebhook(ctx: AppContext, orgId: string, id: string):
 }
 
 /**
- * Endpoint 17: 404 while the organization has no key (no webhook registered yet). With `keyId`, that
+ * GET /v1/notifications/webhooks/settings/public-key: 404 while the organization has no key (no webhook registered yet). With `keyId`, that
  * key: the current one or one replaced within the rotation window, else 404.
  */
 export async function getPublicKey(ctx: AppContext, orgId: string, keyId?: string): Promise<PublicSigningKey> {
@@ -218,7 +218,7 @@ export async function getPublicKey(ctx: AppContext, orgId: string, keyId?: strin
 }
 
 /**
- * Endpoint 16: a new pair; signatures made from now on verify only with it (the old one stays
+ * POST /v1/notifications/webhooks/settings/public-key: a new pair; signatures made from now on verify only with it (the old one stays
  * readable by id for the window). `pair`, made by rotationPair before the caller's transaction, is
  * the one installed; without it, one is made here first.
  */

@@ -6,6 +6,7 @@
  * @module store/deliveries
  */
 import { GREATEST, indexedBy, JSON_LIST, sql, type Db } from '../db/database.js';
+import { delivered } from '../domain/delivery-rules.js';
 import { idLowerBound } from '../domain/ids.js';
 import type { WebhookOrdering } from './webhooks.js';
 
@@ -256,17 +257,17 @@ export async function leaseOf(
 
 /**
  * Whether the webhook's most recently tried pending row got no answer at all on its last attempt (a
- * timeout, a refused or reset connection), borderd's own failures (`oursPrefix`) not counted: how a
+ * timeout, a refused or reset connection), borderd's own failures (`borderdFaultPrefix`) not counted: how a
  * process that starts learns an endpoint had stopped answering. One seek in the partial index
  * deliveries_retrying (migration 013), whatever the backlog.
  */
-export async function lastRetryGotNoAnswer(db: Db, webhookId: string, oursPrefix: string): Promise<boolean> {
+export async function lastRetryGotNoAnswer(db: Db, webhookId: string, borderdFaultPrefix: string): Promise<boolean> {
   const row = (await db.get(
     sql`SELECT last_status AS status, last_error AS error FROM deliveries ${indexedBy('deliveries_retrying')}
         WHERE webhook_id = ? AND state = 'pending' AND attempts > 0 ORDER BY updated_at DESC LIMIT 1`,
     [webhookId],
   )) as { status: number | null; error: string | null } | undefined;
-  return row !== undefined && row.status === null && !(row.error ?? '').startsWith(oursPrefix);
+  return row !== undefined && row.status === null && !(row.error ?? '').startsWith(borderdFaultPrefix);
 }
 
 const FINISH_ATTEMPT = sql`UPDATE deliveries SET state = ?, attempts = ${GREATEST}(attempts, ?), step = ?, next_attempt_at = ?,
@@ -275,7 +276,7 @@ const FINISH_ATTEMPT = sql`UPDATE deliveries SET state = ?, attempts = ${GREATES
 const FINISH_EXPECTED_ATTEMPT = sql`${FINISH_ATTEMPT} AND state = ? AND step = ? AND next_attempt_at = ?`;
 
 /** A delivery's state after an attempt. */
-export interface AttemptOutcome {
+export interface DeliveryAfterAttempt {
   state: DeliveryState;
   attempts: number;
   step: number;
@@ -296,7 +297,7 @@ export async function finishAttempt(
   db: Db,
   id: string,
   owner: string,
-  next: AttemptOutcome,
+  next: DeliveryAfterAttempt,
   expect?: { state: DeliveryState; step: number; nextAttemptAt: number },
 ): Promise<boolean> {
   const params = [
@@ -316,7 +317,7 @@ export async function finishAttempt(
 }
 
 /** One row's outcome for finishAttempts: the new values, and the step and due time it must still have (pending). */
-export interface FinishedAttempt extends AttemptOutcome {
+export interface FinishedAttempt extends DeliveryAfterAttempt {
   id: string;
   expectStep: number;
   expectNextAttemptAt: number;
@@ -564,7 +565,7 @@ export async function webhookHealth(db: Db, webhookId: string): Promise<WebhookH
   )) as { statusCode: number | null }[];
   let failures = 0;
   for (const r of rows) {
-    if (r.statusCode !== null && r.statusCode >= 200 && r.statusCode < 300) break;
+    if (delivered(r.statusCode)) break;
     failures++;
   }
   return { lastSuccessAt: last.at, failuresInARow: failures, pending: pending.n };

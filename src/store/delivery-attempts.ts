@@ -4,6 +4,7 @@
  * @module store/delivery-attempts
  */
 import { indexedBy, sql, type Db } from '../db/database.js';
+import { succeededSql } from '../domain/delivery-rules.js';
 
 export interface AttemptRecord {
   id: string;
@@ -80,6 +81,9 @@ export async function listAttempts(db: Db, deliveryId: string): Promise<AttemptR
   )) as AttemptRecord[];
 }
 
+/** An attempt that got a 2xx, in the statements below. */
+const SUCCEEDED = succeededSql('a.status_code');
+
 /** A webhook's attempts in one hour (UTC), for its health: how many, how many got a 2xx, their total duration. */
 export interface HourOfAttempts {
   /** The hour as `YYYY-MM-DDTHH`. */
@@ -102,7 +106,7 @@ export async function attemptsByHour(db: Db, webhookId: string, sinceIso: string
     totalMs: number | string | null;
   }>(
     sql`SELECT substr(a.started_at, 1, 13) AS hour, COUNT(*) AS attempts,
-               SUM(CASE WHEN a.status_code >= 200 AND a.status_code < 300 THEN 1 ELSE 0 END) AS succeeded,
+               SUM(CASE WHEN ${SUCCEEDED} THEN 1 ELSE 0 END) AS succeeded,
                SUM(a.duration_ms) AS "totalMs"
           FROM deliveries d ${indexedBy('deliveries_webhook_updated')} JOIN delivery_attempts a ON a.delivery_id = d.id
          WHERE d.webhook_id = ? AND d.updated_at >= ? AND a.started_at >= ?
@@ -120,7 +124,7 @@ export async function attemptsByHour(db: Db, webhookId: string, sinceIso: string
 /** Attempts of a webhook started at or after `sinceIso`: how many, how many got a 2xx, their total duration. */
 export async function attemptTotals(db: Db, webhookId: string, sinceIso: string): Promise<Omit<HourOfAttempts, 'hour'>> {
   const r = (await db.get(
-    sql`SELECT COUNT(*) AS attempts, SUM(CASE WHEN a.status_code >= 200 AND a.status_code < 300 THEN 1 ELSE 0 END) AS succeeded,
+    sql`SELECT COUNT(*) AS attempts, SUM(CASE WHEN ${SUCCEEDED} THEN 1 ELSE 0 END) AS succeeded,
                SUM(a.duration_ms) AS "totalMs"
           FROM deliveries d ${indexedBy('deliveries_webhook_updated')} JOIN delivery_attempts a ON a.delivery_id = d.id
          WHERE d.webhook_id = ? AND d.updated_at >= ? AND a.started_at >= ?`,

@@ -128,9 +128,8 @@ const PREFIX_END = String.fromCodePoint(0x10ffff);
  * matches among N rows the walk reads about (limit + 1) · N / m entries of identities_org_id_names
  * (which holds the names, type and email, so an entry that does not match costs no table read);
  * collecting reads the m matches and sorts their ids. The bound is where the two cost the same
- * among 100,000 identities (docs/resources.md, "Speed"; the per-entry costs are in
- * docs/performance.md); with fewer identities both plans are fast, with more the walk is chosen a
- * little late.
+ * among 100,000 identities (docs/resources.md, "Speed", with the per-entry costs); with fewer
+ * identities both plans are fast, with more the walk is chosen a little late.
  */
 export function denseMatchesFor(limit: number): number {
   return Math.round(150 * Math.sqrt(limit + 1));

@@ -91,7 +91,7 @@ function refuseRedirect(what: string, res: Response): void {
   }
 }
 
-/** Exchanges client credentials for a bearer token (endpoint 1). */
+/** Exchanges client credentials for a bearer token (POST /v1/auth/m2m/token). */
 export async function fetchAccessToken(baseUrl: string, credentials: ClientCredentials, opts: FetchPublicKeyOptions = {}): Promise<string> {
   const f = opts.fetch ?? fetch;
   return fromBorderd('token request', trimSlash(baseUrl) + TOKEN_PATH, async (url) => {

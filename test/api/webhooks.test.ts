@@ -9,7 +9,7 @@ import { holdWriteLock } from '../support/write-lock.js';
 const BASE = '/v1/notifications/webhooks/settings';
 const PROD = { 'webhooks.allowHttp': false, 'webhooks.allowPrivateNetworks': false };
 
-describe('webhook settings (endpoints 11-17)', () => {
+describe('webhook settings (/v1/notifications/webhooks/settings)', () => {
   it('creates, reads, lists, patches and deletes, in the spec shape', async () => {
     const ctx = await makeContext();
     const { http, tokens } = makeApi(ctx);

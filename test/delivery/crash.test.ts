@@ -40,7 +40,7 @@ describe('crash safety of the outbox', () => {
     const gate = new Promise<void>((r) => (open = r));
     const ids = new Set<string>();
     const arrivals = new EventEmitter();
-    // Every request's signature is checked against the public key of endpoint 17 (fetched below).
+    // Every request's signature is checked against the organization's public key (GET …/settings/public-key, fetched below).
     let publicKey: KeyObject | undefined;
     let keyId = '';
     const badSignatures: string[] = [];

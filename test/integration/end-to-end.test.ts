@@ -13,7 +13,7 @@ const ADMIN = 'e2e-admin-token-0123456789abcdefgh';
 
 /**
  * The features together, every piece a real process: borderd's outbox delivers a failed
- * transaction's events to a real `borderd receive` (which fetches the key from endpoint 17),
+ * transaction's events to a real `borderd receive` (which fetches the key from GET …/settings/public-key),
  * which verifies and forwards them byte-exact to a local app; the failure records a refund plan
  * to the organization's default address.
  */
@@ -82,7 +82,7 @@ describe('end to end: transaction → outbox → borderd receive → app, and th
     ]);
     expect(events.every((e) => e.data.id === txn.id)).toBe(true);
 
-    // Byte-exact and verifiable by anyone holding the public key of endpoint 17.
+    // Byte-exact and verifiable by anyone holding the organization's public key.
     const key = (await (await fetch(`${daemon.url}/v1/notifications/webhooks/settings/public-key`, { headers: bearer })).json()) as {
       publicKey: string;
     };

@@ -271,7 +271,7 @@ describe('borderd receive (listen mode)', () => {
   });
 
   it('fetches the key from --public-key-url and heals after a rotation', async () => {
-    // A stand-in for endpoints 1 and 17 of a borderd whose key rotates.
+    // A stand-in for a borderd's token and public-key routes, its key rotating.
     const rotated = createTestSigner();
     const keys = { current: signer, fetches: 0 };
     const keyServer = createServer((req, res) => {

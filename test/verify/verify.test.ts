@@ -219,7 +219,7 @@ describe('fetchPublicKey', () => {
   let server: Server | undefined;
   afterEach(() => server?.close());
 
-  /** A stand-in for endpoints 1 and 17 whose key can be swapped (a rotation). */
+  /** A stand-in for borderd's token and public-key routes, whose key can be swapped (a rotation). */
   async function keyServer(initial: string) {
     const state = { key: initial, keyFetches: 0 };
     server = createServer((req, res) => {

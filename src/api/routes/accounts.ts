@@ -1,5 +1,5 @@
 /**
- * Endpoint 9: an account by id, its deprecated fields shown only when accounts.legacyFields is on.
+ * GET /v1/accounts/{id}: an account by id, its deprecated fields shown only when accounts.legacyFields is on.
  *
  * @module api/routes/accounts
  */

@@ -1,5 +1,5 @@
 /**
- * Endpoint 1: client credentials exchanged for an access token. 201 as the reference service
+ * POST /v1/auth/m2m/token: client credentials exchanged for an access token. 201 as the reference service
  * answers; the token is an ES256 JWT with a kid.
  *
  * @module api/routes/auth

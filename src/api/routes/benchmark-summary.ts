@@ -1,5 +1,5 @@
 /**
- * Endpoint 8: the import benchmark summary, run on a read worker and capped per organization; the
+ * GET /v1/transactions/import-benchmark-summary: the import benchmark summary, run on a read worker and capped per organization; the
  * statistic is described in docs/benchmark-summary.md.
  *
  * @module api/routes/benchmark-summary

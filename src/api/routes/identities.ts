@@ -1,5 +1,5 @@
 /**
- * Endpoint 7: the organization's identities, a page at a time from a read worker. Identity data is
+ * GET /v1/identities: the organization's identities, a page at a time from a read worker. Identity data is
  * masked for redacted tokens (see docs/resources.md).
  *
  * @module api/routes/identities

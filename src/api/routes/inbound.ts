@@ -1,5 +1,5 @@
 /**
- * Endpoint 6, where the card network posts its notifications: the sender check ahead of the body
+ * POST /v1/webhooks/{inbound.pathName}, where the card network posts its notifications: the sender check ahead of the body
  * parser, and the route that stores each notification before its 200.
  *
  * @module api/routes/inbound
@@ -22,7 +22,7 @@ const receivedResponse = z.object({
 });
 
 /**
- * The sender check (IP allowlist, client-certificate header) of endpoint 6 as a middleware that
+ * The sender check (IP allowlist, client-certificate header) of the inbound route as a middleware that
  * app.ts mounts ahead of the JSON body parser: a refused sender gets 403 before its body is read,
  * never a 400, 413 or 415 that would tell it something about the body rules. It matches the route
  * the same way the API router does (Express defaults: case-insensitive, optional trailing slash).
@@ -46,8 +46,8 @@ export function inboundSenderGate(ctx: AppContext): Router {
 }
 
 /**
- * Endpoint 6: the card network posts notifications here, without a bearer token, past the sender
- * check (inboundSenderGate); the body is validated by the route's schema, then the handler joins a
+ * The card network posts notifications here, without a bearer token, past the sender check
+ * (inboundSenderGate); the body is validated by the route's schema, then the handler joins a
  * group commit.
  */
 export const inboundRoutes: RouteModule = (api, deps) => {

@@ -1,5 +1,5 @@
 /**
- * Endpoints 3, 4 and 5: one route per provider path name in integrations.providers, so each gets
+ * PUT /v1/organizations/integrations/{provider}: one route per provider path name in integrations.providers, so each gets
  * its own schema, deprecation headers and OpenAPI entry.
  *
  * @module api/routes/integrations

@@ -1,5 +1,6 @@
 /**
- * Endpoint 2, and how the default is set and re-confirmed (as the reference service does).
+ * /v1/refunds/config: the organization's default refund destination, and how it is set and
+ * re-confirmed (as the reference service does).
  *
  * @module api/routes/refunds
  */

@@ -1,5 +1,5 @@
 /**
- * Endpoints 11 to 17: an organization's webhook settings and its signing key; each webhook's
+ * /v1/notifications/webhooks/settings: an organization's webhook settings and its signing key; each webhook's
  * Standard Webhooks secret (read and rotate).
  *
  * @module api/routes/webhooks

@@ -7,6 +7,8 @@
  */
 import { newNodeId } from '../../cluster/nodes.js';
 import type { AppContext } from '../../context.js';
+import { deliveryHeaders } from '../../domain/delivery-headers.js';
+import { attemptOutcomeLabel, endsWebhook } from '../../domain/delivery-rules.js';
 import type { RetryPolicy } from '../../domain/retry-schedule.js';
 import { claimDue, dueWebhooks, type DueWebhook } from '../../store/deliveries.js';
 import { VERSION } from '../../version.js';
@@ -16,10 +18,10 @@ import { Ed25519Keys } from '../ed25519-keys.js';
 import { WebhookSecretKeys } from '../webhook-secrets.js';
 import { claimCapacity, ClaimPlanner } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
-import { attemptOutcome, signingFailed, type Job, type SendResult } from './job.js';
+import { signingFailed, type Job, type SendResult } from './job.js';
 import { activeTraceparent, contextOf, inSpan, SpanKind, type SpanOptions } from '../../tracing/spans.js';
 import { Leases } from './leases.js';
-import { endsWebhook, Recorder } from './record.js';
+import { Recorder } from './record.js';
 import { Sender } from './send.js';
 import { SendSlots } from './send-slots.js';
 import { Signing, standardHeaders } from './signing.js';
@@ -388,20 +390,18 @@ export class Dispatcher implements Worker {
       // Call, in a span continuing the event's trace; its traceparent goes with the request.
       const signature = await job.signature;
       result = await inSpan('webhook delivery', deliverySpan(job), async (span) => {
-        const headers: Record<string, string> = {
-          'content-type': 'application/json',
-          'user-agent': `borderd/${VERSION}`,
-          'x-signature': signature,
-          'x-signature-key-id': job.keyId!,
-          'x-event-id': job.eventId,
-          'x-event-type': job.eventType,
-          'x-delivery-attempt': String(job.attempts + 1),
-          ...standardHeaders(job, this.#ctx.clock.now()),
-        };
-        const traceparent = activeTraceparent();
-        if (traceparent) headers.traceparent = traceparent;
+        const headers = deliveryHeaders({
+          userAgent: `borderd/${VERSION}`,
+          signature,
+          keyId: job.keyId,
+          eventId: job.eventId,
+          eventType: job.eventType,
+          attempt: job.attempts + 1,
+          standardWebhooks: standardHeaders(job, this.#ctx.clock.now()),
+          traceparent: activeTraceparent() || undefined,
+        });
         const sent = await this.#sender.send(job, headers);
-        span?.setAttribute('borderd.outcome', attemptOutcome(sent));
+        span?.setAttribute('borderd.outcome', attemptOutcomeLabel(sent));
         if (sent.statusCode !== null) span?.setAttribute('http.response.status_code', sent.statusCode);
         return sent;
       });

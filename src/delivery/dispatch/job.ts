@@ -6,12 +6,10 @@
  * @module delivery/dispatch/job
  */
 import type { KeyObject } from 'node:crypto';
+import { SIGNING_FAILED, type AttemptResult } from '../../domain/delivery-rules.js';
 import type { DueWebhook } from '../../store/deliveries.js';
 
-/** How an attempt that could not be signed starts its error: borderd's fault, not the endpoint's. */
-export const SIGNING_FAILED = 'signing failed: ';
-/** How the error of an attempt to a refused target (private, loopback or link-local) starts. */
-export const REFUSED_ADDRESS = 'address refused: ';
+export { REFUSED_ADDRESS } from '../../domain/delivery-rules.js';
 
 /** One claimed delivery on its way: what its send needs. */
 export interface Job {
@@ -38,14 +36,10 @@ export interface Job {
 }
 
 /** What one attempt came to: an endpoint's answer (any status), or no answer and why. */
-export interface SendResult {
-  statusCode: number | null;
-  error: string | null;
+export interface SendResult extends AttemptResult {
   responseBody: string | null;
   retryAfter: string | undefined;
   durationMs: number;
-  /** Nothing was sent because of a fault on borderd's side (signing): never counted against the endpoint. */
-  ours?: boolean;
   /** The headers of the request made, exactly as they went out; absent when no request was made. */
   requestHeaders?: Readonly<Record<string, string>>;
 }
@@ -61,9 +55,6 @@ export interface Sent {
   endsWebhook: boolean;
 }
 
-/** Whether an endpoint's answer counts as delivered: a 2xx, nothing else. */
-export const delivered = (statusCode: number | null): boolean => statusCode !== null && statusCode >= 200 && statusCode < 300;
-
 /** The result of an attempt that sent nothing because it could not be signed (the key could not be opened, the event is gone). */
 export function signingFailed(err: unknown): SendResult {
   const message = err instanceof Error ? err.message : String(err);
@@ -73,17 +64,6 @@ export function signingFailed(err: unknown): SendResult {
     responseBody: null,
     retryAfter: undefined,
     durationMs: 0,
-    ours: true,
+    borderdFault: true,
   };
-}
-
-/** What an attempt came to, in the few words operators count by (the `outcome` label of borderd_delivery_attempts_total). */
-export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'connect_error' | 'refused_address' | 'signing_error';
-
-export function attemptOutcome(result: SendResult): AttemptOutcome {
-  if (result.ours) return 'signing_error';
-  if (result.statusCode !== null) return delivered(result.statusCode) ? 'success' : 'http_error';
-  if (result.error?.startsWith(REFUSED_ADDRESS)) return 'refused_address';
-  if (result.error?.startsWith('TimeoutError') || result.error?.startsWith('UND_ERR_CONNECT_TIMEOUT')) return 'timeout';
-  return 'connect_error';
 }

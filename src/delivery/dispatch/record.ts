@@ -10,13 +10,21 @@ import type { AppContext } from '../../context.js';
 import { isDatabaseUnavailable, type Db, type TransactionOptions } from '../../db/database.js';
 import { isoAt } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
-import { cycleExhausted, nextAttempt, parseRetryAfter, type RetryPolicy } from '../../domain/retry-schedule.js';
-import { finishAttempt, finishAttempts, leaseOf, type AttemptOutcome, type DeliveryState } from '../../store/deliveries.js';
+import {
+  attemptOutcomeLabel,
+  attemptVerdict,
+  gone,
+  nextAttemptAt,
+  SIGNING_FAILED,
+  type AttemptVerdict,
+} from '../../domain/delivery-rules.js';
+import type { RetryPolicy } from '../../domain/retry-schedule.js';
+import { finishAttempt, finishAttempts, leaseOf, type DeliveryAfterAttempt, type DeliveryState } from '../../store/deliveries.js';
 import { insertAttempt, insertAttempts, trailingAttemptsFailedWith, type AttemptRecord } from '../../store/delivery-attempts.js';
 import { storeSignature, storeSignatures } from '../../store/event-signatures.js';
 import type { EventSignatures } from '../event-signatures.js';
 import { disableWebhook } from '../webhook-state.js';
-import { attemptOutcome, delivered, SIGNING_FAILED, type Job, type SendResult, type Sent } from './job.js';
+import type { Job, Sent } from './job.js';
 
 /** Results are recorded together: at most this many per transaction, at most this long after the first of them. */
 export const FLUSH_BATCH = 64;
@@ -25,37 +33,6 @@ export const FLUSH_DELAY_MS = 4;
 export const BUSY_RETRY_MS = 20;
 /** How soon results are written again while the database cannot be reached. */
 const UNAVAILABLE_RETRY_MS = 500;
-
-/**
- * Whether a result disables the webhook: a 410, or the failed last attempt of its cycle; never
- * borderd's own fault (a signing failure backs off along the schedule but does not exhaust it).
- * Decided at the send (to stop the webhook's queued rows at once) and again when it is recorded.
- */
-export function endsWebhook(policy: RetryPolicy, job: Pick<Job, 'step'>, result: SendResult): boolean {
-  return !delivered(result.statusCode) && !result.ours && (result.statusCode === 410 || cycleExhausted(policy, job.step + 1));
-}
-
-/**
- * When the row is due again after this attempt: `now` when it is not retried (delivered, or failed
- * for good); else the schedule's next delay, stretched by a 429 or 503's Retry-After (nextAttempt
- * bounds it). Our own fault (the signing key could not be used) is not the endpoint's: its step
- * stays, so the endpoint keeps every attempt of its schedule for when signing works again, while
- * the wait still grows along the schedule by `signingFailuresInARow` (never past its end).
- */
-export function nextAttemptAt(
-  policy: RetryPolicy,
-  job: Pick<Job, 'step'>,
-  result: SendResult,
-  now: number,
-  random: () => number,
-  signingFailuresInARow: number,
-): number {
-  if (delivered(result.statusCode) || endsWebhook(policy, job, result)) return now;
-  const retryAfterMs = result.statusCode === 429 || result.statusCode === 503 ? parseRetryAfter(result.retryAfter, now) : undefined;
-  const waitStep = result.ours ? Math.min(job.step + signingFailuresInARow, policy.scheduleSeconds.length - 1) : job.step + 1;
-  const decision = nextAttempt(policy, waitStep, random(), retryAfterMs);
-  return decision.kind === 'retry' ? now + decision.delayMs : now;
-}
 
 /** What a recorded result logs, once its transaction committed. */
 interface RecordedLine {
@@ -79,14 +56,15 @@ export interface RecorderOptions {
 /** What one result writes and logs (Recorder's #plan). */
 interface Plan {
   job: Job;
+  verdict: AttemptVerdict;
   ok: boolean;
   gone: boolean;
-  ours: boolean | undefined;
+  borderdFault: boolean | undefined;
   disable: boolean;
   common: { attempts: number; lastStatus: number | null; lastError: string | null; at: string };
   attempt: AttemptRecord;
   line: Record<string, unknown>;
-  next(signingFailures: number): AttemptOutcome;
+  next(signingFailures: number): DeliveryAfterAttempt;
 }
 
 /** Results are bookkeeping: one lost to a power cut only means its delivery is sent again. */
@@ -216,7 +194,7 @@ export class Recorder {
         orgId: job.webhook.orgId,
         webhookId: job.webhook.id,
         eventId: job.eventId,
-        outcome: attemptOutcome(result),
+        outcome: attemptOutcomeLabel(result),
         durationMs: result.durationMs,
         atMs,
         disabledWebhook: endsWebhook,
@@ -236,7 +214,7 @@ export class Recorder {
    */
   async #recordBatch(db: Db, batch: readonly Sent[]): Promise<RecordedLine[]> {
     const now = this.#ctx.clock.now();
-    const plans = batch.filter((f) => !f.result.ours).map((f) => this.#plan(f, now));
+    const plans = batch.filter((f) => !f.result.borderdFault).map((f) => this.#plan(f, now));
     await insertAttempts(
       db,
       plans.map((p) => p.attempt),
@@ -248,7 +226,7 @@ export class Recorder {
     );
     const lines: RecordedLine[] = [];
     for (const p of plans) lines.push(await this.#settle(db, p, advanced.has(p.job.id)));
-    for (const f of batch) if (f.result.ours) lines.push(await this.#record(db, f));
+    for (const f of batch) if (f.result.borderdFault) lines.push(await this.#record(db, f));
     return lines;
   }
 
@@ -257,7 +235,7 @@ export class Recorder {
     const plan = this.#plan(sent, this.#ctx.clock.now());
     const { job, result } = sent;
     await insertAttempt(db, plan.attempt);
-    const signingFailures = result.ours ? await trailingAttemptsFailedWith(db, job.id, SIGNING_FAILED) : 0;
+    const signingFailures = result.borderdFault ? await trailingAttemptsFailedWith(db, job.id, SIGNING_FAILED) : 0;
     // The usual case, in one statement: the row is still ours, pending, at the step that was sent.
     const advanced = await finishAttempt(db, job.id, this.#owner, plan.next(signingFailures), {
       state: 'pending',
@@ -271,14 +249,16 @@ export class Recorder {
   #plan({ job, startedMs, result }: Sent, now: number): Plan {
     const at = isoAt(now);
     const attempt = job.attempts + 1;
-    const ok = delivered(result.statusCode);
-    const disable = endsWebhook(this.#policy, job, result);
+    const verdict = attemptVerdict(this.#policy, job, result);
+    const ok = verdict === 'delivered';
+    const disable = verdict === 'failed';
     const common = { attempts: attempt, lastStatus: result.statusCode, lastError: result.error, at };
     return {
       job,
+      verdict,
       ok,
-      gone: result.statusCode === 410,
-      ours: result.ours,
+      gone: gone(result.statusCode),
+      borderdFault: result.borderdFault,
       disable,
       common,
       attempt: {
@@ -308,9 +288,9 @@ export class Recorder {
       /** The row's new state; `signingFailures`: this delivery's signing failures in a row, this one included. */
       next: (signingFailures: number) => ({
         ...common,
-        state: ok ? 'delivered' : disable ? 'failed' : 'pending',
+        state: verdict === 'retry' ? 'pending' : verdict,
         // A signing failure is not the endpoint's: its step stays (nextAttemptAt).
-        step: result.ours ? job.step : job.step + 1,
+        step: result.borderdFault ? job.step : job.step + 1,
         nextAttemptAt: nextAttemptAt(this.#policy, job, result, now, this.#random, signingFailures),
         deliveredAt: ok ? at : null,
       }),
@@ -325,9 +305,9 @@ export class Recorder {
       const reason = plan.gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
       await disableWebhook({ ...this.#ctx, db }, job.webhook.id, reason, plan.common.at);
     }
-    const outcome = ok ? 'delivered' : disable ? 'failed' : 'retry';
+    const outcome = plan.verdict;
     if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
-    if (plan.ours)
+    if (plan.borderdFault)
       return { line: { ...line, outcome }, msg: 'delivery not sent: signing failed (the endpoint is not penalized)', level: 'warn' };
     return {
       line: { ...line, outcome },

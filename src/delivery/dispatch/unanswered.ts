@@ -8,7 +8,7 @@
  */
 import type { Db } from '../../db/database.js';
 import { lastRetryGotNoAnswer } from '../../store/deliveries.js';
-import { SIGNING_FAILED } from './job.js';
+import { SIGNING_FAILED } from '../../domain/delivery-rules.js';
 
 export class UnansweredEndpoints {
   readonly #db: Db;

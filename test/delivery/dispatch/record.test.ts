@@ -1,11 +1,12 @@
 /**
- * Recording results: whether a result ends its webhook, when a failed attempt is due again, and the
- * batching of results into one transaction (and their wait while another process holds the lock).
+ * Recording results: the batching of results into one transaction (and their wait while another
+ * process holds the lock). What a result does to its row: test/domain/delivery-rules.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SendResult, Sent } from '../../../src/delivery/dispatch/job.js';
-import { BUSY_RETRY_MS, endsWebhook, FLUSH_BATCH, FLUSH_DELAY_MS, nextAttemptAt, Recorder } from '../../../src/delivery/dispatch/record.js';
+import { BUSY_RETRY_MS, FLUSH_BATCH, FLUSH_DELAY_MS, Recorder } from '../../../src/delivery/dispatch/record.js';
 import { EventSignatures } from '../../../src/delivery/event-signatures.js';
+import { endsWebhook } from '../../../src/domain/delivery-rules.js';
 import { getDelivery } from '../../../src/store/deliveries.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
 import { getWebhookById } from '../../../src/store/webhooks.js';
@@ -28,47 +29,6 @@ const noAnswer: SendResult = {
   retryAfter: undefined,
   durationMs: 3,
 };
-const ours: SendResult = { ...noAnswer, error: 'signing failed: bad key', ours: true };
-const never = () => {
-  throw new Error('no jitter is drawn for a row that is not retried');
-};
-
-describe('what a result does to its row', () => {
-  it('ends the webhook on a 410 or a failed last attempt of the cycle, never on a success or on borderd’s own fault', () => {
-    expect(endsWebhook(policy, { step: 0 }, answer(410))).toBe(true);
-    expect(endsWebhook(policy, { step: 2 }, answer(500))).toBe(true);
-    expect(endsWebhook(policy, { step: 2 }, noAnswer)).toBe(true);
-    expect(endsWebhook(policy, { step: 1 }, answer(500))).toBe(false);
-    expect(endsWebhook(policy, { step: 2 }, answer(204))).toBe(false);
-    expect(endsWebhook(policy, { step: 2 }, ours)).toBe(false);
-  });
-
-  it('is due again after the schedule’s next delay, jittered; not retried when delivered or ended', () => {
-    const now = 1_000_000;
-    expect(nextAttemptAt(policy, { step: 0 }, answer(500), now, () => 0.5, 0)).toBe(now + 5_000);
-    expect(nextAttemptAt(policy, { step: 0 }, noAnswer, now, () => 0.9, 0)).toBe(now + 5_800);
-    expect(nextAttemptAt(policy, { step: 1 }, answer(500), now, () => 0.1, 0)).toBe(now + 50_400);
-    expect(nextAttemptAt(policy, { step: 0 }, answer(200), now, never, 0)).toBe(now);
-    expect(nextAttemptAt(policy, { step: 0 }, answer(410), now, never, 0)).toBe(now);
-    expect(nextAttemptAt(policy, { step: 2 }, answer(500), now, never, 0)).toBe(now);
-  });
-
-  it('stretches the wait by a 429 or 503’s Retry-After, within 1x to 2x of the scheduled delay, and ignores it on other statuses', () => {
-    const now = 1_000_000;
-    expect(nextAttemptAt(policy, { step: 0 }, answer(503, '3600'), now, () => 0.5, 0)).toBe(now + 10_000);
-    expect(nextAttemptAt(policy, { step: 0 }, answer(429, '7'), now, () => 0.5, 0)).toBe(now + 7_000);
-    expect(nextAttemptAt(policy, { step: 1 }, answer(429, '7'), now, () => 0.5, 0)).toBe(now + 60_000);
-    expect(nextAttemptAt(policy, { step: 0 }, answer(500, '3600'), now, () => 0.5, 0)).toBe(now + 5_000);
-  });
-
-  it('backs a signing failure off by how many came in a row, never past the schedule’s end, whatever the endpoint’s step', () => {
-    const now = 1_000_000;
-    expect(nextAttemptAt(policy, { step: 0 }, ours, now, () => 0.5, 1)).toBe(now + 5_000);
-    expect(nextAttemptAt(policy, { step: 0 }, ours, now, () => 0.5, 2)).toBe(now + 60_000);
-    expect(nextAttemptAt(policy, { step: 0 }, ours, now, () => 0.5, 9)).toBe(now + 60_000);
-    expect(nextAttemptAt(policy, { step: 2 }, ours, now, () => 0.5, 1)).toBe(now + 60_000);
-  });
-});
 
 describe('the recorder', () => {
   afterEach(() => {

@@ -3,7 +3,7 @@
  * that starts learns so from the database.
  */
 import { describe, expect, it } from 'vitest';
-import { SIGNING_FAILED } from '../../../src/delivery/dispatch/job.js';
+import { SIGNING_FAILED } from '../../../src/domain/delivery-rules.js';
 import { UnansweredEndpoints } from '../../../src/delivery/dispatch/unanswered.js';
 import { finishAttempt } from '../../../src/store/deliveries.js';
 import { claimedJobs } from './support.js';
