@@ -17,7 +17,7 @@ import { WebhookSecretKeys } from '../webhook-secrets.js';
 import { claimCapacity, ClaimPlanner } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { attemptOutcome, signingFailed, type Job, type SendResult } from './job.js';
-import { activeTraceparent, contextOf, inSpan, SpanKind, type SpanOptions } from '../../tracing/spans.js';
+import { activeTraceparent, contextOf, inSpan, SpanKind, tracingOn, type SpanOptions } from '../../tracing/spans.js';
 import { Leases } from './leases.js';
 import { endsWebhook, Recorder } from './record.js';
 import { Sender } from './send.js';
@@ -54,6 +54,23 @@ const deliverySpan = (job: Job): SpanOptions => ({
     'borderd.attempt': job.attempts + 1,
   },
 });
+
+/** The user-agent of every send, made once. */
+const USER_AGENT = `borderd/${VERSION}`;
+
+/** A send's headers, in one object: borderd's own, then the Standard Webhooks ones when the webhook has them. */
+function sendHeaders(job: Job, signature: string, nowMs: number): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-signature': signature,
+    'x-signature-key-id': job.keyId!,
+    'x-event-id': job.eventId,
+    'x-event-type': job.eventType,
+    'x-delivery-attempt': String(job.attempts + 1),
+  };
+  return Object.assign(headers, standardHeaders(job, nowMs));
+}
 
 /** Counters of one dispatcher, for tests and tools. */
 export interface DispatcherStats {
@@ -387,24 +404,18 @@ export class Dispatcher implements Worker {
       }
       // Call, in a span continuing the event's trace; its traceparent goes with the request.
       const signature = await job.signature;
-      result = await inSpan('webhook delivery', deliverySpan(job), async (span) => {
-        const headers: Record<string, string> = {
-          'content-type': 'application/json',
-          'user-agent': `borderd/${VERSION}`,
-          'x-signature': signature,
-          'x-signature-key-id': job.keyId!,
-          'x-event-id': job.eventId,
-          'x-event-type': job.eventType,
-          'x-delivery-attempt': String(job.attempts + 1),
-          ...standardHeaders(job, this.#ctx.clock.now()),
-        };
-        const traceparent = activeTraceparent();
-        if (traceparent) headers.traceparent = traceparent;
-        const sent = await this.#sender.send(job, headers);
-        span?.setAttribute('borderd.outcome', attemptOutcome(sent));
-        if (sent.statusCode !== null) span?.setAttribute('http.response.status_code', sent.statusCode);
-        return sent;
-      });
+      // Without tracing, no span, context or closure is made per send.
+      result = tracingOn()
+        ? await inSpan('webhook delivery', deliverySpan(job), async (span) => {
+            const headers = sendHeaders(job, signature, this.#ctx.clock.now());
+            const traceparent = activeTraceparent();
+            if (traceparent) headers.traceparent = traceparent;
+            const sent = await this.#sender.send(job, headers);
+            span?.setAttribute('borderd.outcome', attemptOutcome(sent));
+            if (sent.statusCode !== null) span?.setAttribute('http.response.status_code', sent.statusCode);
+            return sent;
+          })
+        : await this.#sender.send(job, sendHeaders(job, signature, this.#ctx.clock.now()));
       // Completed, before the slot frees (the next queued row of this webhook starts at once): a
       // result that will disable the webhook stops its queued rows now, not once the batch is
       // recorded; an endpoint that gave no answer goes down to one send at a time; and one that took
