@@ -19,7 +19,7 @@ import { WebhookSecretKeys } from '../webhook-secrets.js';
 import { claimCapacity, ClaimPlanner } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { signingFailed, type Job, type SendResult } from './job.js';
-import { activeTraceparent, contextOf, inSpan, SpanKind, type SpanOptions } from '../../tracing/spans.js';
+import { activeTraceparent, contextOf, inSpan, SpanKind, tracingOn, type SpanOptions } from '../../tracing/spans.js';
 import { Leases } from './leases.js';
 import { Recorder } from './record.js';
 import { Sender } from './send.js';
@@ -56,6 +56,23 @@ const deliverySpan = (job: Job): SpanOptions => ({
     'borderd.attempt': job.attempts + 1,
   },
 });
+
+/** The user-agent of every send, made once. */
+const USER_AGENT = `borderd/${VERSION}`;
+
+/** A send's headers, in one object: borderd's own, then the Standard Webhooks ones when the webhook has them. */
+function sendHeaders(job: Job, signature: string, nowMs: number, traceparent?: string): Record<string, string> {
+  return deliveryHeaders({
+    userAgent: USER_AGENT,
+    signature,
+    keyId: job.keyId,
+    eventId: job.eventId,
+    eventType: job.eventType,
+    attempt: job.attempts + 1,
+    standardWebhooks: standardHeaders(job, nowMs),
+    traceparent,
+  });
+}
 
 /** Counters of one dispatcher, for tests and tools. */
 export interface DispatcherStats {
@@ -389,22 +406,16 @@ export class Dispatcher implements Worker {
       }
       // Call, in a span continuing the event's trace; its traceparent goes with the request.
       const signature = await job.signature;
-      result = await inSpan('webhook delivery', deliverySpan(job), async (span) => {
-        const headers = deliveryHeaders({
-          userAgent: `borderd/${VERSION}`,
-          signature,
-          keyId: job.keyId,
-          eventId: job.eventId,
-          eventType: job.eventType,
-          attempt: job.attempts + 1,
-          standardWebhooks: standardHeaders(job, this.#ctx.clock.now()),
-          traceparent: activeTraceparent() || undefined,
-        });
-        const sent = await this.#sender.send(job, headers);
-        span?.setAttribute('borderd.outcome', attemptOutcomeLabel(sent));
-        if (sent.statusCode !== null) span?.setAttribute('http.response.status_code', sent.statusCode);
-        return sent;
-      });
+      // Without tracing, no span, context or closure is made per send.
+      result = tracingOn()
+        ? await inSpan('webhook delivery', deliverySpan(job), async (span) => {
+            const headers = sendHeaders(job, signature, this.#ctx.clock.now(), activeTraceparent() || undefined);
+            const sent = await this.#sender.send(job, headers);
+            span?.setAttribute('borderd.outcome', attemptOutcomeLabel(sent));
+            if (sent.statusCode !== null) span?.setAttribute('http.response.status_code', sent.statusCode);
+            return sent;
+          })
+        : await this.#sender.send(job, sendHeaders(job, signature, this.#ctx.clock.now()));
       // Completed, before the slot frees (the next queued row of this webhook starts at once): a
       // result that will disable the webhook stops its queued rows now, not once the batch is
       // recorded; an endpoint that gave no answer goes down to one send at a time; and one that took

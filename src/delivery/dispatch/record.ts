@@ -34,11 +34,15 @@ export const BUSY_RETRY_MS = 20;
 /** How soon results are written again while the database cannot be reached. */
 const UNAVAILABLE_RETRY_MS = 500;
 
-/** What a recorded result logs, once its transaction committed. */
+/**
+ * What a recorded result logs, once its transaction committed. A delivered attempt is a debug line:
+ * it is already an attempt row and a metric, and an info line per delivery would cost every send a
+ * serialized line and a write on the main thread. A failure is a warning.
+ */
 interface RecordedLine {
   line: Record<string, unknown>;
   msg: string;
-  level: 'info' | 'warn';
+  level: 'debug' | 'warn';
 }
 
 export interface RecorderOptions {
@@ -306,7 +310,7 @@ export class Recorder {
       await disableWebhook({ ...this.#ctx, db }, job.webhook.id, reason, plan.common.at);
     }
     const outcome = plan.verdict;
-    if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'info' };
+    if (ok) return { line: { ...line, outcome }, msg: 'delivery attempt', level: 'debug' };
     if (plan.borderdFault)
       return { line: { ...line, outcome }, msg: 'delivery not sent: signing failed (the endpoint is not penalized)', level: 'warn' };
     return {
@@ -328,7 +332,7 @@ export class Recorder {
     if (!row || row.claimedBy !== this.#owner) {
       // The lease ended and another dispatcher owns the row now: the attempt stays recorded, the row is theirs.
       return ok
-        ? { line: { ...line, outcome: 'delivered', leaseLost: true }, msg: 'delivery attempt', level: 'info' }
+        ? { line: { ...line, outcome: 'delivered', leaseLost: true }, msg: 'delivery attempt', level: 'debug' }
         : { line: { ...line, outcome: 'lease_lost' }, msg: 'delivery attempt failed', level: 'warn' };
     }
     // Disabled, deleted or replayed while in flight. A 2xx is what happened: delivered. A failure
@@ -342,7 +346,7 @@ export class Recorder {
       deliveredAt: ok ? common.at : null,
     });
     return ok
-      ? { line: { ...line, outcome: 'delivered' }, msg: 'delivery attempt', level: 'info' }
+      ? { line: { ...line, outcome: 'delivered' }, msg: 'delivery attempt', level: 'debug' }
       : { line: { ...line, outcome: row.state }, msg: 'delivery attempt failed', level: 'warn' };
   }
 }
