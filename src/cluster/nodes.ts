@@ -79,12 +79,11 @@ export class NodeRegistry implements Worker {
   }
 
   /**
-   * This node's part of a webhook's send slots (cluster/shares.ts). Each node reads the live list
+   * This node's part of send slots placed by `key` (cluster/shares.ts). Each node reads the live list
    * at its own heartbeat, so while a node joins the others keep their larger parts for up to a
    * heartbeat, and sends already in flight finish under the parts they started with.
    */
-  readonly share = (webhookId: string, slots: number): number =>
-    shareOfSlots(slots, webhookId, this.#live.indexOf(this.id), this.#live.length);
+  readonly share = (key: string, slots: number): number => shareOfSlots(slots, key, this.#live.indexOf(this.id), this.#live.length);
 
   /** Registers this process and takes back what dead ones held, before the dispatcher's first pass. */
   async start(): Promise<void> {

@@ -10,6 +10,7 @@ import { resourceKeyOf } from '../domain/resource-key.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, HOUR_MS, isoAt } from '../domain/clock.js';
 import { deliveryHeaders } from '../domain/delivery-headers.js';
+import { isSlowSend } from '../domain/slow-endpoint.js';
 import { BorderdError, badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { VERSION } from '../version.js';
@@ -29,7 +30,7 @@ import {
   type DeliveryState,
   type DeliveryView,
 } from '../store/deliveries.js';
-import { attemptsByHour, attemptTotals, listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
+import { attemptsByHour, attemptTotals, lastAttemptDurationMs, listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { signaturesOf } from '../store/event-signatures.js';
 import { countEventsSince, eventIdsSince, eventTypesOf, pageEvents, type EventSummary } from '../store/events.js';
 import { getWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
@@ -74,7 +75,7 @@ export interface HealthReport {
   nextAttemptAt: string | null;
   lastHour: PeriodStats;
   lastDay: PeriodStats;
-  /** Its attempts of the last hour took delivery.slowAfterMs or longer on average: a slow endpoint, which gives way to the others (docs/webhooks.md). */
+  /** Its last attempt (of the last hour) was slow (domain/slow-endpoint.ts): what the dispatcher lets give way to the others (docs/webhooks.md). */
   slow: boolean;
   /** The last 24 hours, oldest first, one entry per UTC hour that had attempts. */
   hourly: (PeriodStats & { hour: string })[];
@@ -101,6 +102,7 @@ async function healthOf(ctx: AppContext, webhook: WebhookRecord): Promise<Health
   );
   const next = await nextAttemptOf(ctx.db, webhook.id);
   const lastHour = stats(await attemptTotals(ctx.db, webhook.id, isoAt(now - HOUR_MS)));
+  const lastTook = await lastAttemptDurationMs(ctx.db, webhook.id, isoAt(now - HOUR_MS));
   return {
     webhookId: webhook.id,
     enabled: webhook.enabled,
@@ -112,7 +114,7 @@ async function healthOf(ctx: AppContext, webhook: WebhookRecord): Promise<Health
     nextAttemptAt: next === undefined ? null : isoAt(next),
     lastHour,
     lastDay: stats(day),
-    slow: lastHour.meanLatencyMs !== null && lastHour.meanLatencyMs >= ctx.config.delivery.slowAfterMs,
+    slow: lastTook !== undefined && isSlowSend(lastTook, ctx.config.delivery.slowAfterMs),
     hourly: hours.map((h) => ({ hour: `${h.hour}:00:00.000Z`, ...stats(h) })),
   };
 }
@@ -425,6 +427,8 @@ export async function sendTestEvent(
       nextAttemptAt: now,
       at: isoAt(now),
       resourceKey: resourceKeyOf(stored.event),
+      // Out of an ordered webhook's line: a failing test event never holds up real deliveries.
+      inLine: false,
     });
     return { event: { id: stored.event.id, type: stored.event.type, createdAt: stored.event.createdAt }, deliveryId };
   });

@@ -5,9 +5,11 @@
  *
  * @module store/deliveries
  */
-import { GREATEST, indexedBy, JSON_LIST, sql, type Db } from '../db/database.js';
+import { GREATEST, indexedBy, JSON_LIST, sql, type Db, type Dialect, type Sql } from '../db/database.js';
 import { delivered } from '../domain/delivery-rules.js';
 import { idLowerBound } from '../domain/ids.js';
+import { TEST_EVENT_PREFIX } from '../verify/test-events.js';
+import { WATERMARK } from './events.js';
 import type { WebhookOrdering } from './webhooks.js';
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
@@ -75,12 +77,15 @@ export async function insertDelivery(
     at: string;
     /** The resource the event is about (its data.id), which ordered webhooks order by; absent or null for none. */
     resourceKey?: string | null;
+    /** False for a test event's delivery, which an ordered webhook's line leaves out (absent: true). */
+    inLine?: boolean;
   },
 ): Promise<void> {
+  // event_tx is the column's default: the row is written in its event's transaction.
   await db.run(
-    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [d.id, d.eventId, d.webhookId, d.orgId, d.state, d.nextAttemptAt, d.at, d.at, d.resourceKey ?? null],
+    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key, in_line)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [d.id, d.eventId, d.webhookId, d.orgId, d.state, d.nextAttemptAt, d.at, d.at, d.resourceKey ?? null, d.inLine === false ? 0 : 1],
   );
 }
 
@@ -101,14 +106,16 @@ export async function requeueDelivery(
   db: Db,
   d: { id: string; eventId: string; webhookId: string; orgId: string; nextAttemptAt: number; at: string },
 ): Promise<boolean> {
-  // The resource key is taken from the event, so a requeued row has it whatever wrote the row first.
+  // The resource key, commit position and place in a line are taken from the event, so a requeued
+  // row has them whatever wrote the row first (and the requeue's own transaction is not the event's).
   const changed = await db.run(
-    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key)
-       SELECT ?, ?, ?, ?, 'pending', CAST(? AS BIGINT), ?, ?, ${RESOURCE_KEY_OF_BODY[db.dialect]} FROM events e WHERE e.id = ?
+    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, next_attempt_at, created_at, updated_at, resource_key, event_tx, in_line)
+       SELECT ?, ?, ?, ?, 'pending', CAST(? AS BIGINT), ?, ?, ${RESOURCE_KEY_OF_BODY[db.dialect]}, e.tx_id,
+              CASE WHEN e.type LIKE ? THEN 0 ELSE 1 END FROM events e WHERE e.id = ?
        ON CONFLICT (event_id, webhook_id) DO UPDATE SET state = 'pending', step = 0, next_attempt_at = excluded.next_attempt_at,
-         updated_at = excluded.updated_at, resource_key = excluded.resource_key
+         updated_at = excluded.updated_at, resource_key = excluded.resource_key, event_tx = excluded.event_tx, in_line = excluded.in_line
        WHERE deliveries.state <> 'pending'`,
-    [d.id, d.eventId, d.webhookId, d.orgId, d.nextAttemptAt, d.at, d.at, d.eventId],
+    [d.id, d.eventId, d.webhookId, d.orgId, d.nextAttemptAt, d.at, d.at, `${TEST_EVENT_PREFIX}%`, d.eventId],
   );
   return changed > 0;
 }
@@ -145,20 +152,30 @@ export interface DueWebhook {
   ordering?: WebhookOrdering;
 }
 
-const DUE_WEBHOOKS = `SELECT w.id, w.org_id AS "orgId", w.url, w.ordering FROM webhooks w
+const DUE_WEBHOOKS = sql`SELECT w.id, w.org_id AS "orgId", w.url, w.ordering FROM webhooks w
   WHERE w.enabled = 1 AND w.deleted_at IS NULL
-    AND EXISTS (SELECT 1 FROM deliveries d
-                WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ?
-                  AND (d.lease_until IS NULL OR d.lease_until < ?))
+    AND CASE WHEN w.ordering = 'webhook' THEN
+      EXISTS (SELECT 1 FROM deliveries d
+               WHERE d.id = (SELECT h.id FROM deliveries h WHERE h.webhook_id = w.id AND h.state = 'pending' AND h.in_line = 1
+                              ORDER BY h.event_tx, h.event_id LIMIT 1)
+                 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?))
+      OR EXISTS (SELECT 1 FROM deliveries d ${indexedBy('deliveries_pending_unlined')}
+                  WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.in_line = 0 AND d.next_attempt_at <= ?
+                    AND (d.lease_until IS NULL OR d.lease_until < ?))
+    ELSE EXISTS (SELECT 1 FROM deliveries d
+                  WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ?
+                    AND (d.lease_until IS NULL OR d.lease_until < ?)) END
   ORDER BY w.id`;
 
 /**
  * Enabled live webhooks that have something due now. One index probe per webhook on
  * (webhook_id, state, next_attempt_at): the cost follows the number of webhooks, never the backlog
- * (a probe passes over at most the rows leased right now, which the concurrency caps bound).
+ * (a probe passes over at most the rows leased right now, which the concurrency caps bound). A
+ * webhook in strict order is due when the head of its line is, or a test event's delivery (which
+ * is in no line): a line held by a head waiting for its retry is not reported due at every pass.
  */
 export async function dueWebhooks(db: Db, nowMs: number): Promise<DueWebhook[]> {
-  return await db.all<DueWebhook>(DUE_WEBHOOKS, [nowMs, nowMs]);
+  return await db.all<DueWebhook>(DUE_WEBHOOKS, [nowMs, nowMs, nowMs, nowMs, nowMs, nowMs]);
 }
 
 /** A row claimed by `claimDue`: the lease is held by the caller. */
@@ -171,21 +188,59 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Which of a webhook's due rows a claim may take, by its ordering: a candidate row `c` is eligible
- * when no older event (by event id, which follows commit order) of the same resource, or of the
- * webhook for strict order, is still pending for the webhook. A pending row ahead may be leased
- * (in flight, or held by a node that died mid-send), waiting for a retry, or not due yet: in every
- * case its outcome is not a recorded success, so nothing behind it goes. One seek per candidate in
- * the partial indexes of migration 027. An event without a resource (NULL key) waits for nothing.
+ * Whether the row `x` is pending in the same line as the row `row`, ahead of it (`<`) or behind it
+ * (`>`); lineOf is the FROM and WHERE of a subquery over such rows `x`. A line is a webhook's rows
+ * of one resource (`resource`) or all of them (`webhook`), in commit order: (event_tx, event_id),
+ * the event's transaction and id (on SQLite event_tx is 0 and ids are commit order). A test event's
+ * delivery (in_line = 0) is in no line. One seek in the partial indexes of migration 028. An event
+ * without a resource (NULL key) has no line of its own.
  */
-const ELIGIBLE: Record<WebhookOrdering, string> = {
-  none: '',
-  resource: `AND NOT EXISTS (SELECT 1 FROM deliveries ahead
-                              WHERE ahead.webhook_id = c.webhook_id AND ahead.resource_key = c.resource_key
-                                AND ahead.state = 'pending' AND ahead.event_id < c.event_id)`,
-  webhook: `AND NOT EXISTS (SELECT 1 FROM deliveries ahead
-                             WHERE ahead.webhook_id = c.webhook_id AND ahead.state = 'pending' AND ahead.event_id < c.event_id)`,
-};
+const sameLine = (ordering: 'resource' | 'webhook', x: string, row: string, cmp: '<' | '>'): Sql =>
+  sql`${x}.webhook_id = ${row}.webhook_id${ordering === 'resource' ? ` AND ${x}.resource_key = ${row}.resource_key` : ''}
+     AND ${x}.state = 'pending' AND ${x}.in_line = 1 AND ${commitOrder(x, row, cmp)}`;
+const lineOf = (ordering: 'resource' | 'webhook', x: string, row: string, cmp: '<' | '>'): Sql =>
+  sql`FROM deliveries ${x} WHERE ${sameLine(ordering, x, row, cmp)}`;
+
+/**
+ * (x.event_tx, x.event_id) before (`<`) or after (`>`) the row `row`'s, in a form each engine's
+ * index seeks. SQLite bounds an index by a row value of constants only (one of another row's columns
+ * would make it walk the line), and its event_tx is always 0: it compares ids within the same tx.
+ */
+const commitOrder = (x: string, row: string, cmp: '<' | '>') => ({
+  sqlite: `${x}.event_tx = ${row}.event_tx AND ${x}.event_id ${cmp} ${row}.event_id`,
+  postgres: `(${x}.event_tx, ${x}.event_id) ${cmp} (${row}.event_tx, ${row}.event_id)`,
+});
+
+/** One engine's text of a statement or fragment. */
+const textFor = (text: Sql, dialect: Dialect): string => (typeof text === 'string' ? text : text[dialect]);
+
+/**
+ * The ids of a webhook (the parameter, twice) a strict-order claim may take: the head of its line
+ * (one seek at the start of deliveries_pending_order) and its test events' deliveries, which are in
+ * no line (deliveries_pending_unlined). A line held by a head waiting for a retry costs these two
+ * seeks, not its backlog.
+ */
+const HEAD_OR_UNLINED = sql`SELECT head.id FROM (SELECT h.id FROM deliveries h WHERE h.webhook_id = ? AND h.state = 'pending' AND h.in_line = 1
+                                                  ORDER BY h.event_tx, h.event_id LIMIT 1) head
+   UNION ALL SELECT u.id FROM deliveries u ${indexedBy('deliveries_pending_unlined')} WHERE u.webhook_id = ? AND u.state = 'pending' AND u.in_line = 0`;
+const HEAD_OR_UNLINED_PARAMS = 2;
+
+/**
+ * Per resource, which of a webhook's due rows a claim may take: a candidate row `c` is eligible
+ * when nothing of its line is pending ahead of it (lineOf), one seek per candidate. A pending row
+ * ahead may be leased (in flight, or held by a node that died mid-send), waiting for a retry, or not
+ * due yet: in every case its outcome is not a recorded success, so nothing behind it goes. A test
+ * event's delivery waits for nothing. In strict order only the head can be eligible, so the
+ * candidates are the head and the test events' deliveries (HEAD_OR_UNLINED).
+ */
+const RESOURCE_ELIGIBLE = sql`AND (c.in_line = 0 OR NOT EXISTS (SELECT 1 ${lineOf('resource', 'ahead', 'c', '<')}))`;
+
+/**
+ * On PostgreSQL, what an ordered claim also asks of a candidate: that its event's transaction is
+ * older than every one still running. An event of a transaction still running, and so its delivery
+ * row, is not visible yet; a later event of its line committed meanwhile must not pass it.
+ */
+const COMMITTED_BEFORE_ALL_RUNNING = `AND c.event_tx < ${WATERMARK}`;
 
 /**
  * Leases up to `limit` of one webhook's oldest due rows in a single conditional UPDATE (an index
@@ -194,17 +249,22 @@ const ELIGIBLE: Record<WebhookOrdering, string> = {
  * picked, and rows another node is claiming right now are passed over (SKIP LOCKED) instead of
  * waited for. Run it inside the caller's write transaction. SQLite's `+state` keeps its planner on
  * the primary key for the outer UPDATE: without it SQLite picks the (state, next_attempt_at) index
- * and walks every pending row, so each claim would cost the backlog.
+ * and walks every pending row, so each claim would cost the backlog. `candidates` is where the rows
+ * come from: in strict order SQLite starts from the head (CROSS JOIN keeps that order) and reads each
+ * candidate by its id (`+` keeps the webhook's due rows index out), or it would walk the due rows.
  */
-const claimDueSqlite = (eligible: string) => `UPDATE deliveries SET claimed_by = ?, lease_until = ?
-  WHERE id IN (SELECT c.id FROM deliveries c
-               WHERE c.webhook_id = ? AND c.state = 'pending' AND c.next_attempt_at <= ?
+const claimDueSqlite = (eligible: string, candidates = 'deliveries c') => {
+  const byId = candidates === 'deliveries c' ? '' : '+';
+  return `UPDATE deliveries SET claimed_by = ?, lease_until = ?
+  WHERE id IN (SELECT c.id FROM ${candidates}
+               WHERE ${byId}c.webhook_id = ? AND ${byId}c.state = 'pending' AND c.next_attempt_at <= ?
                  AND (c.lease_until IS NULL OR c.lease_until < ?)
                  AND c.id NOT IN (SELECT value FROM json_each(?))
                  ${eligible}
                ORDER BY c.next_attempt_at, c.id LIMIT ?)
     AND +state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
   RETURNING id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
+};
 
 /**
  * PostgreSQL picks the rows in a CTE, which runs once: as `WHERE id IN (subquery … LIMIT)` the
@@ -220,10 +280,16 @@ const claimDuePostgres = (eligible: string) => `WITH picked AS (
   UPDATE deliveries SET claimed_by = ?, lease_until = ? FROM picked WHERE deliveries.id = picked.id
   RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
 
-const byOrdering = <T>(make: (eligible: string) => T) =>
-  Object.fromEntries(Object.entries(ELIGIBLE).map(([k, v]) => [k, make(v)])) as Record<WebhookOrdering, T>;
-const CLAIM_DUE_SQLITE = byOrdering(claimDueSqlite);
-const CLAIM_DUE_POSTGRES = byOrdering(claimDuePostgres);
+const CLAIM_DUE_SQLITE: Record<WebhookOrdering, string> = {
+  none: claimDueSqlite(''),
+  resource: claimDueSqlite(textFor(RESOURCE_ELIGIBLE, 'sqlite')),
+  webhook: claimDueSqlite('AND c.id = k.id', `(${textFor(HEAD_OR_UNLINED, 'sqlite')}) k CROSS JOIN deliveries c`),
+};
+const CLAIM_DUE_POSTGRES: Record<WebhookOrdering, string> = {
+  none: claimDuePostgres(''),
+  resource: claimDuePostgres(`${textFor(RESOURCE_ELIGIBLE, 'postgres')} ${COMMITTED_BEFORE_ALL_RUNNING}`),
+  webhook: claimDuePostgres(`AND c.id IN (${textFor(HEAD_OR_UNLINED, 'postgres')}) ${COMMITTED_BEFORE_ALL_RUNNING}`),
+};
 
 export async function claimDue(
   db: Db,
@@ -238,10 +304,22 @@ export async function claimDue(
   // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
   // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
   const heldList = held.length ? JSON.stringify(held) : '[]';
+  // The head's parameters: in PostgreSQL's WHERE, in SQLite's FROM.
+  const head = ordering === 'webhook' ? Array.from({ length: HEAD_OR_UNLINED_PARAMS }, () => webhookId) : [];
   const rows =
     db.dialect === 'postgres'
-      ? await db.all<ClaimedDelivery>(CLAIM_DUE_POSTGRES[ordering], [webhookId, nowMs, nowMs, heldList, limit, owner, leaseUntil])
-      : await db.all<ClaimedDelivery>(CLAIM_DUE_SQLITE[ordering], [owner, leaseUntil, webhookId, nowMs, nowMs, heldList, limit, nowMs]);
+      ? await db.all<ClaimedDelivery>(CLAIM_DUE_POSTGRES[ordering], [webhookId, nowMs, nowMs, heldList, ...head, limit, owner, leaseUntil])
+      : await db.all<ClaimedDelivery>(CLAIM_DUE_SQLITE[ordering], [
+          owner,
+          leaseUntil,
+          ...head,
+          webhookId,
+          nowMs,
+          nowMs,
+          heldList,
+          limit,
+          nowMs,
+        ]);
   return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
@@ -619,17 +697,15 @@ export interface DeliveryView extends Omit<Delivery, 'nextAttemptAt'> {
   waitingBehind: string | null;
 }
 
-/** The head a pending row waits behind on an ordered webhook: the oldest pending row ahead of it (migration 027's indexes). */
-const WAITING_BEHIND = `CASE WHEN d.state <> 'pending' THEN NULL
+/** The head a pending row waits behind on an ordered webhook: the first pending row of its line ahead of it (lineOf). */
+const WAITING_BEHIND = sql`CASE WHEN d.state <> 'pending' OR d.in_line = 0 THEN NULL
     WHEN (SELECT ordering FROM webhooks WHERE id = d.webhook_id) = 'resource' THEN
-      (SELECT h.id FROM deliveries h WHERE h.webhook_id = d.webhook_id AND h.resource_key = d.resource_key AND h.state = 'pending'
-          AND h.event_id < d.event_id ORDER BY h.event_id LIMIT 1)
+      (SELECT h.id ${lineOf('resource', 'h', 'd', '<')} ORDER BY h.event_tx, h.event_id LIMIT 1)
     WHEN (SELECT ordering FROM webhooks WHERE id = d.webhook_id) = 'webhook' THEN
-      (SELECT h.id FROM deliveries h WHERE h.webhook_id = d.webhook_id AND h.state = 'pending' AND h.event_id < d.event_id
-        ORDER BY h.event_id LIMIT 1)
+      (SELECT h.id ${lineOf('webhook', 'h', 'd', '<')} ORDER BY h.event_tx, h.event_id LIMIT 1)
   END AS waiting_behind`;
 
-const VIEW_COLUMNS = `d.*, e.type AS event_type, CASE WHEN d.claimed_by IS NOT NULL AND d.lease_until >= ? THEN 1 ELSE 0 END AS in_flight,
+const VIEW_COLUMNS = sql`d.*, e.type AS event_type, CASE WHEN d.claimed_by IS NOT NULL AND d.lease_until >= ? THEN 1 ELSE 0 END AS in_flight,
   ${WAITING_BEHIND}`;
 type ViewRow = Row & { event_type: string; in_flight: number; waiting_behind: string | null };
 const toView = (r: ViewRow): DeliveryView => ({
@@ -642,11 +718,10 @@ const toView = (r: ViewRow): DeliveryView => ({
 
 /** One delivery of the organization (another organization's id is as good as unknown). */
 export async function getDeliveryView(db: Db, orgId: string, id: string, nowMs: number): Promise<DeliveryView | undefined> {
-  const row = (await db.get(`SELECT ${VIEW_COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ? AND d.org_id = ?`, [
-    nowMs,
-    id,
-    orgId,
-  ])) as ViewRow | undefined;
+  const row = (await db.get(
+    sql`SELECT ${VIEW_COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ? AND d.org_id = ?`,
+    [nowMs, id, orgId],
+  )) as ViewRow | undefined;
   return row && toView(row);
 }
 
@@ -703,16 +778,43 @@ export async function deliveriesOfEvents(
 
 /**
  * Makes a pending row that nobody holds due at `nowMs` (a retry asked for now). False when the row
- * is not pending or is held by a dispatcher: a row in flight is never made due twice.
+ * is not pending or is held by a dispatcher: a row in flight is never made due twice. On a webhook
+ * ordered by resource the rows behind it that its failure held back (holdLineBehind) are due again
+ * too, so they follow it at once.
  */
 export async function makeDueNow(db: Db, id: string, nowMs: number, at: string): Promise<boolean> {
-  return (
+  const made =
     (await db.run(
       `UPDATE deliveries SET next_attempt_at = ?, updated_at = ?
         WHERE id = ? AND state = 'pending' AND (claimed_by IS NULL OR lease_until < ?)`,
       [nowMs, at, id, nowMs],
-    )) > 0
+    )) > 0;
+  if (made) await releaseLineBehind(db, id, nowMs);
+  return made;
+}
+
+/** The pending, unleased rows of a resource line behind the row `?` (lineOf), on a webhook ordered by resource. */
+const BEHIND_HEAD = sql`SELECT b.id FROM deliveries h JOIN deliveries b ON ${sameLine('resource', 'b', 'h', '>')}
+   WHERE h.id = ? AND h.in_line = 1 AND b.claimed_by IS NULL
+     AND (SELECT w.ordering FROM webhooks w WHERE w.id = h.webhook_id) = 'resource'`;
+
+/**
+ * After a head's failed attempt on a webhook ordered by resource: the rows of its line behind it
+ * take its next due time when theirs is earlier. They cannot go before it anyway; until then the
+ * due check and the claim pass them by instead of reading each of them at every pass. Rows written
+ * behind it later are due at once, and held back at its next failure.
+ */
+export async function holdLineBehind(db: Db, headId: string): Promise<number> {
+  return await db.run(
+    sql`UPDATE deliveries SET next_attempt_at = (SELECT n.next_attempt_at FROM deliveries n WHERE n.id = ?)
+      WHERE id IN (${BEHIND_HEAD} AND h.state = 'pending' AND b.next_attempt_at < h.next_attempt_at)`,
+    [headId, headId],
   );
+}
+
+/** Makes the rows that holdLineBehind held back behind the row `id` due at `nowMs`: it was released or made due now. */
+async function releaseLineBehind(db: Db, id: string, nowMs: number): Promise<void> {
+  await db.run(sql`UPDATE deliveries SET next_attempt_at = ? WHERE id IN (${BEHIND_HEAD} AND b.next_attempt_at > ?)`, [nowMs, id, nowMs]);
 }
 
 /** When a webhook's next attempt is due: its earliest pending row's due time, or undefined when nothing is pending. */
@@ -764,13 +866,14 @@ export async function releasePending(
   nowMs: number,
   at: string,
 ): Promise<boolean> {
-  return (
+  const released =
     (await db.run(
       `UPDATE deliveries SET state = ?, updated_at = ?
         WHERE id = ? AND org_id = ? AND state = 'pending' AND (claimed_by IS NULL OR lease_until < ?)`,
       [state, at, id, orgId, nowMs],
-    )) > 0
-  );
+    )) > 0;
+  if (released) await releaseLineBehind(db, id, nowMs);
+  return released;
 }
 
 /** A resource whose line on an ordered webhook is held by a head that has failed (see blockedResources). */
@@ -801,7 +904,7 @@ export async function blockedResources(
   db: Db,
   f: { orgId?: string | undefined; webhookId?: string | undefined; limit: number },
 ): Promise<BlockedResource[]> {
-  const where = ["r.state = 'pending'", 'r.attempts > 0', "w.ordering <> 'none'"];
+  const where = ["r.state = 'pending'", 'r.attempts > 0', 'r.in_line = 1', "w.ordering <> 'none'"];
   const params: unknown[] = [];
   if (f.orgId !== undefined) {
     where.push('r.org_id = ?');
@@ -812,11 +915,7 @@ export async function blockedResources(
     params.push(f.webhookId);
   }
   // One form per ordering, so each seeks its own partial index (an OR of the two would walk the webhook's whole line).
-  const ahead = (x: string, cmp: '<' | '>') => ({
-    resource: `FROM deliveries ${x} WHERE ${x}.webhook_id = r.webhook_id AND ${x}.resource_key = r.resource_key
-                 AND ${x}.state = 'pending' AND ${x}.event_id ${cmp} r.event_id`,
-    webhook: `FROM deliveries ${x} WHERE ${x}.webhook_id = r.webhook_id AND ${x}.state = 'pending' AND ${x}.event_id ${cmp} r.event_id`,
-  });
+  const ahead = (x: string, cmp: '<' | '>') => ({ resource: lineOf('resource', x, 'r', cmp), webhook: lineOf('webhook', x, 'r', cmp) });
   const before = ahead('a', '<');
   const after = ahead('b', '>');
   const rows = await db.all<Omit<BlockedResource, 'nextAttemptAt'> & { nextAttemptAt: number }>(

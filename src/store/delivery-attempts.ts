@@ -121,6 +121,20 @@ export async function attemptsByHour(db: Db, webhookId: string, sinceIso: string
   }));
 }
 
+/**
+ * How long the webhook's newest attempt started at or after `sinceIso` took; undefined without one.
+ * Read like attemptTotals: the rows updated since then, on (webhook_id, updated_at).
+ */
+export async function lastAttemptDurationMs(db: Db, webhookId: string, sinceIso: string): Promise<number | undefined> {
+  const ms = await db.value<number | string>(
+    sql`SELECT a.duration_ms FROM deliveries d ${indexedBy('deliveries_webhook_updated')} JOIN delivery_attempts a ON a.delivery_id = d.id
+         WHERE d.webhook_id = ? AND d.updated_at >= ? AND a.started_at >= ?
+         ORDER BY a.started_at DESC, a.id DESC LIMIT 1`,
+    [webhookId, sinceIso, sinceIso],
+  );
+  return ms === undefined || ms === null ? undefined : Number(ms);
+}
+
 /** Attempts of a webhook started at or after `sinceIso`: how many, how many got a 2xx, their total duration. */
 export async function attemptTotals(db: Db, webhookId: string, sinceIso: string): Promise<Omit<HourOfAttempts, 'hour'>> {
   const r = (await db.get(

@@ -53,7 +53,7 @@ export interface StreamPosition {
 }
 
 /** The oldest transaction still running: every event of an older one is committed (or rolled back) and visible. */
-const WATERMARK = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
+export const WATERMARK = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
 
 /**
  * Where a stream resumes after the event id `afterId`. Its own transaction's, when the event exists;

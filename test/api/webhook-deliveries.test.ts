@@ -94,22 +94,31 @@ describe('a tenant reads and acts on its own outbox', () => {
     });
   });
 
-  it('health says an endpoint is slow once its attempts of the last hour took delivery.slowAfterMs or longer on average', async () => {
+  it('health says an endpoint is slow exactly when the dispatcher does: its last attempt took delivery.slowAfterMs or longer', async () => {
     const { ctx, http, org, receiver, webhookId, dispatcher } = await setup({ 'delivery.slowAfterMs': 200 });
     const health = async () => (await http.get(`${W}/${webhookId}/health`).set('authorization', org.auth)).body;
-    await emitEvent(ctx, org.org.id, 'Transaction_Created');
-    await dispatcher.runOnce();
+    const sendOne = async () => {
+      ctx.clock.advance(1000);
+      await emitEvent(ctx, org.org.id, 'Transaction_Created');
+      expect(await dispatcher.runOnce()).toBe(1);
+    };
+    await sendOne();
     expect(await health()).toMatchObject({ slow: false, lastHour: { attempts: 1, succeeded: 1 } });
-    // Two answers that take 300 ms: the mean of the hour's three attempts passes 200 ms.
+    expect(dispatcher.isSlow(webhookId)).toBe(false);
+    // One answer that takes 300 ms after a quick one: the hour's mean stays under 200 ms, the last send is slow.
     receiver.setResponder((_r, res) => void setTimeout(() => res.end('ok'), 300));
-    await emitEvent(ctx, org.org.id, 'Transaction_Created');
-    await emitEvent(ctx, org.org.id, 'Transaction_Created');
-    await dispatcher.runOnce();
+    await sendOne();
     const slow = await health();
-    expect(slow.lastHour.meanLatencyMs).toBeGreaterThanOrEqual(200);
+    expect(slow.lastHour.meanLatencyMs).toBeLessThan(200);
+    expect(dispatcher.isSlow(webhookId)).toBe(true);
     expect(slow.slow).toBe(true);
     const list = await http.get(`${N}/webhooks/health`).set('authorization', org.auth);
     expect(list.body.data).toMatchObject([{ webhook: { id: webhookId }, health: { slow: true } }]);
+    // A quick answer again: quick for both.
+    receiver.setResponder((_r, res) => res.end('ok'));
+    await sendOne();
+    expect(dispatcher.isSlow(webhookId)).toBe(false);
+    expect((await health()).slow).toBe(false);
   });
 
   it('refuses a retry while the attempt is in flight, and nothing is sent twice', async () => {

@@ -13,7 +13,7 @@ import { claimDue, listDeliveries } from '../../src/store/deliveries.js';
 import { getWebhookById } from '../../src/store/webhooks.js';
 import type { EventDataByType } from '../../src/verify/events.js';
 import { ADMIN_TOKEN, type TestContext } from '../support/context.js';
-import { SHORT, setup } from './dispatch/support.js';
+import { passesUntil, SHORT, setup } from './dispatch/support.js';
 
 type Setup = Awaited<ReturnType<typeof setup>>;
 
@@ -137,12 +137,11 @@ describe('a blocked head on an ordered webhook', () => {
     const a: string[] = [];
     for (let n = 1; n <= 3; n++) a.push(await update(s.ctx, s.org.org.id, 'txn_a', n));
     const b = await update(s.ctx, s.org.org.id, 'txn_b', 1);
-    await s.dispatcher.runOnce();
+    await passesUntil(s.dispatcher, () => expect(s.receiver.received).toHaveLength(2));
     s.ctx.clock.advance(6_000);
-    await s.dispatcher.runOnce();
+    await passesUntil(s.dispatcher, () => expect(s.receiver.received).toHaveLength(3));
     s.ctx.clock.advance(80_000);
-    await s.dispatcher.runOnce();
-    expect(await getWebhookById(s.ctx.db, s.webhookId)).toMatchObject({ enabled: false });
+    await passesUntil(s.dispatcher, async () => expect(await getWebhookById(s.ctx.db, s.webhookId)).toMatchObject({ enabled: false }));
     expect(eventsOf(s, 'txn_a')).toEqual([a[0], a[0], a[0]]);
     expect(eventsOf(s, 'txn_b')).toEqual([b]);
     expect((await deliveryOf(s, a[0]!)).state).toBe('failed');
@@ -152,7 +151,7 @@ describe('a blocked head on an ordered webhook', () => {
     const received = s.receiver.received.length;
     const { replay } = await enableWebhook(s.ctx, s.webhookId, since);
     expect(replay).toMatchObject({ requeued: 4 });
-    for (let pass = 0; pass < 5; pass++) await s.dispatcher.runOnce();
+    await passesUntil(s.dispatcher, () => expect(s.receiver.received.length - received).toBe(4));
     const replayed = s.receiver.received.slice(received).map((r) => String(r.headers['x-event-id']));
     expect(replayed.filter((id) => a.includes(id))).toEqual(a);
     expect(replayed).toContain(b);

@@ -53,9 +53,7 @@ const health = z.object({
   nextAttemptAt: instant.nullable(),
   lastHour: period,
   lastDay: period,
-  slow: z
-    .boolean()
-    .describe('its attempts of the last hour took delivery.slowAfterMs or longer on average: it gives way to quicker endpoints'),
+  slow: z.boolean().describe('its last attempt (of the last hour) took delivery.slowAfterMs or longer: it gives way to quicker endpoints'),
   hourly: z.array(period.extend({ hour: instant })).describe('the last 24 hours, one entry per UTC hour that had attempts'),
 });
 

@@ -38,10 +38,11 @@ export interface DispatcherOptions {
   /** The process's event signatures, shared with its event streams; a dispatcher without one has its own. */
   signatures?: EventSignatures;
   /**
-   * This node's part of a webhook's send slots, or of an organization's, when several nodes share
-   * the database (the node registry's share); without it, all of them.
+   * This node's part of `slots` placed by `placeKey` (the node registry's share), when several nodes
+   * share the database; without it, all of them. A webhook's slots and its organization's are both
+   * placed by the organization id, so the node that holds a part of one holds a part of the other.
    */
-  share?: (webhookId: string, slots: number) => number;
+  share?: (placeKey: string, slots: number) => number;
 }
 
 /** A delivery attempt's span: a client span under the span that wrote its event. */
@@ -125,14 +126,18 @@ export class Dispatcher implements Worker {
     // not during a pass, which may have seen a webhook and not claimed its rows yet.
     if (!this.#current) this.#unanswered.forget(this.#idle);
     this.#slow.forget(this.#idle);
-    this.#giveBack(this.#slots.dropQueued((webhookId, orgId) => this.#slotsOf(webhookId) === 0 || this.#orgSlotsOf(orgId) === 0));
+    this.#giveBack(this.#slots.dropQueued((webhookId, orgId) => this.#slotsOf(webhookId, orgId) === 0 || this.#orgSlotsOf(orgId) === 0));
     void this.#leases.renew();
     this.#schedulePass();
   };
   readonly #idle = (webhookId: string) => !this.#pools.has(webhookId) && !this.#slots.holds(webhookId);
-  readonly #share: (webhookId: string, slots: number) => number;
-  /** Send slots a webhook may use on this node now: its endpoint's (unanswered.ts), this node's part of them. */
-  readonly #slotsOf = (webhookId: string) => this.#share(webhookId, this.#unanswered.slotsOf(webhookId));
+  readonly #share: (placeKey: string, slots: number) => number;
+  /**
+   * Send slots a webhook may use on this node now: its endpoint's (unanswered.ts), this node's part
+   * of them, placed by its organization like the organization's own slots: a webhook cut to one slot
+   * is sent by a node that has a part of its organization's slots too.
+   */
+  readonly #slotsOf = (webhookId: string, orgId: string) => this.#share(orgId, this.#unanswered.slotsOf(webhookId));
   /** Send slots an organization may use on this node: this node's part of perOrganizationConcurrency. */
   readonly #orgSlotsOf = (orgId: string) => this.#share(orgId, this.#ctx.config.delivery.perOrganizationConcurrency);
   readonly #startJob = (job: Job) => this.#start(job);
@@ -143,7 +148,7 @@ export class Dispatcher implements Worker {
     const d = ctx.config.delivery;
     this.#policy = { scheduleSeconds: d.retryScheduleSeconds, jitter: d.jitter };
     this.owner = opts.owner ?? newNodeId();
-    this.#share = opts.share ?? ((_webhookId, slots) => slots);
+    this.#share = opts.share ?? ((_placeKey, slots) => slots);
     this.#unanswered = new UnansweredEndpoints(ctx.db, d);
     this.#slow = new SlowEndpoints(d);
     this.#slots = new SendSlots(d, this.#slotsOf, { orgSlotsOf: this.#orgSlotsOf, isSlow: (id) => this.#slow.isSlow(id) });
@@ -277,8 +282,8 @@ export class Dispatcher implements Worker {
   }
 
   /** Claims a webhook may hold: CLAIM_ROUNDS of the send slots it may use now. */
-  #claimsOf(webhookId: string): number {
-    return claimCapacity(this.#slotsOf(webhookId));
+  #claimsOf(webhook: { id: string; orgId: string }): number {
+    return claimCapacity(this.#slotsOf(webhook.id, webhook.orgId));
   }
 
   /** How many more claims an organization may take: CLAIM_ROUNDS of its send slots, less what it holds. */
@@ -300,12 +305,13 @@ export class Dispatcher implements Worker {
     const held = slots.claimsByOrg();
     for (const w of await dueWebhooks(db, now)) {
       await this.#unanswered.firstSight(w.id);
-      if (slots.claimedBy(w.id) < this.#claimsOf(w.id) && this.#orgRoom(w.orgId, held) > 0) due.push(w);
+      if (slots.claimedBy(w.id) < this.#claimsOf(w) && this.#orgRoom(w.orgId, held) > 0) due.push(w);
     }
     if (due.length === 0) return [];
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
     if (slots.claimed >= budget && slots.organizations === 1 && due.every((w) => slots.holdsFor(w.orgId))) return [];
     const byOrg = this.#planner.plan(due);
+    const orgOf = new Map(due.map((w) => [w.id, w.orgId]));
     // Not while another process holds the write lock: the next tick or finished send tries again,
     // and meanwhile the event loop serves requests and sends instead of waiting in SQLite.
     const attempt = await db.tryTransaction(
@@ -314,7 +320,7 @@ export class Dispatcher implements Worker {
           byOrg,
           held,
           budget,
-          (webhookId) => this.#claimsOf(webhookId) - slots.claimedBy(webhookId),
+          (webhookId) => this.#claimsOf({ id: webhookId, orgId: orgOf.get(webhookId)! }) - slots.claimedBy(webhookId),
           (webhook, limit) =>
             claimDue(tx, webhook.id, this.owner, now, leaseUntil, limit, this.#leases.heldIds(webhook.id), webhook.ordering),
           (orgId) => this.#orgRoom(orgId, held),
@@ -467,7 +473,7 @@ export class Dispatcher implements Worker {
     const id = job.webhook.id;
     const refill = this.#planner.refillDue(
       this.#slots.claimedBy(id),
-      this.#slotsOf(id),
+      this.#slotsOf(id, job.webhook.orgId),
       this.#slots.claimed,
       this.#ctx.config.delivery.concurrency,
     );

@@ -19,7 +19,14 @@ import {
   type AttemptVerdict,
 } from '../../domain/delivery-rules.js';
 import type { RetryPolicy } from '../../domain/retry-schedule.js';
-import { finishAttempt, finishAttempts, leaseOf, type DeliveryAfterAttempt, type DeliveryState } from '../../store/deliveries.js';
+import {
+  finishAttempt,
+  finishAttempts,
+  holdLineBehind,
+  leaseOf,
+  type DeliveryAfterAttempt,
+  type DeliveryState,
+} from '../../store/deliveries.js';
 import { insertAttempt, insertAttempts, trailingAttemptsFailedWith, type AttemptRecord } from '../../store/delivery-attempts.js';
 import { storeSignature, storeSignatures } from '../../store/event-signatures.js';
 import type { EventSignatures } from '../event-signatures.js';
@@ -212,8 +219,8 @@ export class Recorder {
   /**
    * Inside the flush transaction, the batch in three statements whatever its size: its attempt
    * rows, then every delivery's new state where the row is still ours, pending, at the step that
-   * was sent (the usual case). Rows that changed meanwhile, and results that disable a webhook,
-   * take a few more statements each. A signing failure's backoff counts the earlier ones (a read
+   * was sent (the usual case). Rows that changed meanwhile, results that disable a webhook, and
+   * failed heads of resource lines (holdLineBehind) take a few more statements each. A signing failure's backoff counts the earlier ones (a read
    * per row): those rare results are recorded one by one.
    */
   async #recordBatch(db: Db, batch: readonly Sent[]): Promise<RecordedLine[]> {
@@ -305,6 +312,8 @@ export class Recorder {
   async #settle(db: Db, plan: Plan, advanced: boolean): Promise<RecordedLine> {
     const { job, ok, disable, line } = plan;
     if (!advanced) return this.#recordChanged(db, job, ok, line, plan.common);
+    // A head of a resource line that will be retried: what waits behind it is not due before it.
+    if (!ok && !disable && job.webhook.ordering === 'resource') await holdLineBehind(db, job.id);
     if (disable) {
       const reason = plan.gone ? 'endpoint answered 410 Gone' : `all ${this.#policy.scheduleSeconds.length} attempts failed`;
       await disableWebhook({ ...this.#ctx, db }, job.webhook.id, reason, plan.common.at);

@@ -59,7 +59,7 @@ export class SendSlots<J extends SlotHolder> {
   /** The process's jobs: moved with the others rather than summed over them, since the pump reads it for every job it starts. */
   readonly #all = new Tally();
   readonly #delivery: { readonly concurrency: number };
-  readonly #slotsOf: (webhookId: string) => number;
+  readonly #slotsOf: (webhookId: string, orgId: string) => number;
   readonly #orgSlotsOf: (orgId: string) => number;
   readonly #isSlow: (webhookId: string) => boolean;
   /** Jobs sending to an endpoint that was slow when they started: what they free when over. */
@@ -70,7 +70,7 @@ export class SendSlots<J extends SlotHolder> {
    * @param slotsOf the send slots a webhook may use now
    * @param limits an organization's send slots, and which endpoints are slow
    */
-  constructor(delivery: { readonly concurrency: number }, slotsOf: (webhookId: string) => number, limits: SlotLimits = {}) {
+  constructor(delivery: { readonly concurrency: number }, slotsOf: (webhookId: string, orgId: string) => number, limits: SlotLimits = {}) {
     this.#delivery = delivery;
     this.#slotsOf = slotsOf;
     this.#orgSlotsOf = limits.orgSlotsOf ?? (() => Infinity);
@@ -255,7 +255,7 @@ export class SendSlots<J extends SlotHolder> {
 
   /** Whether the webhook's next queued job may start, by its own slots, its organization's, and the part slow endpoints may hold. */
   #mayStart(webhookId: string, entry: WebhookEntry<J>, org: Tally, slow: boolean, concurrency: number): boolean {
-    if (entry.sending >= this.#slotsOf(webhookId)) return false;
+    if (entry.sending >= this.#slotsOf(webhookId, entry.orgId)) return false;
     const orgSlots = this.#orgSlotsOf(entry.orgId);
     if (org.sending >= orgSlots) return false;
     if (!slow) return true;

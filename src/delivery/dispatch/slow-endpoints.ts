@@ -1,11 +1,12 @@
 /**
- * Endpoints that answer slowly: a webhook whose last send took delivery.slowAfterMs or longer (an
- * answer or none) is slow until a send of it is quicker. Slow endpoints give way (send-slots.ts):
+ * Endpoints that answer slowly: a webhook whose last send was slow (domain/slow-endpoint.ts) is slow
+ * until a send of it is quicker. Slow endpoints give way (send-slots.ts):
  * their sends together hold at most half of their organization's slots and half of the process's,
  * so a tenant's slow endpoints never fill what the endpoints that answer need.
  *
  * @module delivery/dispatch/slow-endpoints
  */
+import { isSlowSend } from '../../domain/slow-endpoint.js';
 
 export class SlowEndpoints {
   readonly #delivery: { readonly slowAfterMs: number };
@@ -21,7 +22,7 @@ export class SlowEndpoints {
 
   /** A send of this webhook is over after `tookMs`. */
   heard(webhookId: string, tookMs: number): void {
-    if (tookMs >= this.#delivery.slowAfterMs) this.#slow.add(webhookId);
+    if (isSlowSend(tookMs, this.#delivery.slowAfterMs)) this.#slow.add(webhookId);
     else this.#slow.delete(webhookId);
   }
 

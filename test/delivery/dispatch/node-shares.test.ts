@@ -1,7 +1,7 @@
 /**
  * A webhook's send slots (perEndpointConcurrency) held across nodes: each node sends at most its
- * part, the parts add up to the setting, and a node whose part drops to nothing gives its claimed
- * rows back for the others to send.
+ * part, the parts add up to the setting, a node whose part drops to nothing gives its claimed rows
+ * back for the others to send, and a webhook's part always sits with a part of its organization's.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NodeRegistry } from '../../../src/cluster/nodes.js';
@@ -77,8 +77,9 @@ describe('several nodes sending to one webhook', () => {
     const s = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.pollIntervalMs': 20, 'delivery.timeoutMs': 5000 });
     const release = holdAnswers(s.receiver);
     stops.push(async () => release());
-    // With one slot and two nodes, one node has the webhook: the first node is the one that loses it.
-    const [loses, keeps] = shareOfSlots(1, s.webhookId, 0, 2) === 0 ? ['node-a:1:0a', 'node-b:2:0b'] : ['node-b:2:0b', 'node-a:1:0a'];
+    // With one slot and two nodes, one node has the webhook (placed by its organization): the first node is the one that loses it.
+    const placeKey = s.org.org.id;
+    const [loses, keeps] = shareOfSlots(1, placeKey, 0, 2) === 0 ? ['node-a:1:0a', 'node-b:2:0b'] : ['node-b:2:0b', 'node-a:1:0a'];
     for (let i = 0; i < 6; i++) await newTx(s.ctx, s.org.org.id);
     const first = await node(s.ctx, loses);
     run(first.dispatcher);
@@ -86,7 +87,7 @@ describe('several nodes sending to one webhook', () => {
 
     const second = await node(s.ctx, keeps);
     await first.registry.heartbeat();
-    expect(first.registry.share(s.webhookId, 1)).toBe(0);
+    expect(first.registry.share(placeKey, 1)).toBe(0);
     // Its one send in flight finishes; the three rows queued behind it go back to the table unsent.
     release();
     await s.receiver.waitFor(1);
@@ -101,5 +102,44 @@ describe('several nodes sending to one webhook', () => {
       const rows = await listDeliveries(s.ctx.db, { limit: 10 });
       expect(rows.map((d) => [d.state, d.attempts])).toEqual(rows.map(() => ['delivered', 1]));
     });
+  });
+
+  it("a webhook cut to one slot is sent by the node that holds its organization's one slot, with two nodes", async () => {
+    const s = await setup({
+      'delivery.perEndpointConcurrency': 1,
+      'delivery.perOrganizationConcurrency': 1,
+      'delivery.pollIntervalMs': 20,
+      'delivery.timeoutMs': 5000,
+    });
+    const a = await node(s.ctx, 'node-a:1:0a');
+    const b = await node(s.ctx, 'node-b:2:0b');
+    await a.registry.heartbeat();
+    // Webhooks until one whose own id places it on the other node than its organization: the case where a split by webhook id never sends.
+    const orgRank = shareOfSlots(1, s.org.org.id, 0, 2) === 1 ? 0 : 1;
+    const webhooks = [s.webhookId];
+    while (webhooks.every((id) => shareOfSlots(1, id, orgRank, 2) === 1)) {
+      const created = await s.http
+        .post('/v1/notifications/webhooks/settings')
+        .set('authorization', s.org.auth)
+        .send({ url: s.receiver.url });
+      expect(created.status).toBe(201);
+      webhooks.push(created.body.id as string);
+    }
+    for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
+    run(a.dispatcher);
+    run(b.dispatcher);
+    // Every webhook gets all three events, one send at a time from the node at the organization's place.
+    await vi.waitFor(
+      async () => {
+        const rows = await listDeliveries(s.ctx.db, { limit: 100 });
+        expect(rows).toHaveLength(3 * webhooks.length);
+        expect(rows.map((d) => d.state)).toEqual(rows.map(() => 'delivered'));
+      },
+      { timeout: 10_000 },
+    );
+    const sender = [a, b][orgRank]!;
+    expect(sender.registry.share(s.org.org.id, 1)).toBe(1);
+    expect(sender.dispatcher.stats().claimed).toBe(3 * webhooks.length);
+    expect([a, b][1 - orgRank]!.dispatcher.stats().claimed).toBe(0);
   });
 });

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, expect } from 'vitest';
+import { afterEach, expect, vi } from 'vitest';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import type { Job } from '../../../src/delivery/dispatch/job.js';
 import { createTransaction } from '../../../src/services/transactions.js';
@@ -153,4 +153,19 @@ export async function claimedJobs(n: number, owner: string, overrides: Record<st
   const rows = await claimDue(s.ctx.db, webhook!.id, owner, now, now + 60_000, n);
   expect(rows).toHaveLength(n);
   return { ...s, webhook: webhook!, rows, jobs: rows.map((r) => jobOf(r, webhook!)) };
+}
+
+/**
+ * Runs passes of `dispatcher` until `check` holds. On PostgreSQL an ordered webhook's rows are
+ * claimed once every transaction older than theirs has ended, anywhere on the server (other tests'
+ * too), so a pass may find them not claimable yet: the next one does.
+ */
+export async function passesUntil(dispatcher: Dispatcher, check: () => unknown): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      await dispatcher.runOnce();
+      await check();
+    },
+    { timeout: 10_000, interval: 20 },
+  );
 }
