@@ -18,7 +18,7 @@ import { EVENT_TYPES } from '../verify/events.js';
 import { fetchPublicKey, type ClientCredentials } from '../verify/public-key.js';
 import { toKeyList, verifyWebhook } from '../verify/signature.js';
 import { parseTimeOption } from './time-option.js';
-import { DEFAULT_TOLERANCE_SECONDS, hasStandardWebhookHeaders, secretKeys, verifyStandardWebhook } from '../verify/standard-webhooks.js';
+import { DEFAULT_TOLERANCE_SECONDS, needsStandardWebhooks, secretKeys, verifyStandardWebhook } from '../verify/standard-webhooks.js';
 import { isRefusedByBorderd } from '../verify/errors.js';
 import { MAX_TIMER_MS, type Config } from '../config/schema.js';
 import { loadConfig } from '../config/load.js';
@@ -225,7 +225,7 @@ async function listenVerifier(
   if (secret === undefined) return rsa!;
   const options = { toleranceSeconds: args.tolerance };
   return (raw, headers) =>
-    args['allow-x-signature-only'] && rsa && !hasStandardWebhookHeaders(headers)
+    rsa && !needsStandardWebhooks(headers, args['allow-x-signature-only'])
       ? rsa(raw, headers)
       : verifyStandardWebhook(raw, headers, secret, options);
 }

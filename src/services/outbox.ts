@@ -6,6 +6,7 @@
  */
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
+import { syntheticIdentity } from '../domain/synthetic-event.js';
 import { badRequest, conflict, notFound } from '../domain/errors.js';
 import { filterTakes } from '../domain/event-type-filter.js';
 import { newId } from '../domain/ids.js';
@@ -177,13 +178,7 @@ export async function deliveryAttempts(ctx: AppContext, deliveryId: string): Pro
 export async function emitEvent(ctx: AppContext, orgId: string, type: EventType, data?: Record<string, unknown>): Promise<StoredEvent> {
   if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
   return await inOutboxTransaction(ctx, async (ctx) => {
-    const at = isoAt(ctx.clock.now());
-    const sample = {
-      id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', ctx.clock.now()),
-      createdAt: at,
-      updatedAt: at,
-      synthetic: true,
-    };
+    const sample = syntheticIdentity(type, ctx.clock.now());
     // The operator vouches for the shape of a synthetic event's data; it is sent as given.
     return enqueueEvent(ctx, orgId, type, { ...sample, ...data } as unknown as EventDataByType[typeof type]);
   });

@@ -9,6 +9,7 @@
 import { resourceKeyOf } from '../domain/resource-key.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, HOUR_MS, isoAt } from '../domain/clock.js';
+import { syntheticIdentity } from '../domain/synthetic-event.js';
 import { deliveryHeaders } from '../domain/delivery-headers.js';
 import { isSlowSend } from '../domain/slow-endpoint.js';
 import { BorderdError, badRequest, conflict, notFound } from '../domain/errors.js';
@@ -367,14 +368,7 @@ export interface TestEventResult {
 
 /** The data of a test event: identity fields borderd makes up (naming nothing stored), the caller's data under `testData`. */
 export function testEventData(type: EventType, nowMs: number, data: Record<string, unknown> | undefined): TestEventData {
-  const at = isoAt(nowMs);
-  return {
-    id: newId(type.startsWith('Transaction') ? 'txn' : type.startsWith('Virtual') ? 'vac' : 'cmp', nowMs),
-    createdAt: at,
-    updatedAt: at,
-    synthetic: true,
-    testData: data ?? {},
-  };
+  return { ...syntheticIdentity(type, nowMs), testData: data ?? {} };
 }
 
 /** A test event's data within webhooks.testEventMaxDataBytes (as JSON), else a 413 before anything is written. */

@@ -18,7 +18,7 @@ import { fetchPublicKey, type ClientCredentials, type PublicKeySource } from './
 import { hasV1aSignature } from './standard-webhooks-v1a.js';
 import { headerValue, toKeyList, verifyWebhook, type PublicKeyInput } from './signature.js';
 import {
-  hasStandardWebhookHeaders,
+  needsStandardWebhooks,
   secretKeys,
   toleranceOf,
   verifyStandardWebhook,
@@ -154,8 +154,7 @@ export function createWebhookMiddleware(opts: WebhookMiddlewareOptions): Webhook
     throw new WebhookVerificationError('invalid_public_key', 'allowXSignatureOnly needs a public key to verify x-signature with');
   }
   const verifyWith = async (raw: Buffer, headers: WebhookRequest['headers']): Promise<AnyWebhookEvent> => {
-    // With a secret, x-signature alone passes only when explicitly allowed and the headers are all absent.
-    if (secret !== undefined && !(opts.allowXSignatureOnly && !hasStandardWebhookHeaders(headers))) {
+    if (secret !== undefined && needsStandardWebhooks(headers, opts.allowXSignatureOnly)) {
       return verifyStandardWebhook<AnyWebhookEvent>(raw, headers, secret, swOptions);
     }
     if (jwks && hasV1aSignature(headers)) return jwks.verifyV1a<AnyWebhookEvent>(raw, headers, swOptions);

@@ -84,6 +84,14 @@ export const hasStandardWebhookHeaders = (headers: HeaderBag): boolean =>
   [WEBHOOK_ID_HEADER, WEBHOOK_TIMESTAMP_HEADER, WEBHOOK_SIGNATURE_HEADER].some((h) => headerValue(headers, h) !== undefined);
 
 /**
+ * Whether a receiver that holds the webhook's secret checks a delivery by Standard Webhooks: always,
+ * so stripping the headers cannot skip the replay window, but for a delivery with none of them when
+ * x-signature alone is explicitly allowed (a sender not yet migrated).
+ */
+export const needsStandardWebhooks = (headers: HeaderBag, allowXSignatureOnly: boolean | undefined): boolean =>
+  !(allowXSignatureOnly && !hasStandardWebhookHeaders(headers));
+
+/**
  * The tolerance in seconds, checked: anything but a finite number ≥ 0 (NaN, Infinity, a string from
  * an unparsed environment variable) throws `invalid_tolerance`, since NaN would compare false with
  * every distance and switch the replay window off.
