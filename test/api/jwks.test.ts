@@ -1,23 +1,12 @@
 import { KeyObject, verify } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createRemoteJWKSet } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { emitEvent } from '../../src/services/outbox.js';
-import { makeApi, makeContext, makeOrg } from '../support/context.js';
+import { listenOnLoopback, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { startReceiver } from '../delivery/receiver.js';
 
 const BASE = '/v1/notifications/webhooks/settings';
-
-const servers: Server[] = [];
-afterEach(async () => {
-  while (servers.length) {
-    const s = servers.pop()!;
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
 
 /** An organization with a webhook, its API on a real socket (jose fetches over HTTP), and a dispatcher. */
 async function setup(overlapSeconds = 3600) {
@@ -25,10 +14,7 @@ async function setup(overlapSeconds = 3600) {
   const { app, http, tokens } = makeApi(ctx);
   const org = await makeOrg(ctx, tokens);
   const receiver = await startReceiver();
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await new Promise((r) => server.once('listening', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const base = await listenOnLoopback(app);
   const created = await http
     .post(BASE)
     .set('authorization', org.auth)

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterEach } from 'vitest';
+import { afterEach, onTestFinished } from 'vitest';
 import request from 'supertest';
 import { loadConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
@@ -101,6 +103,17 @@ export function makeApi(ctx: AppContext) {
 }
 
 /** An organization with one client and a valid access token for it. */
+/** `app` on a real loopback socket, for clients that fetch over HTTP: its base URL; closed when the test ends. */
+export async function listenOnLoopback(app: { listen(port: number, host: string): Server }): Promise<string> {
+  const server = app.listen(0, '127.0.0.1');
+  onTestFinished(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  await new Promise((r) => server.once('listening', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
 export async function makeOrg(ctx: AppContext, tokens: TokenService, opts: { name?: string; piiAccess?: PiiAccess } = {}) {
   const org = await createOrganization(ctx, opts.name ?? 'Acme');
   const client = await createApiClient(ctx, { orgId: org.id, piiAccess: opts.piiAccess ?? 'all' });

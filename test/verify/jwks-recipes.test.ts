@@ -1,12 +1,10 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { emitEvent } from '../../src/services/outbox.js';
-import { makeApi, makeContext, makeOrg, tempDir } from '../support/context.js';
+import { listenOnLoopback, makeApi, makeContext, makeOrg, tempDir } from '../support/context.js';
 import { startReceiver, type Received } from '../delivery/receiver.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -34,15 +32,6 @@ function run(cmd: string, args: string[], cwd?: string): Promise<string> {
   );
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  while (servers.length) {
-    const s = servers.pop()!;
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
-
 /**
  * A real delivery of a webhook with v1a, borderd's API on a socket, and the delivery written out for
  * a recipe's program: its body, its headers (`name: value` lines), and the same with a changed body.
@@ -51,9 +40,7 @@ async function delivery() {
   const ctx = await makeContext();
   const { app, http, tokens } = makeApi(ctx);
   const org = await makeOrg(ctx, tokens);
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await new Promise((r) => server.once('listening', r));
+  const base = await listenOnLoopback(app);
   const receiver = await startReceiver();
   const created = await http
     .post(BASE)
@@ -68,7 +55,7 @@ async function delivery() {
   writeFileSync(join(dir, 'headers.txt'), names.map((n) => `${n}: ${String(r.headers[n])}`).join('\n') + '\n');
   writeFileSync(join(dir, 'body.bin'), r.body);
   writeFileSync(join(dir, 'tampered.bin'), Buffer.from(r.body.toString().replace('Completed', 'Cancelled')));
-  const jwksUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/organizations/${org.org.id}/jwks.json`;
+  const jwksUrl = `${base}/v1/organizations/${org.org.id}/jwks.json`;
   return { dir, jwksUrl, args: (body: string) => [jwksUrl, join(dir, body), join(dir, 'headers.txt')] };
 }
 

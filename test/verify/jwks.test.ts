@@ -1,7 +1,5 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { emitEvent } from '../../src/services/outbox.js';
 import {
@@ -12,19 +10,10 @@ import {
   jwksPath,
   verifyStandardWebhookV1a,
 } from '../../src/verify/index.js';
-import { makeApi, makeContext, makeOrg } from '../support/context.js';
+import { listenOnLoopback, makeApi, makeContext, makeOrg } from '../support/context.js';
 import { startReceiver, type Received } from '../delivery/receiver.js';
 
 const BASE = '/v1/notifications/webhooks/settings';
-
-const servers: Server[] = [];
-afterEach(async () => {
-  while (servers.length) {
-    const s = servers.pop()!;
-    s.closeAllConnections();
-    await new Promise((r) => s.close(r));
-  }
-});
 
 /** A delivery signed by a key borderd never made, naming a key id of its own. */
 const forger = createTestSigner();
@@ -36,13 +25,6 @@ const forgedDelivery = () =>
     statusReason: null,
     updatedAt: '2026-01-01T00:00:00.000Z',
   } as never);
-
-async function listen(app: express.Express | ReturnType<typeof makeApi>['app']): Promise<string> {
-  const server = app.listen(0, '127.0.0.1');
-  servers.push(server);
-  await new Promise((r) => server.once('listening', r));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 /** borderd's API on a socket, counting the requests each path gets, an organization with a v1a webhook, and a dispatcher. */
 async function setup() {
@@ -57,7 +39,7 @@ async function setup() {
     next();
   });
   counting.use(app);
-  const base = await listen(counting);
+  const base = await listenOnLoopback(counting);
   const receiver = await startReceiver();
   const created = await http
     .post(BASE)
@@ -117,7 +99,7 @@ describe('fetchJwks (borderd/verify)', () => {
 
     const app = express();
     app.post('/hook', createWebhookMiddleware({ jwksUrl: s.jwksUrl }), (req, res) => void res.json({ got: req.webhookEvent?.id }));
-    const url = await listen(app);
+    const url = await listenOnLoopback(app);
     const onlyV1a = {
       'content-type': 'application/json',
       'webhook-id': String(d.headers['webhook-id']),
