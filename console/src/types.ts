@@ -1,10 +1,11 @@
 /**
- * The shapes the console reads, named from the types generated from /openapi.json (api-types.ts,
- * `npm run console:types`): nothing here restates a field or a list of the server's.
+ * The shapes the console reads, named from the types generated from /openapi.json
+ * (generated/api-types.ts, `npm run console:types`): nothing here restates a field or a list of
+ * the server's.
  *
  * @module console/types
  */
-import type { components, paths } from './api-types.js';
+import type { components, paths } from './generated/api-types.js';
 
 type Shapes = components['schemas'];
 
@@ -34,4 +35,4 @@ export type Notifications = Answer<'/admin/v1/inbound/events', 'get'>;
 export type BlockedLines = Answer<'/v1/notifications/webhooks/settings/{id}/blocked', 'get'>;
 export type IssuedToken = Answer<'/v1/auth/m2m/token', 'post', 201>;
 
-export { DELIVERY_STATES, EVENT_TYPES, INBOUND_STATES } from './api-types.js';
+export { DELIVERY_STATES, EVENT_TYPES, INBOUND_STATES } from './generated/api-types.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { DELIVERY_STATES as CONSOLE_DELIVERY_STATES, EVENT_TYPES as CONSOLE_EVENT_TYPES } from '../../console/src/api-types.js';
+import { DELIVERY_STATES as CONSOLE_DELIVERY_STATES, EVENT_TYPES as CONSOLE_EVENT_TYPES } from '../../console/src/generated/api-types.js';
 import { CONSOLE_TYPES, renderConsoleTypes } from '../../scripts/console-types.mjs';
 import { DELIVERY_STATES } from '../../src/store/deliveries.js';
 import { EVENT_TYPES } from '../../src/verify/events.js';
@@ -19,7 +19,7 @@ describe("the console's types", () => {
     // What app.ts serves at /openapi.json, built the same way, without a socket.
     const doc = buildOpenApi(makeApi(await makeContext()).registry.routes, VERSION);
     const committed = readFileSync(CONSOLE_TYPES, 'utf8');
-    expect(committed, 'console/src/api-types.ts is not current: run `npm run console:types`').toBe(await renderConsoleTypes(doc));
+    expect(committed, 'console/src/generated/api-types.ts is not current: run `npm run console:types`').toBe(await renderConsoleTypes(doc));
   });
 
   it("list the server's event types and delivery states, in its order", () => {

@@ -3,7 +3,8 @@
  * `npm run console:types` (scripts/console-types.mjs, openapi-typescript). Do not edit: change the
  * route's schema and generate again.
  *
- * @module console/api-types
+ * @generated
+ * @module console/generated/api-types
  */
 export interface paths {
   '/healthz': {
