@@ -28,6 +28,8 @@ export default defineConfig({
       'test/delivery/dispatch/send-slots.test.ts',
       'test/delivery/batch-record.test.ts',
       'test/delivery/self-service-plans.test.ts',
+      'test/api/console-types.test.ts',
+      'test/api/route-modules.test.ts',
       'test/services/csv.test.ts',
       'test/services/outbox-list.test.ts',
       'test/services/refund-plans.test.ts',

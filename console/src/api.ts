@@ -5,6 +5,7 @@
  *
  * @module console/api
  */
+import type { IssuedToken, Organizations } from './types.js';
 
 export interface Session {
   mode: 'operator' | 'tenant';
@@ -77,13 +78,13 @@ export function query(params: Record<string, string | number | undefined>): stri
 }
 
 export async function signInTenant(clientId: string, clientSecret: string): Promise<Session> {
-  const t = await call<{ accessToken: string }>(undefined, 'POST', '/v1/auth/m2m/token', { clientId, clientSecret });
+  const t = await call<IssuedToken>(undefined, 'POST', '/v1/auth/m2m/token', { clientId, clientSecret });
   return { mode: 'tenant', token: t.accessToken, label: clientId };
 }
 
 export async function signInOperator(token: string): Promise<Session> {
   const s: Session = { mode: 'operator', token, label: 'operator' };
-  const orgs = await call<{ data: { id: string }[] }>(s, 'GET', '/admin/v1/organizations', undefined, true);
+  const orgs = await call<Organizations>(s, 'GET', '/admin/v1/organizations', undefined, true);
   const first = orgs.data[0];
   return first ? { ...s, orgId: first.id } : s;
 }

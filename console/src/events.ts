@@ -6,7 +6,7 @@
  */
 import { ApiError, call, notifications, query, type Session } from './api.js';
 import { fill, formValues, h, pill, when } from './dom.js';
-import { EVENT_TYPES, type EventRow, type Page } from './types.js';
+import { EVENT_TYPES, type EventPage, type EventRow } from './types.js';
 
 export async function eventsPage(session: Session, root: HTMLElement): Promise<() => Promise<void>> {
   const list = h('div', { id: 'events' });
@@ -36,7 +36,7 @@ export async function eventsPage(session: Session, root: HTMLElement): Promise<(
     return { type: v.type, since: iso(v.since), until: iso(v.until) };
   };
   const load = (startingAfter?: string) =>
-    call<Page<EventRow>>(session, 'GET', `${notifications(session)}/events${query({ ...params(), limit: 25, startingAfter })}`);
+    call<EventPage>(session, 'GET', `${notifications(session)}/events${query({ ...params(), limit: 25, startingAfter })}`);
   const render = () =>
     fill(
       list,

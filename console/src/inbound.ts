@@ -5,22 +5,7 @@
  */
 import { ApiError, call, query, type Session } from './api.js';
 import { fill, formValues, h, pill, when } from './dom.js';
-
-interface Notification {
-  id: string;
-  eventId: string;
-  eventType: string;
-  ica: string;
-  organizationId: string | null;
-  state: string;
-  attempts: number;
-  failureCode: string | null;
-  failureReason: string | null;
-  receivedAt: string;
-  decryptedAt: string | null;
-}
-
-const STATES = ['received', 'decrypted', 'failed', 'unmatched'];
+import { INBOUND_STATES, type Notifications } from './types.js';
 
 export async function inboundPage(session: Session, root: HTMLElement): Promise<() => Promise<void>> {
   const status = h('div', {});
@@ -36,17 +21,13 @@ export async function inboundPage(session: Session, root: HTMLElement): Promise<
         'select',
         { name: 'state' },
         h('option', { value: '' }, 'any'),
-        STATES.map((s) => h('option', { value: s }, s)),
+        INBOUND_STATES.map((s) => h('option', { value: s }, s)),
       ),
     ),
     h('button', { type: 'submit' }, 'Filter'),
   );
   const refresh = async () => {
-    const page = await call<{ data: Notification[] }>(
-      session,
-      'GET',
-      `/admin/v1/inbound/events${query({ ...formValues(filters), limit: 100 })}`,
-    );
+    const page = await call<Notifications>(session, 'GET', `/admin/v1/inbound/events${query({ ...formValues(filters), limit: 100 })}`);
     fill(
       list,
       page.data.length === 0

@@ -1,7 +1,8 @@
 /**
  * The console: sign-in (operator with the admin token, tenant with its client id and secret), the
- * header and its navigation, a page per hash route, and live updates: a tenant follows its event
- * stream, and every page is read again every few seconds, since a delivery's outcome is no event.
+ * header and its navigation, a page per hash route (one table, PAGES, drives both), and live
+ * updates: a tenant follows its event stream, and every page is read again every few seconds, since
+ * a delivery's outcome is no event.
  *
  * @module console/main
  */
@@ -9,10 +10,39 @@ import { ApiError, call, loadSession, saveSession, signInOperator, signInTenant,
 import { fill, formValues, h } from './dom.js';
 import { eventsPage } from './events.js';
 import { inboundPage } from './inbound.js';
+import type { Organizations } from './types.js';
 import { webhookPage } from './webhook.js';
 import { webhooksPage } from './webhooks.js';
 
 const POLL_MS = 3000;
+
+/** A page of the console, reached at `#/name` (or `#/name/id`). */
+interface PageRoute {
+  name: string;
+  /** Its link in the header's navigation. */
+  label: string;
+  /** Shown to the operator alone; a tenant that asks for it gets the first page. */
+  operatorOnly?: boolean;
+  /** It reads one organization's data, so an operator with no organization yet has nothing to see there. */
+  perOrganization: boolean;
+  /** Draws the page into `root`; what it returns reads the page again. */
+  open(session: Session, root: HTMLElement, id: string | undefined): Promise<() => Promise<void>>;
+}
+
+/** Every page, in the navigation's order; the first is where a route of no page lands. A new page is one entry. */
+const PAGES: readonly [PageRoute, ...PageRoute[]] = [
+  {
+    name: 'webhooks',
+    label: 'Webhooks',
+    perOrganization: true,
+    open: (s, root, id) => (id ? webhookPage(s, root, decodeURIComponent(id)) : webhooksPage(s, root)),
+  },
+  { name: 'events', label: 'Events', perOrganization: true, open: (s, root) => eventsPage(s, root) },
+  { name: 'inbound', label: 'Inbound', operatorOnly: true, perOrganization: false, open: (s, root) => inboundPage(s, root) },
+];
+const FIRST_PAGE = `#/${PAGES[0].name}`;
+
+const pagesOf = (s: Session): PageRoute[] => PAGES.filter((p) => !p.operatorOnly || s.mode === 'operator');
 const app = document.getElementById('app')!;
 let session = loadSession();
 let refresh: (() => Promise<void>) | undefined;
@@ -76,7 +106,7 @@ function start(s: Session): void {
   session = s;
   saveSession(s);
   if (s.mode === 'tenant') follow(s);
-  if (!location.hash) location.hash = '#/webhooks';
+  if (!location.hash) location.hash = FIRST_PAGE;
   render();
 }
 
@@ -111,11 +141,11 @@ function follow(s: Session): void {
 }
 
 async function header(s: Session): Promise<HTMLElement> {
-  const route = location.hash.split('/')[1] ?? 'webhooks';
+  const route = location.hash.split('/')[1] ?? PAGES[0].name;
   const link = (name: string, label: string) => h('a', { href: `#/${name}`, class: route === name ? 'active' : '' }, label);
   let orgPicker: HTMLElement | null = null;
   if (s.mode === 'operator') {
-    const orgs = await call<{ data: { id: string; name: string }[] }>(s, 'GET', '/admin/v1/organizations');
+    const orgs = await call<Organizations>(s, 'GET', '/admin/v1/organizations');
     const select = h(
       'select',
       { id: 'org', 'aria-label': 'organization' },
@@ -123,7 +153,7 @@ async function header(s: Session): Promise<HTMLElement> {
     );
     select.addEventListener('change', () => {
       start({ ...s, orgId: select.value });
-      location.hash = '#/webhooks';
+      location.hash = FIRST_PAGE;
     });
     orgPicker = h('label', {}, 'Organization', select);
   }
@@ -131,7 +161,11 @@ async function header(s: Session): Promise<HTMLElement> {
     'header',
     {},
     h('span', { class: 'brand' }, 'borderd console'),
-    h('nav', {}, link('webhooks', 'Webhooks'), link('events', 'Events'), s.mode === 'operator' ? link('inbound', 'Inbound') : null),
+    h(
+      'nav',
+      {},
+      pagesOf(s).map((p) => link(p.name, p.label)),
+    ),
     orgPicker,
     h(
       'span',
@@ -156,19 +190,14 @@ function render(note?: string): void {
   void (async () => {
     try {
       fill(app, await header(s), main);
-      const [, page, id] = location.hash.split('/');
-      if (s.mode === 'operator' && !s.orgId && page !== 'inbound') {
+      const [, name, id] = location.hash.split('/');
+      const asked = pagesOf(s).find((p) => p.name === name);
+      const page = asked ?? PAGES[0];
+      if (s.mode === 'operator' && !s.orgId && page.perOrganization) {
         fill(main, h('p', { class: 'muted' }, 'No organization yet.'));
         return;
       }
-      const r =
-        page === 'webhooks' && id
-          ? await webhookPage(s, main, decodeURIComponent(id))
-          : page === 'events'
-            ? await eventsPage(s, main)
-            : page === 'inbound' && s.mode === 'operator'
-              ? await inboundPage(s, main)
-              : await webhooksPage(s, main);
+      const r = await page.open(s, main, asked ? id : undefined);
       if (mine === generation) refresh = r;
     } catch (err) {
       if (mine === generation)

@@ -1,100 +1,38 @@
 /**
- * The shapes the console reads, as /openapi.json describes them.
+ * The shapes the console reads, named from the types generated from /openapi.json
+ * (generated/api-types.ts, `npm run console:types`): nothing here restates a field or a list of
+ * the server's.
  *
  * @module console/types
  */
+import type { components, paths } from './generated/api-types.js';
 
-export interface Period {
-  attempts: number;
-  succeeded: number;
-  successRate: number | null;
-  meanLatencyMs: number | null;
+type Shapes = components['schemas'];
+
+/** The JSON body of a route's answer with `status`. The organization's routes name them; the operator's answer the same shapes. */
+type Answer<P extends keyof paths, M extends keyof paths[P], S extends number = 200> = paths[P][M] extends {
+  responses: { [K in S]: { content: { 'application/json': infer B } } };
 }
+  ? B
+  : never;
 
-export interface Health {
-  webhookId: string;
-  enabled: boolean;
-  disabledReason: string | null;
-  disabledAt: string | null;
-  lastSuccessAt: string | null;
-  failuresInARow: number;
-  pending: number;
-  nextAttemptAt: string | null;
-  lastHour: Period;
-  lastDay: Period;
-  slow: boolean;
-  hourly: (Period & { hour: string })[];
-}
+export type Period = Shapes['PeriodStats'];
+export type Health = Shapes['WebhookHealth'];
+export type Delivery = Shapes['Delivery'];
+export type Attempt = Shapes['Attempt'];
+export type EventRow = Shapes['OutboxEvent'];
+export type BlockedLine = Shapes['BlockedLine'];
+export type ReplayResult = Shapes['ReplayResult'];
+export type TestEventResult = Shapes['TestEventResult'];
+export type Notification = Shapes['InboundNotification'];
+export type WebhooksWithHealth = Answer<'/v1/notifications/webhooks/health', 'get'>;
+export type Webhook = WebhooksWithHealth['data'][number]['webhook'];
+export type DeliveryPage = Answer<'/v1/notifications/webhooks/settings/{id}/deliveries', 'get'>;
+export type DeliveryWithAttempts = Answer<'/v1/notifications/deliveries/{id}', 'get'>;
+export type EventPage = Answer<'/v1/notifications/events', 'get'>;
+export type Organizations = Answer<'/admin/v1/organizations', 'get'>;
+export type Notifications = Answer<'/admin/v1/inbound/events', 'get'>;
+export type BlockedLines = Answer<'/v1/notifications/webhooks/settings/{id}/blocked', 'get'>;
+export type IssuedToken = Answer<'/v1/auth/m2m/token', 'post', 201>;
 
-export interface Webhook {
-  id: string;
-  url: string;
-  enabled: boolean;
-  eventTypes: string[];
-  ordering: 'none' | 'resource' | 'webhook';
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Delivery {
-  id: string;
-  eventId: string;
-  eventType: string;
-  webhookId: string;
-  state: string;
-  attempts: number;
-  inFlight: boolean;
-  waitingBehind: string | null;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  deliveredAt: string | null;
-  createdAt: string;
-}
-
-export interface Attempt {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  responseBody: string | null;
-  requestHeaders: Record<string, string>;
-  /** sent: exactly as they went out; rebuilt: an attempt recorded before they were kept. */
-  requestHeadersSource: 'sent' | 'rebuilt';
-}
-
-export interface EventRow {
-  id: string;
-  type: string;
-  createdAt: string;
-  deliveries: { id: string; webhookId: string; state: string; attempts: number; lastStatus: number | null }[];
-}
-
-export interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-}
-
-export const EVENT_TYPES = [
-  'Transaction_Created',
-  'Transaction_Updated',
-  'VirtualAccount_Created',
-  'VirtualAccount_CreationFailed',
-  'IdentityComplianceCheck_Updated',
-  'IdentityComplianceCheck_Completed',
-] as const;
-
-export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'skipped', 'cancelled'] as const;
-
-/** A resource of an ordered webhook waiting behind a head that has failed. */
-export interface BlockedLine {
-  resource: string | null;
-  headId: string;
-  eventId: string;
-  attempts: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: string;
-  waiting: number;
-}
+export { DELIVERY_STATES, EVENT_TYPES, INBOUND_STATES } from './generated/api-types.js';

@@ -8,7 +8,19 @@
 import { ApiError, call, notifications, query, type Session } from './api.js';
 import { fill, formValues, h, pill, when, type Child } from './dom.js';
 import { latency, latencyBars, rate, successBars } from './health.js';
-import { DELIVERY_STATES, EVENT_TYPES, type Attempt, type BlockedLine, type Delivery, type Health, type Page } from './types.js';
+import {
+  DELIVERY_STATES,
+  EVENT_TYPES,
+  type Attempt,
+  type BlockedLine,
+  type BlockedLines,
+  type Delivery,
+  type DeliveryPage,
+  type DeliveryWithAttempts,
+  type Health,
+  type ReplayResult,
+  type TestEventResult,
+} from './types.js';
 
 const message = (err: unknown): string => (err instanceof ApiError ? `${err.message} (${err.code})` : String(err));
 
@@ -232,7 +244,7 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
       if (expanded.has(d.id)) {
         const cell = h('td', { colspan: 7 }, h('span', { class: 'muted' }, 'Loading attempts…'));
         rows.push(h('tr', { class: 'detail', 'data-attempts': d.id }, cell));
-        call<{ attempts: Attempt[] }>(session, 'GET', `${base}/deliveries/${d.id}`).then(
+        call<DeliveryWithAttempts>(session, 'GET', `${base}/deliveries/${d.id}`).then(
           (r) => fill(cell, attemptsTable(r.attempts)),
           (err: unknown) => fill(cell, h('span', { class: 'error' }, message(err))),
         );
@@ -261,7 +273,7 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
   };
 
   const load = async (startingAfter?: string) =>
-    await call<Page<Delivery>>(session, 'GET', `${hook}/deliveries${query({ ...filterQuery(), limit: 20, startingAfter })}`);
+    await call<DeliveryPage>(session, 'GET', `${hook}/deliveries${query({ ...filterQuery(), limit: 20, startingAfter })}`);
 
   const more = async () => {
     const page = await load(pages.at(-1)?.id);
@@ -294,7 +306,7 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
     const [health, page, blocked] = await Promise.all([
       call<Health>(session, 'GET', `${hook}/health`),
       load(),
-      call<{ data: BlockedLine[] }>(session, 'GET', `${hook}/blocked`),
+      call<BlockedLines>(session, 'GET', `${hook}/blocked`),
     ]);
     renderHealth(health);
     renderBlocked(blocked.data);
@@ -324,7 +336,7 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
     const body: Record<string, string> = { since: new Date(v.since ?? '').toISOString() };
     if (v.until) body.until = new Date(v.until).toISOString();
     if (!confirm(`Replay every event from ${body.since}${body.until ? ` to ${body.until}` : ''} to this webhook?`)) return;
-    call<{ events: number; requeued: number }>(session, 'POST', `${hook}/replay`, body).then(
+    call<ReplayResult>(session, 'POST', `${hook}/replay`, body).then(
       async (r) => {
         say(`Replay: ${r.requeued} of ${r.events} events queued.`);
         await refresh();
@@ -361,7 +373,7 @@ export async function webhookPage(session: Session, root: HTMLElement, webhookId
       return;
     }
     fill(testResult, h('p', { class: 'muted' }, 'Sending…'));
-    call<{ event: { id: string }; attempt: Attempt | null; delivery: Delivery }>(session, 'POST', `${hook}/test`, {
+    call<TestEventResult>(session, 'POST', `${hook}/test`, {
       type: v.type,
       data,
     }).then(

@@ -6,17 +6,13 @@
 import { call, notifications, type Session } from './api.js';
 import { fill, h, pill, when } from './dom.js';
 import { latency, latencyBars, rate, successBars } from './health.js';
-import type { Health, Webhook } from './types.js';
+import type { WebhooksWithHealth } from './types.js';
 
 export async function webhooksPage(session: Session, root: HTMLElement): Promise<() => Promise<void>> {
   const table = h('div', { id: 'webhooks' });
   fill(root, h('h1', {}, 'Webhooks'), table);
   const refresh = async () => {
-    const { data } = await call<{ data: { webhook: Webhook; health: Health }[] }>(
-      session,
-      'GET',
-      `${notifications(session)}/webhooks/health`,
-    );
+    const { data } = await call<WebhooksWithHealth>(session, 'GET', `${notifications(session)}/webhooks/health`);
     if (data.length === 0) {
       fill(table, h('p', { class: 'muted' }, 'No webhooks registered.'));
       return;

@@ -3,6 +3,7 @@
  *
  * @module api/openapi
  */
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { deliveryWebhook } from './delivery-headers.js';
 import {
@@ -14,8 +15,30 @@ import {
 } from './idempotency.js';
 import type { AnyRouteSpec } from './route.js';
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
-  return z.toJSONSchema(schema, {
+/** The document's named shapes: a schema declared with an `id` (`.meta({ id })`), by that id. */
+type Shapes = Record<string, unknown>;
+
+const DEFS_REF = /^#\/\$defs\//;
+
+/** `value` with every reference to a named shape pointing at components.schemas, where the document keeps it. */
+function toComponents(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toComponents);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, v]) => [
+      key,
+      key === '$ref' && typeof v === 'string' ? v.replace(DEFS_REF, '#/components/schemas/') : toComponents(v),
+    ]),
+  );
+}
+
+/**
+ * A schema as JSON Schema. The shapes it names (zod puts them under `$defs`) go to `shapes` once, so
+ * each stands once in the document and every use refers to it; one name given to two different
+ * shapes is a mistake in the declarations, refused here.
+ */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output', shapes: Shapes): unknown {
+  const { $defs, ...js } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
     target: 'draft-2020-12',
@@ -28,16 +51,22 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): unknown {
       if (def.type === 'default' && typeof def.defaultValue === 'number') js.default = def.defaultValue;
     },
   });
+  for (const [id, def] of Object.entries($defs ?? {})) {
+    const shape = toComponents(def);
+    if (id in shapes && !isDeepStrictEqual(shapes[id], shape)) throw new Error(`two different shapes are named ${id}`);
+    shapes[id] = shape;
+  }
+  return toComponents(js);
 }
 
-function parameters(spec: AnyRouteSpec): unknown[] {
+function parameters(spec: AnyRouteSpec, shapes: Shapes): unknown[] {
   const out: unknown[] = [];
   for (const [where, schema] of [
     ['path', spec.params],
     ['query', spec.query],
   ] as const) {
     if (!schema) continue;
-    const js = jsonSchema(schema as z.ZodType, 'input') as { properties?: Record<string, unknown>; required?: string[] };
+    const js = jsonSchema(schema as z.ZodType, 'input', shapes) as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, prop] of Object.entries(js.properties ?? {})) {
       out.push({ name, in: where, required: where === 'path' || (js.required ?? []).includes(name), schema: prop });
     }
@@ -67,13 +96,14 @@ const IDEMPOTENCY_RESPONSES: Record<string, string> = {
 
 export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
   const paths: Record<string, Record<string, unknown>> = {};
+  const shapes: Shapes = {};
   for (const spec of routes) {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(spec.responses)) {
       if (r.schema)
         responses[status] = {
           description: r.description,
-          content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output') } },
+          content: { [r.contentType ?? 'application/json']: { schema: jsonSchema(r.schema, 'output', shapes) } },
         };
       // A declared error status replaces `default` for that status: it keeps the problem body every error has.
       else if (Number(status) >= 400) responses[status] = { description: r.description, content: PROBLEM_CONTENT };
@@ -91,7 +121,7 @@ export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
       summary: spec.summary,
       operationId: `${spec.method}${spec.path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       tags: spec.tags ?? [],
-      parameters: keyed ? [...parameters(spec), IDEMPOTENCY_KEY_PARAMETER] : parameters(spec),
+      parameters: keyed ? [...parameters(spec, shapes), IDEMPOTENCY_KEY_PARAMETER] : parameters(spec, shapes),
       responses,
     };
     if (spec.description) op.description = spec.description;
@@ -100,7 +130,7 @@ export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
     else if (spec.auth === 'admin') op.security = [{ admin: [] }];
     else op.security = [];
     if (spec.body) {
-      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } };
+      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input', shapes) } } };
     }
     (paths[spec.path] ??= {})[spec.method] = op;
   }
@@ -115,6 +145,7 @@ export function buildOpenApi(routes: AnyRouteSpec[], version: string): unknown {
         admin: { type: 'http', scheme: 'bearer', description: 'Operator token (admin.token) for /admin/v1' },
       },
       schemas: {
+        ...shapes,
         Problem: {
           type: 'object',
           required: ['type', 'title', 'status', 'detail', 'code'],

@@ -7,11 +7,14 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
+import { instant } from '../domain/instant.js';
 import { notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { getIdentity } from '../store/identities.js';
 import { getOrganization } from '../store/organizations.js';
 import { getAccount, insertAccount, type AccountRecord } from '../store/accounts.js';
+
+const ACCOUNT_TYPES = z.enum(['wallet', 'institution']);
 
 const code = z.string().regex(/^[A-Z0-9]{2,12}$/, 'must be an upper-case asset or currency code');
 
@@ -28,24 +31,26 @@ export const newAccountSchema = z.strictObject({
     .max(100)
     .default([]),
   /** The deprecated fields, accepted so that the legacy flag can still show them. */
-  type: z.enum(['wallet', 'institution']).optional(),
+  type: ACCOUNT_TYPES.optional(),
   pfi: z.string().min(1).max(100).optional(),
   web3Provider: z.string().min(1).max(100).optional(),
 });
 export type NewAccount = z.output<typeof newAccountSchema>;
 
-export interface Account {
-  id: string;
-  provider: string;
-  type?: string | null;
-  pfi?: string | null;
-  web3Provider?: string | null;
-  name: string;
-  assets: AccountRecord['assets'];
-  fiats: AccountRecord['fiats'];
-  identityId: string | null;
-  createdAt: string;
-}
+/** An account as the API answers it: the deprecated fields only when accounts.legacyFields is on. */
+export const accountSchema = z.object({
+  id: z.string(),
+  provider: z.string(),
+  type: ACCOUNT_TYPES.nullable().optional().describe('deprecated; only with accounts.legacyFields'),
+  pfi: z.string().nullable().optional().describe('deprecated; only with accounts.legacyFields'),
+  web3Provider: z.string().nullable().optional().describe('deprecated; only with accounts.legacyFields'),
+  name: z.string(),
+  assets: z.array(z.object({ id: z.string(), asset: z.string(), address: z.string() })),
+  fiats: z.array(z.object({ id: z.string(), fiat: z.string() })),
+  identityId: z.string().nullable(),
+  createdAt: instant,
+});
+export type Account = z.infer<typeof accountSchema>;
 
 export async function createAccount(ctx: AppContext, orgId: string, input: NewAccount): Promise<AccountRecord> {
   if (!(await getOrganization(ctx.db, orgId))) throw notFound(`organization ${orgId}`);
@@ -68,7 +73,9 @@ export async function createAccount(ctx: AppContext, orgId: string, input: NewAc
 
 /** The Account as the API shows it: the deprecated fields only when accounts.legacyFields is on. */
 export function presentAccount(a: AccountRecord, legacyFields: boolean): Account {
-  const legacy = legacyFields ? { type: a.legacy.type, pfi: a.legacy.pfi, web3Provider: a.legacy.web3Provider } : {};
+  // The type is stored as newAccountSchema took it: one of ACCOUNT_TYPES, or null.
+  const type = a.legacy.type as Account['type'];
+  const legacy = legacyFields ? { type, pfi: a.legacy.pfi, web3Provider: a.legacy.web3Provider } : {};
   return {
     id: a.id,
     provider: a.provider,

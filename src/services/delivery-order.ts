@@ -9,15 +9,9 @@ import { withTransaction } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { wakeDispatcher } from '../delivery/enqueue.js';
-import {
-  blockedResources,
-  getDelivery,
-  getDeliveryView,
-  releasePending,
-  type BlockedResource,
-  type DeliveryView,
-} from '../store/deliveries.js';
+import { blockedResources, getDelivery, getDeliveryView, releasePending, type BlockedResource } from '../store/deliveries.js';
 import { getWebhook } from '../store/webhooks.js';
+import type { BlockedLine, DeliveryView } from './outbox-views.js';
 
 /** The most blocked lines one read returns. */
 export const MAX_BLOCKED_LIST = 1000;
@@ -26,14 +20,9 @@ export const MAX_BLOCKED_LIST = 1000;
 export type Release = 'skipped' | 'cancelled';
 
 /** The organization's webhook's lines held by a failing head, oldest head first; 404 for an unknown webhook. */
-export async function blockedLinesOf(
-  ctx: AppContext,
-  orgId: string,
-  webhookId: string,
-  limit = MAX_BLOCKED_LIST,
-): Promise<BlockedResource[]> {
+export async function blockedLinesOf(ctx: AppContext, orgId: string, webhookId: string, limit = MAX_BLOCKED_LIST): Promise<BlockedLine[]> {
   if (!(await getWebhook(ctx.db, orgId, webhookId))) throw notFound(`webhook ${webhookId}`);
-  return await blockedResources(ctx.db, { orgId, webhookId, limit });
+  return (await blockedResources(ctx.db, { orgId, webhookId, limit })).map(({ orgId: _org, ...line }) => line);
 }
 
 /** Every blocked line, across organizations (the operator's view), optionally of one organization or webhook. */

@@ -21,13 +21,7 @@ import { countByState, getDelivery, pageDeliveries, requeueDelivery, type Delive
 import { listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { getWebhookById, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
 import { withTransaction } from '../db/database.js';
-
-export interface ReplayResult {
-  /** Events considered. */
-  events: number;
-  /** Deliveries put back in the queue (new rows or rows reset to pending). */
-  requeued: number;
-}
+import type { ReplayResult } from './outbox-views.js';
 
 /** Rows per SQLite transaction during a large replay, so the daemon's dispatcher is not blocked for long. */
 const REPLAY_BATCH = 500;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
+import { instant } from '../domain/instant.js';
 import { asNetworkId, NETWORK_IDS, type NetworkId } from '../domain/crypto-address.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -53,12 +54,14 @@ export const orgRefundDestinationSchema = z
       zctx.addIssue({ code: 'custom', path: e.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), message: e.message });
   });
 
-export interface RefundConfig {
-  destination: OrgRefundDestination;
-  verifiedAt: string;
-  isStaleWarning: boolean;
-  isStaleReject: boolean;
-}
+/** The organization's default refund destination as the API answers it, with its freshness. */
+export const refundConfigSchema = z.object({
+  destination: orgRefundDestinationSchema,
+  verifiedAt: instant,
+  isStaleWarning: z.boolean(),
+  isStaleReject: z.boolean(),
+});
+export type RefundConfig = z.infer<typeof refundConfigSchema>;
 
 export async function readRefundConfig(ctx: AppContext, orgId: string): Promise<RefundConfig | null> {
   const c = await getRefundConfig(ctx.db, orgId);

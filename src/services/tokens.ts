@@ -5,6 +5,7 @@
  * @module services/tokens
  */
 import { exportJWK, generateKeyPair, importJWK, SignJWT, jwtVerify, decodeProtectedHeader, errors, type CryptoKey, type JWK } from 'jose';
+import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { isoAt } from '../domain/clock.js';
 import { Admission } from '../domain/admission.js';
@@ -25,12 +26,16 @@ export interface AuthContext {
   piiAccess: PiiAccess;
 }
 
-export interface IssuedToken {
-  accessToken: string;
-  tokenType: 'Bearer';
-  expiresIn: number;
-  piiAccess: PiiAccess;
-}
+export const piiAccessSchema = z.enum(['all', 'redacted']) satisfies z.ZodType<PiiAccess>;
+
+/** An access token as the token endpoint answers it. */
+export const issuedTokenSchema = z.object({
+  accessToken: z.string(),
+  tokenType: z.literal('Bearer'),
+  expiresIn: z.number(),
+  piiAccess: piiAccessSchema,
+});
+export type IssuedToken = z.infer<typeof issuedTokenSchema>;
 
 interface Claims {
   org?: unknown;

@@ -29,16 +29,26 @@ import {
   requeueDelivery,
   webhookHealth,
   type DeliveryState,
-  type DeliveryView,
 } from '../store/deliveries.js';
 import { attemptsByHour, attemptTotals, lastAttemptDurationMs, listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { signaturesOf } from '../store/event-signatures.js';
-import { countEventsSince, eventIdsSince, eventTypesOf, pageEvents, type EventSummary } from '../store/events.js';
+import { countEventsSince, eventIdsSince, eventTypesOf, pageEvents } from '../store/events.js';
 import { getWebhook, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
 import type { EventType } from '../verify/events.js';
 import { testEventType, type TestEventData } from '../verify/test-events.js';
-import { parseInstant, replayableWebhook, requeueForWebhook, type ReplayResult } from './outbox.js';
+import { parseInstant, replayableWebhook, requeueForWebhook } from './outbox.js';
 import type { ReplayCharge } from './outbox-budgets.js';
+import type {
+  AttemptView,
+  DeliveryView,
+  DeliveryWithAttempts,
+  EventView,
+  HealthReport,
+  Page,
+  PeriodStats,
+  ReplayResult,
+  TestEventResult,
+} from './outbox-views.js';
 
 /** The most events one replay may queue: a larger range is refused before anything is queued. */
 export const MAX_REPLAY_EVENTS = 10_000;
@@ -52,35 +62,6 @@ async function mustGetWebhook(ctx: AppContext, orgId: string, id: string): Promi
 }
 
 // ---- health ----
-
-export interface PeriodStats {
-  attempts: number;
-  succeeded: number;
-  /** Share of attempts answered with a 2xx, from 0 to 1; null without attempts. */
-  successRate: number | null;
-  /** Mean duration of the attempts in milliseconds; null without attempts. */
-  meanLatencyMs: number | null;
-}
-
-export interface HealthReport {
-  webhookId: string;
-  enabled: boolean;
-  /** Why borderd disabled it (the last failed attempt of a cycle, a 410); null when enabled or disabled by its owner. */
-  disabledReason: string | null;
-  /** When it was disabled; null while enabled. */
-  disabledAt: string | null;
-  lastSuccessAt: string | null;
-  failuresInARow: number;
-  pending: number;
-  /** When the next attempt is due; null when nothing is pending. */
-  nextAttemptAt: string | null;
-  lastHour: PeriodStats;
-  lastDay: PeriodStats;
-  /** Its last attempt (of the last hour) was slow (domain/slow-endpoint.ts): what the dispatcher lets give way to the others (docs/webhooks.md). */
-  slow: boolean;
-  /** The last 24 hours, oldest first, one entry per UTC hour that had attempts. */
-  hourly: (PeriodStats & { hour: string })[];
-}
 
 const stats = (t: { attempts: number; succeeded: number; totalMs: number }): PeriodStats => ({
   attempts: t.attempts,
@@ -151,11 +132,6 @@ const badCursor = () =>
     { path: 'query.startingAfter', message: 'names no item of this list' },
   ]);
 
-export interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-}
-
 /** Deliveries of a webhook, newest first; `startingAfter` is a delivery of that webhook (any other id is a 400). */
 export async function listWebhookDeliveries(
   ctx: AppContext,
@@ -179,24 +155,6 @@ export async function listWebhookDeliveries(
   return { data: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
 }
 
-export interface AttemptView {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  statusCode: number | null;
-  error: string | null;
-  /** The first KiB of the answer's body. */
-  responseBody: string | null;
-  /** The headers the attempt was sent with (`{}`: no request went out); see requestHeadersSource. */
-  requestHeaders: Record<string, string>;
-  /**
-   * `sent`: exactly the headers of the request that went out, as recorded with the attempt.
-   * `rebuilt`: an attempt recorded before borderd kept them, its headers made again from what it did
-   * record; the Standard Webhooks headers and traceparent cannot be known and are absent.
-   */
-  requestHeadersSource: 'sent' | 'rebuilt';
-}
-
 /**
  * One delivery with its attempts, each with the headers its request went out with, as recorded.
  * An attempt recorded before borderd kept them shows what can be known (requestHeadersSource
@@ -204,29 +162,20 @@ export interface AttemptView {
  * no longer stored (its event's signatures pruned) left out rather than guessed. The Standard
  * Webhooks headers and traceparent of such an attempt are unknown: made at its send and not stored.
  */
-export async function deliveryWithAttempts(
-  ctx: AppContext,
-  orgId: string,
-  id: string,
-): Promise<{ delivery: DeliveryView; attempts: AttemptView[] }> {
+export async function deliveryWithAttempts(ctx: AppContext, orgId: string, id: string): Promise<DeliveryWithAttempts> {
   const delivery = await getDeliveryView(ctx.db, orgId, id, ctx.clock.now());
   if (!delivery) throw notFound(`delivery ${id}`);
   const attempts = await listAttempts(ctx.db, id);
   const rebuilt = attempts.some((a) => a.requestHeaders === null) ? await rebuildHeaders(ctx, delivery) : undefined;
-  return {
-    delivery,
-    attempts: attempts.map((a) => ({
-      attempt: a.attempt,
-      startedAt: a.startedAt,
-      durationMs: a.durationMs,
-      statusCode: a.statusCode,
-      error: a.error,
-      responseBody: a.responseBody,
-      ...(a.requestHeaders === null
-        ? { requestHeaders: rebuilt!(a), requestHeadersSource: 'rebuilt' as const }
-        : { requestHeaders: JSON.parse(a.requestHeaders) as Record<string, string>, requestHeadersSource: 'sent' as const }),
-    })),
-  };
+  return { delivery, attempts: attempts.map((a) => attemptView(a, rebuilt)) };
+}
+
+/** An attempt as the API shows it: its row less the row's own keys, with the headers it went out with. */
+function attemptView(a: AttemptRecord, rebuilt: ((a: AttemptRecord) => Record<string, string>) | undefined): AttemptView {
+  const { id: _id, deliveryId: _deliveryId, keyId: _keyId, requestHeaders, ...recorded } = a;
+  return requestHeaders === null
+    ? { ...recorded, requestHeaders: rebuilt!(a), requestHeadersSource: 'rebuilt' }
+    : { ...recorded, requestHeaders: JSON.parse(requestHeaders) as Record<string, string>, requestHeadersSource: 'sent' };
 }
 
 /** For attempts recorded without their headers: the headers made again from the attempt's key id and number. */
@@ -337,11 +286,6 @@ export async function replayToWebhook(
 
 // ---- events ----
 
-export interface EventView extends EventSummary {
-  /** Where the event went: one entry per webhook it was queued for. */
-  deliveries: { id: string; webhookId: string; state: DeliveryState; attempts: number; lastStatus: number | null }[];
-}
-
 /** The organization's events, newest first; `startingAfter` is an event of the organization (any other id is a 400). */
 export async function listEvents(
   ctx: AppContext,
@@ -358,13 +302,6 @@ export async function listEvents(
 }
 
 // ---- test events ----
-
-export interface TestEventResult {
-  event: { id: string; type: string; createdAt: string };
-  delivery: DeliveryView;
-  /** The first attempt, once the dispatcher has made it; null when it has not within the wait. */
-  attempt: AttemptView | null;
-}
 
 /** The data of a test event: identity fields borderd makes up (naming nothing stored), the caller's data under `testData`. */
 export function testEventData(type: EventType, nowMs: number, data: Record<string, unknown> | undefined): TestEventData {

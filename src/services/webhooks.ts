@@ -35,7 +35,8 @@ import {
   type WebhookOrdering,
   type WebhookRecord,
 } from '../store/webhooks.js';
-import { replayWebhookSince, type ReplayResult } from './outbox.js';
+import { replayWebhookSince } from './outbox.js';
+import type { ReplayResult } from './outbox-views.js';
 import { insertSecret, readWebhookSecret, rotateWebhookSecret, type WebhookSecretView } from '../delivery/webhook-secrets.js';
 import { webhooksWithSecret } from '../store/webhook-secrets.js';
 import { setWebhookV1a, webhooksWithV1a } from '../store/webhook-v1a.js';

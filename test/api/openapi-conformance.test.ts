@@ -7,6 +7,8 @@ import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.j
 import { createIdentity } from '../../src/services/identities.js';
 import { importTransactions } from '../../src/services/transaction-import.js';
 import { changeTransactionStatus, createTransaction } from '../../src/services/transactions.js';
+import { emitEvent } from '../../src/services/outbox.js';
+import { setup as outboxSetup } from '../delivery/dispatch/support.js';
 
 /**
  * /openapi.json checked by code written elsewhere: the document against the official OpenAPI 3.1
@@ -57,11 +59,15 @@ function documentValidator(doc: Doc) {
 async function setup(flags: Record<string, unknown> = {}) {
   const ctx = await makeContext(flags, '2026-03-01T00:00:00.000Z');
   const api = makeApi(ctx);
-  const served = await api.http.get('/openapi.json');
-  expect(served.status).toBe(200);
-  const doc = served.body as Doc;
-  const schemaAt = documentValidator(doc);
+  return { ctx, ...api, ...(await served(api.http)) };
+}
 
+/** The document `http` serves, and a check of answers against it. */
+async function served(http: ReturnType<typeof makeApi>['http']) {
+  const res = await http.get('/openapi.json');
+  expect(res.status).toBe(200);
+  const doc = res.body as Doc;
+  const schemaAt = documentValidator(doc);
   /**
    * The answer `res` of `method path` (the documented path template) matches the document: its
    * status is documented (an error status may fall to `default`), its content type is one the
@@ -89,7 +95,7 @@ async function setup(flags: Record<string, unknown> = {}) {
     const ok = validate(JSON.parse(res.text));
     expect(ok ? [] : validate.errors, `${method} ${path} ${status}: ${res.text}`).toEqual([]);
   };
-  return { ctx, ...api, doc, conforms };
+  return { doc, conforms };
 }
 
 describe('/openapi.json conformance', () => {
@@ -414,5 +420,49 @@ describe('/openapi.json conformance', () => {
       conforms('get', path, await http.get(path).set('Authorization', acme.auth), 200);
       conforms('get', path, await http.get(path).set('Authorization', 'Bearer not-a-jwt'), 401);
     }
+  });
+
+  it("the outbox: deliveries, one with its attempts, health, events, blocked lines, retry, replay; the operator's too", async () => {
+    const { ctx, http, org, receiver, webhookId, dispatcher } = await outboxSetup();
+    const { conforms, doc } = await served(http);
+    // The shapes the console reads are named once, and the answers refer to them.
+    const schemas = (doc as unknown as { components: { schemas: Record<string, unknown> } }).components.schemas;
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['Delivery', 'Attempt', 'WebhookHealth', 'OutboxEvent', 'DeliveryState']));
+    receiver.setResponder((_r, res) => res.writeHead(500).end('down'));
+    const { event } = await emitEvent(ctx, org.org.id, 'Transaction_Created', { status: 'Submitted' });
+    await dispatcher.runOnce();
+    const W = '/v1/notifications/webhooks/settings/{id}';
+    const at = (path: string, id = webhookId) => path.replace('{id}', id);
+    const list = await http.get(at(`${W}/deliveries`)).set('authorization', org.auth);
+    conforms('get', `${W}/deliveries`, list, 200);
+    const id = list.body.data[0].id as string;
+    const one = await http.get(`/v1/notifications/deliveries/${id}`).set('authorization', org.auth);
+    expect(one.body.attempts).toHaveLength(1);
+    conforms('get', '/v1/notifications/deliveries/{id}', one, 200);
+    conforms('get', `${W}/health`, await http.get(at(`${W}/health`)).set('authorization', org.auth), 200);
+    conforms(
+      'get',
+      '/v1/notifications/webhooks/health',
+      await http.get('/v1/notifications/webhooks/health').set('authorization', org.auth),
+      200,
+    );
+    conforms('get', '/v1/notifications/events', await http.get('/v1/notifications/events').set('authorization', org.auth), 200);
+    conforms('get', `${W}/blocked`, await http.get(at(`${W}/blocked`)).set('authorization', org.auth), 200);
+    conforms(
+      'post',
+      '/v1/notifications/deliveries/{id}/retry',
+      await http.post(`/v1/notifications/deliveries/${id}/retry`).set('authorization', org.auth),
+      202,
+    );
+    const replay = await http
+      .post(at(`${W}/replay`))
+      .set('authorization', org.auth)
+      .send({ eventIds: [event.id] });
+    conforms('post', `${W}/replay`, replay, 200);
+    const O = '/admin/v1/organizations/{orgId}/notifications';
+    const operator = (path: string) => path.replace('{orgId}', org.org.id);
+    conforms('get', `${O}/deliveries/{id}`, await http.get(operator(`${O}/deliveries/${id}`)).set('authorization', admin), 200);
+    conforms('get', `${O}/events`, await http.get(operator(`${O}/events`)).set('authorization', admin), 200);
+    conforms('get', '/admin/v1/organizations', await http.get('/admin/v1/organizations').set('authorization', admin), 200);
   });
 });

@@ -3,24 +3,9 @@
  *
  * @module api/routes/accounts
  */
-import { z } from 'zod';
 import { idParams } from '../id-params.js';
 import { deprecationHeaders, type RouteModule } from '../route.js';
-import { findAccount } from '../../services/accounts.js';
-import { instant } from '../instant.js';
-
-export const accountSchema = z.object({
-  id: z.string(),
-  provider: z.string(),
-  type: z.enum(['wallet', 'institution']).nullable().optional().describe('deprecated; only with accounts.legacyFields'),
-  pfi: z.string().nullable().optional().describe('deprecated; only with accounts.legacyFields'),
-  web3Provider: z.string().nullable().optional().describe('deprecated; only with accounts.legacyFields'),
-  name: z.string(),
-  assets: z.array(z.object({ id: z.string(), asset: z.string(), address: z.string() })),
-  fiats: z.array(z.object({ id: z.string(), fiat: z.string() })),
-  identityId: z.string().nullable(),
-  createdAt: instant,
-});
+import { accountSchema, findAccount } from '../../services/accounts.js';
 
 /** The deprecated Account fields were removed on this date; the legacy flag brings them back. */
 export const ACCOUNT_FIELDS_SUNSET = '2026-09-01';

@@ -19,25 +19,29 @@ const mappingSchema = z.object({
   createdAt: z.string().nullable(),
 });
 
-const eventView = z.object({
-  id: z.string(),
-  eventId: z.string(),
-  eventType: z.string(),
-  eventCreatedDate: z.string(),
-  ica: z.string(),
-  organizationId: z.string().nullable(),
-  state: z.enum(INBOUND_STATES),
-  attempts: z.number(),
-  nextAttemptAt: z.string().nullable(),
-  failureCode: z.string().nullable(),
-  failureReason: z.string().nullable(),
-  kid: z.string().nullable(),
-  receivedAt: z.string(),
-  decryptedAt: z.string().nullable(),
-});
+const inboundState = z.enum(INBOUND_STATES).meta({ id: 'InboundState' });
+
+const eventView = z
+  .object({
+    id: z.string(),
+    eventId: z.string(),
+    eventType: z.string(),
+    eventCreatedDate: z.string(),
+    ica: z.string(),
+    organizationId: z.string().nullable(),
+    state: inboundState,
+    attempts: z.number(),
+    nextAttemptAt: z.string().nullable(),
+    failureCode: z.string().nullable(),
+    failureReason: z.string().nullable(),
+    kid: z.string().nullable(),
+    receivedAt: z.string(),
+    decryptedAt: z.string().nullable(),
+  })
+  .meta({ id: 'InboundNotification' });
 
 const listQuery = z.strictObject({
-  state: z.enum(INBOUND_STATES).optional(),
+  state: inboundState.optional(),
   eventType: z.string().max(255).optional(),
   limit: integerParam({ min: 1, max: 100, default: 20 }),
   startingAfter: z.string().max(64).optional(),

@@ -1,20 +1,20 @@
 /**
- * Operator routes: create identities and accounts for an organization, see and dispatch refund
- * plans.
+ * Operator routes: list the organizations, create identities and accounts for one, see and dispatch
+ * refund plans.
  *
  * @module api/routes/admin-resources
  */
 import { z } from 'zod';
 import type { RouteModule } from '../route.js';
-import { createAccount, newAccountSchema, presentAccount } from '../../services/accounts.js';
+import { accountSchema, createAccount, newAccountSchema, presentAccount } from '../../services/accounts.js';
 import { createIdentity, identityFlagsSchema, newIdentitySchema, setIdentityFlags } from '../../services/identities.js';
 import { dispatchRefundPlan } from '../../services/refunds.js';
+import { listOrganizations } from '../../store/organizations.js';
 import { listRefundPlans } from '../../store/refund-plans.js';
 import { DESTINATION_SOURCES, REFUND_PLAN_KINDS, REFUND_PLAN_STATES } from '../../domain/refund-plan.js';
 import { REFUND_DESTINATION_TYPES } from '../../domain/refund-destination.js';
 import { NETWORK_IDS } from '../../domain/crypto-address.js';
-import { instant } from '../instant.js';
-import { accountSchema } from './accounts.js';
+import { instant } from '../../domain/instant.js';
 import { identitySchema } from './identities.js';
 
 const orgParams = z.strictObject({ orgId: z.string().min(1).max(100) });
@@ -41,6 +41,18 @@ const refundPlanSchema = z.strictObject({
 });
 
 export const adminResourceRoutes: RouteModule = (api) => {
+  api.route({
+    method: 'get',
+    path: '/admin/v1/organizations',
+    summary: 'Every organization (id and name)',
+    tags: ['admin'],
+    auth: 'admin',
+    responses: {
+      200: { description: 'the organizations', schema: z.object({ data: z.array(z.object({ id: z.string(), name: z.string() })) }) },
+    },
+    handler: async ({ ctx }) => ({ body: { data: (await listOrganizations(ctx.db)).map((o) => ({ id: o.id, name: o.name })) } }),
+  });
+
   api.route({
     method: 'post',
     path: '/admin/v1/organizations/{orgId}/identities',

@@ -6,10 +6,11 @@
  * @module api/routes/admin-webhooks
  */
 import { z } from 'zod';
+import type { AppContext } from '../../context.js';
 import { disableWebhook, enableWebhook, listWebhooksWithHealth } from '../../services/webhooks.js';
 import { WEBHOOK_ORDERINGS, type WebhookRecord } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
-import { instant } from '../instant.js';
+import { instant } from '../../domain/instant.js';
 import type { RouteModule } from '../route.js';
 
 const operatorView = z.object({
@@ -63,25 +64,28 @@ export const adminWebhookRoutes: RouteModule = (api) => {
     },
   });
 
-  api.route({
-    method: 'post',
-    path: '/admin/v1/webhooks/{id}/disable',
-    summary: 'Disable a webhook; its pending deliveries are kept as skipped, and an operator alert says who disabled it',
-    tags: ['admin', 'webhooks'],
-    auth: 'admin',
-    params: idParams,
-    responses: { 200: { description: 'the webhook', schema: operatorView }, 404: { description: 'unknown webhook' } },
-    handler: async ({ ctx, params }) => ({ body: toView(await disableWebhook(ctx, params.id, 'admin API')) }),
-  });
-
-  api.route({
-    method: 'post',
-    path: '/admin/v1/webhooks/{id}/enable',
-    summary: 'Enable a webhook again (replays are `borderd webhooks enable --replay-since`)',
-    tags: ['admin', 'webhooks'],
-    auth: 'admin',
-    params: idParams,
-    responses: { 200: { description: 'the webhook', schema: operatorView }, 404: { description: 'unknown webhook' } },
-    handler: async ({ ctx, params }) => ({ body: toView((await enableWebhook(ctx, params.id)).webhook) }),
-  });
+  // Disable and enable differ only in what they do to the webhook: one route each, declared alike.
+  const switches: [string, string, (ctx: AppContext, id: string) => Promise<WebhookRecord>][] = [
+    [
+      'disable',
+      'Disable a webhook; its pending deliveries are kept as skipped, and an operator alert says who disabled it',
+      (ctx, id) => disableWebhook(ctx, id, 'admin API'),
+    ],
+    [
+      'enable',
+      'Enable a webhook again (replays are `borderd webhooks enable --replay-since`)',
+      async (ctx, id) => (await enableWebhook(ctx, id)).webhook,
+    ],
+  ];
+  for (const [verb, summary, change] of switches)
+    api.route({
+      method: 'post',
+      path: `/admin/v1/webhooks/{id}/${verb}`,
+      summary,
+      tags: ['admin', 'webhooks'],
+      auth: 'admin',
+      params: idParams,
+      responses: { 200: { description: 'the webhook', schema: operatorView }, 404: { description: 'unknown webhook' } },
+      handler: async ({ ctx, params }) => ({ body: toView(await change(ctx, params.id)) }),
+    });
 };

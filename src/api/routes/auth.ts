@@ -5,21 +5,13 @@
  * @module api/routes/auth
  */
 import { z } from 'zod';
+import { issuedTokenSchema, piiAccessSchema } from '../../services/tokens.js';
 import type { RouteModule } from '../route.js';
-
-export const piiAccessSchema = z.enum(['all', 'redacted']);
 
 const tokenRequest = z.strictObject({
   clientId: z.string().min(1).max(200),
   clientSecret: z.string().min(1).max(500),
   piiAccess: piiAccessSchema.optional(),
-});
-
-const tokenResponse = z.object({
-  accessToken: z.string(),
-  tokenType: z.literal('Bearer'),
-  expiresIn: z.number(),
-  piiAccess: piiAccessSchema,
 });
 
 export const authRoutes: RouteModule = (api, { tokens }) => {
@@ -36,7 +28,7 @@ export const authRoutes: RouteModule = (api, { tokens }) => {
     bodyLimitBytes: 16 * 1024,
     body: tokenRequest,
     responses: {
-      201: { description: 'token issued', schema: tokenResponse },
+      201: { description: 'token issued', schema: issuedTokenSchema },
       401: { description: 'unknown client, wrong secret or revoked client (indistinguishable)' },
       403: { description: 'piiAccess "all" asked by a client limited to "redacted"' },
       429: { description: 'this address sent auth.failedTokenRequestsPerMinute wrong credentials; retry after Retry-After' },

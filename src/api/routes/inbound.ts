@@ -13,7 +13,6 @@ import { inboundNotificationSchema } from '../../inbound/notification.js';
 import { inboundExposure, senderCheckRequired, senderChecker } from '../../inbound/sender-check.js';
 import { addressKey } from '../../domain/failure-budget.js';
 import type { RouteModule } from '../route.js';
-import { adminInboundRoutes } from './admin-inbound.js';
 
 const receivedResponse = z.object({
   received: z.literal(true),
@@ -50,9 +49,7 @@ export function inboundSenderGate(ctx: AppContext): Router {
  * (inboundSenderGate); the body is validated by the route's schema, then the handler joins a
  * group commit.
  */
-export const inboundRoutes: RouteModule = (api, deps) => {
-  const { ctx } = deps;
-  adminInboundRoutes(api, deps);
+export const inboundRoutes: RouteModule = (api, { ctx }) => {
   api.route({
     method: 'post',
     path: `/v1/webhooks/${ctx.config.inbound.pathName}`,

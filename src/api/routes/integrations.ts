@@ -11,7 +11,7 @@ import { partnerKeySchema } from '../../integrations/partner-key.js';
 import { pfiClientCredentialsSchema } from '../../integrations/pfi-client-credentials.js';
 import { putCompanyCredentials, putPartnerKey, putPfiClientCredentials } from '../../services/integrations.js';
 import type { ApiRegistry, Deprecation, RouteModule } from '../route.js';
-import { instant } from '../instant.js';
+import { instant } from '../../domain/instant.js';
 
 const providerErrors = {
   400: { description: 'invalid body (field named), or the provider refused the credentials' },

@@ -4,19 +4,14 @@
  *
  * @module api/routes/refunds
  */
-import { z } from 'zod';
 import type { RouteModule } from '../route.js';
-import { orgRefundDestinationSchema, readRefundConfig, reconfirmRefundConfig, setRefundConfig } from '../../services/refunds.js';
-import { instant } from '../instant.js';
-
-const refundConfigSchema = z
-  .object({
-    destination: orgRefundDestinationSchema,
-    verifiedAt: instant,
-    isStaleWarning: z.boolean(),
-    isStaleReject: z.boolean(),
-  })
-  .nullable();
+import {
+  orgRefundDestinationSchema,
+  readRefundConfig,
+  reconfirmRefundConfig,
+  refundConfigSchema,
+  setRefundConfig,
+} from '../../services/refunds.js';
 
 export const refundRoutes: RouteModule = (api) => {
   api.route({
@@ -26,7 +21,7 @@ export const refundRoutes: RouteModule = (api) => {
     description: 'null when none is set. isStaleWarning after 30 days, isStaleReject after 90 days since verifiedAt.',
     tags: ['refunds'],
     auth: 'bearer',
-    responses: { 200: { description: 'RefundConfig or null', schema: refundConfigSchema } },
+    responses: { 200: { description: 'RefundConfig or null', schema: refundConfigSchema.nullable() } },
     handler: async ({ ctx, auth }) => ({ body: await readRefundConfig(ctx, auth.orgId) }),
   });
 

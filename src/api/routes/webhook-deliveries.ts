@@ -1,17 +1,15 @@
 /**
- * An organization's outbox on its own token: webhook health, deliveries and their attempts, the
- * event log, retry, replay and test events. The same routes are declared twice: under /v1 for the
- * organization's bearer token, and under /admin/v1/organizations/{orgId} for the operator's token
- * (the console's operator view), with one handler each.
+ * An organization's outbox: webhook health, deliveries and their attempts, the event log, retry,
+ * replay and test events. The same routes make two modules: under /v1 for the organization's bearer
+ * token, and under /admin/v1/organizations/{orgId} for the operator's token (the console's operator
+ * view), with one handler each.
  *
  * @module api/routes/webhook-deliveries
  */
 import { z } from 'zod';
 import { notFound } from '../../domain/errors.js';
 import { getOrganization } from '../../store/organizations.js';
-import { listOrganizations } from '../../store/organizations.js';
-import { DELIVERY_STATES } from '../../store/deliveries.js';
-import { toSettings, WEBHOOK_ORDERINGS } from '../../store/webhooks.js';
+import { toSettings } from '../../store/webhooks.js';
 import { blockedLinesOf, releaseDelivery, type Release } from '../../services/delivery-order.js';
 import {
   MAX_REPLAY_EVENTS,
@@ -27,108 +25,24 @@ import {
 } from '../../services/webhook-deliveries.js';
 import type { AppContext } from '../../context.js';
 import { OutboxBudgets, type ReplayCharge } from '../../services/outbox-budgets.js';
+import {
+  blockedLineSchema,
+  deliverySchema,
+  deliveryStateSchema,
+  deliveryWithAttemptsSchema,
+  eventTypeSchema,
+  eventViewSchema,
+  healthSchema,
+  pageSchema,
+  replayResultSchema,
+  testEventResultSchema,
+} from '../../services/outbox-views.js';
 import type { AuthContext } from '../../services/tokens.js';
 import { EVENT_TYPES } from '../../verify/events.js';
 import { testEventType } from '../../verify/test-events.js';
-import { instant } from '../instant.js';
 import { integerParam } from '../query-params.js';
 import type { AuthMode, ResponseSpec, RouteModule } from '../route.js';
 import { settingsSchema } from './webhooks.js';
-
-const period = z.object({
-  attempts: z.number().int(),
-  succeeded: z.number().int().describe('attempts answered with a 2xx'),
-  successRate: z.number().nullable().describe('succeeded / attempts, from 0 to 1; null without attempts'),
-  meanLatencyMs: z.number().nullable().describe('mean duration of the attempts; null without attempts'),
-});
-
-const health = z.object({
-  webhookId: z.string(),
-  enabled: z.boolean(),
-  disabledReason: z.string().nullable().describe('why borderd disabled it; null when enabled or disabled by its owner'),
-  disabledAt: instant.nullable(),
-  lastSuccessAt: instant.nullable(),
-  failuresInARow: z.number().int(),
-  pending: z.number().int(),
-  nextAttemptAt: instant.nullable(),
-  lastHour: period,
-  lastDay: period,
-  slow: z.boolean().describe('its last attempt (of the last hour) took delivery.slowAfterMs or longer: it gives way to quicker endpoints'),
-  hourly: z.array(period.extend({ hour: instant })).describe('the last 24 hours, one entry per UTC hour that had attempts'),
-});
-
-const delivery = z.object({
-  id: z.string(),
-  eventId: z.string(),
-  eventType: z.string(),
-  webhookId: z.string(),
-  state: z.enum(DELIVERY_STATES),
-  attempts: z.number().int(),
-  inFlight: z.boolean().describe('a dispatcher holds it: its attempt is being sent'),
-  waitingBehind: z
-    .string()
-    .nullable()
-    .describe(
-      'on an ordered webhook, the pending delivery at the head of its line (dlv_…), which must succeed or be skipped or cancelled before this one goes; null when nothing is ahead',
-    ),
-  nextAttemptAt: instant.nullable().describe('when it is next tried; null unless pending'),
-  lastStatus: z.number().int().nullable(),
-  lastError: z.string().nullable(),
-  deliveredAt: instant.nullable(),
-  createdAt: instant,
-  updatedAt: instant,
-});
-
-const blockedLine = z.object({
-  webhookId: z.string(),
-  ordering: z.enum(WEBHOOK_ORDERINGS),
-  resource: z.string().nullable().describe("the events' data.id (on a webhook in strict order, the head's: the whole webhook waits)"),
-  headId: z.string().describe('the pending delivery at the head of the line; skip or cancel it to release the rest'),
-  eventId: z.string(),
-  attempts: z.number().int(),
-  lastStatus: z.number().int().nullable(),
-  lastError: z.string().nullable(),
-  nextAttemptAt: instant,
-  waiting: z.number().int().describe('pending deliveries behind the head'),
-});
-
-const attempt = z.object({
-  attempt: z.number().int(),
-  startedAt: instant,
-  durationMs: z.number().int(),
-  statusCode: z.number().int().nullable(),
-  error: z.string().nullable(),
-  responseBody: z.string().nullable().describe('the first KiB of the answer'),
-  requestHeaders: z
-    .record(z.string(), z.string())
-    .describe('the headers of the request that went out, as recorded with the attempt ({} when none went out)'),
-  requestHeadersSource: z
-    .enum(['sent', 'rebuilt'])
-    .describe(
-      'sent: exactly the headers that went out; rebuilt: an attempt recorded before borderd kept them, its headers made again ' +
-        'from its key id and number, without the Standard Webhooks headers and traceparent, which are unknown',
-    ),
-});
-
-const eventView = z.object({
-  id: z.string(),
-  type: z.string(),
-  createdAt: instant,
-  deliveries: z.array(
-    z.object({
-      id: z.string(),
-      webhookId: z.string(),
-      state: z.enum(DELIVERY_STATES),
-      attempts: z.number().int(),
-      lastStatus: z.number().int().nullable(),
-    }),
-  ),
-});
-
-const replayResult = z.object({
-  events: z.number().int().describe('events considered'),
-  requeued: z.number().int().describe('deliveries queued (rows already pending and types the webhook filters out are not)'),
-});
 
 const timeQuery = {
   since: z.string().max(40).optional().describe('created at or after this instant'),
@@ -141,7 +55,7 @@ const timeQuery = {
 const LISTED_TYPES = z.enum([...EVENT_TYPES, ...EVENT_TYPES.map(testEventType)] as [string, ...string[]]);
 
 const deliveriesQuery = z.strictObject({
-  state: z.enum(DELIVERY_STATES).optional(),
+  state: deliveryStateSchema.optional(),
   eventType: LISTED_TYPES.optional(),
   ...timeQuery,
 });
@@ -155,7 +69,7 @@ const replayBody = z.strictObject({
 });
 
 const testBody = z.strictObject({
-  type: z.enum(EVENT_TYPES),
+  type: eventTypeSchema,
   data: z
     .record(z.string(), z.unknown())
     .optional()
@@ -163,8 +77,6 @@ const testBody = z.strictObject({
       "sent as `data.testData` of the event, at most webhooks.testEventMaxDataBytes as JSON; the identity fields (`data.id`, the times) are borderd's own",
     ),
 });
-
-const page = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), hasMore: z.boolean() });
 
 /** Who calls: the organization on its token, or the operator naming the organization in the path. */
 interface Scope {
@@ -205,6 +117,15 @@ const OPERATOR: Scope = {
 
 const unknown = (what: string) => ({ description: `unknown ${what}, or another organization's` });
 
+/** How a list that pages says so, where `cursor` is what its startingAfter must name. */
+const paging = (filters: string, cursor: string) => `Filtered by ${filters}; pages with startingAfter (${cursor}) and hasMore.`;
+
+/** A paging list's answers: a page of `items`, or a 400 for a bad filter or a cursor that is not `cursor`. */
+const pageAnswers = (item: z.ZodType, items: string, cursor: string): Record<number, ResponseSpec> => ({
+  200: { description: `a page of ${items}`, schema: pageSchema(item) },
+  400: { description: `a bad filter or a cursor that is not ${cursor} (invalid_cursor)` },
+});
+
 /** The 429 of a budgeted route, declared only where the scope has budgets. */
 const budgeted = (s: Scope, description: string): Record<number, ResponseSpec> => (s.budgets ? { 429: { description } } : {});
 
@@ -217,7 +138,12 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     tags: s.tags,
     auth: s.auth,
     params: s.none,
-    responses: { 200: { description: 'the webhooks', schema: z.object({ data: z.array(z.object({ webhook: settingsSchema, health })) }) } },
+    responses: {
+      200: {
+        description: 'the webhooks',
+        schema: z.object({ data: z.array(z.object({ webhook: settingsSchema, health: healthSchema })) }),
+      },
+    },
     handler: async ({ ctx, auth, params }) => {
       const rows = await webhooksWithHealth(ctx, await s.org(ctx, auth, params));
       return { body: { data: rows.map((r) => ({ webhook: toSettings(r.webhook), health: r.health })) } };
@@ -231,23 +157,19 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     tags: s.tags,
     auth: s.auth,
     params: s.id,
-    responses: { 200: { description: 'its health', schema: health }, 404: unknown('webhook') },
+    responses: { 200: { description: 'its health', schema: healthSchema }, 404: unknown('webhook') },
     handler: async ({ ctx, auth, params }) => ({ body: await webhookHealthReport(ctx, await s.org(ctx, auth, params), params.id) }),
   });
   api.route({
     method: 'get',
     path: `${whk}/deliveries`,
     summary: "A webhook's deliveries, newest first",
-    description: 'Filtered by state, event type and creation time; pages with startingAfter (a delivery of this webhook) and hasMore.',
+    description: paging('state, event type and creation time', 'a delivery of this webhook'),
     tags: s.tags,
     auth: s.auth,
     params: s.id,
     query: deliveriesQuery,
-    responses: {
-      200: { description: 'a page of deliveries', schema: page(delivery) },
-      400: { description: 'a bad filter or a cursor that is no delivery of this webhook (invalid_cursor)' },
-      404: unknown('webhook'),
-    },
+    responses: { ...pageAnswers(deliverySchema, 'deliveries', 'a delivery of this webhook'), 404: unknown('webhook') },
     handler: async ({ ctx, auth, params, query }) => ({
       body: await listWebhookDeliveries(ctx, await s.org(ctx, auth, params), params.id, query),
     }),
@@ -262,7 +184,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     params: s.id,
     body: replayBody,
     responses: {
-      200: { description: 'how many were queued', schema: replayResult },
+      200: { description: 'how many were queued', schema: replayResultSchema },
       400: { description: 'neither or both of eventIds and since, unknown event ids, a range over the bound' },
       404: unknown('webhook'),
       409: { description: 'the webhook is disabled (webhook_disabled)' },
@@ -293,11 +215,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     responses: {
       200: {
         description: 'sent',
-        schema: z.object({
-          event: z.object({ id: z.string(), type: z.string(), createdAt: instant }),
-          delivery,
-          attempt: attempt.nullable(),
-        }),
+        schema: testEventResultSchema,
       },
       202: { description: 'queued; not attempted yet' },
       404: unknown('webhook'),
@@ -323,7 +241,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     auth: s.auth,
     params: s.id,
     responses: {
-      200: { description: 'the delivery', schema: z.object({ delivery, attempts: z.array(attempt) }) },
+      200: { description: 'the delivery', schema: deliveryWithAttemptsSchema },
       404: unknown('delivery'),
     },
     handler: async ({ ctx, auth, params }) => ({ body: await deliveryWithAttempts(ctx, await s.org(ctx, auth, params), params.id) }),
@@ -338,7 +256,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     auth: s.auth,
     params: s.id,
     responses: {
-      202: { description: 'queued', schema: delivery },
+      202: { description: 'queued', schema: deliverySchema },
       404: unknown('delivery'),
       409: { description: 'its attempt is in flight (delivery_in_flight), or its webhook is disabled or deleted' },
     },
@@ -355,11 +273,11 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     auth: s.auth,
     params: s.id,
     responses: {
-      200: { description: 'the blocked lines, oldest head first', schema: z.object({ data: z.array(blockedLine) }) },
+      200: { description: 'the blocked lines, oldest head first', schema: z.object({ data: z.array(blockedLineSchema) }) },
       404: unknown('webhook'),
     },
     handler: async ({ ctx, auth, params }) => ({
-      body: { data: (await blockedLinesOf(ctx, await s.org(ctx, auth, params), params.id)).map(({ orgId: _org, ...line }) => line) },
+      body: { data: await blockedLinesOf(ctx, await s.org(ctx, auth, params), params.id) },
     }),
   });
   const releases: [string, Release, string][] = [
@@ -378,7 +296,7 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
       auth: s.auth,
       params: s.id,
       responses: {
-        200: { description: `${state}`, schema: delivery },
+        200: { description: `${state}`, schema: deliverySchema },
         404: unknown('delivery'),
         409: { description: 'not pending (delivery_not_pending), or its attempt is in flight (delivery_in_flight)' },
       },
@@ -388,32 +306,19 @@ function declare(api: Parameters<RouteModule>[0], s: Scope): void {
     method: 'get',
     path: `${s.prefix}/events`,
     summary: "The organization's events, newest first, with where each went",
-    description: 'Filtered by type and creation time; pages with startingAfter (an event of the organization) and hasMore.',
+    description: paging('type and creation time', 'an event of the organization'),
     tags: s.tags,
     auth: s.auth,
     params: s.none,
     query: eventsQuery,
-    responses: {
-      200: { description: 'a page of events', schema: page(eventView) },
-      400: { description: 'a bad filter or a cursor that is no event of the organization (invalid_cursor)' },
-    },
+    responses: pageAnswers(eventViewSchema, 'events', 'an event of the organization'),
     handler: async ({ ctx, auth, params, query }) => ({ body: await listEvents(ctx, await s.org(ctx, auth, params), query) }),
   });
 }
 
-export const webhookDeliveryRoutes: RouteModule = (api, { ctx }) => {
-  // The organization's own token is held to the budgets; the operator's admin token is not.
+/** The organization's own routes, under /v1/notifications: its token is held to the replay and test-event budgets. */
+export const webhookDeliveryRoutes: RouteModule = (api, { ctx }) =>
   declare(api, { ...TENANT, budgets: new OutboxBudgets(ctx.config.webhooks, ctx.clock) });
-  declare(api, OPERATOR);
-  api.route({
-    method: 'get',
-    path: '/admin/v1/organizations',
-    summary: 'Every organization (id and name)',
-    tags: ['admin'],
-    auth: 'admin',
-    responses: {
-      200: { description: 'the organizations', schema: z.object({ data: z.array(z.object({ id: z.string(), name: z.string() })) }) },
-    },
-    handler: async ({ ctx }) => ({ body: { data: (await listOrganizations(ctx.db)).map((o) => ({ id: o.id, name: o.name })) } }),
-  });
-};
+
+/** The same routes for the operator, under /admin/v1/organizations/{orgId}/notifications: the admin token has no budget. */
+export const operatorDeliveryRoutes: RouteModule = (api) => declare(api, OPERATOR);

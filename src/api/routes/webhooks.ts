@@ -24,8 +24,7 @@ import { rotationPair } from '../../delivery/signing-keys.js';
 import { toSettings, WEBHOOK_ORDERINGS, type WebhookRecord } from '../../store/webhooks.js';
 import { idParams } from '../id-params.js';
 import type { RouteModule } from '../route.js';
-import { adminWebhookRoutes } from './admin-webhooks.js';
-import { instant } from '../instant.js';
+import { instant } from '../../domain/instant.js';
 
 export const settingsSchema = z.object({
   id: z.string(),
@@ -131,9 +130,7 @@ const BASE = '/v1/notifications/webhooks/settings';
 /** An answer that carries a webhook secret is kept by no cache, as the token endpoint's. */
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-export const webhookRoutes: RouteModule = (api, deps) => {
-  const { ctx } = deps;
-  adminWebhookRoutes(api, deps);
+export const webhookRoutes: RouteModule = (api, { ctx }) => {
   const settingsBody = writeBody(ctx.config.webhooks.maxUrlLength);
   // The public-key routes come first so that "public-key" is never taken for a webhook id.
   api.route({

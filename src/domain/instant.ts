@@ -2,7 +2,7 @@
  * An instant in an answer: ISO 8601 in UTC with milliseconds, as every stored time is written
  * (`isoAt`). Published as `format: date-time`, the spec's type for these fields.
  *
- * @module api/instant
+ * @module domain/instant
  */
 import { z } from 'zod';
 
