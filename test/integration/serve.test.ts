@@ -1,14 +1,36 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { deleteServiceMeta, readServiceMeta } from '../../src/store/service-meta.js';
 import { openSqlite, tempDir } from '../support/context.js';
 import { BIN, runCli, startBorderd } from '../support/process.js';
 import { recordMigrationOfNewerRelease } from '../support/schema-migrations.js';
 import { holdWriteLock } from '../support/write-lock.js';
+
+/**
+ * A data directory as a first start leaves it after a clean stop (database, master key, admin
+ * token): started once per file, by the first test that asks, and copied for each test that then
+ * changes it, so those tests start no daemon of their own to get one.
+ */
+let firstStarted: Promise<string> | undefined;
+afterAll(async () => {
+  if (firstStarted) rmSync(await firstStarted, { recursive: true, force: true });
+});
+async function afterFirstStart(): Promise<{ dataDir: string; dbPath: string }> {
+  firstStarted ??= (async () => {
+    const template = mkdtempSync(join(tmpdir(), 'borderd-first-start-'));
+    const first = await startBorderd({ dataDir: template });
+    expect(await first.stop()).toEqual({ code: 0, signal: null });
+    return template;
+  })();
+  const dataDir = tempDir('borderd-serve-');
+  cpSync(await firstStarted, dataDir, { recursive: true });
+  return { dataDir, dbPath: join(dataDir, 'borderd.db') };
+}
 
 describe('borderd serve (real process)', () => {
   it('first start prints credentials that work; SIGTERM exits 0', async () => {
@@ -195,8 +217,7 @@ describe('borderd serve (real process)', () => {
   });
 
   it('refuses a database a newer borderd migrated, serve and CLI alike, with one line', async () => {
-    const first = await startBorderd();
-    await first.stop();
+    const first = await afterFirstStart();
     const sqlite = openSqlite(first.dbPath);
     const newer = await recordMigrationOfNewerRelease(sqlite);
     await sqlite.close();
@@ -251,8 +272,7 @@ describe('borderd serve (real process)', () => {
   });
 
   it('refuses to start without the master key its secrets were sealed with, and never makes a new one', async () => {
-    const first = await startBorderd();
-    await first.stop();
+    const first = await afterFirstStart();
     const keyFile = join(first.dataDir, 'master.key');
     const original = readFileSync(keyFile, 'utf8');
     renameSync(keyFile, `${keyFile}.bak`);
@@ -280,8 +300,7 @@ describe('borderd serve (real process)', () => {
   });
 
   it('guards a database from before the key check too: no new key beside its secrets, no wrong key accepted', async () => {
-    const first = await startBorderd(); // seals a token key
-    await first.stop();
+    const first = await afterFirstStart(); // a token key sealed
     const sqlite = openSqlite(first.dbPath);
     await deleteServiceMeta(sqlite, 'master_key_check'); // as before migration 009
     await sqlite.close();

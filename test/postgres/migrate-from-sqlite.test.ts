@@ -4,10 +4,11 @@
  * opens it and used (tokens, signing, sealed secrets, the outbox). Needs `npm run build`.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.js';
 import type { OpenContext } from '../../src/context.js';
 import { createContext } from '../../src/create-context.js';
@@ -109,8 +110,7 @@ const oneLine = (stderr: string) => {
  * deliveries (delivered, and failed once so still pending), an identity and an account, sealed
  * integration credentials, a card-network key and a decrypted inbound notification.
  */
-async function buildSource() {
-  const dir = tempDir('borderd-copy-');
+async function buildSource(dir: string) {
   const file = join(dir, 'borderd.db');
   const config = loadConfig({
     env: {},
@@ -198,9 +198,27 @@ async function buildSource() {
   }
 }
 
+type Source = Awaited<ReturnType<typeof buildSource>>;
+
+/**
+ * The source, built once per file by the first test that asks (its directory outlives that test),
+ * and a copy of its directory (database and master key) for each test, which may change it.
+ */
+let built: Promise<Source> | undefined;
+afterAll(async () => {
+  if (built) rmSync((await built).dir, { recursive: true, force: true });
+});
+async function sourceCopy(): Promise<Source> {
+  built ??= buildSource(mkdtempSync(join(tmpdir(), 'borderd-copy-source-')));
+  const source = await built;
+  const dir = tempDir('borderd-copy-');
+  cpSync(source.dir, dir, { recursive: true });
+  return { ...source, dir, file: join(dir, 'borderd.db'), keyFile: join(dir, 'master.key') };
+}
+
 describe('borderd migrate --from-sqlite', () => {
   it('copies every table byte for byte, and the daemon on PostgreSQL uses what it copied', async () => {
-    const source = await buildSource();
+    const source = await sourceCopy();
     const url = await emptyPostgresDatabase();
     const { code, stdout, stderr } = await runCli(['migrate', '--from-sqlite', source.file, '--database-url', url, '--json']);
     expect(stderr).toBe('');
@@ -311,7 +329,7 @@ describe('borderd migrate --from-sqlite', () => {
   });
 
   it('refuses a second run into the copy it made, leaving it as it is', async () => {
-    const source = await buildSource();
+    const source = await sourceCopy();
     const url = await emptyPostgresDatabase();
     expect((await runCli(['migrate', '--from-sqlite', source.file, '--database-url', url])).code).toBe(0);
     const before = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM events');
@@ -324,7 +342,7 @@ describe('borderd migrate --from-sqlite', () => {
   });
 
   it('leaves the target as it was when a copy fails midway, and a second run copies everything once', async () => {
-    const source = await buildSource();
+    const source = await sourceCopy();
     // PostgreSQL's text cannot hold NUL: a row of the last table copied stops the copy after the others went in.
     const sqlite = openSqlite(source.file);
     const attempt = (await sqlite.value<string>('SELECT id FROM delivery_attempts ORDER BY rowid DESC LIMIT 1'))!;
@@ -349,7 +367,7 @@ describe('borderd migrate --from-sqlite', () => {
   });
 
   it('leaves the target as it was when the copy is killed, and a second run copies everything once', async () => {
-    const source = await buildSource();
+    const source = await sourceCopy();
     // Enough rows that the copy is still inserting when it is killed.
     const sqlite = openSqlite(source.file);
     const body = JSON.stringify({ padding: 'x'.repeat(900) });
@@ -400,7 +418,7 @@ describe('borderd migrate --from-sqlite', () => {
   });
 
   it('refuses a target that holds other borderd data, changing nothing', async () => {
-    const source = await buildSource();
+    const source = await sourceCopy();
     const url = await freshPostgresDatabase();
     const config = loadConfig({ env: {}, flags: { 'database.url': url, dataDir: tempDir(), 'log.level': 'silent' } });
     const other = await createContext(config, { log: silent() });
@@ -416,7 +434,7 @@ describe('borderd migrate --from-sqlite', () => {
   });
 
   it('says in one line, exit code 2, that the server cannot be reached or refuses the password', async () => {
-    const source = await buildSource();
+    const source = await sourceCopy();
     const url = await emptyPostgresDatabase();
     const wrong = new URL(url);
     wrong.password = 'not-the-password';
@@ -458,7 +476,7 @@ describe('borderd migrate --from-sqlite', () => {
   });
 
   it('says in one line what is wrong with the input, before touching the target', async () => {
-    const source = await buildSource();
+    const source = await sourceCopy();
     const url = await emptyPostgresDatabase();
     const notDb = join(tempDir(), 'notes.db');
     writeFileSync(notDb, 'these are notes, not a database\n'.repeat(100));
@@ -491,7 +509,7 @@ describe('borderd migrate --from-sqlite', () => {
   });
 
   it('takes the master key from BORDERD_MASTER_KEY when the file is elsewhere, and says where the daemon must find it', async () => {
-    const source = await buildSource();
+    const source = await sourceCopy();
     const key = readFileSync(source.keyFile, 'utf8').trim();
     const moved = join(tempDir(), 'kept-elsewhere.key');
     writeFileSync(moved, key + '\n');

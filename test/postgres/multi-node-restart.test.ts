@@ -61,6 +61,9 @@ describe('several nodes when their PostgreSQL stops and starts under load', () =
       BORDERD_ADMIN_TOKEN: ADMIN,
       BORDERD_DELIVERY_POLL_INTERVAL_MS: '100',
       BORDERD_DELIVERY_TIMEOUT_MS: '2000',
+      // A row a node claimed but could not record while the server was down is sent again when its
+      // lease ends: the shortest lease this timeout allows ((CLAIM_ROUNDS + 1) × 2 s + 5 s), not 60 s.
+      BORDERD_DELIVERY_LEASE_MS: '15000',
       BORDERD_DELIVERY_RETRY_SCHEDULE_SECONDS: '[0,1,1,1,1,1,1,1,1,1,1,1,1,1]',
       BORDERD_DATABASE_POOL_CONNECT_TIMEOUT_MS: '1000',
       BORDERD_NODES_HEARTBEAT_MS: '500',

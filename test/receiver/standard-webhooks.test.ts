@@ -20,8 +20,21 @@ function clockAhead(ms: number): string {
   return `--import=${pathToFileURL(file).href}`;
 }
 
-/** A real delivery of a real `borderd serve`, captured as it arrived, and its webhook's secret. */
-async function captureRealDelivery(): Promise<{ delivery: Received; secret: string; publicKey: string }> {
+interface RealDelivery {
+  delivery: Received;
+  secret: string;
+  publicKey: string;
+}
+
+/**
+ * A real delivery of a real `borderd serve`, captured as it arrived, and its webhook's secret: made
+ * by the first test that asks (the daemon, its data and the capture end with that test) and then
+ * only read, so the file starts one daemon rather than one per test.
+ */
+let captured: Promise<RealDelivery> | undefined;
+const realDelivery = (): Promise<RealDelivery> => (captured ??= captureRealDelivery());
+
+async function captureRealDelivery(): Promise<RealDelivery> {
   const daemon = await startBorderd({ env: { BORDERD_ADMIN_TOKEN: ADMIN, BORDERD_DELIVERY_POLL_INTERVAL_MS: '100' } });
   const { accessToken, orgId } = await daemonToken(daemon);
   const capture = await startReceiver();
@@ -58,7 +71,7 @@ async function resend(url: string, d: Received, drop: (name: string) => boolean 
 
 describe('borderd receive with Standard Webhooks', () => {
   it('forwards a real delivery in the window and refuses it replayed after the window (401 timestamp_too_old)', async () => {
-    const { delivery, secret } = await captureRealDelivery();
+    const { delivery, secret } = await realDelivery();
     const app = await startLocalApp();
     const args = (capture: string) => ['--forward-to', app.url, '--port', '0', '--capture-db', join(tempDir(), capture)];
 
@@ -92,7 +105,7 @@ describe('borderd receive with Standard Webhooks', () => {
   });
 
   it('with --require-standard-webhooks refuses a delivery without the headers; bad flags exit 2 with one line', async () => {
-    const { delivery, secret } = await captureRealDelivery();
+    const { delivery, secret } = await realDelivery();
     const app = await startLocalApp();
     const strict = await startReceive(
       [
@@ -145,7 +158,7 @@ describe('borderd receive with Standard Webhooks', () => {
   });
 
   it('with the secret and the public key, refuses a replayed delivery with its webhook-* headers stripped; --allow-x-signature-only takes it', async () => {
-    const { delivery, secret, publicKey } = await captureRealDelivery();
+    const { delivery, secret, publicKey } = await realDelivery();
     const keyFile = join(tempDir(), 'public.pem');
     writeFileSync(keyFile, publicKey);
     const app = await startLocalApp();
