@@ -36,6 +36,7 @@ import {
 } from './context.js';
 import { borderdCommand } from './command-name.js';
 import { progressReporter } from './import.js';
+import { COMMAND_GROUPS } from './command-groups.js';
 
 interface ServeArgs extends CommonArgs {
   host?: string;
@@ -60,8 +61,8 @@ function firstStartBanner(baseUrl: string, orgId: string, clientId: string, clie
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
-  command: 'serve',
-  describe: 'Run the daemon: HTTP API, webhook delivery and background jobs',
+  command: COMMAND_GROUPS.serve.command,
+  describe: COMMAND_GROUPS.serve.describe,
   builder: (y) =>
     withCommonOptions(y)
       .option('host', { type: 'string', describe: 'listen address (server.host)' })
@@ -166,8 +167,8 @@ interface MigrateArgs extends CommonArgs {
 }
 
 export const migrateCommand: CommandModule<object, MigrateArgs> = {
-  command: 'migrate',
-  describe: 'Apply pending database migrations (serve does this on start too), or copy a SQLite database into PostgreSQL',
+  command: COMMAND_GROUPS.migrate.command,
+  describe: COMMAND_GROUPS.migrate.describe,
   builder: (y) =>
     withCommonOptions(y)
       .option('from-sqlite', {
