@@ -35,7 +35,6 @@ import {
   type CommonArgs,
 } from './context.js';
 import { borderdCommand } from './command-name.js';
-import { progressReporter } from './import.js';
 import { COMMAND_GROUPS } from './command-groups.js';
 
 interface ServeArgs extends CommonArgs {
@@ -269,6 +268,8 @@ function daemonMasterKey(config: Config, key: SourceKey): { readsFrom: string; i
 async function copyFromSqlite(args: MigrateArgs, file: string): Promise<void> {
   let source: SqliteSource | undefined;
   let target: Database | undefined;
+  // The import command's module (its progress bar, the CSV parser) is loaded only for this copy, never by serve.
+  const { progressReporter } = await import('./import.js');
   const progress = progressReporter('copying rows');
   try {
     if (args.db !== undefined) {
