@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_GROUPS } from '../../src/cli/command-groups.js';
 import { tempDir } from '../support/context.js';
-import { runCli, ROOT } from '../support/process.js';
+import { BIN, runCli, ROOT } from '../support/process.js';
 
 const PRELOAD = pathToFileURL(join(ROOT, 'test', 'support', 'loaded-packages.mjs')).href;
 
@@ -49,5 +50,13 @@ describe('borderd command groups', () => {
   it('token --help opens no database', async () => {
     const loaded = await packagesLoadedBy(['token', '--help']);
     for (const name of ['better-sqlite3', 'pg', 'express']) expect(loaded, `token --help loads ${name}`).not.toContain(name);
+  });
+
+  it('runs the command typed when an option before it has another group as its value', () => {
+    const cwd = tempDir();
+    execFileSync(process.execPath, [BIN, 'migrate', '--db', 'serve'], { cwd });
+    execFileSync(process.execPath, [BIN, 'orgs', 'create', '--name', 'Acme', '--db', 'serve'], { cwd });
+    const listed = execFileSync(process.execPath, [BIN, '--db', 'serve', 'orgs', 'list', '--json'], { cwd, encoding: 'utf8' });
+    expect((JSON.parse(listed) as { name: string }[]).map((o) => o.name)).toEqual(['Acme']);
   });
 });
