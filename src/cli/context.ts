@@ -10,10 +10,8 @@ import type { Argv } from 'yargs';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { AppContext, OpenContext } from '../context.js';
-import { createContext } from '../create-context.js';
 import { BorderdError } from '../domain/errors.js';
 import { redactedUrl } from '../domain/url-redaction.js';
-import { createLogger } from '../logging/logger.js';
 import { SchemaTooNewError } from '../db/migrate.js';
 import { DatabaseOpenError, isDatabaseBusy, isDatabaseUnavailable } from '../db/database.js';
 import { MasterKeyError } from '../security/master-key.js';
@@ -205,6 +203,8 @@ export async function runWithContext<A extends CommonArgs>(
     }
     // BORDERD_CLI_LOG_LEVEL asks for the log itself: JSON lines, as the daemon writes them.
     const level = process.env.BORDERD_CLI_LOG_LEVEL;
+    // Loaded here, not above: receive and token share this module's errors but open no database.
+    const [{ createContext }, { createLogger }] = await Promise.all([import('../create-context.js'), import('../logging/logger.js')]);
     const log = createLogger({ level: level ?? 'warn', pretty: 'never', destination: level ? process.stderr : sentenceLog });
     ctx = await createContext(config, { log, ...contextOpts });
     await fn(ctx);

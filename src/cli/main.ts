@@ -9,22 +9,8 @@ import type { CommandModule } from 'yargs';
 import { unknownEnvWarnings } from '../config/env-names.js';
 import { editDistance } from '../domain/nearest-word.js';
 import { VERSION } from '../version.js';
-import { reportError } from './context.js';
+import { COMMAND_GROUPS, type CommandGroup } from './command-groups.js';
 import { parserView, usageSentence } from './usage-errors.js';
-import { inboundCommand } from './inbound.js';
-import { keysCommand } from './keys.js';
-import { clientsCommand, orgsCommand } from './orgs.js';
-import { receiveCommand } from './receive.js';
-import { migrateCommand, serveCommand } from './serve.js';
-import { accountsCommand } from './accounts.js';
-import { identitiesCommand } from './identities.js';
-import { importCommand } from './import.js';
-import { refundsCommand } from './refunds.js';
-import { eventsCommand } from './events.js';
-import { outboxCommand } from './outbox.js';
-import { tokenCommand } from './token.js';
-import { txCommand } from './tx.js';
-import { webhooksCommand } from './webhooks.js';
 
 /**
  * yargs through its CommonJS entry: the ES module build of yargs 17 wraps help text at a fixed
@@ -32,25 +18,22 @@ import { webhooksCommand } from './webhooks.js';
  */
 const yargs = createRequire(import.meta.url)('yargs') as typeof import('yargs').default;
 
-/** Every command group, one line each. */
-const commands = [
-  serveCommand,
-  migrateCommand,
-  orgsCommand,
-  clientsCommand,
-  txCommand,
-  eventsCommand,
-  webhooksCommand,
-  outboxCommand,
-  identitiesCommand,
-  accountsCommand,
-  importCommand,
-  refundsCommand,
-  keysCommand,
-  inboundCommand,
-  receiveCommand,
-  tokenCommand,
-] as CommandModule<object, never>[];
+/**
+ * The group the command line runs: the first word that names one (after `--get-yargs-completions`
+ * too, so completion sees that group's subcommands and options).
+ */
+function namedGroup(argv: readonly string[]): CommandGroup | undefined {
+  const word = argv.find((w) => Object.hasOwn(COMMAND_GROUPS, w));
+  return word === undefined ? undefined : COMMAND_GROUPS[word as keyof typeof COMMAND_GROUPS];
+}
+
+/**
+ * A group as `--help`, completion and "did you mean" list it, without its module. It runs only when
+ * an option's value before the command names another group; it then parses again with its own module.
+ */
+function listedOnly(group: CommandGroup, argv: string[]): CommandModule<object, never> {
+  return { command: group.command, describe: group.describe, builder: (y) => y.strict(false) as never, handler: () => run(argv, group) };
+}
 
 /**
  * yargs's "Did you mean orgs?" (recommendCommands) names the command it suggests, not the word that
@@ -66,6 +49,11 @@ function recommendation(msg: string, argv: readonly string[]): string | undefine
 
 export async function main(argv: string[]): Promise<void> {
   for (const warning of unknownEnvWarnings(process.env)) process.stderr.write(`borderd: ${warning}\n`);
+  await run(argv, namedGroup(argv));
+}
+
+/** Parses and runs the command line with the module of `group` loaded, and only that one. */
+async function run(argv: string[], group: CommandGroup | undefined): Promise<void> {
   let cli = yargs(argv)
     .scriptName('borderd')
     .version(VERSION)
@@ -73,7 +61,8 @@ export async function main(argv: string[]): Promise<void> {
     .recommendCommands()
     .completion('completion', 'Print a shell completion script (bash or zsh): borderd completion >> ~/.bashrc')
     .demandCommand(1, 'name a command; see borderd --help');
-  for (const command of commands) cli = cli.command(command);
+  const loaded = await group?.load();
+  for (const listed of Object.values(COMMAND_GROUPS)) cli = cli.command(listed === group && loaded ? loaded : listedOnly(listed, argv));
   try {
     await cli
       .fail((msg, err, y) => {
@@ -86,6 +75,7 @@ export async function main(argv: string[]): Promise<void> {
       .wrap(Math.min(110, process.stdout.columns ?? 100))
       .parseAsync();
   } catch (err) {
+    const { reportError } = await import('./context.js');
     process.exitCode = reportError(err, argv.includes('--json'));
   }
 }

@@ -8,10 +8,11 @@ import { createApiClient, createOrganization, revokeClient } from '../services/o
 import { listApiClients } from '../store/api-clients.js';
 import { listOrganizations } from '../store/organizations.js';
 import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
+import { COMMAND_GROUPS } from './command-groups.js';
 
 export const orgsCommand: CommandModule = {
-  command: 'orgs',
-  describe: 'Manage organizations (create, list)',
+  command: COMMAND_GROUPS.orgs.command,
+  describe: COMMAND_GROUPS.orgs.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { name: string }>(
@@ -39,8 +40,8 @@ export const orgsCommand: CommandModule = {
 };
 
 export const clientsCommand: CommandModule = {
-  command: 'clients',
-  describe: 'Manage API clients (create, list, revoke)',
+  command: COMMAND_GROUPS.clients.command,
+  describe: COMMAND_GROUPS.clients.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { org: string; pii?: 'all' | 'redacted'; name?: string; export: boolean }>(

@@ -35,7 +35,7 @@ import {
   type CommonArgs,
 } from './context.js';
 import { borderdCommand } from './command-name.js';
-import { progressReporter } from './import.js';
+import { COMMAND_GROUPS } from './command-groups.js';
 
 interface ServeArgs extends CommonArgs {
   host?: string;
@@ -60,8 +60,8 @@ function firstStartBanner(baseUrl: string, orgId: string, clientId: string, clie
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
-  command: 'serve',
-  describe: 'Run the daemon: HTTP API, webhook delivery and background jobs',
+  command: COMMAND_GROUPS.serve.command,
+  describe: COMMAND_GROUPS.serve.describe,
   builder: (y) =>
     withCommonOptions(y)
       .option('host', { type: 'string', describe: 'listen address (server.host)' })
@@ -166,8 +166,8 @@ interface MigrateArgs extends CommonArgs {
 }
 
 export const migrateCommand: CommandModule<object, MigrateArgs> = {
-  command: 'migrate',
-  describe: 'Apply pending database migrations (serve does this on start too), or copy a SQLite database into PostgreSQL',
+  command: COMMAND_GROUPS.migrate.command,
+  describe: COMMAND_GROUPS.migrate.describe,
   builder: (y) =>
     withCommonOptions(y)
       .option('from-sqlite', {
@@ -268,6 +268,8 @@ function daemonMasterKey(config: Config, key: SourceKey): { readsFrom: string; i
 async function copyFromSqlite(args: MigrateArgs, file: string): Promise<void> {
   let source: SqliteSource | undefined;
   let target: Database | undefined;
+  // The import command's module (its progress bar, the CSV parser) is loaded only for this copy, never by serve.
+  const { progressReporter } = await import('./import.js');
   const progress = progressReporter('copying rows');
   try {
     if (args.db !== undefined) {

@@ -9,6 +9,7 @@ import type { CommandModule } from 'yargs';
 import { isRefusedByBorderd } from '../verify/errors.js';
 import { fetchAccessToken } from '../verify/public-key.js';
 import { CliExit, reportError } from './context.js';
+import { COMMAND_GROUPS } from './command-groups.js';
 
 interface TokenArgs {
   url?: string;
@@ -38,8 +39,8 @@ async function runToken(args: TokenArgs): Promise<void> {
 }
 
 export const tokenCommand: CommandModule<object, TokenArgs> = {
-  command: 'token',
-  describe: 'Print an access token for an API client, bare (TOKEN=$(borderd token)), from a running borderd',
+  command: COMMAND_GROUPS.token.command,
+  describe: COMMAND_GROUPS.token.describe,
   builder: (y) =>
     y
       .option('url', { type: 'string', describe: `borderd's base URL (default BORDERD_URL, else ${DEFAULT_BASE_URL})` })

@@ -10,6 +10,7 @@ import { TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionStatus, type T
 import { badRequest } from '../domain/errors.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
+import { COMMAND_GROUPS } from './command-groups.js';
 
 interface CreateArgs extends CommonArgs {
   org: string;
@@ -42,8 +43,8 @@ export function parseJsonOption(value: string | undefined, name: string): Record
 const summary = (t: { id: string; type: string; status: string; orgId: string }) => `${t.id}  ${t.type}  ${t.status}  (${t.orgId})`;
 
 export const txCommand: CommandModule = {
-  command: 'tx',
-  describe: 'Create orchestrated transactions and move their status (emits events)',
+  command: COMMAND_GROUPS.tx.command,
+  describe: COMMAND_GROUPS.tx.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CreateArgs>(
