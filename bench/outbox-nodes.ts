@@ -18,7 +18,8 @@ import { openDatabase } from '../src/db/open.js';
 import { claimDue, releaseLeasesOf } from '../src/store/delivery-claims.js';
 import type { BenchOutcome } from './bench-types.js';
 import { graphilePeer, type PeerResult } from './graphile-peer.js';
-import { processCpuSeconds, startDaemon, type BenchDaemon } from './daemon-process.js';
+import { cli, processCpuSeconds, startDaemon, type BenchDaemon } from './daemon-process.js';
+import { load } from './http-load.js';
 import { machineCpu, machineCpuBetween } from './machine-cpu.js';
 import { OUTBOX_ENV } from './outbox-env.js';
 import { OutboxScenario } from './outbox-scenario.js';
@@ -26,6 +27,7 @@ import { balances, ledgerOf, ledgerRow, unlessVoid, type Ledger } from './ledger
 import { round, summarize } from './percentiles.js';
 import type { PostgresServer } from './postgres-server.js';
 import type { Row } from './report-table.js';
+import { describeCounts, statementCounter, type StatementCounter, type StatementCounts } from './statement-counts.js';
 
 const NODES_ENV = {
   ...OUTBOX_ENV,
@@ -58,12 +60,39 @@ interface LayoutResult {
   machineBusyPct: number;
   /** Events written/s through the admin API (the backlog, 10 connections to the first node). */
   writtenPerSecond: number;
+  /** The same writer's events written/s spread over WRITE_ORGS organizations without webhooks. */
+  writtenToManyPerSecond: number;
   /** The released backlog's and the paced writes' ledgers. */
   backlogLedger: Ledger;
   pacedLedger: Ledger;
   /** PostgreSQL: the layout's own database, and the events it delivered in all (backlog and paced). */
   databaseUrl: string | undefined;
   events: number;
+  /** PostgreSQL: statements the server ran per event written and per delivery of the backlog. */
+  writeStatements?: StatementCounts | undefined;
+  deliveryStatements?: StatementCounts | undefined;
+}
+
+/** Organizations of the many-organization write phase. */
+const WRITE_ORGS = 8;
+
+/**
+ * Events written/s through the admin API to `orgs` in turn, on 10 connections to `daemon`: the
+ * same writer as the one-organization phase, spread over organizations that have no webhook (an
+ * event row and nothing more each).
+ */
+async function writeToOrganizations(daemon: BenchDaemon, orgs: readonly string[], amount: number): Promise<number> {
+  let i = 0;
+  const r = await load({
+    url: `${daemon.url}/admin/v1/events`,
+    method: 'POST',
+    headers: { authorization: `Bearer ${daemon.adminToken}` },
+    body: () => JSON.stringify({ orgId: orgs[i++ % orgs.length], type: 'Transaction_Updated' }),
+    connections: 10,
+    amount,
+  });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`writing events: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
+  return r.requestsPerSecond;
 }
 
 /** What the server did for one layout's database over its whole run, per event delivered. */
@@ -122,19 +151,36 @@ async function measure(
   const first = await startDaemon({ env: NODES_ENV, ...(databaseUrl !== undefined ? { databaseUrl } : {}) });
   const nodes: BenchDaemon[] = [first];
   let scenario: OutboxScenario | undefined;
+  let counter: StatementCounter | undefined;
   try {
     for (let i = 1; i < layout.nodes; i++) nodes.push(await startDaemon({ env: NODES_ENV, nodeOf: first }));
     // Every node has read the others at a heartbeat, so each sends its part of the webhook's slots.
     await sleep(1500);
     scenario = await OutboxScenario.start(first);
     await scenario.addWebhooks(1, false);
+    counter = databaseUrl !== undefined ? await statementCounter(databaseUrl) : undefined;
+    await counter?.start();
     const written = await scenario.writeEvents({ amount: sizes.backlog });
+    const writeStatements = await counter?.read(written.requests);
+    const orgs: string[] = [];
+    for (let i = 0; i < WRITE_ORGS; i++)
+      orgs.push(
+        (await cli<{ id: string }>(['orgs', 'create', '--name', `Writer ${i}`, ...first.databaseArgs], { BORDERD_DATA_DIR: first.dataDir }))
+          .id,
+      );
+    const writtenToManyPerSecond = await writeToOrganizations(first, orgs, sizes.backlog);
     await scenario.resetReceiver();
+    await counter?.start();
     const database = databaseUrl !== undefined ? () => server.cpuSeconds() : () => NaN;
     const before = { nodes: nodes.map((d) => cpuOf(d.pid)), db: database(), receiver: cpuOf(scenario.receiver.pid), machine: machineCpu() };
     await scenario.releaseBacklog();
     const s = await scenario.waitForDeliveries(sizes.backlog, 600_000);
     const after = { nodes: nodes.map((d) => cpuOf(d.pid)), db: database(), receiver: cpuOf(scenario.receiver.pid), machine: machineCpu() };
+    const deliveryStatements = await counter?.read(sizes.backlog);
+    if (counter) {
+      log(describeCounts(`outbox nodes: ${layout.label}, per event written`, writeStatements));
+      log(describeCounts(`outbox nodes: ${layout.label}, per delivery`, deliveryStatements));
+    }
     const per = (a: number, b: number) => ((b - a) * 1000) / sizes.backlog;
     const rate = s.deliveries > 1 && s.lastAt > s.firstAt ? ((s.deliveries - 1) * 1000) / (s.lastAt - s.firstAt) : 0;
     // Counted when the wait ended: duplicates can make up the count while an event is missing.
@@ -160,15 +206,19 @@ async function measure(
       receiverMs: per(before.receiver, after.receiver),
       machineBusyPct: machineCpuBetween(before.machine, after.machine).busyPct,
       writtenPerSecond: written.requestsPerSecond,
+      writtenToManyPerSecond,
       backlogLedger,
       pacedLedger: ledgerOf(`${sizes.rate}/s paced, ${layout.label}`, offered.requests, paced),
       databaseUrl,
       events: sizes.backlog + offered.requests,
+      writeStatements,
+      deliveryStatements,
     };
   } catch (err) {
     for (const d of nodes) log(`outbox nodes: what node ${d.pid} printed:\n${d.output()}`);
     throw err;
   } finally {
+    await counter?.close();
     await scenario?.stop();
     for (const d of nodes.slice(1).reverse()) await d.stop();
     await first.stop();
@@ -286,6 +336,12 @@ export async function nodesComparison(
       note: `${round((r.writtenPerSecond / sqlite.writtenPerSecond) * 100, 0)}% of SQLite; one organization, 10 connections to the first node`,
     });
     rows.push({
+      metric: `events written/s to ${WRITE_ORGS} organizations, ${r.layout.label}`,
+      value: round(r.writtenToManyPerSecond, 0),
+      unit: '/s',
+      note: `${round((r.writtenToManyPerSecond / sqlite.writtenToManyPerSecond) * 100, 0)}% of SQLite; in turn, none with a webhook, 10 connections to the first node`,
+    });
+    rows.push({
       metric: `commit→receipt p99, ${r.layout.label}`,
       value: unlessVoid(round(r.p99Ms, 1), r.pacedLedger),
       unit: 'ms',
@@ -308,7 +364,18 @@ export async function nodesComparison(
       metrics[`${key}DeliveriesIndexReadsPerDelivery`] = round(r.server.deliveriesIndexReads, 2);
       metrics[`${key}ServerSessions`] = r.server.sessions;
     }
+    if (r.deliveryStatements && r.writeStatements) {
+      rows.push({
+        metric: `server statements per delivery, ${r.layout.label}`,
+        value: round(r.deliveryStatements.perUnit, 2),
+        unit: '',
+        note: `the backlog's drain (pg_stat_statements); ${round(r.writeStatements.perUnit, 2)} per event written`,
+      });
+      metrics[`${key}StatementsPerDelivery`] = round(r.deliveryStatements.perUnit, 3);
+      metrics[`${key}StatementsPerEventWritten`] = round(r.writeStatements.perUnit, 3);
+    }
     metrics[`${key}EventsWrittenPerSecond`] = round(r.writtenPerSecond);
+    metrics[`${key}EventsWrittenToManyPerSecond`] = round(r.writtenToManyPerSecond);
     metrics[`${key}DeliveriesPerSecond`] = unlessVoid(round(r.deliveriesPerSecond), r.backlogLedger);
     metrics[`${key}CommitToReceiptP99Ms`] = unlessVoid(round(r.p99Ms), r.pacedLedger);
     metrics[`${key}CpuPerDeliveryNodesMs`] = unlessVoid(round(nodesMs, 3), r.backlogLedger);

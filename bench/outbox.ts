@@ -44,7 +44,8 @@ export const outboxBenchmark: Benchmark = {
       metrics: { ...single.metrics, ...ordering.metrics, ...noisy.metrics },
     };
     if (!postgres) return base;
-    const server = postgres.url !== undefined ? externalPostgres(postgres.url) : await startPostgresServer();
+    const server =
+      postgres.url !== undefined ? externalPostgres(postgres.url) : await startPostgresServer(undefined, { statementStats: true });
     try {
       const nodes = await nodesComparison(server, quick, log, postgres.peer !== false);
       return { rows: [...base.rows, ...nodes.rows], metrics: { ...base.metrics, ...nodes.metrics } };

@@ -66,8 +66,15 @@ function cpuOf(pid: number): number {
   }
 }
 
-/** Starts a server whose `postgres` user has `password` (distinct, so a test can look for it in logs). */
-export async function startPostgresServer(password = 'bench-postgres-password'): Promise<PostgresServer> {
+/**
+ * Starts a server whose `postgres` user has `password` (distinct, so a test can look for it in logs).
+ * `statementStats`: pg_stat_statements preloaded, so a benchmark can count what the server ran
+ * (bench/statement-counts.ts).
+ */
+export async function startPostgresServer(
+  password = 'bench-postgres-password',
+  { statementStats = false }: { statementStats?: boolean } = {},
+): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), 'borderd-pg-own-'));
   chmodSync(dir, 0o755);
   const port = await freePort();
@@ -80,7 +87,13 @@ export async function startPostgresServer(password = 'bench-postgres-password'):
     persistent: true,
     createPostgresUser: true,
     initdbFlags: ['--locale=C', '--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      ...(statementStats ? ['-c', 'shared_preload_libraries=pg_stat_statements'] : []),
+    ],
     onLog: () => undefined,
     onError: () => undefined,
   });

@@ -122,6 +122,8 @@ export interface Db extends Queryable {
    * transaction nothing is called: each statement has committed alone.
    */
   onRollback(hook: () => void): void;
+  /** PostgreSQL: notifyOnCommit (below); absent on SQLite, which has no notifications. */
+  notifyOnCommit?(channel: string): void | Promise<void>;
 }
 
 /** The database a process opened: a Db, and what only its owner does. */
@@ -148,7 +150,7 @@ export interface Database extends Db {
  * transaction commits; nothing if it rolls back. A no-op on SQLite.
  */
 export async function notifyOnCommit(db: Db, channel: string): Promise<void> {
-  if (db.dialect === 'postgres') await db.value('SELECT pg_notify(?, ?)', [channel, '']);
+  await db.notifyOnCommit?.(channel);
 }
 
 /**

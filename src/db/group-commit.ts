@@ -7,8 +7,10 @@
  * as long as a delivery's work (docs/performance.md), so at a few hundred writes per second sharing
  * it is what keeps writes from starving delivery.
  *
- * SQLite only: PostgreSQL commits each write in a transaction of its own on its pool, and its WAL
- * writer flushes commits that arrive together once.
+ * SQLite only: PostgreSQL commits each write in a transaction of its own on its pool. A group there
+ * would run its writes' round trips one after another on one connection, each in a savepoint, and
+ * that costs more than the WAL flush it would share (docs/scaling.md, "Why grouping writes does not
+ * pay on PostgreSQL").
  *
  * Work functions wait on nothing but their transaction: the batch's writes run one after another
  * in it, and a write that awaited anything else would hold the others (and the database) meanwhile.

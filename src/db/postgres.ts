@@ -107,14 +107,50 @@ async function firstValue<T>(client: Client, sql: Sql, params: SqlParams): Promi
   return (res.rows as unknown[][]).map((r) => r[0] as T);
 }
 
+/** A channel name as NOTIFY and LISTEN take it, bare. */
+function channelName(channel: string): string {
+  if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  return channel;
+}
+
+/**
+ * The notifications a transaction sends at its commit: sent in the COMMIT's own round trip
+ * (`NOTIFY …; COMMIT`), not one statement each inside the transaction.
+ */
+class Notices {
+  readonly #channels: string[] = [];
+
+  add(channel: string): void {
+    this.#channels.push(channelName(channel));
+  }
+
+  /** One of `channel`'s, for a savepoint that rolled back after adding it. */
+  drop(channel: string): void {
+    const i = this.#channels.lastIndexOf(channel);
+    if (i >= 0) this.#channels.splice(i, 1);
+  }
+
+  /** The COMMIT, after a NOTIFY per channel (PostgreSQL sends a channel's same notice once per transaction anyway). */
+  commit(): string {
+    return [...new Set(this.#channels)].map((c) => `NOTIFY ${c}; `).join('') + 'COMMIT';
+  }
+}
+
 class PostgresTransaction extends TransactionHandle {
   readonly dialect: Dialect = 'postgres';
 
   constructor(
     private readonly client: pg.PoolClient,
     depth: number,
+    private readonly notices: Notices,
   ) {
     super(depth);
+  }
+
+  notifyOnCommit(channel: string): void {
+    this.assertOpen();
+    this.notices.add(channel);
+    this.onRollback(() => this.notices.drop(channel));
   }
 
   #use(): pg.PoolClient {
@@ -145,7 +181,7 @@ class PostgresTransaction extends TransactionHandle {
     await this.client.query(text);
   }
   protected deeper(): PostgresTransaction {
-    return new PostgresTransaction(this.client, this.depth + 1);
+    return new PostgresTransaction(this.client, this.depth + 1, this.notices);
   }
   /**
    * A statement error leaves the transaction usable once rolled back to the savepoint; a lost
@@ -188,7 +224,7 @@ export class PostgresDatabase implements Database {
   readonly #config: pg.PoolConfig;
 
   async listen(channels: readonly string[], onNotify: (channel: string) => void): Promise<() => Promise<void>> {
-    for (const channel of channels) if (!/^[a-z_]+$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    for (const channel of channels) channelName(channel);
     let client: pg.Client | undefined;
     let stopped = false;
     let retry: NodeJS.Timeout | undefined;
@@ -260,24 +296,25 @@ export class PostgresDatabase implements Database {
 
   transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     // Bookkeeping may be lost to a crash of the server: it commits without waiting for its WAL flush.
-    return this.#run(fn, 'BEGIN', opts.durability === 'bookkeeping' ? 'SET LOCAL synchronous_commit TO off' : undefined, true);
+    // One round trip opens it with its setting (a simple query may hold several statements).
+    return this.#run(fn, opts.durability === 'bookkeeping' ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN', true);
   }
 
-  async #run<T>(fn: (tx: Db) => Promise<T>, begin: string, setting?: string, writes = false): Promise<T> {
+  async #run<T>(fn: (tx: Db) => Promise<T>, begin: string, writes = false): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     // A checked-out connection that dies between statements emits 'error', which with no listener
     // would end the process; the statement then in flight (or the next) fails on its own.
     const onLost = (err: Error) => (broken = err);
     client.on('error', onLost);
+    const notices = new Notices();
     try {
       const steps = {
         begin: async () => {
           await client.query(begin);
-          if (setting) await client.query(setting);
         },
         commit: async () => {
-          await client.query('COMMIT');
+          await client.query(notices.commit());
         },
         rollback: async () => {
           try {
@@ -288,7 +325,7 @@ export class PostgresDatabase implements Database {
           }
         },
       };
-      return await runTransaction(new PostgresTransaction(client, 0), fn, steps, writes ? this.onCommit : undefined);
+      return await runTransaction(new PostgresTransaction(client, 0, notices), fn, steps, writes ? this.onCommit : undefined);
     } finally {
       client.removeListener('error', onLost);
       client.release(broken);
@@ -305,6 +342,11 @@ export class PostgresDatabase implements Database {
 
   /** Outside a transaction each statement has committed alone: there is nothing to roll back. */
   onRollback(): void {}
+
+  /** Outside a transaction there is nothing to wait for: the notification goes at once. */
+  async notifyOnCommit(channel: string): Promise<void> {
+    await this.pool.query(`NOTIFY ${channelName(channel)}`);
+  }
 
   /** REPEATABLE READ: every statement of `fn` sees the snapshot taken by its first. */
   snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {

@@ -7,7 +7,7 @@
 import type { Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { newId, sortAfter } from '../domain/ids.js';
-import { insertEvent, newestEventId } from '../store/events.js';
+import { eventIdFloor, insertEvent } from '../store/events.js';
 import { activeTraceparent } from '../tracing/spans.js';
 import type { EventDataByType, EventType, WebhookEvent } from '../verify/events.js';
 
@@ -49,15 +49,10 @@ export async function writeShapedEvent<E extends EventHead>(
   type: string,
   shape: (head: EventHead) => E,
 ): Promise<{ event: E; body: string }> {
-  // The event stream and its clients resume with "after this event". SQLite commits one write
-  // transaction at a time, so an id numbered after the newest one committed follows commit order,
-  // even when another process made that one (its clock ahead). PostgreSQL takes no lock for order:
-  // the row records its transaction, and the stream reads in that order below the oldest
-  // transaction still running (store/events.ts), so ids there follow each writer's clock.
-  if (db.dialect === 'sqlite') {
-    const newest = await newestEventId(db);
-    if (newest) sortAfter(newest);
-  }
+  // The event stream and its clients resume with "after this event": where ids are its order, a new
+  // id sorts after every committed one (store/events.ts).
+  const floor = await eventIdFloor(db);
+  if (floor) sortAfter(floor);
   const event = shape({ id: newId('evt', nowMs), type, organizationId: orgId, createdAt: isoAt(nowMs), timestamp: nowMs });
   const body = JSON.stringify(event);
   await insertEvent(db, {

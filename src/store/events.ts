@@ -88,8 +88,15 @@ export async function listEventsAfter(db: Db, orgId: string, afterPosition: Stre
   return await db.all<EventRow>(EVENTS_AFTER, [orgId, ...positionParams(db, after), limit]);
 }
 
-/** The newest event id of every organization (one seek at the end of the primary key). */
-export async function newestEventId(db: Db): Promise<string | undefined> {
+/**
+ * The id a new event's id must sort after, or undefined when there is none. Where ids are the
+ * stream's order (idsInCommitOrder: write transactions run one at a time), the newest id of every
+ * organization (one seek at the end of the primary key): an id numbered after it follows commit
+ * order, even when another process's clock ran ahead and made that one. Where the stream's order is
+ * the writing transaction's, none: ids follow each writer's clock, and the write reads nothing.
+ */
+export async function eventIdFloor(db: Db): Promise<string | undefined> {
+  if (!idsInCommitOrder(db)) return undefined;
   return ((await db.value('SELECT MAX(id) FROM events')) as string | null) ?? undefined;
 }
 

@@ -1,0 +1,76 @@
+/**
+ * The outbox benchmark's statement counts on PostgreSQL (bench/statement-counts.ts): on a server
+ * that preloads pg_stat_statements, the statements of one database between start and read, per
+ * unit of work, with BEGIN and COMMIT counted and the counter's own statements left out; on a
+ * server without it, nothing is counted.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgresServer, type PostgresServer } from '../../bench/postgres-server.js';
+import { describeCounts, statementCounter } from '../../bench/statement-counts.js';
+
+let server: PostgresServer;
+
+beforeAll(async () => {
+  server = await startPostgresServer('statement-counts-secret', { statementStats: true });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.remove();
+});
+
+/** `units` transactions of two statements each on the database at `url`. */
+async function work(url: string, units: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let i = 0; i < units; i++) {
+      await client.query('BEGIN');
+      await client.query('SELECT $1::int AS n', [i]);
+      await client.query('SELECT $1::text AS t', [String(i)]);
+      await client.query('COMMIT');
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+describe('statement counts', () => {
+  it('counts what one database ran between start and read, per unit', { timeout: 60_000 }, async () => {
+    const url = await server.createDatabase('counted');
+    const other = await server.createDatabase('beside');
+    const counter = await statementCounter(url);
+    try {
+      await work(url, 3);
+      await counter.start();
+      await work(url, 5);
+      await work(other, 7);
+      const counts = await counter.read(5);
+      // BEGIN, two SELECTs and COMMIT per unit; the work before start and the other database's are not counted.
+      expect(counts?.perUnit).toBe(4);
+      expect(counts?.top.map((t) => t.perUnit)).toEqual([1, 1, 1, 1]);
+      expect(counts?.top.map((t) => t.query).sort()).toEqual(['BEGIN', 'COMMIT', 'SELECT $1::int AS n', 'SELECT $1::text AS t']);
+      expect(describeCounts('per unit', counts)).toMatch(/^per unit: 4\.00 statements per unit\n {2}1\.00 × /);
+    } finally {
+      await counter.close();
+    }
+  });
+
+  it('counts nothing where pg_stat_statements is not loaded', { timeout: 120_000 }, async () => {
+    const plain = await startPostgresServer('statement-counts-plain');
+    try {
+      const counter = await statementCounter(plain.url);
+      try {
+        await counter.start();
+        await work(plain.url, 2);
+        const counts = await counter.read(2);
+        expect(counts).toBeUndefined();
+        expect(describeCounts('per unit', counts)).toBe('per unit: statements not counted (pg_stat_statements not loaded)');
+      } finally {
+        await counter.close();
+      }
+    } finally {
+      await plain.remove();
+    }
+  });
+});

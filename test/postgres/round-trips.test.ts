@@ -1,0 +1,119 @@
+/**
+ * What a write costs in round trips to PostgreSQL (src/db/postgres.ts), counted as the queries
+ * node-postgres sends: a bookkeeping transaction opens with its setting in one round trip, a
+ * transaction's notifications go in its COMMIT's round trip, and an event written the way the API
+ * writes it (the outbox transaction inside the write's own) opens no savepoint. A listener on its
+ * own connection checks what the notifications still do: sent once the transaction commits, never
+ * for one that rolls back or for a savepoint that rolls back inside one that commits.
+ */
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { notifyOnCommit, type Database } from '../../src/db/database.js';
+import { commitAlone } from '../../src/db/group-commit.js';
+import { createOrganization } from '../../src/services/organizations.js';
+import { emitEvent } from '../../src/services/outbox.js';
+import { makeContext, type TestContext } from '../support/context.js';
+
+let ctx: TestContext;
+let sent: string[];
+
+/** Every query a node-postgres client sends (a pooled connection is one), by its text. */
+const query = pg.Client.prototype.query;
+function recording(this: pg.Client, ...args: unknown[]): unknown {
+  const q = args[0] as string | { text: string };
+  sent.push(typeof q === 'string' ? q : q.text);
+  return (query as (...a: unknown[]) => unknown).apply(this, args);
+}
+
+beforeEach(async () => {
+  ctx = await makeContext();
+  sent = [];
+  pg.Client.prototype.query = recording as typeof query;
+});
+
+afterEach(() => {
+  pg.Client.prototype.query = query;
+});
+
+/** The queries `fn` sends, in order. */
+async function queriesOf(fn: () => Promise<unknown>): Promise<string[]> {
+  sent = [];
+  await fn();
+  return sent.map((text) => text.replace(/\s+/g, ' ').trim());
+}
+
+describe('round trips of a write on PostgreSQL', () => {
+  it('a bookkeeping transaction opens with its setting in one round trip', async () => {
+    const queries = await queriesOf(() => ctx.db.transaction((tx) => tx.value('SELECT 1'), { durability: 'bookkeeping' }));
+    expect(queries).toEqual(['BEGIN; SET LOCAL synchronous_commit TO off', 'SELECT 1', 'COMMIT']);
+  });
+
+  it("a transaction's notifications go with its COMMIT, once per channel", async () => {
+    const queries = await queriesOf(() =>
+      ctx.db.transaction(async (tx) => {
+        await notifyOnCommit(tx, 'borderd_outbox');
+        await tx.value('SELECT 1');
+        await notifyOnCommit(tx, 'borderd_outbox');
+      }),
+    );
+    expect(queries).toEqual(['BEGIN', 'SELECT 1', 'NOTIFY borderd_outbox; COMMIT']);
+  });
+
+  it('an event written as the API writes it opens no savepoint, and its notification rides on the COMMIT', async () => {
+    const org = await createOrganization(ctx, 'Acme');
+    const queries = await queriesOf(() => commitAlone(ctx.db)((tx) => emitEvent({ ...ctx, db: tx }, org.id, 'Transaction_Updated')));
+    expect(queries.filter((q) => /SAVEPOINT|pg_notify/i.test(q))).toEqual([]);
+    expect(queries[0]).toBe('BEGIN');
+    expect(queries.at(-1)).toBe('NOTIFY borderd_outbox; COMMIT');
+    // BEGIN, the organization, the event, its webhooks (none), COMMIT.
+    expect(queries).toHaveLength(5);
+  });
+
+  it('notifies listeners once a transaction commits, and never for what rolled back', async () => {
+    const db = ctx.db as Database;
+    const heard: string[] = [];
+    let hear: (() => void) | undefined;
+    const stop = await db.listen(['borderd_outbox', 'borderd_inbound'], (channel) => {
+      heard.push(channel);
+      hear?.();
+    });
+    try {
+      // Each channel is called once as the listener connects (what may have been missed).
+      expect(heard.sort()).toEqual(['borderd_inbound', 'borderd_outbox']);
+      heard.length = 0;
+      const next = (n: number) =>
+        new Promise<void>((resolve) => {
+          hear = () => heard.length >= n && resolve();
+          hear();
+        });
+
+      await expect(
+        db.transaction(async (tx) => {
+          await notifyOnCommit(tx, 'borderd_outbox');
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      await db.transaction(async (tx) => {
+        const inner = await tx.savepoint(async (sp) => {
+          await notifyOnCommit(sp, 'borderd_outbox');
+          throw new Error('savepoint rolled back');
+        });
+        expect(inner.ok).toBe(false);
+        await tx.value('SELECT 1');
+      });
+      // Notifications arrive in commit order: once this one is heard, any of the two above would have been.
+      await notifyOnCommit(db, 'borderd_inbound');
+      await next(1);
+      expect(heard).toEqual(['borderd_inbound']);
+
+      await db.transaction(async (tx) => {
+        await tx.savepoint(async (sp) => notifyOnCommit(sp, 'borderd_outbox'));
+        await tx.value('SELECT 1');
+      });
+      await next(2);
+      expect(heard).toEqual(['borderd_inbound', 'borderd_outbox']);
+    } finally {
+      await stop();
+    }
+  });
+});
