@@ -101,6 +101,9 @@ export const WATERMARK = fragment('1', 'pg_snapshot_xmin(pg_current_snapshot()):
 /** `AND tx < WATERMARK` for the transaction column `tx`: on SQLite always true (every tx is 0, and committed), so nothing. */
 export const belowWatermark = (tx: string): Fragment => fragment('', `AND ${tx} < ${WATERMARK.postgres}`);
 
+/** 1 for a row a read in commit order holds back for now (`tx >= WATERMARK`), else 0; on SQLite always 0. */
+export const heldBackFlag = (tx: string): Fragment => fragment('0', `CASE WHEN ${tx} >= ${WATERMARK.postgres} THEN 1 ELSE 0 END`);
+
 /**
  * (x.tx, x.id) before (`<`) or after (`>`) (row.tx, row.id), two rows' columns, in a form each
  * engine's index seeks. SQLite bounds an index by a row value of constants only (one of another

@@ -13,6 +13,7 @@ import {
   inCommitOrder,
   JSON_LIST,
   LEAST,
+  heldBackFlag,
   positionParams,
   WATERMARK,
 } from '../db/dialect.js';
@@ -79,13 +80,34 @@ export async function streamPositionAfter(db: Db, orgId: string, afterId: string
   return { tx: Number(tx), id };
 }
 
-const EVENTS_AFTER = sql`SELECT * FROM events WHERE org_id = ? AND ${commitOrderTo('tx_id', 'id', '>')} ${belowWatermark('tx_id')}
+// No watermark bound in the WHERE: rows at or above it come last in commit order, and are flagged,
+// so one read tells both what can be sent and whether more is committed but held back.
+const EVENTS_AFTER = sql`SELECT *, ${heldBackFlag('tx_id')} AS held_back FROM events WHERE org_id = ? AND ${commitOrderTo('tx_id', 'id', '>')}
   ORDER BY ${inCommitOrder('tx_id', 'id')} LIMIT ?`;
 
+export interface EventsAfter {
+  /** The events readable in commit order, oldest first. */
+  rows: EventRow[];
+  /**
+   * Whether more events are committed after them but held back: written by a transaction younger
+   * than one still running (anywhere on the server, PostgreSQL), readable once that ends, which
+   * signals nothing. A stream that sees this reads again soon rather than at its next poll.
+   */
+  heldBack: boolean;
+}
+
 /** Events of one organization after a stream position (exclusive; null: from its first), in commit order: the event stream's read. */
-export async function listEventsAfter(db: Db, orgId: string, afterPosition: StreamPosition | null, limit: number): Promise<EventRow[]> {
+export async function readEventsAfter(db: Db, orgId: string, afterPosition: StreamPosition | null, limit: number): Promise<EventsAfter> {
   const after = afterPosition ?? { tx: 0, id: '' };
-  return await db.all<EventRow>(EVENTS_AFTER, [orgId, ...positionParams(db, after), limit]);
+  const found = await db.all<EventRow & { held_back: number }>(EVENTS_AFTER, [orgId, ...positionParams(db, after), limit]);
+  const held = found.findIndex((r) => Number(r.held_back) === 1);
+  const rows = (held === -1 ? found : found.slice(0, held)).map(({ held_back: _, ...row }) => row);
+  return { rows, heldBack: held !== -1 };
+}
+
+/** The readable events of readEventsAfter alone. */
+export async function listEventsAfter(db: Db, orgId: string, afterPosition: StreamPosition | null, limit: number): Promise<EventRow[]> {
+  return (await readEventsAfter(db, orgId, afterPosition, limit)).rows;
 }
 
 /**

@@ -303,6 +303,37 @@ describe('GET /v1/notifications/events/stream', () => {
     expect([...received].sort()).toEqual([...written].sort());
   });
 
+  it.runIf(onPostgres)(
+    "sends an event held back behind another organization's running transaction as soon as that ends, not at the next poll",
+    async () => {
+      const ctx = await makeContext({ 'eventStream.pollIntervalMs': 600_000 });
+      const { tokens, url } = await serve(ctx);
+      const { org, auth } = await makeOrg(ctx, tokens);
+      const stream = await open(url, auth);
+      await stream.next(2);
+      const other = await anotherProcess(ctx);
+      let release!: () => void;
+      const released = new Promise<void>((r) => (release = r));
+      let opened!: () => void;
+      const running = new Promise<void>((r) => (opened = r));
+      // A write elsewhere on the server, begun first and still running: it holds the watermark.
+      const blocker = other.db.transaction(async (tx) => {
+        await tx.value('SELECT pg_current_xact_id()');
+        opened();
+        await released;
+      });
+      await running;
+      const written = await emit(ctx, org.id);
+      expect(await listEventsAfter(ctx.db, org.id, await streamPositionAfter(ctx.db, org.id, null), 10)).toEqual([]);
+      // The signal's read finds the event held back; its transaction ends with no signal to this stream.
+      await new Promise((r) => setTimeout(r, 200));
+      release();
+      await blocker;
+      expect(payloads(await stream.next(3)).map((m) => m.id)).toEqual([written.event.id]);
+    },
+    30_000,
+  );
+
   it('replays from ?since=, and Last-Event-ID wins over since', async () => {
     const ctx = await makeContext({}, '2026-03-01T11:00:00.000Z');
     const { tokens, url } = await serve(ctx);
@@ -559,6 +590,8 @@ describe('GET /v1/notifications/events/stream', () => {
 
   it('ends the stream, and throws nothing out of its timer, when the heartbeat check fails', async () => {
     const { ctx, stream } = await heartbeatStream();
+    // Two heartbeats in: the stream's own reads are done and it waits, so the heartbeat's check is what meets the closed database.
+    await vi.waitFor(() => expect(stream.comments.length).toBeGreaterThanOrEqual(2));
     await ctx.db.close(); // the revocation check at the next heartbeat now throws
     await stream.ended;
     expect(ctx.logs.lines.some((l) => l.msg === 'event stream heartbeat failed')).toBe(true);

@@ -18,11 +18,14 @@ import { BorderdError, badRequest } from '../../domain/errors.js';
 import { getClientStanding } from '../../store/api-clients.js';
 import { idLowerBound } from '../../domain/ids.js';
 import { ISO_TIME_HINT, parseIsoTime } from '../../domain/iso-time.js';
-import { latestEventId, listEventsAfter, replayStartAt, streamPositionAfter, type StreamPosition } from '../../store/events.js';
+import { latestEventId, readEventsAfter, replayStartAt, streamPositionAfter, type StreamPosition } from '../../store/events.js';
 import type { Worker } from '../../worker.js';
 import type { RouteModule } from '../route.js';
 
 const EVENT_ID = /^evt_[0-9a-z]{10,40}$/;
+
+/** The first wait before a stream looks again for events held back behind a running transaction. */
+const HELD_BACK_FIRST_MS = 5;
 /** With no events yet, "now" starts this far back, so an event whose id was made just before the connection (its transaction still open) is not skipped. */
 const NOW_SLACK_MS = 1000;
 
@@ -206,6 +209,8 @@ function follow(
   let announcedKey: string | undefined;
   let closed = false;
   let pending = false;
+  /** The wait before looking again for events held back in commit order; 0: none are. */
+  let heldBackMs = 0;
   /** Ends the poll wait early: a new event was signalled. */
   let wake: (() => void) | undefined;
   /** Ends whichever wait the loop is in (for events, or for the socket to drain): set while it waits. */
@@ -272,7 +277,10 @@ function follow(
   };
 
   const sendBatch = async (): Promise<number> => {
-    const rows = await listEventsAfter(ctx.db, orgId, position, batchSize);
+    const { rows, heldBack } = await readEventsAfter(ctx.db, orgId, position, batchSize);
+    // Events committed behind a transaction still running (PostgreSQL) become readable when it
+    // ends, which signals nothing here: they are looked for again soon, backing off to the poll.
+    heldBackMs = heldBack ? Math.min(heldBackMs * 2 || HELD_BACK_FIRST_MS, pollIntervalMs) : 0;
     if (rows.length === 0) return 0;
     // Revocation takes effect at once, as for every API request: one primary-key read per batch
     // sent (an idle stream reads nothing more), so a revoked client receives no further event.
@@ -330,7 +338,7 @@ function follow(
         }
         if (closed || pending) continue;
         await waitUntil((resume) => {
-          const timer = setTimeout(resume, pollIntervalMs);
+          const timer = setTimeout(resume, heldBackMs || pollIntervalMs);
           wake = resume;
           return () => {
             clearTimeout(timer);
