@@ -15,6 +15,22 @@ const nodeGlobals = {
   fetch: 'readonly',
 };
 
+/** What src/store/ may not write: the forms a named fragment of src/db/dialect.ts replaces. */
+const STORE_DIALECT_RULES = [
+  {
+    selector: 'Property[key.name=/^(sqlite|postgres)$/], Property[key.value=/^(sqlite|postgres)$/]',
+    message: "An engine's own SQL text in a store file: name the difference in src/db/dialect.ts and compose it with the sql tag.",
+  },
+  {
+    selector: 'MemberExpression[property.name="dialect"], ObjectPattern > Property[key.name="dialect"]',
+    message: 'A store file does not test the engine: use a named fragment or capability of src/db/dialect.ts.',
+  },
+  {
+    selector: 'Literal[value=/INDEXED\\s+BY/i], TemplateElement[value.raw=/INDEXED\\s+BY/i]',
+    message: 'A hand-written INDEXED BY: use indexedBy() of src/db/dialect.ts (SQLite takes it, PostgreSQL does not).',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/'] },
   js.configs.recommended,
@@ -37,6 +53,14 @@ export default tseslint.config(
       // Output lines are matched with their exact spacing.
       'no-regex-spaces': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // One dialect mechanism in the store: each difference between SQLite and PostgreSQL is a named
+    // fragment of src/db/dialect.ts, composed with the `sql` tag; the other ways of spelling one are refused.
+    files: ['src/store/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', ...STORE_DIALECT_RULES],
     },
   },
   {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { SqliteDatabase } from '../src/db/sqlite.js';
 import { openConnection } from '../src/db/sqlite-connection.js';
-import { claimDue, dueWebhooks } from '../src/store/deliveries.js';
+import { claimDue, dueWebhooks } from '../src/store/delivery-claims.js';
 import type { Benchmark } from './bench-types.js';
 import { DaemonDatabase } from './daemon-database.js';
 import { cli, startDaemon } from './daemon-process.js';

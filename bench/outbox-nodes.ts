@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { loadConfig } from '../src/config/load.js';
 import { openDatabase } from '../src/db/open.js';
-import { claimDue, releaseLeasesOf } from '../src/store/deliveries.js';
+import { claimDue, releaseLeasesOf } from '../src/store/delivery-claims.js';
 import type { BenchOutcome } from './bench-types.js';
 import { graphilePeer, type PeerResult } from './graphile-peer.js';
 import { processCpuSeconds, startDaemon, type BenchDaemon } from './daemon-process.js';

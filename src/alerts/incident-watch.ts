@@ -13,7 +13,7 @@ import { holdLock, withTransaction } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { wakeDispatcher } from '../delivery/enqueue.js';
 import type { InboundPassCounts } from '../signals.js';
-import { pendingBacklog } from '../store/deliveries.js';
+import { pendingBacklog } from '../store/delivery-views.js';
 import { listOrganizationIds, operatorOrganizationId } from '../store/organizations.js';
 import { deleteServiceMeta, readServiceMeta, recordServiceMetaOnce } from '../store/service-meta.js';
 import type { Worker } from '../worker.js';

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
-import { leaseOwners, takeBackLeases } from '../store/deliveries.js';
+import { leaseOwners, takeBackLeases } from '../store/delivery-claims.js';
 import { deleteNode, listNodes, registerNode, touchNode, type NodeRow } from '../store/nodes.js';
 import type { Worker } from '../worker.js';
 import { shareOfSlots } from './shares.js';

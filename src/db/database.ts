@@ -11,17 +11,18 @@
 export type Dialect = 'sqlite' | 'postgres';
 
 /** SQL text, or one text per engine where their dialects differ. Placeholders are `?` on both. */
-export type Sql = string | { readonly sqlite: string; readonly postgres: string };
+export type Sql = string | Fragment;
 
 export type SqlParams = readonly unknown[];
 
-type Fragment = string | { readonly sqlite: string; readonly postgres: string };
+/** Text that differs between the engines: one text per engine (the named fragments of db/dialect.ts). */
+export type Fragment = { readonly sqlite: string; readonly postgres: string };
 
 /**
- * One SQL text per engine, from a template whose `${fragment}`s differ between them (the fragments
- * below). Store modules build their statements with it once, at load.
+ * One SQL text per engine, from a template whose `${fragment}`s differ between them (db/dialect.ts
+ * names every such difference). Store modules build their statements with it once, at load.
  */
-export function sql(strings: TemplateStringsArray, ...fragments: Fragment[]): Sql {
+export function sql(strings: TemplateStringsArray, ...fragments: (string | Fragment)[]): Sql {
   let sqlite = strings[0]!;
   let postgres = strings[0]!;
   fragments.forEach((f, i) => {
@@ -31,19 +32,20 @@ export function sql(strings: TemplateStringsArray, ...fragments: Fragment[]): Sq
   return sqlite === postgres ? sqlite : { sqlite, postgres };
 }
 
-/** The values of a JSON array of strings passed as one parameter, for `IN (${JSON_LIST})`. */
-export const JSON_LIST = { sqlite: 'SELECT value FROM json_each(?)', postgres: 'SELECT json_array_elements_text(?::json)' } as const;
-
-/** The larger of two values (SQLite's two-argument MAX). */
-export const GREATEST = { sqlite: 'MAX', postgres: 'GREATEST' } as const;
-
 /**
- * SQLite's planner hints: `INDEXED BY` an index, and a unary `+` that keeps a column's index out of
- * a plan. SQLite keeps no statistics here, so a few statements pin their plan; PostgreSQL plans from
- * its own statistics and takes neither.
+ * A select list that reads each column under its field's name, from a table's fields constant
+ * (`{ deliveryId: 'delivery_id' }`: `delivery_id AS "deliveryId"`), of the table as `alias` when given.
  */
-export const indexedBy = (index: string): Fragment => ({ sqlite: `INDEXED BY ${index}`, postgres: '' });
-export const NOT_INDEXED = { sqlite: '+', postgres: '' } as const;
+export function columnsAs(fields: Readonly<Record<string, string>>, alias?: string): string {
+  return Object.entries(fields)
+    .map(([field, column]) => `${alias ? `${alias}.` : ''}${column} AS "${field}"`)
+    .join(', ');
+}
+
+/** `parts` joined by `separator` (a WHERE of conditions, some of which differ between the engines). */
+export function joinSql(parts: readonly Sql[], separator: string): Sql {
+  return parts.reduce<Sql>((joined, part, i) => (i === 0 ? part : sql`${joined}${separator}${part}`), '');
+}
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; err: unknown };
 

@@ -89,30 +89,26 @@ function resolveDestination(input: RefundPlanInput): Resolved {
     : { from: 'none', destination: null };
 }
 
+/** A failed fiat payout left to an operator, for `reason`. */
+const manualFiat = (autoRefund: boolean, reason: string): RefundPlanDecision => ({
+  state: 'ManualHandling',
+  kind: 'ManualFiat',
+  destinationFrom: 'none',
+  destination: null,
+  autoRefund,
+  reason,
+});
+
 export function decideRefundPlan(input: RefundPlanInput): RefundPlanDecision {
   const autoRefund = input.transactionDestination?.autoRefund ?? input.orgDefault?.destination.autoRefund ?? true;
   if (input.isFiatPayout && !(input.orgDefault?.destination.autoFiatReturn ?? false)) {
-    return {
-      state: 'ManualHandling',
-      kind: 'ManualFiat',
-      destinationFrom: 'none',
-      destination: null,
-      autoRefund,
-      reason: 'failed fiat payout and autoFiatReturn is false',
-    };
+    return manualFiat(autoRefund, 'failed fiat payout and autoFiatReturn is false');
   }
   const kind: RefundPlanKind = input.isFiatPayout ? 'FiatReturnAsCrypto' : 'CryptoRefund';
   const { from, destination, why } = resolveDestination(input);
   if (!destination && why) {
     // A fiat return with an Address default that names several networks and none to choose by.
-    return {
-      state: 'ManualHandling',
-      kind: 'ManualFiat',
-      destinationFrom: 'none',
-      destination: null,
-      autoRefund,
-      reason: `failed fiat payout with autoFiatReturn: ${why}`,
-    };
+    return manualFiat(autoRefund, `failed fiat payout with autoFiatReturn: ${why}`);
   }
   if (!destination) {
     return {

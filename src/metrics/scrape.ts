@@ -11,7 +11,7 @@
  */
 import { stat } from 'node:fs/promises';
 import type { AppContext } from '../context.js';
-import { blockedResources, pendingBacklog, type PendingBacklog } from '../store/deliveries.js';
+import { blockedResources, pendingBacklog, type PendingBacklog } from '../store/delivery-views.js';
 import { inboundBacklog } from '../store/inbound-events.js';
 import { countEventsAfterByType, latestStreamPosition, type StreamPosition } from '../store/events.js';
 import { listOrganizationIds } from '../store/organizations.js';

@@ -9,14 +9,9 @@ import { withTransaction } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { conflict, notFound } from '../domain/errors.js';
 import { wakeDispatcher } from '../delivery/enqueue.js';
-import {
-  blockedResources,
-  getDelivery,
-  getDeliveryView,
-  releasePending,
-  type BlockedResource,
-  type DeliveryView,
-} from '../store/deliveries.js';
+import { getDelivery } from '../store/deliveries.js';
+import { releasePending } from '../store/delivery-results.js';
+import { blockedResources, getDeliveryView, type BlockedResource, type DeliveryView } from '../store/delivery-views.js';
 import { getWebhook } from '../store/webhooks.js';
 
 /** The most blocked lines one read returns. */

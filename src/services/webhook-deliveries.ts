@@ -18,19 +18,10 @@ import { VERSION } from '../version.js';
 import { inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import { writeShapedEvent } from '../delivery/events.js';
 import { withTransaction } from '../db/database.js';
-import {
-  DELIVERY_STATES,
-  deliveriesOfEvents,
-  getDeliveryView,
-  insertDelivery,
-  makeDueNow,
-  nextAttemptOf,
-  pageWebhookDeliveries,
-  requeueDelivery,
-  webhookHealth,
-  type DeliveryState,
-  type DeliveryView,
-} from '../store/deliveries.js';
+import { DELIVERY_STATES, insertDelivery, requeueDelivery, type DeliveryState } from '../store/deliveries.js';
+import { nextAttemptOf } from '../store/delivery-claims.js';
+import { makeDueNow } from '../store/delivery-results.js';
+import { deliveriesOfEvents, getDeliveryView, pageWebhookDeliveries, webhookHealth, type DeliveryView } from '../store/delivery-views.js';
 import { attemptsByHour, attemptTotals, lastAttemptDurationMs, listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { signaturesOf } from '../store/event-signatures.js';
 import { countEventsSince, eventIdsSince, eventTypesOf, pageEvents, type EventSummary } from '../store/events.js';

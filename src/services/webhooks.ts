@@ -21,7 +21,8 @@ import {
   type PublicSigningKey,
 } from '../delivery/signing-keys.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
-import { setPendingState, webhookHealth, type WebhookHealth } from '../store/deliveries.js';
+import { setPendingState } from '../store/deliveries.js';
+import { webhookHealth, type WebhookHealth } from '../store/delivery-views.js';
 import { setWebhookEnabled } from '../delivery/webhook-state.js';
 import {
   countWebhooks,

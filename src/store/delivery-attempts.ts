@@ -3,7 +3,8 @@
  *
  * @module store/delivery-attempts
  */
-import { indexedBy, sql, type Db } from '../db/database.js';
+import { sql, type Db } from '../db/database.js';
+import { indexedBy, jsonRecords, type JsonColumn } from '../db/dialect.js';
 import { succeededSql } from '../domain/delivery-rules.js';
 
 export interface AttemptRecord {
@@ -20,40 +21,40 @@ export interface AttemptRecord {
   requestHeaders: string | null;
 }
 
+/**
+ * Each field of an attempt, its column and its type: the one list the inserts (one row, or a batch
+ * from one JSON parameter) and the reads of the table are built from.
+ */
+const ATTEMPT_COLUMNS: { readonly [F in keyof AttemptRecord]-?: readonly [column: string, type: JsonColumn[1]] } = {
+  id: ['id', 'text'],
+  deliveryId: ['delivery_id', 'text'],
+  attempt: ['attempt', 'integer'],
+  startedAt: ['started_at', 'text'],
+  durationMs: ['duration_ms', 'integer'],
+  statusCode: ['status_code', 'integer'],
+  error: ['error', 'text'],
+  responseBody: ['response_body', 'text'],
+  keyId: ['key_id', 'text'],
+  requestHeaders: ['request_headers', 'text'],
+};
+const FIELDS = Object.keys(ATTEMPT_COLUMNS) as (keyof AttemptRecord)[];
+const COLUMNS = FIELDS.map((f) => ATTEMPT_COLUMNS[f][0]).join(', ');
+
+const INSERT_ATTEMPT = `INSERT INTO delivery_attempts (${COLUMNS}) VALUES (${FIELDS.map(() => '?').join(', ')})`;
+
 export async function insertAttempt(db: Db, a: AttemptRecord): Promise<void> {
   await db.run(
-    `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id,
-                                    request_headers)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [a.id, a.deliveryId, a.attempt, a.startedAt, a.durationMs, a.statusCode, a.error, a.responseBody, a.keyId, a.requestHeaders],
+    INSERT_ATTEMPT,
+    FIELDS.map((f) => a[f]),
   );
 }
 
-const ATTEMPT_FIELDS = [
-  'id',
-  'deliveryId',
-  'attempt',
-  'startedAt',
-  'durationMs',
-  'statusCode',
-  'error',
-  'responseBody',
-  'keyId',
-  'requestHeaders',
-] as const;
-
 /** Many attempts in one statement, from one JSON parameter: what a batch of results writes. */
-const INSERT_ATTEMPTS = {
-  sqlite: `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id,
-                                 request_headers)
-    SELECT ${ATTEMPT_FIELDS.map((f) => `value ->> '${f}'`).join(', ')} FROM json_each(?)`,
-  postgres: `INSERT INTO delivery_attempts (id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, key_id,
-                                   request_headers)
-    SELECT ${ATTEMPT_FIELDS.map((f) => `r."${f}"`).join(', ')}
-      FROM json_to_recordset(?::json) AS r(id text, "deliveryId" text, attempt integer, "startedAt" text, "durationMs" integer,
-                                            "statusCode" integer, error text, "responseBody" text, "keyId" text,
-                                            "requestHeaders" text)`,
-};
+const INSERT_ATTEMPTS = sql`INSERT INTO delivery_attempts (${COLUMNS})
+    SELECT ${FIELDS.map((f) => `r."${f}"`).join(', ')} FROM ${jsonRecords(
+      'r',
+      FIELDS.map((f): JsonColumn => [f, ATTEMPT_COLUMNS[f][1]]),
+    )}`;
 
 export async function insertAttempts(db: Db, attempts: readonly AttemptRecord[]): Promise<void> {
   if (attempts.length) await db.run(INSERT_ATTEMPTS, [JSON.stringify(attempts)]);
@@ -72,13 +73,10 @@ export async function trailingAttemptsFailedWith(db: Db, deliveryId: string, pre
   )) as number;
 }
 
+const SELECT_ATTEMPTS = `SELECT ${FIELDS.map((f) => `${ATTEMPT_COLUMNS[f][0]} AS "${f}"`).join(', ')} FROM delivery_attempts`;
+
 export async function listAttempts(db: Db, deliveryId: string): Promise<AttemptRecord[]> {
-  return (await db.all(
-    `SELECT id, delivery_id AS "deliveryId", attempt, started_at AS "startedAt", duration_ms AS "durationMs", status_code AS "statusCode",
-              error, response_body AS "responseBody", key_id AS "keyId", request_headers AS "requestHeaders"
-       FROM delivery_attempts WHERE delivery_id = ? ORDER BY attempt, id`,
-    [deliveryId],
-  )) as AttemptRecord[];
+  return await db.all<AttemptRecord>(`${SELECT_ATTEMPTS} WHERE delivery_id = ? ORDER BY attempt, id`, [deliveryId]);
 }
 
 /** An attempt that got a 2xx, in the statements below. */

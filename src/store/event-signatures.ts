@@ -4,7 +4,8 @@
  *
  * @module store/event-signatures
  */
-import { JSON_LIST, sql, type Db } from '../db/database.js';
+import { sql, type Db } from '../db/database.js';
+import { JSON_LIST, jsonRecords } from '../db/dialect.js';
 
 /** Stored signatures of `keyId` for the given events, by event id. */
 export async function storedSignatures(db: Db, keyId: string, eventIds: readonly string[]): Promise<Map<string, string>> {
@@ -26,26 +27,25 @@ export async function signaturesOf(db: Db, eventIds: readonly string[]): Promise
   )) as { eventId: string; keyId: string; signature: string }[];
 }
 
-/**
- * Stores a signature unless one is stored for (event, key). An event deleted since it was signed
- * (retention) is skipped rather than failing the foreign key: signatures are stored in batches,
- * well after they were made, and one gone event must not cost the others their write.
- */
 /** Many signatures in one statement (one JSON parameter), each kept only while its event exists. */
-const STORE_SIGNATURES = {
-  sqlite: `INSERT INTO event_signatures (event_id, key_id, signature)
-    SELECT value ->> 'eventId', value ->> 'keyId', value ->> 'signature' FROM json_each(?)
-     WHERE EXISTS (SELECT 1 FROM events WHERE id = value ->> 'eventId') ON CONFLICT DO NOTHING`,
-  postgres: `INSERT INTO event_signatures (event_id, key_id, signature)
-    SELECT r."eventId", r."keyId", r.signature FROM json_to_recordset(?::json) AS r("eventId" text, "keyId" text, signature text)
-     WHERE EXISTS (SELECT 1 FROM events WHERE id = r."eventId") ON CONFLICT DO NOTHING`,
-};
+const STORE_SIGNATURES = sql`INSERT INTO event_signatures (event_id, key_id, signature)
+    SELECT r."eventId", r."keyId", r.signature FROM ${jsonRecords('r', [
+      ['eventId', 'text'],
+      ['keyId', 'text'],
+      ['signature', 'text'],
+    ])}
+     WHERE EXISTS (SELECT 1 FROM events WHERE id = r."eventId") ON CONFLICT DO NOTHING`;
 
 export async function storeSignatures(db: Db, signatures: readonly { eventId: string; keyId: string; signature: string }[]): Promise<void> {
   if (signatures.length)
     await db.run(STORE_SIGNATURES, [JSON.stringify(signatures.map(({ eventId, keyId, signature }) => ({ eventId, keyId, signature })))]);
 }
 
+/**
+ * Stores a signature unless one is stored for (event, key). An event deleted since it was signed
+ * (retention) is skipped rather than failing the foreign key: signatures are stored in batches,
+ * well after they were made, and one gone event must not cost the others their write.
+ */
 export async function storeSignature(db: Db, eventId: string, keyId: string, signature: string): Promise<void> {
   await db.run(
     'INSERT INTO event_signatures (event_id, key_id, signature) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM events WHERE id = ?) ON CONFLICT DO NOTHING',

@@ -4,7 +4,18 @@
  *
  * @module store/events
  */
-import { JSON_LIST, sql, type Db } from '../db/database.js';
+import { sql, type Db } from '../db/database.js';
+import {
+  belowWatermark,
+  commitOrderTo,
+  commitTxOf,
+  idsInCommitOrder,
+  inCommitOrder,
+  JSON_LIST,
+  LEAST,
+  positionParams,
+  WATERMARK,
+} from '../db/dialect.js';
 import { idLowerBound } from '../domain/ids.js';
 
 export interface EventRow {
@@ -41,19 +52,14 @@ export async function getEvent(db: Db, orgId: string, id: string): Promise<Event
 
 /**
  * A place in an organization's event stream: after the event `id` written by transaction `tx`.
- * The stream reads in (tx, id) order. On SQLite every tx is 0 and ids are in commit order already:
- * write transactions run one at a time, each numbering its event after the newest one committed.
- * On PostgreSQL transactions commit side by side, so ids alone are not commit order; the reads below
- * see only events of transactions older than the oldest one still running (the snapshot's xmin), and
- * an event written later always has a higher tx than every event read before it.
+ * The stream reads in commit order (db/dialect.ts): on SQLite every tx is 0 and ids are commit
+ * order already; on PostgreSQL the reads below see only events below the watermark (the snapshot's
+ * xmin), and an event written later always has a higher tx than every event read before it.
  */
 export interface StreamPosition {
   tx: number;
   id: string;
 }
-
-/** The oldest transaction still running: every event of an older one is committed (or rolled back) and visible. */
-export const WATERMARK = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
 
 /**
  * Where a stream resumes after the event id `afterId`. Its own transaction's, when the event exists;
@@ -62,28 +68,24 @@ export const WATERMARK = 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint'
  * watermark: an id given before its event was readable (from a webhook delivery) must not pass over
  * the transactions still running beside it.
  */
+const STREAM_TX_AFTER = sql`SELECT ${LEAST}(COALESCE((SELECT tx_id FROM events WHERE org_id = ? AND id = ?),
+                           (SELECT MIN(tx_id) FROM events WHERE org_id = ? AND id > ?)),
+                  ${WATERMARK})`;
+
 export async function streamPositionAfter(db: Db, orgId: string, afterId: string | null): Promise<StreamPosition> {
   const id = afterId ?? '';
-  if (db.dialect === 'sqlite') return { tx: 0, id };
-  const tx = await db.value<number>(
-    `SELECT LEAST(COALESCE((SELECT tx_id FROM events WHERE org_id = ? AND id = ?),
-                           (SELECT MIN(tx_id) FROM events WHERE org_id = ? AND id > ?)),
-                  ${WATERMARK})`,
-    [orgId, id, orgId, id],
-  );
+  if (idsInCommitOrder(db)) return { tx: 0, id };
+  const tx = await db.value<number>(STREAM_TX_AFTER, [orgId, id, orgId, id]);
   return { tx: Number(tx), id };
 }
+
+const EVENTS_AFTER = sql`SELECT * FROM events WHERE org_id = ? AND ${commitOrderTo('tx_id', 'id', '>')} ${belowWatermark('tx_id')}
+  ORDER BY ${inCommitOrder('tx_id', 'id')} LIMIT ?`;
 
 /** Events of one organization after a stream position (exclusive; null: from its first), in commit order: the event stream's read. */
 export async function listEventsAfter(db: Db, orgId: string, afterPosition: StreamPosition | null, limit: number): Promise<EventRow[]> {
   const after = afterPosition ?? { tx: 0, id: '' };
-  if (db.dialect === 'sqlite') {
-    return await db.all<EventRow>('SELECT * FROM events WHERE org_id = ? AND id > ? ORDER BY id LIMIT ?', [orgId, after.id, limit]);
-  }
-  return await db.all<EventRow>(
-    `SELECT * FROM events WHERE org_id = ? AND (tx_id, id) > (?, ?) AND tx_id < ${WATERMARK} ORDER BY tx_id, id LIMIT ?`,
-    [orgId, after.tx, after.id, limit],
-  );
+  return await db.all<EventRow>(EVENTS_AFTER, [orgId, ...positionParams(db, after), limit]);
 }
 
 /** The newest event id of every organization (one seek at the end of the primary key). */
@@ -91,31 +93,26 @@ export async function newestEventId(db: Db): Promise<string | undefined> {
   return ((await db.value('SELECT MAX(id) FROM events')) as string | null) ?? undefined;
 }
 
+const NEWEST_READABLE = sql`FROM events WHERE org_id = ? ${belowWatermark('tx_id')} ORDER BY ${inCommitOrder('tx_id', 'id', ' DESC')} LIMIT 1`;
+const LATEST_EVENT = sql`SELECT id ${NEWEST_READABLE}`;
+const LATEST_POSITION = sql`SELECT ${commitTxOf('tx_id')} AS tx, id ${NEWEST_READABLE}`;
+
 /**
  * The organization's newest event id in stream order, or undefined when it has none: where a stream
  * that starts "now" begins. On PostgreSQL, the newest one the stream can read (below the watermark).
  */
 export async function latestEventId(db: Db, orgId: string): Promise<string | undefined> {
-  return await db.value<string>(
-    {
-      sqlite: 'SELECT id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1',
-      postgres: `SELECT id FROM events WHERE org_id = ? AND tx_id < ${WATERMARK} ORDER BY tx_id DESC, id DESC LIMIT 1`,
-    },
-    [orgId],
-  );
+  return await db.value<string>(LATEST_EVENT, [orgId]);
 }
 
 /** The organization's newest event in stream order as a stream position, or null when it has none (below the watermark on PostgreSQL). */
 export async function latestStreamPosition(db: Db, orgId: string): Promise<StreamPosition | null> {
-  const row = await db.get<{ tx: number | string; id: string }>(
-    {
-      sqlite: 'SELECT 0 AS tx, id FROM events WHERE org_id = ? ORDER BY id DESC LIMIT 1',
-      postgres: `SELECT tx_id AS tx, id FROM events WHERE org_id = ? AND tx_id < ${WATERMARK} ORDER BY tx_id DESC, id DESC LIMIT 1`,
-    },
-    [orgId],
-  );
+  const row = await db.get<{ tx: number | string; id: string }>(LATEST_POSITION, [orgId]);
   return row ? { tx: Number(row.tx), id: row.id } : null;
 }
+
+const COUNT_AFTER_BY_TYPE = sql`SELECT type, COUNT(*) AS n FROM events
+  WHERE org_id = ? AND ${commitOrderTo('tx_id', 'id', '>')} AND ${commitOrderTo('tx_id', 'id', '<=')} GROUP BY type`;
 
 /**
  * An organization's events after a stream position (all of them for null) up to its newest readable
@@ -131,13 +128,11 @@ export async function countEventsAfterByType(
   const newest = await latestStreamPosition(db, orgId);
   if (newest === null) return { counts: [], newest: after };
   const from = after ?? { tx: 0, id: '' };
-  const rows = await db.all<{ type: string; n: number | string }>(
-    {
-      sqlite: 'SELECT type, COUNT(*) AS n FROM events WHERE org_id = ? AND id > ? AND id <= ? GROUP BY type',
-      postgres: 'SELECT type, COUNT(*) AS n FROM events WHERE org_id = ? AND (tx_id, id) > (?, ?) AND (tx_id, id) <= (?, ?) GROUP BY type',
-    },
-    db.dialect === 'sqlite' ? [orgId, from.id, newest.id] : [orgId, from.tx, from.id, newest.tx, newest.id],
-  );
+  const rows = await db.all<{ type: string; n: number | string }>(COUNT_AFTER_BY_TYPE, [
+    orgId,
+    ...positionParams(db, from),
+    ...positionParams(db, newest),
+  ]);
   return { counts: rows.map((r) => ({ type: r.type, count: Number(r.n) })), newest };
 }
 
@@ -221,7 +216,7 @@ export async function pageEvents(
  * over. PostgreSQL: replayStartInCommitOrder.
  */
 export async function replayStartAt(db: Db, orgId: string, sinceIso: string): Promise<string | null> {
-  if (db.dialect === 'postgres') return await replayStartInCommitOrder(db, orgId, sinceIso);
+  if (!idsInCommitOrder(db)) return await replayStartInCommitOrder(db, orgId, sinceIso);
   const params = sinceParams(sinceIso);
   const [bound] = params;
   const first = (await db.value(`SELECT id FROM events WHERE ${CREATED_SINCE} ORDER BY id LIMIT 1`, [orgId, ...params])) as

@@ -4,7 +4,8 @@
  *
  * @module store/identities
  */
-import type { Db } from '../db/database.js';
+import { joinSql, sql, type Db, type Sql } from '../db/database.js';
+import { indexedBy, NOT_INDEXED } from '../db/dialect.js';
 import { remember } from '../domain/bounded-map.js';
 
 export type IdentityType = 'Personal' | 'Business';
@@ -235,15 +236,13 @@ export async function namePlan(db: Db, orgId: string, f: IdentityFilter): Promis
 
 /** Up to limit + 1 rows ordered by id, so the caller knows exactly whether more exist. */
 export async function listIdentities(db: Db, orgId: string, f: IdentityFilter): Promise<ListedIdentity[]> {
-  const where = ['org_id = ?'];
+  const where: Sql[] = ['org_id = ?'];
   const params: unknown[] = [orgId];
-  let indexHint = '';
+  let indexHint: Sql = '';
   const plan = await namePlan(db, orgId, f);
   // SQLite keeps no statistics here, so the walks name their index and keep the email columns out
-  // of the plan (`+`); PostgreSQL plans from its own statistics.
-  const sqlite = db.dialect === 'sqlite';
-  const walkHint = sqlite ? 'INDEXED BY identities_org_id_names' : '';
-  const plus = sqlite ? '+' : '';
+  // of the plan (NOT_INDEXED); PostgreSQL plans from its own statistics.
+  const walkHint = indexedBy('identities_org_id_names');
   if (plan !== undefined && f.name !== undefined) {
     const p = f.name.toLowerCase();
     const columns = nameColumns(p);
@@ -269,7 +268,7 @@ export async function listIdentities(db: Db, orgId: string, f: IdentityFilter): 
       params.push(orgId, p, p + PREFIX_END);
     } else {
       if (plan === undefined) indexHint = walkHint;
-      where.push(`${plus}email_lc >= ? AND ${plus}email_lc < ?`);
+      where.push(sql`${NOT_INDEXED}email_lc >= ? AND ${NOT_INDEXED}email_lc < ?`);
       params.push(p, p + PREFIX_END);
     }
   }
@@ -283,7 +282,7 @@ export async function listIdentities(db: Db, orgId: string, f: IdentityFilter): 
   }
   params.push(f.limit + 1);
   const rows = (await db.all(
-    `SELECT ${COLUMNS} FROM identities ${indexHint} WHERE ${where.join(' AND ')} ORDER BY id LIMIT ?`,
+    sql`SELECT ${COLUMNS} FROM identities ${indexHint} WHERE ${joinSql(where, ' AND ')} ORDER BY id LIMIT ?`,
     params,
   )) as Row[];
   return rows.map(toListed);

@@ -4,8 +4,10 @@
  *
  * @module store/imported-transactions
  */
-import type { Db } from '../db/database.js';
+import { sql, type Db } from '../db/database.js';
+import { indexedBy, ROW_ORDER, rowOrderStart } from '../db/dialect.js';
 import { SAMPLE_CLASSES, type SampleItem } from '../domain/benchmark-stats.js';
+import { insertTransactionRow } from './transactions.js';
 
 export interface ImportedTransaction {
   id: string;
@@ -30,32 +32,18 @@ export interface ImportedTransaction {
 }
 
 export async function insertImportedTransaction(db: Db, t: ImportedTransaction): Promise<void> {
-  await db.run(
-    `INSERT INTO transactions (id, org_id, origin, type, status, amount, currency, network, provider, provider_transaction_id, country, corridor,
-       benchmark, review_state, reconciliation, amount_usd, cost_vs_market_usd, import_id, created_at, updated_at)
-     VALUES (?, ?, 'imported', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      t.id,
-      t.orgId,
-      t.type,
-      t.status,
-      t.amount,
-      t.currency,
-      t.network,
-      t.provider,
-      t.providerTransactionId,
-      t.country,
-      t.corridor,
-      t.benchmark,
-      t.reviewState,
-      t.reconciliation,
-      t.amountUsd,
-      t.costVsMarketUsd,
-      t.importId,
-      t.createdAt,
-      t.updatedAt,
-    ],
-  );
+  await insertTransactionRow(db, 'imported', t, {
+    provider: t.provider,
+    provider_transaction_id: t.providerTransactionId,
+    country: t.country,
+    corridor: t.corridor,
+    benchmark: t.benchmark,
+    review_state: t.reviewState,
+    reconciliation: t.reconciliation,
+    amount_usd: t.amountUsd,
+    cost_vs_market_usd: t.costVsMarketUsd,
+    import_id: t.importId,
+  });
 }
 
 /** Whether the organization already holds an imported transaction with this provider id (re-imports are refused). */
@@ -180,10 +168,9 @@ async function walk(db: Db, orgId: string, f: SummaryFilter, scan: SampleScan, v
     params.push(value ?? null, value ?? null);
   }
   const columns = `id, benchmark, COALESCE(amount_usd, '0') AS "amountUsd", COALESCE(cost_vs_market_usd, '0') AS "costVsMarketUsd", provider, corridor`;
-  // SQLite walks the index it is told, by rowid; PostgreSQL plans from its statistics, by the primary key.
-  const sqlite = db.dialect === 'sqlite';
-  const row = sqlite ? 'rowid' : 'id';
-  const from = `FROM transactions ${sqlite ? `INDEXED BY ${scan.index}` : ''} WHERE ${where.join(' AND ')}`;
+  // SQLite walks the index it is told, in ROW_ORDER; PostgreSQL plans from its statistics.
+  const row = ROW_ORDER;
+  const from = sql`FROM transactions ${indexedBy(scan.index)} WHERE ${where.join(' AND ')}`;
   // The position: the last row's rowid, after its key value when the index orders by a time
   // first. The first page starts before every row (rowids are positive), or at the range's start,
   // and a time-ordered walk ends at the range's end (or after every time: '~' sorts after any
@@ -191,10 +178,10 @@ async function walk(db: Db, orgId: string, f: SummaryFilter, scan: SampleScan, v
   const range = scan.key === 'created_at' ? [f.createdFrom, f.createdTo] : scan.key === 'updated_at' ? [f.updatedFrom, f.updatedTo] : [];
   const text =
     scan.key === 'rowid'
-      ? `SELECT ${row} AS position, ${columns} ${from} AND ${row} > ? ORDER BY ${row} LIMIT ${SAMPLE_PAGE}`
-      : `SELECT ${row} AS position, ${scan.key} AS "positionKey", ${columns} ${from} AND ${scan.key} <= ? AND (${scan.key}, ${row}) > (?, ?) ORDER BY ${scan.key}, ${row} LIMIT ${SAMPLE_PAGE}`;
+      ? sql`SELECT ${row} AS position, ${columns} ${from} AND ${row} > ? ORDER BY ${row} LIMIT ${String(SAMPLE_PAGE)}`
+      : sql`SELECT ${row} AS position, ${scan.key} AS "positionKey", ${columns} ${from} AND ${scan.key} <= ? AND (${scan.key}, ${row}) > (?, ?) ORDER BY ${scan.key}, ${row} LIMIT ${String(SAMPLE_PAGE)}`;
   const end = scan.key === 'rowid' ? [] : [range[1] ?? '~'];
-  const before = sqlite ? 0 : '';
+  const before = rowOrderStart(db);
   let after: (string | number)[] = scan.key === 'rowid' ? [before] : [range[0] ?? '', before];
   for (;;) {
     const page = (await db.all(text, [...params, ...end, ...after])) as (SampleItem & {

@@ -5,7 +5,8 @@
  *
  * @module store/inbound-events
  */
-import { indexedBy, JSON_LIST, sql, type Db } from '../db/database.js';
+import { columnsAs, sql, type Db } from '../db/database.js';
+import { indexedBy, JSON_LIST } from '../db/dialect.js';
 
 export const INBOUND_STATES = ['received', 'decrypted', 'failed', 'unmatched'] as const;
 export type InboundState = (typeof INBOUND_STATES)[number];
@@ -155,6 +156,16 @@ export async function replaceCopy(
   );
 }
 
+/** Each field of a held copy and its column in inbound_event_held_copies: its insert and its read. */
+const HELD_COPY_COLUMNS = {
+  seq: 'seq',
+  rawBody: 'raw_body',
+  eventType: 'event_type',
+  eventCreatedDate: 'event_created_date',
+  receivedAt: 'received_at',
+} as const satisfies Record<keyof HeldCopy, string>;
+const HELD_COPY_FIELDS = Object.keys(HELD_COPY_COLUMNS) as (keyof HeldCopy)[];
+
 /** What became of a copy offered to holdCopy. */
 export type HoldOutcome = 'held' | 'known' | 'full';
 
@@ -174,9 +185,11 @@ export async function holdCopy(db: Db, id: string, copy: NotificationCopy, maxHe
   };
   if (held.same) return 'known';
   if (held.n >= maxHeld) return 'full';
+  const row: HeldCopy = { seq: (held.last ?? 0) + 1, ...copy };
   await db.run(
-    'INSERT INTO inbound_event_held_copies (inbound_id, seq, raw_body, event_type, event_created_date, received_at) VALUES (?, ?, ?, ?, ?, ?)',
-    [id, (held.last ?? 0) + 1, copy.rawBody, copy.eventType, copy.eventCreatedDate, copy.receivedAt],
+    `INSERT INTO inbound_event_held_copies (inbound_id, ${Object.values(HELD_COPY_COLUMNS).join(', ')})
+     VALUES (?, ${HELD_COPY_FIELDS.map(() => '?').join(', ')})`,
+    [id, ...HELD_COPY_FIELDS.map((f) => row[f])],
   );
   return 'held';
 }
@@ -202,17 +215,9 @@ export type HeldCopy = { seq: number } & NotificationCopy;
 
 /** The copies held for a notification, oldest first. */
 export async function listHeldCopies(db: Db, inboundId: string): Promise<HeldCopy[]> {
-  const rows = (await db.all(
-    'SELECT seq, raw_body, event_type, event_created_date, received_at FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq',
-    [inboundId],
-  )) as { seq: number; raw_body: string; event_type: string; event_created_date: string; received_at: string }[];
-  return rows.map((r) => ({
-    seq: r.seq,
-    rawBody: r.raw_body,
-    eventType: r.event_type,
-    eventCreatedDate: r.event_created_date,
-    receivedAt: r.received_at,
-  }));
+  return await db.all<HeldCopy>(`SELECT ${columnsAs(HELD_COPY_COLUMNS)} FROM inbound_event_held_copies WHERE inbound_id = ? ORDER BY seq`, [
+    inboundId,
+  ]);
 }
 
 export interface ReplacedCopy {
@@ -228,36 +233,26 @@ export interface ReplacedCopy {
   replacedAt: string;
 }
 
+/** Each field of a replaced copy and its column in inbound_event_replaced_copies. */
+const REPLACED_COPY_COLUMNS = {
+  seq: 'seq',
+  rawBody: 'raw_body',
+  eventType: 'event_type',
+  eventCreatedDate: 'event_created_date',
+  failureCode: 'failure_code',
+  failureReason: 'failure_reason',
+  kid: 'kid',
+  attempts: 'attempts',
+  receivedAt: 'received_at',
+  replacedAt: 'replaced_at',
+} as const satisfies Record<keyof ReplacedCopy, string>;
+
 /** The copies a redelivery replaced, oldest first. */
 export async function listReplacedCopies(db: Db, inboundId: string): Promise<ReplacedCopy[]> {
-  const rows = (await db.all(
-    `SELECT seq, raw_body, event_type, event_created_date, failure_code, failure_reason, kid, attempts, received_at, replaced_at
-       FROM inbound_event_replaced_copies WHERE inbound_id = ? ORDER BY seq`,
+  return await db.all<ReplacedCopy>(
+    `SELECT ${columnsAs(REPLACED_COPY_COLUMNS)} FROM inbound_event_replaced_copies WHERE inbound_id = ? ORDER BY seq`,
     [inboundId],
-  )) as {
-    seq: number;
-    raw_body: string;
-    event_type: string;
-    event_created_date: string;
-    failure_code: string;
-    failure_reason: string | null;
-    kid: string | null;
-    attempts: number;
-    received_at: string;
-    replaced_at: string;
-  }[];
-  return rows.map((r) => ({
-    seq: r.seq,
-    rawBody: r.raw_body,
-    eventType: r.event_type,
-    eventCreatedDate: r.event_created_date,
-    failureCode: r.failure_code,
-    failureReason: r.failure_reason,
-    kid: r.kid,
-    attempts: r.attempts,
-    receivedAt: r.received_at,
-    replacedAt: r.replaced_at,
-  }));
+  );
 }
 
 /**
@@ -446,20 +441,15 @@ export async function upsertIcaMapping(db: Db, m: IcaMapping): Promise<void> {
   );
 }
 
+/** Each field of an ica mapping and its column in inbound_ica_organizations. */
+const ICA_MAPPING_COLUMNS = { ica: 'ica', orgId: 'org_id', createdAt: 'created_at' } as const satisfies Record<keyof IcaMapping, string>;
+
 export async function getIcaMapping(db: Db, ica: string): Promise<IcaMapping | undefined> {
-  const row = (await db.get('SELECT ica, org_id, created_at FROM inbound_ica_organizations WHERE ica = ?', [ica])) as
-    { ica: string; org_id: string; created_at: string } | undefined;
-  return row && { ica: row.ica, orgId: row.org_id, createdAt: row.created_at };
+  return await db.get<IcaMapping>(`SELECT ${columnsAs(ICA_MAPPING_COLUMNS)} FROM inbound_ica_organizations WHERE ica = ?`, [ica]);
 }
 
 export async function listIcaMappings(db: Db): Promise<IcaMapping[]> {
-  return (
-    (await db.all('SELECT ica, org_id, created_at FROM inbound_ica_organizations ORDER BY ica')) as {
-      ica: string;
-      org_id: string;
-      created_at: string;
-    }[]
-  ).map((r) => ({ ica: r.ica, orgId: r.org_id, createdAt: r.created_at }));
+  return await db.all<IcaMapping>(`SELECT ${columnsAs(ICA_MAPPING_COLUMNS)} FROM inbound_ica_organizations ORDER BY ica`);
 }
 
 export async function deleteIcaMapping(db: Db, ica: string): Promise<boolean> {

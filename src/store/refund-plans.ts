@@ -50,25 +50,22 @@ const toPlan = (r: Row): RefundPlan => ({
   defaultVersion: r.default_version,
 });
 
+/** The columns of a plan's decision, which its insert and a re-plan write alike, and their values in that order. */
+const DECISION_COLUMNS = ['state', 'kind', 'destination_from', 'destination', 'auto_refund', 'reason'] as const;
+const decisionValues = (d: RefundPlanDecision): unknown[] => [
+  d.state,
+  d.kind,
+  d.destinationFrom,
+  d.destination ? JSON.stringify(d.destination) : null,
+  d.autoRefund ? 1 : 0,
+  d.reason,
+];
+
 export async function insertRefundPlan(db: Db, p: RefundPlan): Promise<void> {
   await db.run(
-    `INSERT INTO refund_plans (id, org_id, transaction_id, state, kind, destination_from, destination, auto_refund, reason, created_at, updated_at, dispatched_at, default_version)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      p.id,
-      p.orgId,
-      p.transactionId,
-      p.state,
-      p.kind,
-      p.destinationFrom,
-      p.destination ? JSON.stringify(p.destination) : null,
-      p.autoRefund ? 1 : 0,
-      p.reason,
-      p.createdAt,
-      p.updatedAt,
-      p.dispatchedAt,
-      p.defaultVersion,
-    ],
+    `INSERT INTO refund_plans (id, org_id, transaction_id, ${DECISION_COLUMNS.join(', ')}, created_at, updated_at, dispatched_at, default_version)
+     VALUES (?, ?, ?, ${DECISION_COLUMNS.map(() => '?').join(', ')}, ?, ?, ?, ?)`,
+    [p.id, p.orgId, p.transactionId, ...decisionValues(p), p.createdAt, p.updatedAt, p.dispatchedAt, p.defaultVersion],
   );
 }
 
@@ -126,22 +123,10 @@ export async function replaceRefundPlanDecision(
   at: string,
 ): Promise<void> {
   await db.run(
-    `UPDATE refund_plans SET state = ?, kind = ?, destination_from = ?, destination = ?, auto_refund = ?, reason = ?, default_version = ?, updated_at = ?,
+    `UPDATE refund_plans SET ${DECISION_COLUMNS.map((c) => `${c} = ?`).join(', ')}, default_version = ?, updated_at = ?,
        dispatched_at = CASE WHEN ? = 'Dispatched' THEN ? ELSE dispatched_at END
      WHERE id = ?`,
-    [
-      d.state,
-      d.kind,
-      d.destinationFrom,
-      d.destination ? JSON.stringify(d.destination) : null,
-      d.autoRefund ? 1 : 0,
-      d.reason,
-      defaultVersion,
-      at,
-      d.state,
-      at,
-      id,
-    ],
+    [...decisionValues(d), defaultVersion, at, d.state, at, id],
   );
 }
 

@@ -7,7 +7,8 @@
  *
  * @module store/retention
  */
-import { JSON_LIST, NOT_INDEXED, indexedBy, sql, type Db } from '../db/database.js';
+import { sql, type Db } from '../db/database.js';
+import { indexedBy, JSON_LIST, NOT_INDEXED } from '../db/dialect.js';
 
 /**
  * Delivered deliveries delivered before `before` (ISO), with their attempts. A delivered row's due

@@ -65,29 +65,50 @@ const toTransaction = (r: Row): Transaction => ({
   updatedAt: r.updated_at,
 });
 
+/** What every row of `transactions` holds, whatever its origin. */
+export interface TransactionBase {
+  id: string;
+  orgId: string;
+  type: string;
+  status: string;
+  amount: string | null;
+  currency: string | null;
+  network: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Inserts one row of `transactions`: the columns every origin has, from `t`, and the origin's own (`own`, by column). */
+export async function insertTransactionRow(
+  db: Db,
+  origin: 'orchestrated' | 'imported',
+  t: TransactionBase,
+  own: Record<string, unknown>,
+): Promise<void> {
+  const row = {
+    id: t.id,
+    org_id: t.orgId,
+    origin,
+    type: t.type,
+    status: t.status,
+    amount: t.amount,
+    currency: t.currency,
+    network: t.network,
+  };
+  const columns = { ...row, ...own, created_at: t.createdAt, updated_at: t.updatedAt };
+  const names = Object.keys(columns);
+  await db.run(`INSERT INTO transactions (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`, Object.values(columns));
+}
+
 export async function insertOrchestratedTransaction(db: Db, t: Transaction): Promise<void> {
-  await db.run(
-    `INSERT INTO transactions (id, org_id, origin, type, status, amount, currency, network, source, destination, refund_destination,
-       failure_reason, identity_id, account_id, created_at, updated_at)
-     VALUES (?, ?, 'orchestrated', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      t.id,
-      t.orgId,
-      t.type,
-      t.status,
-      t.amount,
-      t.currency,
-      t.network,
-      text(t.source),
-      text(t.destination),
-      text(t.refundDestination),
-      t.failureReason,
-      t.identityId,
-      t.accountId,
-      t.createdAt,
-      t.updatedAt,
-    ],
-  );
+  await insertTransactionRow(db, 'orchestrated', t, {
+    source: text(t.source),
+    destination: text(t.destination),
+    refund_destination: text(t.refundDestination),
+    failure_reason: t.failureReason,
+    identity_id: t.identityId,
+    account_id: t.accountId,
+  });
 }
 
 /** An orchestrated transaction by id; with orgId, only that organization's. */

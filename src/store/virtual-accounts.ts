@@ -4,18 +4,11 @@
  * @module store/virtual-accounts
  */
 import type { Db } from '../db/database.js';
-import type { VirtualAccountStatus } from '../verify/events.js';
+import type { VirtualAccountEventData } from '../verify/events.js';
 
-export interface VirtualAccount {
-  id: string;
+/** A virtual account: what its events carry, and the organization it belongs to. */
+export interface VirtualAccount extends VirtualAccountEventData {
   orgId: string;
-  identityId: string | null;
-  accountId: string | null;
-  currency: string | null;
-  status: VirtualAccountStatus;
-  failureReason: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export async function insertVirtualAccount(db: Db, v: VirtualAccount): Promise<void> {

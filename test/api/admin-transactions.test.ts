@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listDeliveries } from '../../src/store/deliveries.js';
+import { listDeliveries } from '../../src/store/delivery-views.js';
 import { committedEvents } from '../support/events.js';
 import { ADMIN_TOKEN, makeApi, makeContext, makeOrg } from '../support/context.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/services/outbox.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
+import { listDeliveries } from '../../src/store/delivery-views.js';
 import { makeApi, makeContext, makeOrg } from '../support/context.js';
 
 const W = '/v1/notifications/webhooks/settings';

@@ -8,7 +8,7 @@ import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createWebhook } from '../../src/services/webhooks.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
+import { listDeliveries } from '../../src/store/delivery-views.js';
 import type { EventDataByType } from '../../src/verify/events.js';
 import { startReceiver } from '../delivery/receiver.js';
 import { makeContext } from '../support/context.js';

@@ -5,7 +5,7 @@ import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { createWebhook } from '../../src/services/webhooks.js';
 import { emitEvent } from '../../src/services/outbox.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
+import { listDeliveries } from '../../src/store/delivery-views.js';
 import { currentKeyId } from '../../src/store/webhook-keys.js';
 import { makeContext, tempDir } from '../support/context.js';
 import { runCli } from '../support/process.js';

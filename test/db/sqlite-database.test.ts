@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { GREATEST, isDatabaseBusy, sql, type Database, type Db } from '../../src/db/database.js';
+import { isDatabaseBusy, sql, type Database, type Db } from '../../src/db/database.js';
+import { GREATEST } from '../../src/db/dialect.js';
 import { SqliteDatabase } from '../../src/db/sqlite.js';
 import { openSqlite, tempDir } from '../support/context.js';
 import { holdWriteLock } from '../support/write-lock.js';

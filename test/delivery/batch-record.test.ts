@@ -5,7 +5,10 @@
  * these are checked on their own.
  */
 import { describe, expect, it } from 'vitest';
-import { claimDue, finishAttempts, getDelivery, listDeliveries } from '../../src/store/deliveries.js';
+import { getDelivery } from '../../src/store/deliveries.js';
+import { claimDue } from '../../src/store/delivery-claims.js';
+import { finishAttempts } from '../../src/store/delivery-results.js';
+import { listDeliveries } from '../../src/store/delivery-views.js';
 import { insertAttempts, listAttempts } from '../../src/store/delivery-attempts.js';
 import { signaturesOf, storeSignatures } from '../../src/store/event-signatures.js';
 import { newTx, setup } from './dispatch/support.js';

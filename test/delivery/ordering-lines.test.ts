@@ -9,7 +9,9 @@ import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js
 import { sendTestEvent } from '../../src/services/webhook-deliveries.js';
 import { isoAt } from '../../src/domain/clock.js';
 import { idLowerBound, newId } from '../../src/domain/ids.js';
-import { blockedResources, dueWebhooks, getDeliveryView, insertDelivery, listDeliveries } from '../../src/store/deliveries.js';
+import { insertDelivery } from '../../src/store/deliveries.js';
+import { dueWebhooks } from '../../src/store/delivery-claims.js';
+import { blockedResources, getDeliveryView, listDeliveries } from '../../src/store/delivery-views.js';
 import { insertEvent } from '../../src/store/events.js';
 import type { WebhookOrdering } from '../../src/store/webhooks.js';
 import type { EventDataByType } from '../../src/verify/events.js';

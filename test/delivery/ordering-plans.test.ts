@@ -7,7 +7,9 @@
  * check read the head of the line alone. SQLite's plans: PostgreSQL plans from its own statistics.
  */
 import { describe, expect, it } from 'vitest';
-import { blockedResources, claimDue, dueWebhooks, getDeliveryView, holdLineBehind } from '../../src/store/deliveries.js';
+import { claimDue, dueWebhooks } from '../../src/store/delivery-claims.js';
+import { holdLineBehind } from '../../src/store/delivery-results.js';
+import { blockedResources, getDeliveryView } from '../../src/store/delivery-views.js';
 import { makeContext } from '../support/context.js';
 import { onPostgres } from '../support/postgres.js';
 import { plansOf } from '../support/query-plans.js';

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../src/delivery/dispatch/dispatcher.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
-import { claimDue, listDeliveries, takeBackLeases } from '../../src/store/deliveries.js';
+import { claimDue, takeBackLeases } from '../../src/store/delivery-claims.js';
+import { listDeliveries } from '../../src/store/delivery-views.js';
 import type { WebhookOrdering } from '../../src/store/webhooks.js';
 import type { EventDataByType } from '../../src/verify/events.js';
 import { makeApi, makeContext, makeOrg, sameDatabase, type TestContext } from '../support/context.js';

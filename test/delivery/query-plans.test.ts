@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  claimDue,
-  insertDelivery,
-  listDeliveries,
-  pageDeliveries,
-  releaseLeases,
-  setPendingState,
-  webhookHealth,
-  type DeliveryState,
-} from '../../src/store/deliveries.js';
+import { insertDelivery, setPendingState, type DeliveryState } from '../../src/store/deliveries.js';
+import { claimDue, releaseLeases } from '../../src/store/delivery-claims.js';
+import { listDeliveries, pageDeliveries, webhookHealth } from '../../src/store/delivery-views.js';
 import { eventIdsSince } from '../../src/store/events.js';
 import { makeContext } from '../support/context.js';
 import { onPostgres } from '../support/postgres.js';

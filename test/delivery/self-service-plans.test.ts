@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageWebhookDeliveries } from '../../src/store/deliveries.js';
+import { pageWebhookDeliveries } from '../../src/store/delivery-views.js';
 import { attemptsByHour, attemptTotals } from '../../src/store/delivery-attempts.js';
 import { pageEvents } from '../../src/store/events.js';
 import { makeContext } from '../support/context.js';

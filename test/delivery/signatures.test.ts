@@ -5,7 +5,7 @@ import { Signer } from '../../src/delivery/signing-keys.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { emitEvent, replayEvent } from '../../src/services/outbox.js';
 import { createWebhook, rotatePublicKey } from '../../src/services/webhooks.js';
-import { listDeliveries } from '../../src/store/deliveries.js';
+import { listDeliveries } from '../../src/store/delivery-views.js';
 import { listWebhookKeys } from '../../src/store/webhook-keys.js';
 import { makeContext } from '../support/context.js';
 import { signatureVerifies, startReceiver } from './receiver.js';

@@ -6,7 +6,9 @@
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeRegistry, hostAndPid, newNodeId } from '../../src/cluster/nodes.js';
-import { claimDue, getDelivery, listDeliveries } from '../../src/store/deliveries.js';
+import { getDelivery } from '../../src/store/deliveries.js';
+import { claimDue } from '../../src/store/delivery-claims.js';
+import { listDeliveries } from '../../src/store/delivery-views.js';
 import { deleteNode, listNodes, registerNode } from '../../src/store/nodes.js';
 import { newTx, setup } from './dispatch/support.js';
 

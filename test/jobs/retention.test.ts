@@ -9,7 +9,8 @@ import { createWebhook, deleteWebhook, disableWebhook } from '../../src/services
 import { replayWebhookSince } from '../../src/services/outbox.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
 import { pruneOutbox, pruneOutboxInTurns } from '../../src/jobs/retention.js';
-import { countByState, listDeliveries, setDelivered } from '../../src/store/deliveries.js';
+import { setDelivered } from '../../src/store/deliveries.js';
+import { countByState, listDeliveries } from '../../src/store/delivery-views.js';
 import { committedEvents } from '../support/events.js';
 import { deleteEvents, deleteEventsBefore, deleteTestEventsBefore } from '../../src/store/retention.js';
 import { sendTestEvent } from '../../src/services/webhook-deliveries.js';

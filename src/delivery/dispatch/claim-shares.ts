@@ -6,7 +6,7 @@
  *
  * @module delivery/dispatch/claim-shares
  */
-import type { ClaimedDelivery, DueWebhook } from '../../store/deliveries.js';
+import type { ClaimedDelivery, DueWebhook } from '../../store/delivery-claims.js';
 
 /**
  * Rounds of send slots a webhook (perEndpointConcurrency) and the process (concurrency) may hold in

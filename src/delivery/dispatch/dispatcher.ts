@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.js';
 import { deliveryHeaders } from '../../domain/delivery-headers.js';
 import { attemptOutcomeLabel, endsWebhook } from '../../domain/delivery-rules.js';
 import type { RetryPolicy } from '../../domain/retry-schedule.js';
-import { claimDue, dueWebhooks, type DueWebhook } from '../../store/deliveries.js';
+import { claimDue, dueWebhooks, type DueWebhook } from '../../store/delivery-claims.js';
 import { VERSION } from '../../version.js';
 import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';

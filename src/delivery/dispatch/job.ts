@@ -7,7 +7,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { SIGNING_FAILED, type AttemptResult } from '../../domain/delivery-rules.js';
-import type { DueWebhook } from '../../store/deliveries.js';
+import type { DueWebhook } from '../../store/delivery-claims.js';
 
 export { REFUSED_ADDRESS } from '../../domain/delivery-rules.js';
 

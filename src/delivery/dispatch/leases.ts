@@ -8,7 +8,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { TransactionOptions } from '../../db/database.js';
-import { releaseLease, releaseLeases, releaseLeasesOf, renewLeases, sendTarget } from '../../store/deliveries.js';
+import { releaseLease, releaseLeases, releaseLeasesOf, renewLeases, sendTarget } from '../../store/delivery-claims.js';
 import { CLAIM_ROUNDS } from './claim-shares.js';
 import type { Job } from './job.js';
 

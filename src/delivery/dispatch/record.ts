@@ -19,14 +19,8 @@ import {
   type AttemptVerdict,
 } from '../../domain/delivery-rules.js';
 import type { RetryPolicy } from '../../domain/retry-schedule.js';
-import {
-  finishAttempt,
-  finishAttempts,
-  holdLineBehind,
-  leaseOf,
-  type DeliveryAfterAttempt,
-  type DeliveryState,
-} from '../../store/deliveries.js';
+import type { DeliveryState } from '../../store/deliveries.js';
+import { finishAttempt, finishAttempts, holdLineBehind, leaseOf, type DeliveryAfterAttempt } from '../../store/delivery-results.js';
 import { insertAttempt, insertAttempts, trailingAttemptsFailedWith, type AttemptRecord } from '../../store/delivery-attempts.js';
 import { storeSignature, storeSignatures } from '../../store/event-signatures.js';
 import type { EventSignatures } from '../event-signatures.js';

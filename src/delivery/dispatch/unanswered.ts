@@ -7,7 +7,7 @@
  * @module delivery/dispatch/unanswered
  */
 import type { Db } from '../../db/database.js';
-import { lastRetryGotNoAnswer } from '../../store/deliveries.js';
+import { lastRetryGotNoAnswer } from '../../store/delivery-results.js';
 import { SIGNING_FAILED } from '../../domain/delivery-rules.js';
 
 export class UnansweredEndpoints {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
-import { listDeliveries } from '../../../src/store/deliveries.js';
+import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { newTx, setup } from './support.js';
 
 /** pino's numeric levels. */

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CLAIM_ROUNDS, claimCapacity, ClaimPlanner, shareClaims } from '../../../src/delivery/dispatch/claim-shares.js';
-import type { ClaimedDelivery, DueWebhook } from '../../../src/store/deliveries.js';
+import type { ClaimedDelivery, DueWebhook } from '../../../src/store/delivery-claims.js';
 
 describe('shareClaims', () => {
   async function claims(due: string[], held: Record<string, number>, budget: number, wants: Record<string, number> = {}) {

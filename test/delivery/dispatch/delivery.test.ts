@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import { replayEvent } from '../../../src/services/outbox.js';
 import { changeTransactionStatus } from '../../../src/services/transactions.js';
-import { listDeliveries } from '../../../src/store/deliveries.js';
+import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { makeContext, sameDatabase } from '../../support/context.js';
 import { newTx, setup, verifiesWithNode, verifiesWithOpenssl } from './support.js';
 

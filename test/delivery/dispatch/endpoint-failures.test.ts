@@ -4,7 +4,8 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
-import { getDelivery, listDeliveries } from '../../../src/store/deliveries.js';
+import { getDelivery } from '../../../src/store/deliveries.js';
+import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { answeringWebhook, holdAnswers, newTx, setup, SHORT, whileDispatching } from './support.js';
 
 describe('failed sends', () => {

@@ -7,7 +7,7 @@ import type { Pool } from 'undici';
 import type { createWebhookPool } from '../../../src/delivery/connector.js';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import { EndpointPools, POOL_IDLE_MS } from '../../../src/delivery/dispatch/endpoint-pools.js';
-import { listDeliveries } from '../../../src/store/deliveries.js';
+import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { newTx, setup } from './support.js';
 
 describe('connection pools of the dispatcher', () => {

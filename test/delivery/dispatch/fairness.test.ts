@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CLAIM_ROUNDS } from '../../../src/delivery/dispatch/claim-shares.js';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
-import { leasedDeliveries } from '../../../src/store/deliveries.js';
+import { leasedDeliveries } from '../../../src/store/delivery-claims.js';
 import { makeOrg } from '../../support/context.js';
 import { answeringWebhook, holdAnswers, newTx, setup, whileDispatching } from './support.js';
 

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NodeRegistry } from '../../../src/cluster/nodes.js';
 import { shareOfSlots } from '../../../src/cluster/shares.js';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
-import { listDeliveries } from '../../../src/store/deliveries.js';
+import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { holdAnswers, newTx, setup } from './support.js';
 
 const stops: (() => Promise<void>)[] = [];

@@ -5,7 +5,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import { Signer } from '../../../src/delivery/signing-keys.js';
-import { deliveryLease, getDelivery, leasedDeliveries, listDeliveries } from '../../../src/store/deliveries.js';
+import { getDelivery } from '../../../src/store/deliveries.js';
+import { deliveryLease, leasedDeliveries } from '../../../src/store/delivery-claims.js';
+import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { expectGivenBackUnattempted, holdAnswers, newTx, setup } from './support.js';
 
 describe('start and stop', () => {

@@ -7,7 +7,7 @@ import { Signing } from '../../../src/delivery/dispatch/signing.js';
 import { EventSignatures } from '../../../src/delivery/event-signatures.js';
 import { rotateSigningKey } from '../../../src/delivery/signing-keys.js';
 import { enableWebhook } from '../../../src/services/webhooks.js';
-import { listDeliveries } from '../../../src/store/deliveries.js';
+import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { currentKeyRow, replaceSealedPrivateKey } from '../../../src/store/webhook-keys.js';
 import { signatureVerifies, startReceiver } from '../receiver.js';
 import { checkSignaturesAfter, claimedJobs, newTx, setup } from './support.js';

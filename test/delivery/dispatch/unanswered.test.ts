@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { SIGNING_FAILED } from '../../../src/domain/delivery-rules.js';
 import { UnansweredEndpoints } from '../../../src/delivery/dispatch/unanswered.js';
-import { finishAttempt } from '../../../src/store/deliveries.js';
+import { finishAttempt } from '../../../src/store/delivery-results.js';
 import { claimedJobs } from './support.js';
 
 describe('endpoints that stop answering', () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { changeTransactionStatus } from '../../../src/services/transactions.js';
-import { listDeliveries } from '../../../src/store/deliveries.js';
+import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
 import { onPostgres } from '../../support/postgres.js';
 import { holdWriteLock } from '../../support/write-lock.js';

@@ -1,0 +1,126 @@
+/**
+ * Every difference between SQLite's SQL and PostgreSQL's that borderd's statements meet, each
+ * declared once as a named fragment (or, where the difference is what a caller does rather than
+ * what it writes, a named capability). Store modules compose their statements from these with the
+ * `sql` tag of db/database.ts and never spell an engine's own text: eslint.config.js refuses an
+ * engine literal, a test of `dialect` and a planner hint written by hand in src/store/.
+ *
+ * @module db/dialect
+ */
+import type { Fragment, Queryable } from './database.js';
+
+const fragment = (sqlite: string, postgres: string): Fragment => ({ sqlite, postgres });
+
+/** The values of a JSON array of strings passed as one parameter, for `IN (${JSON_LIST})`. */
+export const JSON_LIST = fragment('SELECT value FROM json_each(?)', 'SELECT json_array_elements_text(?::json)');
+
+/** A column of jsonRecords: the key it is read from in each object, and its type on PostgreSQL. */
+export type JsonColumn = readonly [key: string, type: 'text' | 'integer' | 'bigint'];
+
+/**
+ * The rows of a JSON array of objects passed as one parameter, as a table named `alias` with one
+ * column per key (`alias."key"`): what a batch writes from one parameter instead of one statement
+ * per row.
+ */
+export const jsonRecords = (alias: string, columns: readonly JsonColumn[]): Fragment =>
+  fragment(
+    `(SELECT ${columns.map(([key]) => `value ->> '${key}' AS "${key}"`).join(', ')} FROM json_each(?)) AS ${alias}`,
+    `json_to_recordset(?::json) AS ${alias}(${columns.map(([key, type]) => `"${key}" ${type}`).join(', ')})`,
+  );
+
+/** The text at `path` (object keys) of a JSON column holding an object, or NULL. */
+export const jsonTextAt = (column: string, ...path: [string, ...string[]]): Fragment => {
+  const steps = path.map((key, i) => `${i === path.length - 1 ? '->>' : '->'} '${key}'`).join(' ');
+  return fragment(`CAST(${column} ${steps} AS TEXT)`, `${column}::json ${steps}`);
+};
+
+/** The larger of two values (SQLite's two-argument MAX). */
+export const GREATEST = fragment('MAX', 'GREATEST');
+
+/** The smaller of two values (SQLite's two-argument MIN). */
+export const LEAST = fragment('MIN', 'LEAST');
+
+/**
+ * SQLite's planner hints: `INDEXED BY` an index, and a unary `+` that keeps a column's index out of
+ * a plan. SQLite keeps no statistics here, so a few statements pin their plan; PostgreSQL plans from
+ * its own statistics and takes neither.
+ */
+export const indexedBy = (index: string): Fragment => fragment(`INDEXED BY ${index}`, '');
+export const NOT_INDEXED = fragment('+', '');
+
+/**
+ * What orders a table's rows within each of its index entries, for a walk that pages along one
+ * index: SQLite's rowid, PostgreSQL's primary key (id).
+ */
+export const ROW_ORDER = fragment('rowid', 'id');
+
+/** A ROW_ORDER value before every row: rowids are positive, and ids sort after the empty string. */
+export const rowOrderStart = (db: Queryable): number | string => (db.dialect === 'sqlite' ? 0 : '');
+
+/**
+ * The rows of `table` (as `alias`) whose id the subquery `ids` gives, the subquery read first: a
+ * FROM and the start of a WHERE, to be followed by more conditions. SQLite's CROSS JOIN fixes the
+ * order (without it, the planner may walk the table's rows and test each against the subquery);
+ * PostgreSQL plans the IN from its statistics.
+ */
+export const idsFirst = (ids: string | Fragment, table: string, alias: string): Fragment => {
+  const text = (engine: 'sqlite' | 'postgres') => (typeof ids === 'string' ? ids : ids[engine]);
+  return fragment(
+    `(${text('sqlite')}) k CROSS JOIN ${table} ${alias} WHERE ${alias}.id = k.id AND`,
+    `${table} ${alias} WHERE ${alias}.id IN (${text('postgres')}) AND`,
+  );
+};
+
+/**
+ * Locks the rows a SELECT picks, passing over rows another transaction holds instead of waiting
+ * for them (PostgreSQL, where claims run side by side). SQLite runs one writer at a time: nothing
+ * to lock.
+ */
+export const FOR_UPDATE_SKIP_LOCKED = fragment('', 'FOR UPDATE SKIP LOCKED');
+
+/**
+ * The WHERE of an UPDATE of `table` that changes the rows whose id the CTE `cte` picked, to be
+ * followed by more conditions: SQLite takes the ids as a list; PostgreSQL joins the CTE, which it
+ * runs once.
+ */
+export const updatePicked = (table: string, cte: string): Fragment =>
+  fragment(`WHERE ${table}.id IN (SELECT id FROM ${cte})`, `FROM ${cte} WHERE ${table}.id = ${cte}.id`);
+
+/**
+ * Commit order. A row written in an event's transaction has a place (tx, id): that transaction and
+ * the event's id. SQLite runs write transactions one at a time, each numbering its events after the
+ * newest one committed, so ids alone are commit order and tx is always 0. PostgreSQL commits
+ * transactions side by side: ids alone are not commit order, and an event of a transaction still
+ * running is not visible yet, so a read in commit order stops below the watermark.
+ */
+export const idsInCommitOrder = (db: Queryable): boolean => db.dialect === 'sqlite';
+
+/** The oldest transaction still running: every row of an older one is committed (or rolled back) and visible. */
+export const WATERMARK = fragment('1', 'pg_snapshot_xmin(pg_current_snapshot())::text::bigint');
+
+/** `AND tx < WATERMARK` for the transaction column `tx`: on SQLite always true (every tx is 0, and committed), so nothing. */
+export const belowWatermark = (tx: string): Fragment => fragment('', `AND ${tx} < ${WATERMARK.postgres}`);
+
+/**
+ * (x.tx, x.id) before (`<`) or after (`>`) (row.tx, row.id), two rows' columns, in a form each
+ * engine's index seeks. SQLite bounds an index by a row value of constants only (one of another
+ * row's columns would make it walk the index), and its tx is always 0: it compares ids within the
+ * same tx.
+ */
+export const commitOrderOf = (x: readonly [tx: string, id: string], cmp: '<' | '>', row: readonly [tx: string, id: string]): Fragment =>
+  fragment(`${x[0]} = ${row[0]} AND ${x[1]} ${cmp} ${row[1]}`, `(${x[0]}, ${x[1]}) ${cmp} (${row[0]}, ${row[1]})`);
+
+/** (tx, id) compared to a position given as parameters, `positionParams` of it: on SQLite the id alone. */
+export const commitOrderTo = (tx: string, id: string, cmp: '<' | '<=' | '>' | '>='): Fragment =>
+  fragment(`${id} ${cmp} ?`, `(${tx}, ${id}) ${cmp} (?, ?)`);
+
+/** The parameters of commitOrderTo for the position (tx, id). */
+export const positionParams = (db: Queryable, position: { tx: number; id: string }): unknown[] =>
+  idsInCommitOrder(db) ? [position.id] : [position.tx, position.id];
+
+/** An ORDER BY in commit order, oldest first or (`DESC`) newest first. */
+export const inCommitOrder = (tx: string, id: string, direction: '' | ' DESC' = ''): Fragment =>
+  fragment(`${id}${direction}`, `${tx}${direction}, ${id}${direction}`);
+
+/** `tx AS "tx"` of a position read in commit order: on SQLite every tx is 0. */
+export const commitTxOf = (tx: string): Fragment => fragment('0', tx);

@@ -1,0 +1,270 @@
+/**
+ * Which deliveries go out next, and who holds them: the webhooks with something due, the claim that
+ * leases a webhook's due rows (in its line's order when it asks for one), and the leases themselves:
+ * renewed while a row waits for a send slot, given back, taken over from a dead process.
+ *
+ * @module store/delivery-claims
+ */
+import { sql, type Db, type Sql } from '../db/database.js';
+import { belowWatermark, FOR_UPDATE_SKIP_LOCKED, idsFirst, indexedBy, JSON_LIST, NOT_INDEXED, updatePicked } from '../db/dialect.js';
+import { lineOf, type DeliveryState } from './deliveries.js';
+import type { WebhookOrdering } from './webhooks.js';
+
+/** An enabled, live webhook with at least one due, unleased pending row. */
+export interface DueWebhook {
+  id: string;
+  orgId: string;
+  url: string;
+  /** The order its deliveries go out in (which of its due rows a claim may take); absent: none. */
+  ordering?: WebhookOrdering;
+}
+
+const DUE_WEBHOOKS = sql`SELECT w.id, w.org_id AS "orgId", w.url, w.ordering FROM webhooks w
+  WHERE w.enabled = 1 AND w.deleted_at IS NULL
+    AND CASE WHEN w.ordering = 'webhook' THEN
+      EXISTS (SELECT 1 FROM deliveries d
+               WHERE d.id = (SELECT h.id FROM deliveries h WHERE h.webhook_id = w.id AND h.state = 'pending' AND h.in_line = 1
+                              ORDER BY h.event_tx, h.event_id LIMIT 1)
+                 AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?))
+      OR EXISTS (SELECT 1 FROM deliveries d ${indexedBy('deliveries_pending_unlined')}
+                  WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.in_line = 0 AND d.next_attempt_at <= ?
+                    AND (d.lease_until IS NULL OR d.lease_until < ?))
+    ELSE EXISTS (SELECT 1 FROM deliveries d
+                  WHERE d.webhook_id = w.id AND d.state = 'pending' AND d.next_attempt_at <= ?
+                    AND (d.lease_until IS NULL OR d.lease_until < ?)) END
+  ORDER BY w.id`;
+
+/**
+ * Enabled live webhooks that have something due now. One index probe per webhook on
+ * (webhook_id, state, next_attempt_at): the cost follows the number of webhooks, never the backlog
+ * (a probe passes over at most the rows leased right now, which the concurrency caps bound). A
+ * webhook in strict order is due when the head of its line is, or a test event's delivery (which
+ * is in no line): a line held by a head waiting for its retry is not reported due at every pass.
+ */
+export async function dueWebhooks(db: Db, nowMs: number): Promise<DueWebhook[]> {
+  return await db.all<DueWebhook>(DUE_WEBHOOKS, [nowMs, nowMs, nowMs, nowMs, nowMs, nowMs]);
+}
+
+/** A row claimed by `claimDue`: the lease is held by the caller. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  attempts: number;
+  step: number;
+  nextAttemptAt: number;
+}
+
+/**
+ * The ids of a webhook (the parameter, twice) a strict-order claim may take: the head of its line
+ * (one seek at the start of deliveries_pending_order) and its test events' deliveries, which are in
+ * no line (deliveries_pending_unlined). A line held by a head waiting for a retry costs these two
+ * seeks, not its backlog.
+ */
+const HEAD_OR_UNLINED = sql`SELECT head.id FROM (SELECT h.id FROM deliveries h WHERE h.webhook_id = ? AND h.state = 'pending' AND h.in_line = 1
+                                                  ORDER BY h.event_tx, h.event_id LIMIT 1) head
+   UNION ALL SELECT u.id FROM deliveries u ${indexedBy('deliveries_pending_unlined')} WHERE u.webhook_id = ? AND u.state = 'pending' AND u.in_line = 0`;
+const HEAD_OR_UNLINED_PARAMS = 2;
+
+/**
+ * Per resource, which of a webhook's due rows a claim may take: a candidate row `c` is eligible
+ * when nothing of its line is pending ahead of it (lineOf), one seek per candidate. A pending row
+ * ahead may be leased (in flight, or held by a node that died mid-send), waiting for a retry, or not
+ * due yet: in every case its outcome is not a recorded success, so nothing behind it goes. A test
+ * event's delivery waits for nothing. In strict order only the head can be eligible, so the
+ * candidates are the head and the test events' deliveries (HEAD_OR_UNLINED).
+ */
+const RESOURCE_ELIGIBLE = sql`AND (c.in_line = 0 OR NOT EXISTS (SELECT 1 ${lineOf('resource', 'ahead', 'c', '<')}))`;
+
+/**
+ * Leases up to `limit` of one webhook's oldest due rows in a single conditional UPDATE (an index
+ * range scan of what it returns): a row leased by anyone else is never taken, so two processes on
+ * one database never send the same attempt at once. On PostgreSQL the rows are locked as they are
+ * picked, and rows another node is claiming right now are passed over (FOR_UPDATE_SKIP_LOCKED)
+ * instead of waited for; the rows are picked in a CTE, which runs once: as `WHERE id IN (subquery …
+ * LIMIT)` its planner may join the subquery instead and take more rows than the limit. An ordered
+ * claim also asks of a candidate that its event's transaction is below the watermark: an event of a
+ * transaction still running, and so its delivery row, is not visible yet, and a later event of its
+ * line committed meanwhile must not pass it. Run it inside the caller's write transaction.
+ * SQLite's `+state` keeps its planner on the primary key for the outer UPDATE: without it SQLite
+ * picks the (state, next_attempt_at) index and walks every pending row, so each claim would cost
+ * the backlog. In strict order the candidates are the head and the test events' deliveries, read
+ * first (idsFirst), each by its id (`+` keeps the webhook's due rows index out), or SQLite would
+ * walk the due rows.
+ */
+const claimDueSql = (ordering: WebhookOrdering) => {
+  const strict = ordering === 'webhook';
+  const byId = strict ? NOT_INDEXED : '';
+  const candidates = strict ? idsFirst(HEAD_OR_UNLINED, 'deliveries', 'c') : 'deliveries c WHERE';
+  return sql`WITH picked AS (
+    SELECT c.id FROM ${candidates} ${byId}c.webhook_id = ? AND ${byId}c.state = 'pending' AND c.next_attempt_at <= ?
+       AND (c.lease_until IS NULL OR c.lease_until < ?)
+       AND c.id NOT IN (${JSON_LIST})
+       ${ordering === 'resource' ? RESOURCE_ELIGIBLE : ''} ${ordering === 'none' ? '' : belowWatermark('c.event_tx')}
+     ORDER BY c.next_attempt_at, c.id LIMIT ? ${FOR_UPDATE_SKIP_LOCKED})
+  UPDATE deliveries SET claimed_by = ?, lease_until = ? ${updatePicked('deliveries', 'picked')}
+    AND ${NOT_INDEXED}state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
+  RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
+};
+
+const CLAIM_DUE: Record<WebhookOrdering, Sql> = {
+  none: claimDueSql('none'),
+  resource: claimDueSql('resource'),
+  webhook: claimDueSql('webhook'),
+};
+
+export async function claimDue(
+  db: Db,
+  webhookId: string,
+  owner: string,
+  nowMs: number,
+  leaseUntil: number,
+  limit: number,
+  held: readonly string[] = [],
+  ordering: WebhookOrdering = 'none',
+): Promise<ClaimedDelivery[]> {
+  // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
+  // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
+  const heldList = held.length ? JSON.stringify(held) : '[]';
+  // The head's parameters come first: they select the candidates.
+  const head = ordering === 'webhook' ? Array.from({ length: HEAD_OR_UNLINED_PARAMS }, () => webhookId) : [];
+  const rows = await db.all<ClaimedDelivery>(CLAIM_DUE[ordering], [
+    ...head,
+    webhookId,
+    nowMs,
+    nowMs,
+    heldList,
+    limit,
+    owner,
+    leaseUntil,
+    nowMs,
+  ]);
+  return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Where a claimed row is to be sent, read just before it goes out: its webhook's current url, and
+ * whether the key it was signed with (at claim time) has been retired since; or undefined when it
+ * must not go out any more. A claimed row can wait several rounds of sends for a slot, long enough
+ * for its webhook to be disabled (by an operator, a 410 or the last failed attempt of another row),
+ * deleted, replayed or moved to another url, for its lease to end (or come too close to its end
+ * for the send to finish under it) and another process to take it, or for the organization's key
+ * to be rotated. Sending it anyway would reach an endpoint that is
+ * off, or the old url, or carry a signature its receiver can no longer check.
+ */
+export async function sendTarget(
+  db: Db,
+  id: string,
+  owner: string,
+  step: number,
+  keyId: string | null,
+  leaseAtLeast: number,
+): Promise<{ url: string; keyRetired: boolean; nextAttemptAt: number } | undefined> {
+  // leaseAtLeast: the lease must outlast the send, or another process could take the row mid-send.
+  const row = (await db.get(
+    `SELECT w.url AS url, d.next_attempt_at AS "nextAttemptAt",
+            CASE WHEN EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) THEN 1 ELSE 0 END AS "keyRetired"
+       FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND d.lease_until >= ?
+         AND w.enabled = 1 AND w.deleted_at IS NULL`,
+    [keyId, id, owner, step, leaseAtLeast],
+  )) as { url: string; keyRetired: number; nextAttemptAt: number } | undefined;
+  return row && { url: row.url, keyRetired: row.keyRetired === 1, nextAttemptAt: row.nextAttemptAt };
+}
+
+/**
+ * Extends the leases `owner` still holds on `ids` to `leaseUntil` (rows another process has taken
+ * since are left alone): a live dispatcher keeps its claimed rows however long they wait for a send
+ * slot, and a dead one stops renewing, so its rows are taken over when their lease ends.
+ */
+export async function renewLeases(db: Db, owner: string, ids: readonly string[], leaseUntil: number): Promise<number> {
+  if (ids.length === 0) return 0;
+  return await db.run(sql`UPDATE deliveries SET lease_until = ? WHERE id IN (${JSON_LIST}) AND claimed_by = ?`, [
+    leaseUntil,
+    JSON.stringify(ids),
+    owner,
+  ]);
+}
+
+/** Gives one row's lease back without counting an attempt (a claimed row that is not sent after all). */
+export async function releaseLease(db: Db, id: string, owner: string): Promise<void> {
+  await db.run('UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE id = ? AND claimed_by = ?', [id, owner]);
+}
+
+/** Gives these rows' leases back without counting an attempt: rows claimed and then not sent. */
+export async function releaseLeasesOf(db: Db, owner: string, ids: readonly string[]): Promise<number> {
+  return await db.run(sql`UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE id IN (${JSON_LIST}) AND claimed_by = ?`, [
+    JSON.stringify(ids),
+    owner,
+  ]);
+}
+
+/**
+ * Gives leases back without counting an attempt (clean shutdown). A delivered row never holds one
+ * (its result cleared it), so naming the other states lets the statement seek them instead of
+ * scanning every delivery for its owner under the write lock. Rows skipped or cancelled while
+ * claimed are released too: a replay makes them pending again, and a lease left on them would hold
+ * them back until it ended.
+ */
+export async function releaseLeases(db: Db, owner: string): Promise<number> {
+  return await db.run(
+    "UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE state IN ('pending', 'failed', 'skipped', 'cancelled') AND claimed_by = ?",
+    [owner],
+  );
+}
+
+/** The owners holding leases now, each with how many rows (the deliveries_claimed index: rows in hand only). */
+export async function leaseOwners(db: Db): Promise<{ owner: string; rows: number }[]> {
+  return await db.all<{ owner: string; rows: number }>(
+    'SELECT claimed_by AS owner, COUNT(*) AS "rows" FROM deliveries WHERE claimed_by IS NOT NULL GROUP BY claimed_by',
+  );
+}
+
+/**
+ * Takes back every row a dead process held, at once instead of when its leases end. Its pending rows
+ * count one attempt more: the process may have sent one before it died without recording it, so the
+ * send that follows says attempt n + 1 (x-delivery-attempt) and a receiver can tell a resend.
+ */
+export async function takeBackLeases(db: Db, owner: string): Promise<number> {
+  const pending = await db.run(
+    "UPDATE deliveries SET claimed_by = NULL, lease_until = NULL, attempts = attempts + 1 WHERE claimed_by = ? AND state = 'pending'",
+    [owner],
+  );
+  return pending + (await releaseLeases(db, owner));
+}
+
+/** Who holds a row's lease and until when; both null when nobody does. */
+export interface DeliveryLease {
+  claimedBy: string | null;
+  leaseUntil: number | null;
+}
+
+/** A row's lease; undefined when there is no such row. */
+export async function deliveryLease(db: Db, id: string): Promise<DeliveryLease | undefined> {
+  return (await db.get('SELECT claimed_by AS "claimedBy", lease_until AS "leaseUntil" FROM deliveries WHERE id = ?', [id])) as
+    DeliveryLease | undefined;
+}
+
+/** A row under a lease now. */
+export interface LeasedDelivery {
+  id: string;
+  orgId: string;
+  webhookId: string;
+  state: DeliveryState;
+  claimedBy: string;
+  leaseUntil: number;
+}
+
+/** Every row under a lease now, whoever holds it, in id order. */
+export async function leasedDeliveries(db: Db): Promise<LeasedDelivery[]> {
+  return (await db.all(`SELECT id, org_id AS "orgId", webhook_id AS "webhookId", state, claimed_by AS "claimedBy", lease_until AS "leaseUntil"
+       FROM deliveries WHERE claimed_by IS NOT NULL ORDER BY id`)) as LeasedDelivery[];
+}
+
+/** When a webhook's next attempt is due: its earliest pending row's due time, or undefined when nothing is pending. */
+export async function nextAttemptOf(db: Db, webhookId: string): Promise<number | undefined> {
+  const v = await db.value(
+    sql`SELECT next_attempt_at FROM deliveries ${indexedBy('deliveries_webhook_due')} WHERE webhook_id = ? AND state = 'pending' ORDER BY next_attempt_at LIMIT 1`,
+    [webhookId],
+  );
+  return v === undefined || v === null ? undefined : Number(v);
+}
