@@ -27,19 +27,20 @@ import type { Row } from './report-table.js';
 /** Jobs added per call: one pipeline each, so a big backlog is not one huge Redis transaction. */
 const ADD_CHUNK = 1_000;
 
-/** BullMQ in `processes` processes drains `backlog` jobs from a queue of its own (`queueName`) on `redis`. */
+/** BullMQ in `processes` processes drains `backlog` jobs from a queue of its own (`queueName`) on `redis`; `round` names its ledger's phase. */
 export async function bullmqPeer(
   redis: RedisServer,
   processes: number,
   backlog: number,
   queueName: string,
   log: (line: string) => void,
+  round?: number,
 ): Promise<PeerResult> {
   const queue = new Queue(queueName, { connection: { host: redis.host, port: redis.port } });
   try {
     return await drainByPeer(
       {
-        name: 'BullMQ',
+        name: round === undefined ? 'BullMQ' : `BullMQ, round ${round}`,
         script: 'bullmq-worker-node',
         workerEnv: { PEER_REDIS_PORT: String(redis.port), PEER_QUEUE: queueName },
         addJobs: async (jobs) => {
@@ -127,7 +128,7 @@ export async function bullmqComparison(quick: boolean, log: (line: string) => vo
       const runPeers = async () => {
         for (const processes of [1, 2]) {
           log(`outbox: round ${n}, BullMQ in ${processes} process${processes > 1 ? 'es' : ''}`);
-          peers.push(await bullmqPeer(redis, processes, backlog, `bench_r${n}_p${processes}`, log));
+          peers.push(await bullmqPeer(redis, processes, backlog, `bench_r${n}_p${processes}`, log, n));
         }
       };
       if (n % 2 === 0) await runPeers();
