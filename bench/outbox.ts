@@ -1,4 +1,5 @@
 import type { Benchmark, BenchOutcome } from './bench-types.js';
+import { bullmqComparison } from './bullmq-peer.js';
 import { noisyNeighbour } from './noisy-neighbour.js';
 import { nodesComparison } from './outbox-nodes.js';
 import { orderingComparison } from './outbox-ordering.js';
@@ -31,17 +32,20 @@ import { OUTBOX_ENV } from './outbox-env.js';
  * - fan-out: the same with 10 webhooks; one signature per event and key, reused by every endpoint;
  * - ordered delivery: deliveries/s with `ordering: resource` beside `none` on 50 resources (outbox-ordering.ts).
  * - noisy neighbour: one organization's commit-to-receipt p99 beside another's slow endpoints, as a ratio.
+ * - the Redis peer: the same backlog drained by BullMQ, alternated with borderd (bullmq-peer.ts), where redis-server is on the PATH.
  */
 export const outboxBenchmark: Benchmark = {
   name: 'outbox',
-  title: 'Outbox delivery: events written/s, deliveries/s vs the signing limit, commit-to-receipt latency, fan-out, noisy neighbour',
+  title:
+    'Outbox delivery: events written/s, deliveries/s vs the signing limit, commit-to-receipt latency, fan-out, noisy neighbour, BullMQ',
   async run({ quick, log, postgres }) {
     const single = await singleNode(quick, log);
     const ordering = await orderingComparison(quick, log, receiptRate);
     const noisy = await noisyNeighbour(quick, log);
+    const peer = await bullmqComparison(quick, log);
     const base = {
-      rows: [...single.rows, ...ordering.rows, ...noisy.rows],
-      metrics: { ...single.metrics, ...ordering.metrics, ...noisy.metrics },
+      rows: [...single.rows, ...ordering.rows, ...noisy.rows, ...peer.rows],
+      metrics: { ...single.metrics, ...ordering.metrics, ...noisy.metrics, ...peer.metrics },
     };
     if (!postgres) return base;
     const server =

@@ -27,9 +27,17 @@ import type { EventSignatures } from '../event-signatures.js';
 import { disableWebhook } from '../webhook-state.js';
 import type { Job, Sent } from './job.js';
 
-/** Results are recorded together: at most this many per transaction, at most this long after the first of them. */
+/** Results are recorded together: at most this many per transaction, at most FLUSH_DELAY_MS after the first of them. */
 export const FLUSH_BATCH = 64;
-export const FLUSH_DELAY_MS = 4;
+/**
+ * How long a result waits for others to share its transaction. A commit writes every page it
+ * touched to the WAL (the delivery rows and their indexes, the attempts and theirs) however many
+ * results it holds, so this wait sets how many results share those writes. The results' sends are
+ * over and their slots and claims free, so it holds up no send.
+ */
+export const FLUSH_DELAY_MS = 25;
+/** The wait with a result of an ordered webhook in the batch: the row behind it in its line is claimed only once it is recorded. */
+export const ORDERED_FLUSH_DELAY_MS = 4;
 /** How soon results that found the write lock held (another process) are tried again. */
 export const BUSY_RETRY_MS = 20;
 /** How soon results are written again while the database cannot be reached. */
@@ -84,6 +92,8 @@ export class Recorder {
   readonly #ended: (webhookId: string) => void;
   #finished: Sent[] = [];
   #flushTimer: NodeJS.Timeout | undefined;
+  /** The flush timer is the short one (ORDERED_FLUSH_DELAY_MS). */
+  #flushSoon = false;
   #stopping = false;
 
   constructor(ctx: AppContext, opts: RecorderOptions) {
@@ -105,20 +115,20 @@ export class Recorder {
     this.#stopping = true;
   }
 
-  /**
-   * A result to record with its batch. Results wait a few milliseconds to share one transaction:
-   * each commit writes the touched pages to the WAL, which one per result would pay for every
-   * send. Their send slots and claims are free already, so the wait holds up no send.
-   */
+  /** A result to record with its batch (FLUSH_DELAY_MS; ORDERED_FLUSH_DELAY_MS for an ordered webhook's). */
   add(sent: Sent): void {
     this.#finished.push(sent);
     if (this.#finished.length >= FLUSH_BATCH) {
       clearTimeout(this.#flushTimer);
       this.#flushTimer = undefined;
       setImmediate(() => void this.flush());
-    } else if (!this.#flushTimer) {
-      this.#flushTimer = setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
+      return;
     }
+    const soon = (sent.job.webhook.ordering ?? 'none') !== 'none';
+    if (this.#flushTimer && (this.#flushSoon || !soon)) return;
+    clearTimeout(this.#flushTimer);
+    this.#flushSoon = soon;
+    this.#flushTimer = setTimeout(() => void this.flush(), soon ? ORDERED_FLUSH_DELAY_MS : FLUSH_DELAY_MS);
   }
 
   /** Records every result that arrived since the last flush in one transaction, then logs them. */

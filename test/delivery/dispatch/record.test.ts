@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SendResult, Sent } from '../../../src/delivery/dispatch/job.js';
-import { BUSY_RETRY_MS, FLUSH_BATCH, FLUSH_DELAY_MS, Recorder } from '../../../src/delivery/dispatch/record.js';
+import { BUSY_RETRY_MS, FLUSH_BATCH, FLUSH_DELAY_MS, ORDERED_FLUSH_DELAY_MS, Recorder } from '../../../src/delivery/dispatch/record.js';
 import { EventSignatures } from '../../../src/delivery/event-signatures.js';
 import { endsWebhook } from '../../../src/domain/delivery-rules.js';
 import { getDelivery } from '../../../src/store/deliveries.js';
@@ -103,6 +103,31 @@ describe('the recorder', () => {
     const states = new Set<string>();
     for (const j of jobs) states.add((await getDelivery(ctx.db, j.id))!.state);
     expect([...states]).toEqual(['delivered']);
+  });
+
+  it("waits longer for company in a batch of unordered results than with an ordered webhook's result in it", async () => {
+    expect(FLUSH_DELAY_MS).toBeGreaterThan(ORDERED_FLUSH_DELAY_MS);
+    const { jobs, recorder, recorded, add } = await recording(3);
+    const flushes = vi.spyOn(recorder, 'flush');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    add(0, answer(200));
+    vi.advanceTimersByTime(ORDERED_FLUSH_DELAY_MS);
+    // Unordered: more results may still share its transaction (and its WAL writes).
+    expect(flushes).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(FLUSH_DELAY_MS - ORDERED_FLUSH_DELAY_MS);
+    expect(flushes).toHaveBeenCalledTimes(1);
+    await flushes.mock.results[0]!.value;
+    expect(recorded).toEqual([jobs[0]!.id]);
+
+    // A result of an ordered webhook shortens the wait of the batch it joins: the next row of its line waits for it.
+    add(1, answer(200));
+    vi.advanceTimersByTime(1);
+    jobs[2]!.webhook = { ...jobs[2]!.webhook, ordering: 'resource' };
+    add(2, answer(200));
+    vi.advanceTimersByTime(ORDERED_FLUSH_DELAY_MS);
+    expect(flushes).toHaveBeenCalledTimes(2);
+    await flushes.mock.results[1]!.value;
+    expect(recorded).toEqual(jobs.map((j) => j.id));
   });
 
   it('disables the webhook a result ends, and tells it once that result is recorded', async () => {
