@@ -72,6 +72,23 @@ async function storedSignatures(ctx: TestContext, eventIds: string[]): Promise<M
   return new Map((await signaturesOf(ctx.db, eventIds)).map((r) => [r.eventId, { keyId: r.keyId, signature: r.signature }]));
 }
 
+/** A fresh organization's stream, open and past its first two messages, and another process on the same database. */
+async function streamBesideAnotherProcess(pollIntervalMs: number) {
+  const ctx = await makeContext({ 'eventStream.pollIntervalMs': pollIntervalMs });
+  const { tokens, url } = await serve(ctx);
+  const { org, auth } = await makeOrg(ctx, tokens);
+  const stream = await open(url, auth);
+  await stream.next(2);
+  return { ctx, org, stream, other: await anotherProcess(ctx) };
+}
+
+/** A gate one side opens and the other waits at: `passed` resolves once `open()` was called. */
+function gate(): { open: () => void; passed: Promise<void> } {
+  let open!: () => void;
+  const passed = new Promise<void>((r) => (open = r));
+  return { open, passed };
+}
+
 /** A daemon with a 50 ms heartbeat and one organization's stream, open and past its first message. */
 async function heartbeatStream() {
   const ctx = await makeContext({ 'eventStream.heartbeatMs': 50 });
@@ -230,32 +247,24 @@ describe('GET /v1/notifications/events/stream', () => {
   it.runIf(onPostgres)(
     "takes no lock for order: one organization's events commit while another of its transactions is open, and the stream sends them in commit order once both are readable",
     async () => {
-      const ctx = await makeContext({ 'eventStream.pollIntervalMs': 20 });
-      const { tokens, url } = await serve(ctx);
-      const { org, auth } = await makeOrg(ctx, tokens);
-      const stream = await open(url, auth);
-      await stream.next(2);
-      const other = await anotherProcess(ctx);
-      let release!: () => void;
-      const released = new Promise<void>((r) => (release = r));
-      let opened!: () => void;
-      const first = new Promise<void>((r) => (opened = r));
+      const { ctx, org, stream, other } = await streamBesideAnotherProcess(20);
+      const [first, released] = [gate(), gate()];
       const slow = ctx.db.transaction(async (tx) => {
         const a = await writeEvent(tx, ctx.clock.now(), org.id, 'Transaction_Updated', data);
-        opened();
-        await released;
+        first.open();
+        await released.passed;
         // Numbered after the other process's event, written by the transaction that began first.
         const b = await writeEvent(tx, ctx.clock.now(), org.id, 'Transaction_Updated', data);
         return [a.event.id, b.event.id];
       });
-      await first;
+      await first.passed;
       // Commits while `slow` is open: an organization lock held to the commit would keep it waiting here.
       const quick = await other.db.transaction((tx) => writeEvent(tx, ctx.clock.now(), org.id, 'Transaction_Updated', data));
       other.signals.outbox.emit();
       ctx.signals.outbox.emit();
       // Committed, but behind a transaction still running: a reader that sent it now would pass over `slow`'s events.
       expect(await listEventsAfter(ctx.db, org.id, await streamPositionAfter(ctx.db, org.id, null), 10)).toEqual([]);
-      release();
+      released.open();
       const [a, b] = await slow;
       ctx.signals.outbox.emit();
       expect(payloads(await stream.next(5)).map((m) => m.id)).toEqual([a, b, quick.event.id]);
@@ -306,28 +315,20 @@ describe('GET /v1/notifications/events/stream', () => {
   it.runIf(onPostgres)(
     "sends an event held back behind another organization's running transaction as soon as that ends, not at the next poll",
     async () => {
-      const ctx = await makeContext({ 'eventStream.pollIntervalMs': 600_000 });
-      const { tokens, url } = await serve(ctx);
-      const { org, auth } = await makeOrg(ctx, tokens);
-      const stream = await open(url, auth);
-      await stream.next(2);
-      const other = await anotherProcess(ctx);
-      let release!: () => void;
-      const released = new Promise<void>((r) => (release = r));
-      let opened!: () => void;
-      const running = new Promise<void>((r) => (opened = r));
+      const { ctx, org, stream, other } = await streamBesideAnotherProcess(600_000);
+      const [running, released] = [gate(), gate()];
       // A write elsewhere on the server, begun first and still running: it holds the watermark.
       const blocker = other.db.transaction(async (tx) => {
         await tx.value('SELECT pg_current_xact_id()');
-        opened();
-        await released;
+        running.open();
+        await released.passed;
       });
-      await running;
+      await running.passed;
       const written = await emit(ctx, org.id);
       expect(await listEventsAfter(ctx.db, org.id, await streamPositionAfter(ctx.db, org.id, null), 10)).toEqual([]);
       // The signal's read finds the event held back; its transaction ends with no signal to this stream.
       await new Promise((r) => setTimeout(r, 200));
-      release();
+      released.open();
       await blocker;
       expect(payloads(await stream.next(3)).map((m) => m.id)).toEqual([written.event.id]);
     },
