@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bullmqComparison, bullmqPeer } from '../../bench/bullmq-peer.js';
 import { redisMissing, startRedis, type RedisServer } from '../../bench/bullmq-redis.js';
-import { balances } from '../../bench/ledger.js';
+import { expectDrainedByTwo } from './peer-drain.js';
 
 const missing = redisMissing();
 let redis: RedisServer | undefined;
@@ -32,17 +32,7 @@ describe('the BullMQ peer', () => {
       const lines: string[] = [];
       const backlog = 120;
       const result = await bullmqPeer(redis!, 2, backlog, 'test_backlog', (line) => lines.push(line));
-      expect(result.processes).toBe(2);
-      expect(result.ledger).toMatchObject({ written: backlog, delivered: backlog, missing: 0, unknown: 0 });
-      expect(balances(result.ledger)).toBe(true);
-      // Every job was answered 2xx by the receiver, which answers 400 to a signature that does not verify.
-      expect(result.deliveredBy).toHaveLength(2);
-      expect(result.deliveredBy.reduce((a, b) => a + b, 0)).toBe(backlog + result.ledger.duplicated);
-      expect(result.deliveriesPerSecond).toBeGreaterThan(0);
-      expect(result.workersMs).toHaveLength(2);
-      // Redis's own CPU is seen and counted.
-      expect(result.databaseMs).toBeGreaterThan(0);
-      expect(lines).toEqual([]);
+      expectDrainedByTwo(result, backlog, lines);
     },
   );
 

@@ -5,7 +5,7 @@ import { listDeliveries, pageDeliveries, webhookHealth } from '../../src/store/d
 import { eventIdsSince } from '../../src/store/events.js';
 import { makeContext } from '../support/context.js';
 import { onPostgres } from '../support/postgres.js';
-import { plansOf } from '../support/query-plans.js';
+import { insertBareDeliveries, plansOf } from '../support/query-plans.js';
 
 /**
  * Statements of the outbox that an operator or a stop runs over the whole history: their plans,
@@ -23,17 +23,7 @@ describe.skipIf(onPostgres)('outbox statements over a long history', () => {
     const ctx = await makeContext();
     const [only] = await plansOf(ctx.db, async () => await releaseLeases(ctx.db, 'owner'));
     expect(only!.plan).not.toMatch(/\bSCAN deliveries\b/);
-    await ctx.db.exec('PRAGMA foreign_keys = OFF');
-    for (let i = 0; i < 3; i++)
-      await insertDelivery(ctx.db, {
-        id: `dlv_${i}`,
-        eventId: `evt_${i}`,
-        webhookId: 'whk_x',
-        orgId: 'org_a',
-        state: 'pending',
-        nextAttemptAt: 0,
-        at: '2026-01-01T00:00:00.000Z',
-      });
+    await insertBareDeliveries(ctx.db, 3);
     expect(await claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(3);
     await setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
     expect(await releaseLeases(ctx.db, 'owner')).toBe(3);

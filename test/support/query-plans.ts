@@ -2,6 +2,7 @@ import { vi } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import type { SqliteDatabase } from '../../src/db/sqlite.js';
 import type { Connection } from '../../src/db/sqlite-connection.js';
+import { insertDelivery } from '../../src/store/deliveries.js';
 
 /**
  * The query plans of what a piece of code runs. borderd's databases never have ANALYZE statistics,
@@ -40,4 +41,19 @@ export async function plansOf(database: Database, fn: () => unknown, only: RegEx
     const rows = (Object.keys(named).length > 0 ? explain.all(named) : explain.all(...params)) as { detail: string }[];
     return { sql, plan: rows.map((r) => r.detail).join(' | ') };
   });
+}
+
+/** `count` pending deliveries dlv_0… of webhook whk_x (organization org_a): rows alone, foreign keys off, nothing behind them. */
+export async function insertBareDeliveries(db: Database, count: number): Promise<void> {
+  await db.exec('PRAGMA foreign_keys = OFF');
+  for (let i = 0; i < count; i++)
+    await insertDelivery(db, {
+      id: `dlv_${i}`,
+      eventId: `evt_${i}`,
+      webhookId: 'whk_x',
+      orgId: 'org_a',
+      state: 'pending',
+      nextAttemptAt: 0,
+      at: '2026-01-01T00:00:00.000Z',
+    });
 }

@@ -4,28 +4,17 @@
  * its own statistics.
  */
 import { describe, expect, it } from 'vitest';
-import { insertDelivery } from '../../../src/store/deliveries.js';
 import { claimDue } from '../../../src/store/delivery-claims.js';
 import { finishAttempts } from '../../../src/store/delivery-results.js';
 import { makeContext } from '../../support/context.js';
 import { onPostgres } from '../../support/postgres.js';
-import { plansOf } from '../../support/query-plans.js';
+import { insertBareDeliveries, plansOf } from '../../support/query-plans.js';
 
 describe.skipIf(onPostgres)('recording a batch of results', () => {
   it('walks the batch and finds each row by its id, not the batch once per row its owner holds', async () => {
     const ctx = await makeContext();
-    await ctx.db.exec('PRAGMA foreign_keys = OFF'); // rows only: no events or webhooks behind them
+    await insertBareDeliveries(ctx.db, 6);
     const at = '2026-01-01T00:00:00.000Z';
-    for (let i = 0; i < 6; i++)
-      await insertDelivery(ctx.db, {
-        id: `dlv_${i}`,
-        eventId: `evt_${i}`,
-        webhookId: 'whk_x',
-        orgId: 'org_a',
-        state: 'pending',
-        nextAttemptAt: 0,
-        at,
-      });
     const claimed = await claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 6);
     expect(claimed).toHaveLength(6);
     const done = claimed.slice(0, 4).map((row) => ({

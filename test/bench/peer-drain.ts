@@ -1,0 +1,24 @@
+/**
+ * What the benchmark's peers (Graphile Worker, BullMQ) must show after draining a small backlog in
+ * two processes: every job delivered and verified once, split between the processes, a balanced
+ * ledger, and the CPU of workers and of the queue's server counted.
+ *
+ * @module test/bench/peer-drain
+ */
+import { expect } from 'vitest';
+import { balances } from '../../bench/ledger.js';
+import type { PeerResult } from '../../bench/peer-process.js';
+
+export function expectDrainedByTwo(result: PeerResult, backlog: number, lines: readonly string[]): void {
+  expect(result.processes).toBe(2);
+  expect(result.ledger).toMatchObject({ written: backlog, delivered: backlog, missing: 0, unknown: 0 });
+  expect(balances(result.ledger)).toBe(true);
+  // Every job was answered 2xx by the receiver, which answers 400 to a signature that does not verify.
+  expect(result.deliveredBy).toHaveLength(2);
+  expect(result.deliveredBy.reduce((a, b) => a + b, 0)).toBe(backlog + result.ledger.duplicated);
+  expect(result.deliveriesPerSecond).toBeGreaterThan(0);
+  expect(result.workersMs).toHaveLength(2);
+  // The queue's server's own CPU (PostgreSQL, Redis) is seen and counted.
+  expect(result.databaseMs).toBeGreaterThan(0);
+  expect(lines).toEqual([]);
+}
