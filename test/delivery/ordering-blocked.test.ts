@@ -4,7 +4,7 @@
  * service), and a head that ends with its webhook disabled leaves the rest skipped, replayed in
  * order on enable.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMetricsWorker } from '../../src/metrics/metrics-worker.js';
 import { enqueueEvent, inOutboxTransaction } from '../../src/delivery/enqueue.js';
 import { blockedLines, releaseAnyDelivery } from '../../src/services/delivery-order.js';
@@ -123,7 +123,11 @@ describe('a blocked head on an ordered webhook', () => {
     const first = await update(s.ctx, s.org.org.id, 'txn_a', 1);
     await update(s.ctx, s.org.org.id, 'txn_a', 2);
     const now = s.ctx.clock.now();
-    await claimDue(s.ctx.db, s.webhookId, 'another-node', now, now + 60_000, 10, [], 'resource');
+    // On PostgreSQL the claim waits for the watermark, which another test's transaction on the shared server can hold for a moment.
+    await vi.waitFor(async () => {
+      await claimDue(s.ctx.db, s.webhookId, 'another-node', now, now + 60_000, 10, [], 'resource');
+      expect(await s.ctx.db.value('SELECT claimed_by FROM deliveries WHERE event_id = ?', [first])).toBe('another-node');
+    });
     const head = await deliveryOf(s, first);
     const res = await s.http.post(`/v1/notifications/deliveries/${head.id}/cancel`).set('authorization', s.org.auth);
     expect(res.status).toBe(409);

@@ -215,7 +215,13 @@ describe('ordered delivery', () => {
 
     // The node is found dead: its row is pending again and goes first, then the rest of its resource in order.
     expect(await takeBackLeases(s.ctx.db, 'dead-node')).toBe(1);
-    for (let pass = 0; pass < 100 && !received([stuck!]); pass++) await dispatcher.runOnce();
+    await vi.waitFor(
+      async () => {
+        if (!received([stuck!])) await dispatcher.runOnce();
+        expect(received([stuck!])).toBe(true);
+      },
+      { timeout: 30_000, interval: 10 },
+    );
     expect(receiver.log.filter((l) => l.resource === stuck).map((l) => l.eventId)).toEqual(order.get(stuck!));
     expect(orderViolations(receiver.log, order)).toBe(0);
   });
