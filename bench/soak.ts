@@ -68,13 +68,22 @@ export const soakBenchmark: Benchmark = {
       const samples = rss.stop();
       if (reads.non2xx > 0 || inbound.non2xx > 0)
         throw new Error(`soak: ${reads.non2xx} reads and ${inbound.non2xx} notifications not answered 2xx`);
-      // Nothing dropped: every event delivered, every notification decrypted.
-      const stored = db.get<{ n: number }>('SELECT count(*) AS n FROM events')!.n;
-      const delivered = await scenario.waitForDeliveries(stored, 120_000, 'distinctEvents');
-      // Count what was stored, not what autocannon counted: a request in flight when it stopped may still have been stored.
-      const notifications = db.get<{ n: number }>('SELECT count(*) AS n FROM inbound_events')!.n;
+      // Nothing dropped: every event delivered, every notification decrypted. Count what was stored,
+      // not what the load generator counted, and count again once it is all through: a request in
+      // flight when the load stopped may commit after the first count.
+      const countEvents = () => db.get<{ n: number }>('SELECT count(*) AS n FROM events')!.n;
+      let stored = countEvents();
+      let delivered = await scenario.waitForDeliveries(stored, 120_000, 'distinctEvents');
+      for (let again = countEvents(); again !== stored; again = countEvents()) {
+        stored = again;
+        delivered = await scenario.waitForDeliveries(stored, 120_000, 'distinctEvents');
+      }
+      let notifications = 0;
       await waitUntil(
-        () => (db.countBy('inbound_events', 'state').decrypted ?? 0) === notifications,
+        () => {
+          notifications = db.get<{ n: number }>('SELECT count(*) AS n FROM inbound_events')!.n;
+          return (db.countBy('inbound_events', 'state').decrypted ?? 0) === notifications;
+        },
         'every notification decrypted',
         120_000,
       );
