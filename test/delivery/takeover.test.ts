@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeRegistry, hostAndPid, newNodeId } from '../../src/cluster/nodes.js';
+import { NodeRegistry, newNodeId } from '../../src/cluster/nodes.js';
 import { getDelivery } from '../../src/store/deliveries.js';
 import { claimDue } from '../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../src/store/delivery-views.js';
@@ -35,6 +35,8 @@ describe('taking over from dead processes', () => {
     const s = await setup();
     for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
     const dead = `${hostname()}:4194303:0badc0de`;
+    const at = s.ctx.clock.now();
+    await registerNode(s.ctx.db, { id: dead, host: hostname(), pid: 4194303, startedAt: at, seenAt: at });
     expect(await claimAll(s, dead)).toHaveLength(3);
     expect(await s.dispatcher.runOnce()).toBe(0); // leased for an hour: nothing to send
 
@@ -45,18 +47,25 @@ describe('taking over from dead processes', () => {
     for (const d of await listDeliveries(s.ctx.db, { limit: 10 })) expect(d).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 
-  it('leaves the rows of a live process on this host, and of an unknown owner elsewhere, to their leases', async () => {
+  it('leaves the rows of a live process on this host, and of a holder with no row (here or elsewhere), to their leases', async () => {
     const s = await setup();
-    for (let i = 0; i < 2; i++) await newTx(s.ctx, s.org.org.id);
-    const [a, b] = (await listDeliveries(s.ctx.db, { limit: 10 })).map((d) => d.id);
+    for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
+    const ids = (await listDeliveries(s.ctx.db, { limit: 10 })).map((d) => d.id);
     const now = s.ctx.clock.now();
-    await claimDue(s.ctx.db, s.webhookId, `${hostname()}:${process.ppid}:00000001`, now, now + 3_600_000, 1);
+    const live = `${hostname()}:${process.ppid}:00000001`;
+    await registerNode(s.ctx.db, { id: live, host: hostname(), pid: process.ppid, startedAt: now, seenAt: now });
+    await claimDue(s.ctx.db, s.webhookId, live, now, now + 3_600_000, 1);
     await claimDue(s.ctx.db, s.webhookId, 'elsewhere:12:00000002', now, now + 3_600_000, 1);
-    const r = registry(s.ctx);
+    // No row in nodes: a process declared dead that claimed before its next heartbeat, then died.
+    await claimDue(s.ctx.db, s.webhookId, `${hostname()}:4194303:0badc0de`, now, now + 3_600_000, 1);
+    const r = registry(s.ctx, [4194303]);
     await r.start();
     expect(await r.takeOver()).toEqual({ owners: [], rows: 0 });
-    expect((await getDelivery(s.ctx.db, a!))!.attempts).toBe(0);
-    expect((await getDelivery(s.ctx.db, b!))!.attempts).toBe(0);
+    for (const id of ids) expect((await getDelivery(s.ctx.db, id))!.attempts).toBe(0);
+    expect(r.live).toEqual([live, r.id].sort());
+    // Their leases end on their own: then the rows go out, as first attempts.
+    s.ctx.clock.advance(3_600_001);
+    expect(await s.dispatcher.runOnce()).toBe(3);
   });
 
   it('a node on another host not heard from for deadAfterMs loses its rows; until then it keeps them', async () => {
@@ -115,10 +124,5 @@ describe('taking over from dead processes', () => {
     await r.stop();
     registries.splice(0);
     expect(await listNodes(s.ctx.db)).toEqual([]);
-  });
-
-  it('reads the host and pid out of a node id', () => {
-    expect(hostAndPid('web-1.internal:4312:9f86d081')).toEqual({ host: 'web-1.internal', pid: 4312 });
-    expect(hostAndPid('dead-process')).toBeUndefined();
   });
 });
