@@ -4,6 +4,6 @@
 -- taken over (store/delivery-claims.ts); the dead processes themselves are found in the nodes table.
 DROP INDEX deliveries_claimed;
 -- Room on each page for the new versions of its rows (a claim, a renewal, a result each write one):
--- a HOT update needs its page to have space. Pages written from now on keep 15% free; existing
+-- a HOT update needs its page to have space. Pages written from now on keep 30% free; existing
 -- pages gain it as they are rewritten (VACUUM FULL or pg_repack), which a migration does not force.
-ALTER TABLE deliveries SET (fillfactor = 85);
+ALTER TABLE deliveries SET (fillfactor = 70);
