@@ -40,7 +40,7 @@ describe.runIf(onPostgres)('leases on PostgreSQL', () => {
   it('the table leaves room on each page for the new versions of its rows', async () => {
     const s = await setup();
     expect(await s.ctx.db.value("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'deliveries'")).toBe(
-      'fillfactor=85',
+      'fillfactor=70',
     );
   });
 });

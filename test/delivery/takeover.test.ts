@@ -47,6 +47,33 @@ describe('taking over from dead processes', () => {
     for (const d of await listDeliveries(s.ctx.db, { limit: 10 })) expect(d).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 
+  it("takes back the dead node's rows alone, among pending rows unclaimed and held by a live node", async () => {
+    const s = await setup();
+    for (let i = 0; i < 6; i++) await newTx(s.ctx, s.org.org.id);
+    const now = s.ctx.clock.now();
+    const dead = `${hostname()}:4194303:0badc0de`;
+    const live = `${hostname()}:${process.ppid}:00000001`;
+    for (const [id, pid] of [
+      [dead, 4194303],
+      [live, process.ppid],
+    ] as const)
+      await registerNode(s.ctx.db, { id, host: hostname(), pid, startedAt: now, seenAt: now });
+    const lease = now + 3_600_000;
+    const held = (await claimDue(s.ctx.db, s.webhookId, dead, now, lease, 2)).map((r) => r.id);
+    const kept = (await claimDue(s.ctx.db, s.webhookId, live, now, lease, 2)).map((r) => r.id);
+    const r = registry(s.ctx, [4194303]);
+    await r.start();
+    expect(r.live).toEqual([live, r.id].sort());
+    const rows = await listDeliveries(s.ctx.db, { limit: 10 });
+    const byId = new Map(rows.map((d) => [d.id, d]));
+    for (const id of held) expect(byId.get(id)).toMatchObject({ state: 'pending', attempts: 1 });
+    for (const id of kept) expect(byId.get(id)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(rows.filter((d) => d.attempts === 0)).toHaveLength(4);
+    // The live node's two stay leased; the other four go out.
+    expect(await s.dispatcher.runOnce()).toBe(4);
+    expect((await listNodes(s.ctx.db)).map((n) => n.id).sort()).toEqual([live, r.id].sort());
+  });
+
   it('leaves the rows of a live process on this host, and of a holder with no row (here or elsewhere), to their leases', async () => {
     const s = await setup();
     for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
