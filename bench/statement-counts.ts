@@ -17,7 +17,7 @@ export interface StatementCounts {
   perUnit: number;
   /** The statements run most often, each with its calls per unit and its execution time per call (ms). */
   top: { query: string; perUnit: number; msPerCall: number }[];
-  /** The table asked for: its row updates per unit, and the percentage of them that were HOT. */
+  /** The table asked for, when it had rows updated: its row updates per unit, and the percentage of them that were HOT. */
   updates?: { table: string; perUnit: number; hotPct: number };
 }
 
@@ -48,7 +48,7 @@ export async function statementCounter(url: string, table?: string): Promise<Sta
     loaded = false;
   }
   // The counter's own statements are left out by their text.
-  const mine = "query NOT LIKE '%pg_stat_statements%'";
+  const mine = "query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%pg_stat_user_tables%'";
   const ours = `dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) AND ${mine}`;
   const tableUpdates = async (): Promise<TableUpdates> => {
     const row = (
@@ -78,7 +78,7 @@ export async function statementCounter(url: string, table?: string): Promise<Sta
       if (table !== undefined && updatesAtStart) {
         const now = await tableUpdates();
         const updated = now.updated - updatesAtStart.updated;
-        updates = { table, perUnit: updated / units, hotPct: updated > 0 ? (100 * (now.hot - updatesAtStart.hot)) / updated : 0 };
+        if (updated > 0) updates = { table, perUnit: updated / units, hotPct: (100 * (now.hot - updatesAtStart.hot)) / updated };
       }
       return {
         ...(updates ? { updates } : {}),

@@ -40,7 +40,8 @@ describe('statement counts', () => {
   it('counts what one database ran between start and read, per unit', { timeout: 60_000 }, async () => {
     const url = await server.createDatabase('counted');
     const other = await server.createDatabase('beside');
-    const counter = await statementCounter(url);
+    // A table asked for that had no row updated: no line for it.
+    const counter = await statementCounter(url, 'untouched');
     try {
       await work(url, 3);
       await counter.start();
@@ -49,6 +50,7 @@ describe('statement counts', () => {
       const counts = await counter.read(5);
       // BEGIN, two SELECTs and COMMIT per unit; the work before start and the other database's are not counted.
       expect(counts?.perUnit).toBe(4);
+      expect(counts?.updates).toBeUndefined();
       expect(counts?.top.map((t) => t.perUnit)).toEqual([1, 1, 1, 1]);
       expect(counts?.top.map((t) => t.query).sort()).toEqual(['BEGIN', 'COMMIT', 'SELECT $1::int AS n', 'SELECT $1::text AS t']);
       expect(describeCounts('per unit', counts)).toMatch(/^per unit: 4\.00 statements per unit\n {2}1\.00 × /);
