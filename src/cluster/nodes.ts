@@ -1,8 +1,8 @@
 /**
  * The serve processes sharing one database. Each process has an id (`host:pid:random`, also the
  * owner of the delivery leases it takes), a row in `nodes` it refreshes every nodes.heartbeatMs,
- * and on every heartbeat looks for dead processes that still hold deliveries and takes those back,
- * so a crash delays its deliveries by seconds instead of a whole lease (delivery.leaseMs).
+ * and on every heartbeat looks for dead processes and takes back the deliveries they held, so a
+ * crash delays its deliveries by seconds instead of a whole lease (delivery.leaseMs).
  *
  * A node is dead when its row was not refreshed for nodes.deadAfterMs while this node could see
  * the database, or, on this host, when its pid is gone. (A restarted container gets its old pid

@@ -255,7 +255,7 @@ export interface LeasedDelivery {
 
 /**
  * Every row under a lease now, whoever holds it, in id order: a read of the whole table (no index
- * covers claimed_by), for an operator's or a test's look, never for the dispatcher.
+ * covers claimed_by), for tests, never for the dispatcher.
  */
 export async function leasedDeliveries(db: Db): Promise<LeasedDelivery[]> {
   return (await db.all(`SELECT id, org_id AS "orgId", webhook_id AS "webhookId", state, claimed_by AS "claimedBy", lease_until AS "leaseUntil"
