@@ -158,7 +158,7 @@ async function measure(
     await sleep(1500);
     scenario = await OutboxScenario.start(first);
     await scenario.addWebhooks(1, false);
-    counter = databaseUrl !== undefined ? await statementCounter(databaseUrl) : undefined;
+    counter = databaseUrl !== undefined ? await statementCounter(databaseUrl, 'deliveries') : undefined;
     await counter?.start();
     const written = await scenario.writeEvents({ amount: sizes.backlog });
     const writeStatements = await counter?.read(written.requests);

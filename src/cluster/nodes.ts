@@ -1,13 +1,16 @@
 /**
  * The serve processes sharing one database. Each process has an id (`host:pid:random`, also the
  * owner of the delivery leases it takes), a row in `nodes` it refreshes every nodes.heartbeatMs,
- * and on every heartbeat looks for dead processes that still hold deliveries and takes those back,
- * so a crash delays its deliveries by seconds instead of a whole lease (delivery.leaseMs).
+ * and on every heartbeat looks for dead processes and takes back the deliveries they held, so a
+ * crash delays its deliveries by seconds instead of a whole lease (delivery.leaseMs).
  *
- * A holder is dead when its row was not refreshed for nodes.deadAfterMs while this node could see
- * the database, or, on this host, when its pid is gone. A holder with no row on another host is left to its leases: nothing here says it is
- * dead. (A restarted container gets its old pid back, so its previous run is known dead by the
- * heartbeat only.)
+ * A node is dead when its row was not refreshed for nodes.deadAfterMs while this node could see
+ * the database, or, on this host, when its pid is gone. (A restarted container gets its old pid
+ * back, so its previous run is known dead by the heartbeat only.) The dead are found in the nodes
+ * table alone, so a heartbeat reads no delivery: a process registers before its first claim and
+ * again at the heartbeat after another declared it dead, and a holder with no row (one that claimed
+ * in between and died) is left to its leases. Taking a dead node's rows back is one pass over the
+ * pending rows (takeBackLeases), once per dead node.
  *
  * @module cluster/nodes
  */
@@ -15,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AppContext } from '../context.js';
 import { withTransaction } from '../db/database.js';
-import { leaseOwners, takeBackLeases } from '../store/delivery-claims.js';
+import { takeBackLeases } from '../store/delivery-claims.js';
 import { deleteNode, listNodes, registerNode, touchNode, type NodeRow } from '../store/nodes.js';
 import type { Worker } from '../worker.js';
 import { shareOfSlots } from './shares.js';
@@ -23,12 +26,6 @@ import { shareOfSlots } from './shares.js';
 /** This process's id among the nodes: the owner of every lease it takes. */
 export function newNodeId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-}
-
-/** The host and pid an id names, or undefined for an id of another form (a test's owner name). */
-export function hostAndPid(id: string): { host: string; pid: number } | undefined {
-  const m = /^(.*):(\d+):[0-9a-f]+$/.exec(id);
-  return m ? { host: m[1]!, pid: Number(m[2]) } : undefined;
 }
 
 /** Whether a process with this pid runs on this host (signal 0 checks without sending anything). */
@@ -43,7 +40,7 @@ function processAlive(pid: number): boolean {
 }
 
 export interface TakeoverResult {
-  /** Dead holders whose rows were taken back. */
+  /** The dead nodes, whose rows were taken back. */
   owners: string[];
   rows: number;
 }
@@ -125,14 +122,12 @@ export class NodeRegistry implements Worker {
     await this.takeOver();
   }
 
-  /** Takes back the rows of every dead holder, and forgets nodes long dead. */
+  /** Takes back the rows of every dead node and forgets it. */
   async takeOver(): Promise<TakeoverResult> {
     const ctx = this.#ctx;
     const now = ctx.clock.now();
-    const nodes = new Map((await listNodes(ctx.db)).map((n) => [n.id, n]));
-    const dead = (await leaseOwners(ctx.db))
-      .map((o) => o.owner)
-      .filter((owner) => owner !== this.id && this.#isDead(owner, nodes.get(owner), now));
+    const nodes = await listNodes(ctx.db);
+    const dead = nodes.filter((node) => node.id !== this.id && this.#isDead(node, now)).map((node) => node.id);
     let rows = 0;
     for (const owner of dead) {
       rows += await withTransaction(ctx, async (ctx) => {
@@ -142,11 +137,7 @@ export class NodeRegistry implements Worker {
       });
     }
     const live = [this.id];
-    for (const node of nodes.values()) {
-      if (node.id === this.id || dead.includes(node.id)) continue;
-      if (this.#isDead(node.id, node, now)) await deleteNode(ctx.db, node.id);
-      else live.push(node.id);
-    }
+    for (const node of nodes) if (node.id !== this.id && !dead.includes(node.id)) live.push(node.id);
     this.#live = live.sort();
     if (rows > 0) {
       ctx.log.warn({ owners: dead, deliveries: rows }, 'took back the deliveries of stopped processes');
@@ -155,9 +146,8 @@ export class NodeRegistry implements Worker {
     return { owners: dead, rows };
   }
 
-  #isDead(owner: string, node: NodeRow | undefined, now: number): boolean {
-    if (node && now - Math.max(node.seenAt, this.#seeingSince) > this.#ctx.config.nodes.deadAfterMs) return true;
-    const where = node ?? hostAndPid(owner);
-    return where !== undefined && where.host === this.#host && where.pid !== process.pid && !this.#alive(where.pid);
+  #isDead(node: NodeRow, now: number): boolean {
+    if (now - Math.max(node.seenAt, this.#seeingSince) > this.#ctx.config.nodes.deadAfterMs) return true;
+    return node.host === this.#host && node.pid !== process.pid && !this.#alive(node.pid);
   }
 }

@@ -199,37 +199,36 @@ export async function releaseLeasesOf(db: Db, owner: string, ids: readonly strin
 }
 
 /**
- * Gives leases back without counting an attempt (clean shutdown). A delivered row never holds one
- * (its result cleared it), so naming the other states lets the statement seek them instead of
- * scanning every delivery for its owner under the write lock. Rows skipped or cancelled while
- * claimed are released too: a replay makes them pending again, and a lease left on them would hold
- * them back until it ended.
+ * The statement that gives back the leases `owner` holds on pending rows (`extra`: what else it
+ * sets). No index covers claimed_by, so that a claim and a renewal write no index entry (on
+ * PostgreSQL they are HOT updates): the rows are found through the pending rows' part of
+ * deliveries_due, one pass over the backlog, never over the delivered history.
+ */
+const releasePending = (extra: string) =>
+  sql`UPDATE deliveries ${indexedBy('deliveries_due')} SET claimed_by = NULL, lease_until = NULL${extra}
+   WHERE state = 'pending' AND claimed_by = ?`;
+const RELEASE_PENDING = releasePending('');
+const TAKE_BACK_PENDING = releasePending(', attempts = attempts + 1');
+
+/**
+ * Gives back the leases `owner` holds on pending rows, without counting an attempt (clean
+ * shutdown). A delivered or failed row never holds one (its result cleared it). A row skipped or
+ * cancelled while claimed keeps its lease until it ends: finding it would walk every skipped or
+ * cancelled row of the history. The dispatcher gives it back when it drops the row's job
+ * (releaseLease), so only a stop in that moment leaves one, which a replay then waits for.
  */
 export async function releaseLeases(db: Db, owner: string): Promise<number> {
-  return await db.run(
-    "UPDATE deliveries SET claimed_by = NULL, lease_until = NULL WHERE state IN ('pending', 'failed', 'skipped', 'cancelled') AND claimed_by = ?",
-    [owner],
-  );
-}
-
-/** The owners holding leases now, each with how many rows (the deliveries_claimed index: rows in hand only). */
-export async function leaseOwners(db: Db): Promise<{ owner: string; rows: number }[]> {
-  return await db.all<{ owner: string; rows: number }>(
-    'SELECT claimed_by AS owner, COUNT(*) AS "rows" FROM deliveries WHERE claimed_by IS NOT NULL GROUP BY claimed_by',
-  );
+  return await db.run(RELEASE_PENDING, [owner]);
 }
 
 /**
- * Takes back every row a dead process held, at once instead of when its leases end. Its pending rows
- * count one attempt more: the process may have sent one before it died without recording it, so the
- * send that follows says attempt n + 1 (x-delivery-attempt) and a receiver can tell a resend.
+ * Takes back the pending rows a dead process held, at once instead of when its leases end. Each
+ * counts one attempt more: the process may have sent one before it died without recording it, so
+ * the send that follows says attempt n + 1 (x-delivery-attempt) and a receiver can tell a resend.
+ * One pass over the pending rows (releasePending), made once per dead process.
  */
 export async function takeBackLeases(db: Db, owner: string): Promise<number> {
-  const pending = await db.run(
-    "UPDATE deliveries SET claimed_by = NULL, lease_until = NULL, attempts = attempts + 1 WHERE claimed_by = ? AND state = 'pending'",
-    [owner],
-  );
-  return pending + (await releaseLeases(db, owner));
+  return await db.run(TAKE_BACK_PENDING, [owner]);
 }
 
 /** Who holds a row's lease and until when; both null when nobody does. */
@@ -254,7 +253,10 @@ export interface LeasedDelivery {
   leaseUntil: number;
 }
 
-/** Every row under a lease now, whoever holds it, in id order. */
+/**
+ * Every row under a lease now, whoever holds it, in id order: a read of the whole table (no index
+ * covers claimed_by), for tests, never for the dispatcher.
+ */
 export async function leasedDeliveries(db: Db): Promise<LeasedDelivery[]> {
   return (await db.all(`SELECT id, org_id AS "orgId", webhook_id AS "webhookId", state, claimed_by AS "claimedBy", lease_until AS "leaseUntil"
        FROM deliveries WHERE claimed_by IS NOT NULL ORDER BY id`)) as LeasedDelivery[];

@@ -103,15 +103,15 @@ const FINISHED_ATTEMPT_COLUMNS = [
 ] as const satisfies readonly (readonly [keyof FinishedAttempt, JsonColumn[1]])[];
 
 /**
- * On SQLite the batch leads: each of its rows is found by its id. With the owner's and the state's
- * indexes open to it, SQLite's planner starts from every row the owner holds (its claims, and the
- * results waiting for this batch) and reads the whole batch again for each: held × batch steps.
+ * On SQLite the batch leads: each of its rows is found by its id. The state's index is kept out
+ * of the planner's reach (`+`), so it never starts from the pending rows and reads the whole batch
+ * again for each: backlog × batch steps.
  */
 const FINISH_ATTEMPTS = sql`UPDATE deliveries SET state = r.state, attempts = ${GREATEST}(deliveries.attempts, r.attempts), step = r.step,
       next_attempt_at = r."nextAttemptAt", last_status = r."lastStatus", last_error = r."lastError",
       delivered_at = COALESCE(r."deliveredAt", deliveries.delivered_at), claimed_by = NULL, lease_until = NULL, updated_at = r.at
     FROM ${jsonRecords('r', FINISHED_ATTEMPT_COLUMNS)}
-   WHERE deliveries.id = r.id AND ${NOT_INDEXED}deliveries.claimed_by = ? AND ${NOT_INDEXED}deliveries.state = 'pending'
+   WHERE deliveries.id = r.id AND deliveries.claimed_by = ? AND ${NOT_INDEXED}deliveries.state = 'pending'
      AND deliveries.step = r."expectStep" AND deliveries.next_attempt_at = r."expectNextAttemptAt"
   RETURNING deliveries.id`;
 

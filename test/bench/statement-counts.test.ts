@@ -2,7 +2,8 @@
  * The outbox benchmark's statement counts on PostgreSQL (bench/statement-counts.ts): on a server
  * that preloads pg_stat_statements, the statements of one database between start and read, per
  * unit of work, with BEGIN and COMMIT counted and the counter's own statements left out; on a
- * server without it, nothing is counted.
+ * server without it, nothing is counted. For a table named, its row updates per unit and the
+ * share of them that were HOT.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,7 +40,8 @@ describe('statement counts', () => {
   it('counts what one database ran between start and read, per unit', { timeout: 60_000 }, async () => {
     const url = await server.createDatabase('counted');
     const other = await server.createDatabase('beside');
-    const counter = await statementCounter(url);
+    // A table asked for that had no row updated: no line for it.
+    const counter = await statementCounter(url, 'untouched');
     try {
       await work(url, 3);
       await counter.start();
@@ -48,11 +50,39 @@ describe('statement counts', () => {
       const counts = await counter.read(5);
       // BEGIN, two SELECTs and COMMIT per unit; the work before start and the other database's are not counted.
       expect(counts?.perUnit).toBe(4);
+      expect(counts?.updates).toBeUndefined();
       expect(counts?.top.map((t) => t.perUnit)).toEqual([1, 1, 1, 1]);
       expect(counts?.top.map((t) => t.query).sort()).toEqual(['BEGIN', 'COMMIT', 'SELECT $1::int AS n', 'SELECT $1::text AS t']);
       expect(describeCounts('per unit', counts)).toMatch(/^per unit: 4\.00 statements per unit\n {2}1\.00 × /);
     } finally {
       await counter.close();
+    }
+  });
+
+  it("reports a table's row updates per unit and the share of them that were HOT", { timeout: 60_000 }, async () => {
+    const url = await server.createDatabase('updated');
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const counter = await statementCounter(url, 'rows');
+    try {
+      // fillfactor 50: room on the page for every new version, so an update that changes no indexed column is HOT.
+      await client.query('CREATE TABLE rows (id int PRIMARY KEY, indexed int, plain int) WITH (fillfactor = 50)');
+      await client.query('CREATE INDEX rows_indexed ON rows (indexed)');
+      await client.query('INSERT INTO rows SELECT i, i, i FROM generate_series(1, 4) i');
+      await client.query('UPDATE rows SET plain = plain + 1'); // before start: not counted
+      // This backend's counts reach the server's statistics at once, not within the second.
+      await client.query('SELECT pg_stat_force_next_flush()');
+      await counter.start();
+      await client.query('UPDATE rows SET plain = plain + 1'); // 4 HOT
+      await client.query('UPDATE rows SET plain = plain + 1'); // 4 HOT
+      await client.query('UPDATE rows SET indexed = indexed + 10'); // 4 not HOT: an index gets new entries
+      await client.query('SELECT pg_stat_force_next_flush()');
+      const counts = await counter.read(2);
+      expect(counts?.updates).toEqual({ table: 'rows', perUnit: 6, hotPct: (100 * 8) / 12 });
+      expect(describeCounts('per unit', counts)).toContain('\n  rows: 6.00 row updates per unit, 67% of them HOT\n');
+    } finally {
+      await counter.close();
+      await client.end();
     }
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { insertDelivery, setPendingState, type DeliveryState } from '../../src/store/deliveries.js';
-import { claimDue, releaseLeases } from '../../src/store/delivery-claims.js';
+import { claimDue, releaseLeases, takeBackLeases } from '../../src/store/delivery-claims.js';
 import { listDeliveries, pageDeliveries, webhookHealth } from '../../src/store/delivery-views.js';
 import { eventIdsSince } from '../../src/store/events.js';
 import { makeContext } from '../support/context.js';
@@ -19,15 +19,26 @@ describe.skipIf(onPostgres)('outbox statements over a long history', () => {
     expect(only!.plan).toMatch(/events_org_id \(org_id=\? AND id>\?\)/);
   });
 
-  it('a clean stop gives back every lease it holds, a row skipped while claimed included, without scanning every delivery', async () => {
+  it('a clean stop and a takeover find the pending rows a process holds through the pending rows, not the delivered history', async () => {
     const ctx = await makeContext();
-    const [only] = await plansOf(ctx.db, async () => await releaseLeases(ctx.db, 'owner'));
-    expect(only!.plan).not.toMatch(/\bSCAN deliveries\b/);
-    await insertBareDeliveries(ctx.db, 3);
-    expect(await claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(3);
-    await setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
+    for (const run of [() => releaseLeases(ctx.db, 'owner'), () => takeBackLeases(ctx.db, 'owner')]) {
+      const [only] = await plansOf(ctx.db, run);
+      expect(only!.plan).toMatch(/^SEARCH deliveries USING INDEX deliveries_due \(state=\?\)$/);
+    }
+    await insertBareDeliveries(ctx.db, 5);
+    expect(await claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 3)).toHaveLength(3);
+    expect(await claimDue(ctx.db, 'whk_x', 'other', 0, 60_000, 1)).toHaveLength(1);
     expect(await releaseLeases(ctx.db, 'owner')).toBe(3);
-    expect(await ctx.db.value('SELECT COUNT(*) FROM deliveries WHERE claimed_by IS NOT NULL')).toBe(0);
+    expect(await ctx.db.column('SELECT claimed_by FROM deliveries WHERE claimed_by IS NOT NULL')).toEqual(['other']);
+  });
+
+  it('a row skipped while claimed keeps its lease at a stop: finding it would walk the skipped history', async () => {
+    const ctx = await makeContext();
+    await insertBareDeliveries(ctx.db, 2);
+    expect(await claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 10)).toHaveLength(2);
+    await setPendingState(ctx.db, 'whk_x', 'skipped', '2026-01-01T00:00:01.000Z'); // the webhook disabled while they waited
+    expect(await releaseLeases(ctx.db, 'owner')).toBe(0);
+    expect(await ctx.db.value('SELECT COUNT(*) FROM deliveries WHERE claimed_by IS NOT NULL')).toBe(2);
   });
 
   it("a webhook's health reads the rows that are not delivered, not every attempt of its history", async () => {

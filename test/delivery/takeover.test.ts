@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeRegistry, hostAndPid, newNodeId } from '../../src/cluster/nodes.js';
+import { NodeRegistry, newNodeId } from '../../src/cluster/nodes.js';
 import { getDelivery } from '../../src/store/deliveries.js';
 import { claimDue } from '../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../src/store/delivery-views.js';
@@ -35,6 +35,8 @@ describe('taking over from dead processes', () => {
     const s = await setup();
     for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
     const dead = `${hostname()}:4194303:0badc0de`;
+    const at = s.ctx.clock.now();
+    await registerNode(s.ctx.db, { id: dead, host: hostname(), pid: 4194303, startedAt: at, seenAt: at });
     expect(await claimAll(s, dead)).toHaveLength(3);
     expect(await s.dispatcher.runOnce()).toBe(0); // leased for an hour: nothing to send
 
@@ -45,18 +47,52 @@ describe('taking over from dead processes', () => {
     for (const d of await listDeliveries(s.ctx.db, { limit: 10 })) expect(d).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 
-  it('leaves the rows of a live process on this host, and of an unknown owner elsewhere, to their leases', async () => {
+  it("takes back the dead node's rows alone, among pending rows unclaimed and held by a live node", async () => {
     const s = await setup();
-    for (let i = 0; i < 2; i++) await newTx(s.ctx, s.org.org.id);
-    const [a, b] = (await listDeliveries(s.ctx.db, { limit: 10 })).map((d) => d.id);
+    for (let i = 0; i < 6; i++) await newTx(s.ctx, s.org.org.id);
     const now = s.ctx.clock.now();
-    await claimDue(s.ctx.db, s.webhookId, `${hostname()}:${process.ppid}:00000001`, now, now + 3_600_000, 1);
+    const dead = `${hostname()}:4194303:0badc0de`;
+    const live = `${hostname()}:${process.ppid}:00000001`;
+    for (const [id, pid] of [
+      [dead, 4194303],
+      [live, process.ppid],
+    ] as const)
+      await registerNode(s.ctx.db, { id, host: hostname(), pid, startedAt: now, seenAt: now });
+    const lease = now + 3_600_000;
+    const held = (await claimDue(s.ctx.db, s.webhookId, dead, now, lease, 2)).map((r) => r.id);
+    const kept = (await claimDue(s.ctx.db, s.webhookId, live, now, lease, 2)).map((r) => r.id);
+    const r = registry(s.ctx, [4194303]);
+    await r.start();
+    expect(r.live).toEqual([live, r.id].sort());
+    const rows = await listDeliveries(s.ctx.db, { limit: 10 });
+    const byId = new Map(rows.map((d) => [d.id, d]));
+    for (const id of held) expect(byId.get(id)).toMatchObject({ state: 'pending', attempts: 1 });
+    for (const id of kept) expect(byId.get(id)).toMatchObject({ state: 'pending', attempts: 0 });
+    expect(rows.filter((d) => d.attempts === 0)).toHaveLength(4);
+    // The live node's two stay leased; the other four go out.
+    expect(await s.dispatcher.runOnce()).toBe(4);
+    expect((await listNodes(s.ctx.db)).map((n) => n.id).sort()).toEqual([live, r.id].sort());
+  });
+
+  it('leaves the rows of a live process on this host, and of a holder with no row (here or elsewhere), to their leases', async () => {
+    const s = await setup();
+    for (let i = 0; i < 3; i++) await newTx(s.ctx, s.org.org.id);
+    const ids = (await listDeliveries(s.ctx.db, { limit: 10 })).map((d) => d.id);
+    const now = s.ctx.clock.now();
+    const live = `${hostname()}:${process.ppid}:00000001`;
+    await registerNode(s.ctx.db, { id: live, host: hostname(), pid: process.ppid, startedAt: now, seenAt: now });
+    await claimDue(s.ctx.db, s.webhookId, live, now, now + 3_600_000, 1);
     await claimDue(s.ctx.db, s.webhookId, 'elsewhere:12:00000002', now, now + 3_600_000, 1);
-    const r = registry(s.ctx);
+    // No row in nodes: a process declared dead that claimed before its next heartbeat, then died.
+    await claimDue(s.ctx.db, s.webhookId, `${hostname()}:4194303:0badc0de`, now, now + 3_600_000, 1);
+    const r = registry(s.ctx, [4194303]);
     await r.start();
     expect(await r.takeOver()).toEqual({ owners: [], rows: 0 });
-    expect((await getDelivery(s.ctx.db, a!))!.attempts).toBe(0);
-    expect((await getDelivery(s.ctx.db, b!))!.attempts).toBe(0);
+    for (const id of ids) expect((await getDelivery(s.ctx.db, id))!.attempts).toBe(0);
+    expect(r.live).toEqual([live, r.id].sort());
+    // Their leases end on their own: then the rows go out, as first attempts.
+    s.ctx.clock.advance(3_600_001);
+    expect(await s.dispatcher.runOnce()).toBe(3);
   });
 
   it('a node on another host not heard from for deadAfterMs loses its rows; until then it keeps them', async () => {
@@ -115,10 +151,5 @@ describe('taking over from dead processes', () => {
     await r.stop();
     registries.splice(0);
     expect(await listNodes(s.ctx.db)).toEqual([]);
-  });
-
-  it('reads the host and pid out of a node id', () => {
-    expect(hostAndPid('web-1.internal:4312:9f86d081')).toEqual({ host: 'web-1.internal', pid: 4312 });
-    expect(hostAndPid('dead-process')).toBeUndefined();
   });
 });

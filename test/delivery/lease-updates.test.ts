@@ -1,0 +1,46 @@
+/**
+ * A lease is written where no index looks: on PostgreSQL a claim and a renewal of a row are HOT
+ * updates (the new row version stays on its page and no index gets an entry), so what the claim
+ * path costs the server does not grow with the indexes the table's readers need.
+ */
+import { describe, expect, it } from 'vitest';
+import { withTransaction } from '../../src/db/database.js';
+import { claimDue, renewLeases } from '../../src/store/delivery-claims.js';
+import { onPostgres } from '../support/postgres.js';
+import { newTx, setup } from './dispatch/support.js';
+
+describe.runIf(onPostgres)('leases on PostgreSQL', () => {
+  it('every claim and every renewal is a HOT update', async () => {
+    const s = await setup();
+    const n = 12;
+    for (let i = 0; i < n; i++) await newTx(s.ctx, s.org.org.id);
+    const now = s.ctx.clock.now();
+    // What a statement did to the table: its connection's counts not yet flushed to the server's
+    // statistics (pg_stat_xact_user_tables), read before and after it in one transaction.
+    const updates = async <T>(fn: (db: typeof s.ctx.db) => Promise<T>) =>
+      await withTransaction(s.ctx, async ({ db }) => {
+        const read = async () =>
+          (await db.get<{ updated: string; hot: string }>(
+            "SELECT n_tup_upd AS updated, n_tup_hot_upd AS hot FROM pg_stat_xact_user_tables WHERE relname = 'deliveries'",
+          ))!;
+        const before = await read();
+        const value = await fn(db);
+        const after = await read();
+        return { value, updated: Number(after.updated) - Number(before.updated), hot: Number(after.hot) - Number(before.hot) };
+      });
+    const claim = await updates((db) => claimDue(db, s.webhookId, 'owner', now, now + 60_000, 100));
+    expect(claim).toMatchObject({ updated: n, hot: n });
+    const ids = claim.value.map((c) => c.id);
+    for (let round = 1; round <= 3; round++) {
+      const renewal = await updates((db) => renewLeases(db, 'owner', ids, now + round * 60_000));
+      expect(renewal).toEqual({ value: n, updated: n, hot: n });
+    }
+  });
+
+  it('the table leaves room on each page for the new versions of its rows', async () => {
+    const s = await setup();
+    expect(await s.ctx.db.value("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'deliveries'")).toBe(
+      'fillfactor=70',
+    );
+  });
+});
