@@ -47,16 +47,13 @@ export function literalAddressRefused(url: URL, policy: { allowPrivateNetworks: 
  * The keep-alive connection pool of ONE webhook: `connections` sockets (perEndpointConcurrency) to
  * its origin, shared with no other webhook, so two webhooks on one host never wait for each other's
  * sockets and a request never queues behind another webhook's slow answer. Redirects are never
- * followed (undici default). A connection attempt is bounded by the delivery timeout; the rest of
- * the exchange by the send's own deadline (dispatch/send-deadlines.ts), which covers the wait for a
- * socket, the answer's headers and its whole body, so undici's headersTimeout and bodyTimeout are
- * off: they would arm and refresh timers of their own on every request for a bound already kept.
+ * followed (undici default). The per-phase timeouts start when the request is on a socket.
  */
 export function createWebhookPool(origin: string, opts: { allowPrivateNetworks: boolean; timeoutMs: number; connections: number }): Pool {
   return new Pool(origin, {
     connect: { lookup: checkedLookup(opts), timeout: opts.timeoutMs },
-    headersTimeout: 0,
-    bodyTimeout: 0,
+    headersTimeout: opts.timeoutMs,
+    bodyTimeout: opts.timeoutMs,
     keepAliveTimeout: 4_000,
     connections: opts.connections,
   });

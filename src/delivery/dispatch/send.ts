@@ -1,53 +1,25 @@
 /**
  * One HTTP attempt of a delivery: its POST on the webhook's own pool, under a deadline, and what
  * came of it as a SendResult (an answer of any status, or no answer and why). Also what a stop
- * does to sends: none starts once it is cut off, and those in flight are ended. The deadlines of
- * the sends in flight share one timer (send-deadlines.ts).
+ * does to sends: none starts once it is cut off, and those in flight are ended.
  *
  * @module delivery/dispatch/send
  */
 import { post, type PostExchange } from '../../http/post.js';
 import type { EndpointPools } from './endpoint-pools.js';
 import { REFUSED_ADDRESS, type Job, type SendResult } from './job.js';
-import { SendDeadlines } from './send-deadlines.js';
 
 /** Bytes of an answer's body kept with the attempt. */
 const RESPONSE_BODY_BYTES = 1024;
 /** Past this many bytes the rest of a response is dropped (the connection is then not reused). */
 const RESPONSE_READ_LIMIT = 64 * 1024;
-
-/** A send in flight, as its deadline sees it. */
-interface InFlight {
-  readonly exchange: PostExchange;
-  readonly timeoutMs: number;
-}
-
-/** Ends a send whose deadline passed, saying apart an endpoint that took no connection in time and one that did not answer in time. */
-function expire({ exchange, timeoutMs }: InFlight): void {
-  const e = new Error(exchange.connected ? `no complete answer within ${timeoutMs} ms` : `no connection within ${timeoutMs} ms`);
-  e.name = 'TimeoutError';
-  exchange.abort(e);
-}
-
-/** A send's result, `durationMs` counted from `t0` (performance.now()). */
-function resultOf(
-  t0: number,
-  statusCode: number | null,
-  error: string | null,
-  responseBody: string | null,
-  retryAfter: string | undefined,
-  requestHeaders?: Readonly<Record<string, string>>,
-): SendResult {
-  const durationMs = Math.round(performance.now() - t0);
-  return requestHeaders
-    ? { statusCode, error, responseBody, retryAfter, durationMs, requestHeaders }
-    : { statusCode, error, responseBody, retryAfter, durationMs };
-}
+/** A send's deadline timer that fires this much late gives a held-up answer this long more to be read. */
+export const LATE_TIMER_MS = 100;
 
 export class Sender {
   readonly #pools: EndpointPools;
   readonly #delivery: { readonly timeoutMs: number };
-  readonly #deadlines = new SendDeadlines<InFlight>(expire);
+  readonly #exchanges = new Set<PostExchange>();
   #cutOff = false;
 
   constructor(pools: EndpointPools, delivery: { readonly timeoutMs: number }) {
@@ -63,15 +35,23 @@ export class Sender {
   /** Ends every send in flight and lets none start (a stop whose grace is over). */
   cutOffAll(): void {
     this.#cutOff = true;
-    for (const x of [...this.#deadlines.items()]) x.exchange.abort(new Error('shutting down'));
+    for (const x of this.#exchanges) x.abort(new Error('shutting down'));
   }
 
   async send(job: Job, headers: Record<string, string>): Promise<SendResult> {
     const t0 = performance.now();
+    const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({ ...r, durationMs: Math.round(performance.now() - t0) });
     const target = this.#pools.target(job.webhook.url);
-    if (target.refused) return resultOf(t0, null, `${REFUSED_ADDRESS}private, loopback or link-local target`, null, undefined);
+    if (target.refused) {
+      return done({
+        statusCode: null,
+        error: `${REFUSED_ADDRESS}private, loopback or link-local target`,
+        responseBody: null,
+        retryAfter: undefined,
+      });
+    }
     // A stop's grace ended while this job waited for its signature: send nothing (the stop gives the lease back).
-    if (this.#cutOff) return resultOf(t0, null, 'not sent: shutting down', null, undefined);
+    if (this.#cutOff) return done({ statusCode: null, error: 'not sent: shutting down', responseBody: null, retryAfter: undefined });
     const entry = this.#pools.acquire(job.webhook.id, target);
     const { timeoutMs } = this.#delivery;
     const exchange = post(entry.pool, {
@@ -81,17 +61,45 @@ export class Sender {
       keepBytes: RESPONSE_BODY_BYTES,
       readLimit: RESPONSE_READ_LIMIT,
     });
+    let timer: NodeJS.Timeout;
+    const expire = (late: boolean) => {
+      // Fired well past its time: the event loop was held (a long garbage collection, a write that
+      // waited for a lock). The answer may have arrived meanwhile, unread; timers run before I/O, so
+      // it gets one more short wait to be read rather than being recorded as a timeout.
+      if (!late && performance.now() - t0 > timeoutMs + LATE_TIMER_MS) {
+        timer = setTimeout(() => expire(true), LATE_TIMER_MS);
+        return;
+      }
+      // Said apart: an endpoint that took no connection in time, and one that did not answer in time.
+      const e = new Error(exchange.connected ? `no complete answer within ${timeoutMs} ms` : `no connection within ${timeoutMs} ms`);
+      e.name = 'TimeoutError';
+      exchange.abort(e);
+    };
     // The webhook's own pool has a socket for each of its slots, so the clock starts when the request can go.
-    const deadline = this.#deadlines.add({ exchange, timeoutMs }, timeoutMs, t0);
+    timer = setTimeout(() => expire(false), timeoutMs);
+    this.#exchanges.add(exchange);
     try {
       const answer = await exchange.answer;
-      return resultOf(t0, answer.statusCode, null, answer.body, answer.retryAfter, headers);
+      return done({
+        statusCode: answer.statusCode,
+        error: null,
+        responseBody: answer.body,
+        retryAfter: answer.retryAfter,
+        requestHeaders: headers,
+      });
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
       const code = e.code ?? e.cause?.code ?? e.name;
-      return resultOf(t0, null, `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500), null, undefined, headers);
+      return done({
+        statusCode: null,
+        error: `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500),
+        responseBody: null,
+        retryAfter: undefined,
+        requestHeaders: headers,
+      });
     } finally {
-      this.#deadlines.remove(deadline);
+      clearTimeout(timer);
+      this.#exchanges.delete(exchange);
       this.#pools.release(entry);
     }
   }
