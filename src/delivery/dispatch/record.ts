@@ -28,15 +28,14 @@ import { disableWebhook } from '../webhook-state.js';
 import type { Job, Sent } from './job.js';
 
 /** Results are recorded together: at most this many per transaction, at most FLUSH_DELAY_MS after the first of them. */
-export const FLUSH_BATCH = 128;
+export const FLUSH_BATCH = 64;
 /**
  * How long a result waits for others to share its transaction. A commit writes every page it
  * touched to the WAL (the delivery rows and their indexes, the attempts and theirs) however many
  * results it holds, so this wait sets how many results share those writes. The results' sends are
- * over and their slots and claims free, so it holds up no send; what it delays is only when the
- * API shows the attempt, and a few dozen results more wait in memory.
+ * over and their slots and claims free, so it holds up no send.
  */
-export const FLUSH_DELAY_MS = 50;
+export const FLUSH_DELAY_MS = 25;
 /** The wait with a result of an ordered webhook in the batch: the row behind it in its line is claimed only once it is recorded. */
 export const ORDERED_FLUSH_DELAY_MS = 4;
 /** How soon results that found the write lock held (another process) are tried again. */

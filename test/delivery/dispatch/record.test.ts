@@ -130,20 +130,6 @@ describe('the recorder', () => {
     expect(recorded).toEqual(jobs.map((j) => j.id));
   });
 
-  it('results of unordered webhooks that finish 40 ms apart share one transaction', async () => {
-    const { jobs, recorder, recorded, add } = await recording(2);
-    const flushes = vi.spyOn(recorder, 'flush');
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    add(0, answer(200));
-    vi.advanceTimersByTime(40);
-    expect(flushes).not.toHaveBeenCalled();
-    add(1, answer(200));
-    vi.advanceTimersByTime(FLUSH_DELAY_MS - 40);
-    expect(flushes).toHaveBeenCalledTimes(1);
-    await flushes.mock.results[0]!.value;
-    expect(recorded).toEqual(jobs.map((j) => j.id));
-  });
-
   it('disables the webhook a result ends, and tells it once that result is recorded', async () => {
     const { ctx, webhook, jobs, recorder, ended, recorded, add } = await recording(2);
     add(0, answer(200));
