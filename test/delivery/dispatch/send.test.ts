@@ -15,8 +15,8 @@ afterEach(async () => {
   for (const pools of toClose.splice(0)) await pools.closeAll();
 });
 
-function sending(timeoutMs: number, allowPrivateNetworks = true) {
-  const pools = new EndpointPools({ delivery: { timeoutMs, perEndpointConcurrency: 1 }, webhooks: { allowPrivateNetworks } });
+function sending(timeoutMs: number, allowPrivateNetworks = true, perEndpointConcurrency = 1) {
+  const pools = new EndpointPools({ delivery: { timeoutMs, perEndpointConcurrency }, webhooks: { allowPrivateNetworks } });
   toClose.push(pools);
   return { pools, sender: new Sender(pools, { timeoutMs }) };
 }
@@ -46,6 +46,37 @@ describe('a send', () => {
     const result = await sender.send(job(receiver.url), {});
     expect(result).toMatchObject({ statusCode: null, error: 'TimeoutError: no complete answer within 200 ms', responseBody: null });
     expect(result.durationMs).toBeGreaterThanOrEqual(190);
+  });
+
+  it('an endpoint that sends its status at once, then trickles its body past the deadline: a timeout, not an answer', async () => {
+    const receiver = await startReceiver((_r, res) => {
+      res.writeHead(200);
+      const drip = setInterval(() => res.write('.'), 20);
+      res.once('close', () => clearInterval(drip));
+    });
+    const { sender } = sending(300);
+    const result = await sender.send(job(receiver.url), {});
+    expect(result).toMatchObject({ statusCode: null, error: 'TimeoutError: no complete answer within 300 ms', responseBody: null });
+    expect(result.durationMs).toBeGreaterThanOrEqual(290);
+  });
+
+  it('sends in flight together each end at their own deadline, and one answered meanwhile keeps its answer', async () => {
+    let answer: (() => void) | undefined;
+    const receiver = await startReceiver((r, res) => {
+      if (r.url === '/hook?answered') answer = () => res.end('ok');
+    });
+    const { sender } = sending(300, true, 3);
+    const first = sender.send(job(`${receiver.url}?silent-1`), {});
+    await receiver.waitFor(1);
+    const answered = sender.send(job(`${receiver.url}?answered`), {});
+    const second = sender.send(job(`${receiver.url}?silent-2`), {});
+    await receiver.waitFor(3);
+    answer!();
+    expect(await answered).toMatchObject({ statusCode: 200, error: null, responseBody: 'ok' });
+    for (const late of [await first, await second]) {
+      expect(late).toMatchObject({ statusCode: null, error: 'TimeoutError: no complete answer within 300 ms' });
+      expect(late.durationMs).toBeGreaterThanOrEqual(290);
+    }
   });
 
   it('a request that got no connection in time (the webhook’s one socket busy): a timeout, said as no connection', async () => {
