@@ -2,9 +2,10 @@
  * What a write costs in round trips to PostgreSQL (src/db/postgres.ts), counted as the queries
  * node-postgres sends: a bookkeeping transaction opens with its setting in one round trip, a
  * transaction's notifications go in its COMMIT's round trip, and an event written the way the API
- * writes it (the outbox transaction inside the write's own) opens no savepoint. A listener on its
- * own connection checks what the notifications still do: sent once the transaction commits, never
- * for one that rolls back or for a savepoint that rolls back inside one that commits.
+ * writes it (the outbox transaction inside the write's own) is one statement with its deliveries
+ * and opens no savepoint. A listener on its own connection checks what the notifications still do:
+ * sent once the transaction commits, never for one that rolls back or for a savepoint that rolls
+ * back inside one that commits.
  */
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import { notifyOnCommit, type Database } from '../../src/db/database.js';
 import { commitAlone } from '../../src/db/group-commit.js';
 import { createOrganization } from '../../src/services/organizations.js';
 import { emitEvent } from '../../src/services/outbox.js';
+import { createWebhook } from '../../src/services/webhooks.js';
 import { makeContext, type TestContext } from '../support/context.js';
 
 let ctx: TestContext;
@@ -59,14 +61,26 @@ describe('round trips of a write on PostgreSQL', () => {
     expect(queries).toEqual(['BEGIN', 'SELECT 1', 'NOTIFY borderd_outbox; COMMIT']);
   });
 
-  it('an event written as the API writes it opens no savepoint, and its notification rides on the COMMIT', async () => {
+  it('an event written as the API writes it is one statement, its deliveries included, with no savepoint', async () => {
     const org = await createOrganization(ctx, 'Acme');
-    const queries = await queriesOf(() => commitAlone(ctx.db)((tx) => emitEvent({ ...ctx, db: tx }, org.id, 'Transaction_Updated')));
+    const hooks = [
+      await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/a' }),
+      await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/b', eventTypes: ['Transaction_*'] }),
+      await createWebhook(ctx, org.id, { url: 'http://127.0.0.1:9/c', eventTypes: ['VirtualAccount_Created'] }),
+    ];
+    const write = () => commitAlone(ctx.db)((tx) => emitEvent({ ...ctx, db: tx }, org.id, 'Transaction_Updated'));
+    // The first write of the organization learns how many webhooks take its events; the next ones offer that many ids.
+    await write();
+    let event: { id: string } | undefined;
+    const queries = await queriesOf(async () => (event = (await write()).event));
     expect(queries.filter((q) => /SAVEPOINT|pg_notify/i.test(q))).toEqual([]);
     expect(queries[0]).toBe('BEGIN');
+    expect(queries[1]).toMatch(/^WITH event AS \(INSERT INTO events .* INSERT INTO deliveries /);
     expect(queries.at(-1)).toBe('NOTIFY borderd_outbox; COMMIT');
-    // BEGIN, the organization, the event, its webhooks (none), COMMIT.
-    expect(queries).toHaveLength(5);
+    // BEGIN, the organization's check, the event, its webhooks and their deliveries in one statement, COMMIT.
+    expect(queries).toHaveLength(3);
+    const rows = await ctx.db.column<string>('SELECT webhook_id FROM deliveries WHERE event_id = ? ORDER BY webhook_id', [event!.id]);
+    expect(rows).toEqual([hooks[0]!.id, hooks[1]!.id]);
   });
 
   it('notifies listeners once a transaction commits, and never for what rolled back', async () => {
