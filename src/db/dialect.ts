@@ -127,3 +127,14 @@ export const inCommitOrder = (tx: string, id: string, direction: '' | ' DESC' = 
 
 /** `tx AS "tx"` of a position read in commit order: on SQLite every tx is 0. */
 export const commitTxOf = (tx: string): Fragment => fragment('0', tx);
+
+/** The texts of a JSON array of strings held in `column`, as rows of one column named `element` (a subquery's select). */
+export const jsonElementsOf = (column: string): Fragment =>
+  fragment(`SELECT value AS element FROM json_each(${column})`, `SELECT json_array_elements_text(${column}::json) AS element`);
+
+/**
+ * Whether one statement can write to several tables (`WITH … AS (INSERT … RETURNING …) INSERT …`):
+ * PostgreSQL's data-modifying WITH. SQLite has none; there each table is its own statement, which
+ * costs nothing there (no round trip).
+ */
+export const writesTablesInOneStatement = (db: Queryable): boolean => db.dialect === 'postgres';

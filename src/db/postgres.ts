@@ -96,14 +96,103 @@ const paramsOf = (params: SqlParams): unknown[] => params.map((p) => (typeof p =
 const types = new pg.TypeOverrides();
 types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
-type Client = pg.PoolClient | pg.Pool;
+/** What node-postgres's Query does on the wire, as far as OpenedQuery takes part in it (pg/lib/query.js). */
+interface WireConnection {
+  parse(m: { text: string; name?: string }): void;
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  bind(m: object): void;
+  execute(m: object): void;
+}
+interface WireQuery {
+  text: string;
+  name?: string;
+  prepare(connection: WireConnection): void;
+  handleCommandComplete(msg: unknown, connection: WireConnection): void;
+}
+const WireQuery = pg.Query as unknown as new (
+  config: pg.QueryConfig & { rowMode?: 'array'; callback: (err: Error | undefined, res: pg.QueryResult) => void },
+) => WireQuery;
 
-async function all<T>(client: Client, sql: Sql, params: SqlParams): Promise<T[]> {
-  return (await client.query({ ...statementOf(sql), values: paramsOf(params) })).rows as T[];
+/**
+ * A statement sent behind the statements that open its transaction (`BEGIN` and its settings), in
+ * the same round trip: each opener goes as Parse, Bind and Execute of the unnamed statement, ahead
+ * of the statement's own messages and the one Sync that ends them all, so the server runs them in
+ * order and answers once. Their results (a command tag each) are not the statement's and are
+ * dropped; an error in any of them fails the statement, which leaves the transaction to roll back.
+ * The statement's own Parse, when its connection has not parsed it yet, goes first: node-postgres
+ * takes the first ParseComplete of a query as its statement's, and a statement that fails to parse
+ * must not be taken as parsed.
+ */
+class OpenedQuery extends WireQuery {
+  #openersLeft: number;
+
+  constructor(
+    readonly openers: readonly string[],
+    config: ConstructorParameters<typeof WireQuery>[0],
+  ) {
+    super(config);
+    this.#openersLeft = openers.length;
+  }
+
+  override prepare(connection: WireConnection): void {
+    const name = this.name;
+    if (name !== undefined && connection.parsedStatements[name] === undefined && connection.submittedNamedStatements[name] === undefined) {
+      connection.parse({ text: this.text, name });
+      connection.submittedNamedStatements[name] = this.text;
+    }
+    for (const text of this.openers) {
+      connection.parse({ text });
+      connection.bind({});
+      connection.execute({});
+    }
+    super.prepare(connection);
+  }
+
+  override handleCommandComplete(msg: unknown, connection: WireConnection): void {
+    if (this.#openersLeft > 0) this.#openersLeft--;
+    else super.handleCommandComplete(msg, connection);
+  }
 }
 
-async function firstValue<T>(client: Client, sql: Sql, params: SqlParams): Promise<T[]> {
-  const res = await client.query({ ...statementOf(sql), values: paramsOf(params), rowMode: 'array' });
+/**
+ * Where a statement goes: the pool, or a transaction's connection. A transaction's BEGIN (and its
+ * settings) is not sent on its own: it waits in `opening` and goes with the transaction's first
+ * statement, in that statement's round trip. Nothing runs between them, so the transaction is the
+ * same as if BEGIN had gone first: at READ COMMITTED each statement takes its own snapshot, and the
+ * transaction id is taken at its first write either way. (A REPEATABLE READ snapshot is opened on
+ * its own, PostgresDatabase.snapshot.)
+ */
+interface Target {
+  client: pg.PoolClient | pg.Pool;
+  /** The statements that open the transaction, while none of them is sent. */
+  opening?: string[] | undefined;
+}
+
+function send(target: Target, config: pg.QueryConfig & { rowMode?: 'array' }): Promise<pg.QueryResult> {
+  const opening = target.opening;
+  if (opening === undefined) return target.client.query(config);
+  target.opening = undefined;
+  return new Promise((resolve, reject) => {
+    const query = new OpenedQuery(opening, { ...config, callback: (err, res) => (err ? reject(err) : resolve(res)) });
+    // A Submittable: node-postgres answers through its callback, and returns it, not a promise.
+    void target.client.query(query as unknown as pg.QueryConfig);
+  });
+}
+
+/** A script without parameters (a simple query, which may hold several statements), behind its transaction's openers. */
+async function sendScript(target: Target, text: string): Promise<void> {
+  const opening = target.opening;
+  target.opening = undefined;
+  await target.client.query(opening === undefined ? text : [...opening, text].join('; '));
+}
+
+async function all<T>(target: Target, sql: Sql, params: SqlParams): Promise<T[]> {
+  return (await send(target, { ...statementOf(sql), values: paramsOf(params) })).rows as T[];
+}
+
+async function firstValue<T>(target: Target, sql: Sql, params: SqlParams): Promise<T[]> {
+  const res = await send(target, { ...statementOf(sql), values: paramsOf(params), rowMode: 'array' });
   return (res.rows as unknown[][]).map((r) => r[0] as T);
 }
 
@@ -130,6 +219,11 @@ class Notices {
     if (i >= 0) this.#channels.splice(i, 1);
   }
 
+  /** Whether any notification is to be sent. */
+  any(): boolean {
+    return this.#channels.length > 0;
+  }
+
   /** The COMMIT, after a NOTIFY per channel (PostgreSQL sends a channel's same notice once per transaction anyway). */
   commit(): string {
     return [...new Set(this.#channels)].map((c) => `NOTIFY ${c}; `).join('') + 'COMMIT';
@@ -140,7 +234,7 @@ class PostgresTransaction extends TransactionHandle {
   readonly dialect: Dialect = 'postgres';
 
   constructor(
-    private readonly client: pg.PoolClient,
+    private readonly target: Target,
     depth: number,
     private readonly notices: Notices,
   ) {
@@ -153,9 +247,9 @@ class PostgresTransaction extends TransactionHandle {
     this.onRollback(() => this.notices.drop(channel));
   }
 
-  #use(): pg.PoolClient {
+  #use(): Target {
     this.assertOpen();
-    return this.client;
+    return this.target;
   }
 
   all<T>(sql: Sql, params: SqlParams = []): Promise<T[]> {
@@ -171,17 +265,17 @@ class PostgresTransaction extends TransactionHandle {
     return firstValue<T>(this.#use(), sql, params);
   }
   async run(sql: Sql, params: SqlParams = []): Promise<number> {
-    return (await this.#use().query({ ...statementOf(sql), values: paramsOf(params) })).rowCount ?? 0;
+    return (await send(this.#use(), { ...statementOf(sql), values: paramsOf(params) })).rowCount ?? 0;
   }
   async exec(sql: string): Promise<void> {
-    await this.#use().query(sql);
+    await sendScript(this.#use(), sql);
   }
 
   protected async command(text: string): Promise<void> {
-    await this.client.query(text);
+    await sendScript(this.target, text);
   }
   protected deeper(): PostgresTransaction {
-    return new PostgresTransaction(this.client, this.depth + 1, this.notices);
+    return new PostgresTransaction(this.target, this.depth + 1, this.notices);
   }
   /**
    * A statement error leaves the transaction usable once rolled back to the savepoint; a lost
@@ -276,16 +370,16 @@ export class PostgresDatabase implements Database {
   }
 
   all<T>(sql: Sql, params: SqlParams = []): Promise<T[]> {
-    return all<T>(this.pool, sql, params);
+    return all<T>({ client: this.pool }, sql, params);
   }
   async get<T>(sql: Sql, params: SqlParams = []): Promise<T | undefined> {
-    return (await all<T>(this.pool, sql, params))[0];
+    return (await all<T>({ client: this.pool }, sql, params))[0];
   }
   async value<T>(sql: Sql, params: SqlParams = []): Promise<T | undefined> {
-    return (await firstValue<T>(this.pool, sql, params))[0];
+    return (await firstValue<T>({ client: this.pool }, sql, params))[0];
   }
   column<T>(sql: Sql, params: SqlParams = []): Promise<T[]> {
-    return firstValue<T>(this.pool, sql, params);
+    return firstValue<T>({ client: this.pool }, sql, params);
   }
   async run(sql: Sql, params: SqlParams = []): Promise<number> {
     return (await this.pool.query({ ...statementOf(sql), values: paramsOf(params) })).rowCount ?? 0;
@@ -296,11 +390,10 @@ export class PostgresDatabase implements Database {
 
   transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     // Bookkeeping may be lost to a crash of the server: it commits without waiting for its WAL flush.
-    // One round trip opens it with its setting (a simple query may hold several statements).
-    return this.#run(fn, opts.durability === 'bookkeeping' ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN', true);
+    return this.#run(fn, opts.durability === 'bookkeeping' ? ['BEGIN', 'SET LOCAL synchronous_commit TO off'] : ['BEGIN'], true);
   }
 
-  async #run<T>(fn: (tx: Db) => Promise<T>, begin: string, writes = false): Promise<T> {
+  async #run<T>(fn: (tx: Db) => Promise<T>, opening: string[], writes = false, openAtOnce = false): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     // A checked-out connection that dies between statements emits 'error', which with no listener
@@ -308,15 +401,20 @@ export class PostgresDatabase implements Database {
     const onLost = (err: Error) => (broken = err);
     client.on('error', onLost);
     const notices = new Notices();
+    // Opened with its first statement (Target): BEGIN costs no round trip of its own.
+    const target: Target = { client, opening };
     try {
+      if (openAtOnce) {
+        target.opening = undefined;
+        await client.query(opening.join('; '));
+      }
       const steps = {
-        begin: async () => {
-          await client.query(begin);
-        },
         commit: async () => {
-          await client.query(notices.commit());
+          // A transaction that sent no statement has nothing to commit but its notifications.
+          if (target.opening === undefined || notices.any()) await sendScript(target, notices.commit());
         },
         rollback: async () => {
+          if (target.opening !== undefined) return;
           try {
             await client.query('ROLLBACK');
           } catch (rollback) {
@@ -325,7 +423,7 @@ export class PostgresDatabase implements Database {
           }
         },
       };
-      return await runTransaction(new PostgresTransaction(client, 0, notices), fn, steps, writes ? this.onCommit : undefined);
+      return await runTransaction(new PostgresTransaction(target, 0, notices), fn, steps, writes ? this.onCommit : undefined);
     } finally {
       client.removeListener('error', onLost);
       client.release(broken);
@@ -350,7 +448,9 @@ export class PostgresDatabase implements Database {
 
   /** REPEATABLE READ: every statement of `fn` sees the snapshot taken by its first. */
   snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
-    return this.#run(fn, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    // Opened on its own: a statement's Parse, sent ahead of the openers (OpenedQuery), would take
+    // the first snapshot, before the isolation level is set.
+    return this.#run(fn, ['BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'], false, true);
   }
 
   async ping(): Promise<boolean> {

@@ -7,7 +7,7 @@
 import type { Db } from '../db/database.js';
 import { isoAt } from '../domain/clock.js';
 import { newId, sortAfter } from '../domain/ids.js';
-import { eventIdFloor, insertEvent } from '../store/events.js';
+import { eventIdFloor, insertEvent, type EventRow } from '../store/events.js';
 import { activeTraceparent } from '../tracing/spans.js';
 import type { EventDataByType, EventType, WebhookEvent } from '../verify/events.js';
 
@@ -49,19 +49,28 @@ export async function writeShapedEvent<E extends EventHead>(
   type: string,
   shape: (head: EventHead) => E,
 ): Promise<{ event: E; body: string }> {
+  const { event, body, row } = await shapeEvent(db, nowMs, orgId, type, shape);
+  await insertEvent(db, row);
+  return { event, body };
+}
+
+/**
+ * An event's body and the row that stores it, not yet written: what writeShapedEvent inserts, and
+ * the outbox's enqueue writes with its deliveries (store/event-fanout.ts).
+ */
+export async function shapeEvent<E extends EventHead>(
+  db: Db,
+  nowMs: number,
+  orgId: string,
+  type: string,
+  shape: (head: EventHead) => E,
+): Promise<{ event: E; body: string; row: EventRow }> {
   // The event stream and its clients resume with "after this event": where ids are its order, a new
   // id sorts after every committed one (store/events.ts).
   const floor = await eventIdFloor(db);
   if (floor) sortAfter(floor);
   const event = shape({ id: newId('evt', nowMs), type, organizationId: orgId, createdAt: isoAt(nowMs), timestamp: nowMs });
   const body = JSON.stringify(event);
-  await insertEvent(db, {
-    id: event.id,
-    org_id: orgId,
-    type,
-    body,
-    created_at: event.createdAt,
-    trace_context: activeTraceparent() ?? null,
-  });
-  return { event, body };
+  const row = { id: event.id, org_id: orgId, type, body, created_at: event.createdAt, trace_context: activeTraceparent() ?? null };
+  return { event, body, row };
 }
