@@ -96,7 +96,11 @@ const paramsOf = (params: SqlParams): unknown[] => params.map((p) => (typeof p =
 const types = new pg.TypeOverrides();
 types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
-/** What node-postgres's Query does on the wire, as far as OpenedQuery takes part in it (pg/lib/query.js). */
+/**
+ * What node-postgres's Query does on the wire, as far as OpenedQuery takes part in it
+ * (pg/lib/query.js): internals, not its documented interface, so package.json holds pg to one minor
+ * version, and test/postgres/round-trips.test.ts fails when a new one changes what goes out.
+ */
 interface WireConnection {
   parse(m: { text: string; name?: string }): void;
   parsedStatements: Record<string, string>;
