@@ -85,12 +85,7 @@ async function singleNode(quick: boolean, log: (line: string) => void): Promise<
     // What one delivery costs in CPU on each side: with every process on the same cores, the
     // machine cannot deliver faster than its cores divided by that sum, whatever the signing limit.
     const cpu1 = { daemon: processCpuSeconds(daemon.pid), receiver: processCpuSeconds(scenario.receiver.pid) };
-    const perDeliveryMs = (a: number, b: number) => ((b - a) * 1000) / backlog;
-    const cost = {
-      daemonMain: perDeliveryMs(cpu0.daemon.main, cpu1.daemon.main),
-      daemonOther: perDeliveryMs(cpu0.daemon.other, cpu1.daemon.other),
-      receiver: perDeliveryMs(cpu0.receiver.main + cpu0.receiver.other, cpu1.receiver.main + cpu1.receiver.other),
-    };
+    const cost = costPerDelivery(cpu0, cpu1, backlog);
     const costMs = cost.daemonMain + cost.daemonOther + cost.receiver;
     const ceiling = costMs > 0 ? (cpus().length * 1000) / costMs : 0;
     log(`outbox: ${round(singleRate, 0)} deliveries/s to one endpoint`);
@@ -99,10 +94,14 @@ async function singleNode(quick: boolean, log: (line: string) => void): Promise<
     // second, and without; the difference is what scrapes cost delivery.
     const scrapeDurationsMs: number[] = [];
     const roundBacklog = quick ? 200 : 3_000;
+    // The unscraped rounds' CPU: the same work on a daemon whose code is compiled by then, where the
+    // first drain's figure includes V8 compiling it on its helper threads.
+    const warmCosts: CpuCost[] = [];
     const backlogAgain = async (scraped: boolean): Promise<number> => {
       await scenario.setEnabled(false);
       const again = await scenario.writeEvents({ amount: roundBacklog });
       await scenario.resetReceiver();
+      const before = { daemon: processCpuSeconds(daemon.pid), receiver: processCpuSeconds(scenario.receiver.pid) };
       let scraping = scraped;
       const scraper = (async () => {
         while (scraping) {
@@ -118,6 +117,8 @@ async function singleNode(quick: boolean, log: (line: string) => void): Promise<
       const s = await scenario.waitForDeliveries(roundBacklog, quick ? 30_000 : 300_000);
       scraping = false;
       await scraper;
+      const after = { daemon: processCpuSeconds(daemon.pid), receiver: processCpuSeconds(scenario.receiver.pid) };
+      if (!scraped) warmCosts.push(costPerDelivery(before, after, roundBacklog));
       ledgers.push(ledgerOf(`backlog again, ${scraped ? '' : 'not '}scraped`, again.requests, await scenario.stats()));
       return receiptRate(s);
     };
@@ -129,6 +130,10 @@ async function singleNode(quick: boolean, log: (line: string) => void): Promise<
       unscrapedRates.push(await backlogAgain(false));
     }
     const scrapedRate = summarize(scrapedRates).p50;
+    // The round whose daemon CPU is the median, whole: its threads' figures belong together.
+    const warm = [...warmCosts].sort((a, b) => a.daemonMain + a.daemonOther - (b.daemonMain + b.daemonOther))[
+      Math.floor((warmCosts.length - 1) / 2)
+    ]!;
     const unscrapedRate = summarize(unscrapedRates).p50;
     const scrape = summarize(scrapeDurationsMs);
     log(`outbox: ${round(scrapedRate, 0)} deliveries/s scraped every second, ${round(unscrapedRate, 0)} not scraped`);
@@ -204,6 +209,12 @@ async function singleNode(quick: boolean, log: (line: string) => void): Promise<
         note: `daemon main thread ${round(cost.daemonMain, 3)}, its other threads (signing, GC) ${round(cost.daemonOther, 3)}, verifying receiver ${round(cost.receiver, 3)}`,
       },
       {
+        metric: 'CPU per delivery, 1 endpoint, warm',
+        value: round(warm.daemonMain + warm.daemonOther + warm.receiver, 3),
+        unit: 'ms',
+        note: `median of the ${warmCosts.length} unscraped rounds' daemon CPU (main ${round(warm.daemonMain, 3)}, other threads ${round(warm.daemonOther, 3)}); receiver ${round(warm.receiver, 3)}`,
+      },
+      {
         metric: `CPU ceiling on ${cpus().length} cores`,
         value: round(ceiling, 0),
         unit: '/s',
@@ -267,6 +278,9 @@ async function singleNode(quick: boolean, log: (line: string) => void): Promise<
         cpuPerDeliveryDaemonMainMs: round(cost.daemonMain, 3),
         cpuPerDeliveryDaemonOtherMs: round(cost.daemonOther, 3),
         cpuPerDeliveryReceiverMs: round(cost.receiver, 3),
+        cpuPerDeliveryWarmDaemonMainMs: round(warm.daemonMain, 3),
+        cpuPerDeliveryWarmDaemonOtherMs: round(warm.daemonOther, 3),
+        cpuPerDeliveryWarmReceiverMs: round(warm.receiver, 3),
         cpuCeilingPerSecond: round(ceiling),
         offeredRate: rate,
         latencyEvents: timed.distinctEvents,
@@ -294,4 +308,21 @@ async function singleNode(quick: boolean, log: (line: string) => void): Promise<
     db.close();
     await daemon.stop();
   }
+}
+
+type CpuSnapshot = { daemon: ReturnType<typeof processCpuSeconds>; receiver: ReturnType<typeof processCpuSeconds> };
+interface CpuCost {
+  daemonMain: number;
+  daemonOther: number;
+  receiver: number;
+}
+
+/** The CPU milliseconds per delivery between two snapshots of `deliveries`: the daemon's main thread, its other threads, the receiver. */
+function costPerDelivery(a: CpuSnapshot, b: CpuSnapshot, deliveries: number): CpuCost {
+  const ms = (from: number, to: number) => ((to - from) * 1000) / deliveries;
+  return {
+    daemonMain: ms(a.daemon.main, b.daemon.main),
+    daemonOther: ms(a.daemon.other, b.daemon.other),
+    receiver: ms(a.receiver.main + a.receiver.other, b.receiver.main + b.receiver.other),
+  };
 }

@@ -48,6 +48,8 @@ describe('npm run bench -- --quick', () => {
       'eventsWrittenPerSecond',
       'deliveriesPerSecondSingle',
       'cpuPerDeliveryMs',
+      'cpuPerDeliveryWarmDaemonMainMs',
+      'cpuPerDeliveryWarmReceiverMs',
       'cpuCeilingPerSecond',
       'commitToReceiptP99Ms',
       'deliveriesPerSecondFanout',
