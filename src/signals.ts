@@ -75,9 +75,10 @@ export interface Signals {
   readonly outbox: Signal;
   /**
    * A webhook was moved, enabled, disabled or deleted, or its organization's signing key rotated:
-   * emitted after the commit by the webhook services. The dispatcher then checks every row it holds
-   * against the database before sending it (delivery/dispatch/leases.ts); other processes' changes
-   * reach it through its freshness window instead.
+   * emitted after the commit by the webhook services, and raised by the notification of another
+   * node's on PostgreSQL (cluster/wakeups.ts). The dispatcher then checks every row it holds against
+   * the database before sending it (delivery/dispatch/leases.ts); another process's change on SQLite
+   * reaches it through its freshness window.
    */
   readonly webhookChanged: Signal;
   /** Card-network notifications were queued for decryption (intake, retries, key imports): the decrypt worker runs a pass. */

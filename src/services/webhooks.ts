@@ -42,6 +42,7 @@ import { insertSecret, readWebhookSecret, rotateWebhookSecret, type WebhookSecre
 import { webhooksWithSecret } from '../store/webhook-secrets.js';
 import { setWebhookV1a, webhooksWithV1a } from '../store/webhook-v1a.js';
 import { holdLock, withTransaction } from '../db/database.js';
+import { announce } from '../cluster/wakeups.js';
 
 function assertUrl(ctx: AppContext, url: string): void {
   const errors = checkWebhookUrl(url, ctx.config.webhooks);
@@ -195,9 +196,13 @@ function changed<T>(ctx: AppContext, value: T): T {
 /** Who a webhook's disable names when its organization's API client made it. */
 const BY_ORGANIZATION = 'the organization (API)';
 
-/** Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back. */
+/**
+ * Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back;
+ * the other nodes hear of it once it commits (their rows claimed before it are read again).
+ */
 async function setEnabled(ctx: AppContext, id: string, enabled: boolean, by: string, url?: string): Promise<WebhookRecord> {
   await setWebhookEnabled(ctx, (await getWebhookById(ctx.db, id))!, enabled, isoAt(ctx.clock.now()), by, url);
+  await announce(ctx.db, 'webhookChanged');
   return (await getWebhookById(ctx.db, id))!;
 }
 
@@ -208,6 +213,7 @@ export async function deleteWebhook(ctx: AppContext, orgId: string, id: string):
     const at = isoAt(ctx.clock.now());
     await setPendingState(ctx.db, id, 'cancelled', at);
     await markWebhookDeleted(ctx.db, id, at);
+    await announce(ctx.db, 'webhookChanged');
   });
   changed(ctx, undefined);
 }

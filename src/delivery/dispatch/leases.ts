@@ -24,10 +24,12 @@ export type BeforeSend = SendTarget | 'gone' | 'fresh' | 'unread';
 
 /**
  * How long after its claim a row goes out on what the claim read (its webhook enabled at that url,
- * its row ours and due, its key current) without reading it again. A change made in this process
- * (webhookChanged, or a result of this dispatcher that disables a webhook) ends that at once; a
- * change made by another process (the CLI on SQLite, another node on PostgreSQL) is seen by rows
- * claimed after it, and by rows claimed before it once they are this old. A row of a quick endpoint
+ * its row ours and due, its key current) without reading it again. A change signalled in this
+ * process ends that at once: webhookChanged, from this process's services or another node's
+ * notification on PostgreSQL, or a result of this dispatcher that disables a webhook. A change
+ * nothing signals (the CLI on SQLite, a notification lost with its connection, another node's
+ * result that disables a webhook) is seen by rows claimed after it, and by rows claimed before it
+ * once they are this old. A row of a quick endpoint
  * waits a few milliseconds for its slot, so the steady drain reads nothing per delivery; one that
  * waited longer is read as before.
  */

@@ -11,8 +11,10 @@ import { getDelivery } from '../../../src/store/deliveries.js';
 import { claimDue, deliveryLease, leasedDeliveries, renewLeases } from '../../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
+import { crossNodeWakeups } from '../../../src/cluster/wakeups.js';
 import type { Db } from '../../../src/db/database.js';
 import { makeContext, sameDatabase, type TestContext } from '../../support/context.js';
+import { onPostgres } from '../../support/postgres.js';
 import { claimedJobs, holdAnswers, newTx, setup, whileDispatching } from './support.js';
 
 describe('leases', () => {
@@ -385,4 +387,28 @@ describe('before a send, from what the claim read', () => {
     expect(await leases.beforeSend(jobs[1]!, false)).toBe('gone');
     leases.close();
   });
+
+  it.runIf(onPostgres)(
+    'on PostgreSQL, another node’s disable reaches rows claimed before it as soon as its notification does',
+    async () => {
+      const { ctx, webhook, jobs } = await claimedJobs(1, 'me');
+      const wakeups = crossNodeWakeups(ctx);
+      await wakeups.start();
+      const leases = new Leases(ctx, 'me');
+      try {
+        const now = ctx.clock.now();
+        jobs[0]!.claim = leases.claimRead(now, now + 60_000);
+        const other = await makeContext({ ...sameDatabase(ctx), dataDir: ctx.dataDir });
+        other.clock.set(now);
+        const heard = ctx.signals.webhookChanged.next();
+        await disableWebhook(other, webhook.id, 'borderd webhooks disable');
+        await heard;
+        // This node's clock has not moved: the notification alone has the row read again.
+        expect(await leases.beforeSend(jobs[0]!, false)).toBe('gone');
+      } finally {
+        leases.close();
+        await wakeups.stop();
+      }
+    },
+  );
 });
