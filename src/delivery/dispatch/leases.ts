@@ -29,9 +29,8 @@ export type BeforeSend = SendTarget | 'gone' | 'fresh' | 'unread';
  * notification on PostgreSQL, or a result of this dispatcher that disables a webhook. A change
  * nothing signals (the CLI on SQLite, a notification lost with its connection, another node's
  * result that disables a webhook) is seen by rows claimed after it, and by rows claimed before it
- * once they are this old. A row of a quick endpoint
- * waits a few milliseconds for its slot, so the steady drain reads nothing per delivery; one that
- * waited longer is read as before.
+ * once they are this old. A row of a quick endpoint waits a few milliseconds for its slot, so a
+ * steady drain reads nothing per delivery; one that waited longer is read.
  */
 export const CLAIM_FRESH_MS = 1_000;
 
