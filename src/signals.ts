@@ -73,6 +73,14 @@ export interface Signals {
    * replays; another process's writes are found by the listeners' polls.
    */
   readonly outbox: Signal;
+  /**
+   * A webhook was moved, enabled, disabled or deleted, or its organization's signing key rotated:
+   * emitted after the commit by the webhook services, and raised by the notification of another
+   * node's on PostgreSQL (cluster/wakeups.ts). The dispatcher then checks every row it holds against
+   * the database before sending it (delivery/dispatch/leases.ts); another process's change on SQLite
+   * reaches it through its freshness window.
+   */
+  readonly webhookChanged: Signal;
   /** Card-network notifications were queued for decryption (intake, retries, key imports): the decrypt worker runs a pass. */
   readonly inbound: Signal;
   /** The decrypt worker finished a pass. */
@@ -92,6 +100,7 @@ export interface Signals {
 export function createSignals(): Signals {
   return {
     outbox: new Signal(),
+    webhookChanged: new Signal(),
     inbound: new Signal(),
     inboundPassed: new Signal<InboundPassCounts>(),
     inboundReceived: new Signal<string>(),

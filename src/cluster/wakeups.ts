@@ -15,6 +15,9 @@
  * the end of that window. A pass or read at that moment finds every write they announced; none is
  * lost, and a stream of writes costs each node at most one wake-up per window, not one per write.
  *
+ * A change of a webhook or of a signing key is announced too (webhookChanged): the dispatchers of
+ * every node read the rows they claimed before it again before sending them (delivery/dispatch/leases.ts).
+ *
  * @module cluster/wakeups
  */
 import type { AppContext } from '../context.js';
@@ -62,7 +65,9 @@ export function coalesced(raise: () => void, windowMs: number): { call(): void; 
 }
 
 /** The signals raised across nodes, each with its channel. */
-const CHANNELS = { outbox: 'borderd_outbox', inbound: 'borderd_inbound' } as const satisfies Partial<Record<keyof Signals, string>>;
+const CHANNELS = { outbox: 'borderd_outbox', inbound: 'borderd_inbound', webhookChanged: 'borderd_webhooks' } as const satisfies Partial<
+  Record<keyof Signals, string>
+>;
 
 type Announced = keyof typeof CHANNELS;
 

@@ -12,6 +12,7 @@ import type { AppContext } from '../context.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
 import { isoAt } from '../domain/clock.js';
 import { holdLock, withTransaction } from '../db/database.js';
+import { announce } from '../cluster/wakeups.js';
 import { newId } from '../domain/ids.js';
 import { retireEd25519Keys } from '../store/ed25519-keys.js';
 import {
@@ -158,6 +159,8 @@ export async function rotateSigningKey(
     await retireWebhookKeys(db, orgId, isoAt(ctx.clock.now()));
     // The v1a key rotates with it: one rotation replaces everything that signs for the organization.
     await retireEd25519Keys(db, orgId, isoAt(ctx.clock.now()));
+    // The dispatchers of the other nodes read their rows again before sending them (leases.ts).
+    await announce(db, 'webhookChanged');
     return toPublic(await insertNewKey({ ...ctx, db }, orgId, made));
   });
 }

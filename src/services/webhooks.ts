@@ -42,6 +42,7 @@ import { insertSecret, readWebhookSecret, rotateWebhookSecret, type WebhookSecre
 import { webhooksWithSecret } from '../store/webhook-secrets.js';
 import { setWebhookV1a, webhooksWithV1a } from '../store/webhook-v1a.js';
 import { holdLock, withTransaction } from '../db/database.js';
+import { announce } from '../cluster/wakeups.js';
 
 function assertUrl(ctx: AppContext, url: string): void {
   const errors = checkWebhookUrl(url, ctx.config.webhooks);
@@ -176,21 +177,32 @@ export async function updateWebhookSettings(ctx: AppContext, orgId: string, id: 
   assertUrl(ctx, input.url);
   assertEventTypes(input.eventTypes);
   const v1a = wantsV1a(input.signatureSchemes);
-  return await withTransaction(ctx, async (ctx) => {
+  const updated = await withTransaction(ctx, async (ctx) => {
     await mustGet(ctx, orgId, id);
     if (v1a !== undefined) await setWebhookV1a(ctx.db, id, v1a, isoAt(ctx.clock.now()));
     if (input.eventTypes) await setWebhookEventTypes(ctx.db, id, distinct(input.eventTypes), isoAt(ctx.clock.now()));
     if (input.ordering) await setWebhookOrdering(ctx.db, id, input.ordering, isoAt(ctx.clock.now()));
     return setEnabled(ctx, id, input.enabled ?? true, BY_ORGANIZATION, input.url);
   });
+  return changed(ctx, updated);
+}
+
+/** After the commit of a change to a webhook or its organization's key: this process's dispatcher checks what it holds (src/signals.ts). */
+function changed<T>(ctx: AppContext, value: T): T {
+  ctx.signals.webhookChanged.emit();
+  return value;
 }
 
 /** Who a webhook's disable names when its organization's API client made it. */
 const BY_ORGANIZATION = 'the organization (API)';
 
-/** Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back. */
+/**
+ * Inside a transaction: moves the flag (src/delivery/webhook-state.ts) and reads the webhook back;
+ * the other nodes hear of it once it commits (their rows claimed before it are read again).
+ */
 async function setEnabled(ctx: AppContext, id: string, enabled: boolean, by: string, url?: string): Promise<WebhookRecord> {
   await setWebhookEnabled(ctx, (await getWebhookById(ctx.db, id))!, enabled, isoAt(ctx.clock.now()), by, url);
+  await announce(ctx.db, 'webhookChanged');
   return (await getWebhookById(ctx.db, id))!;
 }
 
@@ -201,7 +213,9 @@ export async function deleteWebhook(ctx: AppContext, orgId: string, id: string):
     const at = isoAt(ctx.clock.now());
     await setPendingState(ctx.db, id, 'cancelled', at);
     await markWebhookDeleted(ctx.db, id, at);
+    await announce(ctx.db, 'webhookChanged');
   });
+  changed(ctx, undefined);
 }
 
 /**
@@ -224,8 +238,8 @@ export async function getPublicKey(ctx: AppContext, orgId: string, keyId?: strin
  * readable by id for the window). `pair`, made by rotationPair before the caller's transaction, is
  * the one installed; without it, one is made here first.
  */
-export const rotatePublicKey = (ctx: AppContext, orgId: string, commit?: Commit, pair?: KeyPair): Promise<PublicSigningKey> =>
-  rotateSigningKey(ctx, orgId, commit, pair);
+export const rotatePublicKey = async (ctx: AppContext, orgId: string, commit?: Commit, pair?: KeyPair): Promise<PublicSigningKey> =>
+  changed(ctx, await rotateSigningKey(ctx, orgId, commit, pair));
 
 /** The webhook's Standard Webhooks secret; 404 for an unknown id or another organization's. */
 export const getWebhookSecret = (ctx: AppContext, orgId: string, id: string): Promise<WebhookSecretView> =>
@@ -287,15 +301,15 @@ export async function enableWebhook(
   replaySince?: string,
 ): Promise<{ webhook: WebhookRecord; replay?: ReplayResult }> {
   await mustGetAny(ctx, id);
-  const webhook = await withTransaction(ctx, async (ctx) => setEnabled(ctx, id, true, 'an operator'));
+  const webhook = changed(ctx, await withTransaction(ctx, async (ctx) => setEnabled(ctx, id, true, 'an operator')));
   if (replaySince === undefined) return { webhook };
-  return { webhook, replay: await replayWebhookSince(ctx, id, replaySince) };
+  return changed(ctx, { webhook, replay: await replayWebhookSince(ctx, id, replaySince) });
 }
 
 /** An operator's disable; `via` says where it was made (`borderd webhooks disable`, the admin API), for the reason operators see. */
 export async function disableWebhook(ctx: AppContext, id: string, via: string): Promise<WebhookRecord> {
   await mustGetAny(ctx, id);
-  return withTransaction(ctx, async (ctx) => setEnabled(ctx, id, false, `an operator (${via})`));
+  return changed(ctx, await withTransaction(ctx, async (ctx) => setEnabled(ctx, id, false, `an operator (${via})`)));
 }
 
 /** An operator's change of a webhook's ordering; it applies to deliveries already queued too. */

@@ -161,7 +161,11 @@ export class Dispatcher implements Worker {
       policy: this.#policy,
       random: opts.random ?? Math.random,
       signatures,
-      ended: (webhookId) => this.#slots.endingOver(webhookId),
+      // The webhook is disabled now: rows claimed before are read again before they go (leases.ts).
+      ended: (webhookId) => {
+        this.#leases.changed();
+        this.#slots.endingOver(webhookId);
+      },
     });
   }
 
@@ -180,6 +184,7 @@ export class Dispatcher implements Worker {
     this.#unlisten?.();
     if (this.#timer) clearInterval(this.#timer);
     this.#leases.stopRenewing();
+    this.#leases.close();
     // Claimed but not sent yet: dropped (not an attempt); releaseAll below gives them back.
     for (const job of this.#slots.dropQueued()) this.#forgetJob(job);
     // Sends in flight may finish within the grace; what is still out then is abandoned unrecorded
@@ -300,6 +305,8 @@ export class Dispatcher implements Worker {
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
     const leaseUntil = now + this.#leases.ms;
+    // Before the webhooks are read: a change signalled from here on makes these rows read again.
+    const claimRead = this.#leases.claimRead(now, leaseUntil);
     const slots = this.#slots;
     const due: DueWebhook[] = [];
     const held = slots.claimsByOrg();
@@ -365,6 +372,7 @@ export class Dispatcher implements Worker {
           traceContext: event?.traceContext ?? null,
           keyId: key instanceof Error ? null : key.keyId,
           signature: this.#signing.signatureFor(row.eventId, key, event),
+          claim: claimRead,
           secretKeys,
           v1aKey: v1aKeys.get(webhook.id),
         };
@@ -448,12 +456,13 @@ export class Dispatcher implements Worker {
 
   /**
    * The end of prepare: whether the row is still ours and still to go (leases.ts), with its
-   * webhook's url now, its cycle's due time, and a signature by a key that is not retired.
+   * webhook's url now, its cycle's due time, and a signature by a key that is not retired; a row
+   * whose claim is fresh goes with what that claim read.
    */
   async #stillToSend(job: Job): Promise<boolean> {
     const target = await this.#leases.beforeSend(job, this.#slots.isEnding(job.webhook.id));
     if (target === 'gone') return false;
-    if (target === 'unread') return true;
+    if (target === 'fresh' || target === 'unread') return true;
     if (target.url !== job.webhook.url) job.webhook = { ...job.webhook, url: target.url };
     // Replayed while it waited (a new cycle at step 0, a new due time): this send is that cycle's.
     job.nextAttemptAt = target.nextAttemptAt;

@@ -8,6 +8,7 @@
 import type { KeyObject } from 'node:crypto';
 import { SIGNING_FAILED, type AttemptResult } from '../../domain/delivery-rules.js';
 import type { DueWebhook } from '../../store/delivery-claims.js';
+import type { ClaimRead } from './leases.js';
 
 export { REFUSED_ADDRESS } from '../../domain/delivery-rules.js';
 
@@ -29,6 +30,8 @@ export interface Job {
   traceContext: string | null;
   keyId: string | null;
   signature: Promise<string>;
+  /** What its claim read and when (leases.ts); absent: not known, so the row is read again before it is sent. */
+  claim?: ClaimRead;
   /** The webhook's Standard Webhooks secret keys signing now (current first), none before its first secret, or why they could not be opened. */
   secretKeys: readonly Buffer[] | Error;
   /** For a webhook that opted in to v1a: its organization's current Ed25519 private key, or why it could not be had. */

@@ -1,8 +1,8 @@
 /**
  * This process's leases on the rows it claimed: how long a lease is, which rows it holds (a pass
  * never claims those again), their renewal every third of a lease, the check just before a send
- * that a row is still ours and still to go, and giving leases back (one row that is not sent, or
- * every row at a stop).
+ * that a row is still ours and still to go (from what its claim read while that is fresh, else from
+ * the database), and giving leases back (one row that is not sent, or every row at a stop).
  *
  * @module delivery/dispatch/leases
  */
@@ -17,9 +17,32 @@ export type SendTarget = NonNullable<Awaited<ReturnType<typeof sendTarget>>>;
 
 /**
  * What the check before a send found: the row's target; `gone`, it is not to be sent (its lease is
- * given back if it can be); or `unread`, the check itself failed and the row goes as claimed.
+ * given back if it can be); `fresh`, what its claim read still holds and the row goes as claimed,
+ * unread; or `unread`, the check itself failed and the row goes as claimed.
  */
-export type BeforeSend = SendTarget | 'gone' | 'unread';
+export type BeforeSend = SendTarget | 'gone' | 'fresh' | 'unread';
+
+/**
+ * How long after its claim a row goes out on what the claim read (its webhook enabled at that url,
+ * its row ours and due, its key current) without reading it again. A change signalled in this
+ * process ends that at once: webhookChanged, from this process's services or another node's
+ * notification on PostgreSQL, or a result of this dispatcher that disables a webhook. A change
+ * nothing signals (the CLI on SQLite, a notification lost with its connection, another node's
+ * result that disables a webhook) is seen by rows claimed after it, and by rows claimed before it
+ * once they are this old. A row of a quick endpoint waits a few milliseconds for its slot, so a
+ * steady drain reads nothing per delivery; one that waited longer is read.
+ */
+export const CLAIM_FRESH_MS = 1_000;
+
+/** What a claim read and when: stamped on each of its jobs. */
+export interface ClaimRead {
+  /** When the pass that claimed it began (clock ms), before it read its webhooks. */
+  atMs: number;
+  /** The lease the claim set. */
+  leaseUntil: number;
+  /** How many changes this process had signalled when that pass began. */
+  changes: number;
+}
 
 /** Claims and leases are bookkeeping: one lost to a power cut only means a row is sent again. */
 const BOOKKEEPING: TransactionOptions = { durability: 'bookkeeping' };
@@ -32,10 +55,32 @@ export class Leases {
   /** When the leases of the rows held were last extended (clock ms). */
   #renewedAt = 0;
   #timer: NodeJS.Timeout | undefined;
+  /** Changes of webhooks and keys signalled in this process: a claim read before the last one is stale. */
+  #changes = 0;
+  readonly #unlisten: () => void;
 
   constructor(ctx: AppContext, owner: string) {
     this.#ctx = ctx;
     this.#owner = owner;
+    this.#unlisten = ctx.signals.webhookChanged.listen(() => this.changed());
+  }
+
+  /**
+   * A webhook or key changed (a service's commit, or a result of this dispatcher that disabled a
+   * webhook): every row claimed so far is read again before it is sent.
+   */
+  changed(): void {
+    this.#changes++;
+  }
+
+  /** What a pass beginning now will have read, for its jobs; call it before the pass reads anything. */
+  claimRead(atMs: number, leaseUntil: number): ClaimRead {
+    return { atMs, leaseUntil, changes: this.#changes };
+  }
+
+  /** Stops listening for changes (a stopped dispatcher). */
+  close(): void {
+    this.#unlisten();
   }
 
   /**
@@ -113,19 +158,22 @@ export class Leases {
   }
 
   /**
-   * Read just before a claimed row is sent: it may have waited rounds of sends for its slot, and
+   * Checked just before a claimed row is sent: it may have waited rounds of sends for its slot, and
    * meanwhile its webhook may have been disabled (an operator, a 410, another row's last failure),
    * deleted, replayed, or moved to another url, or its organization's key rotated. A row that is no
    * longer due under our lease is not sent and its lease is given back (a replay then sends it at
    * once). `ending`: a result of this webhook that disables it is not recorded yet, so the database
-   * still says enabled; its rows are not sent either.
+   * still says enabled; its rows are not sent either. A row whose claim read is fresh (isFresh) goes
+   * out on it; any other is read again.
    */
   async beforeSend(job: Job, ending: boolean): Promise<BeforeSend> {
     const db = this.#ctx.db;
     let target: Awaited<ReturnType<typeof sendTarget>>;
-    // The lease must outlast this send by a margin; renew() keeps it so.
     const now = this.#ctx.clock.now();
-    const read = () => sendTarget(db, job.id, this.#owner, job.step, job.keyId, now + this.#ctx.config.delivery.timeoutMs + 1_000);
+    // The lease must outlast this send by a margin; renew() keeps it so.
+    const leaseAtLeast = now + this.#ctx.config.delivery.timeoutMs + 1_000;
+    if (!ending && this.isFresh(job, now, leaseAtLeast)) return 'fresh';
+    const read = () => sendTarget(db, job.id, this.#owner, job.step, job.keyId, leaseAtLeast);
     try {
       target = ending ? undefined : await read();
     } catch (err) {
@@ -160,6 +208,21 @@ export class Leases {
       return 'gone';
     }
     return target;
+  }
+
+  /**
+   * Whether `job` may go out on what its claim read: claimed at most CLAIM_FRESH_MS ago by this
+   * process's clock (a clock that went back says nothing, so it is read), with no change signalled
+   * since its pass began, under the lease that claim set, which must still reach `leaseAtLeast`.
+   * That lease is ours: only this process gives it back or shortens it, and another takes it only
+   * once it has ended, or once the node registry finds this process silent for nodes.deadAfterMs,
+   * far longer than the window. A lease that may have ended (a jump of the clock) is read.
+   */
+  isFresh(job: Job, now: number, leaseAtLeast: number): boolean {
+    const claim = job.claim;
+    if (!claim || claim.changes !== this.#changes || claim.leaseUntil < leaseAtLeast) return false;
+    const age = now - claim.atMs;
+    return age >= 0 && age <= CLAIM_FRESH_MS;
   }
 
   /**

@@ -5,13 +5,16 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CLAIM_ROUNDS } from '../../../src/delivery/dispatch/claim-shares.js';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
-import { Leases } from '../../../src/delivery/dispatch/leases.js';
+import { CLAIM_FRESH_MS, Leases } from '../../../src/delivery/dispatch/leases.js';
 import { disableWebhook } from '../../../src/services/webhooks.js';
 import { getDelivery } from '../../../src/store/deliveries.js';
 import { claimDue, deliveryLease, leasedDeliveries, renewLeases } from '../../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
+import { crossNodeWakeups } from '../../../src/cluster/wakeups.js';
+import type { Db } from '../../../src/db/database.js';
 import { makeContext, sameDatabase, type TestContext } from '../../support/context.js';
+import { onPostgres } from '../../support/postgres.js';
 import { claimedJobs, holdAnswers, newTx, setup, whileDispatching } from './support.js';
 
 describe('leases', () => {
@@ -144,6 +147,8 @@ describe('leases of rows that wait long for a send slot', () => {
       if (!receiver.received.some((r) => r.headers['x-event-id'] === eventId)) queued.push(id);
     }
     expect(queued).toHaveLength(2);
+    // They wait longer than what their claim read stays fresh, so each is read before it goes.
+    ctx.clock.advance(CLAIM_FRESH_MS + 1);
     // One queued row's lease runs short (its renewal failed); the other's ended and another process took it.
     expect(await renewLeases(ctx.db, dispatcher.owner, [queued[0]!], ctx.clock.now() + 5_000)).toBe(1);
     // Another process, whose clock says the lease has ended, claims that row alone.
@@ -287,4 +292,123 @@ describe('the lease keeper', () => {
     for (const r of rows) claimedBy.push((await deliveryLease(ctx.db, r.id))!.claimedBy);
     expect(claimedBy).toEqual([null, null]);
   });
+});
+
+/** `db`, and every transaction opened through it, counting each statement they run with its SQL. */
+function counted(db: Db, statements: string[]): Db {
+  const STATEMENTS = new Set(['all', 'get', 'value', 'run', 'exec']);
+  const OPENERS = new Set(['transaction', 'tryTransaction', 'snapshot', 'savepoint']);
+  return new Proxy(db, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      const fn = value as (...a: unknown[]) => unknown;
+      if (STATEMENTS.has(String(prop)))
+        return (sql: unknown, ...rest: unknown[]) => {
+          statements.push(typeof sql === 'string' ? sql : JSON.stringify(sql));
+          return fn.call(target, sql, ...rest);
+        };
+      if (OPENERS.has(String(prop)))
+        return (body: (tx: Db) => Promise<unknown>, ...rest: unknown[]) =>
+          fn.call(target, (tx: Db) => body(counted(tx, statements)), ...rest);
+      return fn.bind(target);
+    },
+  });
+}
+
+describe('before a send, from what the claim read', () => {
+  it('the steady drain reads nothing per delivery before its send: a pass’s statements carry all its rows', async () => {
+    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 2, 'delivery.pollIntervalMs': 3_600_000 });
+    const n = 40;
+    for (let i = 0; i < n; i++) await newTx(ctx, org.org.id);
+    const statements: string[] = [];
+    const dispatcher = new Dispatcher({ ...ctx, db: counted(ctx.db, statements) as typeof ctx.db }, { random: () => 0.5 });
+    let sent = 0;
+    let passes = 0;
+    // Each pass claims CLAIM_ROUNDS rounds of the webhook's two slots; all but the first round wait for a slot.
+    while (sent < n) {
+      const passed = await dispatcher.runOnce();
+      expect(passed).toBeGreaterThan(0);
+      sent += passed;
+      passes++;
+    }
+    expect(passes).toBe(Math.ceil(n / (CLAIM_ROUNDS * 2)));
+    expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(n);
+    expect(await listDeliveries(ctx.db, { state: 'delivered', limit: n + 1 })).toHaveLength(n);
+    // Every statement ran at most once per pass: none per delivery, such as a read of the row, its webhook and key before each send.
+    const runs = new Map<string, number>();
+    for (const sql of statements) runs.set(sql, (runs.get(sql) ?? 0) + 1);
+    expect([...runs].filter(([, count]) => count > passes)).toEqual([]);
+    expect(statements.length).toBeLessThan(2 * n);
+    await dispatcher.stop();
+  });
+
+  it('goes as claimed while the claim is fresh; is read again after CLAIM_FRESH_MS, a change, a clock gone back or a short lease', async () => {
+    const { ctx, webhook, jobs } = await claimedJobs(2, 'me');
+    const leases = new Leases(ctx, 'me');
+    const job = jobs[0]!;
+    const now = ctx.clock.now();
+    const target = { url: webhook.url, keyRetired: false, nextAttemptAt: job.nextAttemptAt };
+    job.claim = leases.claimRead(now, now + 60_000);
+    expect(await leases.beforeSend(job, false)).toBe('fresh');
+    // A result of this webhook that disables it is not recorded yet: not sent, fresh or not.
+    jobs[1]!.claim = job.claim;
+    expect(await leases.beforeSend(jobs[1]!, true)).toBe('gone');
+    // Older than the window: read.
+    ctx.clock.advance(CLAIM_FRESH_MS);
+    expect(await leases.beforeSend(job, false)).toBe('fresh');
+    ctx.clock.advance(1);
+    expect(await leases.beforeSend(job, false)).toEqual(target);
+    // A clock that went back: read.
+    ctx.clock.set(now - 1);
+    expect(await leases.beforeSend(job, false)).toEqual(target);
+    // A lease the send would outlast: read (and renewed).
+    ctx.clock.set(now);
+    job.claim = leases.claimRead(now, now + ctx.config.delivery.timeoutMs);
+    expect(await leases.beforeSend(job, false)).toEqual(target);
+    // A change signalled in this process after the claim's pass began: read, and a disabled webhook is not sent.
+    job.claim = leases.claimRead(now, now + 60_000);
+    await disableWebhook(ctx, webhook.id, 'borderd webhooks disable');
+    expect(await leases.beforeSend(job, false)).toBe('gone');
+    leases.close();
+  });
+
+  it('another process’s disable reaches rows claimed before it once they are CLAIM_FRESH_MS old', async () => {
+    const { ctx, webhook, jobs } = await claimedJobs(2, 'me');
+    const leases = new Leases(ctx, 'me');
+    const now = ctx.clock.now();
+    for (const job of jobs) job.claim = leases.claimRead(now, now + 60_000);
+    // Another process (its own context on the same database) disables the webhook: no signal reaches this one.
+    const other = await makeContext({ ...sameDatabase(ctx), dataDir: ctx.dataDir });
+    other.clock.set(ctx.clock.now());
+    await disableWebhook(other, webhook.id, 'borderd webhooks disable');
+    expect(await leases.beforeSend(jobs[0]!, false)).toBe('fresh');
+    ctx.clock.advance(CLAIM_FRESH_MS + 1);
+    expect(await leases.beforeSend(jobs[1]!, false)).toBe('gone');
+    leases.close();
+  });
+
+  it.runIf(onPostgres)(
+    'on PostgreSQL, another node’s disable reaches rows claimed before it as soon as its notification does',
+    async () => {
+      const { ctx, webhook, jobs } = await claimedJobs(1, 'me');
+      const wakeups = crossNodeWakeups(ctx);
+      await wakeups.start();
+      const leases = new Leases(ctx, 'me');
+      try {
+        const now = ctx.clock.now();
+        jobs[0]!.claim = leases.claimRead(now, now + 60_000);
+        const other = await makeContext({ ...sameDatabase(ctx), dataDir: ctx.dataDir });
+        other.clock.set(now);
+        const heard = ctx.signals.webhookChanged.next();
+        await disableWebhook(other, webhook.id, 'borderd webhooks disable');
+        await heard;
+        // This node's clock has not moved: the notification alone has the row read again.
+        expect(await leases.beforeSend(jobs[0]!, false)).toBe('gone');
+      } finally {
+        leases.close();
+        await wakeups.stop();
+      }
+    },
+  );
 });
