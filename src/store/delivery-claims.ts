@@ -176,10 +176,8 @@ export async function sendTarget(
   leaseAtLeast: number,
 ): Promise<{ url: string; keyRetired: boolean; nextAttemptAt: number } | undefined> {
   // leaseAtLeast: the lease must outlast the send, or another process could take the row mid-send.
-  const row = (await db.get(
-    SEND_TARGET,
-    [keyId, id, owner, step, leaseAtLeast],
-  )) as { url: string; keyRetired: number; nextAttemptAt: number } | undefined;
+  const row = (await db.get(SEND_TARGET, [keyId, id, owner, step, leaseAtLeast])) as
+    { url: string; keyRetired: number; nextAttemptAt: number } | undefined;
   return row && { url: row.url, keyRetired: row.keyRetired === 1, nextAttemptAt: row.nextAttemptAt };
 }
 
