@@ -49,16 +49,6 @@ export const indexedBy = (index: string): Fragment => fragment(`INDEXED BY ${ind
 export const NOT_INDEXED = fragment('+', '');
 
 /**
- * A text column's indexes kept out of a plan on both engines (SQLite's `+`; on PostgreSQL an
- * expression no index holds), for a row found by its primary key whose other conditions name a
- * column some index leads with. PostgreSQL's statistics of a queue's state describe the table when
- * it was last analyzed: analyzed while no row was pending, `state = 'pending'` is estimated at one
- * row, and the planner may seek (state, next_attempt_at) instead of the primary key and walk every
- * pending row of a backlog that came since.
- */
-export const TEXT_NOT_INDEXED = fragment('+', "'' || ");
-
-/**
  * What orders a table's rows within each of its index entries, for a walk that pages along one
  * index: SQLite's rowid, PostgreSQL's primary key (id).
  */

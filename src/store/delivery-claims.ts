@@ -6,16 +6,7 @@
  * @module store/delivery-claims
  */
 import { sql, type Db, type Sql } from '../db/database.js';
-import {
-  belowWatermark,
-  FOR_UPDATE_SKIP_LOCKED,
-  idsFirst,
-  indexedBy,
-  JSON_LIST,
-  NOT_INDEXED,
-  TEXT_NOT_INDEXED,
-  updatePicked,
-} from '../db/dialect.js';
+import { belowWatermark, FOR_UPDATE_SKIP_LOCKED, idsFirst, indexedBy, JSON_LIST, NOT_INDEXED, updatePicked } from '../db/dialect.js';
 import { lineOf, type DeliveryState } from './deliveries.js';
 import type { WebhookOrdering } from './webhooks.js';
 
@@ -111,7 +102,7 @@ const claimDueSql = (ordering: WebhookOrdering) => {
        ${ordering === 'resource' ? RESOURCE_ELIGIBLE : ''} ${ordering === 'none' ? '' : belowWatermark('c.event_tx')}
      ORDER BY c.next_attempt_at, c.id LIMIT ? ${FOR_UPDATE_SKIP_LOCKED})
   UPDATE deliveries SET claimed_by = ?, lease_until = ? ${updatePicked('deliveries', 'picked')}
-    AND ${TEXT_NOT_INDEXED}state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
+    AND ${NOT_INDEXED}state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
   RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
 };
 
@@ -160,13 +151,6 @@ export async function claimDue(
  * to be rotated. Sending it anyway would reach an endpoint that is
  * off, or the old url, or carry a signature its receiver can no longer check.
  */
-// The row by its primary key alone (TEXT_NOT_INDEXED): one read per send, whatever the backlog.
-const SEND_TARGET = sql`SELECT w.url AS url, d.next_attempt_at AS "nextAttemptAt",
-            CASE WHEN EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) THEN 1 ELSE 0 END AS "keyRetired"
-       FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
-       WHERE d.id = ? AND d.claimed_by = ? AND ${TEXT_NOT_INDEXED}d.state = 'pending' AND d.step = ? AND d.lease_until >= ?
-         AND w.enabled = 1 AND w.deleted_at IS NULL`;
-
 export async function sendTarget(
   db: Db,
   id: string,
@@ -176,8 +160,14 @@ export async function sendTarget(
   leaseAtLeast: number,
 ): Promise<{ url: string; keyRetired: boolean; nextAttemptAt: number } | undefined> {
   // leaseAtLeast: the lease must outlast the send, or another process could take the row mid-send.
-  const row = (await db.get(SEND_TARGET, [keyId, id, owner, step, leaseAtLeast])) as
-    { url: string; keyRetired: number; nextAttemptAt: number } | undefined;
+  const row = (await db.get(
+    `SELECT w.url AS url, d.next_attempt_at AS "nextAttemptAt",
+            CASE WHEN EXISTS (SELECT 1 FROM webhook_keys k WHERE k.id = ? AND k.retired_at IS NOT NULL) THEN 1 ELSE 0 END AS "keyRetired"
+       FROM deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.id = ? AND d.claimed_by = ? AND d.state = 'pending' AND d.step = ? AND d.lease_until >= ?
+         AND w.enabled = 1 AND w.deleted_at IS NULL`,
+    [keyId, id, owner, step, leaseAtLeast],
+  )) as { url: string; keyRetired: number; nextAttemptAt: number } | undefined;
   return row && { url: row.url, keyRetired: row.keyRetired === 1, nextAttemptAt: row.nextAttemptAt };
 }
 

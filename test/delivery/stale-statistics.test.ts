@@ -1,18 +1,18 @@
 /**
- * PostgreSQL plans from the statistics of the last ANALYZE, and a queue's last one may have seen
- * no pending row at all (every delivery done, or a backlog still skipped): `state = 'pending'` is
- * then estimated at one row. A statement that finds its row by primary key must keep finding it so
- * when a backlog arrives before the next ANALYZE, not walk every pending row through the
- * (state, next_attempt_at) index.
+ * PostgreSQL plans from the statistics of the last ANALYZE, and a queue's last one may have seen no
+ * pending row at all (every delivery done, or a backlog written while its webhook was off). The
+ * statements that find pending rows keep their indexes when a backlog arrives before the next
+ * ANALYZE: the read before a send seeks its row by primary key and the claim a webhook's due rows by
+ * (webhook_id, state, …), neither walks every pending row through (state, next_attempt_at).
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { Sql } from '../../src/db/database.js';
-import { sendTarget } from '../../src/store/delivery-claims.js';
+import type { Sql, SqlParams } from '../../src/db/database.js';
+import { claimDue, sendTarget } from '../../src/store/delivery-claims.js';
 import { onPostgres } from '../support/postgres.js';
 import { setup } from './dispatch/support.js';
 
-describe.runIf(onPostgres)('statements by primary key under statistics that saw no pending row', () => {
-  it('the read before a send seeks its row by primary key, whatever the backlog', async () => {
+describe.runIf(onPostgres)('statements on pending rows under statistics that saw none', () => {
+  it('the read before a send and the claim keep their indexes when a backlog follows an ANALYZE of a drained queue', async () => {
     const s = await setup();
     const { db } = s.ctx;
     const orgId = s.org.org.id;
@@ -43,16 +43,35 @@ describe.runIf(onPostgres)('statements by primary key under statistics that saw 
     await add('done', 2000, 'delivered');
     await db.exec('ANALYZE deliveries');
     await add('due', 2000, 'pending');
+    const planOf = async (statement: Sql, params: SqlParams | undefined) => {
+      const text = typeof statement === 'string' ? statement : statement.postgres;
+      const [plan] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+      return JSON.stringify(plan!['QUERY PLAN']);
+    };
 
     const get = vi.spyOn(db, 'get');
     const target = await sendTarget(db, 'dlv_due_2000', 'owner', 0, null, 5_000);
-    const [statement, params] = get.mock.calls[0]!;
+    const [read, readParams] = get.mock.calls[0]!;
     get.mockRestore();
     expect(target).toMatchObject({ nextAttemptAt: 2000 });
-    const text = typeof statement === 'string' ? statement : statement.postgres;
-    const [plan] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}` as Sql, params);
-    const json = JSON.stringify(plan!['QUERY PLAN']);
-    expect(json).toContain('"Index Name":"deliveries_pkey"');
-    expect(json).not.toContain('deliveries_due');
+    const readPlan = await planOf(read, readParams);
+    expect(readPlan).toContain('"Index Name":"deliveries_pkey"');
+    expect(readPlan).not.toContain('deliveries_due');
+
+    // The claim's statement, planned and not run (its leases are the test's own rows).
+    const all = vi.spyOn(db, 'all').mockResolvedValueOnce([]);
+    await claimDue(db, s.webhookId, 'other', 20_000, 80_000, 50);
+    const [claim, claimParams] = all.mock.calls[0]!;
+    all.mockRestore();
+    const claimPlan = await planOf(claim, claimParams);
+    expect(claimPlan).toContain('"Index Name":"deliveries_webhook_due"');
+    expect(claimPlan).not.toContain('deliveries_due');
+  });
+
+  it('the table keeps no statistics of a delivery state, which a drained queue would make one row', async () => {
+    const s = await setup();
+    expect(
+      await s.ctx.db.value("SELECT attstattarget FROM pg_attribute WHERE attrelid = 'deliveries'::regclass AND attname = 'state'"),
+    ).toBe(0);
   });
 });
