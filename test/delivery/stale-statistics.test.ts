@@ -1,0 +1,77 @@
+/**
+ * PostgreSQL plans from the statistics of the last ANALYZE, and a queue's last one may have seen no
+ * pending row at all (every delivery done, or a backlog written while its webhook was off). The
+ * statements that find pending rows keep their indexes when a backlog arrives before the next
+ * ANALYZE: the read before a send seeks its row by primary key and the claim a webhook's due rows by
+ * (webhook_id, state, …), neither walks every pending row through (state, next_attempt_at).
+ */
+import { describe, expect, it, vi } from 'vitest';
+import type { Sql, SqlParams } from '../../src/db/database.js';
+import { claimDue, sendTarget } from '../../src/store/delivery-claims.js';
+import { onPostgres } from '../support/postgres.js';
+import { setup } from './dispatch/support.js';
+
+describe.runIf(onPostgres)('statements on pending rows under statistics that saw none', () => {
+  it('the read before a send and the claim keep their indexes when a backlog follows an ANALYZE of a drained queue', async () => {
+    const s = await setup();
+    const { db } = s.ctx;
+    const orgId = s.org.org.id;
+    const at = '2026-01-01T00:00:00.000Z';
+    const add = async (prefix: string, count: number, state: 'pending' | 'delivered') => {
+      await db.run(
+        `INSERT INTO events (id, org_id, type, body, created_at)
+           SELECT ? || g, ?, 'Transaction_Updated', '{}', ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
+        [`evt_${prefix}_`, orgId, at, count],
+      );
+      await db.run(
+        `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, next_attempt_at, claimed_by, lease_until, created_at, updated_at)
+           SELECT ? || g, ? || g, ?, ?, ?, 0, g, ?, CAST(? AS BIGINT), ?, ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
+        [
+          `dlv_${prefix}_`,
+          `evt_${prefix}_`,
+          s.webhookId,
+          orgId,
+          state,
+          state === 'pending' ? 'owner' : null,
+          state === 'pending' ? 10_000 : null,
+          at,
+          at,
+          count,
+        ],
+      );
+    };
+    await add('done', 2000, 'delivered');
+    await db.exec('ANALYZE deliveries');
+    await add('due', 2000, 'pending');
+    const planOf = async (statement: Sql, params: SqlParams | undefined) => {
+      const text = typeof statement === 'string' ? statement : statement.postgres;
+      const [plan] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+      return JSON.stringify(plan!['QUERY PLAN']);
+    };
+
+    const get = vi.spyOn(db, 'get');
+    const target = await sendTarget(db, 'dlv_due_2000', 'owner', 0, null, 5_000);
+    const [read, readParams] = get.mock.calls[0]!;
+    get.mockRestore();
+    expect(target).toMatchObject({ nextAttemptAt: 2000 });
+    const readPlan = await planOf(read, readParams);
+    expect(readPlan).toContain('"Index Name":"deliveries_pkey"');
+    expect(readPlan).not.toContain('deliveries_due');
+
+    // The claim's statement, planned and not run (its leases are the test's own rows).
+    const all = vi.spyOn(db, 'all').mockResolvedValueOnce([]);
+    await claimDue(db, s.webhookId, 'other', 20_000, 80_000, 50);
+    const [claim, claimParams] = all.mock.calls[0]!;
+    all.mockRestore();
+    const claimPlan = await planOf(claim, claimParams);
+    expect(claimPlan).toContain('"Index Name":"deliveries_webhook_due"');
+    expect(claimPlan).not.toContain('deliveries_due');
+  });
+
+  it('the table keeps no statistics of a delivery state, which a drained queue would make one row', async () => {
+    const s = await setup();
+    expect(
+      await s.ctx.db.value("SELECT attstattarget FROM pg_attribute WHERE attrelid = 'deliveries'::regclass AND attname = 'state'"),
+    ).toBe(0);
+  });
+});
