@@ -1,7 +1,8 @@
 /**
  * Event-type filters: a list of types, each exact or a prefix ending in `*` (`Transaction_*`). An
  * empty list takes every type. The same rule picks a webhook's events and `borderd receive
- * --route`'s local URL.
+ * --route`'s local URL. An event's write applies it in SQL (store/event-fanout.ts, so that the write
+ * is one statement on PostgreSQL); test/delivery/events-fanout.test.ts holds that form to this one.
  *
  * @module domain/event-type-filter
  */
