@@ -119,6 +119,7 @@ export class Dispatcher implements Worker {
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
   #started = false;
   #unlisten: (() => void) | undefined;
+  readonly #unlistenChanges: () => void;
   readonly #wake = () => this.#schedulePass();
   readonly #tick = () => {
     this.#pools.closeIdle();
@@ -155,7 +156,10 @@ export class Dispatcher implements Worker {
     this.#leases = new Leases(ctx, this.owner);
     this.#pools = new EndpointPools(ctx.config);
     this.#sender = new Sender(this.#pools, d);
-    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx), new Ed25519Keys(ctx));
+    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx), new Ed25519Keys(ctx), () =>
+      ctx.clock.now(),
+    );
+    this.#unlistenChanges = ctx.signals.webhookChanged.listen(() => this.#signing.forget());
     this.#recorder = new Recorder(ctx, {
       owner: this.owner,
       policy: this.#policy,
@@ -182,6 +186,7 @@ export class Dispatcher implements Worker {
     this.#stopped = true;
     this.#recorder.stopping();
     this.#unlisten?.();
+    this.#unlistenChanges();
     if (this.#timer) clearInterval(this.#timer);
     this.#leases.stopRenewing();
     this.#leases.close();

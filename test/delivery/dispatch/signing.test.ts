@@ -6,11 +6,13 @@ import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import { Signing } from '../../../src/delivery/dispatch/signing.js';
 import { EventSignatures } from '../../../src/delivery/event-signatures.js';
 import { rotateSigningKey } from '../../../src/delivery/signing-keys.js';
-import { enableWebhook } from '../../../src/services/webhooks.js';
+import { CLAIM_FRESH_MS } from '../../../src/delivery/dispatch/leases.js';
+import { enableWebhook, rotateWebhookSecretOf } from '../../../src/services/webhooks.js';
+import { secretKey, standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from '../../../src/verify/standard-webhooks.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { currentKeyRow, replaceSealedPrivateKey } from '../../../src/store/webhook-keys.js';
 import { signatureVerifies, startReceiver } from '../receiver.js';
-import { checkSignaturesAfter, claimedJobs, newTx, setup } from './support.js';
+import { checkSignaturesAfter, claimedJobs, counted, newTx, setup } from './support.js';
 
 describe('event bodies kept between passes', () => {
   it('a pass that reads more bodies than the cache holds, or finds some cached and reads the rest, sends every row', async () => {
@@ -91,5 +93,55 @@ describe('signing a pass’s claimed rows', () => {
     expect(job.keyId).toBe(rotated.keyId);
     expect(verifies(job.body, await job.signature, rotated.publicKey)).toBe(true);
     expect(signing.made).toBe(2);
+  });
+});
+
+describe('keys, secrets and v1a opt-ins kept per node', () => {
+  /** Statements of a pass that read what signs a webhook's rows rather than the rows themselves. */
+  const SIGNING_READS = [/FROM webhook_secrets/, /FROM webhook_v1a/, /SELECT id\s+FROM webhook_keys/];
+  const signingReads = (statements: readonly string[]) => statements.filter((sql) => SIGNING_READS.some((re) => re.test(sql))).length;
+
+  it('a pass within CLAIM_FRESH_MS of the last read reads none of them again; a change or their age makes it read', async () => {
+    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 1, 'delivery.pollIntervalMs': 3_600_000 });
+    const statements: string[] = [];
+    const dispatcher = new Dispatcher({ ...ctx, db: counted(ctx.db, statements) as typeof ctx.db }, { random: () => 0.5 });
+    const pass = async () => {
+      await newTx(ctx, org.org.id);
+      const before = signingReads(statements);
+      expect(await dispatcher.runOnce()).toBe(1);
+      return signingReads(statements) - before;
+    };
+    // The first pass reads the secrets, the v1a opt-ins and the key id; the next ones within the window none.
+    expect(await pass()).toBe(3);
+    expect(await pass()).toBe(0);
+    ctx.clock.advance(CLAIM_FRESH_MS);
+    expect(await pass()).toBe(0);
+    // Older than CLAIM_FRESH_MS: read again.
+    ctx.clock.advance(1);
+    expect(await pass()).toBe(3);
+    // A change signalled in this process (a service's commit, another node's notification): read again.
+    ctx.signals.webhookChanged.emit();
+    expect(await pass()).toBe(3);
+    expect(await pass()).toBe(0);
+    // A clock gone back: read again.
+    ctx.clock.advance(-10);
+    expect(await pass()).toBe(3);
+    expect(receiver.received).toHaveLength(7);
+    await dispatcher.stop();
+  });
+
+  it('a secret rotated through the service signs the next pass’s sends at once, kept reads or not', async () => {
+    const { ctx, org, receiver, webhookId, dispatcher } = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
+    await newTx(ctx, org.org.id);
+    expect(await dispatcher.runOnce()).toBe(1);
+    const rotated = await rotateWebhookSecretOf(ctx, org.org.id, webhookId);
+    await newTx(ctx, org.org.id);
+    expect(await dispatcher.runOnce()).toBe(1);
+    const last = receiver.received.at(-1)!;
+    const timestamp = Number(last.headers['webhook-timestamp']);
+    const wanted = standardWebhookHeaders([secretKey(rotated.secret)], String(last.headers['webhook-id']), timestamp, last.body.toString());
+    const sent = String(last.headers['webhook-signature']).split(' ');
+    expect(sent).toContain(wanted[WEBHOOK_SIGNATURE_HEADER]!.split(' ')[0]);
+    await dispatcher.stop();
   });
 });
