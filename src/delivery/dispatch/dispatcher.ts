@@ -345,8 +345,8 @@ export class Dispatcher implements Worker {
     // A stop began while the claim was made: stop() waits for this pass, then gives every lease back.
     if (this.#stopped) return [];
 
-    const bodies = await this.#signing.bodiesOf(claimed);
     const keys = await this.#signing.keysOf(claimed);
+    const bodies = await this.#signing.bodiesOf(claimed, keys);
     const secrets = await this.#signing.secretsOf(claimed);
     const v1aKeys = await this.#signing.v1aKeysOf(claimed);
     const started: Promise<void>[] = [];

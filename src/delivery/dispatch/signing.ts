@@ -15,6 +15,7 @@
  */
 import { remember } from '../../domain/bounded-map.js';
 import type { Db } from '../../db/database.js';
+import { bodiesWithSignatures } from '../../store/event-signatures.js';
 import { eventBodies } from '../../store/events.js';
 import type { EventSignatures } from '../event-signatures.js';
 import type { KeyObject } from 'node:crypto';
@@ -197,21 +198,44 @@ export class Signing {
    * The bodies of the claimed rows' events: once per event, for every webhook it fans out to. This
    * pass's own map, not the cache alone: putting the bodies read now into the bounded cache can push
    * out ones this pass found there, and a row whose body was pushed out would be recorded as a
-   * signing failure.
+   * signing failure. The bodies not cached are read with their stored signatures by the
+   * organization's current key (`keys`, from keysOf) in one statement per key; the signatures of
+   * cached bodies that are not in memory are read in one more (EventSignatures.preload).
    */
-  async bodiesOf(claimed: readonly Claimed[]): Promise<Map<string, EventBody>> {
+  async bodiesOf(claimed: readonly Claimed[], keys: ReadonlyMap<string, SigningKey | Error> = new Map()): Promise<Map<string, EventBody>> {
     const bodies = new Map<string, EventBody>();
-    const missing: string[] = [];
-    for (const id of new Set(claimed.flatMap((c) => c.rows.map((r) => r.eventId)))) {
-      const cached = this.#bodies.get(id);
-      if (cached) bodies.set(id, cached);
-      else missing.push(id);
+    /** Event ids whose body is to be read, and those whose body is cached, by the key id that signs them ('' for none). */
+    const missing = new Map<string, Set<string>>();
+    const cachedByKey = new Map<string, string[]>();
+    for (const { webhook, rows } of claimed) {
+      const key = keys.get(webhook.orgId);
+      const keyId = key && !(key instanceof Error) ? key.keyId : '';
+      for (const { eventId } of rows) {
+        const cached = this.#bodies.get(eventId);
+        if (cached) {
+          bodies.set(eventId, cached);
+          if (!keyId) continue;
+          let ids = cachedByKey.get(keyId);
+          if (!ids) cachedByKey.set(keyId, (ids = []));
+          ids.push(eventId);
+        } else {
+          let ids = missing.get(keyId);
+          if (!ids) missing.set(keyId, (ids = new Set()));
+          ids.add(eventId);
+        }
+      }
     }
-    for (const e of await eventBodies(this.#db, missing)) {
-      const event = { type: e.type, body: e.body, traceContext: e.traceContext };
-      bodies.set(e.id, event);
-      remember(this.#bodies, e.id, event, this.#bodyCacheSize);
+    for (const [keyId, ids] of missing) {
+      const read = keyId ? await bodiesWithSignatures(this.#db, keyId, [...ids]) : await eventBodies(this.#db, [...ids]);
+      for (const e of read) {
+        const event = { type: e.type, body: e.body, traceContext: e.traceContext };
+        bodies.set(e.id, event);
+        remember(this.#bodies, e.id, event, this.#bodyCacheSize);
+        const signature = (e as { signature?: string | null }).signature;
+        if (signature) this.#signatures.keep(e.id, keyId, signature);
+      }
     }
+    for (const [keyId, ids] of cachedByKey) await this.#signatures.preload(keyId, ids);
     return bodies;
   }
 
@@ -219,7 +243,8 @@ export class Signing {
    * The current key of each organization involved (or why it cannot be used): one read of its key
    * id unless kept (above); the private key is unsealed once per key id. A row signed with a key
    * retired since is signed again before its send (the dispatcher's check). The signatures already
-   * made with these keys (by this process or another, before a restart) are read in one query per key.
+   * made with these keys (by this process or another, before a restart) are read with the bodies
+   * (bodiesOf).
    */
   async keysOf(claimed: readonly Claimed[]): Promise<Map<string, SigningKey | Error>> {
     const keys = new Map<string, SigningKey | Error>();
@@ -238,13 +263,6 @@ export class Signing {
       } catch (err) {
         keys.set(webhook.orgId, err instanceof Error ? err : new Error(String(err)));
       }
-    }
-    for (const key of new Set(keys.values())) {
-      if (key instanceof Error) continue;
-      await this.#signatures.preload(
-        key.keyId,
-        claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)),
-      );
     }
     return keys;
   }

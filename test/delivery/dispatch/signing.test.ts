@@ -10,6 +10,7 @@ import { CLAIM_FRESH_MS } from '../../../src/delivery/dispatch/leases.js';
 import { enableWebhook, rotateWebhookSecretOf } from '../../../src/services/webhooks.js';
 import { secretKey, standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from '../../../src/verify/standard-webhooks.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
+import { storeSignatures } from '../../../src/store/event-signatures.js';
 import { currentKeyRow, replaceSealedPrivateKey } from '../../../src/store/webhook-keys.js';
 import { signatureVerifies, startReceiver } from '../receiver.js';
 import { checkSignaturesAfter, claimedJobs, counted, newTx, setup } from './support.js';
@@ -64,6 +65,31 @@ describe('signing a pass’s claimed rows', () => {
     expect(signing.made).toBe(2);
     await signing.signatureFor(rows[0]!.eventId, key, bodies.get(rows[0]!.eventId));
     expect(signing.made).toBe(2);
+  });
+
+  it('reads the bodies not cached with their stored signatures in one statement, and signs none of them again', async () => {
+    const { ctx, signing, claimed: c, webhook, rows } = await claimed(3);
+    const key = (await signing.keysOf(c)).get(webhook.orgId)!;
+    if (key instanceof Error) throw key;
+    const first = await signing.bodiesOf(c, new Map([[webhook.orgId, key]]));
+    const made = await Promise.all(
+      rows.map(async (r) => ({
+        eventId: r.eventId,
+        keyId: key.keyId,
+        signature: await signing.signatureFor(r.eventId, key, first.get(r.eventId)),
+      })),
+    );
+    await storeSignatures(ctx.db, made);
+    // Another process (nothing in memory) claims the same rows.
+    const statements: string[] = [];
+    const db = counted(ctx.db, statements);
+    const other = new Signing(db, new EventSignatures({ ...ctx, db }));
+    const keys = await other.keysOf(c);
+    const bodies = await other.bodiesOf(c, keys);
+    // Beside the key's own reads, one statement: the bodies with their signatures.
+    expect(statements.filter((sql) => /event_signatures|FROM events/.test(sql))).toHaveLength(1);
+    for (const r of made) expect(await other.signatureFor(r.eventId, keys.get(webhook.orgId)!, bodies.get(r.eventId))).toBe(r.signature);
+    expect(other.made).toBe(0);
   });
 
   it('a row whose key cannot be opened, or whose event is gone, gets a rejected signature: a signing failure', async () => {
