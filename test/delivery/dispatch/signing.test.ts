@@ -12,6 +12,9 @@ import { secretKey, standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from '../
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { storeSignatures } from '../../../src/store/event-signatures.js';
 import { currentKeyRow, replaceSealedPrivateKey } from '../../../src/store/webhook-keys.js';
+import { crossNodeWakeups } from '../../../src/cluster/wakeups.js';
+import { makeContext, sameDatabase } from '../../support/context.js';
+import { onPostgres } from '../../support/postgres.js';
 import { signatureVerifies, startReceiver } from '../receiver.js';
 import { checkSignaturesAfter, claimedJobs, counted, newTx, setup } from './support.js';
 
@@ -170,4 +173,36 @@ describe('keys, secrets and v1a opt-ins kept per node', () => {
     expect(sent).toContain(wanted[WEBHOOK_SIGNATURE_HEADER]!.split(' ')[0]);
     await dispatcher.stop();
   });
+
+  it.runIf(onPostgres)(
+    'on PostgreSQL, another node’s secret rotation reaches this node’s next pass as soon as its notification does',
+    async () => {
+      const { ctx, org, receiver, webhookId, dispatcher } = await setup({ 'delivery.pollIntervalMs': 3_600_000 });
+      const wakeups = crossNodeWakeups(ctx);
+      await wakeups.start();
+      try {
+        await newTx(ctx, org.org.id);
+        expect(await dispatcher.runOnce()).toBe(1);
+        const other = await makeContext({ ...sameDatabase(ctx), dataDir: ctx.dataDir });
+        other.clock.set(ctx.clock.now());
+        const heard = ctx.signals.webhookChanged.next();
+        const rotated = await rotateWebhookSecretOf(other, org.org.id, webhookId);
+        await heard;
+        // This node's clock has not moved: the notification alone has the secrets read again.
+        await newTx(ctx, org.org.id);
+        expect(await dispatcher.runOnce()).toBe(1);
+        const last = receiver.received.at(-1)!;
+        const wanted = standardWebhookHeaders(
+          [secretKey(rotated.secret)],
+          String(last.headers['webhook-id']),
+          Number(last.headers['webhook-timestamp']),
+          last.body.toString(),
+        );
+        expect(String(last.headers['webhook-signature']).split(' ')).toContain(wanted[WEBHOOK_SIGNATURE_HEADER]!.split(' ')[0]);
+      } finally {
+        await wakeups.stop();
+        await dispatcher.stop();
+      }
+    },
+  );
 });
