@@ -65,10 +65,7 @@ class FreshReads<V> {
   }
 
   keep(read: { atMs: number; changes: number } | undefined, id: string, value: V): void {
-    if (!read || read.changes !== this.#changes) return;
-    // Bounded by the ids a node meets within CLAIM_FRESH_MS: the oldest goes first.
-    if (this.#values.size >= KEPT_READS) this.#values.delete(this.#values.keys().next().value!);
-    this.#values.set(id, { atMs: read.atMs, value });
+    if (read && read.changes === this.#changes) remember(this.#values, id, { atMs: read.atMs, value }, KEPT_READS);
   }
 
   forget(): void {
