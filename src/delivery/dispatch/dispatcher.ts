@@ -296,6 +296,17 @@ export class Dispatcher implements Worker {
     return claimCapacity(this.#slotsOf(webhook.id, webhook.orgId));
   }
 
+  /**
+   * Whether a pass claims for this webhook: only once it is down to its last round of claims, the
+   * point where a finished send asks for a pass (claim-shares.ts refillDue). Rows it holds beyond
+   * that keep its slots busy until then, and a pass that a poll or a wake-up starts in between would
+   * claim a batch of a few rows, its transaction and its reads costing the same as a whole one.
+   */
+  #wantsClaims(webhook: { id: string; orgId: string }): boolean {
+    const held = this.#slots.claimedBy(webhook.id);
+    return held < this.#claimsOf(webhook) && held <= this.#slotsOf(webhook.id, webhook.orgId);
+  }
+
   /** How many more claims an organization may take: CLAIM_ROUNDS of its send slots, less what it holds. */
   #orgRoom(orgId: string, held: ReadonlyMap<string, number>): number {
     return claimCapacity(this.#orgSlotsOf(orgId)) - (held.get(orgId) ?? 0);
@@ -317,7 +328,7 @@ export class Dispatcher implements Worker {
     const held = slots.claimsByOrg();
     for (const w of await dueWebhooks(db, now)) {
       await this.#unanswered.firstSight(w.id);
-      if (slots.claimedBy(w.id) < this.#claimsOf(w) && this.#orgRoom(w.orgId, held) > 0) due.push(w);
+      if (this.#wantsClaims(w) && this.#orgRoom(w.orgId, held) > 0) due.push(w);
     }
     if (due.length === 0) return [];
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
