@@ -83,9 +83,13 @@ export class EventSignatures {
   async preload(keyId: string, eventIds: Iterable<string>): Promise<Map<string, string>> {
     const need = [...new Set(eventIds)].filter((id) => !this.#memory.has(entryOf(id, keyId)));
     const stored = await storedSignatures(this.ctx.db, keyId, need);
-    for (const [eventId, signature] of stored)
-      remember(this.#memory, entryOf(eventId, keyId), Promise.resolve(signature), this.#memorySize);
+    for (const [eventId, signature] of stored) this.keep(eventId, keyId, signature);
     return stored;
+  }
+
+  /** Keeps in memory a stored signature read with something else (the dispatcher's read of its events' bodies). */
+  keep(eventId: string, keyId: string, signature: string): void {
+    remember(this.#memory, entryOf(eventId, keyId), Promise.resolve(signature), this.#memorySize);
   }
 
   /** The signature in memory (or being made), if any. */

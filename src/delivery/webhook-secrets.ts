@@ -9,6 +9,7 @@
  * @module delivery/webhook-secrets
  */
 import { randomBytes } from 'node:crypto';
+import { announce } from '../cluster/wakeups.js';
 import type { AppContext } from '../context.js';
 import { commitAlone, type Commit } from '../db/group-commit.js';
 import { holdLock, type Db } from '../db/database.js';
@@ -101,14 +102,15 @@ export async function rotateWebhookSecret(
     const overlapMs = ctx.config.webhooks.rotationOverlapSeconds * 1000;
     if (current) await expireWebhookSecret(db, current.id, isoAt(windowOpen || overlapMs === 0 ? now : now + overlapMs));
     await insertSecret(inner, orgId, webhookId);
+    // The dispatchers of the other nodes read this webhook's secrets again (dispatch/signing.ts).
+    await announce(db, 'webhookChanged');
     return view(inner, await signingSecrets(db, webhookId, isoAt(now)))!;
   });
 }
 
 /**
  * The keys that sign each webhook's deliveries now, current first, for the dispatcher: one read per
- * webhook and pass (so a rotation made by any process is seen by the next pass), each secret
- * unsealed once per process.
+ * webhook (kept by the dispatcher as dispatch/signing.ts says), each secret unsealed once per process.
  */
 export class WebhookSecretKeys {
   readonly #keys = new Map<string, Buffer>();

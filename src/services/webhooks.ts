@@ -246,8 +246,8 @@ export const getWebhookSecret = (ctx: AppContext, orgId: string, id: string): Pr
   readWebhookSecret(ctx, orgId, id);
 
 /** A new secret for the webhook; the replaced one signs beside it for `webhooks.rotationOverlapSeconds`. */
-export const rotateWebhookSecretOf = (ctx: AppContext, orgId: string, id: string, commit?: Commit): Promise<WebhookSecretView> =>
-  rotateWebhookSecret(ctx, orgId, id, commit);
+export const rotateWebhookSecretOf = async (ctx: AppContext, orgId: string, id: string, commit?: Commit): Promise<WebhookSecretView> =>
+  changed(ctx, await rotateWebhookSecret(ctx, orgId, id, commit));
 
 /** The signature schemes of a webhook's deliveries, as its settings show them. */
 export type SignatureScheme = 'x-signature' | 'webhook-signature:v1' | 'webhook-signature:v1a';

@@ -119,6 +119,7 @@ export class Dispatcher implements Worker {
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
   #started = false;
   #unlisten: (() => void) | undefined;
+  readonly #unlistenChanges: () => void;
   readonly #wake = () => this.#schedulePass();
   readonly #tick = () => {
     this.#pools.closeIdle();
@@ -155,7 +156,10 @@ export class Dispatcher implements Worker {
     this.#leases = new Leases(ctx, this.owner);
     this.#pools = new EndpointPools(ctx.config);
     this.#sender = new Sender(this.#pools, d);
-    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx), new Ed25519Keys(ctx));
+    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx), new Ed25519Keys(ctx), () =>
+      ctx.clock.now(),
+    );
+    this.#unlistenChanges = ctx.signals.webhookChanged.listen(() => this.#signing.forget());
     this.#recorder = new Recorder(ctx, {
       owner: this.owner,
       policy: this.#policy,
@@ -182,6 +186,7 @@ export class Dispatcher implements Worker {
     this.#stopped = true;
     this.#recorder.stopping();
     this.#unlisten?.();
+    this.#unlistenChanges();
     if (this.#timer) clearInterval(this.#timer);
     this.#leases.stopRenewing();
     this.#leases.close();
@@ -291,6 +296,17 @@ export class Dispatcher implements Worker {
     return claimCapacity(this.#slotsOf(webhook.id, webhook.orgId));
   }
 
+  /**
+   * Whether a pass claims for this webhook: only once it is down to its last round of claims, the
+   * point where a finished send asks for a pass (claim-shares.ts refillDue). Rows it holds beyond
+   * that keep its slots busy until then, and a pass that a poll or a wake-up starts in between would
+   * claim a batch of a few rows, its transaction and its reads costing the same as a whole one.
+   */
+  #wantsClaims(webhook: { id: string; orgId: string }): boolean {
+    const held = this.#slots.claimedBy(webhook.id);
+    return held < this.#claimsOf(webhook) && held <= this.#slotsOf(webhook.id, webhook.orgId);
+  }
+
   /** How many more claims an organization may take: CLAIM_ROUNDS of its send slots, less what it holds. */
   #orgRoom(orgId: string, held: ReadonlyMap<string, number>): number {
     return claimCapacity(this.#orgSlotsOf(orgId)) - (held.get(orgId) ?? 0);
@@ -312,7 +328,7 @@ export class Dispatcher implements Worker {
     const held = slots.claimsByOrg();
     for (const w of await dueWebhooks(db, now)) {
       await this.#unanswered.firstSight(w.id);
-      if (slots.claimedBy(w.id) < this.#claimsOf(w) && this.#orgRoom(w.orgId, held) > 0) due.push(w);
+      if (this.#wantsClaims(w) && this.#orgRoom(w.orgId, held) > 0) due.push(w);
     }
     if (due.length === 0) return [];
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
@@ -340,8 +356,8 @@ export class Dispatcher implements Worker {
     // A stop began while the claim was made: stop() waits for this pass, then gives every lease back.
     if (this.#stopped) return [];
 
-    const bodies = await this.#signing.bodiesOf(claimed);
     const keys = await this.#signing.keysOf(claimed);
+    const bodies = await this.#signing.bodiesOf(claimed, keys);
     const secrets = await this.#signing.secretsOf(claimed);
     const v1aKeys = await this.#signing.v1aKeysOf(claimed);
     const started: Promise<void>[] = [];

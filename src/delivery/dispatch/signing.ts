@@ -1,16 +1,21 @@
 /**
- * What a pass's claimed rows need before they can go: each event's body, read once per pass and
- * kept between passes, each organization's current key, read once per pass, and each (event, key)
- * signature, from the process's EventSignatures (in memory, in event_signatures, else made on
- * libuv's thread pool). Also the signing again of a row whose key was retired while it waited, and
- * each webhook's Standard Webhooks secrets and, for a webhook that opted in to `v1a`, its
- * organization's Ed25519 key, read once per pass, from which a send's `webhook-*` headers are made
- * at its send time.
+ * What a pass's claimed rows need before they can go: each event's body, read once and kept between
+ * passes, each organization's current key, and each (event, key) signature, from the process's
+ * EventSignatures (in memory, in event_signatures, else made on libuv's thread pool). Also the
+ * signing again of a row whose key was retired while it waited, and each webhook's Standard
+ * Webhooks secrets and, for a webhook that opted in to `v1a`, its organization's Ed25519 key, from
+ * which a send's `webhook-*` headers are made at its send time.
+ *
+ * The keys, secrets and v1a opt-ins are kept per node for at most CLAIM_FRESH_MS and forgotten at
+ * every webhookChanged (`forget`), the rule a claim's own read follows (leases.ts): a node's passes
+ * come every few milliseconds while it drains, and each would otherwise read them again, a fixed
+ * set of statements per pass that grows with the nodes as their batches shrink.
  *
  * @module delivery/dispatch/signing
  */
 import { remember } from '../../domain/bounded-map.js';
 import type { Db } from '../../db/database.js';
+import { bodiesWithSignatures } from '../../store/event-signatures.js';
 import { eventBodies } from '../../store/events.js';
 import type { EventSignatures } from '../event-signatures.js';
 import type { KeyObject } from 'node:crypto';
@@ -22,6 +27,7 @@ import { signatureV1a } from '../../verify/standard-webhooks-v1a.js';
 import type { SigningKey } from '../signing-keys.js';
 import type { Claimed } from './claim-shares.js';
 import type { Job } from './job.js';
+import { CLAIM_FRESH_MS } from './leases.js';
 
 /** Event bodies kept in memory: a fan-out claims the same event for every webhook within a few passes. */
 export const BODY_CACHE = 2_000;
@@ -33,6 +39,44 @@ export interface EventBody {
   traceContext: string | null;
 }
 
+/**
+ * Values read from the database, each kept while it is at most CLAIM_FRESH_MS old and no change was
+ * signalled since its read began. Without a clock nothing is kept (every pass reads).
+ */
+class FreshReads<V> {
+  readonly #values = new Map<string, { atMs: number; value: V }>();
+  /** Changes signalled so far: a read begun before the last one is not kept. */
+  #changes = 0;
+
+  constructor(private readonly now: (() => number) | undefined) {}
+
+  get(id: string): V | undefined {
+    const kept = this.#values.get(id);
+    if (!kept || !this.now) return undefined;
+    const age = this.now() - kept.atMs;
+    if (age >= 0 && age <= CLAIM_FRESH_MS) return kept.value;
+    this.#values.delete(id);
+    return undefined;
+  }
+
+  /** Where a read begins: what it reads is kept only if no change comes before it ends. */
+  begin(): { atMs: number; changes: number } | undefined {
+    return this.now && { atMs: this.now(), changes: this.#changes };
+  }
+
+  keep(read: { atMs: number; changes: number } | undefined, id: string, value: V): void {
+    if (read && read.changes === this.#changes) remember(this.#values, id, { atMs: read.atMs, value }, KEPT_READS);
+  }
+
+  forget(): void {
+    this.#changes++;
+    this.#values.clear();
+  }
+}
+
+/** Webhooks (or organizations) whose reads a node keeps at most. */
+const KEPT_READS = 10_000;
+
 export class Signing {
   readonly #db: Db;
   readonly #signatures: EventSignatures;
@@ -40,29 +84,64 @@ export class Signing {
   readonly #bodyCacheSize: number;
   readonly #secretKeys: WebhookSecretKeys | undefined;
   readonly #ed25519: Ed25519Keys | undefined;
+  readonly #secrets: FreshReads<Buffer[]>;
+  readonly #optedIn: FreshReads<boolean>;
+  readonly #v1aKeys: FreshReads<KeyObject>;
+  readonly #keys: FreshReads<SigningKey>;
   /** Signatures made for this dispatcher's sends (node:crypto sign calls), across every organization and key. */
   made = 0;
 
-  /** Without `secretKeys`, sends carry `x-signature` alone (tests of the RSA path); without `ed25519`, no v1a. */
-  constructor(db: Db, signatures: EventSignatures, bodyCacheSize = BODY_CACHE, secretKeys?: WebhookSecretKeys, ed25519?: Ed25519Keys) {
+  /**
+   * Without `secretKeys`, sends carry `x-signature` alone (tests of the RSA path); without `ed25519`,
+   * no v1a; without `now`, every pass reads keys, secrets and opt-ins again.
+   */
+  constructor(
+    db: Db,
+    signatures: EventSignatures,
+    bodyCacheSize = BODY_CACHE,
+    secretKeys?: WebhookSecretKeys,
+    ed25519?: Ed25519Keys,
+    now?: () => number,
+  ) {
     this.#db = db;
     this.#ed25519 = ed25519;
     this.#signatures = signatures;
     this.#bodyCacheSize = bodyCacheSize;
     this.#secretKeys = secretKeys;
+    this.#secrets = new FreshReads(now);
+    this.#optedIn = new FreshReads(now);
+    this.#v1aKeys = new FreshReads(now);
+    this.#keys = new FreshReads(now);
+  }
+
+  /** A webhook, a secret or a key changed (webhookChanged): the next pass reads them all again. */
+  forget(): void {
+    this.#secrets.forget();
+    this.#optedIn.forget();
+    this.#v1aKeys.forget();
+    this.#keys.forget();
   }
 
   /**
    * The keys of each claimed webhook's secrets that sign now (current first, then a replaced one
-   * whose rotation window is open), or why they cannot be had: one read per webhook and pass, so a
-   * rotation made by any process is seen by the next pass. An empty list: a webhook made before
-   * secrets existed, sent with `x-signature` alone until its secret is first rotated.
+   * whose rotation window is open), or why they cannot be had: one read per webhook unless kept
+   * (above). An empty list: a webhook made before secrets existed, sent with `x-signature` alone
+   * until its secret is first rotated.
    */
   async secretsOf(claimed: readonly Claimed[]): Promise<Map<string, Buffer[] | Error>> {
     const secrets = new Map<string, Buffer[] | Error>();
     for (const { webhook } of claimed) {
+      if (secrets.has(webhook.id)) continue;
+      const kept = this.#secrets.get(webhook.id);
+      if (kept) {
+        secrets.set(webhook.id, kept);
+        continue;
+      }
       try {
-        secrets.set(webhook.id, this.#secretKeys ? await this.#secretKeys.keysOf(webhook.id) : []);
+        const read = this.#secrets.begin();
+        const keys = this.#secretKeys ? await this.#secretKeys.keysOf(webhook.id) : [];
+        this.#secrets.keep(read, webhook.id, keys);
+        secrets.set(webhook.id, keys);
       } catch (err) {
         secrets.set(webhook.id, err instanceof Error ? err : new Error(String(err)));
       }
@@ -72,23 +151,36 @@ export class Signing {
 
   /**
    * For each claimed webhook that opted in to v1a, its organization's current Ed25519 key (made on
-   * its first use), or why it cannot be had: one read for the opt-ins and one per organization and
-   * pass, so a rotation made by any process is seen by the next pass.
+   * its first use), or why it cannot be had: one read for the opt-ins not kept and one per
+   * organization whose key is not kept (above).
    */
   async v1aKeysOf(claimed: readonly Claimed[]): Promise<Map<string, KeyObject | Error>> {
     const keys = new Map<string, KeyObject | Error>();
     if (!this.#ed25519) return keys;
-    const optedIn = await webhooksWithV1a(
-      this.#db,
-      claimed.map((c) => c.webhook.id),
-    );
+    const optedIn = new Set<string>();
+    const unread: string[] = [];
+    for (const { webhook } of claimed) {
+      const kept = this.#optedIn.get(webhook.id);
+      if (kept === undefined) unread.push(webhook.id);
+      else if (kept) optedIn.add(webhook.id);
+    }
+    if (unread.length) {
+      const read = this.#optedIn.begin();
+      const found = await webhooksWithV1a(this.#db, unread);
+      for (const id of unread) {
+        this.#optedIn.keep(read, id, found.has(id));
+        if (found.has(id)) optedIn.add(id);
+      }
+    }
     const byOrg = new Map<string, KeyObject | Error>();
     for (const { webhook } of claimed) {
       if (!optedIn.has(webhook.id)) continue;
-      let key = byOrg.get(webhook.orgId);
+      let key = byOrg.get(webhook.orgId) ?? this.#v1aKeys.get(webhook.orgId);
       if (!key) {
         try {
+          const read = this.#v1aKeys.begin();
           key = (await this.#ed25519.currentKey(webhook.orgId)).key;
+          this.#v1aKeys.keep(read, webhook.orgId, key);
         } catch (err) {
           key = err instanceof Error ? err : new Error(String(err));
         }
@@ -103,46 +195,71 @@ export class Signing {
    * The bodies of the claimed rows' events: once per event, for every webhook it fans out to. This
    * pass's own map, not the cache alone: putting the bodies read now into the bounded cache can push
    * out ones this pass found there, and a row whose body was pushed out would be recorded as a
-   * signing failure.
+   * signing failure. The bodies not cached are read with their stored signatures by the
+   * organization's current key (`keys`, from keysOf) in one statement per key; the signatures of
+   * cached bodies that are not in memory are read in one more (EventSignatures.preload).
    */
-  async bodiesOf(claimed: readonly Claimed[]): Promise<Map<string, EventBody>> {
+  async bodiesOf(claimed: readonly Claimed[], keys: ReadonlyMap<string, SigningKey | Error> = new Map()): Promise<Map<string, EventBody>> {
     const bodies = new Map<string, EventBody>();
-    const missing: string[] = [];
-    for (const id of new Set(claimed.flatMap((c) => c.rows.map((r) => r.eventId)))) {
-      const cached = this.#bodies.get(id);
-      if (cached) bodies.set(id, cached);
-      else missing.push(id);
+    /** Event ids whose body is to be read, and those whose body is cached, by the key id that signs them ('' for none). */
+    const missing = new Map<string, Set<string>>();
+    const cachedByKey = new Map<string, string[]>();
+    for (const { webhook, rows } of claimed) {
+      const key = keys.get(webhook.orgId);
+      const keyId = key && !(key instanceof Error) ? key.keyId : '';
+      for (const { eventId } of rows) {
+        const cached = this.#bodies.get(eventId);
+        if (cached) {
+          bodies.set(eventId, cached);
+          if (!keyId) continue;
+          let ids = cachedByKey.get(keyId);
+          if (!ids) cachedByKey.set(keyId, (ids = []));
+          ids.push(eventId);
+        } else {
+          let ids = missing.get(keyId);
+          if (!ids) missing.set(keyId, (ids = new Set()));
+          ids.add(eventId);
+        }
+      }
     }
-    for (const e of await eventBodies(this.#db, missing)) {
-      const event = { type: e.type, body: e.body, traceContext: e.traceContext };
-      bodies.set(e.id, event);
-      remember(this.#bodies, e.id, event, this.#bodyCacheSize);
+    for (const [keyId, ids] of missing) {
+      const read = keyId ? await bodiesWithSignatures(this.#db, keyId, [...ids]) : await eventBodies(this.#db, [...ids]);
+      for (const e of read) {
+        const event = { type: e.type, body: e.body, traceContext: e.traceContext };
+        bodies.set(e.id, event);
+        remember(this.#bodies, e.id, event, this.#bodyCacheSize);
+        const signature = (e as { signature?: string | null }).signature;
+        if (signature) this.#signatures.keep(e.id, keyId, signature);
+      }
     }
+    for (const [keyId, ids] of cachedByKey) await this.#signatures.preload(keyId, ids);
     return bodies;
   }
 
   /**
    * The current key of each organization involved (or why it cannot be used): one read of its key
-   * id per pass, so a rotation made anywhere is seen by the next pass; the private key is unsealed
-   * once per key id. The signatures already made with these keys (by this process or another,
-   * before a restart) are read in one query per key.
+   * id unless kept (above); the private key is unsealed once per key id. A row signed with a key
+   * retired since is signed again before its send (the dispatcher's check). The signatures already
+   * made with these keys (by this process or another, before a restart) are read with the bodies
+   * (bodiesOf).
    */
   async keysOf(claimed: readonly Claimed[]): Promise<Map<string, SigningKey | Error>> {
     const keys = new Map<string, SigningKey | Error>();
     for (const { webhook } of claimed) {
       if (keys.has(webhook.orgId)) continue;
+      const kept = this.#keys.get(webhook.orgId);
+      if (kept) {
+        keys.set(webhook.orgId, kept);
+        continue;
+      }
       try {
-        keys.set(webhook.orgId, await this.#signatures.signer.currentKey(webhook.orgId));
+        const read = this.#keys.begin();
+        const key = await this.#signatures.signer.currentKey(webhook.orgId);
+        this.#keys.keep(read, webhook.orgId, key);
+        keys.set(webhook.orgId, key);
       } catch (err) {
         keys.set(webhook.orgId, err instanceof Error ? err : new Error(String(err)));
       }
-    }
-    for (const key of new Set(keys.values())) {
-      if (key instanceof Error) continue;
-      await this.#signatures.preload(
-        key.keyId,
-        claimed.filter((c) => keys.get(c.webhook.orgId) === key).flatMap((c) => c.rows.map((r) => r.eventId)),
-      );
     }
     return keys;
   }

@@ -2,9 +2,10 @@
  * Which rows a pass claims: the max-min fair shares between organizations, a pass's turn order and
  * per-webhook room, and when a finished send asks for the next pass.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CLAIM_ROUNDS, claimCapacity, ClaimPlanner, shareClaims } from '../../../src/delivery/dispatch/claim-shares.js';
 import type { ClaimedDelivery, DueWebhook } from '../../../src/store/delivery-claims.js';
+import { holdAnswers, newTx, setup } from './support.js';
 
 describe('shareClaims', () => {
   async function claims(due: string[], held: Record<string, number>, budget: number, wants: Record<string, number> = {}) {
@@ -173,5 +174,30 @@ describe('a pass’s claims', () => {
     planner.starved = true;
     expect(planner.refillDue(5, 4, 8, 8)).toBe(true);
     expect(planner.refillDue(5, 4, 9, 8)).toBe(false);
+  });
+});
+
+describe('a pass while a webhook holds more than its last round', () => {
+  it('claims nothing for it: the claims come in whole refills, once its sends bring it down to its last round', async () => {
+    const { ctx, org, receiver, webhookId, dispatcher } = await setup({
+      'delivery.perEndpointConcurrency': 2,
+      'delivery.pollIntervalMs': 3_600_000,
+    });
+    const release = holdAnswers(receiver);
+    for (let i = 0; i < 4; i++) await newTx(ctx, org.org.id);
+    const first = dispatcher.runOnce();
+    await vi.waitFor(() => expect([dispatcher.sendingTo(webhookId), dispatcher.stats().claimed]).toEqual([2, 4]));
+    // Two rounds held (two sending, two queued), room for CLAIM_ROUNDS: a pass now (a wake-up, a poll) claims none of the new rows.
+    for (let i = 0; i < 4; i++) await newTx(ctx, org.org.id);
+    const claimedMore = vi.waitFor(() => expect(dispatcher.stats().claimed).toBeGreaterThan(4), { timeout: 5_000 }).then(() => -1);
+    claimedMore.catch(() => undefined);
+    expect(await Promise.race([dispatcher.runOnce(), claimedMore])).toBe(0);
+    expect(dispatcher.stats().claimed).toBe(4);
+    release();
+    expect(await first).toBe(4);
+    // Down to no claims: the next pass refills, up to CLAIM_ROUNDS rounds.
+    expect(await dispatcher.runOnce()).toBe(4);
+    expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(8);
+    await dispatcher.stop();
   });
 });

@@ -12,10 +12,9 @@ import { claimDue, deliveryLease, leasedDeliveries, renewLeases } from '../../..
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import { listAttempts } from '../../../src/store/delivery-attempts.js';
 import { crossNodeWakeups } from '../../../src/cluster/wakeups.js';
-import type { Db } from '../../../src/db/database.js';
 import { makeContext, sameDatabase, type TestContext } from '../../support/context.js';
 import { onPostgres } from '../../support/postgres.js';
-import { claimedJobs, holdAnswers, newTx, setup, whileDispatching } from './support.js';
+import { claimedJobs, counted, holdAnswers, newTx, setup, whileDispatching } from './support.js';
 
 describe('leases', () => {
   it('never sends a leased attempt twice; an expired lease (crash mid-send) is claimable again', async () => {
@@ -293,28 +292,6 @@ describe('the lease keeper', () => {
     expect(claimedBy).toEqual([null, null]);
   });
 });
-
-/** `db`, and every transaction opened through it, counting each statement they run with its SQL. */
-function counted(db: Db, statements: string[]): Db {
-  const STATEMENTS = new Set(['all', 'get', 'value', 'run', 'exec']);
-  const OPENERS = new Set(['transaction', 'tryTransaction', 'snapshot', 'savepoint']);
-  return new Proxy(db, {
-    get(target, prop) {
-      const value = Reflect.get(target, prop, target) as unknown;
-      if (typeof value !== 'function') return value;
-      const fn = value as (...a: unknown[]) => unknown;
-      if (STATEMENTS.has(String(prop)))
-        return (sql: unknown, ...rest: unknown[]) => {
-          statements.push(typeof sql === 'string' ? sql : JSON.stringify(sql));
-          return fn.call(target, sql, ...rest);
-        };
-      if (OPENERS.has(String(prop)))
-        return (body: (tx: Db) => Promise<unknown>, ...rest: unknown[]) =>
-          fn.call(target, (tx: Db) => body(counted(tx, statements)), ...rest);
-      return fn.bind(target);
-    },
-  });
-}
 
 describe('before a send, from what the claim read', () => {
   it('the steady drain reads nothing per delivery before its send: a pass’s statements carry all its rows', async () => {

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, vi } from 'vitest';
+import type { Db } from '../../../src/db/database.js';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import type { Job } from '../../../src/delivery/dispatch/job.js';
 import { createTransaction } from '../../../src/services/transactions.js';
@@ -169,4 +170,26 @@ export async function passesUntil(dispatcher: Dispatcher, check: () => unknown):
     },
     { timeout: 10_000, interval: 20 },
   );
+}
+
+/** `db`, and every transaction opened through it, counting each statement they run with its SQL. */
+export function counted(db: Db, statements: string[]): Db {
+  const STATEMENTS = new Set(['all', 'get', 'value', 'column', 'run', 'exec']);
+  const OPENERS = new Set(['transaction', 'tryTransaction', 'snapshot', 'savepoint']);
+  return new Proxy(db, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target) as unknown;
+      if (typeof value !== 'function') return value;
+      const fn = value as (...a: unknown[]) => unknown;
+      if (STATEMENTS.has(String(prop)))
+        return (sql: unknown, ...rest: unknown[]) => {
+          statements.push(typeof sql === 'string' ? sql : JSON.stringify(sql));
+          return fn.call(target, sql, ...rest);
+        };
+      if (OPENERS.has(String(prop)))
+        return (body: (tx: Db) => Promise<unknown>, ...rest: unknown[]) =>
+          fn.call(target, (tx: Db) => body(counted(tx, statements)), ...rest);
+      return fn.bind(target);
+    },
+  });
 }
