@@ -108,11 +108,17 @@ describe('an endpoint that stops answering', () => {
       expect(attempted).toBe(8); // every first attempt timed out
       ctx.clock.advance(later); // a new process starts
       for (let i = 0; i < newEvents; i++) await newTx(ctx, org.org.id);
+      // The new process's send outlasts the look below, however busy the machine: a deadline that
+      // ended it would let the next send go and look like two at a time.
+      (ctx.config.delivery as { timeoutMs: number }).timeoutMs = 30_000;
       const restarted = new Dispatcher(ctx, { random: () => 0.5 });
       const sending = restarted.runOnce();
       await vi.waitFor(() => expect(receiver.received.length).toBe(9), { timeout: 3_000 });
       await new Promise((r) => setTimeout(r, 50));
       expect([restarted.sendingTo(webhookId), receiver.received.length]).toEqual([1, 9]);
+      // Its send ends now without an answer, and the rows queued behind it time out as before.
+      (ctx.config.delivery as { timeoutMs: number }).timeoutMs = 200;
+      for (const res of hung) res.destroy();
       await sending;
     } finally {
       for (const res of hung) res.destroy();
