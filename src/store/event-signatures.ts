@@ -19,23 +19,28 @@ export async function storedSignatures(db: Db, keyId: string, eventIds: readonly
   return out;
 }
 
+/** An event's body as a dispatcher's pass reads it, with its stored signature by one key when that was asked for and exists. */
+export interface EventBodyRow {
+  id: string;
+  type: string;
+  body: string;
+  traceContext: string | null;
+  signature?: string | null;
+}
+
 /**
  * Type, body and trace context of each event id given (unknown ids are left out), each with its
  * stored signature by `keyId` if it has one: what a dispatcher's pass needs of its claimed events,
  * in one statement.
  */
-export async function bodiesWithSignatures(
-  db: Db,
-  keyId: string,
-  eventIds: readonly string[],
-): Promise<{ id: string; type: string; body: string; traceContext: string | null; signature: string | null }[]> {
+export async function bodiesWithSignatures(db: Db, keyId: string, eventIds: readonly string[]): Promise<EventBodyRow[]> {
   if (eventIds.length === 0) return [];
-  return (await db.all(
+  return await db.all<EventBodyRow>(
     sql`SELECT e.id, e.type, e.body, e.trace_context AS "traceContext", s.signature FROM events e
           LEFT JOIN event_signatures s ON s.event_id = e.id AND s.key_id = ?
          WHERE e.id IN (${JSON_LIST})`,
     [keyId, JSON.stringify(eventIds)],
-  )) as { id: string; type: string; body: string; traceContext: string | null; signature: string | null }[];
+  );
 }
 
 /** Every stored signature of the given events, whatever its key, in (event, key) order. */

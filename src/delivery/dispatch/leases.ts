@@ -34,6 +34,12 @@ export type BeforeSend = SendTarget | 'gone' | 'fresh' | 'unread';
  */
 export const CLAIM_FRESH_MS = 1_000;
 
+/** Whether what was read at `atMs` is still fresh at `now`: at most CLAIM_FRESH_MS old, by a clock that has not gone back. */
+export function readIsFresh(atMs: number, now: number): boolean {
+  const age = now - atMs;
+  return age >= 0 && age <= CLAIM_FRESH_MS;
+}
+
 /** What a claim read and when: stamped on each of its jobs. */
 export interface ClaimRead {
   /** When the pass that claimed it began (clock ms), before it read its webhooks. */
@@ -221,8 +227,7 @@ export class Leases {
   isFresh(job: Job, now: number, leaseAtLeast: number): boolean {
     const claim = job.claim;
     if (!claim || claim.changes !== this.#changes || claim.leaseUntil < leaseAtLeast) return false;
-    const age = now - claim.atMs;
-    return age >= 0 && age <= CLAIM_FRESH_MS;
+    return readIsFresh(claim.atMs, now);
   }
 
   /**

@@ -15,7 +15,7 @@
  */
 import { remember } from '../../domain/bounded-map.js';
 import type { Db } from '../../db/database.js';
-import { bodiesWithSignatures } from '../../store/event-signatures.js';
+import { bodiesWithSignatures, type EventBodyRow } from '../../store/event-signatures.js';
 import { eventBodies } from '../../store/events.js';
 import type { EventSignatures } from '../event-signatures.js';
 import type { KeyObject } from 'node:crypto';
@@ -27,7 +27,7 @@ import { signatureV1a } from '../../verify/standard-webhooks-v1a.js';
 import type { SigningKey } from '../signing-keys.js';
 import type { Claimed } from './claim-shares.js';
 import type { Job } from './job.js';
-import { CLAIM_FRESH_MS } from './leases.js';
+import { readIsFresh } from './leases.js';
 
 /** Event bodies kept in memory: a fan-out claims the same event for every webhook within a few passes. */
 export const BODY_CACHE = 2_000;
@@ -53,8 +53,7 @@ class FreshReads<V> {
   get(id: string): V | undefined {
     const kept = this.#values.get(id);
     if (!kept || !this.now) return undefined;
-    const age = this.now() - kept.atMs;
-    if (age >= 0 && age <= CLAIM_FRESH_MS) return kept.value;
+    if (readIsFresh(kept.atMs, this.now())) return kept.value;
     this.#values.delete(id);
     return undefined;
   }
@@ -223,13 +222,12 @@ export class Signing {
       }
     }
     for (const [keyId, ids] of missing) {
-      const read = keyId ? await bodiesWithSignatures(this.#db, keyId, [...ids]) : await eventBodies(this.#db, [...ids]);
+      const read: EventBodyRow[] = keyId ? await bodiesWithSignatures(this.#db, keyId, [...ids]) : await eventBodies(this.#db, [...ids]);
       for (const e of read) {
         const event = { type: e.type, body: e.body, traceContext: e.traceContext };
         bodies.set(e.id, event);
         remember(this.#bodies, e.id, event, this.#bodyCacheSize);
-        const signature = (e as { signature?: string | null }).signature;
-        if (signature) this.#signatures.keep(e.id, keyId, signature);
+        if (e.signature) this.#signatures.keep(e.id, keyId, e.signature);
       }
     }
     for (const [keyId, ids] of cachedByKey) await this.#signatures.preload(keyId, ids);
