@@ -18,9 +18,11 @@ import { Signer, type SigningKey } from './signing-keys.js';
 const MEMORY_SIZE = 10_000;
 /**
  * Signatures made and not stored yet, at most. Storing saves signing again (after a restart, in
- * another process, once pushed out of memory); it is never needed for a send or a stream, so past
- * this bound a new signature is simply not stored. They pile up only while another process holds the
- * write lock (a CLI import): otherwise the next dispatcher flush or stream batch stores them.
+ * another process, once pushed out of memory); a send or a stream never needs it, so past this
+ * bound a new signature is not listed. The attempts view does need the signature of every recorded
+ * attempt, so each attempt stores its own with its record (withAttemptSignatures), listed or not.
+ * They pile up only while another process holds the write lock (a CLI import): otherwise the next
+ * dispatcher flush or stream batch stores them.
  */
 const UNSTORED_SIZE = 10_000;
 /**
@@ -187,6 +189,31 @@ export class EventSignatures {
       this.ctx.log.warn({ err, signatures: taken.length }, 'signatures not stored; they are made again when needed');
     }
   }
+}
+
+/** A recorded attempt, as far as its signature goes: its event, the key it was signed with, the x-signature it carried. */
+export interface SignedAttempt {
+  job: { readonly eventId: string; readonly keyId: string | null };
+  result: { readonly signature?: string | undefined };
+}
+
+/**
+ * `taken` and the signature of every attempt of `attempts` that carried one not among them: what a
+ * batch of results stores (ON CONFLICT DO NOTHING) in its own transaction, so every recorded
+ * attempt's x-signature is in event_signatures, where the attempts view derives it from, whatever
+ * UNSTORED_SIZE let through.
+ */
+export function withAttemptSignatures(taken: readonly MadeSignature[], attempts: readonly SignedAttempt[]): MadeSignature[] {
+  const all = taken.slice();
+  const listed = new Set<string>();
+  for (const s of taken) listed.add(s.signature);
+  for (const { job, result } of attempts) {
+    const signature = result.signature;
+    if (signature === undefined || job.keyId === null || listed.has(signature)) continue;
+    listed.add(signature);
+    all.push({ eventId: job.eventId, keyId: job.keyId, signature });
+  }
+  return all;
 }
 
 const entryOf = (eventId: string, keyId: string) => `${eventId} ${keyId}`;

@@ -10,7 +10,7 @@ import { resourceKeyOf } from '../domain/resource-key.js';
 import type { AppContext } from '../context.js';
 import { DAY_MS, HOUR_MS, isoAt } from '../domain/clock.js';
 import { syntheticIdentity } from '../domain/synthetic-event.js';
-import { deliveryHeaders } from '../domain/delivery-headers.js';
+import { attemptHeaders } from '../domain/delivery-headers.js';
 import { isSlowSend } from '../domain/slow-endpoint.js';
 import { BorderdError, badRequest, conflict, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -148,40 +148,40 @@ export async function listWebhookDeliveries(
 }
 
 /**
- * One delivery with its attempts, each with the headers its request went out with, as recorded.
- * An attempt recorded before borderd kept them shows what can be known (requestHeadersSource
- * `rebuilt`): the headers made again from its key and number and the stored signature, a signature
- * no longer stored (its event's signatures pruned) left out rather than guessed. The Standard
- * Webhooks headers and traceparent of such an attempt are unknown: made at its send and not stored.
+ * One delivery with its attempts, each with the headers its request went out with
+ * (requestHeadersSource `sent`): an attempt stores only the values made at its send, and the others
+ * are derived from the event, the attempt's key id and number, and the signature event_signatures
+ * holds for that key (domain/delivery-headers.ts attemptHeaders); a row that stored its whole
+ * request reads as stored. An attempt recorded before borderd kept its headers shows what can be
+ * known (requestHeadersSource `rebuilt`): the derived headers with this borderd's user-agent, a
+ * signature no longer stored left out rather than guessed; its Standard Webhooks headers and
+ * traceparent were made at its send and are unknown.
  */
 export async function deliveryWithAttempts(ctx: AppContext, orgId: string, id: string): Promise<DeliveryWithAttempts> {
   const delivery = await getDeliveryView(ctx.db, orgId, id, ctx.clock.now());
   if (!delivery) throw notFound(`delivery ${id}`);
   const attempts = await listAttempts(ctx.db, id);
-  const rebuilt = attempts.some((a) => a.requestHeaders === null) ? await rebuildHeaders(ctx, delivery) : undefined;
-  return { delivery, attempts: attempts.map((a) => attemptView(a, rebuilt)) };
+  const signatures = attempts.some((a) => a.keyId !== null)
+    ? new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]))
+    : new Map<string, string>();
+  return { delivery, attempts: attempts.map((a) => attemptView(a, delivery, signatures)) };
 }
+
+/** The user-agent of an attempt rebuilt: this borderd's, the only one known. */
+const REBUILT_STORED = { 'user-agent': `borderd/${VERSION}` };
 
 /** An attempt as the API shows it: its row less the row's own keys, with the headers it went out with. */
-function attemptView(a: AttemptRecord, rebuilt: ((a: AttemptRecord) => Record<string, string>) | undefined): AttemptView {
-  const { id: _id, deliveryId: _deliveryId, keyId: _keyId, requestHeaders, ...recorded } = a;
-  return requestHeaders === null
-    ? { ...recorded, requestHeaders: rebuilt!(a), requestHeadersSource: 'rebuilt' }
-    : { ...recorded, requestHeaders: JSON.parse(requestHeaders) as Record<string, string>, requestHeadersSource: 'sent' };
-}
-
-/** For attempts recorded without their headers: the headers made again from the attempt's key id and number. */
-async function rebuildHeaders(ctx: AppContext, delivery: DeliveryView): Promise<(a: AttemptRecord) => Record<string, string>> {
-  const signatures = new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]));
-  return (a) =>
-    deliveryHeaders({
-      userAgent: `borderd/${VERSION}`,
-      signature: a.keyId === null ? undefined : signatures.get(a.keyId),
-      keyId: a.keyId,
-      eventId: delivery.eventId,
-      eventType: delivery.eventType,
-      attempt: a.attempt,
-    });
+function attemptView(a: AttemptRecord, delivery: DeliveryView, signatures: ReadonlyMap<string, string>): AttemptView {
+  const { id: _id, deliveryId: _deliveryId, keyId, requestHeaders, ...recorded } = a;
+  const stored = requestHeaders === null ? REBUILT_STORED : (JSON.parse(requestHeaders) as Record<string, string>);
+  const headers = attemptHeaders(stored, {
+    signature: keyId === null ? undefined : signatures.get(keyId),
+    keyId,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    attempt: a.attempt,
+  });
+  return { ...recorded, requestHeaders: headers, requestHeadersSource: requestHeaders === null ? 'rebuilt' : 'sent' };
 }
 
 /**

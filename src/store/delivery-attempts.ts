@@ -17,7 +17,11 @@ export interface AttemptRecord {
   error: string | null;
   responseBody: string | null;
   keyId: string | null;
-  /** The headers of the request that went out, as compact JSON (`{}`: nothing went out); null for attempts recorded before they were kept. */
+  /**
+   * What the attempt stored of the headers its request went out with, as compact JSON: the values
+   * made at its send (domain/delivery-headers.ts storedHeaders; an older borderd stored every
+   * header), `{}` when nothing went out; null for attempts recorded before headers were kept.
+   */
   requestHeaders: string | null;
 }
 

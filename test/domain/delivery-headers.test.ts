@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { deliveryWebhook } from '../../src/api/delivery-headers.js';
-import { DELIVERY_HEADERS, deliveryHeaders } from '../../src/domain/delivery-headers.js';
+import { attemptHeaders, DELIVERY_HEADERS, deliveryHeaders, storedHeaders } from '../../src/domain/delivery-headers.js';
 
 const values = {
   userAgent: 'borderd/1.2.3',
@@ -63,5 +63,31 @@ describe('a delivery’s headers', () => {
     const always = Object.keys(deliveryHeaders(values));
     expect(parameters.filter((p) => p.required).map((p) => p.name)).toEqual(always);
     for (const p of parameters) expect(p.description.length).toBeGreaterThan(0);
+  });
+
+  it('are stored in part by an attempt: the values made at its send; the rest is derived back exactly, in order', () => {
+    const { userAgent: _ua, ...derived } = values;
+    const standard = { 'webhook-id': 'evt_1', 'webhook-timestamp': '1700000000', 'webhook-signature': 'v1,c2ln v1a,ZWQ=' };
+    const traceparent = '00-0123456789abcdef0123456789abcdef-0123456789abcdef-01';
+    for (const sent of [
+      deliveryHeaders(values),
+      deliveryHeaders({ ...values, standardWebhooks: standard }),
+      deliveryHeaders({ ...values, standardWebhooks: standard, traceparent }),
+      deliveryHeaders({ ...values, traceparent }),
+    ]) {
+      const stored = storedHeaders(sent);
+      expect(Object.keys(stored)).toEqual(DELIVERY_HEADERS.filter((h) => h.stored && h.name in sent).map((h) => h.name));
+      const read = attemptHeaders(JSON.parse(JSON.stringify(stored)) as Record<string, string>, derived);
+      expect(Object.entries(read)).toEqual(Object.entries(sent));
+    }
+    expect(storedHeaders(deliveryHeaders(values))).toEqual({ 'user-agent': 'borderd/1.2.3' });
+  });
+
+  it('read from an attempt: what it stored laid over what is derived; nothing stored, nothing sent', () => {
+    const { userAgent: _ua, ...derived } = values;
+    // A row of an older borderd that stored every header reads as stored, whatever the derivation says now.
+    const whole = { ...deliveryHeaders(values), 'x-signature': 'b2xk', 'x-later': 'kept' };
+    expect(Object.entries(attemptHeaders(whole, { ...derived, signature: undefined }))).toEqual(Object.entries(whole));
+    expect(attemptHeaders({}, derived)).toEqual({});
   });
 });

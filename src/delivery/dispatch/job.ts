@@ -43,8 +43,13 @@ export interface SendResult extends AttemptResult {
   responseBody: string | null;
   retryAfter: string | undefined;
   durationMs: number;
-  /** The headers of the request made, exactly as they went out; absent when no request was made. */
+  /**
+   * What the attempt stores of the headers its request went out with (delivery-headers.ts
+   * storedHeaders; the others are derived when it is read); absent when no request was made.
+   */
   requestHeaders?: Readonly<Record<string, string>>;
+  /** The x-signature the request carried: recorded with the attempt, so the attempts view always finds it in event_signatures. */
+  signature?: string;
 }
 
 /** A job whose send is over, waiting for its result to be recorded. */

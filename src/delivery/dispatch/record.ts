@@ -23,7 +23,7 @@ import type { DeliveryState } from '../../store/deliveries.js';
 import { finishAttempt, finishAttempts, holdLineBehind, leaseOf, type DeliveryAfterAttempt } from '../../store/delivery-results.js';
 import { insertAttempt, insertAttempts, trailingAttemptsFailedWith, type AttemptRecord } from '../../store/delivery-attempts.js';
 import { storeSignature, storeSignatures } from '../../store/event-signatures.js';
-import type { EventSignatures } from '../event-signatures.js';
+import { withAttemptSignatures, type EventSignatures } from '../event-signatures.js';
 import { disableWebhook } from '../webhook-state.js';
 import type { Job, Sent } from './job.js';
 
@@ -137,8 +137,10 @@ export class Recorder {
     this.#flushTimer = undefined;
     const batch = this.#finished;
     if (batch.length === 0) return;
-    // Every signature made and not stored yet (a stream's too) goes into this transaction.
+    // Every signature made and not stored yet (a stream's too) goes into this transaction, and every
+    // signature these attempts carried: the attempts view derives their x-signature from it.
     const signatures = this.#signatures.takeUnstored();
+    const toStore = withAttemptSignatures(signatures, batch);
     this.#finished = [];
     const ctx = this.#ctx;
     let lines: RecordedLine[] = [];
@@ -149,7 +151,7 @@ export class Recorder {
     let began = false;
     const writeAll = async (tx: Db): Promise<RecordedLine[]> => {
       began = true;
-      await storeSignatures(tx, signatures);
+      await storeSignatures(tx, toStore);
       return this.#recordBatch(tx, batch);
     };
     // While running, a held write lock (another process) is waited for on a timer; at a stop, in
@@ -161,7 +163,7 @@ export class Recorder {
     };
     const recordEach = (): Promise<RecordedLine[]> =>
       ctx.db.transaction(async (tx) => {
-        for (const s of signatures) {
+        for (const s of toStore) {
           const o = await tx.savepoint((sp) => storeSignature(sp, s.eventId, s.keyId, s.signature));
           if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
         }
@@ -286,7 +288,7 @@ export class Recorder {
         error: result.error,
         responseBody: result.responseBody,
         keyId: job.keyId,
-        // The headers as sent, once per attempt in compact JSON: the attempts view shows them as they went out.
+        // What the attempt stores of its headers, in compact JSON: the attempts view derives the others.
         requestHeaders: JSON.stringify(result.requestHeaders ?? {}),
       },
       line: {

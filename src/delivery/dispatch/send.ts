@@ -5,6 +5,7 @@
  *
  * @module delivery/dispatch/send
  */
+import { storedHeaders } from '../../domain/delivery-headers.js';
 import { post, type PostExchange } from '../../http/post.js';
 import type { EndpointPools } from './endpoint-pools.js';
 import { REFUSED_ADDRESS, type Job, type SendResult } from './job.js';
@@ -61,6 +62,9 @@ export class Sender {
       keepBytes: RESPONSE_BODY_BYTES,
       readLimit: RESPONSE_READ_LIMIT,
     });
+    // What the attempt records of its request, taken now from the headers made for it.
+    const requestHeaders = storedHeaders(headers);
+    const signature = headers['x-signature'];
     let timer: NodeJS.Timeout;
     const expire = (late: boolean) => {
       // Fired well past its time: the event loop was held (a long garbage collection, a write that
@@ -85,7 +89,8 @@ export class Sender {
         error: null,
         responseBody: answer.body,
         retryAfter: answer.retryAfter,
-        requestHeaders: headers,
+        requestHeaders,
+        signature,
       });
     } catch (err) {
       const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
@@ -95,7 +100,8 @@ export class Sender {
         error: `${code}: ${e.cause?.message ?? e.message}`.slice(0, 500),
         responseBody: null,
         retryAfter: undefined,
-        requestHeaders: headers,
+        requestHeaders,
+        signature,
       });
     } finally {
       clearTimeout(timer);
