@@ -6,7 +6,8 @@
 import { parseTimeOption } from './time-option.js';
 import cliProgress from 'cli-progress';
 import type { CommandModule } from 'yargs';
-import { deliveryAttempts, listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
+import { listOutbox, outboxStatus, replayEvent, replayWebhookSince } from '../services/outbox.js';
+import { anyDeliveryWithAttempts } from '../services/webhook-deliveries.js';
 import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
 import { pruneOutbox } from '../jobs/retention.js';
 import { blockedLines, releaseAnyDelivery, type Release } from '../services/delivery-order.js';
@@ -111,7 +112,7 @@ export const outboxCommand: CommandModule = {
         (c) => c.positional('id', { type: 'string', demandOption: true }) as never,
         (args) =>
           runWithContext(args, async (ctx) => {
-            const result = await deliveryAttempts(ctx, args.id);
+            const result = await anyDeliveryWithAttempts(ctx, args.id);
             output(
               args,
               result,

@@ -18,7 +18,6 @@ import { eventIdsSince, eventOrganization, eventTypesOf } from '../store/events.
 import type { EventDataByType, EventType } from '../verify/events.js';
 import { getDelivery, requeueDelivery, type Delivery, type DeliveryState } from '../store/deliveries.js';
 import { countByState, pageDeliveries } from '../store/delivery-views.js';
-import { listAttempts, type AttemptRecord } from '../store/delivery-attempts.js';
 import { getWebhookById, listWebhooks, type WebhookRecord } from '../store/webhooks.js';
 import { withTransaction } from '../db/database.js';
 import type { ReplayResult } from './outbox-views.js';
@@ -160,12 +159,6 @@ export async function listOutbox(
     limit: q.limit + 1,
   });
   return { data: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
-}
-
-export async function deliveryAttempts(ctx: AppContext, deliveryId: string): Promise<{ delivery: Delivery; attempts: AttemptRecord[] }> {
-  const delivery = await getDelivery(ctx.db, deliveryId);
-  if (!delivery) throw notFound(`delivery ${deliveryId}`);
-  return { delivery, attempts: await listAttempts(ctx.db, deliveryId) };
 }
 
 /** A synthetic event of any type, through the same enqueue as real ones (for testing receivers). */

@@ -18,7 +18,7 @@ import { VERSION } from '../version.js';
 import { inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import { writeShapedEvent } from '../delivery/events.js';
 import { withTransaction } from '../db/database.js';
-import { DELIVERY_STATES, insertDelivery, requeueDelivery, type DeliveryState } from '../store/deliveries.js';
+import { DELIVERY_STATES, getDelivery, insertDelivery, requeueDelivery, type DeliveryState } from '../store/deliveries.js';
 import { nextAttemptOf } from '../store/delivery-claims.js';
 import { makeDueNow } from '../store/delivery-results.js';
 import { deliveriesOfEvents, getDeliveryView, pageWebhookDeliveries, webhookHealth } from '../store/delivery-views.js';
@@ -165,6 +165,16 @@ export async function deliveryWithAttempts(ctx: AppContext, orgId: string, id: s
     ? new Map((await signaturesOf(ctx.db, [delivery.eventId])).map((s) => [s.keyId, s.signature]))
     : new Map<string, string>();
   return { delivery, attempts: attempts.map((a) => attemptView(a, delivery, signatures)) };
+}
+
+/**
+ * One delivery of any organization with its attempts, for operators (`borderd outbox attempts`):
+ * the same view as the organization's own, so both show the headers each attempt went out with.
+ */
+export async function anyDeliveryWithAttempts(ctx: AppContext, id: string): Promise<DeliveryWithAttempts> {
+  const delivery = await getDelivery(ctx.db, id);
+  if (!delivery) throw notFound(`delivery ${id}`);
+  return deliveryWithAttempts(ctx, delivery.orgId, id);
 }
 
 /** The user-agent of an attempt rebuilt: this borderd's, the only one known. */

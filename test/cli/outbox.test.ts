@@ -87,6 +87,14 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
       [500, 'down'],
       [500, 'down'],
     ]);
+    // The operator's view shows each attempt's headers as the endpoint got them, as the organization's view does.
+    const shown = attempts.json.attempts as { requestHeaders: Record<string, string>; requestHeadersSource: string }[];
+    expect(shown.map((a) => a.requestHeadersSource)).toEqual(['sent', 'sent']);
+    for (const [i, a] of shown.entries()) {
+      expect(Object.keys(a.requestHeaders)).toEqual(expect.arrayContaining(['x-signature', 'x-event-id', 'webhook-signature']));
+      for (const [name, value] of Object.entries(a.requestHeaders))
+        expect([i, name, receiver.received[i]!.headers[name]]).toEqual([i, name, value]);
+    }
     const refused = await cli('outbox', 'replay', '--webhook', webhook.id, '--since', '2000-01-01T00:00:00Z');
     expect(refused.code).toBe(1);
     expect(refused.json.error.code).toBe('webhook_disabled');
