@@ -25,6 +25,20 @@ export const CLAIM_ROUNDS = 4;
 export const claimCapacity = (slots: number): number => CLAIM_ROUNDS * slots;
 
 /**
+ * Claims a node may hold for one webhook whose send slots (`whole`) it shares with other nodes
+ * (`part` of them its own): CLAIM_ROUNDS of its part, and while the endpoint answers quickly
+ * (`quick`: not slow, slow-endpoints.ts) as many as for half of the webhook's slots, at most twice
+ * its part. Each claim and each pass costs the same whatever it takes, so claims that shrank with
+ * each node's part would make the cost per delivery grow with the nodes; the bound keeps a claimed
+ * row's wait under 2 × CLAIM_ROUNDS rounds of quick sends (leases.ts), and a node from holding more
+ * than its share of a short backlog's tail.
+ */
+export function webhookClaimCapacity(part: number, whole: number, quick: boolean): number {
+  if (!quick || part <= 0) return claimCapacity(part);
+  return claimCapacity(Math.max(part, Math.min(2 * part, Math.ceil(whole / 2))));
+}
+
+/**
  * Splits the process's claims (`budget`) between organizations, max-min fair, and claims through
  * `claim(orgId, room)`, which returns how many more rows it took (at most `room`; a `room` of 0 or
  * less takes nothing). Every organization that holds claims or has a due webhook gets an equal part

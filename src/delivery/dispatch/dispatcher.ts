@@ -16,7 +16,7 @@ import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';
 import { Ed25519Keys } from '../ed25519-keys.js';
 import { WebhookSecretKeys } from '../webhook-secrets.js';
-import { claimCapacity, ClaimPlanner } from './claim-shares.js';
+import { claimCapacity, ClaimPlanner, webhookClaimCapacity } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { signingFailed, type Job, type SendResult } from './job.js';
 import { activeTraceparent, contextOf, inSpan, SpanKind, tracingOn, type SpanOptions } from '../../tracing/spans.js';
@@ -307,9 +307,10 @@ export class Dispatcher implements Worker {
     return run;
   }
 
-  /** Claims a webhook may hold: CLAIM_ROUNDS of the send slots it may use now. */
+  /** Claims a webhook may hold: CLAIM_ROUNDS of the send slots it may use now, more while this node has a small part of them (webhookClaimCapacity). */
   #claimsOf(webhook: { id: string; orgId: string }): number {
-    return claimCapacity(this.#slotsOf(webhook.id, webhook.orgId));
+    const whole = this.#unanswered.slotsOf(webhook.id);
+    return webhookClaimCapacity(this.#slotsOf(webhook.id, webhook.orgId), whole, !this.#slow.isSlow(webhook.id));
   }
 
   /**

@@ -131,8 +131,10 @@ export class Leases {
    * it, the process's slots taken in turn), then makes its own send, then its result is written.
    * A lease shorter than the wait plus the send could let another process send the same attempt:
    * never allowed. A claimed row waits at most CLAIM_ROUNDS - 1 rounds of sends, then makes its own;
-   * one more round and 5 s are the margin. A row that waits longer (many webhooks taking the slots in
-   * turn, another organization's share) keeps its lease by renewal.
+   * one more round and 5 s are the margin. A node with a small part of a quick endpoint's slots
+   * claims up to twice as deep (webhookClaimCapacity), rounds of sends quicker than slowAfterMs. A
+   * row that waits longer (many webhooks taking the slots in turn, another organization's share, an
+   * endpoint turned slow) keeps its lease by renewal.
    */
   get ms(): number {
     const { leaseMs, timeoutMs } = this.#ctx.config.delivery;
