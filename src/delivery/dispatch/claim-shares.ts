@@ -10,8 +10,8 @@ import type { ClaimedDelivery, DueWebhook } from '../../store/delivery-claims.js
 
 /**
  * Rounds of send slots a webhook (perEndpointConcurrency) and the process (concurrency) may hold in
- * claimed rows. A pass costs a write transaction, the due query and the read of bodies and their
- * stored signatures whatever it claims, so it claims several rounds at once: the rows behind the
+ * claimed rows. A pass costs a write transaction and the read of bodies and their stored
+ * signatures whatever it claims (and a listing pass the due query), so it claims several rounds at once: the rows behind the
  * sending round are signed while they wait and start the moment a slot frees, without a pass. A finished
  * send asks for a pass only once its webhook is down to its last round (or, after a pass that ran
  * out of the process's claims, once the process is down to its last round): the pass then refills

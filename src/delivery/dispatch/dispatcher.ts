@@ -84,11 +84,12 @@ export interface DispatcherStats {
 
 /**
  * Sends due deliveries. A pass costs what it claims, not the backlog: it lists the enabled webhooks
- * that have a due row (one index probe each), leases up to each webhook's free claim capacity in ONE
- * write transaction (claim-shares.ts), reads the bodies of the claimed events once and signs each
- * (event, key) once (signing.ts), and queues the jobs for their send slots (send-slots.ts). Passes
- * are coalesced: a commit signal, the poll timer and finished sends only request one, and at most
- * one runs per turn of the loop. Results are recorded in batches (record.ts).
+ * that have a due row (one index probe each) or, as a refill, takes those it knows due, leases up to
+ * each webhook's free claim capacity in ONE write transaction (claim-shares.ts), reads the bodies of
+ * the claimed events once and signs each (event, key) once (signing.ts), and queues the jobs for
+ * their send slots (send-slots.ts). Passes are coalesced: a commit signal, the poll timer and
+ * finished sends only request one, and at most one runs per turn of the loop; the first two ask for
+ * a listing, a finished send for a refill (#schedulePass). Results are recorded in batches (record.ts).
  *
  * A crash leaves leased rows, which the node registry (src/cluster/nodes.ts) takes back once it
  * knows the holder dead, or their leases end; a clean stop waits for in-flight sends and releases
