@@ -365,7 +365,9 @@ export class Dispatcher implements Worker {
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
     if (slots.claimed >= budget && slots.organizations === 1 && due.every((w) => slots.holdsFor(w.orgId))) return [];
     const byOrg = this.#planner.plan(due);
-    const orgOf = new Map(due.map((w) => [w.id, w.orgId]));
+    // Each webhook's room as the pass begins: sends that end while its claims run would otherwise
+    // open room for another round of claims, a statement of a few rows each.
+    const roomOf = new Map(due.map((w) => [w.id, this.#claimsOf(w) - slots.claimedBy(w.id)]));
     // Per webhook claimed for: whether its claim came back full (more rows are due), kept once committed.
     const full = new Map<string, { webhook: DueWebhook; more: boolean }>();
     // Not while another process holds the write lock: the next tick or finished send tries again,
@@ -376,7 +378,7 @@ export class Dispatcher implements Worker {
           byOrg,
           held,
           budget,
-          (webhookId) => this.#claimsOf({ id: webhookId, orgId: orgOf.get(webhookId)! }) - slots.claimedBy(webhookId),
+          (webhookId) => roomOf.get(webhookId) ?? 0,
           async (webhook, limit) => {
             // The claim reads the webhook as this pass knows it: a refill made no listing to read it in.
             const rows = await claimDue(

@@ -10,6 +10,7 @@ import { CLAIM_ROUNDS } from '../../../src/delivery/dispatch/claim-shares.js';
 import { createSignals } from '../../../src/signals.js';
 import { claimDue, dueWebhooks } from '../../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
+import type { Db } from '../../../src/db/database.js';
 import { answeringWebhook, counted, holdAnswers, newTx, setup } from './support.js';
 
 /** The due query's statement, as the counting db records it. */
@@ -102,5 +103,71 @@ describe('the poll tick', () => {
       release();
       await dispatcher.stop();
     }
+  });
+});
+
+describe("a pass's claims", () => {
+  it('take each webhook’s room as the pass began: sends that end while the claim runs open no second round of claims', async () => {
+    const { ctx, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 2, 'delivery.pollIntervalMs': 3_600_000 });
+    for (let i = 0; i < 20; i++) await newTx(ctx, org.org.id);
+    // The first claim's last round (its 7th and 8th rows) is held until the refill's claim runs.
+    let release!: () => void;
+    const lastRound = new Promise<void>((r) => (release = r));
+    let requests = 0;
+    receiver.setResponder((_r, res) => {
+      if (++requests <= CLAIM_ROUNDS * 2 - 2) res.end('ok');
+      else if (requests <= CLAIM_ROUNDS * 2) void lastRound.then(() => res.end('ok'));
+      else res.end('ok');
+    });
+    const claimsPerTransaction: number[] = [];
+    let dispatcher!: Dispatcher;
+    let released = false;
+    // Each claim statement counted per transaction; before the refill's, the held sends end.
+    const probed = (db: Db, inTx: number[] | undefined): Db =>
+      new Proxy(db, {
+        get(target, prop) {
+          const value = Reflect.get(target, prop, target) as unknown;
+          if (typeof value !== 'function') return value;
+          const fn = value as (...a: unknown[]) => Promise<unknown>;
+          if (prop === 'all' && inTx)
+            return async (sql: unknown, params: unknown[]) => {
+              if (isClaim(JSON.stringify(sql))) {
+                inTx[0]!++;
+                if (!released && dispatcher.sendingTo(webhookId) > 0) {
+                  released = true;
+                  await vi.waitFor(() => expect(requests).toBe(CLAIM_ROUNDS * 2), { timeout: 10_000, interval: 5 });
+                  release();
+                  await vi.waitFor(() => expect(dispatcher.sendingTo(webhookId)).toBe(0), { timeout: 10_000, interval: 5 });
+                }
+              }
+              return fn.call(target, sql, params);
+            };
+          if (prop === 'tryTransaction')
+            return async (body: (tx: Db) => Promise<unknown>, ...rest: unknown[]) => {
+              const count = [0];
+              try {
+                return await fn.call(target, (tx: Db) => body(probed(tx, count)), ...rest);
+              } finally {
+                if (count[0]) claimsPerTransaction.push(count[0]);
+              }
+            };
+          return fn.bind(target);
+        },
+      });
+    dispatcher = new Dispatcher({ ...ctx, db: probed(ctx.db, undefined) }, { random: () => 0.5 });
+    dispatcher.start();
+    try {
+      await vi.waitFor(() => expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(20), {
+        timeout: 20_000,
+        interval: 10,
+      });
+    } finally {
+      release();
+      await dispatcher.stop();
+    }
+    // One webhook: one claim statement in each pass's transaction, the refill's too.
+    expect(released).toBe(true);
+    expect(claimsPerTransaction.length).toBeGreaterThan(1);
+    expect(claimsPerTransaction.every((n) => n === 1)).toBe(true);
   });
 });
