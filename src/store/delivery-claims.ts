@@ -89,15 +89,16 @@ const RESOURCE_ELIGIBLE = sql`AND (c.in_line = 0 OR NOT EXISTS (SELECT 1 ${lineO
  * picks the (state, next_attempt_at) index and walks every pending row, so each claim would cost
  * the backlog. In strict order the candidates are the head and the test events' deliveries, read
  * first (idsFirst), each by its id (`+` keeps the webhook's due rows index out), or SQLite would
- * walk the due rows.
+ * walk the due rows. Given the `url` the caller will send to, the claim takes rows only while the
+ * webhook is enabled, live, at that url and in that order (WEBHOOK_AS_KNOWN).
  */
-const claimDueSql = (ordering: WebhookOrdering) => {
+const claimDueSql = (ordering: WebhookOrdering, checked: boolean) => {
   const strict = ordering === 'webhook';
   const byId = strict ? NOT_INDEXED : '';
   const candidates = strict ? idsFirst(HEAD_OR_UNLINED, 'deliveries', 'c') : 'deliveries c WHERE';
   return sql`WITH picked AS (
     SELECT c.id FROM ${candidates} ${byId}c.webhook_id = ? AND ${byId}c.state = 'pending' AND c.next_attempt_at <= ?
-       AND (c.lease_until IS NULL OR c.lease_until < ?)
+       AND (c.lease_until IS NULL OR c.lease_until < ?) ${checked ? WEBHOOK_AS_KNOWN : ''}
        AND c.id NOT IN (${JSON_LIST})
        ${ordering === 'resource' ? RESOURCE_ELIGIBLE : ''} ${ordering === 'none' ? '' : belowWatermark('c.event_tx')}
      ORDER BY c.next_attempt_at, c.id LIMIT ? ${FOR_UPDATE_SKIP_LOCKED})
@@ -106,10 +107,23 @@ const claimDueSql = (ordering: WebhookOrdering) => {
   RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
 };
 
+/**
+ * The webhook (id, ordering, url: the parameters) is enabled and live, in that order, at that url:
+ * one primary-key probe, made once per claim (it names no candidate). A claim made without a
+ * listing of the due webhooks in the same pass reads in it what that listing would have.
+ */
+const WEBHOOK_AS_KNOWN = `AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = ? AND w.enabled = 1 AND w.deleted_at IS NULL
+                                             AND w.ordering = ? AND w.url = ?)`;
+
 const CLAIM_DUE: Record<WebhookOrdering, Sql> = {
-  none: claimDueSql('none'),
-  resource: claimDueSql('resource'),
-  webhook: claimDueSql('webhook'),
+  none: claimDueSql('none', false),
+  resource: claimDueSql('resource', false),
+  webhook: claimDueSql('webhook', false),
+};
+const CLAIM_DUE_CHECKED: Record<WebhookOrdering, Sql> = {
+  none: claimDueSql('none', true),
+  resource: claimDueSql('resource', true),
+  webhook: claimDueSql('webhook', true),
 };
 
 export async function claimDue(
@@ -121,17 +135,20 @@ export async function claimDue(
   limit: number,
   held: readonly string[] = [],
   ordering: WebhookOrdering = 'none',
+  url?: string,
 ): Promise<ClaimedDelivery[]> {
   // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
   // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
   const heldList = held.length ? JSON.stringify(held) : '[]';
   // The head's parameters come first: they select the candidates.
   const head = ordering === 'webhook' ? Array.from({ length: HEAD_OR_UNLINED_PARAMS }, () => webhookId) : [];
-  const rows = await db.all<ClaimedDelivery>(CLAIM_DUE[ordering], [
+  const checked = url !== undefined;
+  const rows = await db.all<ClaimedDelivery>((checked ? CLAIM_DUE_CHECKED : CLAIM_DUE)[ordering], [
     ...head,
     webhookId,
     nowMs,
     nowMs,
+    ...(checked ? [webhookId, ordering, url] : []),
     heldList,
     limit,
     owner,

@@ -10,8 +10,8 @@ import type { ClaimedDelivery, DueWebhook } from '../../store/delivery-claims.js
 
 /**
  * Rounds of send slots a webhook (perEndpointConcurrency) and the process (concurrency) may hold in
- * claimed rows. A pass costs a write transaction, the due query and the read of bodies and their
- * stored signatures whatever it claims, so it claims several rounds at once: the rows behind the
+ * claimed rows. A pass costs a write transaction and the read of bodies and their stored
+ * signatures whatever it claims (and a listing pass the due query), so it claims several rounds at once: the rows behind the
  * sending round are signed while they wait and start the moment a slot frees, without a pass. A finished
  * send asks for a pass only once its webhook is down to its last round (or, after a pass that ran
  * out of the process's claims, once the process is down to its last round): the pass then refills
@@ -23,6 +23,20 @@ export const CLAIM_ROUNDS = 4;
 
 /** Claims that may be held for `slots` send slots: a webhook's, or the process's. */
 export const claimCapacity = (slots: number): number => CLAIM_ROUNDS * slots;
+
+/**
+ * Claims a node may hold for one webhook whose send slots (`whole`) it shares with other nodes
+ * (`part` of them its own): CLAIM_ROUNDS of its part, and while the endpoint answers quickly
+ * (`quick`: not slow, slow-endpoints.ts) as many as for half of the webhook's slots, at most twice
+ * its part. Each claim and each pass costs the same whatever it takes, so claims that shrank with
+ * each node's part would make the cost per delivery grow with the nodes; the bound keeps a claimed
+ * row's wait under 2 × CLAIM_ROUNDS rounds of quick sends (leases.ts), and a node from holding more
+ * than its share of a short backlog's tail.
+ */
+export function webhookClaimCapacity(part: number, whole: number, quick: boolean): number {
+  if (!quick || part <= 0) return claimCapacity(part);
+  return claimCapacity(Math.max(part, Math.min(2 * part, Math.ceil(whole / 2))));
+}
 
 /**
  * Splits the process's claims (`budget`) between organizations, max-min fair, and claims through

@@ -16,11 +16,11 @@ import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';
 import { Ed25519Keys } from '../ed25519-keys.js';
 import { WebhookSecretKeys } from '../webhook-secrets.js';
-import { claimCapacity, ClaimPlanner } from './claim-shares.js';
+import { claimCapacity, ClaimPlanner, webhookClaimCapacity } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
 import { signingFailed, type Job, type SendResult } from './job.js';
 import { activeTraceparent, contextOf, inSpan, SpanKind, tracingOn, type SpanOptions } from '../../tracing/spans.js';
-import { Leases } from './leases.js';
+import { Leases, SignalledChanges } from './leases.js';
 import { Recorder } from './record.js';
 import { Sender } from './send.js';
 import { SendSlots } from './send-slots.js';
@@ -84,11 +84,12 @@ export interface DispatcherStats {
 
 /**
  * Sends due deliveries. A pass costs what it claims, not the backlog: it lists the enabled webhooks
- * that have a due row (one index probe each), leases up to each webhook's free claim capacity in ONE
- * write transaction (claim-shares.ts), reads the bodies of the claimed events once and signs each
- * (event, key) once (signing.ts), and queues the jobs for their send slots (send-slots.ts). Passes
- * are coalesced: a commit signal, the poll timer and finished sends only request one, and at most
- * one runs per turn of the loop. Results are recorded in batches (record.ts).
+ * that have a due row (one index probe each) or, as a refill, takes those it knows due, leases up to
+ * each webhook's free claim capacity in ONE write transaction (claim-shares.ts), reads the bodies of
+ * the claimed events once and signs each (event, key) once (signing.ts), and queues the jobs for
+ * their send slots (send-slots.ts). Passes are coalesced: a commit signal, the poll timer and
+ * finished sends only request one, and at most one runs per turn of the loop; the first two ask for
+ * a listing, a finished send for a refill (#schedulePass). Results are recorded in batches (record.ts).
  *
  * A crash leaves leased rows, which the node registry (src/cluster/nodes.ts) takes back once it
  * knows the holder dead, or their leases end; a clean stop waits for in-flight sends and releases
@@ -112,6 +113,14 @@ export class Dispatcher implements Worker {
   readonly #inflight = new Set<Promise<void>>();
   #claimed = 0;
   #passScheduled = false;
+  /** The next pass lists the due webhooks (a poll tick, a wake-up); a pass that only refills does not. */
+  #listNext = false;
+  /**
+   * Webhooks known to have more due rows than this node holds, by what it read last: listed due by
+   * the last listing and not claimed to their end since, or their last claim came back full. A
+   * refill claims for these without a listing; the next listing replaces them.
+   */
+  readonly #known = new Map<string, DueWebhook>();
   /** The pass running now: passes never overlap, so each reads the claim capacity it claims against. */
   #current: Promise<Promise<void>[]> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -119,8 +128,7 @@ export class Dispatcher implements Worker {
   /** Only a started worker looks for more work on its own; runOnce() callers drive it themselves. */
   #started = false;
   #unlisten: (() => void) | undefined;
-  readonly #unlistenChanges: () => void;
-  readonly #wake = () => this.#schedulePass();
+  readonly #wake = () => this.#schedulePass(true);
   readonly #tick = () => {
     this.#pools.closeIdle();
     // A webhook with no pool (closed as idle, or never made: a refused target) and nothing in hand;
@@ -129,7 +137,7 @@ export class Dispatcher implements Worker {
     this.#slow.forget(this.#idle);
     this.#giveBack(this.#slots.dropQueued((webhookId, orgId) => this.#slotsOf(webhookId, orgId) === 0 || this.#orgSlotsOf(orgId) === 0));
     void this.#leases.renew();
-    this.#schedulePass();
+    this.#schedulePass(true);
   };
   readonly #idle = (webhookId: string) => !this.#pools.has(webhookId) && !this.#slots.holds(webhookId);
   readonly #share: (placeKey: string, slots: number) => number;
@@ -153,13 +161,15 @@ export class Dispatcher implements Worker {
     this.#unanswered = new UnansweredEndpoints(ctx.db, d);
     this.#slow = new SlowEndpoints(d);
     this.#slots = new SendSlots(d, this.#slotsOf, { orgSlotsOf: this.#orgSlotsOf, isSlow: (id) => this.#slow.isSlow(id) });
-    this.#leases = new Leases(ctx, this.owner);
+    // One count of the changes signalled, for the claims' reads and the keys and secrets kept.
+    const changes = new SignalledChanges(ctx.signals.webhookChanged);
+    this.#leases = new Leases(ctx, this.owner, changes);
     this.#pools = new EndpointPools(ctx.config);
     this.#sender = new Sender(this.#pools, d);
-    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx), new Ed25519Keys(ctx), () =>
-      ctx.clock.now(),
-    );
-    this.#unlistenChanges = ctx.signals.webhookChanged.listen(() => this.#signing.forget());
+    this.#signing = new Signing(ctx.db, signatures, opts.bodyCacheSize, new WebhookSecretKeys(ctx), new Ed25519Keys(ctx), {
+      now: () => ctx.clock.now(),
+      changes,
+    });
     this.#recorder = new Recorder(ctx, {
       owner: this.owner,
       policy: this.#policy,
@@ -167,7 +177,7 @@ export class Dispatcher implements Worker {
       signatures,
       // The webhook is disabled now: rows claimed before are read again before they go (leases.ts).
       ended: (webhookId) => {
-        this.#leases.changed();
+        changes.changed();
         this.#slots.endingOver(webhookId);
       },
     });
@@ -179,14 +189,13 @@ export class Dispatcher implements Worker {
     this.#timer = setInterval(this.#tick, this.#ctx.config.delivery.pollIntervalMs);
     this.#timer.unref();
     this.#leases.startRenewing();
-    this.#schedulePass();
+    this.#schedulePass(true);
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#recorder.stopping();
     this.#unlisten?.();
-    this.#unlistenChanges();
     if (this.#timer) clearInterval(this.#timer);
     this.#leases.stopRenewing();
     this.#leases.close();
@@ -256,12 +265,18 @@ export class Dispatcher implements Worker {
 
   /** One pass for tests and tools: claims what is due now, sends it, and waits for those results. Returns how many were sent. */
   async runOnce(): Promise<number> {
-    const started = await this.#pass();
+    const started = await this.#pass(true);
     await Promise.allSettled(started);
     return started.length;
   }
 
-  #schedulePass(): void {
+  /**
+   * Asks for a pass; `listing`, one that lists the due webhooks (a poll tick, a wake-up: what finds
+   * webhooks this node does not know due, and retries that came due with time); else a refill,
+   * which claims only for the webhooks known due (#known) and reads nothing to decide.
+   */
+  #schedulePass(listing: boolean): void {
+    if (listing) this.#listNext = true;
     if (this.#stopped || this.#passScheduled) return;
     this.#passScheduled = true;
     setImmediate(() => {
@@ -272,8 +287,8 @@ export class Dispatcher implements Worker {
     });
   }
 
-  /** Runs a pass once the one before it (if any) is over. */
-  #pass(): Promise<Promise<void>[]> {
+  /** Runs a pass once the one before it (if any) is over; `listing` makes it list whatever was asked. */
+  #pass(listing = false): Promise<Promise<void>[]> {
     const previous = this.#current;
     const run = (async () => {
       if (previous)
@@ -281,7 +296,9 @@ export class Dispatcher implements Worker {
           () => undefined,
           () => undefined,
         );
-      return this.#claimAndQueue();
+      const lists = listing || this.#listNext;
+      this.#listNext = false;
+      return this.#claimAndQueue(lists);
     })();
     this.#current = run;
     const clear = () => {
@@ -291,9 +308,10 @@ export class Dispatcher implements Worker {
     return run;
   }
 
-  /** Claims a webhook may hold: CLAIM_ROUNDS of the send slots it may use now. */
+  /** Claims a webhook may hold: CLAIM_ROUNDS of the send slots it may use now, more while this node has a small part of them (webhookClaimCapacity). */
   #claimsOf(webhook: { id: string; orgId: string }): number {
-    return claimCapacity(this.#slotsOf(webhook.id, webhook.orgId));
+    const whole = this.#unanswered.slotsOf(webhook.id);
+    return webhookClaimCapacity(this.#slotsOf(webhook.id, webhook.orgId), whole, !this.#slow.isSlow(webhook.id));
   }
 
   /**
@@ -313,10 +331,23 @@ export class Dispatcher implements Worker {
   }
 
   /**
-   * Claims up to the free claim capacity, then starts what the send slots allow; returns one promise
-   * per claimed row, resolved when its result is recorded.
+   * The webhooks a pass may claim for: with `listing`, those the database lists due now, which then
+   * replace what the node knew; else those known due (#known), read from nothing.
    */
-  async #claimAndQueue(): Promise<Promise<void>[]> {
+  async #candidates(listing: boolean, now: number): Promise<readonly DueWebhook[]> {
+    if (!listing) return [...this.#known.values()];
+    const listed = await dueWebhooks(this.#ctx.db, now);
+    this.#known.clear();
+    for (const w of listed) this.#known.set(w.id, w);
+    return listed;
+  }
+
+  /**
+   * Claims up to the free claim capacity, then starts what the send slots allow; returns one promise
+   * per claimed row, resolved when its result is recorded. Without `listing`, a pass that finds no
+   * known webhook wanting claims runs no statement at all.
+   */
+  async #claimAndQueue(listing: boolean): Promise<Promise<void>[]> {
     const budget = claimCapacity(this.#ctx.config.delivery.concurrency);
     const db = this.#ctx.db;
     const now = this.#ctx.clock.now();
@@ -326,7 +357,7 @@ export class Dispatcher implements Worker {
     const slots = this.#slots;
     const due: DueWebhook[] = [];
     const held = slots.claimsByOrg();
-    for (const w of await dueWebhooks(db, now)) {
+    for (const w of await this.#candidates(listing, now)) {
       await this.#unanswered.firstSight(w.id);
       if (this.#wantsClaims(w) && this.#orgRoom(w.orgId, held) > 0) due.push(w);
     }
@@ -334,7 +365,11 @@ export class Dispatcher implements Worker {
     // Every claim taken by the one organization that has work: no share to give, no transaction to open.
     if (slots.claimed >= budget && slots.organizations === 1 && due.every((w) => slots.holdsFor(w.orgId))) return [];
     const byOrg = this.#planner.plan(due);
-    const orgOf = new Map(due.map((w) => [w.id, w.orgId]));
+    // Each webhook's room as the pass begins: sends that end while its claims run would otherwise
+    // open room for another round of claims, a statement of a few rows each.
+    const roomOf = new Map(due.map((w) => [w.id, this.#claimsOf(w) - slots.claimedBy(w.id)]));
+    // Per webhook claimed for: whether its claim came back full (more rows are due), kept once committed.
+    const full = new Map<string, { webhook: DueWebhook; more: boolean }>();
     // Not while another process holds the write lock: the next tick or finished send tries again,
     // and meanwhile the event loop serves requests and sends instead of waiting in SQLite.
     const attempt = await db.tryTransaction(
@@ -343,14 +378,32 @@ export class Dispatcher implements Worker {
           byOrg,
           held,
           budget,
-          (webhookId) => this.#claimsOf({ id: webhookId, orgId: orgOf.get(webhookId)! }) - slots.claimedBy(webhookId),
-          (webhook, limit) =>
-            claimDue(tx, webhook.id, this.owner, now, leaseUntil, limit, this.#leases.heldIds(webhook.id), webhook.ordering),
+          (webhookId) => roomOf.get(webhookId) ?? 0,
+          async (webhook, limit) => {
+            // The claim reads the webhook as this pass knows it: a refill made no listing to read it in.
+            const rows = await claimDue(
+              tx,
+              webhook.id,
+              this.owner,
+              now,
+              leaseUntil,
+              limit,
+              this.#leases.heldIds(webhook.id),
+              webhook.ordering,
+              webhook.url,
+            );
+            full.set(webhook.id, { webhook, more: rows.length >= limit });
+            return rows;
+          },
           (orgId) => this.#orgRoom(orgId, held),
         ),
       { durability: 'bookkeeping' },
     );
     if (!attempt.ok) return [];
+    for (const [id, { webhook, more }] of full) {
+      if (more) this.#known.set(id, webhook);
+      else this.#known.delete(id);
+    }
     const claimed = attempt.value;
     if (claimed.length === 0) return [];
     // A stop began while the claim was made: stop() waits for this pass, then gives every lease back.
@@ -411,7 +464,8 @@ export class Dispatcher implements Worker {
         this.#inflight.delete(job.done);
         job.resolve();
         // On an ordered webhook the row behind this one becomes eligible once this result is recorded.
-        if ((job.webhook.ordering ?? 'none') !== 'none' && this.#started) this.#schedulePass();
+        // A listing finds it: the row behind may be due or not, and only the database knows.
+        if ((job.webhook.ordering ?? 'none') !== 'none' && this.#started) this.#schedulePass(true);
       });
   }
 
@@ -502,6 +556,6 @@ export class Dispatcher implements Worker {
       this.#slots.claimed,
       this.#ctx.config.delivery.concurrency,
     );
-    if (this.#started && refill) this.#schedulePass();
+    if (this.#started && refill) this.#schedulePass(false);
   }
 }

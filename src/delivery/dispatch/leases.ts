@@ -8,6 +8,7 @@
  */
 import type { AppContext } from '../../context.js';
 import type { TransactionOptions } from '../../db/database.js';
+import type { Signal } from '../../signals.js';
 import { releaseLease, releaseLeases, releaseLeasesOf, renewLeases, sendTarget } from '../../store/delivery-claims.js';
 import { CLAIM_ROUNDS } from './claim-shares.js';
 import type { Job } from './job.js';
@@ -40,14 +41,58 @@ export function readIsFresh(atMs: number, now: number): boolean {
   return age >= 0 && age <= CLAIM_FRESH_MS;
 }
 
-/** What a claim read and when: stamped on each of its jobs. */
-export interface ClaimRead {
-  /** When the pass that claimed it began (clock ms), before it read its webhooks. */
+/** When a read began, and how many changes had been signalled by then. */
+export interface ReadMark {
+  /** When the read began (clock ms). */
   atMs: number;
+  /** How many changes this process had signalled when it began. */
+  changes: number;
+}
+
+/**
+ * The one count of the changes of webhooks and keys signalled in this process (webhookChanged, and
+ * a result of this dispatcher that disables a webhook), which every read a node keeps is checked
+ * against: the claim's read of its rows (Leases) and the keys, secrets and opt-ins a pass keeps
+ * (signing.ts). A read is fresh while readIsFresh holds and no change came since it began.
+ */
+export class SignalledChanges {
+  #count = 0;
+  readonly #unlisten: () => void;
+
+  constructor(webhookChanged: Signal) {
+    this.#unlisten = webhookChanged.listen(() => this.changed());
+  }
+
+  /** A change this process makes without the signal: a result of its own that disables a webhook. */
+  changed(): void {
+    this.#count++;
+  }
+
+  /** Where a read beginning at `atMs` stands; call it before the read. */
+  mark(atMs: number): ReadMark {
+    return { atMs, changes: this.#count };
+  }
+
+  /** Whether no change was signalled since `read` began. */
+  unchangedSince(read: ReadMark): boolean {
+    return read.changes === this.#count;
+  }
+
+  /** Whether what was read from `read` may still be used at `now`: no change since, and readIsFresh. */
+  isFresh(read: ReadMark, now: number): boolean {
+    return this.unchangedSince(read) && readIsFresh(read.atMs, now);
+  }
+
+  /** Stops listening (a stopped dispatcher). */
+  close(): void {
+    this.#unlisten();
+  }
+}
+
+/** What a claim read and when: stamped on each of its jobs. */
+export interface ClaimRead extends ReadMark {
   /** The lease the claim set. */
   leaseUntil: number;
-  /** How many changes this process had signalled when that pass began. */
-  changes: number;
 }
 
 /** Claims and leases are bookkeeping: one lost to a power cut only means a row is sent again. */
@@ -61,32 +106,24 @@ export class Leases {
   /** When the leases of the rows held were last extended (clock ms). */
   #renewedAt = 0;
   #timer: NodeJS.Timeout | undefined;
-  /** Changes of webhooks and keys signalled in this process: a claim read before the last one is stale. */
-  #changes = 0;
-  readonly #unlisten: () => void;
+  /** A change signalled after a claim's pass began makes its rows read again before they are sent. */
+  readonly changes: SignalledChanges;
 
-  constructor(ctx: AppContext, owner: string) {
+  /** `changes`: the process's count, shared with what else keeps reads; without it, one of its own. */
+  constructor(ctx: AppContext, owner: string, changes?: SignalledChanges) {
     this.#ctx = ctx;
     this.#owner = owner;
-    this.#unlisten = ctx.signals.webhookChanged.listen(() => this.changed());
-  }
-
-  /**
-   * A webhook or key changed (a service's commit, or a result of this dispatcher that disabled a
-   * webhook): every row claimed so far is read again before it is sent.
-   */
-  changed(): void {
-    this.#changes++;
+    this.changes = changes ?? new SignalledChanges(ctx.signals.webhookChanged);
   }
 
   /** What a pass beginning now will have read, for its jobs; call it before the pass reads anything. */
   claimRead(atMs: number, leaseUntil: number): ClaimRead {
-    return { atMs, leaseUntil, changes: this.#changes };
+    return { ...this.changes.mark(atMs), leaseUntil };
   }
 
   /** Stops listening for changes (a stopped dispatcher). */
   close(): void {
-    this.#unlisten();
+    this.changes.close();
   }
 
   /**
@@ -94,8 +131,10 @@ export class Leases {
    * it, the process's slots taken in turn), then makes its own send, then its result is written.
    * A lease shorter than the wait plus the send could let another process send the same attempt:
    * never allowed. A claimed row waits at most CLAIM_ROUNDS - 1 rounds of sends, then makes its own;
-   * one more round and 5 s are the margin. A row that waits longer (many webhooks taking the slots in
-   * turn, another organization's share) keeps its lease by renewal.
+   * one more round and 5 s are the margin. A node with a small part of a quick endpoint's slots
+   * claims up to twice as deep (webhookClaimCapacity), rounds of sends quicker than slowAfterMs. A
+   * row that waits longer (many webhooks taking the slots in turn, another organization's share, an
+   * endpoint turned slow) keeps its lease by renewal.
    */
   get ms(): number {
     const { leaseMs, timeoutMs } = this.#ctx.config.delivery;
@@ -226,8 +265,8 @@ export class Leases {
    */
   isFresh(job: Job, now: number, leaseAtLeast: number): boolean {
     const claim = job.claim;
-    if (!claim || claim.changes !== this.#changes || claim.leaseUntil < leaseAtLeast) return false;
-    return readIsFresh(claim.atMs, now);
+    if (!claim || claim.leaseUntil < leaseAtLeast) return false;
+    return this.changes.isFresh(claim, now);
   }
 
   /**

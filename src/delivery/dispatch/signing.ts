@@ -6,8 +6,8 @@
  * Webhooks secrets and, for a webhook that opted in to `v1a`, its organization's Ed25519 key, from
  * which a send's `webhook-*` headers are made at its send time.
  *
- * The keys, secrets and v1a opt-ins are kept per node for at most CLAIM_FRESH_MS and forgotten at
- * every webhookChanged (`forget`), the rule a claim's own read follows (leases.ts): a node's passes
+ * The keys, secrets and v1a opt-ins are kept per node for at most CLAIM_FRESH_MS and not used past
+ * a change signalled since their read (SignalledChanges), the rule a claim's own read follows (leases.ts): a node's passes
  * come every few milliseconds while it drains, and each would otherwise read them again, a fixed
  * set of statements per pass that grows with the nodes as their batches shrink.
  *
@@ -27,7 +27,7 @@ import { signatureV1a } from '../../verify/standard-webhooks-v1a.js';
 import type { SigningKey } from '../signing-keys.js';
 import type { Claimed } from './claim-shares.js';
 import type { Job } from './job.js';
-import { readIsFresh } from './leases.js';
+import type { ReadMark, SignalledChanges } from './leases.js';
 
 /** Event bodies kept in memory: a fan-out claims the same event for every webhook within a few passes. */
 export const BODY_CACHE = 2_000;
@@ -39,37 +39,36 @@ export interface EventBody {
   traceContext: string | null;
 }
 
+/** What keeps a read: the clock and the process's count of changes signalled (leases.ts). */
+export interface KeptReads {
+  now: () => number;
+  changes: SignalledChanges;
+}
+
 /**
  * Values read from the database, each kept while it is at most CLAIM_FRESH_MS old and no change was
- * signalled since its read began. Without a clock nothing is kept (every pass reads).
+ * signalled since its read began (SignalledChanges). Without a clock nothing is kept (every pass reads).
  */
 class FreshReads<V> {
-  readonly #values = new Map<string, { atMs: number; value: V }>();
-  /** Changes signalled so far: a read begun before the last one is not kept. */
-  #changes = 0;
+  readonly #values = new Map<string, { read: ReadMark; value: V }>();
 
-  constructor(private readonly now: (() => number) | undefined) {}
+  constructor(private readonly kept: KeptReads | undefined) {}
 
   get(id: string): V | undefined {
     const kept = this.#values.get(id);
-    if (!kept || !this.now) return undefined;
-    if (readIsFresh(kept.atMs, this.now())) return kept.value;
+    if (!kept || !this.kept) return undefined;
+    if (this.kept.changes.isFresh(kept.read, this.kept.now())) return kept.value;
     this.#values.delete(id);
     return undefined;
   }
 
   /** Where a read begins: what it reads is kept only if no change comes before it ends. */
-  begin(): { atMs: number; changes: number } | undefined {
-    return this.now && { atMs: this.now(), changes: this.#changes };
+  begin(): ReadMark | undefined {
+    return this.kept?.changes.mark(this.kept.now());
   }
 
-  keep(read: { atMs: number; changes: number } | undefined, id: string, value: V): void {
-    if (read && read.changes === this.#changes) remember(this.#values, id, { atMs: read.atMs, value }, KEPT_READS);
-  }
-
-  forget(): void {
-    this.#changes++;
-    this.#values.clear();
+  keep(read: ReadMark | undefined, id: string, value: V): void {
+    if (read && this.kept?.changes.unchangedSince(read)) remember(this.#values, id, { read, value }, KEPT_READS);
   }
 }
 
@@ -92,7 +91,7 @@ export class Signing {
 
   /**
    * Without `secretKeys`, sends carry `x-signature` alone (tests of the RSA path); without `ed25519`,
-   * no v1a; without `now`, every pass reads keys, secrets and opt-ins again.
+   * no v1a; without `kept`, every pass reads keys, secrets and opt-ins again.
    */
   constructor(
     db: Db,
@@ -100,25 +99,17 @@ export class Signing {
     bodyCacheSize = BODY_CACHE,
     secretKeys?: WebhookSecretKeys,
     ed25519?: Ed25519Keys,
-    now?: () => number,
+    kept?: KeptReads,
   ) {
     this.#db = db;
     this.#ed25519 = ed25519;
     this.#signatures = signatures;
     this.#bodyCacheSize = bodyCacheSize;
     this.#secretKeys = secretKeys;
-    this.#secrets = new FreshReads(now);
-    this.#optedIn = new FreshReads(now);
-    this.#v1aKeys = new FreshReads(now);
-    this.#keys = new FreshReads(now);
-  }
-
-  /** A webhook, a secret or a key changed (webhookChanged): the next pass reads them all again. */
-  forget(): void {
-    this.#secrets.forget();
-    this.#optedIn.forget();
-    this.#v1aKeys.forget();
-    this.#keys.forget();
+    this.#secrets = new FreshReads(kept);
+    this.#optedIn = new FreshReads(kept);
+    this.#v1aKeys = new FreshReads(kept);
+    this.#keys = new FreshReads(kept);
   }
 
   /**

@@ -3,7 +3,14 @@
  * per-webhook room, and when a finished send asks for the next pass.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { CLAIM_ROUNDS, claimCapacity, ClaimPlanner, shareClaims } from '../../../src/delivery/dispatch/claim-shares.js';
+import {
+  CLAIM_ROUNDS,
+  claimCapacity,
+  ClaimPlanner,
+  shareClaims,
+  webhookClaimCapacity,
+} from '../../../src/delivery/dispatch/claim-shares.js';
+import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import type { ClaimedDelivery, DueWebhook } from '../../../src/store/delivery-claims.js';
 import { holdAnswers, newTx, setup } from './support.js';
 
@@ -198,6 +205,29 @@ describe('a pass while a webhook holds more than its last round', () => {
     // Down to no claims: the next pass refills, up to CLAIM_ROUNDS rounds.
     expect(await dispatcher.runOnce()).toBe(4);
     expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(8);
+    await dispatcher.stop();
+  });
+});
+
+describe('a node’s claims for a webhook whose slots it shares', () => {
+  it('are CLAIM_ROUNDS of its part, and while the endpoint is quick as many as for half the slots, at most twice its part', () => {
+    // One node: all 16 slots. Two: half each. Three: 5 or 6, claimed as for 8.
+    expect([16, 8, 6, 5].map((part) => webhookClaimCapacity(part, 16, true))).toEqual([16, 8, 8, 8].map(claimCapacity));
+    // Sixteen nodes, one slot each: twice its part at most.
+    expect(webhookClaimCapacity(1, 16, true)).toBe(claimCapacity(2));
+    // A slow endpoint, or one cut to one slot (it does not answer): its part alone.
+    expect(webhookClaimCapacity(5, 16, false)).toBe(claimCapacity(5));
+    expect(webhookClaimCapacity(1, 1, true)).toBe(claimCapacity(1));
+    expect(webhookClaimCapacity(0, 16, true)).toBe(0);
+  });
+
+  it('a pass of a node with a third of the slots claims as for half of them', async () => {
+    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 16, 'delivery.pollIntervalMs': 3_600_000 });
+    const third = (_placeKey: string, slots: number) => Math.ceil(slots / 3);
+    for (let i = 0; i < 40; i++) await newTx(ctx, org.org.id);
+    const dispatcher = new Dispatcher(ctx, { random: () => 0.5, share: third });
+    expect(await dispatcher.runOnce()).toBe(claimCapacity(8));
+    expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(claimCapacity(8));
     await dispatcher.stop();
   });
 });

@@ -6,7 +6,8 @@ import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import { Signing } from '../../../src/delivery/dispatch/signing.js';
 import { EventSignatures } from '../../../src/delivery/event-signatures.js';
 import { rotateSigningKey } from '../../../src/delivery/signing-keys.js';
-import { CLAIM_FRESH_MS } from '../../../src/delivery/dispatch/leases.js';
+import { CLAIM_FRESH_MS, Leases, SignalledChanges } from '../../../src/delivery/dispatch/leases.js';
+import { WebhookSecretKeys } from '../../../src/delivery/webhook-secrets.js';
 import { enableWebhook, rotateWebhookSecretOf } from '../../../src/services/webhooks.js';
 import { secretKey, standardWebhookHeaders, WEBHOOK_SIGNATURE_HEADER } from '../../../src/verify/standard-webhooks.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
@@ -157,6 +158,41 @@ describe('keys, secrets and v1a opt-ins kept per node', () => {
     expect(await pass()).toBe(3);
     expect(receiver.received).toHaveLength(7);
     await dispatcher.stop();
+  });
+
+  it('one count of the changes signalled: a change makes the claim’s read and the kept secrets stale alike, until the count is closed', async () => {
+    const { ctx, webhook, rows, jobs } = await claimedJobs(1, 'me');
+    const statements: string[] = [];
+    const db = counted(ctx.db, statements) as typeof ctx.db;
+    const changes = new SignalledChanges(ctx.signals.webhookChanged);
+    const leases = new Leases(ctx, 'me', changes);
+    const now = () => ctx.clock.now();
+    const signing = new Signing(db, new EventSignatures(ctx), undefined, new WebhookSecretKeys({ ...ctx, db }), undefined, {
+      now,
+      changes,
+    });
+    const claimed = [{ webhook, rows }];
+    const reads = async () => {
+      const before = signingReads(statements);
+      await signing.secretsOf(claimed);
+      return signingReads(statements) - before;
+    };
+    const fresh = () => leases.isFresh(jobs[0]!, now(), now());
+    const claimAgain = () => (jobs[0]!.claim = leases.claimRead(now(), now() + 60_000));
+    claimAgain();
+    expect([await reads(), await reads(), fresh()]).toEqual([1, 0, true]);
+    // A result of this dispatcher that disables a webhook: no signal, the same count.
+    changes.changed();
+    expect([fresh(), await reads(), await reads()]).toEqual([false, 1, 0]);
+    claimAgain();
+    // A service's commit or another node's notification.
+    ctx.signals.webhookChanged.emit();
+    expect([fresh(), await reads()]).toEqual([false, 1]);
+    claimAgain();
+    // Closed (a stopped dispatcher): no longer listening.
+    leases.close();
+    ctx.signals.webhookChanged.emit();
+    expect([fresh(), await reads()]).toEqual([true, 0]);
   });
 
   it('a secret rotated through the service signs the next pass’s sends at once, kept reads or not', async () => {
