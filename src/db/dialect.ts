@@ -20,11 +20,12 @@ export type JsonColumn = readonly [key: string, type: 'text' | 'integer' | 'bigi
 /**
  * The rows of a JSON array of objects passed as one parameter, as a table named `alias` with one
  * column per key (`alias."key"`): what a batch writes from one parameter instead of one statement
- * per row.
+ * per row. SQLite's jsonb_each hands each object to `->>` in its binary form; json_each would turn
+ * it back into text, which `->>` then parses again: twice the CPU per row of a batch.
  */
 export const jsonRecords = (alias: string, columns: readonly JsonColumn[]): Fragment =>
   fragment(
-    `(SELECT ${columns.map(([key]) => `value ->> '${key}' AS "${key}"`).join(', ')} FROM json_each(?)) AS ${alias}`,
+    `(SELECT ${columns.map(([key]) => `value ->> '${key}' AS "${key}"`).join(', ')} FROM jsonb_each(?)) AS ${alias}`,
     `json_to_recordset(?::json) AS ${alias}(${columns.map(([key, type]) => `"${key}" ${type}`).join(', ')})`,
   );
 

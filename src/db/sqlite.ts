@@ -11,6 +11,7 @@
  *
  * @module db/sqlite
  */
+import type { Statement } from 'better-sqlite3';
 import { isSqliteBusy, type Connection } from './sqlite-connection.js';
 import type { Database, Db, Dialect, Outcome, Sql, SqlParams, TransactionOptions } from './database.js';
 import { runTransaction, TransactionHandle, type TransactionSteps } from './transaction-handle.js';
@@ -19,30 +20,42 @@ const textOf = (sql: Sql): string => (typeof sql === 'string' ? sql : sql.sqlite
 
 /** The statements of one connection, with or without a transaction open. */
 class Statements {
-  constructor(readonly conn: Connection) {}
+  /**
+   * `beforeWrite` is called before a statement that may write runs outside a transaction (where it
+   * commits alone), with nothing else to run in between.
+   */
+  constructor(
+    readonly conn: Connection,
+    private readonly beforeWrite: () => void = () => {},
+  ) {}
+
+  #prepare(sql: Sql): Statement {
+    const stmt = this.conn.prepare(textOf(sql));
+    if (!stmt.readonly && !this.conn.inTransaction) this.beforeWrite();
+    return stmt;
+  }
 
   all<T>(sql: Sql, params: SqlParams): T[] {
-    return this.conn.prepare(textOf(sql)).all(...params) as T[];
+    return this.#prepare(sql).all(...params) as T[];
   }
   get<T>(sql: Sql, params: SqlParams): T | undefined {
-    return this.conn.prepare(textOf(sql)).get(...params) as T | undefined;
+    return this.#prepare(sql).get(...params) as T | undefined;
   }
   value<T>(sql: Sql, params: SqlParams): T | undefined {
-    return this.conn
-      .prepare(textOf(sql))
+    return this.#prepare(sql)
       .pluck()
       .get(...params) as T | undefined;
   }
   column<T>(sql: Sql, params: SqlParams): T[] {
-    return this.conn
-      .prepare(textOf(sql))
+    return this.#prepare(sql)
       .pluck()
       .all(...params) as T[];
   }
   run(sql: Sql, params: SqlParams): number {
-    return this.conn.prepare(textOf(sql)).run(...params).changes;
+    return this.#prepare(sql).run(...params).changes;
   }
   exec(sql: string): void {
+    if (!this.conn.inTransaction) this.beforeWrite();
     this.conn.exec(sql);
   }
 }
@@ -114,7 +127,7 @@ class SqliteTransaction extends TransactionHandle {
 export interface SqliteDatabaseOptions {
   /** The busy timeout the connection was opened with: put back after a write that would not wait. */
   busyTimeoutMs: number;
-  /** Commits are fsynced (synchronous FULL): bookkeeping transactions turn it down for themselves. */
+  /** Commits are fsynced (synchronous FULL): a bookkeeping transaction turns it down until the next durable commit. */
   fsynced: boolean;
 }
 
@@ -126,13 +139,21 @@ export class SqliteDatabase implements Database {
   #tail: Promise<void> = Promise.resolve();
   /** Callers holding the connection or waiting in line for it; none: a statement runs at once. */
   #inLine = 0;
+  /**
+   * The connection is at synchronous NORMAL although its commits are fsynced: the last write
+   * transaction was bookkeeping. FULL is put back only before something that commits durably (a
+   * durable transaction, a write outside a transaction), not after each bookkeeping transaction,
+   * so a run of them (a drain's claims and result batches) sets no pragma between them. A pragma
+   * costs more than its text suggests: SQLite compiles it again at every run.
+   */
+  #relaxed = false;
   onCommit: ((seconds: number) => void) | undefined;
 
   constructor(
     readonly conn: Connection,
     private readonly opts: SqliteDatabaseOptions,
   ) {
-    this.#statements = new Statements(conn);
+    this.#statements = new Statements(conn, () => this.#fsyncCommits());
   }
 
   get location(): string {
@@ -229,6 +250,8 @@ export class SqliteDatabase implements Database {
   async snapshot<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
     const handOn = await this.#take();
     try {
+      // A snapshot's body is meant to read, but what it might write commits durably.
+      this.#fsyncCommits();
       return await runTransaction(new SqliteTransaction(this.#statements, 0), fn, {
         begin: () => void this.conn.prepare('BEGIN').run(),
         commit: () => this.#endIfOpen('COMMIT'),
@@ -257,16 +280,29 @@ export class SqliteDatabase implements Database {
    */
   async #transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions, wait: boolean): Promise<Outcome<T>> {
     const handOn = await this.#take();
-    const bookkeeping = opts.durability === 'bookkeeping' && this.opts.fsynced;
     try {
-      if (bookkeeping) this.conn.prepare('PRAGMA synchronous = NORMAL').run();
+      if (opts.durability === 'bookkeeping') this.#relax();
+      else this.#fsyncCommits();
       const begun = this.#begin(wait);
       if (!begun.ok) return begun;
       return { ok: true, value: await runTransaction(new SqliteTransaction(this.#statements, 0), fn, this.#writeEnd, this.onCommit) };
     } finally {
-      if (bookkeeping) this.conn.prepare('PRAGMA synchronous = FULL').run();
       handOn();
     }
+  }
+
+  /** Commits stop being fsynced (bookkeeping): synchronous NORMAL, unless the connection is there already. */
+  #relax(): void {
+    if (this.#relaxed || !this.opts.fsynced) return;
+    this.conn.prepare('PRAGMA synchronous = NORMAL').run();
+    this.#relaxed = true;
+  }
+
+  /** Commits are fsynced again (synchronous FULL) if a bookkeeping transaction left them relaxed. */
+  #fsyncCommits(): void {
+    if (!this.#relaxed) return;
+    this.conn.prepare('PRAGMA synchronous = FULL').run();
+    this.#relaxed = false;
   }
 
   #begin(wait: boolean): Outcome<undefined> {

@@ -41,6 +41,41 @@ describe('the dialect fragments', () => {
     ]);
   });
 
+  it("read each object of a JSON array in SQLite's binary form, every value as it was, of its type", async () => {
+    const db = open();
+    const records = jsonRecords('r', [
+      ['k', 'integer'],
+      ['v', 'text'],
+    ]);
+    // jsonb_each: `->>` reads each object without turning it into text and parsing it again.
+    expect(records.sqlite).toMatch(/ FROM jsonb_each\(\?\)\) AS r$/);
+    const values = [
+      null,
+      0,
+      -1,
+      2 ** 53 - 1,
+      1.5,
+      '',
+      'a"b\\c\nd\te',
+      'ünï €😀',
+      '{"json":"text"}',
+      { nested: [1, 'x'] },
+      true,
+      'x'.repeat(5000),
+    ];
+    const rows = await db.all<{ v: unknown; t: string }>(sql`SELECT r.v, typeof(r.v) AS t FROM ${records} ORDER BY r.k`, [
+      JSON.stringify(values.map((v, k) => ({ k, v }))),
+    ]);
+    expect(rows).toEqual(
+      values.map((v) => {
+        if (v === null) return { v: null, t: 'null' };
+        if (typeof v === 'boolean') return { v: v ? 1 : 0, t: 'integer' };
+        if (typeof v === 'number') return { v, t: Number.isInteger(v) ? 'integer' : 'real' };
+        return typeof v === 'string' ? { v, t: 'text' } : { v: JSON.stringify(v), t: 'text' };
+      }),
+    );
+  });
+
   it("read a JSON column's text at a path", async () => {
     const db = open();
     const at = jsonTextAt('b', 'data', 'id');

@@ -35,7 +35,9 @@ describe.skipIf(onPostgres)('recording a batch of results', () => {
     expect([...advanced].sort()).toEqual(['dlv_0', 'dlv_1', 'dlv_2', 'dlv_3']);
     // The rows the owner still holds are not recorded.
     expect(await ctx.db.column('SELECT id FROM deliveries WHERE claimed_by = ? ORDER BY id', ['owner'])).toEqual(['dlv_4', 'dlv_5']);
-    // The batch (json_each) leads, and each row is reached by its primary key.
-    expect(only!.plan).toMatch(/^SCAN json_each VIRTUAL TABLE.* \| SEARCH deliveries USING INDEX sqlite_autoindex_deliveries_1 \(id=\?\)$/);
+    // The batch (jsonb_each) leads, and each row is reached by its primary key.
+    expect(only!.plan).toMatch(
+      /^SCAN jsonb_each VIRTUAL TABLE.* \| SEARCH deliveries USING INDEX sqlite_autoindex_deliveries_1 \(id=\?\)$/,
+    );
   });
 });
