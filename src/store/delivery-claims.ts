@@ -90,7 +90,9 @@ const RESOURCE_ELIGIBLE = sql`AND (c.in_line = 0 OR NOT EXISTS (SELECT 1 ${lineO
  * the backlog. In strict order the candidates are the head and the test events' deliveries, read
  * first (idsFirst), each by its id (`+` keeps the webhook's due rows index out), or SQLite would
  * walk the due rows. Given the `url` the caller will send to, the claim takes rows only while the
- * webhook is enabled, live, at that url and in that order (WEBHOOK_AS_KNOWN).
+ * webhook is enabled, live, at that url and in that order (WEBHOOK_AS_KNOWN). The limit is an
+ * expression, not a bare `?`: SQLite plans with a bare bound LIMIT's value and so prepares the
+ * statement again each time it is bound anew, which is every claim.
  */
 const claimDueSql = (ordering: WebhookOrdering, checked: boolean) => {
   const strict = ordering === 'webhook';
@@ -101,7 +103,7 @@ const claimDueSql = (ordering: WebhookOrdering, checked: boolean) => {
        AND (c.lease_until IS NULL OR c.lease_until < ?) ${checked ? WEBHOOK_AS_KNOWN : ''}
        AND c.id NOT IN (${JSON_LIST})
        ${ordering === 'resource' ? RESOURCE_ELIGIBLE : ''} ${ordering === 'none' ? '' : belowWatermark('c.event_tx')}
-     ORDER BY c.next_attempt_at, c.id LIMIT ? ${FOR_UPDATE_SKIP_LOCKED})
+     ORDER BY c.next_attempt_at, c.id LIMIT CAST(? AS INTEGER) ${FOR_UPDATE_SKIP_LOCKED})
   UPDATE deliveries SET claimed_by = ?, lease_until = ? ${updatePicked('deliveries', 'picked')}
     AND ${NOT_INDEXED}state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
   RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
