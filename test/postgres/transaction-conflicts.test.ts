@@ -3,12 +3,19 @@
  * (src/db/postgres.ts): the transaction PostgreSQL picks as the victim rolled back whole and is run
  * again until it commits; with no runs again left the conflict reaches the API as 503
  * database_conflict, never a 500. And the lock order of a webhook's DELETE: its webhook row first,
- * as PATCH takes it, so the two never wait on each other in a circle.
+ * as PATCH takes it, and so does the dispatcher's result batch that disables one, so none of them
+ * waits on another in a circle.
  */
 import { describe, expect, it } from 'vitest';
 import { isTransientConflict, type Db } from '../../src/db/database.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
+import { Recorder } from '../../src/delivery/dispatch/record.js';
+import { EventSignatures } from '../../src/delivery/event-signatures.js';
+import { endsWebhook } from '../../src/domain/delivery-rules.js';
 import { emitEvent } from '../../src/services/outbox.js';
+import { getDelivery } from '../../src/store/deliveries.js';
+import { getWebhookById } from '../../src/store/webhooks.js';
+import { claimedJobs } from '../delivery/dispatch/support.js';
 import { makeApi, makeContext, makeOrg, type TestContext } from '../support/context.js';
 import { until } from '../support/own-postgres.js';
 
@@ -194,5 +201,50 @@ describe('transient conflicts on PostgreSQL', () => {
     expect(heldDeliveries.ok).toBe(true);
     expect(await deleted).toBe(204);
     expect(await ctx.db.value('SELECT state FROM deliveries')).toBe('cancelled');
+  });
+
+  it('a result batch that disables a webhook locks the webhook row before any of its deliveries', async () => {
+    const policy = { scheduleSeconds: [0, 5, 60], jitter: 0 };
+    const { ctx, webhook, jobs } = await claimedJobs(2, 'me');
+    const ended: string[] = [];
+    const recorder = new Recorder(ctx, {
+      owner: 'me',
+      policy,
+      random: () => 0.5,
+      signatures: new EventSignatures(ctx),
+      ended: (id) => ended.push(id),
+    });
+    const results = [
+      { statusCode: 200, error: null, responseBody: '', retryAfter: undefined, durationMs: 3 },
+      { statusCode: 410, error: null, responseBody: '', retryAfter: undefined, durationMs: 3 },
+    ];
+    const recorded = jobs.map(() => signal());
+    const heldDeliveries = await ctx.db.transaction(
+      async (tx) => {
+        // The webhook row, as a PATCH or DELETE holds it while it goes on to the deliveries.
+        await tx.run('UPDATE webhooks SET updated_at = updated_at WHERE id = ?', [webhook.id]);
+        // The results arrive once the row is held (a gathering flush could otherwise come first).
+        jobs.forEach((job, i) =>
+          recorder.add({
+            job,
+            startedMs: ctx.clock.now(),
+            result: results[i]!,
+            done: recorded[i]!.fire,
+            endsWebhook: endsWebhook(policy, job, results[i]!),
+          }),
+        );
+        void recorder.flush();
+        await someoneWaitsForALock(ctx.db, tx);
+        // The batch waits for the webhook row holding none of its deliveries, which the PATCH can take.
+        return await tx.savepoint((sp) => sp.all('SELECT id FROM deliveries WHERE webhook_id = ? FOR NO KEY UPDATE NOWAIT', [webhook.id]));
+      },
+      { rerunOnConflict: false },
+    );
+    expect(heldDeliveries.ok).toBe(true);
+    await Promise.all(recorded.map((r) => r.fired));
+    expect(ended).toEqual([webhook.id]);
+    expect(await getDelivery(ctx.db, jobs[0]!.id)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(await getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'failed', attempts: 1, lastStatus: 410 });
+    expect(await getWebhookById(ctx.db, webhook.id)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
   });
 });
