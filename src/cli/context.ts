@@ -153,7 +153,8 @@ export function reportError(err: unknown, json: boolean | undefined): number {
     );
     return 1;
   }
-  // PostgreSQL ended the command's transaction in a deadlock with another, again on each run again.
+  // PostgreSQL ended the command's transaction in a deadlock or a serialization failure on each of
+  // its runs: it rolled back whole, so running the command again is the remedy.
   if (isTransientConflict(err)) {
     process.stderr.write(
       "borderd: the database ended this command's transaction in a conflict with another; nothing was written; try again\n",
