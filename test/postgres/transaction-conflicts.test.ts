@@ -4,9 +4,9 @@
  * again until it commits; with no runs again left the conflict reaches the API as 503
  * database_conflict, never a 500. And the lock order of a webhook's DELETE: its webhook row first,
  * as PATCH takes it, and so does the dispatcher's result batch that disables one, so none of them
- * waits on another in a circle.
+ * waits on another in a circle; a result batch that still ends in a conflict loses no result.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isTransientConflict, type Db } from '../../src/db/database.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { Recorder } from '../../src/delivery/dispatch/record.js';
@@ -246,5 +246,41 @@ describe('transient conflicts on PostgreSQL', () => {
     expect(await getDelivery(ctx.db, jobs[0]!.id)).toMatchObject({ state: 'delivered', attempts: 1 });
     expect(await getDelivery(ctx.db, jobs[1]!.id)).toMatchObject({ state: 'failed', attempts: 1, lastStatus: 410 });
     expect(await getWebhookById(ctx.db, webhook.id)).toMatchObject({ enabled: false, disabledReason: 'endpoint answered 410 Gone' });
+  });
+
+  it('a result batch whose transaction ends in a conflict on every run keeps its results and records them a moment later', async () => {
+    const policy = { scheduleSeconds: [0, 5, 60], jitter: 0 };
+    const { ctx, jobs } = await claimedJobs(2, 'me');
+    const db = postgresOf(ctx);
+    db.conflictReruns = 0;
+    // The batch's first two transactions (the batch, then what would record it result by result)
+    // run and then end in a deadlock, as one PostgreSQL picked as its victim; the third commits.
+    const transaction = db.transaction.bind(db);
+    let conflicts = 0;
+    vi.spyOn(db, 'transaction').mockImplementation((fn, opts) =>
+      transaction(async (tx) => {
+        const value = await fn(tx);
+        if (conflicts < 2) {
+          conflicts++;
+          throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+        }
+        return value;
+      }, opts),
+    );
+    const recorder = new Recorder(ctx, {
+      owner: 'me',
+      policy,
+      random: () => 0.5,
+      signatures: new EventSignatures(ctx),
+      ended: () => undefined,
+    });
+    const recorded = jobs.map(() => signal());
+    const result = { statusCode: 200, error: null, responseBody: '', retryAfter: undefined, durationMs: 3 };
+    jobs.forEach((job, i) => recorder.add({ job, startedMs: ctx.clock.now(), result, done: recorded[i]!.fire, endsWebhook: false }));
+    await recorder.flush();
+    await Promise.all(recorded.map((r) => r.fired));
+    expect(conflicts).toBe(2);
+    for (const job of jobs) expect(await getDelivery(ctx.db, job.id)).toMatchObject({ state: 'delivered', attempts: 1 });
+    expect(ctx.logs.lines.filter((l) => l.msg === 'delivery bookkeeping failed')).toEqual([]);
   });
 });
