@@ -80,8 +80,8 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
       headers: { 'Retry-After': '1' },
     });
   }
-  // PostgreSQL ended the request's transaction to break a deadlock (or could not serialize it), and
-  // its runs again met the same: it rolled back whole, so the same request can be retried.
+  // PostgreSQL ended the request's transaction to break a deadlock (or could not serialize it) on
+  // every run: it rolled back whole, so the same request can be retried.
   if (isTransientConflict(err)) {
     return new BorderdError(
       503,

@@ -144,8 +144,8 @@ export async function updateWebhook(
 }
 
 /**
- * Inside a write transaction on PostgreSQL: locks these webhooks' rows, in id order, as an UPDATE of
- * them would. Every change to a webhook locks its row before its deliveries (delivery/webhook-state),
+ * Inside a write transaction: locks these webhooks' rows, in id order, as an UPDATE of them would
+ * (PostgreSQL). Every change to a webhook locks its row before its deliveries (delivery/webhook-state),
  * so a transaction that writes deliveries first and may change their webhook after (a result batch
  * that disables it) takes these first, and never holds a delivery a change to the webhook waits for
  * while it waits for that change. On SQLite, which runs write transactions one at a time, a plain read.

@@ -219,8 +219,8 @@ export class Recorder {
           // not sent again when its lease ends.
           retryMs = UNAVAILABLE_RETRY_MS;
         } else if (isTransientConflict(err) && !this.#stopping) {
-          // PostgreSQL ended the batch's transaction in a deadlock, on each of its runs again: it
-          // rolled back whole, so the results wait in memory and are written a moment later.
+          // PostgreSQL ended the batch's transaction in a deadlock on every run: it rolled back
+          // whole, so the results wait in memory and are written a moment later.
         } else if (!began) {
           // Only a write that failed inside is retried alone; a transaction that could not start is reported as it is.
           throw err;
