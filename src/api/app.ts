@@ -13,7 +13,7 @@ import { buildOpenApi } from './openapi.js';
 import { sendProblem } from './problems.js';
 import { requestContext } from './request-context.js';
 import { createGroupCommit } from '../db/group-commit.js';
-import { isDatabaseBusy, isDatabaseUnavailable, isStorageFull } from '../db/database.js';
+import { isDatabaseBusy, isDatabaseUnavailable, isStorageFull, isTransientConflict } from '../db/database.js';
 import { storageFull, storageWatch } from '../alerts/storage-watch.js';
 import { inlineReads } from '../db/read-pool.js';
 import { EventSignatures } from '../delivery/event-signatures.js';
@@ -79,6 +79,16 @@ function toBorderdError(err: unknown, limit: number): BorderdError | undefined {
     return new BorderdError(503, 'database_busy', 'the database is busy with another writer; retry the request', {
       headers: { 'Retry-After': '1' },
     });
+  }
+  // PostgreSQL ended the request's transaction to break a deadlock (or could not serialize it) on
+  // every run: it rolled back whole, so the same request can be retried.
+  if (isTransientConflict(err)) {
+    return new BorderdError(
+      503,
+      'database_conflict',
+      "the database ended this request's transaction in a conflict with another; nothing was written; retry the request",
+      { headers: { 'Retry-After': '1' } },
+    );
   }
   // The database server is out of reach (restarting, a network cut): nothing of this request was
   // committed, and the pool reconnects on its own, so the same request can be retried.

@@ -13,7 +13,7 @@ import type { AppContext, OpenContext } from '../context.js';
 import { BorderdError } from '../domain/errors.js';
 import { redactedUrl } from '../domain/url-redaction.js';
 import { SchemaTooNewError } from '../db/migrate.js';
-import { DatabaseOpenError, isDatabaseBusy, isDatabaseUnavailable } from '../db/database.js';
+import { DatabaseOpenError, isDatabaseBusy, isDatabaseUnavailable, isTransientConflict } from '../db/database.js';
 import { MasterKeyError } from '../security/master-key.js';
 
 /** Options every command takes, as serve does. */
@@ -150,6 +150,14 @@ export function reportError(err: unknown, json: boolean | undefined): number {
   if (isDatabaseBusy(err)) {
     process.stderr.write(
       'borderd: the database is locked: another process held its write lock longer than database.busyTimeoutMs; try again\n',
+    );
+    return 1;
+  }
+  // PostgreSQL ended the command's transaction in a deadlock or a serialization failure on each of
+  // its runs: it rolled back whole, so running the command again is the remedy.
+  if (isTransientConflict(err)) {
+    process.stderr.write(
+      "borderd: the database ended this command's transaction in a conflict with another; nothing was written; try again\n",
     );
     return 1;
   }

@@ -63,6 +63,13 @@ export type Durability =
 
 export interface TransactionOptions {
   durability?: Durability;
+  /**
+   * Whether the transaction may run `fn` again after a transient conflict (isTransientConflict):
+   * PostgreSQL rolls the whole transaction back, so a body that writes only to the database runs
+   * again as if the first run never happened. False for a body that does something outside the
+   * database a second run would repeat; such a transaction throws the conflict at once.
+   */
+  rerunOnConflict?: boolean;
 }
 
 /** What statements run on: the database itself (each statement commits alone) or an open transaction. */
@@ -204,6 +211,17 @@ const codeOf = (err: unknown): string => String((err as { code?: unknown } | nul
 export function isDatabaseBusy(err: unknown): boolean {
   const code = codeOf(err);
   return code.startsWith('SQLITE_BUSY') || code === '55P03';
+}
+
+/**
+ * PostgreSQL chose this transaction to end a deadlock (SQLSTATE 40P01) or could not serialize it
+ * with another (40001): the whole transaction rolled back, nothing of it was written, and running it
+ * again can succeed. An outermost transaction is run again a few times (PostgresDatabase.transaction)
+ * before the conflict reaches its caller.
+ */
+export function isTransientConflict(err: unknown): boolean {
+  const code = codeOf(err);
+  return code === '40P01' || code === '40001';
 }
 
 /**

@@ -80,6 +80,13 @@ export const idsFirst = (ids: string | Fragment, table: string, alias: string): 
 export const FOR_UPDATE_SKIP_LOCKED = fragment('', 'FOR UPDATE SKIP LOCKED');
 
 /**
+ * Locks the rows a SELECT picks as an UPDATE that changes no key would, waiting for a transaction
+ * that holds them (PostgreSQL, to take rows in a chosen order before writing them). SQLite runs
+ * one writer at a time: nothing to lock.
+ */
+export const FOR_NO_KEY_UPDATE = fragment('', 'FOR NO KEY UPDATE');
+
+/**
  * The WHERE of an UPDATE of `table` that changes the rows whose id the CTE `cte` picked, to be
  * followed by more conditions: SQLite takes the ids as a list; PostgreSQL joins the CTE, which it
  * runs once.

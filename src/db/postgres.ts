@@ -8,8 +8,10 @@
  * @module db/postgres
  */
 import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DatabaseOpenError,
+  isTransientConflict,
   type Database,
   type Db,
   type Dialect,
@@ -296,7 +298,18 @@ class PostgresTransaction extends TransactionHandle {
 export interface PostgresOptions extends pg.PoolConfig {
   /** Called with an error of an idle pooled connection (the server restarted, a network cut): the pool drops that connection. */
   onIdleError?: (err: Error) => void;
+  /** How many times an outermost transaction ended by a deadlock or a serialization failure is run again (CONFLICT_RERUNS). */
+  conflictReruns?: number;
 }
+
+/**
+ * Runs again of a transaction that lost a deadlock or a serialization failure, each after a short
+ * wait of CONFLICT_WAIT_MS times its number, up to twice that at random: the transaction it
+ * collided with holds its locks until it ends, and the random part keeps two victims from meeting
+ * again in step. A conflict that outlasts them reaches the caller (the API's 503 database_conflict).
+ */
+const CONFLICT_RERUNS = 3;
+const CONFLICT_WAIT_MS = 10;
 
 /** A lost LISTEN connection is opened again after this long, doubling up to five seconds while the server stays away. */
 const RELISTEN_FIRST_MS = 250;
@@ -308,11 +321,14 @@ export class PostgresDatabase implements Database {
   readonly pool: pg.Pool;
   #open = true;
   onCommit: ((seconds: number) => void) | undefined;
+  /** How many times a transaction ended by a transient conflict is run again (PostgresOptions.conflictReruns). */
+  conflictReruns: number;
 
   constructor(
     readonly location: string,
-    { onIdleError, ...config }: PostgresOptions,
+    { onIdleError, conflictReruns = CONFLICT_RERUNS, ...config }: PostgresOptions,
   ) {
+    this.conflictReruns = conflictReruns;
     this.pool = new pg.Pool({ ...config, types });
     this.#config = config;
     // Without a listener, an idle connection's error would end the process.
@@ -392,9 +408,23 @@ export class PostgresDatabase implements Database {
     await this.pool.query(sql);
   }
 
-  transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+  /**
+   * A transaction that PostgreSQL ended to break a deadlock or for a serialization failure rolled
+   * back whole, its rollback hooks run: it is run again from BEGIN, up to conflictReruns times,
+   * unless the caller says its body must not run twice (`rerunOnConflict: false`).
+   */
+  async transaction<T>(fn: (tx: Db) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     // Bookkeeping may be lost to a crash of the server: it commits without waiting for its WAL flush.
-    return this.#run(fn, opts.durability === 'bookkeeping' ? ['BEGIN', 'SET LOCAL synchronous_commit TO off'] : ['BEGIN'], true);
+    const opening = opts.durability === 'bookkeeping' ? ['BEGIN', 'SET LOCAL synchronous_commit TO off'] : ['BEGIN'];
+    const reruns = opts.rerunOnConflict === false ? 0 : this.conflictReruns;
+    for (let run = 1; ; run++) {
+      try {
+        return await this.#run(fn, opening, true);
+      } catch (err) {
+        if (!isTransientConflict(err) || run > reruns) throw err;
+        await sleep(CONFLICT_WAIT_MS * run * (1 + Math.random()));
+      }
+    }
   }
 
   async #run<T>(fn: (tx: Db) => Promise<T>, opening: string[], writes = false, openAtOnce = false): Promise<T> {

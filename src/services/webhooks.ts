@@ -211,8 +211,10 @@ export async function deleteWebhook(ctx: AppContext, orgId: string, id: string):
   await withTransaction(ctx, async (ctx) => {
     await mustGet(ctx, orgId, id);
     const at = isoAt(ctx.clock.now());
-    await setPendingState(ctx.db, id, 'cancelled', at);
+    // The webhook row before its deliveries, the order of every change to a webhook (setWebhookEnabled):
+    // on PostgreSQL two transactions that took them in opposite orders could wait on each other.
     await markWebhookDeleted(ctx.db, id, at);
+    await setPendingState(ctx.db, id, 'cancelled', at);
     await announce(ctx.db, 'webhookChanged');
   });
   changed(ctx, undefined);

@@ -5,7 +5,8 @@
  *
  * @module store/webhooks
  */
-import type { Db } from '../db/database.js';
+import { sql, type Db } from '../db/database.js';
+import { FOR_NO_KEY_UPDATE, JSON_LIST } from '../db/dialect.js';
 
 /**
  * The order a webhook's deliveries go out in: `none`, any order (several sends at once);
@@ -140,6 +141,20 @@ export async function updateWebhook(
        updated_at = ? WHERE id = ?`,
     [url, enabled ? 1 : 0, enabled ? 1 : 0, disabledReason, enabled ? 1 : 0, updatedAt, updatedAt, id],
   );
+}
+
+/**
+ * Inside a write transaction: locks these webhooks' rows, in id order, as an UPDATE of them would
+ * (PostgreSQL). Every change to a webhook locks its row before its deliveries (delivery/webhook-state),
+ * so a transaction that writes deliveries first and may change their webhook after (a result batch
+ * that disables it) takes these first, and never holds a delivery a change to the webhook waits for
+ * while it waits for that change. On SQLite, which runs write transactions one at a time, a plain read.
+ */
+export async function lockWebhooks(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.column(sql`SELECT id FROM webhooks WHERE id IN (${JSON_LIST}) ORDER BY id ${FOR_NO_KEY_UPDATE}`, [
+    JSON.stringify([...new Set(ids)]),
+  ]);
 }
 
 export async function markWebhookDeleted(db: Db, id: string, at: string): Promise<void> {

@@ -7,7 +7,7 @@
  * @module delivery/dispatch/record
  */
 import type { AppContext } from '../../context.js';
-import { isDatabaseUnavailable, type Db, type TransactionOptions } from '../../db/database.js';
+import { isDatabaseUnavailable, isTransientConflict, type Db, type TransactionOptions } from '../../db/database.js';
 import { isoAt } from '../../domain/clock.js';
 import { newId } from '../../domain/ids.js';
 import {
@@ -23,6 +23,7 @@ import type { DeliveryState } from '../../store/deliveries.js';
 import { finishAttempt, finishAttempts, holdLineBehind, leaseOf, type DeliveryAfterAttempt } from '../../store/delivery-results.js';
 import { insertAttempt, insertAttempts, trailingAttemptsFailedWith, type AttemptRecord } from '../../store/delivery-attempts.js';
 import { storeSignature, storeSignatures } from '../../store/event-signatures.js';
+import { lockWebhooks } from '../../store/webhooks.js';
 import { withAttemptSignatures, type EventSignatures } from '../event-signatures.js';
 import { disableWebhook } from '../webhook-state.js';
 import type { Job, Sent } from './job.js';
@@ -176,8 +177,11 @@ export class Recorder {
     // result in its own savepoint, so the failing one is logged alone and the others are recorded.
     // A row whose result is lost keeps its lease and is sent again when the lease ends (at least once).
     let began = false;
+    // The webhooks this batch disables are locked before any of their deliveries (lockWebhooks).
+    const ending = batch.filter((f) => f.endsWebhook).map((f) => f.job.webhook.id);
     const writeAll = async (tx: Db): Promise<RecordedLine[]> => {
       began = true;
+      await lockWebhooks(tx, ending);
       await storeSignatures(tx, toStore);
       return this.#recordBatch(tx, batch);
     };
@@ -190,6 +194,7 @@ export class Recorder {
     };
     const recordEach = (): Promise<RecordedLine[]> =>
       ctx.db.transaction(async (tx) => {
+        await lockWebhooks(tx, ending);
         for (const s of toStore) {
           const o = await tx.savepoint((sp) => storeSignature(sp, s.eventId, s.keyId, s.signature));
           if (!o.ok) ctx.log.warn({ err: o.err, eventId: s.eventId }, 'signature not stored');
@@ -213,6 +218,9 @@ export class Recorder {
           // those behind a held lock, so a send made just before an outage is recorded after it,
           // not sent again when its lease ends.
           retryMs = UNAVAILABLE_RETRY_MS;
+        } else if (isTransientConflict(err) && !this.#stopping) {
+          // PostgreSQL ended the batch's transaction in a deadlock on every run: it rolled back
+          // whole, so the results wait in memory and are written a moment later.
         } else if (!began) {
           // Only a write that failed inside is retried alone; a transaction that could not start is reported as it is.
           throw err;
