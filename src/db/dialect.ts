@@ -11,8 +11,13 @@ import type { Fragment, Queryable } from './database.js';
 
 const fragment = (sqlite: string, postgres: string): Fragment => ({ sqlite, postgres });
 
-/** The values of a JSON array of strings passed as one parameter, for `IN (${JSON_LIST})`. */
-export const JSON_LIST = fragment('SELECT value FROM json_each(?)', 'SELECT json_array_elements_text(?::json)');
+/**
+ * The values of a JSON array of strings passed as one parameter, for `IN (${JSON_LIST})`. On
+ * PostgreSQL the elements go through an array: the planner takes json_array_elements_text for 100
+ * rows whatever the list holds, and against a table of a few thousand rows it would then hash the
+ * list and scan the whole table; an array's unnest it takes for 10, and probes the index per id.
+ */
+export const JSON_LIST = fragment('SELECT value FROM json_each(?)', 'SELECT unnest(ARRAY(SELECT json_array_elements_text(?::json)))');
 
 /** A column of jsonRecords: the key it is read from in each object, and its type on PostgreSQL. */
 export type JsonColumn = readonly [key: string, type: 'text' | 'integer' | 'bigint'];

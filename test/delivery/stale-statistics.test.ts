@@ -3,11 +3,14 @@
  * pending row at all (every delivery done, or a backlog written while its webhook was off). The
  * statements that find pending rows keep their indexes when a backlog arrives before the next
  * ANALYZE: the read before a send seeks its row by primary key and the claim a webhook's due rows by
- * (webhook_id, state, …), neither walks every pending row through (state, next_attempt_at).
+ * (webhook_id, state, …), neither walks every pending row through (state, next_attempt_at). And
+ * a list of ids passed as one parameter is planned as a few rows, whatever the statistics say of
+ * the table it picks from: probed by its index, not hashed against a scan of the whole table.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { Sql, SqlParams } from '../../src/db/database.js';
 import { claimDue, sendTarget } from '../../src/store/delivery-claims.js';
+import { bodiesWithSignatures } from '../../src/store/event-signatures.js';
 import { onPostgres } from '../support/postgres.js';
 import { setup } from './dispatch/support.js';
 
@@ -66,6 +69,27 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
     const claimPlan = await planOf(claim, claimParams);
     expect(claimPlan).toContain('"Index Name":"deliveries_webhook_due"');
     expect(claimPlan).not.toContain('deliveries_due');
+  });
+
+  it("a pass's read of its events' bodies probes the events by id, not a scan of the table, once statistics know it", async () => {
+    const s = await setup();
+    const { db } = s.ctx;
+    await db.run(
+      `INSERT INTO events (id, org_id, type, body, created_at)
+         SELECT 'evt_many_' || g, ?, 'Transaction_Updated', '{}', '2026-01-01T00:00:00.000Z' FROM generate_series(1, 4000) g`,
+      [s.org.org.id],
+    );
+    await db.exec('ANALYZE events');
+    const all = vi.spyOn(db, 'all');
+    const ids = Array.from({ length: 30 }, (_, i) => `evt_many_${i + 1}`);
+    expect(await bodiesWithSignatures(db, 'wsk_none', ids)).toHaveLength(30);
+    const [read, params] = all.mock.calls[0]!;
+    all.mockRestore();
+    const text = typeof read === 'string' ? read : read.postgres;
+    const [plan] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+    const json = JSON.stringify(plan!['QUERY PLAN']);
+    expect(json).toContain('"Index Name":"events_pkey"');
+    expect(json).not.toContain('"Node Type":"Seq Scan"');
   });
 
   it('the table keeps no statistics of a delivery state, which a drained queue would make one row', async () => {
