@@ -12,7 +12,9 @@ import { newTx, setup } from './dispatch/support.js';
 describe.runIf(onPostgres)('leases on PostgreSQL', () => {
   it('every claim and every renewal is a HOT update', async () => {
     const s = await setup();
-    const n = 12;
+    // Few rows, so that every new version fits on their page without pruning: a snapshot another
+    // session holds on the shared server (an ANALYZE) may keep the old ones, whatever the update.
+    const n = 3;
     for (let i = 0; i < n; i++) await newTx(s.ctx, s.org.org.id);
     const now = s.ctx.clock.now();
     // What a statement did to the table: its connection's counts not yet flushed to the server's
