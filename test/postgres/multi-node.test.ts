@@ -7,6 +7,8 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { writeEvents } from '../support/admin-events.js';
 import { daemonToken } from '../support/daemon-token.js';
@@ -23,6 +25,27 @@ async function post(url: string, auth: string, body: unknown): Promise<{ status:
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/**
+ * Waits until the first node has read the second in the live nodes: two of its heartbeats after the
+ * second registered (the first may have read the list just before). Until then the first still
+ * takes the whole of a webhook's slots, the join's bound (docs/scaling.md: up to twice the setting).
+ */
+async function untilBothSeeBoth(first: RunningBorderd, heartbeatMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: first.database['database.url'] as string });
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ started: string; seen: string }>(
+        'SELECT started_at AS started, seen_at AS seen FROM nodes ORDER BY started_at',
+      );
+      if (rows.length >= 2 && Number(rows[0]!.seen) > Number(rows[1]!.started) + heartbeatMs) return;
+      await sleep(heartbeatMs / 5);
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /** A second node: the first one's database and data directory (its master key), these settings. */
@@ -61,6 +84,7 @@ describe('several nodes on one PostgreSQL', () => {
 
     const a = await startBorderd({ env });
     const b = await sameDatabase(a, env);
+    await untilBothSeeBoth(a, Number(env.BORDERD_NODES_HEARTBEAT_MS));
     const { accessToken, orgId } = await daemonToken(a);
     const auth = `Bearer ${accessToken}`;
     expect((await post(`${b.url}/v1/notifications/webhooks/settings`, auth, { url: receiver.url })).status).toBe(201);
