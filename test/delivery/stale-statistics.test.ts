@@ -8,24 +8,37 @@
  * the table it picks from: probed by its index, not hashed against a scan of the whole table.
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { Sql, SqlParams } from '../../src/db/database.js';
+import type { Db, Sql, SqlParams } from '../../src/db/database.js';
 import { claimDue, sendTarget } from '../../src/store/delivery-claims.js';
 import { bodiesWithSignatures } from '../../src/store/event-signatures.js';
 import { onPostgres } from '../support/postgres.js';
 import { setup } from './dispatch/support.js';
+
+const AT = '2026-01-01T00:00:00.000Z';
+
+/** `count` events of one organization, ids `evt_<prefix>_1…`, in one statement. */
+async function addEvents(db: Db, prefix: string, orgId: string, count: number): Promise<void> {
+  await db.run(
+    `INSERT INTO events (id, org_id, type, body, created_at)
+       SELECT ? || g, ?, 'Transaction_Updated', '{}', ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
+    [`evt_${prefix}_`, orgId, AT, count],
+  );
+}
+
+/** The plan PostgreSQL makes of a statement a store function ran, with its parameters. */
+async function planOf(db: Db, statement: Sql, params: SqlParams | undefined): Promise<string> {
+  const text = typeof statement === 'string' ? statement : statement.postgres;
+  const [plan] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
+  return JSON.stringify(plan!['QUERY PLAN']);
+}
 
 describe.runIf(onPostgres)('statements on pending rows under statistics that saw none', () => {
   it('the read before a send and the claim keep their indexes when a backlog follows an ANALYZE of a drained queue', async () => {
     const s = await setup();
     const { db } = s.ctx;
     const orgId = s.org.org.id;
-    const at = '2026-01-01T00:00:00.000Z';
     const add = async (prefix: string, count: number, state: 'pending' | 'delivered') => {
-      await db.run(
-        `INSERT INTO events (id, org_id, type, body, created_at)
-           SELECT ? || g, ?, 'Transaction_Updated', '{}', ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
-        [`evt_${prefix}_`, orgId, at, count],
-      );
+      await addEvents(db, prefix, orgId, count);
       await db.run(
         `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, next_attempt_at, claimed_by, lease_until, created_at, updated_at)
            SELECT ? || g, ? || g, ?, ?, ?, 0, g, ?, CAST(? AS BIGINT), ?, ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
@@ -37,8 +50,8 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
           state,
           state === 'pending' ? 'owner' : null,
           state === 'pending' ? 10_000 : null,
-          at,
-          at,
+          AT,
+          AT,
           count,
         ],
       );
@@ -46,18 +59,12 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
     await add('done', 2000, 'delivered');
     await db.exec('ANALYZE deliveries');
     await add('due', 2000, 'pending');
-    const planOf = async (statement: Sql, params: SqlParams | undefined) => {
-      const text = typeof statement === 'string' ? statement : statement.postgres;
-      const [plan] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
-      return JSON.stringify(plan!['QUERY PLAN']);
-    };
-
     const get = vi.spyOn(db, 'get');
     const target = await sendTarget(db, 'dlv_due_2000', 'owner', 0, null, 5_000);
     const [read, readParams] = get.mock.calls[0]!;
     get.mockRestore();
     expect(target).toMatchObject({ nextAttemptAt: 2000 });
-    const readPlan = await planOf(read, readParams);
+    const readPlan = await planOf(db, read, readParams);
     expect(readPlan).toContain('"Index Name":"deliveries_pkey"');
     expect(readPlan).not.toContain('deliveries_due');
 
@@ -66,7 +73,7 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
     await claimDue(db, s.webhookId, 'other', 20_000, 80_000, 50);
     const [claim, claimParams] = all.mock.calls[0]!;
     all.mockRestore();
-    const claimPlan = await planOf(claim, claimParams);
+    const claimPlan = await planOf(db, claim, claimParams);
     expect(claimPlan).toContain('"Index Name":"deliveries_webhook_due"');
     expect(claimPlan).not.toContain('deliveries_due');
   });
@@ -74,20 +81,14 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
   it("a pass's read of its events' bodies probes the events by id, not a scan of the table, once statistics know it", async () => {
     const s = await setup();
     const { db } = s.ctx;
-    await db.run(
-      `INSERT INTO events (id, org_id, type, body, created_at)
-         SELECT 'evt_many_' || g, ?, 'Transaction_Updated', '{}', '2026-01-01T00:00:00.000Z' FROM generate_series(1, 4000) g`,
-      [s.org.org.id],
-    );
+    await addEvents(db, 'many', s.org.org.id, 4000);
     await db.exec('ANALYZE events');
     const all = vi.spyOn(db, 'all');
     const ids = Array.from({ length: 30 }, (_, i) => `evt_many_${i + 1}`);
     expect(await bodiesWithSignatures(db, 'wsk_none', ids)).toHaveLength(30);
     const [read, params] = all.mock.calls[0]!;
     all.mockRestore();
-    const text = typeof read === 'string' ? read : read.postgres;
-    const [plan] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${text}`, params);
-    const json = JSON.stringify(plan!['QUERY PLAN']);
+    const json = await planOf(db, read, params);
     expect(json).toContain('"Index Name":"events_pkey"');
     expect(json).not.toContain('"Node Type":"Seq Scan"');
   });
