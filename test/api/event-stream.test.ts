@@ -12,7 +12,7 @@ import { createLogger } from '../../src/logging/logger.js';
 import { emitEvent } from '../../src/services/outbox.js';
 import { createWebhook } from '../../src/services/webhooks.js';
 import { newId } from '../../src/domain/ids.js';
-import { insertEvent, latestEventId, listEventsAfter, replayStartAt, streamPositionAfter } from '../../src/store/events.js';
+import { insertEvent, listEventsAfter, replayStartAt, streamPositionAfter } from '../../src/store/events.js';
 import { rotateSigningKey, Signer } from '../../src/delivery/signing-keys.js';
 import { signaturesOf, storeSignature } from '../../src/store/event-signatures.js';
 import { createOrganization, revokeClient } from '../../src/services/organizations.js';
@@ -21,6 +21,7 @@ import type { TransactionEventData } from '../../src/verify/events.js';
 import { LogCapture, makeApi, makeContext, makeOrg, type TestContext } from '../support/context.js';
 import { startReceiver } from '../delivery/receiver.js';
 import { onPostgres } from '../support/postgres.js';
+import { untilReadable } from '../support/watermark.js';
 import { plansOf } from '../support/query-plans.js';
 
 const data: TransactionEventData = {
@@ -47,16 +48,6 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r())));
   for (const other of others.splice(0)) await other.db.close();
 });
-
-/**
- * Waits until `eventId` is the organization's newest event the stream can read. On PostgreSQL a
- * transaction of another test file on the shared server can hold the watermark below events already
- * committed; a stream started then resumes from below it and sends, at least once, the event its
- * bound names too, where these tests count exactly what comes.
- */
-async function readable(ctx: TestContext, orgId: string, eventId: string): Promise<void> {
-  await vi.waitFor(async () => expect(await latestEventId(ctx.db, orgId)).toBe(eventId), { timeout: 20_000, interval: 20 });
-}
 
 async function serve(ctx: TestContext) {
   const api = makeApi(ctx);
@@ -354,7 +345,7 @@ describe('GET /v1/notifications/events/stream', () => {
     await at('2026-03-01T10:00:00.000Z');
     const b = await at('2026-03-01T10:30:00.000Z');
     const c = await at('2026-03-01T10:45:00.000Z');
-    await readable(ctx, org.id, c.event.id);
+    await untilReadable(ctx, org.id, c.event.id);
     const since = await open(`${url}?since=2026-03-01T10:30:00Z`, auth);
     const got = await since.next(4);
     expect(payloads(got).map((m) => m.id)).toEqual([b.event.id, c.event.id]);
@@ -375,7 +366,7 @@ describe('GET /v1/notifications/events/stream', () => {
     // Written next by a process whose clock was behind: numbered after inTime, created before the time.
     const behind = await at('2026-03-01T10:20:00.000Z');
     expect(behind.event.id > inTime.event.id).toBe(true);
-    await readable(ctx, org.id, behind.event.id);
+    await untilReadable(ctx, org.id, behind.event.id);
     const since = await open(`${url}?since=2026-03-01T10:30:00Z`, auth);
     const got = payloads(await since.next(3)).map((m) => m.id);
     // At least once: the one created at 10:40 comes; the one behind may come too (it does: its id is later).

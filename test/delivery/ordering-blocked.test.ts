@@ -14,6 +14,7 @@ import { listDeliveries } from '../../src/store/delivery-views.js';
 import { getWebhookById } from '../../src/store/webhooks.js';
 import type { EventDataByType } from '../../src/verify/events.js';
 import { ADMIN_TOKEN, type TestContext } from '../support/context.js';
+import { untilReadable } from '../support/watermark.js';
 import { passesUntil, SHORT, setup } from './dispatch/support.js';
 
 type Setup = Awaited<ReturnType<typeof setup>>;
@@ -21,7 +22,10 @@ type Setup = Awaited<ReturnType<typeof setup>>;
 /** An event about `resource`, in its own transaction; returns its id. */
 async function update(ctx: TestContext, orgId: string, resource: string, n: number): Promise<string> {
   const data = { id: resource, status: 'Processing', update: n } as unknown as EventDataByType['Transaction_Updated'];
-  return (await inOutboxTransaction(ctx, (c) => enqueueEvent(c, orgId, 'Transaction_Updated', data))).event.id;
+  const id = (await inOutboxTransaction(ctx, (c) => enqueueEvent(c, orgId, 'Transaction_Updated', data))).event.id;
+  // An ordered claim takes it only once it is below the watermark (test/support/watermark.ts).
+  await untilReadable(ctx, orgId, id);
+  return id;
 }
 
 /** A webhook with ordering `resource` on the setup's receiver, which fails every event of `failing` (500) and takes the rest. */
