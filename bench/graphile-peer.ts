@@ -7,7 +7,8 @@
  * slots. The server keeps its settings (synchronous_commit on). The jobs are added in one statement
  * while the workers wait, then timed like borderd's released backlog, from the first receipt to the
  * last, with a ledger (peer-process.ts). As borderd's nodes, the same processes drain a warm-up
- * backlog first (the fresh figures), then the measured one (the warm figures).
+ * backlog first (the fresh figures; the backlog's size for each process, so each is as warm as one
+ * process alone), then the measured one (the warm figures).
  *
  * @module bench/graphile-peer
  */
@@ -40,7 +41,7 @@ export async function graphilePeer(
       backlog,
       `peer_${processes}`,
       log,
-      { warmUp: true },
+      { warmUp: backlog * processes },
     );
   } finally {
     await utils.release();

@@ -3,9 +3,9 @@
  * Redis): one backlog drained by a peer in one or more worker processes, to a verifying receiver of
  * its own, timed like borderd's released backlog (from the first receipt to the last), with a
  * ledger and each process's CPU per delivery. With a warm-up, the same processes first drain a
- * backlog of the same size to the same receiver (its own ledger, its figures those of fresh
- * processes), as borderd's nodes do in the PostgreSQL comparison: a process's first jobs carry its
- * compilation, a cost it pays once. What differs between peers (the queue, its server,
+ * warm-up backlog to the same receiver (its own ledger, its figures those of fresh processes), as
+ * borderd's nodes do in the PostgreSQL comparison: a process's first jobs carry its compilation, a
+ * cost it pays once. What differs between peers (the queue, its server,
  * how jobs are added) is a PeerQueue; each worker is a compiled bench script that prints `ready`
  * once it takes jobs and, on SIGTERM, stops after the jobs in hand, prints `delivered N` and exits 0
  * (peer-sender.ts).
@@ -108,7 +108,7 @@ export const cpuOf = (pid: number): number => {
 
 /**
  * The peer in `processes` processes drains `backlog` jobs (ids `evt_<tag>_<i>`) to a verifying
- * receiver of its own; with `warmUp`, the same processes drain a first backlog of the same size
+ * receiver of its own; with `warmUp` jobs, the same processes drain a first backlog of that many
  * (ids `evt_<tag>_fresh_<i>`) before it.
  */
 export async function drainByPeer(
@@ -117,7 +117,7 @@ export async function drainByPeer(
   backlog: number,
   tag: string,
   log: (line: string) => void,
-  { warmUp = false }: { warmUp?: boolean } = {},
+  { warmUp = 0 }: { warmUp?: number } = {},
 ): Promise<PeerResult> {
   const dir = tempDir('borderd-bench-peer-');
   const key = makeSigningKey();
@@ -129,20 +129,20 @@ export async function drainByPeer(
   const layout = `${processes} process${processes > 1 ? 'es' : ''}`;
   const sample = JSON.parse(SAMPLE_EVENT_BODY) as Record<string, unknown>;
   /** One backlog added while the workers wait, drained and counted since the receiver's reset. */
-  const drain = async (phase: string, ids: string): Promise<PeerDrain> => {
+  const drain = async (phase: string, ids: string, size: number): Promise<PeerDrain> => {
     await fetch(`${receiver.url}/reset`, { method: 'POST' });
     const createdAt = new Date().toISOString();
-    const jobs = Array.from({ length: backlog }, (_, i) => {
+    const jobs = Array.from({ length: size }, (_, i) => {
       const id = `evt_${ids}_${i}`;
       return { id, body: JSON.stringify({ ...sample, id, createdAt }) };
     });
     const before = { workers: workers.map((w) => cpuOf(w.pid)), server: queue.serverCpuSeconds(), receiver: cpuOf(receiver.pid) };
     await queue.addJobs(jobs);
-    const s = await waitForReceipts(receiver.url, backlog, 600_000);
+    const s = await waitForReceipts(receiver.url, size, 600_000);
     const after = { workers: workers.map((w) => cpuOf(w.pid)), server: queue.serverCpuSeconds(), receiver: cpuOf(receiver.pid) };
     // Counted when the wait ended: duplicates can make up the count while an event is missing.
-    const ledger = ledgerOf(`${phase}${queue.name}, ${layout}`, backlog, await receiverStats(receiver.url));
-    const per = (a: number, b: number) => ((b - a) * 1000) / backlog;
+    const ledger = ledgerOf(`${phase}${queue.name}, ${layout}`, size, await receiverStats(receiver.url));
+    const per = (a: number, b: number) => ((b - a) * 1000) / size;
     return {
       deliveriesPerSecond: s.deliveries > 1 && s.lastAt > s.firstAt ? ((s.deliveries - 1) * 1000) / (s.lastAt - s.firstAt) : 0,
       ledger,
@@ -168,8 +168,8 @@ export async function drainByPeer(
         }),
       );
     }
-    const fresh = warmUp ? await drain('backlog, fresh, ', `${tag}_fresh`) : undefined;
-    const measured = await drain(warmUp ? 'backlog, warm, ' : 'backlog, ', tag);
+    const fresh = warmUp > 0 ? await drain('backlog, fresh, ', `${tag}_fresh`, warmUp) : undefined;
+    const measured = await drain(warmUp > 0 ? 'backlog, warm, ' : 'backlog, ', tag, backlog);
     const deliveredBy: number[] = [];
     for (const w of workers.splice(0)) deliveredBy.push(await w.stop());
     return { processes, ...measured, deliveredBy, ...(fresh ? { fresh } : {}) };
