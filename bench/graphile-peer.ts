@@ -6,7 +6,9 @@
  * webhook of that many send slots), split between its processes as borderd's nodes split the
  * slots. The server keeps its settings (synchronous_commit on). The jobs are added in one statement
  * while the workers wait, then timed like borderd's released backlog, from the first receipt to the
- * last, with a ledger (peer-process.ts).
+ * last, with a ledger (peer-process.ts). As borderd's nodes, the same processes drain a warm-up
+ * backlog first (the fresh figures; the backlog's size for each process, so each is as warm as one
+ * process alone), then the measured one (the warm figures).
  *
  * @module bench/graphile-peer
  */
@@ -16,7 +18,7 @@ import type { PostgresServer } from './postgres-server.js';
 
 export { PEER_SLOTS, type PeerResult } from './peer-process.js';
 
-/** Graphile Worker in `processes` processes drains `backlog` jobs; a database of its own on `server`. */
+/** Graphile Worker in `processes` processes drains a warm-up backlog of `backlog` jobs, then the measured one; a database of its own on `server`. */
 export async function graphilePeer(
   server: PostgresServer,
   processes: number,
@@ -39,6 +41,7 @@ export async function graphilePeer(
       backlog,
       `peer_${processes}`,
       log,
+      { warmUp: backlog * processes },
     );
   } finally {
     await utils.release();

@@ -2,7 +2,10 @@
  * The parent's side of the outbox benchmark's peers (Graphile Worker on PostgreSQL, BullMQ on
  * Redis): one backlog drained by a peer in one or more worker processes, to a verifying receiver of
  * its own, timed like borderd's released backlog (from the first receipt to the last), with a
- * ledger and each process's CPU per delivery. What differs between peers (the queue, its server,
+ * ledger and each process's CPU per delivery. With a warm-up, the same processes first drain a
+ * warm-up backlog to the same receiver (its own ledger, its figures those of fresh processes), as
+ * borderd's nodes do in the PostgreSQL comparison: a process's first jobs carry its compilation, a
+ * cost it pays once. What differs between peers (the queue, its server,
  * how jobs are added) is a PeerQueue; each worker is a compiled bench script that prints `ready`
  * once it takes jobs and, on SIGTERM, stops after the jobs in hand, prints `delivered N` and exits 0
  * (peer-sender.ts).
@@ -23,16 +26,22 @@ import { makeSigningKey, SAMPLE_EVENT_BODY } from './signing-limit.js';
 /** Jobs in flight across a peer's processes: the send slots of the one webhook borderd delivers to in the comparisons. */
 export const PEER_SLOTS = 16;
 
-export interface PeerResult {
-  processes: number;
+/** One backlog drained by the peer's processes. */
+export interface PeerDrain {
   deliveriesPerSecond: number;
   ledger: Ledger;
-  /** Jobs each process says it delivered (a 2xx answer), counted when it stopped. */
-  deliveredBy: number[];
   /** CPU ms per delivery: each worker process, the queue's server (undefined where unseen), the receiver. */
   workersMs: number[];
   databaseMs: number | undefined;
   receiverMs: number;
+}
+
+/** The measured backlog's figures, and with a warm-up the first backlog's (`fresh`). */
+export interface PeerResult extends PeerDrain {
+  processes: number;
+  /** Jobs each process says it delivered (a 2xx answer) over every backlog, counted when it stopped. */
+  deliveredBy: number[];
+  fresh?: PeerDrain;
 }
 
 /** One peer: its worker script, what its workers need besides peer-sender.ts's variables, and its queue. */
@@ -97,13 +106,18 @@ export const cpuOf = (pid: number): number => {
   return c.main + c.other;
 };
 
-/** The peer in `processes` processes drains `backlog` jobs (ids `evt_<tag>_<i>`) to a verifying receiver of its own. */
+/**
+ * The peer in `processes` processes drains `backlog` jobs (ids `evt_<tag>_<i>`) to a verifying
+ * receiver of its own; with `warmUp` jobs, the same processes drain a first backlog of that many
+ * (ids `evt_<tag>_fresh_<i>`) before it.
+ */
 export async function drainByPeer(
   queue: PeerQueue,
   processes: number,
   backlog: number,
   tag: string,
   log: (line: string) => void,
+  { warmUp = 0 }: { warmUp?: number } = {},
 ): Promise<PeerResult> {
   const dir = tempDir('borderd-bench-peer-');
   const key = makeSigningKey();
@@ -112,6 +126,32 @@ export async function drainByPeer(
   // Both children by their compiled paths, so the module also runs from its source (the tests import it).
   const receiver = await startListening([join(ROOT, 'dist', 'bench', 'webhook-receiver-server.js')], 'webhook-receiver-server');
   const workers: WorkerProcess[] = [];
+  const layout = `${processes} process${processes > 1 ? 'es' : ''}`;
+  const sample = JSON.parse(SAMPLE_EVENT_BODY) as Record<string, unknown>;
+  /** One backlog added while the workers wait, drained and counted since the receiver's reset. */
+  const drain = async (phase: string, ids: string, size: number): Promise<PeerDrain> => {
+    await fetch(`${receiver.url}/reset`, { method: 'POST' });
+    const createdAt = new Date().toISOString();
+    const jobs = Array.from({ length: size }, (_, i) => {
+      const id = `evt_${ids}_${i}`;
+      return { id, body: JSON.stringify({ ...sample, id, createdAt }) };
+    });
+    const before = { workers: workers.map((w) => cpuOf(w.pid)), server: queue.serverCpuSeconds(), receiver: cpuOf(receiver.pid) };
+    await queue.addJobs(jobs);
+    const s = await waitForReceipts(receiver.url, size, 600_000);
+    const after = { workers: workers.map((w) => cpuOf(w.pid)), server: queue.serverCpuSeconds(), receiver: cpuOf(receiver.pid) };
+    // Counted when the wait ended: duplicates can make up the count while an event is missing.
+    const ledger = ledgerOf(`${phase}${queue.name}, ${layout}`, size, await receiverStats(receiver.url));
+    const per = (a: number, b: number) => ((b - a) * 1000) / size;
+    return {
+      deliveriesPerSecond: s.deliveries > 1 && s.lastAt > s.firstAt ? ((s.deliveries - 1) * 1000) / (s.lastAt - s.firstAt) : 0,
+      ledger,
+      workersMs: before.workers.map((b, i) => per(b, after.workers[i]!)),
+      // NaN: a server elsewhere whose processes this machine cannot see.
+      databaseMs: Number.isNaN(before.server) ? undefined : per(before.server, after.server),
+      receiverMs: per(before.receiver, after.receiver),
+    };
+  };
   try {
     const publicKey = createPublicKey(key).export({ type: 'spki', format: 'pem' });
     const put = await fetch(`${receiver.url}/public-key`, { method: 'PUT', body: publicKey });
@@ -128,35 +168,11 @@ export async function drainByPeer(
         }),
       );
     }
-    const createdAt = new Date().toISOString();
-    const sample = JSON.parse(SAMPLE_EVENT_BODY) as Record<string, unknown>;
-    const jobs = Array.from({ length: backlog }, (_, i) => {
-      const id = `evt_${tag}_${i}`;
-      return { id, body: JSON.stringify({ ...sample, id, createdAt }) };
-    });
-    const before = { workers: workers.map((w) => cpuOf(w.pid)), server: queue.serverCpuSeconds(), receiver: cpuOf(receiver.pid) };
-    await queue.addJobs(jobs);
-    const s = await waitForReceipts(receiver.url, backlog, 600_000);
-    const after = { workers: workers.map((w) => cpuOf(w.pid)), server: queue.serverCpuSeconds(), receiver: cpuOf(receiver.pid) };
-    // Counted when the wait ended: duplicates can make up the count while an event is missing.
-    const ledger = ledgerOf(
-      `backlog, ${queue.name}, ${processes} process${processes > 1 ? 'es' : ''}`,
-      backlog,
-      await receiverStats(receiver.url),
-    );
-    const per = (a: number, b: number) => ((b - a) * 1000) / backlog;
+    const fresh = warmUp > 0 ? await drain('backlog, fresh, ', `${tag}_fresh`, warmUp) : undefined;
+    const measured = await drain(warmUp > 0 ? 'backlog, warm, ' : 'backlog, ', tag, backlog);
     const deliveredBy: number[] = [];
     for (const w of workers.splice(0)) deliveredBy.push(await w.stop());
-    return {
-      processes,
-      deliveriesPerSecond: s.deliveries > 1 && s.lastAt > s.firstAt ? ((s.deliveries - 1) * 1000) / (s.lastAt - s.firstAt) : 0,
-      ledger,
-      deliveredBy,
-      workersMs: before.workers.map((b, i) => per(b, after.workers[i]!)),
-      // NaN: a server elsewhere whose processes this machine cannot see.
-      databaseMs: Number.isNaN(before.server) ? undefined : per(before.server, after.server),
-      receiverMs: per(before.receiver, after.receiver),
-    };
+    return { processes, ...measured, deliveredBy, ...(fresh ? { fresh } : {}) };
   } catch (err) {
     for (const w of workers) log(`${queue.name} peer: what worker ${w.pid} printed:\n${w.output()}`);
     throw err;

@@ -191,17 +191,26 @@ export async function sendTarget(
 }
 
 /**
+ * A renewal waits for no row: on PostgreSQL a row another transaction holds is passed over
+ * (FOR_UPDATE_SKIP_LOCKED). A renewal that waited would lock its rows in the list's order while a
+ * result batch of the same process locks the rows it records in another order, some of them still
+ * in the renewal's list (held until their result commits): each would wait on the other, a
+ * deadlock PostgreSQL breaks only after deadlock_timeout by aborting one of them, while both nodes'
+ * sends behind them wait. A row held elsewhere is being recorded, given back, taken over or changed
+ * by an operator, and the lease it has left covers the next renewal, a third of a lease later.
+ */
+const RENEW_LEASES = sql`UPDATE deliveries SET lease_until = ?
+   WHERE id IN (SELECT id FROM deliveries WHERE id IN (${JSON_LIST}) AND claimed_by = ? ${FOR_UPDATE_SKIP_LOCKED})`;
+
+/**
  * Extends the leases `owner` still holds on `ids` to `leaseUntil` (rows another process has taken
- * since are left alone): a live dispatcher keeps its claimed rows however long they wait for a send
- * slot, and a dead one stops renewing, so its rows are taken over when their lease ends.
+ * since are left alone, and rows another transaction holds right now: RENEW_LEASES): a live
+ * dispatcher keeps its claimed rows however long they wait for a send slot, and a dead one stops
+ * renewing, so its rows are taken over when their lease ends.
  */
 export async function renewLeases(db: Db, owner: string, ids: readonly string[], leaseUntil: number): Promise<number> {
   if (ids.length === 0) return 0;
-  return await db.run(sql`UPDATE deliveries SET lease_until = ? WHERE id IN (${JSON_LIST}) AND claimed_by = ?`, [
-    leaseUntil,
-    JSON.stringify(ids),
-    owner,
-  ]);
+  return await db.run(RENEW_LEASES, [leaseUntil, JSON.stringify(ids), owner]);
 }
 
 /** Gives one row's lease back without counting an attempt (a claimed row that is not sent after all). */
