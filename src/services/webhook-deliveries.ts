@@ -18,7 +18,7 @@ import { VERSION } from '../version.js';
 import { inOutboxTransaction, wakeDispatcher } from '../delivery/enqueue.js';
 import { writeShapedEvent } from '../delivery/events.js';
 import { withTransaction } from '../db/database.js';
-import { DELIVERY_STATES, getDelivery, insertDelivery, requeueDelivery, type DeliveryState } from '../store/deliveries.js';
+import { DELIVERY_STATES, insertDelivery, requeueDelivery, type DeliveryState } from '../store/deliveries.js';
 import { nextAttemptOf } from '../store/delivery-claims.js';
 import { makeDueNow } from '../store/delivery-results.js';
 import { deliveriesOfEvents, getDeliveryView, pageWebhookDeliveries, webhookHealth } from '../store/delivery-views.js';
@@ -155,9 +155,10 @@ export async function listWebhookDeliveries(
  * request reads as stored. An attempt recorded before borderd kept its headers shows what can be
  * known (requestHeadersSource `rebuilt`): the derived headers with this borderd's user-agent, a
  * signature no longer stored left out rather than guessed; its Standard Webhooks headers and
- * traceparent were made at its send and are unknown.
+ * traceparent were made at its send and are unknown. `orgId` undefined: a delivery of any
+ * organization (operators' tools).
  */
-export async function deliveryWithAttempts(ctx: AppContext, orgId: string, id: string): Promise<DeliveryWithAttempts> {
+export async function deliveryWithAttempts(ctx: AppContext, orgId: string | undefined, id: string): Promise<DeliveryWithAttempts> {
   const delivery = await getDeliveryView(ctx.db, orgId, id, ctx.clock.now());
   if (!delivery) throw notFound(`delivery ${id}`);
   const attempts = await listAttempts(ctx.db, id);
@@ -171,11 +172,8 @@ export async function deliveryWithAttempts(ctx: AppContext, orgId: string, id: s
  * One delivery of any organization with its attempts, for operators (`borderd outbox attempts`):
  * the same view as the organization's own, so both show the headers each attempt went out with.
  */
-export async function anyDeliveryWithAttempts(ctx: AppContext, id: string): Promise<DeliveryWithAttempts> {
-  const delivery = await getDelivery(ctx.db, id);
-  if (!delivery) throw notFound(`delivery ${id}`);
-  return deliveryWithAttempts(ctx, delivery.orgId, id);
-}
+export const anyDeliveryWithAttempts = (ctx: AppContext, id: string): Promise<DeliveryWithAttempts> =>
+  deliveryWithAttempts(ctx, undefined, id);
 
 /** The user-agent of an attempt rebuilt: this borderd's, the only one known. */
 const REBUILT_STORED = { 'user-agent': `borderd/${VERSION}` };

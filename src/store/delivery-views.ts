@@ -171,12 +171,18 @@ const toView = (r: ViewRow): DeliveryView => ({
   waitingBehind: r.waiting_behind,
 });
 
-/** One delivery of the organization (another organization's id is as good as unknown). */
-export async function getDeliveryView(db: Db, orgId: string, id: string, nowMs: number): Promise<DeliveryView | undefined> {
-  const row = (await db.get(
-    sql`SELECT ${VIEW_COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ? AND d.org_id = ?`,
-    [nowMs, id, orgId],
-  )) as ViewRow | undefined;
+/**
+ * One delivery of the organization (another organization's id is as good as unknown); of any
+ * organization when `orgId` is undefined (operators' tools).
+ */
+export async function getDeliveryView(db: Db, orgId: string | undefined, id: string, nowMs: number): Promise<DeliveryView | undefined> {
+  const row = (await (orgId === undefined
+    ? db.get(sql`SELECT ${VIEW_COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ?`, [nowMs, id])
+    : db.get(sql`SELECT ${VIEW_COLUMNS} FROM deliveries d JOIN events e ON e.id = d.event_id WHERE d.id = ? AND d.org_id = ?`, [
+        nowMs,
+        id,
+        orgId,
+      ]))) as ViewRow | undefined;
   return row && toView(row);
 }
 

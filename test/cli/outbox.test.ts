@@ -95,6 +95,8 @@ describe('re-enable tooling: borderd tx / webhooks / outbox', () => {
       for (const [name, value] of Object.entries(a.requestHeaders))
         expect([i, name, receiver.received[i]!.headers[name]]).toEqual([i, name, value]);
     }
+    const unknown = await cli('outbox', 'attempts', 'dlv_unknown');
+    expect([unknown.code, unknown.json.error.code]).toEqual([1, 'not_found']);
     const refused = await cli('outbox', 'replay', '--webhook', webhook.id, '--since', '2000-01-01T00:00:00Z');
     expect(refused.code).toBe(1);
     expect(refused.json.error.code).toBe('webhook_disabled');

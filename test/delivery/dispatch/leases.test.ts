@@ -14,7 +14,7 @@ import { listAttempts } from '../../../src/store/delivery-attempts.js';
 import { crossNodeWakeups } from '../../../src/cluster/wakeups.js';
 import { makeContext, sameDatabase, type TestContext } from '../../support/context.js';
 import { onPostgres } from '../../support/postgres.js';
-import { claimedJobs, counted, holdAnswers, newTx, setup, whileDispatching } from './support.js';
+import { claimedJobs, countedBacklog, holdAnswers, newTx, setup, whileDispatching } from './support.js';
 
 describe('leases', () => {
   it('never sends a leased attempt twice; an expired lease (crash mid-send) is claimable again', async () => {
@@ -295,11 +295,8 @@ describe('the lease keeper', () => {
 
 describe('before a send, from what the claim read', () => {
   it('the steady drain reads nothing per delivery before its send: a pass’s statements carry all its rows', async () => {
-    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 2, 'delivery.pollIntervalMs': 3_600_000 });
     const n = 40;
-    for (let i = 0; i < n; i++) await newTx(ctx, org.org.id);
-    const statements: string[] = [];
-    const dispatcher = new Dispatcher({ ...ctx, db: counted(ctx.db, statements) as typeof ctx.db }, { random: () => 0.5 });
+    const { ctx, receiver, dispatcher, statements } = await countedBacklog(n);
     let sent = 0;
     let passes = 0;
     // Each pass claims CLAIM_ROUNDS rounds of the webhook's two slots; all but the first round wait for a slot.

@@ -11,7 +11,7 @@ import { createSignals } from '../../../src/signals.js';
 import { claimDue, dueWebhooks } from '../../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import type { Db } from '../../../src/db/database.js';
-import { answeringWebhook, counted, holdAnswers, newTx, setup } from './support.js';
+import { answeringWebhook, countedBacklog, holdAnswers, newTx, setup } from './support.js';
 
 /** The due query's statement, as the counting db records it. */
 const isDueQuery = (sql: string) => sql.includes('SELECT w.id, w.org_id');
@@ -20,11 +20,8 @@ const isClaim = (sql: string) => sql.includes('WITH picked AS');
 
 describe('a refill', () => {
   it('claims for the webhook it knows due with no due query: a drain lists once, at its start', async () => {
-    const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 2, 'delivery.pollIntervalMs': 3_600_000 });
     const n = 40;
-    for (let i = 0; i < n; i++) await newTx(ctx, org.org.id);
-    const statements: string[] = [];
-    const dispatcher = new Dispatcher({ ...ctx, db: counted(ctx.db, statements) as typeof ctx.db }, { random: () => 0.5 });
+    const { ctx, receiver, dispatcher, statements } = await countedBacklog(n);
     dispatcher.start();
     try {
       await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(n), { timeout: 20_000, interval: 20 });

@@ -193,3 +193,16 @@ export function counted(db: Db, statements: string[]): Db {
     },
   });
 }
+
+/**
+ * A backlog of `n` events to one webhook of two send slots, no poll tick within the test, and a
+ * dispatcher whose database counts every statement it runs (`statements`): what a drain reads and
+ * writes per delivery, counted.
+ */
+export async function countedBacklog(n: number) {
+  const s = await setup({ 'delivery.perEndpointConcurrency': 2, 'delivery.pollIntervalMs': 3_600_000 });
+  for (let i = 0; i < n; i++) await newTx(s.ctx, s.org.org.id);
+  const statements: string[] = [];
+  const dispatcher = new Dispatcher({ ...s.ctx, db: counted(s.ctx.db, statements) as typeof s.ctx.db }, { random: () => 0.5 });
+  return { ...s, dispatcher, statements };
+}
