@@ -8,8 +8,11 @@
  *
  * bullmqComparison alternates rounds of borderd on SQLite (one webhook of PEER_SLOTS send slots,
  * every acknowledged write fsynced) with the peer's one and two processes in the same run, and
- * reports borderd's deliveries/s ÷ the peer's best per round. Without redis-server it says why
- * and skips the peer.
+ * reports borderd's deliveries/s ÷ the peer's best per round. Both sides are measured warm: the
+ * daemon and its receiver deliver a backlog before the first round, and each round's BullMQ
+ * processes and their receiver deliver one per process before their measured backlog, since a
+ * process's first jobs carry its compilation (bench/outbox-nodes.ts measures that start cost).
+ * Without redis-server it says why and skips the peer.
  *
  * @module bench/bullmq-peer
  */
@@ -27,14 +30,18 @@ import type { Row } from './report-table.js';
 /** Jobs added per call: one pipeline each, so a big backlog is not one huge Redis transaction. */
 const ADD_CHUNK = 1_000;
 
-/** BullMQ in `processes` processes drains `backlog` jobs from a queue of its own (`queueName`) on `redis`; `round` names its ledger's phase. */
+/**
+ * BullMQ in `processes` processes drains `backlog` jobs from a queue of its own (`queueName`) on
+ * `redis`, after `warmUp` jobs drained by the same processes (none: the processes' first jobs are
+ * the measured ones); `round` names its ledgers' phase.
+ */
 export async function bullmqPeer(
   redis: RedisServer,
   processes: number,
   backlog: number,
   queueName: string,
   log: (line: string) => void,
-  round?: number,
+  { round, warmUp = 0 }: { round?: number; warmUp?: number } = {},
 ): Promise<PeerResult> {
   const queue = new Queue(queueName, { connection: { host: redis.host, port: redis.port } });
   try {
@@ -60,6 +67,7 @@ export async function bullmqPeer(
       backlog,
       queueName,
       log,
+      { warmUp },
     );
   } finally {
     await queue.close();
@@ -75,7 +83,7 @@ interface BorderdRound {
   receiverMs: number;
 }
 
-async function borderdRound(scenario: OutboxScenario, backlog: number, n: number): Promise<BorderdRound> {
+async function borderdRound(scenario: OutboxScenario, backlog: number, phase: string): Promise<BorderdRound> {
   await scenario.setEnabled(false);
   const written = await scenario.writeEvents({ amount: backlog });
   await scenario.resetReceiver();
@@ -88,7 +96,7 @@ async function borderdRound(scenario: OutboxScenario, backlog: number, n: number
   await scenario.releaseBacklog();
   const s = await scenario.waitForDeliveries(backlog, 600_000);
   const after = cpu();
-  const ledger = ledgerOf(`backlog, borderd on SQLite, round ${n}`, written.requests, await scenario.stats());
+  const ledger = ledgerOf(`backlog, borderd on SQLite, ${phase}`, written.requests, await scenario.stats());
   return {
     deliveriesPerSecond: s.deliveries > 1 && s.lastAt > s.firstAt ? ((s.deliveries - 1) * 1000) / (s.lastAt - s.firstAt) : 0,
     ledger,
@@ -121,22 +129,34 @@ export async function bullmqComparison(quick: boolean, log: (line: string) => vo
     const rows: Row[] = [];
     const metrics: BenchOutcome['metrics'] = {};
     const ratios: number[] = [];
-    const ledgers: Ledger[] = [];
+    log('outbox: warm-up, borderd on SQLite');
+    const warmUp = await borderdRound(scenario, backlog, 'warm-up');
+    const ledgers: Ledger[] = [warmUp.ledger];
+    rows.push({
+      metric: 'borderd on SQLite, warm-up',
+      value: unlessVoid(round(warmUp.deliveriesPerSecond, 0), warmUp.ledger),
+      unit: '/s',
+      note: `a fresh daemon's first ${backlog} events, not a round; daemon ${round(warmUp.daemonMs, 3)} ms, receiver ${round(warmUp.receiverMs, 3)} ms CPU per delivery`,
+    });
+    metrics.bullmqBorderdWarmUpPerSecond = round(warmUp.deliveriesPerSecond);
     for (let n = 1; n <= rounds; n++) {
       // Alternated within the round too: borderd first in odd rounds, last in even ones.
       const peers: PeerResult[] = [];
       const runPeers = async () => {
         for (const processes of [1, 2]) {
           log(`outbox: round ${n}, BullMQ in ${processes} process${processes > 1 ? 'es' : ''}`);
-          peers.push(await bullmqPeer(redis, processes, backlog, `bench_r${n}_p${processes}`, log, n));
+          peers.push(
+            await bullmqPeer(redis, processes, backlog, `bench_r${n}_p${processes}`, log, { round: n, warmUp: backlog * processes }),
+          );
         }
       };
       if (n % 2 === 0) await runPeers();
       log(`outbox: round ${n}, borderd on SQLite`);
-      const b = await borderdRound(scenario, backlog, n);
+      const b = await borderdRound(scenario, backlog, `round ${n}`);
       if (n % 2 === 1) await runPeers();
       const best = Math.max(...peers.map((p) => p.deliveriesPerSecond));
-      const roundLedgers = [b.ledger, ...peers.map((p) => p.ledger)];
+      // The warm-ups' ledgers void the round too: a job lost or sent twice there is the peer's all the same.
+      const roundLedgers = [b.ledger, ...peers.flatMap((p) => (p.fresh ? [p.fresh.ledger, p.ledger] : [p.ledger]))];
       ledgers.push(...roundLedgers);
       const ratio = best > 0 ? b.deliveriesPerSecond / best : 0;
       if (roundLedgers.every(balances)) ratios.push(ratio);
@@ -159,7 +179,14 @@ export async function bullmqComparison(quick: boolean, log: (line: string) => vo
           metric: `BullMQ, ${p.processes} process${p.processes > 1 ? 'es' : ''}, round ${n}`,
           value: unlessVoid(round(p.deliveriesPerSecond, 0), p.ledger),
           unit: '/s',
-          note: `${REDIS_DURABILITY}; ${peerCpu(p)}`,
+          note: `${REDIS_DURABILITY}; ${peerCpu(p)}${
+            p.fresh
+              ? `; the same processes' first ${p.fresh.ledger.written} jobs (fresh) ${perSecond(p.fresh.deliveriesPerSecond)}, workers ${round(
+                  p.fresh.workersMs.reduce((a, m) => a + m, 0),
+                  3,
+                )} ms`
+              : ''
+          }`,
         })),
       );
       metrics[`bullmqRatioRound${n}`] = round(ratio, 3);

@@ -1,7 +1,7 @@
 /**
  * The outbox benchmark's Redis peer (bench/bullmq-peer.ts) on a private redis-server, with a small
- * backlog: BullMQ in two processes delivers every job once to the verifying receiver (each
- * signature checked there), and the phase's ledger balances. Without redis-server on the PATH the
+ * backlog: BullMQ in two processes delivers a warm-up backlog and then the measured one, every job
+ * once to the verifying receiver (each signature checked there), and both ledgers balance. Without redis-server on the PATH the
  * comparison says it skipped the peer and why. No timing: the figures belong to
  * `npm run bench -- --only outbox`. Needs `npm run build` (the workers run compiled).
  */
@@ -31,7 +31,9 @@ describe('the BullMQ peer', () => {
     async () => {
       const lines: string[] = [];
       const backlog = 120;
-      const result = await bullmqPeer(redis!, 2, backlog, 'test_backlog', (line) => lines.push(line));
+      const result = await bullmqPeer(redis!, 2, backlog, 'test_backlog', (line) => lines.push(line), { round: 1, warmUp: 2 * backlog });
+      expect(result.fresh?.ledger.phase).toBe('backlog, fresh, BullMQ, round 1, 2 processes');
+      expect(result.ledger.phase).toBe('backlog, warm, BullMQ, round 1, 2 processes');
       expectDrainedByTwo(result, backlog, lines);
     },
   );
