@@ -55,12 +55,15 @@ async function createDatabaseOn(adminUrl: string, name: string): Promise<void> {
   }
 }
 
-/** utime + stime of a process, in seconds (clock ticks of 100/s); 0 once it is gone. */
-function cpuOf(pid: number): number {
+/**
+ * utime + stime of a process, in seconds (clock ticks of 100/s), and with `reaped` its children's
+ * that have exited (cutime + cstime); 0 once it is gone.
+ */
+function cpuOf(pid: number, reaped = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
+    return (Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0)) / 100;
   } catch {
     return 0;
   }
@@ -109,7 +112,9 @@ export async function startPostgresServer(
     createDatabase,
     cpuSeconds: () => {
       const postmaster = Number(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-      let total = cpuOf(postmaster);
+      // A backend that ended (its connection closed, an autovacuum worker done) counts in the
+      // postmaster's reaped children; the others while they run.
+      let total = cpuOf(postmaster, true);
       for (const entry of readdirSync('/proc')) {
         if (!/^\d+$/.test(entry)) continue;
         try {

@@ -6,7 +6,16 @@
  * @module store/delivery-claims
  */
 import { sql, type Db, type Sql } from '../db/database.js';
-import { belowWatermark, FOR_UPDATE_SKIP_LOCKED, idsFirst, indexedBy, JSON_LIST, NOT_INDEXED, updatePicked } from '../db/dialect.js';
+import {
+  belowWatermark,
+  FOR_UPDATE_SKIP_LOCKED,
+  idsFirst,
+  indexedBy,
+  JSON_LIST,
+  NOT_INDEXED,
+  NOT_INDEXED_ON_BOTH,
+  updatePicked,
+} from '../db/dialect.js';
 import { lineOf, type DeliveryState } from './deliveries.js';
 import type { WebhookOrdering } from './webhooks.js';
 
@@ -85,9 +94,10 @@ const RESOURCE_ELIGIBLE = sql`AND (c.in_line = 0 OR NOT EXISTS (SELECT 1 ${lineO
  * claim also asks of a candidate that its event's transaction is below the watermark: an event of a
  * transaction still running, and so its delivery row, is not visible yet, and a later event of its
  * line committed meanwhile must not pass it. Run it inside the caller's write transaction.
- * SQLite's `+state` keeps its planner on the primary key for the outer UPDATE: without it SQLite
- * picks the (state, next_attempt_at) index and walks every pending row, so each claim would cost
- * the backlog. In strict order the candidates are the head and the test events' deliveries, read
+ * The outer UPDATE's state check is kept out of both engines' plans (NOT_INDEXED_ON_BOTH), so each
+ * picked row is found by its primary key: without it SQLite picks the (state, next_attempt_at)
+ * index and PostgreSQL the webhook's due rows, each walking every pending row, so each claim would
+ * cost the backlog. In strict order the candidates are the head and the test events' deliveries, read
  * first (idsFirst), each by its id (`+` keeps the webhook's due rows index out), or SQLite would
  * walk the due rows. Given the `url` the caller will send to, the claim takes rows only while the
  * webhook is enabled, live, at that url and in that order (WEBHOOK_AS_KNOWN). The limit is an
@@ -105,7 +115,7 @@ const claimDueSql = (ordering: WebhookOrdering, checked: boolean) => {
        ${ordering === 'resource' ? RESOURCE_ELIGIBLE : ''} ${ordering === 'none' ? '' : belowWatermark('c.event_tx')}
      ORDER BY c.next_attempt_at, c.id LIMIT CAST(? AS INTEGER) ${FOR_UPDATE_SKIP_LOCKED})
   UPDATE deliveries SET claimed_by = ?, lease_until = ? ${updatePicked('deliveries', 'picked')}
-    AND ${NOT_INDEXED}state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
+    AND ${NOT_INDEXED_ON_BOTH}state = 'pending' AND (lease_until IS NULL OR lease_until < ?)
   RETURNING deliveries.id, event_id AS "eventId", attempts, step, next_attempt_at AS "nextAttemptAt"`;
 };
 

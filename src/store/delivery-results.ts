@@ -6,7 +6,7 @@
  * @module store/delivery-results
  */
 import { sql, type Db } from '../db/database.js';
-import { GREATEST, indexedBy, jsonRecords, NOT_INDEXED, type JsonColumn } from '../db/dialect.js';
+import { GREATEST, indexedBy, jsonRecords, NOT_INDEXED_ON_BOTH, type JsonColumn } from '../db/dialect.js';
 import { sameLine, type DeliveryState } from './deliveries.js';
 
 /** The lease holder, state and retry step of a row, read when its attempt's result is recorded. */
@@ -103,15 +103,16 @@ const FINISHED_ATTEMPT_COLUMNS = [
 ] as const satisfies readonly (readonly [keyof FinishedAttempt, JsonColumn[1]])[];
 
 /**
- * On SQLite the batch leads: each of its rows is found by its id. The state's index is kept out
- * of the planner's reach (`+`), so it never starts from the pending rows and reads the whole batch
- * again for each: backlog × batch steps.
+ * The batch leads: each of its rows is found by its id. The state's index is kept out of both
+ * planners' reach (NOT_INDEXED_ON_BOTH): SQLite would start from the pending rows and read the
+ * whole batch again for each (backlog × batch steps), PostgreSQL would walk every pending row of
+ * the queue and hash them against the batch.
  */
 const FINISH_ATTEMPTS = sql`UPDATE deliveries SET state = r.state, attempts = ${GREATEST}(deliveries.attempts, r.attempts), step = r.step,
       next_attempt_at = r."nextAttemptAt", last_status = r."lastStatus", last_error = r."lastError",
       delivered_at = COALESCE(r."deliveredAt", deliveries.delivered_at), claimed_by = NULL, lease_until = NULL, updated_at = r.at
     FROM ${jsonRecords('r', FINISHED_ATTEMPT_COLUMNS)}
-   WHERE deliveries.id = r.id AND deliveries.claimed_by = ? AND ${NOT_INDEXED}deliveries.state = 'pending'
+   WHERE deliveries.id = r.id AND deliveries.claimed_by = ? AND ${NOT_INDEXED_ON_BOTH}deliveries.state = 'pending'
      AND deliveries.step = r."expectStep" AND deliveries.next_attempt_at = r."expectNextAttemptAt"
   RETURNING deliveries.id`;
 

@@ -5,14 +5,19 @@
  * ANALYZE: the read before a send seeks its row by primary key and the claim a webhook's due rows by
  * (webhook_id, state, …), neither walks every pending row through (state, next_attempt_at). And
  * a list of ids passed as one parameter is planned as a few rows, whatever the statistics say of
- * the table it picks from: probed by its index, not hashed against a scan of the whole table.
+ * the table it picks from: probed by its index, not hashed against a scan of the whole table. So
+ * are a claim's picked rows and a result batch's, whose state check is kept out of the plan: each
+ * row is probed by its id, never reached by a walk of the queue's pending rows.
  */
 import { describe, expect, it, vi } from 'vitest';
 import type { Db, Sql, SqlParams } from '../../src/db/database.js';
 import { claimDue, sendTarget } from '../../src/store/delivery-claims.js';
+import { finishAttempts } from '../../src/store/delivery-results.js';
 import { bodiesWithSignatures } from '../../src/store/event-signatures.js';
 import { onPostgres } from '../support/postgres.js';
 import { setup } from './dispatch/support.js';
+
+type Setup = Awaited<ReturnType<typeof setup>>;
 
 const AT = '2026-01-01T00:00:00.000Z';
 
@@ -22,6 +27,31 @@ async function addEvents(db: Db, prefix: string, orgId: string, count: number): 
     `INSERT INTO events (id, org_id, type, body, created_at)
        SELECT ? || g, ?, 'Transaction_Updated', '{}', ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
     [`evt_${prefix}_`, orgId, AT, count],
+  );
+}
+
+/**
+ * `count` events and a delivery of each to the setup's webhook, ids `dlv_<prefix>_1…`, due at 1…;
+ * pending ones leased by `owner` until 10,000.
+ */
+async function addDeliveries(s: Setup, prefix: string, count: number, state: 'pending' | 'delivered', owner = 'owner'): Promise<void> {
+  const { db } = s.ctx;
+  await addEvents(db, prefix, s.org.org.id, count);
+  await db.run(
+    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, next_attempt_at, claimed_by, lease_until, created_at, updated_at)
+       SELECT ? || g, ? || g, ?, ?, ?, 0, g, ?, CAST(? AS BIGINT), ?, ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
+    [
+      `dlv_${prefix}_`,
+      `evt_${prefix}_`,
+      s.webhookId,
+      s.org.org.id,
+      state,
+      state === 'pending' ? owner : null,
+      state === 'pending' ? 10_000 : null,
+      AT,
+      AT,
+      count,
+    ],
   );
 }
 
@@ -36,29 +66,9 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
   it('the read before a send and the claim keep their indexes when a backlog follows an ANALYZE of a drained queue', async () => {
     const s = await setup();
     const { db } = s.ctx;
-    const orgId = s.org.org.id;
-    const add = async (prefix: string, count: number, state: 'pending' | 'delivered') => {
-      await addEvents(db, prefix, orgId, count);
-      await db.run(
-        `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, next_attempt_at, claimed_by, lease_until, created_at, updated_at)
-           SELECT ? || g, ? || g, ?, ?, ?, 0, g, ?, CAST(? AS BIGINT), ?, ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
-        [
-          `dlv_${prefix}_`,
-          `evt_${prefix}_`,
-          s.webhookId,
-          orgId,
-          state,
-          state === 'pending' ? 'owner' : null,
-          state === 'pending' ? 10_000 : null,
-          AT,
-          AT,
-          count,
-        ],
-      );
-    };
-    await add('done', 2000, 'delivered');
+    await addDeliveries(s, 'done', 2000, 'delivered');
     await db.exec('ANALYZE deliveries');
-    await add('due', 2000, 'pending');
+    await addDeliveries(s, 'due', 2000, 'pending');
     const get = vi.spyOn(db, 'get');
     const target = await sendTarget(db, 'dlv_due_2000', 'owner', 0, null, 5_000);
     const [read, readParams] = get.mock.calls[0]!;
@@ -76,6 +86,45 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
     const claimPlan = await planOf(db, claim, claimParams);
     expect(claimPlan).toContain('"Index Name":"deliveries_webhook_due"');
     expect(claimPlan).not.toContain('deliveries_due');
+  });
+
+  it("a claim's update and a result batch probe each of their rows by primary key, not a walk of the queue's pending rows", async () => {
+    const s = await setup();
+    const { db } = s.ctx;
+    await addDeliveries(s, 'done', 2000, 'delivered');
+    await addDeliveries(s, 'due', 2000, 'pending', 'other');
+    await db.exec('ANALYZE deliveries');
+    // The claim: its picked rows come from the webhook's due rows, and only from there.
+    const all = vi.spyOn(db, 'all').mockResolvedValueOnce([]);
+    await claimDue(db, s.webhookId, 'me', 20_000, 80_000, 50);
+    const [claim, claimParams] = all.mock.calls[0]!;
+    all.mockRestore();
+    const claimPlan = await planOf(db, claim, claimParams);
+    expect(claimPlan.split('"Index Name":"deliveries_webhook_due"')).toHaveLength(2);
+    expect(claimPlan).toContain('"Index Name":"deliveries_pkey"');
+    // A result batch of fifty of the other owner's rows.
+    const results = Array.from({ length: 50 }, (_, i) => ({
+      id: `dlv_due_${i + 1}`,
+      state: 'delivered' as const,
+      attempts: 1,
+      step: 0,
+      nextAttemptAt: i + 1,
+      lastStatus: 200,
+      lastError: null,
+      deliveredAt: AT,
+      at: AT,
+      expectStep: 0,
+      expectNextAttemptAt: i + 1,
+    }));
+    const column = vi.spyOn(db, 'column');
+    expect(await finishAttempts(db, 'other', results)).toHaveProperty('size', 50);
+    const [batch, batchParams] = column.mock.calls[0]!;
+    column.mockRestore();
+    const batchPlan = await planOf(db, batch, batchParams);
+    expect(batchPlan).toContain('"Index Name":"deliveries_pkey"');
+    expect(batchPlan).not.toContain('deliveries_webhook_due');
+    expect(batchPlan).not.toContain('deliveries_due');
+    expect(batchPlan).not.toContain('"Node Type":"Seq Scan"');
   });
 
   it("a pass's read of its events' bodies probes the events by id, not a scan of the table, once statistics know it", async () => {
