@@ -41,7 +41,7 @@ function runComparison(): Promise<BenchOutcome & { lines: string[] }> {
 }
 
 describe('the outbox on several nodes', () => {
-  it('measures each layout fresh and warm, with a ledger each, and the warm ratios to one node', { timeout: 240_000 }, async () => {
+  it('measures each layout fresh and warm, with a ledger each, and the warm ratios to one node', { timeout: 600_000 }, async () => {
     const { rows, metrics, lines } = await runComparison();
     const metric = (name: string) => rows.find((r) => r.metric === name);
     const layouts = ['SQLite, 1 node', 'PostgreSQL, 1 node', 'PostgreSQL, 2 nodes', 'PostgreSQL, 3 nodes'];

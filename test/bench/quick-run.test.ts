@@ -32,7 +32,7 @@ const positive = (m: Metrics, keys: string[]) => {
 // The benchmark scripts must not rot: run every one of them briefly, as a real process, and check
 // the results file holds each with sane figures. No timing thresholds: those belong to the docs.
 describe('npm run bench -- --quick', () => {
-  it('runs every benchmark and writes every figure', { timeout: 300_000 }, async () => {
+  it('runs every benchmark and writes every figure', { timeout: 600_000 }, async () => {
     const out = join(tempDir('borderd-bench-test-'), 'results.json');
     const run = await runBench(['--quick', '--out', out]);
     expect(run.code, run.output).toBe(0);
