@@ -11,7 +11,7 @@ import { createSignals } from '../../../src/signals.js';
 import { claimDue, dueWebhooks } from '../../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import type { Db } from '../../../src/db/database.js';
-import { answeringWebhook, countedBacklog, holdAnswers, newTx, setup } from './support.js';
+import { answeringWebhook, countedBacklog, distinctEvents, holdAnswers, newTx, setup } from './support.js';
 
 /** The due query's statement, as the counting db records it. */
 const isDueQuery = (sql: string) => sql.includes('SELECT w.id, w.org_id');
@@ -29,7 +29,7 @@ describe('a refill', () => {
     } finally {
       await dispatcher.stop();
     }
-    expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(n);
+    expect(distinctEvents(receiver.received)).toBe(n);
     expect(await listDeliveries(ctx.db, { state: 'delivered', limit: n + 1 })).toHaveLength(n);
     // Each claim takes at most CLAIM_ROUNDS rounds of the webhook's two slots, so the drain took
     // several, each asked for by a finished send; only the start's pass listed the due webhooks.
@@ -92,7 +92,7 @@ describe('the poll tick', () => {
       expect(second.received[1]!.headers['x-delivery-attempt']).toBe('2');
       // The first webhook's sends answered: it drains the rest by refills, the new event's row too.
       release();
-      await vi.waitFor(() => expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(13), {
+      await vi.waitFor(() => expect(distinctEvents(receiver.received)).toBe(13), {
         timeout: 10_000,
         interval: 10,
       });
@@ -154,7 +154,7 @@ describe("a pass's claims", () => {
     dispatcher = new Dispatcher({ ...ctx, db: probed(ctx.db, undefined) }, { random: () => 0.5 });
     dispatcher.start();
     try {
-      await vi.waitFor(() => expect(new Set(receiver.received.map((r) => r.headers['x-event-id'])).size).toBe(20), {
+      await vi.waitFor(() => expect(distinctEvents(receiver.received)).toBe(20), {
         timeout: 20_000,
         interval: 10,
       });

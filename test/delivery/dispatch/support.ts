@@ -69,6 +69,9 @@ export function verifiesWithOpenssl(r: Received, publicPem: string): boolean {
 
 export const verifiesWithNode = (r: Received, publicPem: string): boolean => signatureVerifies(r, publicPem);
 
+/** How many distinct events a receiver got: a retry or a second send of one counts once. */
+export const distinctEvents = (received: readonly Received[]): number => new Set(received.map((r) => r.headers['x-event-id'])).size;
+
 /**
  * Every request the receiver got must carry a signature that node:crypto verifies over the exact
  * body, with the public key its x-signature-key-id names (retries and replays included).
