@@ -298,8 +298,6 @@ class PostgresTransaction extends TransactionHandle {
 export interface PostgresOptions extends pg.PoolConfig {
   /** Called with an error of an idle pooled connection (the server restarted, a network cut): the pool drops that connection. */
   onIdleError?: (err: Error) => void;
-  /** How many times an outermost transaction ended by a deadlock or a serialization failure is run again (CONFLICT_RERUNS). */
-  conflictReruns?: number;
 }
 
 /**
@@ -321,14 +319,13 @@ export class PostgresDatabase implements Database {
   readonly pool: pg.Pool;
   #open = true;
   onCommit: ((seconds: number) => void) | undefined;
-  /** How many times a transaction ended by a transient conflict is run again (PostgresOptions.conflictReruns). */
-  conflictReruns: number;
+  /** How many times a transaction ended by a transient conflict is run again (CONFLICT_RERUNS; a test sets 0). */
+  conflictReruns = CONFLICT_RERUNS;
 
   constructor(
     readonly location: string,
-    { onIdleError, conflictReruns = CONFLICT_RERUNS, ...config }: PostgresOptions,
+    { onIdleError, ...config }: PostgresOptions,
   ) {
-    this.conflictReruns = conflictReruns;
     this.pool = new pg.Pool({ ...config, types });
     this.#config = config;
     // Without a listener, an idle connection's error would end the process.
