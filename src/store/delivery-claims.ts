@@ -104,13 +104,13 @@ const RESOURCE_ELIGIBLE = sql`AND (c.in_line = 0 OR NOT EXISTS (SELECT 1 ${lineO
  * expression, not a bare `?`: SQLite plans with a bare bound LIMIT's value and so prepares the
  * statement again each time it is bound anew, which is every claim.
  */
-const claimDueSql = (ordering: WebhookOrdering, checked: boolean) => {
+const claimDueSql = (ordering: WebhookOrdering, checked: boolean, after: boolean) => {
   const strict = ordering === 'webhook';
   const byId = strict ? NOT_INDEXED : '';
   const candidates = strict ? idsFirst(HEAD_OR_UNLINED, 'deliveries', 'c') : 'deliveries c WHERE';
   return sql`WITH picked AS (
     SELECT c.id FROM ${candidates} ${byId}c.webhook_id = ? AND ${byId}c.state = 'pending' AND c.next_attempt_at <= ?
-       AND (c.lease_until IS NULL OR c.lease_until < ?) ${checked ? WEBHOOK_AS_KNOWN : ''}
+       AND (c.lease_until IS NULL OR c.lease_until < ?) ${after ? AFTER_CURSOR : ''} ${checked ? WEBHOOK_AS_KNOWN : ''}
        AND c.id NOT IN (${JSON_LIST})
        ${ordering === 'resource' ? RESOURCE_ELIGIBLE : ''} ${ordering === 'none' ? '' : belowWatermark('c.event_tx')}
      ORDER BY c.next_attempt_at, c.id LIMIT CAST(? AS INTEGER) ${FOR_UPDATE_SKIP_LOCKED})
@@ -127,17 +127,38 @@ const claimDueSql = (ordering: WebhookOrdering, checked: boolean) => {
 const WEBHOOK_AS_KNOWN = `AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = ? AND w.enabled = 1 AND w.deleted_at IS NULL
                                              AND w.ordering = ? AND w.url = ?)`;
 
-const CLAIM_DUE: Record<WebhookOrdering, Sql> = {
-  none: claimDueSql('none', false),
-  resource: claimDueSql('resource', false),
-  webhook: claimDueSql('webhook', false),
-};
-const CLAIM_DUE_CHECKED: Record<WebhookOrdering, Sql> = {
-  none: claimDueSql('none', true),
-  resource: claimDueSql('resource', true),
-  webhook: claimDueSql('webhook', true),
+/**
+ * Only the rows after a cursor, in the claim's own order (next_attempt_at, id): the walk of
+ * deliveries_webhook_due starts there instead of at the oldest due entry. The entries before it are
+ * those of rows this node claimed already, many of them delivered since; on PostgreSQL such a
+ * row's old `pending` entry stays until vacuum, and a scan can mark it dead only once no snapshot
+ * of the database could still see the old version, so while any is older every claim from the
+ * start reads them all again.
+ */
+const AFTER_CURSOR = 'AND (c.next_attempt_at, c.id) > (?, ?)';
+
+/** The claim's statements, by ordering, whether it checks the webhook (WEBHOOK_AS_KNOWN) and whether it starts after a cursor. */
+const CLAIM_DUE = new Map<string, Sql>();
+const claimStatement = (ordering: WebhookOrdering, checked: boolean, after: boolean): Sql => {
+  const key = `${ordering}:${checked}:${after}`;
+  let statement = CLAIM_DUE.get(key);
+  if (!statement) CLAIM_DUE.set(key, (statement = claimDueSql(ordering, checked, after)));
+  return statement;
 };
 
+/** Where a claim may start: after the last row, in the claim's order (next_attempt_at, id), of the claim before it. */
+export interface ClaimCursor {
+  nextAttemptAt: number;
+  id: string;
+}
+
+/**
+ * Claims up to `limit` of a webhook's due rows (claimDueSql), sorted in the claim's order. With
+ * `after`, the walk of the webhook's due rows starts there (AFTER_CURSOR); when that comes back
+ * short, the rest is claimed from the oldest due row, so a row it passed over (given back, taken
+ * over from a dead process, made due again) waits for no other claim: a claim short of its limit
+ * has read everything due. A strict-order claim reads its few candidates by id and takes no cursor.
+ */
 export async function claimDue(
   db: Db,
   webhookId: string,
@@ -148,6 +169,30 @@ export async function claimDue(
   held: readonly string[] = [],
   ordering: WebhookOrdering = 'none',
   url?: string,
+  after?: ClaimCursor,
+): Promise<ClaimedDelivery[]> {
+  const claim = (n: number, cursor?: ClaimCursor) => claimOnce(db, webhookId, owner, nowMs, leaseUntil, n, held, ordering, url, cursor);
+  if (!after || ordering === 'webhook') return sortedClaim(await claim(limit));
+  const rows = await claim(limit, after);
+  // The rows just claimed are leased now: the walk from the start passes them by.
+  if (rows.length < limit) rows.push(...(await claim(limit - rows.length)));
+  return sortedClaim(rows);
+}
+
+const sortedClaim = (rows: ClaimedDelivery[]) =>
+  rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+async function claimOnce(
+  db: Db,
+  webhookId: string,
+  owner: string,
+  nowMs: number,
+  leaseUntil: number,
+  limit: number,
+  held: readonly string[],
+  ordering: WebhookOrdering,
+  url: string | undefined,
+  after: ClaimCursor | undefined,
 ): Promise<ClaimedDelivery[]> {
   // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
   // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
@@ -155,11 +200,12 @@ export async function claimDue(
   // The head's parameters come first: they select the candidates.
   const head = ordering === 'webhook' ? Array.from({ length: HEAD_OR_UNLINED_PARAMS }, () => webhookId) : [];
   const checked = url !== undefined;
-  const rows = await db.all<ClaimedDelivery>((checked ? CLAIM_DUE_CHECKED : CLAIM_DUE)[ordering], [
+  return await db.all<ClaimedDelivery>(claimStatement(ordering, checked, after !== undefined), [
     ...head,
     webhookId,
     nowMs,
     nowMs,
+    ...(after ? [after.nextAttemptAt, after.id] : []),
     ...(checked ? [webhookId, ordering, url] : []),
     heldList,
     limit,
@@ -167,7 +213,6 @@ export async function claimDue(
     leaseUntil,
     nowMs,
   ]);
-  return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**

@@ -41,6 +41,18 @@ describe.skipIf(onPostgres)('outbox statements over a long history', () => {
     expect(await ctx.db.value('SELECT COUNT(*) FROM deliveries WHERE claimed_by IS NOT NULL')).toBe(2);
   });
 
+  it("a refill's claim walks the webhook's due rows from where the claim before it ended, not from the oldest", async () => {
+    const ctx = await makeContext();
+    await insertBareDeliveries(ctx.db, 5);
+    for (const ordering of ['none', 'resource'] as const) {
+      const after = { nextAttemptAt: 0, id: 'dlv_1' };
+      const [only] = await plansOf(ctx.db, () => claimDue(ctx.db, 'whk_x', 'owner', 0, 60_000, 3, [], ordering, undefined, after));
+      expect(only!.plan, ordering).toMatch(
+        /SEARCH c USING INDEX deliveries_webhook_due \(webhook_id=\? AND state=\? AND \(next_attempt_at,id\)>\(\?,\?\)/,
+      );
+    }
+  });
+
   it("a webhook's health reads the rows that are not delivered, not every attempt of its history", async () => {
     const ctx = await makeContext();
     const plans = await plansOf(ctx.db, async () => await webhookHealth(ctx.db, 'whk_x'), /delivery_attempts/);

@@ -102,6 +102,14 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
     const claimPlan = await planOf(db, claim, claimParams);
     expect(claimPlan.split('"Index Name":"deliveries_webhook_due"')).toHaveLength(2);
     expect(claimPlan).toContain('"Index Name":"deliveries_pkey"');
+    // A refill's claim starts its walk of the webhook's due rows at its cursor.
+    // Planned and not run: the claim from the start that follows a short one is not run either.
+    const cursorAll = vi.spyOn(db, 'all').mockResolvedValue([]);
+    await claimDue(db, s.webhookId, 'me', 20_000, 80_000, 50, [], 'none', undefined, { nextAttemptAt: 1000, id: 'dlv_due_1000' });
+    const [cursorClaim, cursorParams] = cursorAll.mock.calls[0]!;
+    cursorAll.mockRestore();
+    const cursorPlan = await planOf(db, cursorClaim, cursorParams);
+    expect(cursorPlan).toMatch(/"Index Name":"deliveries_webhook_due"[^}]*"Index Cond":"[^"]*ROW\(next_attempt_at, id\) > ROW\(/);
     // A result batch of fifty of the other owner's rows.
     const results = Array.from({ length: 50 }, (_, i) => ({
       id: `dlv_due_${i + 1}`,

@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.js';
 import { deliveryHeaders } from '../../domain/delivery-headers.js';
 import { attemptOutcomeLabel, endsWebhook } from '../../domain/delivery-rules.js';
 import type { RetryPolicy } from '../../domain/retry-schedule.js';
-import { claimDue, dueWebhooks, type DueWebhook } from '../../store/delivery-claims.js';
+import { claimDue, dueWebhooks, type ClaimCursor, type DueWebhook } from '../../store/delivery-claims.js';
 import { VERSION } from '../../version.js';
 import type { Worker } from '../../worker.js';
 import { EventSignatures } from '../event-signatures.js';
@@ -118,9 +118,10 @@ export class Dispatcher implements Worker {
   /**
    * Webhooks known to have more due rows than this node holds, by what it read last: listed due by
    * the last listing and not claimed to their end since, or their last claim came back full. A
-   * refill claims for these without a listing; the next listing replaces them.
+   * refill claims for these without a listing; the next listing replaces them. With each, after a
+   * full claim, the last row it took: the refill's claim starts after it (claimDue's cursor).
    */
-  readonly #known = new Map<string, DueWebhook>();
+  readonly #known = new Map<string, { webhook: DueWebhook; after?: ClaimCursor }>();
   /** The pass running now: passes never overlap, so each reads the claim capacity it claims against. */
   #current: Promise<Promise<void>[]> | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -335,10 +336,10 @@ export class Dispatcher implements Worker {
    * replace what the node knew; else those known due (#known), read from nothing.
    */
   async #candidates(listing: boolean, now: number): Promise<readonly DueWebhook[]> {
-    if (!listing) return [...this.#known.values()];
+    if (!listing) return [...this.#known.values()].map((k) => k.webhook);
     const listed = await dueWebhooks(this.#ctx.db, now);
     this.#known.clear();
-    for (const w of listed) this.#known.set(w.id, w);
+    for (const w of listed) this.#known.set(w.id, { webhook: w });
     return listed;
   }
 
@@ -368,8 +369,9 @@ export class Dispatcher implements Worker {
     // Each webhook's room as the pass begins: sends that end while its claims run would otherwise
     // open room for another round of claims, a statement of a few rows each.
     const roomOf = new Map(due.map((w) => [w.id, this.#claimsOf(w) - slots.claimedBy(w.id)]));
-    // Per webhook claimed for: whether its claim came back full (more rows are due), kept once committed.
-    const full = new Map<string, { webhook: DueWebhook; more: boolean }>();
+    // Per webhook claimed for: whether its claim came back full (more rows are due) and the last row
+    // it took, kept once committed.
+    const full = new Map<string, { webhook: DueWebhook; more: boolean; after: ClaimCursor | undefined }>();
     // Not while another process holds the write lock: the next tick or finished send tries again,
     // and meanwhile the event loop serves requests and sends instead of waiting in SQLite.
     const attempt = await db.tryTransaction(
@@ -380,7 +382,9 @@ export class Dispatcher implements Worker {
           budget,
           (webhookId) => roomOf.get(webhookId) ?? 0,
           async (webhook, limit) => {
-            // The claim reads the webhook as this pass knows it: a refill made no listing to read it in.
+            // The claim reads the webhook as this pass knows it: a refill made no listing to read it
+            // in. A refill's claim starts after the last row of the full claim before it, so a
+            // backlog is walked once, not from its oldest due entry at every claim.
             const rows = await claimDue(
               tx,
               webhook.id,
@@ -391,8 +395,9 @@ export class Dispatcher implements Worker {
               this.#leases.heldIds(webhook.id),
               webhook.ordering,
               webhook.url,
+              this.#known.get(webhook.id)?.after,
             );
-            full.set(webhook.id, { webhook, more: rows.length >= limit });
+            full.set(webhook.id, { webhook, more: rows.length >= limit, after: rows.at(-1) });
             return rows;
           },
           (orgId) => this.#orgRoom(orgId, held),
@@ -400,8 +405,8 @@ export class Dispatcher implements Worker {
       { durability: 'bookkeeping' },
     );
     if (!attempt.ok) return [];
-    for (const [id, { webhook, more }] of full) {
-      if (more) this.#known.set(id, webhook);
+    for (const [id, { webhook, more, after }] of full) {
+      if (more) this.#known.set(id, { webhook, after });
       else this.#known.delete(id);
     }
     const claimed = attempt.value;

@@ -2,13 +2,15 @@
  * What a pass reads to decide: a refill (a finished send of a webhook down to its last round of
  * claims) claims for the webhooks the node knows due without the due query; the listing runs at the
  * start, on the poll tick and on wake-ups, and finds what the node does not know: another webhook's
- * rows written without a signal, a retry come due with time.
+ * rows written without a signal, a retry come due with time. A refill's claim starts after the last
+ * row the claim before it took; when it comes back short, the rest is claimed from the oldest due
+ * row, so what it passed over waits for no listing.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
 import { CLAIM_ROUNDS } from '../../../src/delivery/dispatch/claim-shares.js';
 import { createSignals } from '../../../src/signals.js';
-import { claimDue, dueWebhooks } from '../../../src/store/delivery-claims.js';
+import { claimDue, dueWebhooks, releaseLease } from '../../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import type { Db } from '../../../src/db/database.js';
 import { answeringWebhook, countedBacklog, distinctEvents, holdAnswers, newTx, setup } from './support.js';
@@ -17,6 +19,8 @@ import { answeringWebhook, countedBacklog, distinctEvents, holdAnswers, newTx, s
 const isDueQuery = (sql: string) => sql.includes('SELECT w.id, w.org_id');
 /** A claim's statement. */
 const isClaim = (sql: string) => sql.includes('WITH picked AS');
+/** A claim that starts after a cursor. */
+const startsAtCursor = (sql: string) => sql.includes('(c.next_attempt_at, c.id) >');
 
 describe('a refill', () => {
   it('claims for the webhook it knows due with no due query: a drain lists once, at its start', async () => {
@@ -36,6 +40,53 @@ describe('a refill', () => {
     const claims = statements.filter(isClaim).length;
     expect(claims).toBeGreaterThanOrEqual(Math.ceil(n / (CLAIM_ROUNDS * 2)));
     expect(statements.filter(isDueQuery)).toHaveLength(1);
+  });
+
+  it('starts after the last row the claim before it took, and takes what it passed over once it comes back short', async () => {
+    const n = 30;
+    const { ctx, receiver, webhookId, dispatcher, statements } = await countedBacklog(n);
+    // The oldest row is held elsewhere when the drain begins, and given back once the walk is past it.
+    const now = ctx.clock.now();
+    const [oldest] = await claimDue(ctx.db, webhookId, 'other', now, now + 60_000, 1);
+    const release = holdAnswers(receiver);
+    dispatcher.start();
+    try {
+      await vi.waitFor(() => expect(receiver.received.length).toBe(2), { timeout: 10_000, interval: 10 });
+      await releaseLease(ctx.db, oldest!.id, 'other');
+      release();
+      await vi.waitFor(() => expect(distinctEvents(receiver.received)).toBe(n), { timeout: 20_000, interval: 20 });
+      await dispatcher.drain();
+    } finally {
+      release();
+      await dispatcher.stop();
+    }
+    expect(await listDeliveries(ctx.db, { state: 'delivered', limit: n + 1 })).toHaveLength(n);
+    // The poll tick is an hour away: the row given back was found by a claim, not by a listing.
+    expect(statements.filter(isDueQuery)).toHaveLength(1);
+    // The first claim, the listing's, walks from the oldest due row; each refill's starts at its
+    // cursor, and one from the start follows only a claim from a cursor that came back short.
+    const claims = statements.filter(isClaim);
+    expect(startsAtCursor(claims[0]!)).toBe(false);
+    expect(claims.filter(startsAtCursor).length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < claims.length; i++)
+      if (!startsAtCursor(claims[i]!)) expect(startsAtCursor(claims[i - 1]!), `claim ${i}`).toBe(true);
+    expect(startsAtCursor(claims.at(-1)!)).toBe(false);
+    expect(receiver.received.filter((r) => r.headers['x-event-id'] === oldest!.eventId)).toHaveLength(1);
+  });
+
+  it("a claim after a cursor takes the rows after it, in the claim's order (due time, then id), and when they run short those before it", async () => {
+    const { ctx, org, webhookId } = await setup();
+    for (let i = 0; i < 6; i++) await newTx(ctx, org.org.id);
+    const ids = await ctx.db.column<string>('SELECT id FROM deliveries ORDER BY id');
+    await ctx.db.run('UPDATE deliveries SET next_attempt_at = 1000');
+    // The last row by id is due earlier than the cursor: before it in the claim's order.
+    await ctx.db.run('UPDATE deliveries SET next_attempt_at = 999 WHERE id = ?', [ids[5]]);
+    const after = { nextAttemptAt: 1000, id: ids[1]! };
+    const claim = async () => (await claimDue(ctx.db, webhookId, 'me', 2000, 60_000, 3, [], 'none', undefined, after)).map((r) => r.id);
+    expect(await claim()).toEqual(ids.slice(2, 5));
+    // Nothing due after the cursor any more: the claim takes what is before it, from the oldest.
+    expect(await claim()).toEqual([ids[5], ids[0], ids[1]]);
+    expect(await claim()).toEqual([]);
   });
 
   it('takes no row of a webhook disabled, deleted, moved or reordered since it was listed: the claim reads it as known', async () => {
@@ -116,11 +167,11 @@ describe("a pass's claims", () => {
       else if (requests <= CLAIM_ROUNDS * 2) void lastRound.then(() => res.end('ok'));
       else res.end('ok');
     });
-    const claimsPerTransaction: number[] = [];
+    const claimsPerTransaction: string[][] = [];
     let dispatcher!: Dispatcher;
     let released = false;
     // Each claim statement counted per transaction; before the refill's, the held sends end.
-    const probed = (db: Db, inTx: number[] | undefined): Db =>
+    const probed = (db: Db, inTx: string[] | undefined): Db =>
       new Proxy(db, {
         get(target, prop) {
           const value = Reflect.get(target, prop, target) as unknown;
@@ -128,8 +179,9 @@ describe("a pass's claims", () => {
           const fn = value as (...a: unknown[]) => Promise<unknown>;
           if (prop === 'all' && inTx)
             return async (sql: unknown, params: unknown[]) => {
-              if (isClaim(JSON.stringify(sql))) {
-                inTx[0]!++;
+              const text = JSON.stringify(sql);
+              if (isClaim(text)) {
+                inTx.push(text);
                 if (!released && dispatcher.sendingTo(webhookId) > 0) {
                   released = true;
                   await vi.waitFor(() => expect(requests).toBe(CLAIM_ROUNDS * 2), { timeout: 10_000, interval: 5 });
@@ -141,11 +193,11 @@ describe("a pass's claims", () => {
             };
           if (prop === 'tryTransaction')
             return async (body: (tx: Db) => Promise<unknown>, ...rest: unknown[]) => {
-              const count = [0];
+              const claims: string[] = [];
               try {
-                return await fn.call(target, (tx: Db) => body(probed(tx, count)), ...rest);
+                return await fn.call(target, (tx: Db) => body(probed(tx, claims)), ...rest);
               } finally {
-                if (count[0]) claimsPerTransaction.push(count[0]);
+                if (claims.length) claimsPerTransaction.push(claims);
               }
             };
           return fn.bind(target);
@@ -162,9 +214,12 @@ describe("a pass's claims", () => {
       release();
       await dispatcher.stop();
     }
-    // One webhook: one claim statement in each pass's transaction, the refill's too.
+    // One webhook: one claim in each pass's transaction, the refill's too (a claim from a cursor that
+    // comes back short, with the rest of it from the oldest due row, is one claim).
     expect(released).toBe(true);
     expect(claimsPerTransaction.length).toBeGreaterThan(1);
-    expect(claimsPerTransaction.every((n) => n === 1)).toBe(true);
+    for (const claims of claimsPerTransaction)
+      if (claims.length > 1) expect(claims.map(startsAtCursor)).toEqual([true, false]);
+      else expect(claims).toHaveLength(1);
   });
 });
