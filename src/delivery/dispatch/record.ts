@@ -28,24 +28,17 @@ import { withAttemptSignatures, type EventSignatures } from '../event-signatures
 import { disableWebhook } from '../webhook-state.js';
 import type { Job, Sent } from './job.js';
 
-/** Results are recorded together: at most this many per transaction, at most FLUSH_DELAY_MS after the first of them. */
+/** Results are recorded together: at most this many per transaction, written at once when it holds them. */
 export const FLUSH_BATCH = 64;
 /**
- * How long a result waits for others to share its transaction. A commit writes every page it
- * touched to the WAL (the delivery rows and their indexes, the attempts and theirs) however many
- * results it holds, so this wait sets how many results share those writes. The results' sends are
- * over and their slots and claims free, so it holds up no send.
+ * The longest a result of an unordered webhook waits for others to share its transaction. A commit
+ * costs the database its round trips and writes every page it touched to the WAL (the delivery rows
+ * and their indexes, the attempts and theirs) however many results it holds, so a batch waits until
+ * it is whole or this has passed since its first result: a node's part of the sends shrinks as nodes
+ * are added, and a batch cut sooner would shrink with it. The results' sends are over and their
+ * slots and claims free, so it holds up no send.
  */
-export const FLUSH_DELAY_MS = 25;
-/**
- * A batch smaller than this at FLUSH_DELAY_MS waits on for company, until it holds this many or
- * FLUSH_GATHER_MS have passed since its first result: a node's part of the sends shrinks as nodes
- * are added, and a batch gathered by time alone would shrink with it, its transaction costing the
- * database the same whatever it holds.
- */
-export const FLUSH_GATHER = 32;
-/** The longest a result of an unordered webhook waits for its batch. */
-export const FLUSH_GATHER_MS = 100;
+export const FLUSH_DELAY_MS = 100;
 /** The wait with a result of an ordered webhook in the batch: the row behind it in its line is claimed only once it is recorded. */
 export const ORDERED_FLUSH_DELAY_MS = 4;
 /** How soon results that found the write lock held (another process) are tried again. */
@@ -104,9 +97,6 @@ export class Recorder {
   #flushTimer: NodeJS.Timeout | undefined;
   /** The flush timer is the short one (ORDERED_FLUSH_DELAY_MS). */
   #flushSoon = false;
-  /** When the batch's first result came (performance.now()), and whether it waits past FLUSH_DELAY_MS for FLUSH_GATHER. */
-  #firstAt = 0;
-  #gathering = false;
   #stopping = false;
 
   constructor(ctx: AppContext, opts: RecorderOptions) {
@@ -127,14 +117,13 @@ export class Recorder {
   stopping(): void {
     this.#stopping = true;
     // A stop waits for every result: a batch waiting for company goes now.
-    if (this.#gathering) void this.flush();
+    if (this.#flushTimer) void this.flush();
   }
 
-  /** A result to record with its batch (FLUSH_DELAY_MS, or gathering; ORDERED_FLUSH_DELAY_MS for an ordered webhook's). */
+  /** A result to record with its batch (FLUSH_DELAY_MS; ORDERED_FLUSH_DELAY_MS for an ordered webhook's). */
   add(sent: Sent): void {
     this.#finished.push(sent);
-    if (this.#finished.length === 1) this.#firstAt = performance.now();
-    if (this.#finished.length >= FLUSH_BATCH || (this.#gathering && this.#finished.length >= FLUSH_GATHER)) {
+    if (this.#finished.length >= FLUSH_BATCH) {
       clearTimeout(this.#flushTimer);
       this.#flushTimer = undefined;
       setImmediate(() => void this.flush());
@@ -144,25 +133,14 @@ export class Recorder {
     if (this.#flushTimer && (this.#flushSoon || !soon)) return;
     clearTimeout(this.#flushTimer);
     this.#flushSoon = soon;
-    this.#flushTimer = setTimeout(() => this.#delayOver(), soon ? ORDERED_FLUSH_DELAY_MS : FLUSH_DELAY_MS);
-  }
-
-  /** The batch's delay is over: written now, or, while small, after more results or FLUSH_GATHER_MS. */
-  #delayOver(): void {
-    const waited = performance.now() - this.#firstAt;
-    if (this.#flushSoon || this.#stopping || this.#finished.length >= FLUSH_GATHER || waited >= FLUSH_GATHER_MS) {
-      void this.flush();
-      return;
-    }
-    this.#gathering = true;
-    this.#flushTimer = setTimeout(() => void this.flush(), FLUSH_GATHER_MS - waited);
+    const wait = this.#stopping ? 0 : soon ? ORDERED_FLUSH_DELAY_MS : FLUSH_DELAY_MS;
+    this.#flushTimer = setTimeout(() => void this.flush(), wait);
   }
 
   /** Records every result that arrived since the last flush in one transaction, then logs them. */
   async flush(): Promise<void> {
     clearTimeout(this.#flushTimer);
     this.#flushTimer = undefined;
-    this.#gathering = false;
     const batch = this.#finished;
     if (batch.length === 0) return;
     // Every signature made and not stored yet (a stream's too) goes into this transaction, and every

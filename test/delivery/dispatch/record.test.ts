@@ -4,15 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SendResult, Sent } from '../../../src/delivery/dispatch/job.js';
-import {
-  BUSY_RETRY_MS,
-  FLUSH_BATCH,
-  FLUSH_DELAY_MS,
-  FLUSH_GATHER,
-  FLUSH_GATHER_MS,
-  ORDERED_FLUSH_DELAY_MS,
-  Recorder,
-} from '../../../src/delivery/dispatch/record.js';
+import { BUSY_RETRY_MS, FLUSH_BATCH, FLUSH_DELAY_MS, ORDERED_FLUSH_DELAY_MS, Recorder } from '../../../src/delivery/dispatch/record.js';
 import { EventSignatures } from '../../../src/delivery/event-signatures.js';
 import { endsWebhook } from '../../../src/domain/delivery-rules.js';
 import { getDelivery } from '../../../src/store/deliveries.js';
@@ -70,7 +62,7 @@ describe('the recorder', () => {
     return { ...s, recorder, ended, recorded, add };
   }
 
-  it('records results that finish close together in one transaction, at most FLUSH_GATHER_MS after the first', async () => {
+  it('records results that finish close together in one transaction, at most FLUSH_DELAY_MS after the first', async () => {
     const { ctx, jobs, recorder, recorded, add } = await recording(3);
     // While the dispatcher runs, a flush's transaction is one that does not wait for another process's lock.
     const transactions = vi.spyOn(ctx.db, 'tryTransaction');
@@ -79,7 +71,7 @@ describe('the recorder', () => {
     add(1, answer(500));
     add(2, noAnswer);
     expect([recorder.waiting, recorded.length, (await listAttempts(ctx.db, jobs[0]!.id)).length]).toEqual([3, 0, 0]);
-    await new Promise((r) => setTimeout(r, FLUSH_GATHER_MS + 50));
+    await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS + 50));
     // The flush began within those milliseconds; it is async, so its end is waited for, not guessed.
     expect(flushes).toHaveBeenCalledTimes(1);
     await flushes.mock.results[0]!.value;
@@ -122,7 +114,7 @@ describe('the recorder', () => {
     vi.advanceTimersByTime(ORDERED_FLUSH_DELAY_MS);
     // Unordered: more results may still share its transaction (and its WAL writes).
     expect(flushes).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(FLUSH_GATHER_MS - ORDERED_FLUSH_DELAY_MS - 1);
+    vi.advanceTimersByTime(FLUSH_DELAY_MS - ORDERED_FLUSH_DELAY_MS - 1);
     expect(flushes).not.toHaveBeenCalled();
     vi.advanceTimersByTime(1);
     expect(flushes).toHaveBeenCalledTimes(1);
@@ -140,23 +132,21 @@ describe('the recorder', () => {
     expect(recorded).toEqual(jobs.map((j) => j.id));
   });
 
-  it('writes a batch of FLUSH_GATHER at FLUSH_DELAY_MS; a smaller one waits on until it has that many, or FLUSH_GATHER_MS', async () => {
-    expect(FLUSH_DELAY_MS).toBeLessThan(FLUSH_GATHER_MS);
-    const { jobs, recorder, recorded, add } = await recording(2 * FLUSH_GATHER);
+  it('writes a batch waiting for company at once when the dispatcher stops, and waits for none after', async () => {
+    const { jobs, recorder, recorded, add } = await recording(3);
     const flushes = vi.spyOn(recorder, 'flush');
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    for (let i = 0; i < FLUSH_GATHER; i++) add(i, answer(200));
-    vi.advanceTimersByTime(FLUSH_DELAY_MS);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    add(0, answer(200));
+    add(1, answer(200));
+    vi.advanceTimersByTime(FLUSH_DELAY_MS - 1);
+    expect(flushes).not.toHaveBeenCalled();
+    recorder.stopping();
     expect(flushes).toHaveBeenCalledTimes(1);
     await flushes.mock.results[0]!.value;
-    expect(recorded).toEqual(jobs.slice(0, FLUSH_GATHER).map((j) => j.id));
-
-    // One short of FLUSH_GATHER at FLUSH_DELAY_MS: it waits on, and the result that makes it whole writes it at once.
-    for (let i = FLUSH_GATHER; i < 2 * FLUSH_GATHER - 1; i++) add(i, answer(200));
-    vi.advanceTimersByTime(FLUSH_DELAY_MS);
-    expect(flushes).toHaveBeenCalledTimes(1);
-    add(2 * FLUSH_GATHER - 1, answer(200));
-    await new Promise((r) => setImmediate(r));
+    expect(recorded).toEqual(jobs.slice(0, 2).map((j) => j.id));
+    // A send that ends during the stop: its result is written on the next turn, not FLUSH_DELAY_MS later.
+    add(2, answer(200));
+    vi.advanceTimersByTime(0);
     expect(flushes).toHaveBeenCalledTimes(2);
     await flushes.mock.results[1]!.value;
     expect(recorded).toEqual(jobs.map((j) => j.id));
