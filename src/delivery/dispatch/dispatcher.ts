@@ -105,6 +105,8 @@ export class Dispatcher implements Worker {
   readonly #slow: SlowEndpoints;
   readonly #slots: SendSlots<Job>;
   readonly #leases: Leases;
+  /** The process's count of changes signalled, shared by the leases and the signing's kept reads. */
+  readonly #changes: SignalledChanges;
   readonly #pools: EndpointPools;
   readonly #sender: Sender;
   readonly #signing: Signing;
@@ -162,8 +164,7 @@ export class Dispatcher implements Worker {
     this.#unanswered = new UnansweredEndpoints(ctx.db, d);
     this.#slow = new SlowEndpoints(d);
     this.#slots = new SendSlots(d, this.#slotsOf, { orgSlotsOf: this.#orgSlotsOf, isSlow: (id) => this.#slow.isSlow(id) });
-    // One count of the changes signalled, for the claims' reads and the keys and secrets kept.
-    const changes = new SignalledChanges(ctx.signals.webhookChanged);
+    const changes = (this.#changes = new SignalledChanges(ctx.signals.webhookChanged));
     this.#leases = new Leases(ctx, this.owner, changes);
     this.#pools = new EndpointPools(ctx.config);
     this.#sender = new Sender(this.#pools, d);
@@ -199,7 +200,7 @@ export class Dispatcher implements Worker {
     this.#unlisten?.();
     if (this.#timer) clearInterval(this.#timer);
     this.#leases.stopRenewing();
-    this.#leases.close();
+    this.#changes.close();
     // Claimed but not sent yet: dropped (not an attempt); releaseAll below gives them back.
     for (const job of this.#slots.dropQueued()) this.#forgetJob(job);
     // Sends in flight may finish within the grace; what is still out then is abandoned unrecorded

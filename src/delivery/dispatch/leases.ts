@@ -108,11 +108,14 @@ export class Leases {
   #timer: NodeJS.Timeout | undefined;
   /** A change signalled after a claim's pass began makes its rows read again before they are sent. */
   readonly changes: SignalledChanges;
+  /** The count is this object's own (made here), not one it was given: close() ends only its own. */
+  readonly #ownsChanges: boolean;
 
-  /** `changes`: the process's count, shared with what else keeps reads; without it, one of its own. */
+  /** `changes`: the process's count, shared with what else keeps reads and closed by its maker; without it, one of its own. */
   constructor(ctx: AppContext, owner: string, changes?: SignalledChanges) {
     this.#ctx = ctx;
     this.#owner = owner;
+    this.#ownsChanges = changes === undefined;
     this.changes = changes ?? new SignalledChanges(ctx.signals.webhookChanged);
   }
 
@@ -121,9 +124,9 @@ export class Leases {
     return { ...this.changes.mark(atMs), leaseUntil };
   }
 
-  /** Stops listening for changes (a stopped dispatcher). */
+  /** Stops listening for changes, when the count is its own. */
   close(): void {
-    this.changes.close();
+    if (this.#ownsChanges) this.changes.close();
   }
 
   /**
