@@ -31,6 +31,19 @@ export function ledgerOf(phase: string, written: number, seen: { deliveries: num
   };
 }
 
+/** One ledger for several phases together: it balances when each of them does. */
+export function ledgerOfAll(phase: string, ledgers: readonly Ledger[]): Ledger {
+  const total = (key: 'written' | 'delivered' | 'missing' | 'duplicated' | 'unknown') => ledgers.reduce((n, l) => n + l[key], 0);
+  return {
+    phase,
+    written: total('written'),
+    delivered: total('delivered'),
+    missing: total('missing'),
+    duplicated: total('duplicated'),
+    unknown: total('unknown'),
+  };
+}
+
 export const balances = (l: Ledger): boolean => l.missing === 0 && l.unknown === 0 && l.delivered === l.written;
 
 /** `value`, or 'void' when a ledger it rests on does not balance. */

@@ -6,9 +6,11 @@
  * each process spends per delivery. Each layout's nodes deliver two backlogs to the same receiver:
  * the first is fresh nodes' (its figures carry V8's compilation of the delivery path, a cost each
  * node pays once), the backlog's size for each node, so that each node is as warm after it as one
- * node alone; the second, the backlog's size, is the measured one, at steady state ("warm"), which
- * the ratios between layouts compare: a cost per delivery is what a node pays for every delivery,
- * not once. Then the same backlogs drained by the PostgreSQL peer, Graphile Worker, in one process
+ * node alone; then WARM_DRAINS more, each the backlog's size, at steady state ("warm"): the
+ * measured one is the median of them by the cluster's CPU per delivery, which the ratios between
+ * layouts compare. A cost per delivery is what a node pays for every delivery, not once; and one
+ * drain of two seconds takes in or leaves out whatever the server does in those seconds besides
+ * (an autovacuum worker ending, a walk of the last backlog's dead entries before vacuum passes). Then the same backlogs drained by the PostgreSQL peer, Graphile Worker, in one process
  * and in two (graphile-peer.ts), unless left out, and the ratio of borderd's deliveries/s to the
  * peer's, each the best of its one- and two-process layouts. Last, the claim statement timed on
  * PostgreSQL before and after a million delivered rows are added beside its pending ones.
@@ -27,7 +29,7 @@ import { load } from './http-load.js';
 import { machineCpu, machineCpuBetween } from './machine-cpu.js';
 import { OUTBOX_ENV } from './outbox-env.js';
 import { OutboxScenario } from './outbox-scenario.js';
-import { balances, ledgerOf, ledgerRow, unlessVoid, type Ledger } from './ledger.js';
+import { balances, ledgerOf, ledgerOfAll, ledgerRow, unlessVoid, type Ledger } from './ledger.js';
 import { round, summarize } from './percentiles.js';
 import type { PostgresServer } from './postgres-server.js';
 import type { Row } from './report-table.js';
@@ -68,11 +70,19 @@ interface Backlog {
   deliveryStatements?: StatementCounts | undefined;
 }
 
+/** Warm backlogs each layout's nodes deliver after the first; the median one is measured. */
+const WARM_DRAINS = 3;
+
 interface LayoutResult {
   layout: Layout;
-  /** The nodes' first backlog, then the measured one, delivered by the same nodes to the same receiver. */
+  /**
+   * The nodes' first backlog, then the measured one (the median of the warm drains, with their
+   * ledgers together), delivered by the same nodes to the same receiver.
+   */
   fresh: Backlog;
   warm: Backlog;
+  /** Each warm drain's server CPU per delivery (PostgreSQL), in the order drained. */
+  warmDatabaseMs: (number | undefined)[];
   p99Ms: number;
   p50Ms: number;
   /** The same writer's events written/s spread over WRITE_ORGS organizations without webhooks. */
@@ -146,6 +156,10 @@ async function serverWork(url: string, events: number): Promise<ServerWork> {
   }
 }
 
+const sum = (ms: readonly number[]) => ms.reduce((a, b) => a + b, 0);
+/** The nodes' and the server's CPU per delivery together. */
+const clusterMs = (b: Backlog) => sum(b.nodesMs) + (b.databaseMs ?? 0);
+
 const cpuOf = (pid: number) => {
   const c = processCpuSeconds(pid);
   return c.main + c.other;
@@ -159,7 +173,7 @@ const cpuOf = (pid: number) => {
  */
 async function drainBacklog(
   layout: Layout,
-  phase: 'fresh' | 'warm',
+  phase: string,
   nodes: readonly BenchDaemon[],
   scenario: OutboxScenario,
   database: () => number,
@@ -228,7 +242,17 @@ async function measure(
       );
     const writtenToManyPerSecond = await writeToOrganizations(first, orgs, sizes.backlog);
     counter = databaseUrl !== undefined ? await statementCounter(databaseUrl, 'deliveries') : undefined;
-    const warm = await drainBacklog(layout, 'warm', nodes, scenario, database, sizes.backlog, counter, log);
+    const drains: Backlog[] = [];
+    for (let i = 1; i <= WARM_DRAINS; i++)
+      drains.push(await drainBacklog(layout, `warm ${i} of ${WARM_DRAINS}`, nodes, scenario, database, sizes.backlog, counter, log));
+    const byCluster = [...drains].sort((a, b) => clusterMs(a) - clusterMs(b));
+    const warm = {
+      ...byCluster[Math.floor(byCluster.length / 2)]!,
+      ledger: ledgerOfAll(
+        `backlog, warm, ${layout.label}`,
+        drains.map((d) => d.ledger),
+      ),
+    };
 
     await scenario.resetReceiver();
     const offered = await scenario.writeEventsPaced(
@@ -243,12 +267,13 @@ async function measure(
       layout,
       fresh,
       warm,
+      warmDatabaseMs: drains.map((d) => d.databaseMs),
       p50Ms: latency.p50,
       p99Ms: latency.p99,
       writtenToManyPerSecond,
       pacedLedger: ledgerOf(`${sizes.rate}/s paced, ${layout.label}`, offered.requests, paced),
       databaseUrl,
-      events: (layout.nodes + 1) * sizes.backlog + offered.requests,
+      events: (layout.nodes + WARM_DRAINS) * sizes.backlog + offered.requests,
     };
   } catch (err) {
     for (const d of nodes) log(`outbox nodes: what node ${d.pid} printed:\n${d.output()}`);
@@ -356,9 +381,6 @@ export async function nodesComparison(
   const pg1 = results[1]!;
   const rows: Row[] = [];
   const metrics: BenchOutcome['metrics'] = {};
-  const sum = (ms: readonly number[]) => ms.reduce((a, b) => a + b, 0);
-  /** The nodes' and the server's CPU per delivery together. */
-  const clusterMs = (b: Backlog) => sum(b.nodesMs) + (b.databaseMs ?? 0);
   const phases = ['fresh', 'warm'] as const;
   // Keys of the measured backlog as they are; the fresh one's with `Fresh` after the layout.
   const keyOf = (layoutKey: string, phase: (typeof phases)[number]) => (phase === 'warm' ? layoutKey : `${layoutKey}Fresh`);
@@ -372,7 +394,7 @@ export async function nodesComparison(
         metric: `deliveries/s, ${phase}, ${r.layout.label}`,
         value: unlessVoid(round(b.deliveriesPerSecond, 0), b.ledger),
         unit: '/s',
-        note: `${round((b.deliveriesPerSecond / sqlite[phase].deliveriesPerSecond) * 100, 0)}% of SQLite's; ${phase === 'fresh' ? `the fresh nodes' first ${b.ledger.written}` : `the same nodes' next ${b.ledger.written}`}; machine ${round(b.machineBusyPct, 0)}% busy of ${cpus().length} cores`,
+        note: `${round((b.deliveriesPerSecond / sqlite[phase].deliveriesPerSecond) * 100, 0)}% of SQLite's; ${phase === 'fresh' ? `the fresh nodes' first ${b.ledger.written}` : `the median by the cluster's CPU of the same nodes' next ${WARM_DRAINS} backlogs of ${sizes.backlog}`}; machine ${round(b.machineBusyPct, 0)}% busy of ${cpus().length} cores`,
       });
       rows.push({
         metric: `CPU per delivery, ${phase}, ${r.layout.label}`,
@@ -408,7 +430,7 @@ export async function nodesComparison(
           metric: `${what} CPU per delivery ÷ 1 node's, warm, ${r.layout.label}`,
           value: unlessVoid(round(ratio('warm'), 2), ...ledgers),
           unit: '×',
-          note: `fresh ${round(ratio('fresh'), 2)}×; ${what === 'cluster' ? 'nodes and server' : 'the PostgreSQL server alone'}; target ≤ 1.25× warm`,
+          note: `fresh ${round(ratio('fresh'), 2)}×; ${what === 'cluster' ? 'nodes and server' : `the PostgreSQL server alone (its ms per delivery in the warm drains: ${r.warmDatabaseMs.map((ms) => round(ms ?? NaN, 3)).join(', ')}; one node's: ${pg1.warmDatabaseMs.map((ms) => round(ms ?? NaN, 3)).join(', ')})`}; target ≤ 1.25× warm`,
         });
         metrics[`${layoutKey}${what === 'cluster' ? 'Cluster' : 'Server'}CpuRatio`] = unlessVoid(round(ratio('warm'), 3), ...ledgers);
         metrics[`${layoutKey}Fresh${what === 'cluster' ? 'Cluster' : 'Server'}CpuRatio`] = unlessVoid(round(ratio('fresh'), 3), ...ledgers);
@@ -418,7 +440,7 @@ export async function nodesComparison(
       metric: `events written/s, ${r.layout.label}`,
       value: round(r.warm.writtenPerSecond, 0),
       unit: '/s',
-      note: `${round((r.warm.writtenPerSecond / sqlite.warm.writtenPerSecond) * 100, 0)}% of SQLite; one organization, 10 connections to the first node, the second backlog (the first: ${round(r.fresh.writtenPerSecond, 0)}/s)`,
+      note: `${round((r.warm.writtenPerSecond / sqlite.warm.writtenPerSecond) * 100, 0)}% of SQLite; one organization, 10 connections to the first node, the median warm drain's backlog (the first backlog: ${round(r.fresh.writtenPerSecond, 0)}/s)`,
     });
     rows.push({
       metric: `events written/s to ${WRITE_ORGS} organizations, ${r.layout.label}`,
@@ -449,7 +471,7 @@ export async function nodesComparison(
         metric: `server statements per delivery, warm, ${r.layout.label}`,
         value: round(deliveryStatements.perUnit, 2),
         unit: '',
-        note: `the measured backlog's drain (pg_stat_statements); ${round(writeStatements.perUnit, 2)} per event written`,
+        note: `the median warm drain (pg_stat_statements); ${round(writeStatements.perUnit, 2)} per event written`,
       });
       metrics[`${layoutKey}StatementsPerDelivery`] = round(deliveryStatements.perUnit, 3);
       metrics[`${layoutKey}StatementsPerEventWritten`] = round(writeStatements.perUnit, 3);
@@ -469,7 +491,7 @@ export async function nodesComparison(
       sqlite.warm.ledger,
     ),
     unit: '%',
-    note: `fresh ${typeof fresh === 'number' ? `${round(fresh * 100, 1)}%` : fresh}; target ≥ 70%`,
+    note: `fresh ${typeof fresh === 'number' ? `${round(fresh * 100, 1)}%` : fresh}; target ≥ 90%`,
   });
   metrics.pgVsSqliteDeliveriesRatio = pgVsSqlite('warm');
   metrics.pgVsSqliteFreshDeliveriesRatio = fresh;

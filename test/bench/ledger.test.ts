@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { balances, ledgerOf, ledgerRow, unlessVoid } from '../../bench/ledger.js';
+import { balances, ledgerOf, ledgerOfAll, ledgerRow, unlessVoid } from '../../bench/ledger.js';
 
 describe('a benchmark phase ledger', () => {
   it('balances when every written event was delivered, duplicates counted', () => {
@@ -27,5 +27,23 @@ describe('a benchmark phase ledger', () => {
     expect([l.delivered, l.missing, l.unknown]).toEqual([10, 0, 2]);
     expect(balances(l)).toBe(false);
     expect(ledgerRow(l).note).toBe('written 10, delivered 10, missing 0, duplicated 0, unknown 2');
+  });
+
+  it('adds several phases into one ledger, which balances only when each of them does', () => {
+    const whole = ledgerOf('warm 1', 100, { deliveries: 101, distinctEvents: 100 });
+    const short = ledgerOf('warm 2', 100, { deliveries: 100, distinctEvents: 99 });
+    // One phase's event missing, another's received twice: the sums alone would look whole.
+    const extra = ledgerOf('warm 3', 100, { deliveries: 101, distinctEvents: 101 });
+    expect(ledgerOfAll('warm', [whole, whole])).toEqual({
+      phase: 'warm',
+      written: 200,
+      delivered: 200,
+      missing: 0,
+      duplicated: 2,
+      unknown: 0,
+    });
+    expect(balances(ledgerOfAll('warm', [whole, whole]))).toBe(true);
+    expect(balances(ledgerOfAll('warm', [whole, short]))).toBe(false);
+    expect(balances(ledgerOfAll('warm', [short, extra]))).toBe(false);
   });
 });
