@@ -29,7 +29,7 @@ export interface DueWebhook {
 }
 
 const DUE_WEBHOOKS = sql`SELECT w.id, w.org_id AS "orgId", w.url, w.ordering FROM webhooks w
-  WHERE w.enabled = 1 AND w.deleted_at IS NULL
+  WHERE w.enabled = 1 AND w.deleted_at IS NULL AND w.id NOT IN (${JSON_LIST})
     AND CASE WHEN w.ordering = 'webhook' THEN
       EXISTS (SELECT 1 FROM deliveries d
                WHERE d.id = (SELECT h.id FROM deliveries h WHERE h.webhook_id = w.id AND h.state = 'pending' AND h.in_line = 1
@@ -46,12 +46,13 @@ const DUE_WEBHOOKS = sql`SELECT w.id, w.org_id AS "orgId", w.url, w.ordering FRO
 /**
  * Enabled live webhooks that have something due now. One index probe per webhook on
  * (webhook_id, state, next_attempt_at): the cost follows the number of webhooks, never the backlog
- * (a probe passes over at most the rows leased right now, which the concurrency caps bound). A
+ * (a probe passes over at most the rows leased right now, which the concurrency caps bound); the
+ * webhooks `except` (known due already) are not probed. A
  * webhook in strict order is due when the head of its line is, or a test event's delivery (which
  * is in no line): a line held by a head waiting for its retry is not reported due at every pass.
  */
-export async function dueWebhooks(db: Db, nowMs: number): Promise<DueWebhook[]> {
-  return await db.all<DueWebhook>(DUE_WEBHOOKS, [nowMs, nowMs, nowMs, nowMs, nowMs, nowMs]);
+export async function dueWebhooks(db: Db, nowMs: number, except: readonly string[] = []): Promise<DueWebhook[]> {
+  return await db.all<DueWebhook>(DUE_WEBHOOKS, [JSON.stringify(except), nowMs, nowMs, nowMs, nowMs, nowMs, nowMs]);
 }
 
 /** A row claimed by `claimDue`: the lease is held by the caller. */

@@ -333,15 +333,27 @@ export class Dispatcher implements Worker {
   }
 
   /**
-   * The webhooks a pass may claim for: with `listing`, those the database lists due now, which then
-   * replace what the node knew; else those known due (#known), read from nothing.
+   * The webhooks a pass may claim for: with `listing`, those the database lists due now beside
+   * the unordered ones whose last claim came back full, which then replace what the node knew; else
+   * those known due (#known), read from nothing. An unordered webhook whose last claim came back
+   * full is due by what that claim read, so a listing does not probe it again: its next claim goes
+   * on from its cursor, and a change to it (disabled, moved, reordered) makes that claim come back
+   * empty (WEBHOOK_AS_KNOWN), after which the next listing reads it anew. An ordered webhook is
+   * listed again, and claimed from its oldest due row: the rows its last results let go are behind
+   * its cursor.
    */
   async #candidates(listing: boolean, now: number): Promise<readonly DueWebhook[]> {
     if (!listing) return [...this.#known.values()].map((k) => k.webhook);
-    const listed = await dueWebhooks(this.#ctx.db, now);
+    const full = [...this.#known.values()].filter((k) => k.after !== undefined && (k.webhook.ordering ?? 'none') === 'none');
+    const listed = await dueWebhooks(
+      this.#ctx.db,
+      now,
+      full.map((k) => k.webhook.id),
+    );
     this.#known.clear();
+    for (const k of full) this.#known.set(k.webhook.id, k);
     for (const w of listed) this.#known.set(w.id, { webhook: w });
-    return listed;
+    return [...full.map((k) => k.webhook), ...listed];
   }
 
   /**
@@ -384,8 +396,8 @@ export class Dispatcher implements Worker {
           (webhookId) => roomOf.get(webhookId) ?? 0,
           async (webhook, limit) => {
             // The claim reads the webhook as this pass knows it: a refill made no listing to read it
-            // in. A refill's claim starts after the last row of the full claim before it, so a
-            // backlog is walked once, not from its oldest due entry at every claim.
+            // in. After a full claim, the next starts after that claim's last row, so a backlog is
+            // walked once, not from its oldest due entry at every claim.
             const rows = await claimDue(
               tx,
               webhook.id,

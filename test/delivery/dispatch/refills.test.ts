@@ -13,7 +13,7 @@ import { createSignals } from '../../../src/signals.js';
 import { claimDue, dueWebhooks, releaseLease } from '../../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import type { Db } from '../../../src/db/database.js';
-import { answeringWebhook, countedBacklog, distinctEvents, holdAnswers, newTx, setup } from './support.js';
+import { answeringWebhook, counted, countedBacklog, distinctEvents, holdAnswers, newTx, setup } from './support.js';
 
 /** The due query's statement, as the counting db records it. */
 const isDueQuery = (sql: string) => sql.includes('SELECT w.id, w.org_id');
@@ -151,6 +151,41 @@ describe('the poll tick', () => {
       release();
       await dispatcher.stop();
     }
+  });
+});
+
+describe('a listing', () => {
+  it('leaves a webhook whose last claim came back full to its cursor: not probed, its claims go on from where they were', async () => {
+    const n = 30;
+    const { ctx, org, receiver, webhookId } = await setup({ 'delivery.perEndpointConcurrency': 2, 'delivery.pollIntervalMs': 20 });
+    for (let i = 0; i < n; i++) await newTx(ctx, org.org.id);
+    // Known due to the node or not, the webhook is due: the listing leaves out only what it is told to.
+    const now = ctx.clock.now();
+    expect((await dueWebhooks(ctx.db, now)).map((w) => w.id)).toEqual([webhookId]);
+    expect(await dueWebhooks(ctx.db, now, [webhookId])).toEqual([]);
+    const statements: string[] = [];
+    const dispatcher = new Dispatcher({ ...ctx, db: counted(ctx.db, statements) as typeof ctx.db }, { random: () => 0.5 });
+    // The sends held long enough for several poll ticks to list while the node holds its claims.
+    const release = holdAnswers(receiver);
+    dispatcher.start();
+    try {
+      await vi.waitFor(() => expect(receiver.received.length).toBe(2), { timeout: 10_000, interval: 10 });
+      const listed = statements.filter(isDueQuery).length;
+      await vi.waitFor(() => expect(statements.filter(isDueQuery).length).toBeGreaterThan(listed + 3), { timeout: 10_000, interval: 10 });
+      release();
+      await vi.waitFor(() => expect(distinctEvents(receiver.received)).toBe(n), { timeout: 20_000, interval: 20 });
+      await dispatcher.drain();
+    } finally {
+      release();
+      await dispatcher.stop();
+    }
+    // The first claim, the first listing's, walks from the oldest due row; every later one starts at
+    // the cursor, but for one from the start after a claim from the cursor that came back short.
+    const claims = statements.filter(isClaim);
+    expect(claims.length).toBeGreaterThan(3);
+    expect(startsAtCursor(claims[0]!)).toBe(false);
+    for (let i = 1; i < claims.length; i++)
+      if (!startsAtCursor(claims[i]!)) expect(startsAtCursor(claims[i - 1]!), `claim ${i}`).toBe(true);
   });
 });
 
