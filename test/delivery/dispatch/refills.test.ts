@@ -13,7 +13,7 @@ import { createSignals } from '../../../src/signals.js';
 import { claimDue, dueWebhooks, releaseLease } from '../../../src/store/delivery-claims.js';
 import { listDeliveries } from '../../../src/store/delivery-views.js';
 import type { Db } from '../../../src/db/database.js';
-import { answeringWebhook, counted, countedBacklog, distinctEvents, holdAnswers, newTx, setup } from './support.js';
+import { answeringWebhook, counted, countedBacklog, distinctEvents, holdAnswers, newTx, setup, whileRunning } from './support.js';
 
 /** The due query's statement, as the counting db records it. */
 const isDueQuery = (sql: string) => sql.includes('SELECT w.id, w.org_id');
@@ -26,13 +26,14 @@ describe('a refill', () => {
   it('claims for the webhook it knows due with no due query: a drain lists once, at its start', async () => {
     const n = 40;
     const { ctx, receiver, dispatcher, statements } = await countedBacklog(n);
-    dispatcher.start();
-    try {
-      await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(n), { timeout: 20_000, interval: 20 });
-      await dispatcher.drain();
-    } finally {
-      await dispatcher.stop();
-    }
+    await whileRunning(
+      dispatcher,
+      () => undefined,
+      async () => {
+        await vi.waitFor(() => expect(receiver.received.length).toBeGreaterThanOrEqual(n), { timeout: 20_000, interval: 20 });
+        await dispatcher.drain();
+      },
+    );
     expect(distinctEvents(receiver.received)).toBe(n);
     expect(await listDeliveries(ctx.db, { state: 'delivered', limit: n + 1 })).toHaveLength(n);
     // Each claim takes at most CLAIM_ROUNDS rounds of the webhook's two slots, so the drain took
@@ -49,17 +50,13 @@ describe('a refill', () => {
     const now = ctx.clock.now();
     const [oldest] = await claimDue(ctx.db, webhookId, 'other', now, now + 60_000, 1);
     const release = holdAnswers(receiver);
-    dispatcher.start();
-    try {
+    await whileRunning(dispatcher, release, async () => {
       await vi.waitFor(() => expect(receiver.received.length).toBe(2), { timeout: 10_000, interval: 10 });
       await releaseLease(ctx.db, oldest!.id, 'other');
       release();
       await vi.waitFor(() => expect(distinctEvents(receiver.received)).toBe(n), { timeout: 20_000, interval: 20 });
       await dispatcher.drain();
-    } finally {
-      release();
-      await dispatcher.stop();
-    }
+    });
     expect(await listDeliveries(ctx.db, { state: 'delivered', limit: n + 1 })).toHaveLength(n);
     // The poll tick is an hour away: the row given back was found by a claim, not by a listing.
     expect(statements.filter(isDueQuery)).toHaveLength(1);
@@ -122,8 +119,7 @@ describe('the poll tick', () => {
     for (let i = 0; i < 12; i++) await newTx(ctx, org.org.id);
     // Signals of its own: the API's writes do not wake this dispatcher, only its tick finds them.
     const dispatcher = new Dispatcher({ ...ctx, signals: createSignals() }, { random: () => 0.5 });
-    dispatcher.start();
-    try {
+    await whileRunning(dispatcher, release, async () => {
       await vi.waitFor(() => expect(receiver.received.length).toBe(2), { timeout: 10_000, interval: 10 });
       let answers = 0;
       const second = await answeringWebhook(ctx, http, org.auth);
@@ -147,10 +143,7 @@ describe('the poll tick', () => {
         timeout: 10_000,
         interval: 10,
       });
-    } finally {
-      release();
-      await dispatcher.stop();
-    }
+    });
   });
 });
 
@@ -167,18 +160,14 @@ describe('a listing', () => {
     const dispatcher = new Dispatcher({ ...ctx, db: counted(ctx.db, statements) as typeof ctx.db }, { random: () => 0.5 });
     // The sends held long enough for several poll ticks to list while the node holds its claims.
     const release = holdAnswers(receiver);
-    dispatcher.start();
-    try {
+    await whileRunning(dispatcher, release, async () => {
       await vi.waitFor(() => expect(receiver.received.length).toBe(2), { timeout: 10_000, interval: 10 });
       const listed = statements.filter(isDueQuery).length;
       await vi.waitFor(() => expect(statements.filter(isDueQuery).length).toBeGreaterThan(listed + 3), { timeout: 10_000, interval: 10 });
       release();
       await vi.waitFor(() => expect(distinctEvents(receiver.received)).toBe(n), { timeout: 20_000, interval: 20 });
       await dispatcher.drain();
-    } finally {
-      release();
-      await dispatcher.stop();
-    }
+    });
     // The first claim, the first listing's, walks from the oldest due row; every later one starts at
     // the cursor, but for one from the start after a claim from the cursor that came back short.
     const claims = statements.filter(isClaim);
@@ -239,16 +228,12 @@ describe("a pass's claims", () => {
         },
       });
     dispatcher = new Dispatcher({ ...ctx, db: probed(ctx.db, undefined) }, { random: () => 0.5 });
-    dispatcher.start();
-    try {
+    await whileRunning(dispatcher, release, async () => {
       await vi.waitFor(() => expect(distinctEvents(receiver.received)).toBe(20), {
         timeout: 20_000,
         interval: 10,
       });
-    } finally {
-      release();
-      await dispatcher.stop();
-    }
+    });
     // One webhook: one claim in each pass's transaction, the refill's too (a claim from a cursor that
     // comes back short, with the rest of it from the oldest due row, is one claim).
     expect(released).toBe(true);

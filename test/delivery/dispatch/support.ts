@@ -104,16 +104,21 @@ export async function answeringWebhook(ctx: TestContext, http: ReturnType<typeof
   return receiver;
 }
 
-/** Runs `fn` while a started dispatcher delivers; then lets the held answers go and stops it. */
-export async function whileDispatching(ctx: TestContext, release: () => void, fn: (worker: Dispatcher) => Promise<void>): Promise<void> {
-  const worker = new Dispatcher(ctx, { random: () => 0.5 });
+/** Runs `fn` while `worker`, started, delivers; then lets the held answers go (`release`) and stops it. */
+export async function whileRunning(worker: Dispatcher, release: () => void, fn: () => Promise<void>): Promise<void> {
   worker.start();
   try {
-    await fn(worker);
+    await fn();
   } finally {
     release();
     await worker.stop();
   }
+}
+
+/** Runs `fn` while a started dispatcher of its own delivers; then lets the held answers go and stops it. */
+export async function whileDispatching(ctx: TestContext, release: () => void, fn: (worker: Dispatcher) => Promise<void>): Promise<void> {
+  const worker = new Dispatcher(ctx, { random: () => 0.5 });
+  await whileRunning(worker, release, () => fn(worker));
 }
 
 /** Holds every answer of `receiver` (a stalled endpoint) until the returned function is called. */
