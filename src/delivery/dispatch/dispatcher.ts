@@ -120,8 +120,9 @@ export class Dispatcher implements Worker {
   /**
    * Webhooks known to have more due rows than this node holds, by what it read last: listed due by
    * the last listing and not claimed to their end since, or their last claim came back full. A
-   * refill claims for these without a listing; the next listing replaces them. With each, after a
-   * full claim, the last row it took: the refill's claim starts after it (claimDue's cursor).
+   * refill claims for these without a listing; the next listing replaces them, but for the unordered
+   * ones whose last claim came back full (#candidates). With each, after a full claim, the last row
+   * it took: the next claim starts after it (claimDue's cursor).
    */
   readonly #known = new Map<string, { webhook: DueWebhook; after?: ClaimCursor }>();
   /** The pass running now: passes never overlap, so each reads the claim capacity it claims against. */
