@@ -172,48 +172,31 @@ export async function claimDue(
   url?: string,
   after?: ClaimCursor,
 ): Promise<ClaimedDelivery[]> {
-  const claim = (n: number, cursor?: ClaimCursor) => claimOnce(db, webhookId, owner, nowMs, leaseUntil, n, held, ordering, url, cursor);
-  if (!after || ordering === 'webhook') return sortedClaim(await claim(limit));
-  const rows = await claim(limit, after);
-  // The rows just claimed are leased now: the walk from the start passes them by.
-  if (rows.length < limit) rows.push(...(await claim(limit - rows.length)));
-  return sortedClaim(rows);
-}
-
-const sortedClaim = (rows: ClaimedDelivery[]) =>
-  rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-
-async function claimOnce(
-  db: Db,
-  webhookId: string,
-  owner: string,
-  nowMs: number,
-  leaseUntil: number,
-  limit: number,
-  held: readonly string[],
-  ordering: WebhookOrdering,
-  url: string | undefined,
-  after: ClaimCursor | undefined,
-): Promise<ClaimedDelivery[]> {
   // `held`: rows the caller still has in hand (queued, in flight, result not written). Their lease
   // can only have ended by a jump of the wall clock; taking them again would send them twice at once.
   const heldList = held.length ? JSON.stringify(held) : '[]';
   // The head's parameters come first: they select the candidates.
   const head = ordering === 'webhook' ? Array.from({ length: HEAD_OR_UNLINED_PARAMS }, () => webhookId) : [];
   const checked = url !== undefined;
-  return await db.all<ClaimedDelivery>(claimStatement(ordering, checked, after !== undefined), [
-    ...head,
-    webhookId,
-    nowMs,
-    nowMs,
-    ...(after ? [after.nextAttemptAt, after.id] : []),
-    ...(checked ? [webhookId, ordering, url] : []),
-    heldList,
-    limit,
-    owner,
-    leaseUntil,
-    nowMs,
-  ]);
+  const claim = async (n: number, cursor?: ClaimCursor) =>
+    await db.all<ClaimedDelivery>(claimStatement(ordering, checked, cursor !== undefined), [
+      ...head,
+      webhookId,
+      nowMs,
+      nowMs,
+      ...(cursor ? [cursor.nextAttemptAt, cursor.id] : []),
+      ...(checked ? [webhookId, ordering, url] : []),
+      heldList,
+      n,
+      owner,
+      leaseUntil,
+      nowMs,
+    ]);
+  const start = ordering === 'webhook' ? undefined : after;
+  const rows = await claim(limit, start);
+  // The rows just claimed are leased now: the walk from the start passes them by.
+  if (start && rows.length < limit) rows.push(...(await claim(limit - rows.length)));
+  return rows.sort((a, b) => a.nextAttemptAt - b.nextAttemptAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**
