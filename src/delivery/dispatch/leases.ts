@@ -106,27 +106,21 @@ export class Leases {
   /** When the leases of the rows held were last extended (clock ms). */
   #renewedAt = 0;
   #timer: NodeJS.Timeout | undefined;
-  /** A change signalled after a claim's pass began makes its rows read again before they are sent. */
+  /**
+   * A change signalled after a claim's pass began makes its rows read again before they are sent:
+   * the process's count, shared with what else keeps reads, and closed by whoever made it.
+   */
   readonly changes: SignalledChanges;
-  /** The count is this object's own (made here), not one it was given: close() ends only its own. */
-  readonly #ownsChanges: boolean;
 
-  /** `changes`: the process's count, shared with what else keeps reads and closed by its maker; without it, one of its own. */
-  constructor(ctx: AppContext, owner: string, changes?: SignalledChanges) {
+  constructor(ctx: AppContext, owner: string, changes: SignalledChanges) {
     this.#ctx = ctx;
     this.#owner = owner;
-    this.#ownsChanges = changes === undefined;
-    this.changes = changes ?? new SignalledChanges(ctx.signals.webhookChanged);
+    this.changes = changes;
   }
 
   /** What a pass beginning now will have read, for its jobs; call it before the pass reads anything. */
   claimRead(atMs: number, leaseUntil: number): ClaimRead {
     return { ...this.changes.mark(atMs), leaseUntil };
-  }
-
-  /** Stops listening for changes, when the count is its own. */
-  close(): void {
-    if (this.#ownsChanges) this.changes.close();
   }
 
   /**

@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { CLAIM_ROUNDS } from '../../../src/delivery/dispatch/claim-shares.js';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
-import { CLAIM_FRESH_MS, Leases } from '../../../src/delivery/dispatch/leases.js';
+import { CLAIM_FRESH_MS, Leases, SignalledChanges } from '../../../src/delivery/dispatch/leases.js';
 import { disableWebhook } from '../../../src/services/webhooks.js';
 import { getDelivery } from '../../../src/store/deliveries.js';
 import { claimDue, deliveryLease, leasedDeliveries, renewLeases } from '../../../src/store/delivery-claims.js';
@@ -198,16 +198,19 @@ describe('lease renewal on its own timer', () => {
   });
 });
 
+/** Leases held by 'me', with a count of the changes signalled of their own (the test closes it). */
+const leasesOf = (ctx: TestContext) => new Leases(ctx, 'me', new SignalledChanges(ctx.signals.webhookChanged));
+
 describe('the lease keeper', () => {
   it('leases for at least the wait of the last claim round and its own send, plus a margin', async () => {
     const lease = async (leaseMs: number, timeoutMs: number) =>
-      new Leases(await makeContext({ 'delivery.leaseMs': leaseMs, 'delivery.timeoutMs': timeoutMs }), 'me').ms;
+      leasesOf(await makeContext({ 'delivery.leaseMs': leaseMs, 'delivery.timeoutMs': timeoutMs })).ms;
     expect(await lease(1, 5_000)).toBe((CLAIM_ROUNDS + 1) * 5_000 + 5_000);
     expect(await lease(90_000, 5_000)).toBe(90_000);
   });
 
   it('holds each claimed row until its job is over', async () => {
-    const leases = new Leases(await makeContext(), 'me');
+    const leases = leasesOf(await makeContext());
     leases.hold('wh_a', [{ id: 'd1' }, { id: 'd2' }]);
     leases.hold('wh_b', [{ id: 'd3' }]);
     expect([leases.heldIds('wh_a'), leases.heldIds('wh_b'), leases.heldIds('wh_c'), leases.holding]).toEqual([['d1', 'd2'], ['d3'], [], 3]);
@@ -219,7 +222,7 @@ describe('the lease keeper', () => {
 
   it('renews the leases of the rows it holds, and only those, at most every third of a lease', async () => {
     const { ctx, webhook, rows } = await claimedJobs(3, 'me');
-    const leases = new Leases(ctx, 'me');
+    const leases = leasesOf(ctx);
     const until = async () => {
       const out: (number | null)[] = [];
       for (const r of rows) out.push((await deliveryLease(ctx.db, r.id))!.leaseUntil);
@@ -241,7 +244,7 @@ describe('the lease keeper', () => {
 
   it('before a send: the row’s target while it is ours and due, with a lease long enough for the send', async () => {
     const { ctx, webhook, rows, jobs } = await claimedJobs(2, 'me');
-    const leases = new Leases(ctx, 'me');
+    const leases = leasesOf(ctx);
     expect(await leases.beforeSend(jobs[0]!, false)).toEqual({
       url: webhook.url,
       keyRetired: false,
@@ -257,14 +260,14 @@ describe('the lease keeper', () => {
     const { ctx, webhook, rows, jobs } = await claimedJobs(1, 'me');
     const later = ctx.clock.now() + 10 * 60_000;
     expect(await claimDue(ctx.db, webhook.id, 'other', later, later + 60_000, 1)).toHaveLength(1);
-    expect(await new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('gone');
+    expect(await leasesOf(ctx).beforeSend(jobs[0]!, false)).toBe('gone');
     expect((await deliveryLease(ctx.db, rows[0]!.id))!.claimedBy).toBe('other');
     expect(ctx.logs.lines.filter((l) => l.msg === 'delivery not sent: its webhook or row changed while it waited')).toHaveLength(1);
   });
 
   it('before a send: gone, its lease given back, when its webhook was disabled or a result that ends it is not recorded yet', async () => {
     const { ctx, webhook, rows, jobs } = await claimedJobs(2, 'me');
-    const leases = new Leases(ctx, 'me');
+    const leases = leasesOf(ctx);
     // The database still says enabled and due; the webhook is ending.
     expect(await leases.beforeSend(jobs[0]!, true)).toBe('gone');
     expect(await deliveryLease(ctx.db, rows[0]!.id)).toEqual({ claimedBy: null, leaseUntil: null });
@@ -276,7 +279,7 @@ describe('the lease keeper', () => {
   it('before a send: unread when the check itself fails, and the row goes as claimed', async () => {
     const { ctx, jobs } = await claimedJobs(1, 'me');
     await ctx.db.close();
-    expect(await new Leases(ctx, 'me').beforeSend(jobs[0]!, false)).toBe('unread');
+    expect(await leasesOf(ctx).beforeSend(jobs[0]!, false)).toBe('unread');
     expect(ctx.logs.lines.some((l) => l.msg === 'delivery target check failed')).toBe(true);
   });
 
@@ -285,7 +288,7 @@ describe('the lease keeper', () => {
     await newTx(ctx, webhook.orgId);
     const now = ctx.clock.now();
     const [theirs] = await claimDue(ctx.db, webhook.id, 'other', now, now + 60_000, 1);
-    await new Leases(ctx, 'me').releaseAll();
+    await leasesOf(ctx).releaseAll();
     expect((await leasedDeliveries(ctx.db)).map((d) => [d.id, d.claimedBy])).toEqual([[theirs!.id, 'other']]);
     const claimedBy: (string | null)[] = [];
     for (const r of rows) claimedBy.push((await deliveryLease(ctx.db, r.id))!.claimedBy);
@@ -319,7 +322,7 @@ describe('before a send, from what the claim read', () => {
 
   it('goes as claimed while the claim is fresh; is read again after CLAIM_FRESH_MS, a change, a clock gone back or a short lease', async () => {
     const { ctx, webhook, jobs } = await claimedJobs(2, 'me');
-    const leases = new Leases(ctx, 'me');
+    const leases = leasesOf(ctx);
     const job = jobs[0]!;
     const now = ctx.clock.now();
     const target = { url: webhook.url, keyRetired: false, nextAttemptAt: job.nextAttemptAt };
@@ -344,12 +347,12 @@ describe('before a send, from what the claim read', () => {
     job.claim = leases.claimRead(now, now + 60_000);
     await disableWebhook(ctx, webhook.id, 'borderd webhooks disable');
     expect(await leases.beforeSend(job, false)).toBe('gone');
-    leases.close();
+    leases.changes.close();
   });
 
   it('another process’s disable reaches rows claimed before it once they are CLAIM_FRESH_MS old', async () => {
     const { ctx, webhook, jobs } = await claimedJobs(2, 'me');
-    const leases = new Leases(ctx, 'me');
+    const leases = leasesOf(ctx);
     const now = ctx.clock.now();
     for (const job of jobs) job.claim = leases.claimRead(now, now + 60_000);
     // Another process (its own context on the same database) disables the webhook: no signal reaches this one.
@@ -359,7 +362,7 @@ describe('before a send, from what the claim read', () => {
     expect(await leases.beforeSend(jobs[0]!, false)).toBe('fresh');
     ctx.clock.advance(CLAIM_FRESH_MS + 1);
     expect(await leases.beforeSend(jobs[1]!, false)).toBe('gone');
-    leases.close();
+    leases.changes.close();
   });
 
   it.runIf(onPostgres)(
@@ -368,7 +371,7 @@ describe('before a send, from what the claim read', () => {
       const { ctx, webhook, jobs } = await claimedJobs(1, 'me');
       const wakeups = crossNodeWakeups(ctx);
       await wakeups.start();
-      const leases = new Leases(ctx, 'me');
+      const leases = leasesOf(ctx);
       try {
         const now = ctx.clock.now();
         jobs[0]!.claim = leases.claimRead(now, now + 60_000);
@@ -380,7 +383,7 @@ describe('before a send, from what the claim read', () => {
         // This node's clock has not moved: the notification alone has the row read again.
         expect(await leases.beforeSend(jobs[0]!, false)).toBe('gone');
       } finally {
-        leases.close();
+        leases.changes.close();
         await wakeups.stop();
       }
     },
