@@ -3,14 +3,15 @@
  * on one database, in the same run and with the same workload (one webhook whose
  * perEndpointConcurrency is 16, so with three nodes each still has slots): deliveries/s of a
  * released backlog, p99 commit-to-receipt at a paced rate written to the nodes in turn, and the CPU
- * each process spends per delivery. Each layout's nodes deliver two backlogs to the same receiver:
- * the first is fresh nodes' (its figures carry V8's compilation of the delivery path, a cost each
- * node pays once), the backlog's size for each node, so that each node is as warm after it as one
- * node alone; then WARM_DRAINS more, each the backlog's size, at steady state ("warm"): the
- * measured one is the median of them by the cluster's CPU per delivery, which the ratios between
- * layouts compare. A cost per delivery is what a node pays for every delivery, not once; and one
- * drain of two seconds takes in or leaves out whatever the server does in those seconds besides
- * (an autovacuum worker ending, a walk of the last backlog's dead entries before vacuum passes). Then the same backlogs drained by the PostgreSQL peer, Graphile Worker, in one process
+ * each process spends per delivery. Each layout's nodes deliver their backlogs to the same
+ * receiver: the first is fresh nodes' (its figures carry V8's compilation of the delivery path, a
+ * cost each node pays once), the backlog's size for each node, so that each node is as warm after
+ * it as one node alone; then WARM_DRAINS more, each the backlog's size, at steady state ("warm"):
+ * the measured one is the median of them by the cluster's CPU per delivery, which the ratios
+ * between layouts compare. A cost per delivery is what a node pays for every delivery, not once;
+ * and one drain of two seconds takes in or leaves out whatever the server does in those seconds
+ * besides (an autovacuum worker ending, a walk of the last backlog's dead entries before vacuum
+ * passes). Then the same backlogs drained by the PostgreSQL peer, Graphile Worker, in one process
  * and in two (graphile-peer.ts), unless left out, and the ratio of borderd's deliveries/s to the
  * peer's, each the best of its one- and two-process layouts. Last, the claim statement timed on
  * PostgreSQL before and after a million delivered rows are added beside its pending ones.
@@ -81,8 +82,8 @@ interface LayoutResult {
    */
   fresh: Backlog;
   warm: Backlog;
-  /** Each warm drain's server CPU per delivery (PostgreSQL), in the order drained. */
-  warmDatabaseMs: (number | undefined)[];
+  /** Each warm drain, in the order drained. */
+  warmDrains: Backlog[];
   p99Ms: number;
   p50Ms: number;
   /** The same writer's events written/s spread over WRITE_ORGS organizations without webhooks. */
@@ -159,6 +160,9 @@ async function serverWork(url: string, events: number): Promise<ServerWork> {
 const sum = (ms: readonly number[]) => ms.reduce((a, b) => a + b, 0);
 /** The nodes' and the server's CPU per delivery together. */
 const clusterMs = (b: Backlog) => sum(b.nodesMs) + (b.databaseMs ?? 0);
+
+/** Each warm drain's server CPU per delivery, as the table prints them. */
+const serverMsOf = (r: LayoutResult) => r.warmDrains.map((d) => round(d.databaseMs ?? NaN, 3)).join(', ');
 
 const cpuOf = (pid: number) => {
   const c = processCpuSeconds(pid);
@@ -267,7 +271,7 @@ async function measure(
       layout,
       fresh,
       warm,
-      warmDatabaseMs: drains.map((d) => d.databaseMs),
+      warmDrains: drains,
       p50Ms: latency.p50,
       p99Ms: latency.p99,
       writtenToManyPerSecond,
@@ -430,7 +434,7 @@ export async function nodesComparison(
           metric: `${what} CPU per delivery ÷ 1 node's, warm, ${r.layout.label}`,
           value: unlessVoid(round(ratio('warm'), 2), ...ledgers),
           unit: '×',
-          note: `fresh ${round(ratio('fresh'), 2)}×; ${what === 'cluster' ? 'nodes and server' : `the PostgreSQL server alone (its ms per delivery in the warm drains: ${r.warmDatabaseMs.map((ms) => round(ms ?? NaN, 3)).join(', ')}; one node's: ${pg1.warmDatabaseMs.map((ms) => round(ms ?? NaN, 3)).join(', ')})`}; target ≤ 1.25× warm`,
+          note: `fresh ${round(ratio('fresh'), 2)}×; ${what === 'cluster' ? 'nodes and server' : `the PostgreSQL server alone (its ms per delivery in the warm drains: ${serverMsOf(r)}; one node's: ${serverMsOf(pg1)})`}; target ≤ 1.25× warm`,
         });
         metrics[`${layoutKey}${what === 'cluster' ? 'Cluster' : 'Server'}CpuRatio`] = unlessVoid(round(ratio('warm'), 3), ...ledgers);
         metrics[`${layoutKey}Fresh${what === 'cluster' ? 'Cluster' : 'Server'}CpuRatio`] = unlessVoid(round(ratio('fresh'), 3), ...ledgers);
