@@ -28,15 +28,21 @@ async function updatesOf<T>(s: Setup, fn: (db: Setup['ctx']['db']) => Promise<T>
   });
 }
 
+/** `n` deliveries written one after another, then one claim of all of them by 'owner' and what it did to the table. */
+async function claimOfNew(n: number) {
+  const s = await setup();
+  for (let i = 0; i < n; i++) await newTx(s.ctx, s.org.org.id);
+  const now = s.ctx.clock.now();
+  const claim = await updatesOf(s, (db) => claimDue(db, s.webhookId, 'owner', now, now + 60_000, 100));
+  return { s, now, claim };
+}
+
 describe.runIf(onPostgres)('leases on PostgreSQL', () => {
   it('every claim and every renewal is a HOT update', async () => {
-    const s = await setup();
     // Few rows, so that every new version fits on their page without pruning: a snapshot another
     // session holds on the shared server (an ANALYZE) may keep the old ones, whatever the update.
     const n = 3;
-    for (let i = 0; i < n; i++) await newTx(s.ctx, s.org.org.id);
-    const now = s.ctx.clock.now();
-    const claim = await updatesOf(s, (db) => claimDue(db, s.webhookId, 'owner', now, now + 60_000, 100));
+    const { s, now, claim } = await claimOfNew(n);
     expect(claim).toMatchObject({ updated: n, hot: n });
     const ids = claim.value.map((c) => c.id);
     for (let round = 1; round <= 3; round++) {
@@ -46,13 +52,10 @@ describe.runIf(onPostgres)('leases on PostgreSQL', () => {
   });
 
   it('a claim of rows written together, several pages of them, is a HOT update of each', async () => {
-    const s = await setup();
     // Written one after another, the rows share their pages, and a claim leases them in that order:
     // every row of a page gets its new version at once, before any old version can be pruned.
     const n = 80;
-    for (let i = 0; i < n; i++) await newTx(s.ctx, s.org.org.id);
-    const now = s.ctx.clock.now();
-    const claim = await updatesOf(s, (db) => claimDue(db, s.webhookId, 'owner', now, now + 60_000, 100));
+    const { s, claim } = await claimOfNew(n);
     expect(claim.value).toHaveLength(n);
     expect(claim).toMatchObject({ updated: n, hot: n });
     expect(Number(await s.ctx.db.value("SELECT pg_relation_size('deliveries') / current_setting('block_size')::int"))).toBeGreaterThan(2);
