@@ -27,15 +27,16 @@ export const claimCapacity = (slots: number): number => CLAIM_ROUNDS * slots;
 /**
  * Claims a node may hold for one webhook whose send slots (`whole`) it shares with other nodes
  * (`part` of them its own): CLAIM_ROUNDS of its part, and while the endpoint answers quickly
- * (`quick`: not slow, slow-endpoints.ts) as many as for half of the webhook's slots, at most twice
- * its part. Each claim and each pass costs the same whatever it takes, so claims that shrank with
- * each node's part would make the cost per delivery grow with the nodes; the bound keeps a claimed
- * row's wait under 2 × CLAIM_ROUNDS rounds of quick sends (leases.ts), and a node from holding more
- * than its share of a short backlog's tail.
+ * (`quick`: not slow, slow-endpoints.ts) its part plus the CLAIM_ROUNDS - 1 rounds of the whole
+ * webhook that one node alone refills at once, at most 2 × CLAIM_ROUNDS rounds of its part. Each
+ * claim and each pass costs the same whatever it takes, so a refill that shrank with each node's
+ * part would make the cost per delivery grow with the nodes; the bound keeps a claimed row's wait
+ * under 2 × CLAIM_ROUNDS rounds of quick sends (leases.ts), and a node from holding more than its
+ * share of a short backlog's tail.
  */
 export function webhookClaimCapacity(part: number, whole: number, quick: boolean): number {
   if (!quick || part <= 0) return claimCapacity(part);
-  return claimCapacity(Math.max(part, Math.min(2 * part, Math.ceil(whole / 2))));
+  return Math.min(part + claimCapacity(whole) - whole, 2 * claimCapacity(part));
 }
 
 /**

@@ -210,9 +210,11 @@ describe('a pass while a webhook holds more than its last round', () => {
 });
 
 describe('a node’s claims for a webhook whose slots it shares', () => {
-  it('are CLAIM_ROUNDS of its part, and while the endpoint is quick as many as for half the slots, at most twice its part', () => {
-    // One node: all 16 slots. Two: half each. Three: 5 or 6, claimed as for 8.
-    expect([16, 8, 6, 5].map((part) => webhookClaimCapacity(part, 16, true))).toEqual([16, 8, 8, 8].map(claimCapacity));
+  it('are CLAIM_ROUNDS of its part, and while the endpoint is quick its part and one node’s refill, at most twice CLAIM_ROUNDS of its part', () => {
+    // One node: all 16 slots, four rounds. Two nodes: their part and the three rounds of 16 that one
+    // node refills. Three, with 6 or 5 slots: eight rounds of their part.
+    expect([16, 8, 6, 5].map((part) => webhookClaimCapacity(part, 16, true))).toEqual([64, 56, 48, 40]);
+    expect(webhookClaimCapacity(8, 16, true) - 8).toBe(claimCapacity(16) - 16);
     // Sixteen nodes, one slot each: twice its part at most.
     expect(webhookClaimCapacity(1, 16, true)).toBe(claimCapacity(2));
     // A slow endpoint, or one cut to one slot (it does not answer): its part alone.
@@ -221,13 +223,13 @@ describe('a node’s claims for a webhook whose slots it shares', () => {
     expect(webhookClaimCapacity(0, 16, true)).toBe(0);
   });
 
-  it('a pass of a node with a third of the slots claims as for half of them', async () => {
+  it('a pass of a node with a third of the slots claims eight rounds of them', async () => {
     const { ctx, org, receiver } = await setup({ 'delivery.perEndpointConcurrency': 16, 'delivery.pollIntervalMs': 3_600_000 });
     const third = (_placeKey: string, slots: number) => Math.ceil(slots / 3);
-    for (let i = 0; i < 40; i++) await newTx(ctx, org.org.id);
+    for (let i = 0; i < 60; i++) await newTx(ctx, org.org.id);
     const dispatcher = new Dispatcher(ctx, { random: () => 0.5, share: third });
-    expect(await dispatcher.runOnce()).toBe(claimCapacity(8));
-    expect(distinctEvents(receiver.received)).toBe(claimCapacity(8));
+    expect(await dispatcher.runOnce()).toBe(2 * claimCapacity(6));
+    expect(distinctEvents(receiver.received)).toBe(2 * claimCapacity(6));
     await dispatcher.stop();
   });
 });
