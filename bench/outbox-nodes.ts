@@ -35,6 +35,7 @@ import { round, summarize } from './percentiles.js';
 import type { PostgresServer } from './postgres-server.js';
 import type { Row } from './report-table.js';
 import { describeCounts, statementCounter, type StatementCounter, type StatementCounts } from './statement-counts.js';
+import { addSyntheticDeliveries } from './synthetic-rows.js';
 
 const NODES_ENV = {
   ...OUTBOX_ENV,
@@ -309,27 +310,7 @@ async function claimFlatness(server: PostgresServer, delivered: number, log: (li
   const rounds = 200;
   const at = new Date().toISOString();
   const add = async (prefix: string, count: number, state: 'pending' | 'delivered') => {
-    await db.run(
-      `INSERT INTO events (id, org_id, type, body, created_at)
-         SELECT ? || g, ?, 'Transaction_Updated', '{}', ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
-      [`evt_${prefix}_`, orgId, at, count],
-    );
-    await db.run(
-      `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, next_attempt_at, delivered_at, created_at, updated_at)
-         SELECT ? || g, ? || g, ?, ?, ?, CAST(? AS INTEGER), 0, ?, ?, ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
-      [
-        `dlv_${prefix}_`,
-        `evt_${prefix}_`,
-        webhookId,
-        orgId,
-        state,
-        state === 'delivered' ? 1 : 0,
-        state === 'delivered' ? at : null,
-        at,
-        at,
-        count,
-      ],
-    );
+    await addSyntheticDeliveries(db, { prefix, orgId, webhookId: webhookId!, count, at, state });
     await db.exec('ANALYZE deliveries');
   };
   const time = async (): Promise<{ p50: number; p99: number }> => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { addSyntheticEvents } from '../../bench/synthetic-rows.js';
 import { emitEvent } from '../../src/services/outbox.js';
 import { MAX_REPLAY_EVENTS } from '../../src/services/webhook-deliveries.js';
 import { ADMIN_TOKEN, makeOrg } from '../support/context.js';
@@ -254,11 +255,13 @@ describe('a tenant reads and acts on its own outbox', () => {
     const { ctx, http, org, webhookId } = await setup();
     const first = (await emitEvent(ctx, org.org.id, 'Transaction_Created', {})).event;
     // Rows of the events table are enough to fill the range: the bound is checked on the count.
-    await ctx.db.run(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-       INSERT INTO events (id, org_id, type, body, created_at) SELECT ? || CAST(i + 100000 AS TEXT), ?, 'Transaction_Created', '{}', ? FROM n`,
-      [MAX_REPLAY_EVENTS, first.id, org.org.id, first.createdAt],
-    );
+    await addSyntheticEvents(ctx.db, {
+      prefix: first.id,
+      orgId: org.org.id,
+      count: MAX_REPLAY_EVENTS,
+      at: first.createdAt,
+      type: 'Transaction_Created',
+    });
     const before = await ctx.db.value("SELECT COUNT(*) FROM deliveries WHERE state = 'pending'");
     const res = await http.post(`${W}/${webhookId}/replay`).set('authorization', org.auth).send({ since: first.createdAt });
     expect([res.status, res.body.code]).toEqual([400, 'replay_too_large']);

@@ -10,6 +10,7 @@
  * row is probed by its id, never reached by a walk of the queue's pending rows.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { addSyntheticDeliveries, addSyntheticEvents } from '../../bench/synthetic-rows.js';
 import type { Db, Sql, SqlParams } from '../../src/db/database.js';
 import { claimDue, sendTarget } from '../../src/store/delivery-claims.js';
 import { finishAttempts } from '../../src/store/delivery-results.js';
@@ -21,38 +22,13 @@ type Setup = Awaited<ReturnType<typeof setup>>;
 
 const AT = '2026-01-01T00:00:00.000Z';
 
-/** `count` events of one organization, ids `evt_<prefix>_1…`, in one statement. */
-async function addEvents(db: Db, prefix: string, orgId: string, count: number): Promise<void> {
-  await db.run(
-    `INSERT INTO events (id, org_id, type, body, created_at)
-       SELECT ? || g, ?, 'Transaction_Updated', '{}', ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
-    [`evt_${prefix}_`, orgId, AT, count],
-  );
-}
-
 /**
  * `count` events and a delivery of each to the setup's webhook, ids `dlv_<prefix>_1…`, due at 1…;
  * pending ones leased by `owner` until 10,000.
  */
 async function addDeliveries(s: Setup, prefix: string, count: number, state: 'pending' | 'delivered', owner = 'owner'): Promise<void> {
-  const { db } = s.ctx;
-  await addEvents(db, prefix, s.org.org.id, count);
-  await db.run(
-    `INSERT INTO deliveries (id, event_id, webhook_id, org_id, state, attempts, next_attempt_at, claimed_by, lease_until, created_at, updated_at)
-       SELECT ? || g, ? || g, ?, ?, ?, 0, g, ?, CAST(? AS BIGINT), ?, ? FROM generate_series(1, CAST(? AS INTEGER)) g`,
-    [
-      `dlv_${prefix}_`,
-      `evt_${prefix}_`,
-      s.webhookId,
-      s.org.org.id,
-      state,
-      state === 'pending' ? owner : null,
-      state === 'pending' ? 10_000 : null,
-      AT,
-      AT,
-      count,
-    ],
-  );
+  const { webhookId, org } = s;
+  await addSyntheticDeliveries(s.ctx.db, { prefix, orgId: org.org.id, webhookId, count, at: AT, state, lease: { owner, until: 10_000 } });
 }
 
 /** The plan PostgreSQL makes of a statement a store function ran, with its parameters. */
@@ -138,7 +114,7 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
   it("a pass's read of its events' bodies probes the events by id, not a scan of the table, once statistics know it", async () => {
     const s = await setup();
     const { db } = s.ctx;
-    await addEvents(db, 'many', s.org.org.id, 4000);
+    await addSyntheticEvents(db, { prefix: 'evt_many_', orgId: s.org.org.id, count: 4000, at: AT });
     await db.exec('ANALYZE events');
     const all = vi.spyOn(db, 'all');
     const ids = Array.from({ length: 30 }, (_, i) => `evt_many_${i + 1}`);
