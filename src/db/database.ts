@@ -15,8 +15,11 @@ export type Sql = string | Fragment;
 
 export type SqlParams = readonly unknown[];
 
-/** Text that differs between the engines: one text per engine (the named fragments of db/dialect.ts). */
-export type Fragment = { readonly sqlite: string; readonly postgres: string };
+/**
+ * Text that differs between the engines: one text per engine (the named fragments of db/dialect.ts).
+ * `plannedPerRun`: a whole statement PostgreSQL plans with its parameters at every run (dialect.ts).
+ */
+export type Fragment = { readonly sqlite: string; readonly postgres: string; readonly plannedPerRun?: true };
 
 /**
  * One SQL text per engine, from a template whose `${fragment}`s differ between them (db/dialect.ts

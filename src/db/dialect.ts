@@ -7,7 +7,7 @@
  *
  * @module db/dialect
  */
-import type { Fragment, Queryable } from './database.js';
+import type { Fragment, Queryable, Sql } from './database.js';
 
 const fragment = (sqlite: string, postgres: string): Fragment => ({ sqlite, postgres });
 
@@ -160,6 +160,18 @@ export const commitTxOf = (tx: string): Fragment => fragment('0', tx);
 /** The texts of a JSON array of strings held in `column`, as rows of one column named `element` (a subquery's select). */
 export const jsonElementsOf = (column: string): Fragment =>
   fragment(`SELECT value AS element FROM json_each(${column})`, `SELECT json_array_elements_text(${column}::json) AS element`);
+
+/**
+ * The statement planned with its parameters' values at every run. PostgreSQL plans a named
+ * statement with them for its first five runs on a connection, then may keep a generic plan, made
+ * for any values, when its estimate is no worse; a statement whose best index depends on those
+ * values (a bound that reads, without them, as a narrow range of the wrong index) can then walk
+ * every row that index holds in range at each run. Such a statement is sent unnamed, so each run is
+ * parsed and planned anew, which costs the server a plan per run. SQLite plans each statement once
+ * at prepare and reads no statistics for it, so it is the same statement there.
+ */
+export const plannedPerRun = (statement: Sql): Fragment =>
+  typeof statement === 'string' ? { sqlite: statement, postgres: statement, plannedPerRun: true } : { ...statement, plannedPerRun: true };
 
 /**
  * Whether one statement can write to several tables (`WITH … AS (INSERT … RETURNING …) INSERT …`):

@@ -57,20 +57,24 @@ export function connectFailure(err: unknown, location: string): Error | undefine
  * A statement as node-postgres sends it: `?` placeholders as PostgreSQL's `$n` (outside quoted
  * text), and a name, so each connection parses and plans each of borderd's statements once and
  * then only binds and runs it (the texts are fixed in src/store; lists travel as one JSON
- * parameter, so their number stays that of the texts). Each text is translated once.
+ * parameter, so their number stays that of the texts). Each text is translated once. A statement
+ * planned per run (dialect.ts plannedPerRun) has no name: it goes as the unnamed statement, parsed
+ * and planned with its parameters each time.
  */
 interface Statement {
   text: string;
-  name: string;
+  name: string | undefined;
 }
 const statements = new Map<string, Statement>();
 
 function statementOf(sql: Sql): Statement {
   const text = typeof sql === 'string' ? sql : sql.postgres;
-  let statement = statements.get(text);
+  const perRun = typeof sql !== 'string' && sql.plannedPerRun === true;
+  const key = perRun ? `per run: ${text}` : text;
+  let statement = statements.get(key);
   if (statement === undefined) {
-    statement = { text: translate(text), name: `borderd_${statements.size.toString(36)}` };
-    statements.set(text, statement);
+    statement = { text: translate(text), name: perRun ? undefined : `borderd_${statements.size.toString(36)}` };
+    statements.set(key, statement);
   }
   return statement;
 }

@@ -8,6 +8,7 @@
 import { sql, type Db, type Sql } from '../db/database.js';
 import {
   belowWatermark,
+  plannedPerRun,
   FOR_UPDATE_SKIP_LOCKED,
   idsFirst,
   indexedBy,
@@ -138,12 +139,20 @@ const WEBHOOK_AS_KNOWN = `AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = ? AN
  */
 const AFTER_CURSOR = 'AND (c.next_attempt_at, c.id) > (?, ?)';
 
-/** The claim's statements, by ordering, whether it checks the webhook (WEBHOOK_AS_KNOWN) and whether it starts after a cursor. */
+/**
+ * The claim's statements, by ordering, whether it checks the webhook (WEBHOOK_AS_KNOWN) and whether
+ * it starts after a cursor. One that starts after a cursor is planned with its values at every run
+ * (plannedPerRun): without them, PostgreSQL reads the cursor as a narrow range of deliveries_due
+ * (state, next_attempt_at), and the generic plan a connection keeps after five runs walked every
+ * pending row from the cursor on, at every refill. Planned with them, the walk is of the webhook's
+ * own rows in deliveries_webhook_due; a claim from the oldest due row plans the same either way.
+ */
 const CLAIM_DUE = new Map<string, Sql>();
 const claimStatement = (ordering: WebhookOrdering, checked: boolean, after: boolean): Sql => {
   const key = `${ordering}:${checked}:${after}`;
   let statement = CLAIM_DUE.get(key);
-  if (!statement) CLAIM_DUE.set(key, (statement = claimDueSql(ordering, checked, after)));
+  if (!statement)
+    CLAIM_DUE.set(key, (statement = after ? plannedPerRun(claimDueSql(ordering, checked, after)) : claimDueSql(ordering, checked, after)));
   return statement;
 };
 

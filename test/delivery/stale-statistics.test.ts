@@ -12,7 +12,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { addSyntheticDeliveries, addSyntheticEvents } from '../../bench/synthetic-rows.js';
 import type { Db, Sql, SqlParams } from '../../src/db/database.js';
-import { claimDue, sendTarget } from '../../src/store/delivery-claims.js';
+import { claimDue, sendTarget, type ClaimCursor } from '../../src/store/delivery-claims.js';
 import { finishAttempts } from '../../src/store/delivery-results.js';
 import { bodiesWithSignatures } from '../../src/store/event-signatures.js';
 import { onPostgres } from '../support/postgres.js';
@@ -109,6 +109,31 @@ describe.runIf(onPostgres)('statements on pending rows under statistics that saw
     expect(batchPlan).not.toContain('deliveries_webhook_due');
     expect(batchPlan).not.toContain('deliveries_due');
     expect(batchPlan).not.toContain('"Node Type":"Seq Scan"');
+  });
+
+  it("a refill's claim is planned with its cursor at every run, never kept as a connection's generic plan", async () => {
+    const s = await setup();
+    const { db } = s.ctx;
+    await addDeliveries(s, 'done', 2000, 'delivered');
+    await addDeliveries(s, 'due', 2000, 'pending');
+    await db.exec('ANALYZE deliveries');
+    // Eight refills on one connection, each after the last row of the one before: a named statement
+    // would be planned generically from its sixth run on.
+    const { taken, named } = await db.transaction(async (tx) => {
+      const taken: string[] = [];
+      let after: ClaimCursor | undefined;
+      for (let i = 0; i < 8; i++) {
+        const rows = await claimDue(tx, s.webhookId, 'me', 20_000, 80_000, 5, [], 'none', undefined, after);
+        taken.push(...rows.map((r) => r.id));
+        after = rows.at(-1);
+      }
+      const named = await tx.value<number>(
+        "SELECT COUNT(*) FROM pg_prepared_statements WHERE statement LIKE 'WITH picked AS%(c.next_attempt_at, c.id) > ($%'",
+      );
+      return { taken, named: Number(named) };
+    });
+    expect(taken).toEqual(Array.from({ length: 40 }, (_, i) => `dlv_due_${i + 1}`));
+    expect(named).toBe(0);
   });
 
   it("a pass's read of its events' bodies probes the events by id, not a scan of the table, once statistics know it", async () => {
