@@ -27,7 +27,11 @@ export function expectDrainedByTwo(result: PeerResult, backlog: number, lines: r
   expect(result.deliveredBy.reduce((a, b) => a + b, 0)).toBe(delivered);
   expect(result.deliveriesPerSecond).toBeGreaterThan(0);
   expect(result.workersMs).toHaveLength(2);
-  // The queue's server's own CPU (PostgreSQL, Redis) is seen and counted.
-  expect(result.databaseMs).toBeGreaterThan(0);
+  // The queue's server's own CPU (PostgreSQL, Redis) is seen and counted: in each drain, and more
+  // than nothing over both together (the kernel counts a process's CPU in 10 ms ticks, and a
+  // backlog of this size can cost its server less than one).
+  const serverMs = [result, ...warmUp].map((d) => d.databaseMs);
+  for (const ms of serverMs) expect(ms).toBeGreaterThanOrEqual(0);
+  expect(serverMs.reduce((a: number, b) => a + (b ?? 0), 0)).toBeGreaterThan(0);
   expect(lines).toEqual([]);
 }
