@@ -29,8 +29,9 @@ export const claimCapacity = (slots: number): number => CLAIM_ROUNDS * slots;
  * (`part` of them its own): CLAIM_ROUNDS of its part, and while the endpoint answers quickly
  * (`quick`: not slow, slow-endpoints.ts) its part plus the CLAIM_ROUNDS - 1 rounds of the whole
  * webhook that one node alone refills at once, at most 2 × CLAIM_ROUNDS rounds of its part. Each
- * claim and each pass costs the same whatever it takes, so a refill that shrank with each node's
- * part would make the cost per delivery grow with the nodes; the bound keeps a claimed row's wait
+ * claim and each pass has a cost of its own whatever it takes (a transaction, the read of bodies),
+ * beside the cost of each row, so a refill that shrank with each node's part would make the cost
+ * per delivery grow with the nodes; the bound keeps a claimed row's wait
  * under 2 × CLAIM_ROUNDS rounds of quick sends (leases.ts), and a node from holding more than its
  * share of a short backlog's tail.
  */
