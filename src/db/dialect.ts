@@ -170,8 +170,10 @@ export const jsonElementsOf = (column: string): Fragment =>
  * parsed and planned anew, which costs the server a plan per run. SQLite plans each statement once
  * at prepare and reads no statistics for it, so it is the same statement there.
  */
-export const plannedPerRun = (statement: Sql): Fragment =>
-  typeof statement === 'string' ? { sqlite: statement, postgres: statement, plannedPerRun: true } : { ...statement, plannedPerRun: true };
+export const plannedPerRun = (statement: Sql): Fragment => ({
+  ...(typeof statement === 'string' ? fragment(statement, statement) : statement),
+  plannedPerRun: true,
+});
 
 /**
  * Whether one statement can write to several tables (`WITH … AS (INSERT … RETURNING …) INSERT …`):

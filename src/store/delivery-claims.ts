@@ -143,7 +143,7 @@ const AFTER_CURSOR = 'AND (c.next_attempt_at, c.id) > (?, ?)';
  * The claim's statements, by ordering, whether it checks the webhook (WEBHOOK_AS_KNOWN) and whether
  * it starts after a cursor. One that starts after a cursor is planned with its values at every run
  * (plannedPerRun): without them, PostgreSQL reads the cursor as a narrow range of deliveries_due
- * (state, next_attempt_at), and the generic plan a connection keeps after five runs walked every
+ * (state, next_attempt_at), and the generic plan a connection may keep after five runs walks every
  * pending row from the cursor on, at every refill. Planned with them, the walk is of the webhook's
  * own rows in deliveries_webhook_due; a claim from the oldest due row plans the same either way.
  */
@@ -151,8 +151,10 @@ const CLAIM_DUE = new Map<string, Sql>();
 const claimStatement = (ordering: WebhookOrdering, checked: boolean, after: boolean): Sql => {
   const key = `${ordering}:${checked}:${after}`;
   let statement = CLAIM_DUE.get(key);
-  if (!statement)
-    CLAIM_DUE.set(key, (statement = after ? plannedPerRun(claimDueSql(ordering, checked, after)) : claimDueSql(ordering, checked, after)));
+  if (!statement) {
+    const text = claimDueSql(ordering, checked, after);
+    CLAIM_DUE.set(key, (statement = after ? plannedPerRun(text) : text));
+  }
   return statement;
 };
 
