@@ -18,7 +18,7 @@ import { Ed25519Keys } from '../ed25519-keys.js';
 import { WebhookSecretKeys } from '../webhook-secrets.js';
 import { claimCapacity, ClaimPlanner, webhookClaimCapacity } from './claim-shares.js';
 import { EndpointPools } from './endpoint-pools.js';
-import { signingFailed, type Job, type SendResult } from './job.js';
+import { jobOf, signingFailed, type Job, type SendResult } from './job.js';
 import { activeTraceparent, contextOf, inSpan, SpanKind, tracingOn, type SpanOptions } from '../../tracing/spans.js';
 import { Leases, SignalledChanges } from './leases.js';
 import { Recorder } from './record.js';
@@ -439,35 +439,25 @@ export class Dispatcher implements Worker {
       this.#leases.hold(webhook.id, rows);
       for (const row of rows) {
         const event = bodies.get(row.eventId);
-        let settle!: () => void;
-        const done = new Promise<void>((r) => (settle = r));
-        // The row may be claimed again the moment its job is over: at once, not a microtask later.
-        const resolve = () => {
-          this.#leases.letGo(webhook.id, row.id);
-          settle();
-        };
-        const job: Job = {
-          done,
-          resolve,
-          id: row.id,
-          eventId: row.eventId,
+        const job = jobOf(
+          row,
           webhook,
-          attempts: row.attempts,
-          step: row.step,
-          nextAttemptAt: row.nextAttemptAt,
-          eventType: event?.type ?? '',
-          body: event?.body ?? '',
-          traceContext: event?.traceContext ?? null,
-          keyId: key instanceof Error ? null : key.keyId,
-          signature: this.#signing.signatureFor(row.eventId, key, event),
-          claim: claimRead,
-          secretKeys,
-          v1aKey: v1aKeys.get(webhook.id),
-        };
+          {
+            eventType: event?.type ?? '',
+            body: event?.body ?? '',
+            traceContext: event?.traceContext ?? null,
+            keyId: key instanceof Error ? null : key.keyId,
+            signature: this.#signing.signatureFor(row.eventId, key, event),
+            claim: claimRead,
+            secretKeys,
+            v1aKey: v1aKeys.get(webhook.id),
+          },
+          () => this.#leases.letGo(webhook.id, row.id),
+        );
         job.signature.catch(() => undefined); // handled where the job awaits it
-        this.#inflight.add(done);
+        this.#inflight.add(job.done);
         slots.queue(job);
-        started.push(done);
+        started.push(job.done);
       }
     }
     this.#claimed += started.length;

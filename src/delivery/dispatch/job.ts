@@ -7,7 +7,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { SIGNING_FAILED, type AttemptResult } from '../../domain/delivery-rules.js';
-import type { DueWebhook } from '../../store/delivery-claims.js';
+import type { ClaimedDelivery, DueWebhook } from '../../store/delivery-claims.js';
 import type { ClaimRead } from './leases.js';
 
 export { REFUSED_ADDRESS } from '../../domain/delivery-rules.js';
@@ -36,6 +36,36 @@ export interface Job {
   secretKeys: readonly Buffer[] | Error;
   /** For a webhook that opted in to v1a: its organization's current Ed25519 private key, or why it could not be had. */
   v1aKey?: KeyObject | Error;
+}
+
+/** What a pass adds to a claimed row to make its job: the event it sends, how it is signed, what its claim read. */
+export type JobParts = Pick<Job, 'eventType' | 'body' | 'traceContext' | 'keyId' | 'signature' | 'secretKeys' | 'claim' | 'v1aKey'>;
+
+/**
+ * A claimed row as a job. `onOver` runs first when the job is over (recorded or dropped), before
+ * `done` resolves: the dispatcher lets go of the row's lease there, so the row may be claimed again
+ * at once, not a microtask later.
+ */
+export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, parts: JobParts, onOver?: () => void): Job {
+  let settle!: () => void;
+  const done = new Promise<void>((r) => (settle = r));
+  const resolve = onOver
+    ? () => {
+        onOver();
+        settle();
+      }
+    : () => settle();
+  return {
+    done,
+    resolve,
+    id: row.id,
+    eventId: row.eventId,
+    webhook,
+    attempts: row.attempts,
+    step: row.step,
+    nextAttemptAt: row.nextAttemptAt,
+    ...parts,
+  };
 }
 
 /** What one attempt came to: an endpoint's answer (any status), or no answer and why. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, expect, vi } from 'vitest';
 import type { Db } from '../../../src/db/database.js';
 import { Dispatcher } from '../../../src/delivery/dispatch/dispatcher.js';
-import type { Job } from '../../../src/delivery/dispatch/job.js';
+import { jobOf as jobOfParts, type Job } from '../../../src/delivery/dispatch/job.js';
 import { createTransaction } from '../../../src/services/transactions.js';
 import { getDelivery } from '../../../src/store/deliveries.js';
 import { claimDue, deliveryLease, dueWebhooks, type ClaimedDelivery, type DueWebhook } from '../../../src/store/delivery-claims.js';
@@ -133,26 +133,15 @@ export const newTx = (ctx: TestContext, orgId: string) =>
   createTransaction(ctx, { orgId, type: 'Deposit', amount: '125.50', currency: 'USD' });
 
 /** A claimed row as a job, with the given body and no key yet; what it is signed with is up to the test. */
-export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, body = '{}'): Job {
-  let resolve!: () => void;
-  const done = new Promise<void>((r) => (resolve = r));
-  return {
-    done,
-    resolve,
-    id: row.id,
-    eventId: row.eventId,
-    webhook,
-    attempts: row.attempts,
-    step: row.step,
-    nextAttemptAt: row.nextAttemptAt,
+export const jobOf = (row: ClaimedDelivery, webhook: DueWebhook, body = '{}'): Job =>
+  jobOfParts(row, webhook, {
     eventType: 'Transaction_Created',
     body,
     traceContext: null,
     keyId: null,
     signature: Promise.resolve(''),
     secretKeys: [],
-  };
-}
+  });
 
 /** `n` due rows of the setup's webhook, claimed now by `owner` for a minute, and the jobs that would send them. */
 export async function claimedJobs(n: number, owner: string, overrides: Record<string, unknown> = {}) {
