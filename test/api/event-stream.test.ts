@@ -183,6 +183,7 @@ describe('GET /v1/notifications/events/stream', () => {
     const { org, auth } = await makeOrg(ctx, tokens);
     const old1 = await emit(ctx, org.id);
     const old2 = await emit(ctx, org.id);
+    await untilReadable(ctx, org.id, old2.event.id);
     const stream = await open(url, auth);
     const [ready, key] = await stream.next(2);
     expect(ready).toMatchObject({ event: 'ready', id: old2.event.id });
