@@ -7,11 +7,8 @@ import type { CommandModule } from 'yargs';
 import { createAccount, newAccountSchema, presentAccount } from '../services/accounts.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
 import { parseJsonRecord } from './import.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 export const accountsCommand: CommandModule = {
-  command: COMMAND_GROUPS.accounts.command,
-  describe: COMMAND_GROUPS.accounts.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { org: string; record: string }>(

@@ -1,7 +1,9 @@
 /**
  * Every `borderd` command group: its name and description, and how to load the module that builds and
  * runs it. `--help`, completion and "did you mean" need only the names, so a command loads only its
- * own group's code (the daemon, the database drivers, the HTTP client) and none of the others'.
+ * own group's code (the daemon, the database drivers, the HTTP client) and none of the others'. A
+ * group's module holds its builder and handler alone: the name and description written here are
+ * given to it as it loads, so each is written once and no module imports this list back.
  *
  * @module cli/command-groups
  */
@@ -14,10 +16,10 @@ export interface CommandGroup {
   load(): Promise<CommandModule<object, never>>;
 }
 
-const group = (command: string, describe: string, load: () => Promise<unknown>): CommandGroup => ({
+const group = (command: string, describe: string, load: () => Promise<object>): CommandGroup => ({
   command,
   describe,
-  load: load as () => Promise<CommandModule<object, never>>,
+  load: async () => ({ ...(await load()), command, describe }) as CommandModule<object, never>,
 });
 
 /** In the order `borderd --help` lists them. */

@@ -18,11 +18,8 @@ import { recordVirtualAccount } from '../services/virtual-accounts.js';
 import { EVENT_TYPES, VIRTUAL_ACCOUNT_STATUSES, type EventType, type VirtualAccountStatus } from '../verify/events.js';
 import { parseJsonOption } from './tx.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 export const eventsCommand: CommandModule = {
-  command: COMMAND_GROUPS.events.command,
-  describe: COMMAND_GROUPS.events.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { org: string; type: EventType; data?: string }>(

@@ -7,11 +7,8 @@ import type { CommandModule } from 'yargs';
 import { createIdentity, importIdentities, newIdentitySchema } from '../services/identities.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
 import { parseJsonRecord, progressReporter, readInputFile } from './import.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 export const identitiesCommand: CommandModule = {
-  command: COMMAND_GROUPS.identities.command,
-  describe: COMMAND_GROUPS.identities.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { file: string; org: string }>(

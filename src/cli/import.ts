@@ -13,7 +13,6 @@ import { badRequest } from '../domain/errors.js';
 import { importTransactions, type ImportFormat } from '../services/transaction-import.js';
 import { CliExit, output, readCliFile, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
 import { withoutByteOrderMark } from '../domain/byte-order-mark.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 /**
  * Progress on stderr: a bar when stderr is a terminal, nothing otherwise (stdout stays the result).
@@ -66,8 +65,6 @@ export function parseJsonRecord<S extends z.ZodType>(schema: S, text: string, wh
 }
 
 export const importCommand: CommandModule = {
-  command: COMMAND_GROUPS.import.command,
-  describe: COMMAND_GROUPS.import.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { file: string; org: string; format?: ImportFormat }>(

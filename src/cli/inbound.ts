@@ -9,11 +9,8 @@ import { listInbound, PURGEABLE_STATES, purgeInbound, retryInbound, showInbound 
 import { parseTimeOption } from './time-option.js';
 import { INBOUND_STATES, type InboundState } from '../store/inbound-events.js';
 import { CliExit, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 export const inboundCommand: CommandModule = {
-  command: COMMAND_GROUPS.inbound.command,
-  describe: COMMAND_GROUPS.inbound.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { state?: InboundState; eventType?: string; limit: number; startingAfter?: string }>(

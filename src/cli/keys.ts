@@ -8,7 +8,6 @@ import type { CommandModule } from 'yargs';
 import { generateCardNetworkKey, importCardNetworkKey, listKeys, removeCardNetworkKey } from '../inbound/keyring.js';
 import { keystoreIntegrityFailure } from '../inbound/pkcs12.js';
 import { CliExit, output, readCliFile, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 const cardNetworkCommand: CommandModule = {
   command: 'card-network',
@@ -107,8 +106,6 @@ const cardNetworkCommand: CommandModule = {
 };
 
 export const keysCommand: CommandModule = {
-  command: COMMAND_GROUPS.keys.command,
-  describe: COMMAND_GROUPS.keys.describe,
   builder: (y) => withCommonOptions(y).command(cardNetworkCommand).demandCommand(1),
   handler: () => undefined,
 };

@@ -8,11 +8,8 @@ import { createApiClient, createOrganization, revokeClient } from '../services/o
 import { listApiClients } from '../store/api-clients.js';
 import { listOrganizations } from '../store/organizations.js';
 import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 export const orgsCommand: CommandModule = {
-  command: COMMAND_GROUPS.orgs.command,
-  describe: COMMAND_GROUPS.orgs.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { name: string }>(
@@ -40,8 +37,6 @@ export const orgsCommand: CommandModule = {
 };
 
 export const clientsCommand: CommandModule = {
-  command: COMMAND_GROUPS.clients.command,
-  describe: COMMAND_GROUPS.clients.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { org: string; pii?: 'all' | 'redacted'; name?: string; export: boolean }>(

@@ -12,7 +12,6 @@ import { DELIVERY_STATES, type DeliveryState } from '../store/deliveries.js';
 import { pruneOutbox } from '../jobs/retention.js';
 import { blockedLines, releaseAnyDelivery, type Release } from '../services/delivery-order.js';
 import { CliExit, databaseWords, output, runWithContext, table, wholeNumber, withCommonOptions, type CommonArgs } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 /** The same listing's next page, as a command to paste: the filters, then the cursor. */
 function nextPageCommand(args: CommonArgs & { state?: string; webhook?: string; since?: string; limit: number }, lastId: string): string {
@@ -26,8 +25,6 @@ function nextPageCommand(args: CommonArgs & { state?: string; webhook?: string; 
 }
 
 export const outboxCommand: CommandModule = {
-  command: COMMAND_GROUPS.outbox.command,
-  describe: COMMAND_GROUPS.outbox.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs>(

@@ -24,7 +24,6 @@ import { MAX_TIMER_MS, type Config } from '../config/schema.js';
 import { loadConfig } from '../config/load.js';
 import { startTracing } from '../tracing/sdk.js';
 import { CliExit, listenFailure, reportError, wholeNumber } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 interface ReceiveArgs {
   'forward-to'?: string;
@@ -425,8 +424,6 @@ const guarded =
   };
 
 export const receiveCommand: CommandModule<object, ReceiveArgs> = {
-  command: COMMAND_GROUPS.receive.command,
-  describe: COMMAND_GROUPS.receive.describe,
   builder: (y) =>
     sharedOptions(y)
       .command<ReplayArgs>(

@@ -8,11 +8,8 @@ import { REFUND_PLAN_STATES, type RefundPlanState } from '../domain/refund-plan.
 import { dispatchRefundPlan } from '../services/refunds.js';
 import { listRefundPlans } from '../store/refund-plans.js';
 import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 export const refundsCommand: CommandModule = {
-  command: COMMAND_GROUPS.refunds.command,
-  describe: COMMAND_GROUPS.refunds.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { org?: string; state?: RefundPlanState }>(

@@ -35,7 +35,6 @@ import {
   type CommonArgs,
 } from './context.js';
 import { borderdCommand } from './command-name.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 interface ServeArgs extends CommonArgs {
   host?: string;
@@ -60,8 +59,6 @@ function firstStartBanner(baseUrl: string, orgId: string, clientId: string, clie
 }
 
 export const serveCommand: CommandModule<object, ServeArgs> = {
-  command: COMMAND_GROUPS.serve.command,
-  describe: COMMAND_GROUPS.serve.describe,
   builder: (y) =>
     withCommonOptions(y)
       .option('host', { type: 'string', describe: 'listen address (server.host)' })
@@ -166,8 +163,6 @@ interface MigrateArgs extends CommonArgs {
 }
 
 export const migrateCommand: CommandModule<object, MigrateArgs> = {
-  command: COMMAND_GROUPS.migrate.command,
-  describe: COMMAND_GROUPS.migrate.describe,
   builder: (y) =>
     withCommonOptions(y)
       .option('from-sqlite', {

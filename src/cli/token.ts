@@ -9,7 +9,6 @@ import type { CommandModule } from 'yargs';
 import { isRefusedByBorderd } from '../verify/errors.js';
 import { fetchAccessToken } from '../verify/public-key.js';
 import { CliExit, reportError } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 interface TokenArgs {
   url?: string;
@@ -39,8 +38,6 @@ async function runToken(args: TokenArgs): Promise<void> {
 }
 
 export const tokenCommand: CommandModule<object, TokenArgs> = {
-  command: COMMAND_GROUPS.token.command,
-  describe: COMMAND_GROUPS.token.describe,
   builder: (y) =>
     y
       .option('url', { type: 'string', describe: `borderd's base URL (default BORDERD_URL, else ${DEFAULT_BASE_URL})` })

@@ -10,7 +10,6 @@ import { TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionStatus, type T
 import { badRequest } from '../domain/errors.js';
 import { zodIssuesToFieldErrors } from '../domain/field-errors.js';
 import { output, runWithContext, withCommonOptions, type CommonArgs } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 interface CreateArgs extends CommonArgs {
   org: string;
@@ -43,8 +42,6 @@ export function parseJsonOption(value: string | undefined, name: string): Record
 const summary = (t: { id: string; type: string; status: string; orgId: string }) => `${t.id}  ${t.type}  ${t.status}  (${t.orgId})`;
 
 export const txCommand: CommandModule = {
-  command: COMMAND_GROUPS.tx.command,
-  describe: COMMAND_GROUPS.tx.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CreateArgs>(

@@ -8,11 +8,8 @@ import { disableWebhook, enableWebhook, getPublicKey, listWebhooksWithHealth, se
 import { WEBHOOK_ORDERINGS, type WebhookOrdering } from '../store/webhooks.js';
 import { parseTimeOption } from './time-option.js';
 import { output, runWithContext, table, withCommonOptions, type CommonArgs } from './context.js';
-import { COMMAND_GROUPS } from './command-groups.js';
 
 export const webhooksCommand: CommandModule = {
-  command: COMMAND_GROUPS.webhooks.command,
-  describe: COMMAND_GROUPS.webhooks.describe,
   builder: (y) =>
     withCommonOptions(y)
       .command<CommonArgs & { org?: string }>(
