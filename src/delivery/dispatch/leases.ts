@@ -11,7 +11,6 @@ import type { TransactionOptions } from '../../db/database.js';
 import type { Signal } from '../../signals.js';
 import { releaseLease, releaseLeases, releaseLeasesOf, renewLeases, sendTarget } from '../../store/delivery-claims.js';
 import { CLAIM_ROUNDS } from './claim-shares.js';
-import type { Job } from './job.js';
 
 /** Where a row still to go is sent: its webhook's url now, its due time, and whether its key was retired since it was signed. */
 export type SendTarget = NonNullable<Awaited<ReturnType<typeof sendTarget>>>;
@@ -93,6 +92,16 @@ export class SignalledChanges {
 export interface ClaimRead extends ReadMark {
   /** The lease the claim set. */
   leaseUntil: number;
+}
+
+/** A claimed row as the check before a send reads it: what a job (job.ts) carries of its row and its claim. */
+export interface LeasedRow {
+  readonly id: string;
+  readonly eventId: string;
+  readonly webhook: { readonly id: string };
+  readonly step: number;
+  readonly keyId: string | null;
+  readonly claim?: ClaimRead;
 }
 
 /** Claims and leases are bookkeeping: one lost to a power cut only means a row is sent again. */
@@ -208,7 +217,7 @@ export class Leases {
    * still says enabled; its rows are not sent either. A row whose claim read is fresh (isFresh) goes
    * out on it; any other is read again.
    */
-  async beforeSend(job: Job, ending: boolean): Promise<BeforeSend> {
+  async beforeSend(job: LeasedRow, ending: boolean): Promise<BeforeSend> {
     const db = this.#ctx.db;
     let target: Awaited<ReturnType<typeof sendTarget>>;
     const now = this.#ctx.clock.now();
@@ -260,7 +269,7 @@ export class Leases {
    * once it has ended, or once the node registry finds this process silent for nodes.deadAfterMs,
    * far longer than the window. A lease that may have ended (a jump of the clock) is read.
    */
-  isFresh(job: Job, now: number, leaseAtLeast: number): boolean {
+  isFresh(job: LeasedRow, now: number, leaseAtLeast: number): boolean {
     const claim = job.claim;
     if (!claim || claim.leaseUntil < leaseAtLeast) return false;
     return this.changes.isFresh(claim, now);
