@@ -534,6 +534,9 @@ describe('GET /v1/notifications/events/stream', () => {
     await emit(ctx, other.org.id);
     const a2 = await emit(ctx, acme.org.id);
     const a3 = await emit(ctx, acme.org.id);
+    // Resumed from an event not yet below the watermark, a stream starts at the watermark and sends
+    // that event again rather than pass over others: exactly what follows is counted once all are readable.
+    await untilReadable(ctx, acme.org.id, a3.event.id);
     const byHeader = await open(url, acme.auth, { 'last-event-id': a1.event.id });
     const got = await byHeader.next(4);
     expect(payloads(got).map((m) => m.id)).toEqual([a2.event.id, a3.event.id]);
