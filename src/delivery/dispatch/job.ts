@@ -49,15 +49,12 @@ export type JobParts = Pick<Job, 'eventType' | 'body' | 'traceContext' | 'keyId'
 export function jobOf(row: ClaimedDelivery, webhook: DueWebhook, parts: JobParts, onOver?: () => void): Job {
   let settle!: () => void;
   const done = new Promise<void>((r) => (settle = r));
-  const resolve = onOver
-    ? () => {
-        onOver();
-        settle();
-      }
-    : () => settle();
   return {
     done,
-    resolve,
+    resolve: () => {
+      onOver?.();
+      settle();
+    },
     id: row.id,
     eventId: row.eventId,
     webhook,
