@@ -8,30 +8,24 @@
 import type { KeyObject } from 'node:crypto';
 import { SIGNING_FAILED, type AttemptResult } from '../../domain/delivery-rules.js';
 import type { ClaimedDelivery, DueWebhook } from '../../store/delivery-claims.js';
-import type { ClaimRead } from './leases.js';
+import type { LeasedRow } from './leases.js';
 
 export { REFUSED_ADDRESS } from '../../domain/delivery-rules.js';
 
-/** One claimed delivery on its way: what its send needs. */
-export interface Job {
+/** One claimed delivery on its way: its leased row (leases.ts) and what its send needs. */
+export interface Job extends LeasedRow {
   /** Resolves once the result is recorded (or the job is dropped at shutdown). */
   done: Promise<void>;
   resolve: () => void;
-  id: string;
-  eventId: string;
   webhook: DueWebhook;
   attempts: number;
-  step: number;
   /** The row's due time when it was claimed, or when a replay reset it while it waited: which cycle this attempt belongs to. */
   nextAttemptAt: number;
   eventType: string;
   body: string;
   /** The traceparent the event was written under, or null. */
   traceContext: string | null;
-  keyId: string | null;
   signature: Promise<string>;
-  /** What its claim read and when (leases.ts); absent: not known, so the row is read again before it is sent. */
-  claim?: ClaimRead;
   /** The webhook's Standard Webhooks secret keys signing now (current first), none before its first secret, or why they could not be opened. */
   secretKeys: readonly Buffer[] | Error;
   /** For a webhook that opted in to v1a: its organization's current Ed25519 private key, or why it could not be had. */

@@ -94,14 +94,16 @@ export interface ClaimRead extends ReadMark {
   leaseUntil: number;
 }
 
-/** A claimed row as the check before a send reads it: what a job (job.ts) carries of its row and its claim. */
+/** A claimed row as the check before a send reads it: its row and its claim, which a job (job.ts) extends. */
 export interface LeasedRow {
-  readonly id: string;
-  readonly eventId: string;
-  readonly webhook: { readonly id: string };
-  readonly step: number;
-  readonly keyId: string | null;
-  readonly claim?: ClaimRead;
+  id: string;
+  eventId: string;
+  webhook: { readonly id: string };
+  step: number;
+  /** The key its signature is made with (a retired one is replaced before the send, signing.ts resign), or null when it could not be signed. */
+  keyId: string | null;
+  /** What its claim read and when; absent: not known, so the row is read again before it is sent. */
+  claim?: ClaimRead;
 }
 
 /** Claims and leases are bookkeeping: one lost to a power cut only means a row is sent again. */
